@@ -1,0 +1,20 @@
+/**
+ * The list's page position, opaque to clients: the id of the last pet of the previous page. Keyset
+ * pagination, so a page never repeats or skips a pet when pets are created between requests.
+ */
+const PREFIX = 'after:';
+
+export function encodeCursor(afterId: number): string {
+  return Buffer.from(`${PREFIX}${afterId}`, 'utf8').toString('base64url');
+}
+
+/** The id a cursor stands for, or undefined when it is not one this server issued. */
+export function decodeCursor(cursor: string): number | undefined {
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(cursor)) return undefined;
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!text.startsWith(PREFIX)) return undefined;
+  const digits = text.slice(PREFIX.length);
+  if (!/^(0|[1-9][0-9]{0,15})$/.test(digits)) return undefined;
+  const id = Number(digits);
+  return Number.isSafeInteger(id) ? id : undefined;
+}

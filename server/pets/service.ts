@@ -1,0 +1,50 @@
+import type { PetStore } from '../store/pet-store.ts';
+import type { NewPet, Pet, PetStatus } from '../types.ts';
+import { decodeCursor, encodeCursor } from './cursor.ts';
+
+/** The status a pet gets when created without one. */
+export const DEFAULT_STATUS: PetStatus = 'available';
+
+export class InvalidCursorError extends Error {}
+
+export interface ListRequest {
+  limit: number;
+  status?: PetStatus;
+  cursor?: string;
+}
+
+export interface Page {
+  pets: Pet[];
+  /** Cursor of the next page; absent on the last page. */
+  nextCursor?: string;
+}
+
+/** The operations on pets, free of HTTP. */
+export class PetService {
+  readonly #store: PetStore;
+
+  constructor(store: PetStore) {
+    this.#store = store;
+  }
+
+  async list({ limit, status, cursor }: ListRequest): Promise<Page> {
+    let afterId = 0;
+    if (cursor !== undefined) {
+      const decoded = decodeCursor(cursor);
+      if (decoded === undefined) throw new InvalidCursorError('"cursor" is not a cursor this server issued');
+      afterId = decoded;
+    }
+    const { pets, hasMore } = await this.#store.list({ limit, status, afterId });
+    const last = pets.at(-1);
+    return hasMore && last ? { pets, nextCursor: encodeCursor(last.id) } : { pets };
+  }
+
+  /** Resolves with the pet once it is durable; unknown fields were already dropped by validation. */
+  create(input: NewPet): Promise<Pet> {
+    return this.#store.create({ name: input.name, categoryId: input.categoryId, status: input.status ?? DEFAULT_STATUS });
+  }
+
+  get(id: number): Promise<Pet | undefined> {
+    return Number.isSafeInteger(id) ? this.#store.get(id) : Promise.resolve(undefined);
+  }
+}

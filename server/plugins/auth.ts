@@ -1,0 +1,60 @@
+import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
+import Joi from 'joi';
+import { apiError, ErrorCodes } from '../errors.ts';
+import { KeyRing, type ApiKey } from '../keys.ts';
+
+export const AUTH_STRATEGY = 'api-key';
+
+export interface AuthOptions {
+  keys: KeyRing;
+  /** The realm named in WWW-Authenticate challenges. */
+  realm: string;
+}
+
+const optionsSchema = Joi.object<AuthOptions>({
+  keys: Joi.object().instance(KeyRing).required(),
+  realm: Joi.string().default('adoption-store'),
+});
+
+const BEARER = /^Bearer(?:\s+(.*))?$/i;
+
+/** The API key a request authenticated with, if it did. */
+export function apiKeyOf(request: Request): ApiKey | undefined {
+  return request.auth.isAuthenticated ? (request.auth.credentials as unknown as ApiKey) : undefined;
+}
+
+/**
+ * Bearer API keys (RFC 6750): `Authorization: Bearer <key>`, the default strategy of every route.
+ * A missing, malformed or unknown key is a 401 with an Error body and a `WWW-Authenticate: Bearer`
+ * challenge; a malformed or unknown one also says `error="invalid_token"`.
+ */
+export const authPlugin: Plugin<AuthOptions> = {
+  name: 'auth',
+  version: '1.0.0',
+  register(server, rawOptions) {
+    const { keys, realm } = Joi.attempt(rawOptions, optionsSchema) as AuthOptions;
+    const challenge = (error?: string) => ({
+      'WWW-Authenticate': error ? `Bearer realm="${realm}", error="${error}"` : `Bearer realm="${realm}"`,
+    });
+
+    server.auth.scheme('bearer-api-key', () => ({
+      authenticate(request: Request, h: ResponseToolkit) {
+        const header = request.headers.authorization as string | undefined;
+        const match = header === undefined ? null : BEARER.exec(header.trim());
+        if (!match) {
+          const message = header === undefined ? 'An API key is required: send "Authorization: Bearer <API_KEY>".' : 'The Authorization header must use the Bearer scheme: "Authorization: Bearer <API_KEY>".';
+          throw apiError(401, ErrorCodes.missingApiKey, message, challenge());
+        }
+        const token = (match[1] ?? '').trim();
+        const apiKey = token === '' ? undefined : keys.lookup(token);
+        if (!apiKey) {
+          const message = token === '' ? 'The bearer token is empty.' : 'The API key is not valid.';
+          throw apiError(401, ErrorCodes.invalidApiKey, message, challenge('invalid_token'));
+        }
+        return h.authenticated({ credentials: apiKey as unknown as Record<string, unknown> });
+      },
+    }));
+    server.auth.strategy(AUTH_STRATEGY, 'bearer-api-key');
+    server.auth.default(AUTH_STRATEGY);
+  },
+};

@@ -1,0 +1,85 @@
+import Hapi, { type Server } from '@hapi/hapi';
+import HapiPino from 'hapi-pino';
+import Joi from 'joi';
+import { SystemClock, type Clock } from './clock.ts';
+import { fixtureApiKeys, fixturePets } from './fixtures.ts';
+import { KeyRing } from './keys.ts';
+import { resolveOptions, type ResolvedOptions, type ServerOptions } from './options.ts';
+import { PetService } from './pets/service.ts';
+import { authPlugin } from './plugins/auth.ts';
+import { errorsPlugin, rejectUnparsableBody } from './plugins/errors.ts';
+import { petRoutes } from './routes/pets.ts';
+import { LowPetStore, type PetStore } from './store/pet-store.ts';
+
+declare module '@hapi/hapi' {
+  interface ServerApplicationState {
+    store: PetStore;
+    clock: Clock;
+    keys: KeyRing;
+    options: ResolvedOptions;
+  }
+}
+
+/** Headers a browser client may read: rate limits, pagination, creation and deprecation. */
+export const EXPOSED_HEADERS = [
+  'Link',
+  'Location',
+  'Retry-After',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'RateLimit',
+  'RateLimit-Policy',
+  'Deprecation',
+  'Sunset',
+];
+
+/**
+ * Builds the reference server, ready to `start()` or `inject()`, but not started: the caller decides
+ * when it listens (only the CLI does) and must `stop()` it, which also closes the store.
+ */
+export async function createServer(input: ServerOptions = {}): Promise<Server> {
+  const options = resolveOptions(input);
+  const clock = options.clock ?? new SystemClock();
+  const keys = new KeyRing(options.apiKeys ?? fixtureApiKeys());
+  const store = await LowPetStore.open(options.storage, options.seedPets ?? fixturePets());
+
+  try {
+    const server = Hapi.server({
+      host: options.host,
+      port: options.port,
+      debug: false,
+      router: { stripTrailingSlash: true },
+      routes: {
+        cors: options.cors ? { origin: ['*'], additionalExposedHeaders: EXPOSED_HEADERS } : false,
+        payload: {
+          maxBytes: options.maxBodyBytes,
+          allow: ['application/json'],
+          failAction: rejectUnparsableBody(options.maxBodyBytes),
+        },
+      },
+    });
+    server.validator(Joi);
+    Object.assign(server.app, { store, clock, keys, options });
+    server.ext('onPostStop', () => store.close());
+
+    if (options.logger) {
+      const loggerOptions = typeof options.logger === 'object' ? options.logger : {};
+      const pinoOptions: HapiPino.Options = {
+        level: loggerOptions.level ?? 'info',
+        // Credentials never reach the log.
+        redact: { paths: ['req.headers.authorization', 'req.headers["x-admin-token"]'], censor: '[redacted]' },
+        logEvents: ['onPostStart', 'onPostStop', 'response', 'request-error'],
+      };
+      if (loggerOptions.stream) pinoOptions.stream = loggerOptions.stream as NodeJS.WriteStream;
+      await server.register({ plugin: HapiPino, options: pinoOptions });
+    }
+    await server.register(errorsPlugin);
+    await server.register({ plugin: authPlugin, options: { keys, realm: 'adoption-store' } });
+    await server.register({ plugin: petRoutes, options: { service: new PetService(store) } });
+    return server;
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}

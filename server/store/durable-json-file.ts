@@ -1,0 +1,115 @@
+import { open, readFile, rename } from 'node:fs/promises';
+import { mkdirSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import type { Adapter } from 'lowdb';
+
+/** The database file exists but cannot be used. It is never overwritten. */
+export class CorruptDatabaseError extends Error {
+  readonly code = 'corrupt_database';
+  constructor(
+    readonly path: string,
+    reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`The database file ${path} cannot be used: ${reason}. It was left untouched; repair or move it, then start again.`, options);
+  }
+}
+
+interface Pending {
+  data: unknown;
+  promise: Promise<void>;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * A lowdb adapter for a JSON file whose writes are durable: each write goes to a temporary file that is
+ * fsync'd and then renamed over the database, and the folder is fsync'd, so a write that resolved
+ * survives a crash or power loss, and a crash mid-write leaves the previous file whole.
+ *
+ * Writes are grouped: while one write is on its way to disk, every further call waits for one next write
+ * that serialises the data as it is then. So N concurrent creates cost two file writes, not N, and each
+ * caller's promise resolves only once a write holding its change is on disk.
+ */
+export class DurableJsonFile<T> implements Adapter<T> {
+  readonly #path: string;
+  readonly #tempPath: string;
+  #inFlight: Promise<void> | null = null;
+  #next: Pending | null = null;
+
+  constructor(path: string) {
+    this.#path = path;
+    this.#tempPath = join(dirname(path), `.${basename(path)}.tmp`);
+    mkdirSync(dirname(path), { recursive: true });
+  }
+
+  get path(): string {
+    return this.#path;
+  }
+
+  async read(): Promise<T | null> {
+    let text: string;
+    try {
+      text = await readFile(this.#path, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw new CorruptDatabaseError(this.#path, `it cannot be read (${(error as Error).message})`, { cause: error });
+    }
+    try {
+      return JSON.parse(text) as T;
+    } catch (error) {
+      throw new CorruptDatabaseError(this.#path, `it is not valid JSON (${(error as Error).message})`, { cause: error });
+    }
+  }
+
+  write(data: T): Promise<void> {
+    if (!this.#inFlight) return this.#start(data);
+    if (this.#next) {
+      this.#next.data = data;
+      return this.#next.promise;
+    }
+    let resolve!: () => void;
+    let reject!: (error: unknown) => void;
+    const promise = new Promise<void>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    this.#next = { data, promise, resolve, reject };
+    return promise;
+  }
+
+  /** Resolves once every write asked for so far is on disk. */
+  async flush(): Promise<void> {
+    while (this.#inFlight) await this.#inFlight.catch(() => undefined);
+  }
+
+  #start(data: unknown): Promise<void> {
+    // Serialised now, synchronously: the write holds exactly the changes made before this call.
+    const text = JSON.stringify(data);
+    const written = this.#persist(text);
+    this.#inFlight = written.finally(() => {
+      this.#inFlight = null;
+      const next = this.#next;
+      this.#next = null;
+      if (next) this.#start(next.data).then(next.resolve, next.reject);
+    });
+    return written;
+  }
+
+  async #persist(text: string): Promise<void> {
+    const file = await open(this.#tempPath, 'w', 0o600);
+    try {
+      await file.writeFile(text, 'utf8');
+      await file.datasync();
+    } finally {
+      await file.close();
+    }
+    await rename(this.#tempPath, this.#path);
+    const folder = await open(dirname(this.#path), 'r');
+    try {
+      await folder.sync();
+    } finally {
+      await folder.close();
+    }
+  }
+}

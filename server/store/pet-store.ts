@@ -1,0 +1,157 @@
+import { Low, Memory, type Adapter } from 'lowdb';
+import { CorruptDatabaseError, DurableJsonFile } from './durable-json-file.ts';
+import type { NewPet, Pet, PetStatus } from '../types.ts';
+
+/** The database as it is kept in memory and on disk. */
+export interface Database {
+  /** The next id to assign. Persisted so that ids are never reused, even after the newest pet goes. */
+  nextId: number;
+  /** Sorted by ascending id: ids only grow, so appending keeps the order. */
+  pets: Pet[];
+}
+
+export interface ListQuery {
+  limit: number;
+  status?: PetStatus;
+  /** Only pets with an id greater than this (the position of a page). */
+  afterId?: number;
+}
+
+export interface ListResult {
+  pets: Pet[];
+  /** Whether a pet matching the query follows the last one returned. */
+  hasMore: boolean;
+}
+
+export interface PetStore {
+  list(query: ListQuery): Promise<ListResult>;
+  get(id: number): Promise<Pet | undefined>;
+  /** Resolves once the new pet is durable in the store. */
+  create(pet: Required<NewPet>): Promise<Pet>;
+  /** Replaces every pet (admin reset). The id counter never goes back. */
+  reset(pets: readonly Pet[]): Promise<void>;
+  size(): number;
+  close(): Promise<void>;
+}
+
+export type StorageOptions = { type: 'memory' } | { type: 'file'; path: string };
+
+function checkDatabase(data: unknown, path: string): Database {
+  const db = data as Partial<Database> | null;
+  if (typeof db !== 'object' || db === null || Array.isArray(db)) throw new CorruptDatabaseError(path, 'it does not hold a JSON object');
+  if (!Number.isSafeInteger(db.nextId) || (db.nextId as number) < 1) throw new CorruptDatabaseError(path, '"nextId" is not a positive integer');
+  if (!Array.isArray(db.pets)) throw new CorruptDatabaseError(path, '"pets" is not an array');
+  let previous = 0;
+  for (const [index, pet] of db.pets.entries()) {
+    const valid =
+      typeof pet === 'object' &&
+      pet !== null &&
+      Number.isSafeInteger(pet.id) &&
+      pet.id > previous &&
+      pet.id < (db.nextId as number) &&
+      typeof pet.name === 'string' &&
+      Number.isSafeInteger(pet.categoryId) &&
+      typeof pet.status === 'string';
+    if (!valid) throw new CorruptDatabaseError(path, `pets[${index}] is not a valid pet in ascending id order below "nextId"`);
+    previous = pet.id;
+  }
+  return db as Database;
+}
+
+function seedDatabase(pets: readonly Pet[]): Database {
+  const sorted = [...pets].sort((a, b) => a.id - b.id).map((p) => ({ ...p }));
+  const maxId = sorted.reduce((max, p) => Math.max(max, p.id), 0);
+  return { nextId: maxId + 1, pets: sorted };
+}
+
+/** Index of the first pet whose id is greater than `id`. */
+function indexAfter(pets: readonly Pet[], id: number): number {
+  let low = 0;
+  let high = pets.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (pets[mid]!.id <= id) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+/** A PetStore over lowdb: the whole database in memory, written through the adapter on every change. */
+export class LowPetStore implements PetStore {
+  readonly #db: Low<Database>;
+  readonly #adapter: Adapter<Database>;
+  #byId = new Map<number, Pet>();
+
+  private constructor(db: Low<Database>, adapter: Adapter<Database>) {
+    this.#db = db;
+    this.#adapter = adapter;
+    this.#reindex();
+  }
+
+  /** Opens the store, seeding it with `seed` when it holds nothing yet. A corrupt file is refused, never overwritten. */
+  static async open(storage: StorageOptions, seed: readonly Pet[]): Promise<LowPetStore> {
+    const adapter: Adapter<Database> = storage.type === 'file' ? new DurableJsonFile<Database>(storage.path) : new Memory<Database>();
+    const db = new Low<Database>(adapter, seedDatabase([]));
+    const existing = await adapter.read();
+    if (existing === null) {
+      db.data = seedDatabase(seed);
+      await db.write();
+    } else {
+      db.data = checkDatabase(existing, storage.type === 'file' ? storage.path : '(memory)');
+    }
+    return new LowPetStore(db, adapter);
+  }
+
+  async list({ limit, status, afterId = 0 }: ListQuery): Promise<ListResult> {
+    const all = this.#db.data.pets;
+    const pets: Pet[] = [];
+    for (let i = indexAfter(all, afterId); i < all.length; i++) {
+      const pet = all[i]!;
+      if (status && pet.status !== status) continue;
+      if (pets.length === limit) return { pets, hasMore: true };
+      pets.push(pet);
+    }
+    return { pets, hasMore: false };
+  }
+
+  async get(id: number): Promise<Pet | undefined> {
+    return this.#byId.get(id);
+  }
+
+  async create(input: Required<NewPet>): Promise<Pet> {
+    const data = this.#db.data;
+    const pet: Pet = { id: data.nextId, name: input.name, categoryId: input.categoryId, status: input.status };
+    data.nextId += 1;
+    data.pets.push(pet);
+    this.#byId.set(pet.id, pet);
+    try {
+      await this.#db.write();
+    } catch (error) {
+      // Not acknowledged, so not kept: the pet goes, its id stays used.
+      const index = data.pets.lastIndexOf(pet);
+      if (index >= 0) data.pets.splice(index, 1);
+      this.#byId.delete(pet.id);
+      throw error;
+    }
+    return pet;
+  }
+
+  async reset(pets: readonly Pet[]): Promise<void> {
+    const seeded = seedDatabase(pets);
+    this.#db.data = { nextId: Math.max(seeded.nextId, this.#db.data.nextId), pets: seeded.pets };
+    this.#reindex();
+    await this.#db.write();
+  }
+
+  size(): number {
+    return this.#db.data.pets.length;
+  }
+
+  async close(): Promise<void> {
+    if (this.#adapter instanceof DurableJsonFile) await this.#adapter.flush();
+  }
+
+  #reindex(): void {
+    this.#byId = new Map(this.#db.data.pets.map((p) => [p.id, p]));
+  }
+}
