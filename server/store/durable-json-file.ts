@@ -15,6 +15,8 @@ export class CorruptDatabaseError extends Error {
   }
 }
 
+const settled = () => undefined;
+
 interface Pending {
   data: unknown;
   promise: Promise<void>;
@@ -36,6 +38,7 @@ export class DurableJsonFile<T> implements Adapter<T> {
   readonly #tempPath: string;
   #inFlight: Promise<void> | null = null;
   #next: Pending | null = null;
+  #writes = 0;
 
   constructor(path: string) {
     this.#path = path;
@@ -45,6 +48,11 @@ export class DurableJsonFile<T> implements Adapter<T> {
 
   get path(): string {
     return this.#path;
+  }
+
+  /** File writes completed so far (each may acknowledge many calls to write()). */
+  get writesCompleted(): number {
+    return this.#writes;
   }
 
   async read(): Promise<T | null> {
@@ -80,14 +88,15 @@ export class DurableJsonFile<T> implements Adapter<T> {
 
   /** Resolves once every write asked for so far is on disk. */
   async flush(): Promise<void> {
-    while (this.#inFlight) await this.#inFlight.catch(() => undefined);
+    while (this.#inFlight) await this.#inFlight;
   }
 
   #start(data: unknown): Promise<void> {
     // Serialised now, synchronously: the write holds exactly the changes made before this call.
     const text = JSON.stringify(data);
     const written = this.#persist(text);
-    this.#inFlight = written.finally(() => {
+    // The caller gets the outcome through `written`; the tracker only needs to know it settled.
+    this.#inFlight = written.then(settled, settled).then(() => {
       this.#inFlight = null;
       const next = this.#next;
       this.#next = null;
@@ -105,6 +114,7 @@ export class DurableJsonFile<T> implements Adapter<T> {
       await file.close();
     }
     await rename(this.#tempPath, this.#path);
+    this.#writes += 1;
     const folder = await open(dirname(this.#path), 'r');
     try {
       await folder.sync();
