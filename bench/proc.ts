@@ -1,0 +1,179 @@
+// Child processes of the benchmark: servers and the load generator each run in a process of
+// their own, so that the server's RSS can be read from /proc and the load generator never
+// shares an event loop with what it measures.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { accessSync, constants, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { request } from 'node:http';
+
+export interface SpawnSpec {
+  command: string;
+  args: string[];
+  /** Pin to this CPU list with taskset (which execs, so the pid stays the process's own). */
+  cpu?: string | undefined;
+  env?: NodeJS.ProcessEnv;
+  /** File descriptor for the child's stdout and stderr (a log file); 'ignore' drops them. */
+  output: number | 'ignore' | 'pipe' | 'inherit';
+  ipc?: boolean;
+}
+
+export function spawnChild(spec: SpawnSpec): ChildProcess {
+  const [command, args] = spec.cpu !== undefined ? ['taskset', ['-c', spec.cpu, spec.command, ...spec.args]] : [spec.command, spec.args];
+  const stdio: Array<'ignore' | 'pipe' | 'inherit' | 'ipc' | number> = ['ignore', spec.output, spec.output];
+  if (spec.ipc) stdio.push('ipc');
+  return spawn(command as string, args as string[], { stdio, env: spec.env ?? process.env });
+}
+
+/** Node with tsx's loader, the way every TypeScript process of the benchmark is run. */
+export function nodeTsArgs(script: string, extra: { nodeFlags?: string[]; args?: string[] } = {}): string[] {
+  return [...(extra.nodeFlags ?? []), '--import', 'tsx', script, ...(extra.args ?? [])];
+}
+
+/** Resolves with the first IPC message that passes `accept`; rejects if the child exits or time runs out. */
+export function awaitMessage<T>(child: ChildProcess, accept: (m: unknown) => m is T, timeoutMs: number, what: string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => done(new Error(`${what}: no answer within ${timeoutMs} ms`)), timeoutMs);
+    const onMessage = (m: unknown) => {
+      if (accept(m)) done(undefined, m);
+    };
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
+      done(new Error(`${what}: exited (code ${code}, signal ${signal}) before answering`));
+    function done(error?: Error, value?: T) {
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+      if (error) reject(error);
+      else resolve(value as T);
+    }
+    child.on('message', onMessage);
+    child.once('exit', onExit);
+  });
+}
+
+/** Peak resident set size (VmHWM) of a live process, in bytes. */
+export function peakRssBytes(pid: number): number {
+  return statusField(pid, 'VmHWM');
+}
+
+export function rssBytes(pid: number): number {
+  return statusField(pid, 'VmRSS');
+}
+
+function statusField(pid: number, field: string): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const match = new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, 'm').exec(status);
+  if (!match) throw new Error(`/proc/${pid}/status has no ${field}`);
+  return Number(match[1]) * 1024;
+}
+
+export function exited(child: ChildProcess): boolean {
+  return child.exitCode !== null || child.signalCode !== null;
+}
+
+/** SIGTERM (or the given signal), then SIGKILL after `graceMs`; resolves once the child is gone. */
+export function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM', graceMs = 5000): Promise<void> {
+  if (exited(child)) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill(signal);
+  });
+}
+
+/** A port that was free a moment ago, for programs (Prism) that cannot be told to take port 0. */
+export function freePort(host = '127.0.0.1'): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, host, () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export interface HttpReply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
+
+export function httpRequest(url: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<HttpReply> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: init.method ?? 'GET', headers: init.headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.setTimeout(10_000, () => req.destroy(new Error(`${url}: no response within 10 s`)));
+    req.on('error', reject);
+    req.end(init.body);
+  });
+}
+
+/** Polls until `url` answers with `status`; for servers that cannot report readiness themselves. */
+export async function waitForHttp(
+  url: string,
+  headers: Record<string, string>,
+  status: number,
+  timeoutMs: number,
+  child: ChildProcess,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = 'no answer';
+  while (Date.now() < deadline) {
+    if (exited(child)) throw new Error(`${url}: server exited (code ${child.exitCode}) before it answered`);
+    try {
+      const reply = await httpRequest(url, { headers });
+      if (reply.status === status) return;
+      last = `status ${reply.status}`;
+    } catch (error) {
+      last = (error as Error).message;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url}: not ready within ${timeoutMs} ms (${last})`);
+}
+
+export interface Pinning {
+  server: string;
+  load: string;
+}
+
+/**
+ * Two distinct cores, one for the server under test and one for the load generator, or null when
+ * taskset or a second core is missing. The load generator is as CPU-bound as the server; pinned,
+ * neither steals the other's core and every case gets the same split.
+ */
+export function choosePinning(): Pinning | null {
+  const cpus = allowedCpus();
+  if (cpus.length < 2 || !onPath('taskset')) return null;
+  return { load: String(cpus[0]), server: String(cpus[1]) };
+}
+
+function onPath(bin: string): boolean {
+  return (process.env.PATH ?? '').split(':').some((dir) => {
+    try {
+      accessSync(`${dir}/${bin}`, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** The CPUs this process may use, from /proc/self/status. */
+export function allowedCpus(status = readFileSync('/proc/self/status', 'utf8')): number[] {
+  const match = /^Cpus_allowed_list:\s+(\S+)/m.exec(status);
+  if (!match) return [];
+  const cpus: number[] = [];
+  for (const part of match[1]!.split(',')) {
+    const [a, b] = part.split('-').map(Number);
+    for (let c = a!; c <= (b ?? a!); c++) cpus.push(c);
+  }
+  return cpus;
+}
