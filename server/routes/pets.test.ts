@@ -352,6 +352,17 @@ hapiErrors('a handler failure is a 500 internal_error that leaks nothing', async
   assert.not.ok(res.body.message.includes('secret'));
 });
 
+hapiErrors('a create whose write fails is a 500, not acknowledged, and the server goes on', async () => {
+  const server = await testServer();
+  const create = server.app.store.create.bind(server.app.store);
+  server.app.store.create = async () => {
+    throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+  };
+  assertErrorBody(await send(server, { method: 'POST', url: '/v1/pets', payload: { name: 'A', categoryId: 1 } }), 500, 'internal_error');
+  server.app.store.create = create;
+  assert.is((await send(server, { method: 'POST', url: '/v1/pets', payload: { name: 'B', categoryId: 1 } })).status, 201);
+});
+
 hapiErrors('CORS: a browser may read the rate-limit, pagination and deprecation headers', async () => {
   const server = await testServer({ seedPets: manyPets(30) });
   const res = await send(server, { method: 'GET', url: '/v1/pets', headers: { origin: 'http://localhost:5173' } });
