@@ -1,0 +1,116 @@
+// Turns a store's answer into what the client is told: which window binds, the header values,
+// and for a refusal the error code and message. Pure, so every rounding rule is tested here.
+import type { PartitionKind, WindowSpec } from './policy.ts';
+import type { ConsumeResult, WindowUsage } from './store.ts';
+
+export interface Verdict {
+  readonly admitted: boolean;
+  /** Response headers, already formatted. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Present when refused: the Error body's code and message. */
+  readonly error?: { readonly code: string; readonly message: string };
+}
+
+/** Seconds until `ms` from now, rounded up: waiting that long never lands before the instant. */
+export function secondsUntil(ms: number): number {
+  return Math.max(0, Math.ceil(ms / 1000));
+}
+
+/** Unix epoch seconds of the instant `ms` after `nowMs`, rounded up for the same reason. */
+export function epochSecondsAt(nowMs: number, ms: number): number {
+  return Math.ceil((nowMs + ms) / 1000);
+}
+
+export function remaining(usage: WindowUsage): number {
+  return Math.max(0, usage.spec.limit - usage.used);
+}
+
+/**
+ * The window reported in X-RateLimit-*: when admitted, the one with the fewest requests left
+ * (a tie goes to the one that resets last, the more cautious answer); when refused, among the
+ * exhausted windows the one that resets last, since nothing is admitted before it does.
+ */
+export function bindingWindow(result: ConsumeResult, cost: 0 | 1 = 1): WindowUsage {
+  const needed = Math.max(cost, 1);
+  const exhausted = result.windows.filter((u) => u.used + needed > u.spec.limit);
+  const candidates = result.outcome === 'refused' && exhausted.length > 0 ? exhausted : result.windows;
+  let best: WindowUsage | undefined;
+  for (const usage of candidates) {
+    if (!best) best = usage;
+    else if (result.outcome === 'refused') {
+      if (usage.resetMs > best.resetMs) best = usage;
+    } else if (remaining(usage) < remaining(best) || (remaining(usage) === remaining(best) && usage.resetMs > best.resetMs)) {
+      best = usage;
+    }
+  }
+  if (!best) throw new Error('a partition has at least one window');
+  return best;
+}
+
+/** `RateLimit-Policy` (draft-ietf-httpapi-ratelimit-headers-11): every window of the partition. */
+export function formatPolicy(windows: readonly WindowSpec[]): string {
+  return windows.map((w) => `"${w.name}";q=${w.limit};w=${Math.round(w.windowMs / 1000)}`).join(', ');
+}
+
+/** `RateLimit` (same draft): what is left in each window and when it resets. */
+export function formatState(result: ConsumeResult): string {
+  return result.windows
+    .map((u) => {
+      // While banned nothing is served, whatever the windows say.
+      const r = result.outcome === 'banned' ? 0 : remaining(u);
+      const t = secondsUntil(result.outcome === 'banned' ? result.banMs : u.resetMs);
+      return `"${u.spec.name}";r=${r};t=${t}`;
+    })
+    .join(', ');
+}
+
+function per(windowMs: number): string {
+  if (windowMs === 60_000) return 'per minute';
+  if (windowMs === 86_400_000) return 'per day';
+  return `per ${Math.round(windowMs / 1000)} seconds`;
+}
+
+function plural(n: number, unit: string): string {
+  return `${n} ${unit}${n === 1 ? '' : 's'}`;
+}
+
+function refusal(kind: PartitionKind, result: ConsumeResult, binding: WindowUsage, retryAfter: number) {
+  const wait = `retry after ${plural(retryAfter, 'second')}`;
+  if (result.outcome === 'banned') {
+    return kind === 'key'
+      ? { code: 'key_banned', message: `API key temporarily banned after repeated requests over its rate limit; ${wait}.` }
+      : { code: 'ip_blocked', message: `Address temporarily blocked after repeated requests without a valid API key; ${wait}.` };
+  }
+  if (kind === 'ip') {
+    return {
+      code: 'rate_limited_ip',
+      message: `Limit of ${binding.spec.limit} requests ${per(binding.spec.windowMs)} without a valid API key exceeded for this address; ${wait}.`,
+    };
+  }
+  return {
+    code: `rate_limited_${binding.spec.name}`,
+    message: `Rate limit of ${binding.spec.limit} requests ${per(binding.spec.windowMs)} exceeded; ${wait}.`,
+  };
+}
+
+export function verdict(kind: PartitionKind, result: ConsumeResult, nowMs: number, cost: 0 | 1 = 1): Verdict {
+  const binding = bindingWindow(result, cost);
+  const headers: Record<string, string> = {
+    'x-ratelimit-limit': String(binding.spec.limit),
+    'ratelimit-policy': formatPolicy(result.windows.map((u) => u.spec)),
+    'ratelimit': formatState(result),
+  };
+  if (result.outcome === 'admitted') {
+    headers['x-ratelimit-remaining'] = String(remaining(binding));
+    headers['x-ratelimit-reset'] = String(epochSecondsAt(nowMs, binding.resetMs));
+    return { admitted: true, headers };
+  }
+  const waitMs = result.outcome === 'banned' ? result.banMs : binding.resetMs;
+  const retryAfter = Math.max(1, secondsUntil(waitMs));
+  headers['x-ratelimit-remaining'] = '0';
+  headers['x-ratelimit-reset'] = String(epochSecondsAt(nowMs, waitMs));
+  headers['retry-after'] = String(retryAfter);
+  headers['cache-control'] = 'no-store';
+  return { admitted: false, headers, error: refusal(kind, result, binding, retryAfter) };
+}
+

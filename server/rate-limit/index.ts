@@ -1,0 +1,7 @@
+export * from './policy.ts';
+export * from './store.ts';
+export * from './decision.ts';
+export { MemoryStore, type MemoryStoreOptions, type NowSource } from './memory-store.ts';
+export { RedisStore, type RedisStoreOptions, type RedisStatus } from './redis-store.ts';
+export { FailoverStore, type FailoverEvent } from './failover-store.ts';
+export { ipPartitionId } from './client-ip.ts';

@@ -1,0 +1,60 @@
+// What is limited, and for how long: the windows a partition is counted in and the ban that
+// follows repeated refusals. Pure data, shared by both stores and the header formatting.
+
+/** One fixed window: at most `limit` requests per `windowMs`, starting at the first admitted request. */
+export interface WindowSpec {
+  /** Policy name, as it appears in RateLimit-Policy and in the 429 error code. */
+  readonly name: string;
+  readonly limit: number;
+  readonly windowMs: number;
+}
+
+/** `threshold` refused requests within `periodMs` ban the partition for `durationMs`. */
+export interface BanSpec {
+  readonly threshold: number;
+  readonly periodMs: number;
+  readonly durationMs: number;
+}
+
+/** A key partition is counted per API key; an ip partition collects requests without a valid key. */
+export type PartitionKind = 'key' | 'ip';
+
+export interface Partition {
+  readonly kind: PartitionKind;
+  /** Store key: never a raw API key (the auth layer hands us a hash) and never unbounded input. */
+  readonly id: string;
+  readonly windows: readonly WindowSpec[];
+  readonly ban: BanSpec | null;
+}
+
+export const MINUTE_MS = 60_000;
+export const DAY_MS = 86_400_000;
+
+export interface PlanLimits {
+  readonly perMinute: number;
+  readonly perDay: number;
+}
+
+export function keyWindows(limits: PlanLimits): WindowSpec[] {
+  return [
+    { name: 'minute', limit: limits.perMinute, windowMs: MINUTE_MS },
+    { name: 'day', limit: limits.perDay, windowMs: DAY_MS },
+  ];
+}
+
+export function ipWindows(perMinute: number): WindowSpec[] {
+  return [{ name: 'ip-minute', limit: perMinute, windowMs: MINUTE_MS }];
+}
+
+/** A ban with threshold 0 never starts; callers pass `null` to the store for it. */
+export function banOrNull(ban: BanSpec): BanSpec | null {
+  return ban.threshold > 0 && ban.durationMs > 0 ? ban : null;
+}
+
+export function keyPartition(keyId: string, limits: PlanLimits, ban: BanSpec | null): Partition {
+  return { kind: 'key', id: `key:${keyId}`, windows: keyWindows(limits), ban };
+}
+
+export function ipPartition(address: string, perMinute: number, ban: BanSpec | null): Partition {
+  return { kind: 'ip', id: `ip:${address}`, windows: ipWindows(perMinute), ban };
+}

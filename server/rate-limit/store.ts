@@ -1,0 +1,56 @@
+// The one contract both limiter stores implement. A store owns the counters and decides
+// atomically; it knows nothing of HTTP. Time inside a store is relative (milliseconds until a
+// window or ban ends), so a store shared by several instances never compares their clocks.
+import type { BanSpec, WindowSpec } from './policy.ts';
+
+export interface ConsumeRequest {
+  /** Partition id, e.g. `key:<hash>` or `ip:203.0.113.7`. */
+  readonly partition: string;
+  readonly windows: readonly WindowSpec[];
+  readonly ban: BanSpec | null;
+  /**
+   * 1 counts the request. 0 only asks whether one more request would be admitted, without
+   * counting it; a "no" still counts as a refusal towards the ban.
+   */
+  readonly cost: 0 | 1;
+}
+
+export interface WindowUsage {
+  readonly spec: WindowSpec;
+  /** Requests counted in the current window, this one included when it was admitted. */
+  readonly used: number;
+  /** Milliseconds until this window ends; a window not yet started reports its full length. */
+  readonly resetMs: number;
+}
+
+export type Outcome = 'admitted' | 'refused' | 'banned';
+
+export interface ConsumeResult {
+  readonly outcome: Outcome;
+  readonly windows: readonly WindowUsage[];
+  /** Milliseconds left on the ban when `outcome` is `banned`, else 0. */
+  readonly banMs: number;
+}
+
+export interface LimiterStore {
+  readonly kind: 'memory' | 'redis' | 'failover';
+  /** Atomic: a refused or banned request changes no window counter. */
+  consume(request: ConsumeRequest): Promise<ConsumeResult>;
+  /** Forget every window, refusal count and ban (admin reset). */
+  reset(): Promise<void>;
+  /**
+   * Move the store's own time forward by `ms` (admin clock). Stores that read the server's
+   * clock already moved with it and do nothing here.
+   */
+  advance(ms: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Thrown (or rejected with) when a store cannot answer; the failover store catches it. */
+export class StoreUnavailableError extends Error {
+  readonly code = 'store_unavailable';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreUnavailableError';
+  }
+}

@@ -1,0 +1,194 @@
+// The store contract, run against both stores: the memory store on a manual clock, the Redis
+// store on the local Redis under a key prefix of its own (time moved with `advance`).
+import { randomUUID } from 'node:crypto';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ManualClock } from '../clock.ts';
+import { MemoryStore } from './memory-store.ts';
+import { DAY_MS, MINUTE_MS, keyWindows, type BanSpec, type WindowSpec } from './policy.ts';
+import { RedisStore } from './redis-store.ts';
+import type { ConsumeRequest, ConsumeResult, LimiterStore } from './store.ts';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+interface Fixture {
+  store: LimiterStore;
+  /** Real milliseconds pass inside Redis while a test runs: its timings are checked within this. */
+  slackMs: number;
+  /** Moves time for this store: the clock for memory, the TTLs for Redis. */
+  advance(ms: number): Promise<void>;
+  done(): Promise<void>;
+}
+
+const factories: Record<string, () => Promise<Fixture>> = {
+  memory: async () => {
+    const clock = new ManualClock();
+    const store = new MemoryStore(clock);
+    return { store, slackMs: 0, advance: async (ms) => clock.advance(ms), done: () => store.close() };
+  },
+  redis: async () => {
+    const store = new RedisStore({ url: REDIS_URL, prefix: `adoption-test:stores:${randomUUID()}:` });
+    assert.ok(await store.connect(), `Redis must be running at ${REDIS_URL}`);
+    return {
+      store,
+      slackMs: 1_000,
+      advance: (ms) => store.advance(ms),
+      done: async () => {
+        await store.reset();
+        await store.close();
+      },
+    };
+  },
+};
+
+const FREE = keyWindows({ perMinute: 60, perDay: 1_000 });
+const BAN: BanSpec = { threshold: 5, periodMs: MINUTE_MS, durationMs: 10 * MINUTE_MS };
+const req = (windows: readonly WindowSpec[], extra: Partial<ConsumeRequest> = {}): ConsumeRequest => ({
+  partition: 'key:abc',
+  windows,
+  ban: null,
+  cost: 1,
+  ...extra,
+});
+
+async function repeat(store: LimiterStore, request: ConsumeRequest, n: number): Promise<ConsumeResult[]> {
+  const results: ConsumeResult[] = [];
+  for (let i = 0; i < n; i++) results.push(await store.consume(request));
+  return results;
+}
+function within(actual: number, expected: number, slack: number) {
+  assert.ok(actual <= expected && actual >= expected - slack, `${actual} should be ${expected}${slack ? ` (at most ${slack} ms less)` : ''}`);
+}
+const outcomes = (results: ConsumeResult[]) => results.map((r) => r.outcome);
+const used = (result: ConsumeResult, name: string) => result.windows.find((w) => w.spec.name === name)!.used;
+
+for (const [name, make] of Object.entries(factories)) {
+  const t = suite(`${name} store`);
+  let fx: Fixture;
+  t.before.each(async () => {
+    fx = await make();
+  });
+  t.after.each(async () => {
+    await fx.done();
+  });
+
+  t('admits exactly the minute limit, then refuses', async () => {
+    const results = await repeat(fx.store, req(FREE), 62);
+    assert.equal(outcomes(results).slice(0, 60), Array(60).fill('admitted'));
+    assert.equal(outcomes(results).slice(60), ['refused', 'refused']);
+    assert.equal(results.slice(0, 3).map((r) => used(r, 'minute')), [1, 2, 3]);
+  });
+
+  t('a refused request moves neither window (a 429 uses no quota)', async () => {
+    await repeat(fx.store, req(FREE), 60);
+    const refused = await repeat(fx.store, req(FREE), 25);
+    assert.ok(refused.every((r) => r.outcome === 'refused'));
+    assert.is(used(refused.at(-1)!, 'day'), 60);
+    await fx.advance(MINUTE_MS);
+    const next = await fx.store.consume(req(FREE));
+    assert.is(next.outcome, 'admitted');
+    assert.is(used(next, 'day'), 61, 'the day counted 60 + this one, none of the 25 refusals');
+    assert.is(used(next, 'minute'), 1);
+  });
+
+  t('the day window is enforced on its own, across minute windows', async () => {
+    const windows = keyWindows({ perMinute: 10, perDay: 25 });
+    const all: ConsumeResult[] = [];
+    for (let minute = 0; minute < 3; minute++) {
+      all.push(...(await repeat(fx.store, req(windows), 10)));
+      await fx.advance(MINUTE_MS);
+    }
+    assert.is(outcomes(all).filter((o) => o === 'admitted').length, 25);
+    assert.equal(outcomes(all).slice(25), Array(5).fill('refused'));
+    const refusal = all.at(-1)!;
+    assert.is(used(refusal, 'day'), 25);
+    assert.is(used(refusal, 'minute'), 5, 'the minute window had room; the day did not');
+  });
+
+  t('windows start at the first request and roll over exactly after their length', async () => {
+    await fx.advance(12_345); // no alignment to the clock: the window starts here
+    const first = await fx.store.consume(req(FREE));
+    within(first.windows[0]!.resetMs, MINUTE_MS, fx.slackMs);
+    within(first.windows[1]!.resetMs, DAY_MS, fx.slackMs);
+    await repeat(fx.store, req(FREE), 59);
+    const before = MINUTE_MS - 1 - fx.slackMs;
+    await fx.advance(before);
+    const late = await fx.store.consume(req(FREE));
+    assert.is(late.outcome, 'refused', 'just before the end the window is still full');
+    within(late.windows[0]!.resetMs, MINUTE_MS - before, fx.slackMs);
+    await fx.advance(MINUTE_MS - before);
+    const fresh = await fx.store.consume(req(FREE));
+    assert.is(fresh.outcome, 'admitted');
+    assert.is(used(fresh, 'minute'), 1);
+    within(fresh.windows[0]!.resetMs, MINUTE_MS, fx.slackMs);
+    within(fresh.windows[1]!.resetMs, DAY_MS - MINUTE_MS, fx.slackMs);
+  });
+
+  t('a fixed window admits up to twice its limit across a boundary (documented)', async () => {
+    const windows = keyWindows({ perMinute: 5, perDay: 1_000 });
+    await fx.store.consume(req(windows));
+    await fx.advance(MINUTE_MS - 1_000);
+    await repeat(fx.store, req(windows), 4);
+    await fx.advance(1_000);
+    const burst = await repeat(fx.store, req(windows), 6);
+    assert.equal(outcomes(burst), [...Array(5).fill('admitted'), 'refused']);
+  });
+
+  t('repeated refusals ban the partition; the ban reports its time left and lifts by itself', async () => {
+    const windows = keyWindows({ perMinute: 2, perDay: 1_000 });
+    await repeat(fx.store, req(windows, { ban: BAN }), 2);
+    const refusals = await repeat(fx.store, req(windows, { ban: BAN }), 5);
+    assert.equal(outcomes(refusals), ['refused', 'refused', 'refused', 'refused', 'banned']);
+    within(refusals[4]!.banMs, BAN.durationMs, fx.slackMs);
+    await fx.advance(MINUTE_MS); // the minute window is fresh, the ban is not over
+    const banned = await fx.store.consume(req(windows, { ban: BAN }));
+    assert.is(banned.outcome, 'banned');
+    within(banned.banMs, BAN.durationMs - MINUTE_MS, fx.slackMs);
+    assert.is(used(banned, 'minute'), 0, 'requests during a ban are not counted');
+    await fx.advance(BAN.durationMs - MINUTE_MS);
+    const after = await repeat(fx.store, req(windows, { ban: BAN }), 3);
+    assert.equal(outcomes(after), ['admitted', 'admitted', 'refused'], 'the refusal count started again from 0');
+  });
+
+  t('refusals spread wider than the ban period never ban', async () => {
+    const windows = keyWindows({ perMinute: 1, perDay: 1_000 });
+    for (let i = 0; i < 3; i++) {
+      await fx.store.consume(req(windows, { ban: BAN }));
+      await repeat(fx.store, req(windows, { ban: BAN }), BAN.threshold - 1);
+      await fx.advance(MINUTE_MS);
+    }
+    const last = await fx.store.consume(req(windows, { ban: BAN }));
+    assert.is(last.outcome, 'admitted');
+  });
+
+  t('cost 0 only asks: it counts nothing, and is refused once no slot is left', async () => {
+    const windows = keyWindows({ perMinute: 3, perDay: 1_000 });
+    const probe = await fx.store.consume(req(windows, { cost: 0 }));
+    assert.is(probe.outcome, 'admitted');
+    assert.is(used(probe, 'minute'), 0);
+    await repeat(fx.store, req(windows), 3);
+    assert.is((await fx.store.consume(req(windows, { cost: 0 }))).outcome, 'refused');
+  });
+
+  t('partitions are independent', async () => {
+    await repeat(fx.store, req(FREE), 60);
+    assert.is((await fx.store.consume(req(FREE))).outcome, 'refused');
+    assert.is((await fx.store.consume(req(FREE, { partition: 'key:other' }))).outcome, 'admitted');
+  });
+
+  t('reset forgets windows and bans', async () => {
+    const windows = keyWindows({ perMinute: 1, perDay: 1_000 });
+    await repeat(fx.store, req(windows, { ban: BAN }), 1 + BAN.threshold);
+    assert.is((await fx.store.consume(req(windows, { ban: BAN }))).outcome, 'banned');
+    await fx.store.reset();
+    assert.is((await fx.store.consume(req(windows, { ban: BAN }))).outcome, 'admitted');
+  });
+
+  t('concurrent consumers admit exactly the limit', async () => {
+    const results = await Promise.all(Array.from({ length: 200 }, () => fx.store.consume(req(FREE))));
+    assert.is(outcomes(results).filter((o) => o === 'admitted').length, 60);
+    assert.is(Math.max(...results.map((r) => used(r, 'minute'))), 60);
+  });
+
+  t.run();
+}
