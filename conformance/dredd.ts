@@ -1,0 +1,213 @@
+// The Dredd run inside the kit. Dredd 14 reads OpenAPI 3 through a parser that ignores allOf,
+// minimum, maximum, format and $ref inside schemas, so on its own it would pass a Pet without `id`.
+// We give it a derived description (dereferenced, allOf merged, the statuses it cannot provoke
+// removed) and, through the hooks, the full JSON Schema of every response body (Gavel validates
+// `expected.bodySchema` when it is set). conformance/dredd.test.ts proves the difference.
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { stringify as toYaml } from 'yaml';
+import type { Contract } from './openapi.ts';
+
+const WORKER = fileURLToPath(new URL('./dredd/worker.cjs', import.meta.url));
+const HOOKS = fileURLToPath(new URL('./dredd/hooks.cjs', import.meta.url));
+/** Statuses Dredd cannot provoke with one request from the description: checked by the kit itself instead. */
+const NOT_FOR_DREDD = ['429', 'default'];
+const UNKNOWN_PET_ID = Number.MAX_SAFE_INTEGER;
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type JsonObject = { [key: string]: Json };
+
+export interface DreddTransaction {
+  name: string;
+  status: 'pass' | 'fail' | 'skip' | 'error';
+  message: string;
+  request?: { method: string; uri: string; headers: Record<string, string>; body?: string };
+  response?: { statusCode: number; headers: Record<string, string>; body?: string };
+}
+
+export interface DreddOutcome {
+  transactions: DreddTransaction[];
+  error?: string;
+  durationMs: number;
+  /** Dredd's own console output, for diagnosis. */
+  log: string;
+}
+
+/** What the hooks do per transaction, keyed by the name `dredd --names` prints. */
+export interface TransactionPlan {
+  status: number;
+  authorization: 'key' | 'none';
+  body?: string;
+  path?: string;
+  useCreatedId?: boolean;
+  prefer?: boolean;
+  bodySchema: JsonObject;
+}
+
+function isObject(value: Json | undefined): value is JsonObject {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** allOf of object schemas merged into one object schema, recursively; Dredd's reader ignores allOf. */
+export function mergeAllOf(schema: Json): Json {
+  if (Array.isArray(schema)) return schema.map(mergeAllOf);
+  if (!isObject(schema)) return schema;
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'allOf' || key === 'properties') continue;
+    out[key] = mergeAllOf(value);
+  }
+  const parts = [schema, ...(Array.isArray(schema.allOf) ? schema.allOf.map(mergeAllOf).filter(isObject) : [])];
+  const properties: JsonObject = {};
+  const required = new Set<string>();
+  for (const part of parts) {
+    if (isObject(part.properties)) for (const [name, s] of Object.entries(part.properties)) properties[name] = mergeAllOf(s);
+    if (Array.isArray(part.required)) for (const r of part.required) required.add(String(r));
+    if (part !== schema && part.type !== undefined) out.type = part.type;
+  }
+  if (Object.keys(properties).length > 0) out.properties = properties;
+  if (required.size > 0) out.required = [...required];
+  return out;
+}
+
+/** A JSON Schema Gavel (ajv 6) accepts: draft-07, OpenAPI-only formats removed, allOf kept. */
+export function forGavel(schema: JsonObject): JsonObject {
+  const strip = (s: Json): Json => {
+    if (Array.isArray(s)) return s.map(strip);
+    if (!isObject(s)) return s;
+    const out: JsonObject = {};
+    for (const [k, v] of Object.entries(s)) {
+      if (k === 'format' && (v === 'int64' || v === 'int32' || v === 'float' || v === 'double')) continue;
+      out[k] = k === 'properties' && isObject(v) ? Object.fromEntries(Object.entries(v).map(([n, p]) => [n, strip(p)])) : strip(v);
+    }
+    return out;
+  };
+  return { $schema: 'http://json-schema.org/draft-07/schema#', ...(strip(schema) as JsonObject) };
+}
+
+/** The description Dredd reads: no $ref, allOf merged, only the statuses one request can provoke. */
+export function derivedDescription(contract: Contract): JsonObject {
+  const doc = JSON.parse(JSON.stringify(contract.document)) as JsonObject;
+  delete doc.servers;
+  delete doc.tags;
+  const paths = isObject(doc.paths) ? doc.paths : {};
+  for (const item of Object.values(paths)) {
+    if (!isObject(item)) continue;
+    for (const op of Object.values(item)) {
+      if (!isObject(op)) continue;
+      delete op.tags;
+      if (isObject(op.responses)) for (const key of NOT_FOR_DREDD) delete op.responses[key];
+    }
+  }
+  doc.paths = mergeAllOf(paths);
+  if (isObject(doc.components)) {
+    delete doc.components.responses;
+    delete doc.components.headers;
+    doc.components = mergeAllOf(doc.components);
+  }
+  return doc;
+}
+
+/** One plan per transaction Dredd compiles from the derived description. */
+export function transactionPlans(contract: Contract): Record<string, TransactionPlan> {
+  const plans: Record<string, TransactionPlan> = {};
+  const paths = contract.document.paths as JsonObject;
+  for (const [path, item] of Object.entries(paths)) {
+    if (!isObject(item)) continue;
+    for (const opValue of Object.values(item)) {
+      if (!isObject(opValue) || !isObject(opValue.responses)) continue;
+      const operationId = String(opValue.operationId);
+      const documented = contract.operations.get(operationId as 'listPets')!;
+      for (const key of Object.keys(opValue.responses)) {
+        if (NOT_FOR_DREDD.includes(key)) continue;
+        const response = documented.responses.get(key)!;
+        const status = Number(key);
+        const plan: TransactionPlan = {
+          status,
+          authorization: status === 401 ? 'none' : 'key',
+          bodySchema: forGavel(response.bodySchema ?? {}),
+        };
+        if (status === 400) plan.body = JSON.stringify({ categoryId: 'not-a-number' });
+        if (status === 404) {
+          plan.path = `/pets/${UNKNOWN_PET_ID}`;
+          plan.prefer = true;
+        }
+        if (operationId === 'getPet' && status === 200) plan.useCreatedId = true;
+        plans[`${path} > ${String(opValue.summary)} > ${key} > application/json`] = plan;
+      }
+    }
+  }
+  return plans;
+}
+
+export interface DreddRunOptions {
+  baseUrl: string;
+  apiKey: string;
+  prefer: boolean;
+  contract: Contract;
+  specPath: string;
+  timeoutMs: number;
+  /** Run Dredd over this description instead of the derived one, with no hooks (used to prove the difference). */
+  rawDescription?: string;
+}
+
+export async function runDredd(options: DreddRunOptions): Promise<DreddOutcome> {
+  const started = Date.now();
+  const dir = await mkdtemp(join(tmpdir(), 'conformance-dredd-'));
+  try {
+    const description = options.rawDescription ?? join(dir, 'openapi.derived.yaml');
+    if (!options.rawDescription) await writeFile(description, toYaml(derivedDescription(options.contract)));
+    const plans = transactionPlans(options.contract);
+    const createName = Object.entries(plans).find(([name, p]) => p.status === 201 && name.startsWith('/pets >'))?.[0];
+    const config = {
+      endpoint: options.baseUrl.replace(/\/+$/, ''),
+      description,
+      hookfile: options.rawDescription ? join(dir, 'no-hooks.cjs') : HOOKS,
+      custom: {
+        apiKey: options.apiKey,
+        prefer: options.prefer,
+        basePath: new URL(options.baseUrl).pathname.replace(/\/+$/, ''),
+        transactions: plans,
+        createName,
+      },
+    };
+    if (options.rawDescription) await writeFile(config.hookfile, `require('hooks').beforeEach((t) => { t.request.headers.Authorization = 'Bearer ${options.apiKey.replace(/'/g, '')}'; });\n`);
+    const configPath = join(dir, 'config.json');
+    const resultPath = join(dir, 'result.json');
+    await writeFile(configPath, JSON.stringify(config));
+    const { code, log, timedOut } = await spawnWorker([WORKER, configPath, resultPath], options.timeoutMs);
+    let parsed: { error?: string; results: DreddTransaction[] };
+    try {
+      parsed = JSON.parse(await readFile(resultPath, 'utf8')) as typeof parsed;
+    } catch {
+      const why = timedOut ? `timed out after ${options.timeoutMs} ms` : `exited with ${code} and no result`;
+      return { transactions: [], error: `Dredd ${why}: ${log.trim().split('\n').slice(-5).join(' | ')}`, durationMs: Date.now() - started, log };
+    }
+    const outcome: DreddOutcome = { transactions: parsed.results, durationMs: Date.now() - started, log };
+    if (parsed.error) outcome.error = parsed.error;
+    return outcome;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+function spawnWorker(args: string[], timeoutMs: number): Promise<{ code: number; log: string; timedOut: boolean }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0' } });
+    let log = '';
+    let timedOut = false;
+    child.stdout.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? 1, log, timedOut });
+    });
+  });
+}

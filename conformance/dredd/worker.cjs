@@ -1,0 +1,47 @@
+// Runs Dredd 14 through its Node API in a process of its own (Dredd's logger and hook loader are
+// process-global), and writes one JSON result per transaction to the file named by argv[3].
+'use strict';
+const fs = require('node:fs');
+const { EventEmitter } = require('node:events');
+const Dredd = require('dredd');
+
+const config = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
+const out = process.argv[3];
+const emitter = new EventEmitter();
+const names = new WeakMap();
+const results = [];
+
+function record(status, test, error) {
+  const actual = test && test.actual;
+  results.push({
+    name: (test && names.get(test)) || (test && test.title) || '(unknown transaction)',
+    id: test && test.title,
+    status,
+    message: error ? String(error.message || error) : String((test && test.message) || '').trim(),
+    request: test && test.request ? { method: test.request.method, uri: test.request.uri, headers: test.request.headers, body: test.request.body } : undefined,
+    response: actual ? { statusCode: actual.statusCode, headers: actual.headers, body: actual.body } : undefined,
+  });
+}
+
+emitter.on('test start', (test) => names.set(test, test.message));
+emitter.on('test pass', (test) => record('pass', test));
+emitter.on('test fail', (test) => record('fail', test));
+emitter.on('test skip', (test) => record('skip', test));
+emitter.on('test error', (error, test) => record('error', test, error));
+
+const dredd = new Dredd({
+  endpoint: config.endpoint,
+  path: [config.description],
+  hookfiles: [config.hookfile],
+  custom: { conformance: config.custom },
+  emitter,
+  loglevel: 'error',
+  color: false,
+  reporter: [],
+  output: [],
+});
+
+dredd.run((error, stats) => {
+  fs.writeFileSync(out, JSON.stringify({ error: error ? String(error.message || error) : undefined, stats, results }));
+  process.exit(0);
+});
