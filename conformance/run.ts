@@ -563,6 +563,25 @@ function checkRefusal(ctx: Context, ex: Exchange, which: string): void {
   ledger.assert('ratelimit.retry-after-valid', parsed.kind !== 'invalid', `${which} 429: Retry-After ${parsed.kind === 'invalid' ? parsed.reason : ''}`, [ex]);
 }
 
+/** A Dredd transaction shown like the kit's own exchanges. */
+function dreddEvidence(baseUrl: string, t: DreddOutcome['transactions'][number]): Exchange[] {
+  if (!t.request) return [];
+  const exchange: Exchange = {
+    seq: 0,
+    operationId: 'listPets',
+    purpose: `Dredd: ${t.name}`,
+    request: { method: t.request.method, url: `${baseUrl.replace(/\/+$/, '')}${t.request.uri}`, headers: lowerKeys(t.request.headers) },
+    receivedAt: 0,
+  };
+  if (t.request.body) exchange.request.body = t.request.body;
+  if (t.response) exchange.response = { status: t.response.statusCode, headers: lowerKeys(t.response.headers), body: t.response.body ?? '' };
+  return [exchange];
+}
+
+function lowerKeys(headers: Record<string, string> | undefined): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)]));
+}
+
 function selection(options: Context['options']) {
   return (def: ReturnType<typeof checkDef>): string | undefined => {
     if (def.profile === 'full' && options.profile === 'contract') return 'behaviour check: not part of the contract profile';
@@ -616,7 +635,7 @@ export async function runConformance(input: RunOptions): Promise<Report> {
     if (dredd.error) ctx.ledger.fail('dredd.transactions', `Dredd did not complete: ${dredd.error}`);
     for (const t of dredd.transactions) {
       if (t.status === 'pass') ctx.ledger.pass('dredd.transactions');
-      else if (t.status !== 'skip') ctx.ledger.fail('dredd.transactions', `${t.name}: ${t.message}`, []);
+      else if (t.status !== 'skip') ctx.ledger.fail('dredd.transactions', `${t.name}: ${t.message}`, dreddEvidence(options.baseUrl, t));
     }
     if (!dredd.error && dredd.transactions.length === 0) ctx.ledger.fail('dredd.transactions', 'Dredd compiled no transactions');
   }
