@@ -1,0 +1,83 @@
+// @ts-check
+// How many requests rate-limit.js sends on each iteration. The arrival-rate executor wakes the VU
+// on a fixed schedule; the pacer turns that into a target request rate (learned at run time when
+// the plan is not given, which the static scenario rate cannot be) and, as the specification asks
+// of clients, stops after a 429 until Retry-After has passed, then backs off exponentially if the
+// retry is refused again. Pure JavaScript, driven by the times it is given.
+
+/**
+ * @param {{ perSecond: number, honourRetryAfter: boolean, startMs: number, maxBackoffSeconds?: number }} options
+ */
+export function createPacer(options) {
+  let perSecond = options.perSecond;
+  let since = options.startMs;
+  let sentSince = 0;
+  let holdUntil = 0;
+  let refusedRetries = 0;
+  let retrying = false;
+  let stopped = false;
+  const maxBackoff = options.maxBackoffSeconds === undefined ? 300 : options.maxBackoffSeconds;
+
+  return {
+    /** @param {number} value requests per second */
+    setRate: function (value) {
+      perSecond = value;
+    },
+    /**
+     * Requests to send now, at most `max`.
+     * @param {number} nowMs
+     * @param {number} max
+     */
+    allowance: function (nowMs, max) {
+      if (stopped || nowMs < holdUntil) return 0;
+      const due = Math.floor((perSecond * (nowMs - since)) / 1000) + 1 - sentSince;
+      return Math.max(0, Math.min(max, due));
+    },
+    /** @param {number} count */
+    sent: function (count) {
+      sentSince += count;
+    },
+    /**
+     * Learns from the responses to what was just sent.
+     * @param {Array<{ status: number, retryAfter: { seconds: number } | null }>} responses
+     * @param {number} nowMs
+     * @returns {number} seconds the pacer now holds off for (0 when it does not)
+     */
+    after: function (responses, nowMs) {
+      let wait = 0;
+      let refused = false;
+      let admitted = false;
+      for (let i = 0; i < responses.length; i++) {
+        const r = responses[i];
+        if (r.status === 429) {
+          refused = true;
+          const seconds = r.retryAfter === null || r.retryAfter.seconds < 1 ? 1 : r.retryAfter.seconds;
+          if (seconds > wait) wait = seconds;
+        } else if (r.status !== 0) {
+          admitted = true;
+        }
+      }
+      if (admitted) {
+        refusedRetries = 0;
+        retrying = false;
+      }
+      if (!refused || !options.honourRetryAfter) return 0;
+      if (retrying && !admitted) {
+        refusedRetries += 1;
+        wait = Math.max(wait, Math.min(maxBackoff, Math.pow(2, refusedRetries)));
+      }
+      retrying = true;
+      holdUntil = nowMs + wait * 1000;
+      // The schedule restarts at the end of the hold: no burst to catch up on what was not sent.
+      since = holdUntil;
+      sentSince = 0;
+      return wait;
+    },
+    stop: function () {
+      stopped = true;
+    },
+    holding: function (/** @type {number} */ nowMs) {
+      return nowMs < holdUntil;
+    },
+  };
+}

@@ -1,0 +1,146 @@
+// @ts-check
+// Smoke test: a few virtual users for a short time across all three operations. Checks statuses,
+// body shapes and the rate-limit headers; fails on any failed check, on unexpected statuses and on
+// a slow p95. Runs against our server, a Prism mock or any implementation: it asks only what the
+// specification states. Keep the offered rate (RATE x 4 requests/min) under the key's limit.
+//
+//   k6 run load/smoke.js
+//   k6 run -e BASE_URL=http://127.0.0.1:4010 -e API_KEY=any load/smoke.js     (Prism mock)
+
+import { check, fail } from 'k6';
+import exec from 'k6/execution';
+import { baseUrl, boolEnv, durationEnv, numberEnv, stringEnv, summaryPath } from './lib/config.js';
+import { header, snapshot } from './lib/headers.js';
+import { createPet, getPet, listPets, probe } from './lib/requests.js';
+import { PET_STATUSES, hasRateLimitHeaders, isErrorBody, isPet, isPetList, jsonBody } from './lib/shapes.js';
+import { summaryOutputs } from './lib/summary.js';
+
+const target = { baseUrl: baseUrl(__ENV), apiKey: stringEnv(__ENV, 'API_KEY', 'test-pro-key') };
+const VUS = numberEnv(__ENV, 'VUS', 2, { integer: true, min: 1, max: 50 });
+const DURATION_S = durationEnv(__ENV, 'DURATION', '30s');
+// Iterations per minute; each makes four requests with the key and one without.
+const RATE = numberEnv(__ENV, 'RATE', 30, { integer: true, min: 1 });
+const P95_MS = numberEnv(__ENV, 'P95_MS', 500, { min: 1 });
+// A mock (Prism) answers with the contract's examples: shapes, statuses and headers are right but
+// it neither stores what was created nor filters. SHAPE_ONLY=1 skips the checks that need that.
+const SHAPE_ONLY = boolEnv(__ENV, 'SHAPE_ONLY', false);
+const JSON_PATH = summaryPath(__ENV, 'smoke');
+
+export const options = {
+  scenarios: {
+    smoke: {
+      executor: 'constant-arrival-rate',
+      exec: 'smoke',
+      rate: RATE,
+      timeUnit: '1m',
+      duration: DURATION_S + 's',
+      preAllocatedVUs: VUS,
+      maxVUs: VUS,
+    },
+  },
+  thresholds: {
+    checks: ['rate==1'],
+    http_req_failed: ['rate<0.01'],
+    'http_req_duration{expected_response:true}': ['p(95)<' + P95_MS],
+  },
+  setupTimeout: '30s',
+  summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'p(99)'],
+};
+
+/**
+ * @param {import('k6/http').RefinedResponse<'text'>} res
+ */
+function rateLimitHeadersOk(res) {
+  return hasRateLimitHeaders(snapshot(res.status, res.headers, Date.now()));
+}
+
+/**
+ * @param {import('k6/http').RefinedResponse<'text'>} res
+ */
+function isJson(res) {
+  const type = header(res.headers, 'Content-Type');
+  return type !== undefined && type.toLowerCase().indexOf('application/json') === 0;
+}
+
+export function setup() {
+  probe(target);
+}
+
+export function smoke() {
+  const tag = 'k6-smoke-' + exec.vu.idInTest + '-' + exec.vu.iterationInScenario;
+  const status = PET_STATUSES[exec.vu.iterationInScenario % PET_STATUSES.length];
+
+  const created = createPet(target, { name: tag, categoryId: 1, status: status });
+  const pet = jsonBody(created.body);
+  check(created, {
+    'createPet 201': (r) => r.status === 201,
+    'createPet body is a Pet': () => isPet(pet),
+    'createPet rate-limit headers': rateLimitHeadersOk,
+  });
+  if (!SHAPE_ONLY) {
+    check(pet, {
+      'createPet returns what was sent': (p) => isPet(p) && /** @type {any} */ (p).name === tag && /** @type {any} */ (p).categoryId === 1,
+    });
+  }
+
+  const list = listPets(target, { limit: 5, status: status });
+  const pets = jsonBody(list.body);
+  check(list, {
+    'listPets 200': (r) => r.status === 200,
+    'listPets JSON': isJson,
+    'listPets body is a bare array of Pets': () => isPetList(pets),
+    'listPets honours limit': () => isPetList(pets) && /** @type {unknown[]} */ (pets).length <= 5,
+    'listPets rate-limit headers': rateLimitHeadersOk,
+  });
+  if (!SHAPE_ONLY) {
+    check(pets, {
+      'listPets honours status': (list) =>
+        isPetList(list) &&
+        /** @type {Array<{ status?: string }>} */ (list).every(function (p) {
+          return p.status === status;
+        }),
+    });
+  }
+
+  if (isPet(pet)) {
+    const got = getPet(target, /** @type {{ id: number }} */ (pet).id);
+    check(got, {
+      'getPet 200': (r) => r.status === 200,
+      'getPet body is a Pet': (r) => isPet(jsonBody(r.body)),
+      'getPet rate-limit headers': rateLimitHeadersOk,
+    });
+    if (!SHAPE_ONLY) {
+      check(got, {
+        'getPet returns the created pet': (r) => {
+          const body = jsonBody(r.body);
+          return isPet(body) && /** @type {any} */ (body).id === /** @type {any} */ (pet).id && /** @type {any} */ (body).name === tag;
+        },
+      });
+    }
+  } else {
+    fail('createPet returned no Pet, so getPet cannot be smoke-tested (status ' + created.status + ')');
+  }
+
+  const invalid = createPet(target, { categoryId: 'not-a-number' }, undefined, 400);
+  check(invalid, {
+    'createPet without name 400': (r) => r.status === 400,
+    'createPet 400 has an Error body': (r) => isErrorBody(jsonBody(r.body), 400),
+  });
+
+  const anonymous = listPets({ baseUrl: target.baseUrl, apiKey: '' }, { limit: 1 }, undefined, 401);
+  check(anonymous, {
+    'listPets without a key 401': (r) => r.status === 401,
+    '401 has an Error body': (r) => isErrorBody(jsonBody(r.body), 401),
+  });
+}
+
+/** @param {any} data */
+export function handleSummary(data) {
+  return summaryOutputs(data, {
+    title: 'smoke.js against ' + target.baseUrl,
+    script: 'smoke',
+    jsonPath: JSON_PATH,
+    report: ['offered ' + RATE + ' iterations/min (5 requests each) with ' + VUS + ' VU(s) for ' + DURATION_S + ' s'],
+    extra: { baseUrl: target.baseUrl, vus: VUS, rate: RATE, durationS: DURATION_S, p95Ms: P95_MS, shapeOnly: SHAPE_ONLY },
+  });
+}
