@@ -17,6 +17,10 @@ export interface BenchOptions {
   cpuProf: string | undefined;
   /** Keep the temporary directory (stores, logs, latency samples) for inspection. */
   keep: boolean;
+  /** Merged into createServer()'s options of every reference server: for measuring what a component costs. */
+  referenceOptions: Record<string, unknown>;
+  /** Extra node flags for every reference server process (e.g. --max-semi-space-size=4). */
+  referenceNodeFlags: string[];
   help: boolean;
 }
 
@@ -31,6 +35,8 @@ export const DEFAULTS: Readonly<BenchOptions> = Object.freeze({
   redisUrl: 'redis://127.0.0.1:6379',
   cpuProf: undefined,
   keep: false,
+  referenceOptions: {},
+  referenceNodeFlags: [],
   help: false,
 });
 
@@ -50,6 +56,10 @@ interleaved) and prints requests per second, p50/p99 latency and the server's pe
   --cpu-prof <dir>     write a V8 CPU profile of each reference server to <dir>
   --no-pin             do not pin servers and load generator to separate cores
   --keep               keep the temporary directory (stores, logs, samples)
+  --reference-options <json>   merge into createServer() options of the reference servers,
+                       e.g. '{"logger":false}', to measure what one component costs
+  --reference-node-flags <flags>  extra node flags for the reference servers,
+                       e.g. '--max-semi-space-size=4'
   --help               this text
 `;
 
@@ -73,7 +83,7 @@ function text(flag: string, raw: string | undefined): string {
 }
 
 export function parseOptions(argv: readonly string[]): BenchOptions {
-  const options: BenchOptions = { ...DEFAULTS, cases: [...DEFAULTS.cases] };
+  const options: BenchOptions = { ...DEFAULTS, cases: [...DEFAULTS.cases], referenceOptions: {}, referenceNodeFlags: [] };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
@@ -109,6 +119,25 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       case '--cpu-prof':
         options.cpuProf = text(flag, value());
         break;
+      case '--reference-options': {
+        const raw = text(flag, value());
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(raw);
+        } catch {
+          throw new OptionsError(`${flag} must be a JSON object, got "${raw}"`);
+        }
+        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new OptionsError(`${flag} must be a JSON object, got "${raw}"`);
+        options.referenceOptions = parsed as Record<string, unknown>;
+        break;
+      }
+      case '--reference-node-flags': {
+        // Taken whole even though it starts with dashes: it is the value, not another option.
+        const raw = inline ?? argv[++i];
+        if (raw === undefined || raw.trim() === '') throw new OptionsError(`${flag} needs a value`);
+        options.referenceNodeFlags = raw.trim().split(/\s+/);
+        break;
+      }
       case '--no-pin':
         options.pin = false;
         break;

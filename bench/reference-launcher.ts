@@ -8,6 +8,8 @@ export interface ReferenceLaunchConfig {
   dbFile: string;
   apiKey: string;
   redisUrl?: string | undefined;
+  /** Only for measuring what a component costs (`--reference-options`); empty in a normal run. */
+  overrides?: Record<string, unknown>;
 }
 
 const raw = process.env.BENCH_REFERENCE_CONFIG;
@@ -21,6 +23,7 @@ const server = await createServer({
   logger: true,
   apiKeys: [{ key: config.apiKey, plan: 'enterprise', limits: { perMinute: 1_000_000_000, perDay: 1_000_000_000_000 } }],
   ...(config.redisUrl ? { redisUrl: config.redisUrl } : {}),
+  ...config.overrides,
 });
 await server.start();
 announce(server.info.uri);

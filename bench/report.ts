@@ -33,6 +33,9 @@ export interface RunSettings {
   connections: number;
   rounds: number;
   pinning: { server: string; load: string } | null;
+  /** Non-empty only in a run that measures a component's cost; such a run is not the production stack. */
+  referenceOverrides: Record<string, unknown>;
+  referenceNodeFlags: string[];
 }
 
 export type Verdict = 'met' | 'missed' | 'not measured';
@@ -189,6 +192,12 @@ export function renderText(report: BenchReport): string {
       `${s.warmup} s warm-up; ${report.environment.cpus} x ${report.environment.cpuModel}, node ${report.environment.node}; ` +
       (s.pinning ? `server on cpu ${s.pinning.server}, load generator on cpu ${s.pinning.load}` : 'not pinned'),
   );
+  if (Object.keys(s.referenceOverrides).length || s.referenceNodeFlags.length) {
+    lines.push(
+      `NOTE: reference servers ran with createServer overrides ${JSON.stringify(s.referenceOverrides)} and node flags ` +
+        `[${s.referenceNodeFlags.join(' ')}]: not the production stack.`,
+    );
+  }
   lines.push('');
   const header = ['#', 'case', 'what', 'req/s', 'rounds min-max', 'p50 ms', 'p99 ms', 'peak RSS MB', 'bytes/resp', 'bad'];
   const rows = report.cases.map((c) => {

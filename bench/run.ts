@@ -44,6 +44,8 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     redisUrl: options.redisUrl,
     cpuProfDir: options.cpuProf ? resolve(options.cpuProf) : undefined,
     stores: new Map(),
+    referenceOptions: options.referenceOptions,
+    referenceNodeFlags: options.referenceNodeFlags,
     canned: undefined,
   };
   const servers = new Map<ServerId, RunningServer>();
@@ -113,6 +115,8 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     connections: options.connections,
     rounds: options.rounds,
     pinning,
+    referenceOverrides: options.referenceOptions,
+    referenceNodeFlags: options.referenceNodeFlags,
   };
   const ratios = computeRatios(cases);
   return {

@@ -29,6 +29,8 @@ export interface LaunchContext {
   cpuProfDir: string | undefined;
   /** Template store file by pet count; each reference server gets its own copy. */
   stores: ReadonlyMap<number, string>;
+  referenceOptions: Record<string, unknown>;
+  referenceNodeFlags: string[];
   /** Needed before a bare server can start. */
   canned: CannedResponse | undefined;
 }
@@ -64,13 +66,19 @@ export async function launch(id: ServerId, spec: ServerSpec, context: LaunchCont
         if (!template) throw new Error(`no generated store of ${spec.pets} pets`);
         dbFile = join(context.dir, `${name}.db.json`);
         copyFileSync(template, dbFile);
-        const config: ReferenceLaunchConfig = { dbFile, apiKey: context.apiKey, redisUrl: spec.redis ? context.redisUrl : undefined };
+        const config: ReferenceLaunchConfig = {
+          dbFile,
+          apiKey: context.apiKey,
+          redisUrl: spec.redis ? context.redisUrl : undefined,
+          overrides: context.referenceOptions,
+        };
         const profile = context.cpuProfDir
-          ? ['--cpu-prof', `--cpu-prof-dir=${context.cpuProfDir}`, `--cpu-prof-name=${name}.cpuprofile`]
+          ? // One folder per server: tsx's loader thread writes a profile of its own beside the main thread's.
+            ['--cpu-prof', `--cpu-prof-dir=${join(context.cpuProfDir, name)}`]
           : [];
         child = spawnChild({
           command: process.execPath,
-          args: nodeTsArgs(SCRIPTS.reference, { nodeFlags: profile }),
+          args: nodeTsArgs(SCRIPTS.reference, { nodeFlags: [...context.referenceNodeFlags, ...profile] }),
           cpu: context.pinning?.server,
           env: { ...process.env, BENCH_REFERENCE_CONFIG: JSON.stringify(config) },
           output: logFd,
