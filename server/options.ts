@@ -3,6 +3,7 @@ import type { Clock } from './clock.ts';
 import { apiKeyRecordsSchema, type ApiKeyRecord } from './keys.ts';
 import { petsSchema } from './fixtures.ts';
 import type { StorageOptions } from './store/pet-store.ts';
+import { rateLimitOptionsSchema, type RateLimitOptions } from './plugins/rate-limit.ts';
 import type { Pet } from './types.ts';
 
 export interface LoggerOptions {
@@ -31,6 +32,12 @@ export interface ServerOptions {
   cors?: boolean;
   /** Largest accepted request body in bytes; larger ones get 413. Default 16384. */
   maxBodyBytes?: number;
+  /** Plan limits, bans and the per-address limit; see docs/readme/rate-limits.md. Default: on. */
+  rateLimit?: RateLimitOptions;
+  /** Share rate-limit state through this Redis (redis://...). Default: none, per-instance memory. */
+  redisUrl?: string;
+  /** Enables the admin API under /__admin for this bearer token. Default: none (admin API off). */
+  adminToken?: string;
 }
 
 export const serverOptionsSchema = Joi.object<ServerOptions>({
@@ -54,9 +61,12 @@ export const serverOptionsSchema = Joi.object<ServerOptions>({
     .min(64)
     .max(10 * 1024 * 1024)
     .default(16 * 1024),
+  rateLimit: rateLimitOptionsSchema,
+  redisUrl: Joi.string().uri({ scheme: ['redis', 'rediss'] }),
+  adminToken: Joi.string().min(8),
 });
 
-export type ResolvedOptions = ServerOptions & Required<Pick<ServerOptions, 'host' | 'port' | 'storage' | 'logger' | 'cors' | 'maxBodyBytes'>>;
+export type ResolvedOptions = ServerOptions & Required<Pick<ServerOptions, 'host' | 'port' | 'storage' | 'logger' | 'cors' | 'maxBodyBytes' | 'rateLimit'>>;
 
 export function resolveOptions(options: ServerOptions): ResolvedOptions {
   // Instances (clock, streams) must pass through untouched, not be cloned by joi.

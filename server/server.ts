@@ -6,8 +6,11 @@ import { fixtureApiKeys, fixturePets } from './fixtures.ts';
 import { KeyRing } from './keys.ts';
 import { resolveOptions, type ResolvedOptions, type ServerOptions } from './options.ts';
 import { PetService } from './pets/service.ts';
+import { adminPlugin } from './plugins/admin.ts';
 import { authPlugin } from './plugins/auth.ts';
+import { deprecationPlugin } from './plugins/deprecation.ts';
 import { errorsPlugin, rejectUnparsableBody } from './plugins/errors.ts';
+import { rateLimitPlugin } from './plugins/rate-limit.ts';
 import { petRoutes } from './routes/pets.ts';
 import { LowPetStore, type PetStore } from './store/pet-store.ts';
 
@@ -40,7 +43,9 @@ export const EXPOSED_HEADERS = [
  */
 export async function createServer(input: ServerOptions = {}): Promise<Server> {
   const options = resolveOptions(input);
-  const clock = options.clock ?? new SystemClock();
+  // The caller's own instance: joi clones objects, and a clone of a class with #private fields
+  // (ManualClock) throws on first use and would not move when the caller advances the original.
+  const clock = input.clock ?? new SystemClock();
   const keys = new KeyRing(options.apiKeys ?? fixtureApiKeys());
   const store = await LowPetStore.open(options.storage, options.seedPets ?? fixturePets());
 
@@ -76,6 +81,14 @@ export async function createServer(input: ServerOptions = {}): Promise<Server> {
     }
     await server.register(errorsPlugin);
     await server.register({ plugin: authPlugin, options: { keys, realm: 'adoption-store' } });
+    await server.register({ plugin: rateLimitPlugin, options: { rateLimit: options.rateLimit, redisUrl: options.redisUrl, clock, keys } });
+    await server.register({ plugin: deprecationPlugin, options: { clock } });
+    if (options.adminToken) {
+      await server.register({
+        plugin: adminPlugin,
+        options: { token: options.adminToken, clock, store, seedPets: options.seedPets ?? fixturePets() },
+      });
+    }
     await server.register({ plugin: petRoutes, options: { service: new PetService(store) } });
     return server;
   } catch (error) {

@@ -77,6 +77,7 @@ export const petRoutes: Plugin<PetRoutesOptions> = {
           plugins: {
             // Read by the deprecation plugin: the route says it is deprecated, no path check does.
             deprecation: {
+              since: '2025-12-05T00:00:00Z',
               sunset: '2030-12-05T00:00:00Z',
               replacement: `${base}/pets?status=available`,
             },

@@ -1,0 +1,114 @@
+// The admin API for test harnesses, under /__admin and off unless the server was given an admin
+// token: put the pets back to their seed, forget every rate-limit window and ban, and move the
+// server's clock forward so day windows, bans and the sunset can be tested without waiting.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Plugin, Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
+import Joi from 'joi';
+import type { Clock } from '../clock.ts';
+import { apiError } from '../errors.ts';
+import type { PetStore } from '../store/pet-store.ts';
+import type { Pet } from '../types.ts';
+import { rejectInvalid } from './errors.ts';
+import { RATE_LIMIT_PLUGIN } from './rate-limit.ts';
+
+export const ADMIN_PLUGIN = 'admin';
+export const ADMIN_PREFIX = '/__admin';
+const STRATEGY = 'admin-token';
+const REALM = 'adoption-store-admin';
+
+export interface AdminPluginOptions {
+  /** The bearer token every admin request must carry. */
+  token: string;
+  clock: Clock;
+  store: PetStore;
+  /** What a reset puts back. */
+  seedPets: readonly Pet[];
+}
+
+const optionsSchema = Joi.object({
+  token: Joi.string().min(8).required(),
+  seedPets: Joi.array().required(),
+});
+
+const advanceSchema = Joi.object({
+  ms: Joi.number().integer().min(1),
+  seconds: Joi.number().integer().min(1),
+})
+  .xor('ms', 'seconds')
+  .required();
+
+const BEARER = /^Bearer\s+(.+)$/i;
+const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
+
+export const adminPlugin: Plugin<AdminPluginOptions> = {
+  name: ADMIN_PLUGIN,
+  version: '1.0.0',
+  register(server, rawOptions) {
+    // The clock and store are instances (private fields) that joi would clone; checked by hand.
+    const { clock, store, ...plain } = rawOptions;
+    if (typeof clock?.now !== 'function' || typeof store?.reset !== 'function') throw new Error('admin: clock and store are required');
+    const { token, seedPets } = Joi.attempt(plain, optionsSchema, 'Invalid admin options:') as Pick<AdminPluginOptions, 'token' | 'seedPets'>;
+    const expected = digest(token);
+
+    server.auth.scheme(STRATEGY, () => ({
+      authenticate(request: Request, h: ResponseToolkit) {
+        const header = request.headers.authorization;
+        const given = typeof header === 'string' ? BEARER.exec(header.trim())?.[1]?.trim() : undefined;
+        // Digests of equal length, compared in constant time: timing says nothing about the token.
+        if (!given || !timingSafeEqual(digest(given), expected)) {
+          const challenge = given ? `Bearer realm="${REALM}", error="invalid_token"` : `Bearer realm="${REALM}"`;
+          throw apiError(401, 'invalid_admin_token', 'The admin API needs "Authorization: Bearer <admin token>".', { 'WWW-Authenticate': challenge });
+        }
+        return h.authenticated({ credentials: { admin: true } });
+      },
+    }));
+    server.auth.strategy(STRATEGY, STRATEGY);
+
+    const limiter = () => server.plugins[RATE_LIMIT_PLUGIN]?.store;
+    const clockState = () => {
+      const now = clock.now();
+      return { now: new Date(now).toISOString(), epochMs: now };
+    };
+    const resetPets = async () => {
+      await store.reset(seedPets);
+      return store.size();
+    };
+    const resetLimits = async () => {
+      await limiter()?.reset();
+    };
+
+    const route = (method: 'GET' | 'POST', path: string, handler: ServerRoute['handler'], extra: Record<string, unknown> = {}): ServerRoute => ({
+      method,
+      path: `${ADMIN_PREFIX}${path}`,
+      handler,
+      // Harness traffic is neither rate limited nor counted.
+      options: { auth: STRATEGY, plugins: { [RATE_LIMIT_PLUGIN]: false }, ...extra },
+    });
+
+    server.route([
+      route('POST', '/reset', async () => ({ pets: await resetPets(), rateLimits: 'reset', clock: clockState() })),
+      route('POST', '/pets/reset', async () => ({ pets: await resetPets() })),
+      route('POST', '/rate-limits/reset', async (_request, h) => {
+        await resetLimits();
+        return h.response().code(204);
+      }),
+      route('GET', '/clock', () => clockState()),
+      route(
+        'POST',
+        '/clock/advance',
+        async (request) => {
+          const body = request.payload as { ms?: number; seconds?: number };
+          const ms = body.ms ?? (body.seconds ?? 0) * 1000;
+          if (typeof clock.advance !== 'function') {
+            throw apiError(409, 'clock_not_movable', 'This server was given a clock that cannot be moved.');
+          }
+          clock.advance(ms);
+          // Stores that keep their own time (Redis TTLs) move with the clock.
+          await limiter()?.advance(ms);
+          return { advancedMs: ms, ...clockState() };
+        },
+        { validate: { payload: advanceSchema, failAction: rejectInvalid('invalid_body') } },
+      ),
+    ]);
+  },
+};

@@ -1,0 +1,132 @@
+// Deprecation (RFC 9745), Sunset (RFC 8594) and their Link relations on every response of a
+// route whose own configuration says it is deprecated, and 410 Gone once its sunset has passed.
+// A route opts in with one block: `options.plugins.deprecation = { since, sunset, replacement }`.
+import type { Plugin, Request, RequestRoute, ResponseObject } from '@hapi/hapi';
+import Joi from 'joi';
+import type { Clock } from '../clock.ts';
+import { apiError } from '../errors.ts';
+import { RATE_LIMIT_PLUGIN } from './rate-limit.ts';
+
+export const DEPRECATION_PLUGIN = 'deprecation';
+export const SUNSET_CODE = 'operation_sunset';
+
+export interface DeprecationRouteOptions {
+  /** When the operation became deprecated (ISO 8601); sent as `Deprecation: @<epoch seconds>`. */
+  since: string;
+  /** When it stops working (ISO 8601); sent as an HTTP-date in `Sunset`. Never before `since`. */
+  sunset: string;
+  /** The operation to use instead, linked with rel="successor-version". */
+  replacement?: string;
+  /** Human-readable notice, linked with rel="deprecation" and rel="sunset"; default: the plugin's. */
+  link?: string;
+}
+
+declare module '@hapi/hapi' {
+  interface PluginSpecificConfiguration {
+    deprecation?: DeprecationRouteOptions;
+  }
+}
+
+export interface DeprecationPluginOptions {
+  clock: Clock;
+  /** Where deprecated routes point for the details, unless a route names its own page. */
+  link?: string;
+}
+
+const pluginSchema = Joi.object({
+  link: Joi.string().uri().default('https://github.com/adoption-store/adoption-store-kit#deprecation-and-sunset'),
+});
+
+const routeSchema = Joi.object({
+  since: Joi.date().iso().required(),
+  sunset: Joi.date().iso().min(Joi.ref('since')).required(),
+  replacement: Joi.string().min(1),
+  link: Joi.string().uri(),
+});
+
+interface Notice {
+  sinceMs: number;
+  sunsetMs: number;
+  headers: Record<string, string>;
+  gone: string;
+}
+
+/** Header values for one route's settings; pure, for the tests. */
+export function deprecationHeaders(settings: DeprecationRouteOptions, defaultLink: string): Record<string, string> {
+  const link = settings.link ?? defaultLink;
+  const links = [`<${link}>; rel="deprecation"; type="text/html"`, `<${link}>; rel="sunset"; type="text/html"`];
+  if (settings.replacement) links.push(`<${settings.replacement}>; rel="successor-version"`);
+  return {
+    deprecation: `@${Math.floor(Date.parse(settings.since) / 1000)}`,
+    sunset: new Date(Date.parse(settings.sunset)).toUTCString(),
+    link: links.join(', '),
+  };
+}
+
+export const deprecationPlugin: Plugin<DeprecationPluginOptions> = {
+  name: DEPRECATION_PLUGIN,
+  version: '1.0.0',
+  register(server, rawOptions) {
+    // The clock is an instance (private fields) that joi would clone; it is checked by hand.
+    const { clock, ...plain } = rawOptions;
+    if (typeof clock?.now !== 'function') throw new Error('deprecation: a clock is required');
+    const { link } = Joi.attempt(plain, pluginSchema, 'Invalid deprecation options:') as { link: string };
+    const notices = new WeakMap<RequestRoute, Notice>();
+
+    // Checked when the route is added, so a wrong date stops the server from being built.
+    server.events.on('route', (route) => {
+      const settings = route.settings.plugins?.[DEPRECATION_PLUGIN];
+      if (!settings) return;
+      const { error } = routeSchema.validate(settings);
+      if (error) throw new Error(`Route ${route.method.toUpperCase()} ${route.path}: invalid deprecation settings: ${error.message}`);
+      const sinceMs = Date.parse(settings.since);
+      const sunsetMs = Date.parse(settings.sunset);
+      const day = new Date(sunsetMs).toISOString().slice(0, 10);
+      const instead = settings.replacement ? `; use GET ${settings.replacement} instead` : '';
+      notices.set(route, {
+        sinceMs,
+        sunsetMs,
+        headers: deprecationHeaders(settings, link),
+        gone: `${route.method.toUpperCase()} ${route.path} was removed on ${day}, its announced sunset date${instead}.`,
+      });
+    });
+    const noticeOf = (request: Request) => notices.get(request.route);
+
+    // After authentication and rate limiting, so a removed operation still needs a key and counts.
+    server.ext(
+      'onPostAuth',
+      (request, h) => {
+        const notice = noticeOf(request);
+        if (notice && clock.now() >= notice.sunsetMs) throw apiError(410, SUNSET_CODE, notice.gone);
+        return h.continue;
+      },
+      { after: [RATE_LIMIT_PLUGIN] },
+    );
+
+    // After the rate limiter, which may have replaced the response with a 429.
+    server.ext(
+      'onPreResponse',
+      (request, h) => {
+        const notice = noticeOf(request);
+        if (!notice) return h.continue;
+        const response = request.response;
+        if ('isBoom' in response && response.isBoom) {
+          const headers = response.output.headers;
+          for (const [name, value] of Object.entries(notice.headers)) {
+            // A Boom's headers keep whatever case their author used; links already there stay.
+            const existing = Object.keys(headers).find((h) => h.toLowerCase() === name);
+            const before = name === 'link' && existing ? headers[existing] : undefined;
+            if (existing) delete headers[existing];
+            headers[name] = before !== undefined ? `${String(before)}, ${value}` : value;
+          }
+        } else {
+          for (const [name, value] of Object.entries(notice.headers)) {
+            (response as ResponseObject).header(name, value, name === 'link' ? { append: true, separator: ', ' } : { override: true });
+          }
+        }
+        return h.continue;
+      },
+      { after: [RATE_LIMIT_PLUGIN] },
+    );
+  },
+};

@@ -1,0 +1,232 @@
+// Plan rate limits for API keys, a per-address limit for requests without a valid key, and
+// temporary bans, with truthful headers on every response. Where the decision is taken:
+//   onPreAuth      an address over its unauthenticated allowance (or blocked) is refused before
+//                  its key is even looked at, so a blocked guesser learns nothing about any key;
+//   onPostAuth     an authenticated request is counted against its key, before any handler runs;
+//   onPreResponse  whatever was not counted yet is counted now: 401s against the address, a 404
+//                  for an unknown path or a 405/413/415 against the key it carried (or the address).
+import type { Plugin, Request, ResponseObject, ResponseToolkit, Server } from '@hapi/hapi';
+import type { Boom } from '@hapi/boom';
+import Joi from 'joi';
+import type { Clock } from '../clock.ts';
+import { apiError, errorBody } from '../errors.ts';
+import type { ApiKey, KeyRing } from '../keys.ts';
+import {
+  FailoverStore,
+  MemoryStore,
+  RedisStore,
+  banOrNull,
+  ipPartition,
+  ipPartitionId,
+  keyPartition,
+  verdict,
+  type BanSpec,
+  type LimiterStore,
+  type Partition,
+  type Verdict,
+} from '../rate-limit/index.ts';
+
+export const RATE_LIMIT_PLUGIN = 'rate-limit';
+
+export interface BanOptions {
+  /** Refused requests that start a ban; 0 never bans. */
+  threshold: number;
+  /** ...counted within this many seconds. */
+  periodSeconds: number;
+  /** How long the ban lasts. */
+  durationSeconds: number;
+}
+
+export interface RateLimitOptions {
+  /** false turns every limit and rate-limit header off. */
+  enabled?: boolean;
+  /** Temporary ban of an API key after repeated refused requests. */
+  ban?: Partial<BanOptions>;
+  /** Requests without a valid API key, counted per client address (IPv6: per /64). */
+  ip?: { perMinute?: number; ban?: Partial<BanOptions> };
+  /** Prefix of every Redis key (with --redis); instances that should count together share it. */
+  redisPrefix?: string;
+  /** A Redis command slower than this falls back to the instance's own memory limiter. */
+  redisCommandTimeoutMs?: number;
+  /** How long start() waits for Redis before serving with the memory fallback. */
+  redisConnectTimeoutMs?: number;
+}
+
+export type ResolvedRateLimitOptions = Required<Omit<RateLimitOptions, 'ban' | 'ip'>> & {
+  ban: BanOptions;
+  ip: { perMinute: number; ban: BanOptions };
+};
+
+const banSchema = (threshold: number, periodSeconds: number, durationSeconds: number) =>
+  Joi.object({
+    threshold: Joi.number().integer().min(0).default(threshold),
+    periodSeconds: Joi.number().integer().min(1).default(periodSeconds),
+    durationSeconds: Joi.number().integer().min(1).default(durationSeconds),
+  }).default();
+
+export const rateLimitOptionsSchema = Joi.object({
+  enabled: Joi.boolean().default(true),
+  ban: banSchema(20, 60, 600),
+  ip: Joi.object({
+    perMinute: Joi.number().integer().min(1).default(30),
+    ban: banSchema(20, 60, 600),
+  }).default(),
+  redisPrefix: Joi.string().min(1).default('adoption-store:rate-limit:'),
+  redisCommandTimeoutMs: Joi.number().integer().min(1).default(250),
+  redisConnectTimeoutMs: Joi.number().integer().min(1).default(2_000),
+}).default();
+
+export interface RateLimitPluginOptions {
+  rateLimit?: RateLimitOptions;
+  /** Share the limiter state through this Redis; without it, each instance counts alone in memory. */
+  redisUrl?: string;
+  clock: Clock;
+  keys: KeyRing;
+}
+
+// The clock and key ring are instances (private fields): joi would clone them, so it only sees the rest.
+const pluginSchema = Joi.object({
+  rateLimit: rateLimitOptionsSchema,
+  redisUrl: Joi.string().uri({ scheme: ['redis', 'rediss'] }),
+});
+
+/** What the admin API and tests reach through `server.plugins['rate-limit']`. */
+export interface RateLimitApi {
+  readonly store: LimiterStore;
+  readonly options: ResolvedRateLimitOptions;
+}
+
+interface RequestState {
+  ipChecked: boolean;
+  verdict?: Verdict;
+}
+
+/** Route setting `options.plugins['rate-limit'] = false` exempts a route (the admin API). */
+declare module '@hapi/hapi' {
+  interface PluginSpecificConfiguration {
+    'rate-limit'?: false;
+  }
+  interface PluginsStates {
+    'rate-limit'?: RequestState;
+  }
+  interface PluginProperties {
+    'rate-limit': RateLimitApi;
+  }
+}
+
+const BEARER = /^Bearer(?:\s+(.*))?$/i;
+
+function toBan(options: BanOptions): BanSpec | null {
+  return banOrNull({ threshold: options.threshold, periodMs: options.periodSeconds * 1000, durationMs: options.durationSeconds * 1000 });
+}
+
+function createStore(server: Server, options: ResolvedRateLimitOptions, clock: Clock, redisUrl: string | undefined): LimiterStore {
+  if (!redisUrl) return new MemoryStore(clock);
+  const redis = new RedisStore({
+    url: redisUrl,
+    prefix: options.redisPrefix,
+    commandTimeoutMs: options.redisCommandTimeoutMs,
+    connectTimeoutMs: options.redisConnectTimeoutMs,
+  });
+  return new FailoverStore(redis, new MemoryStore(clock), (event) => {
+    if (event.type === 'fallback') {
+      server.log(['rate-limit', 'redis', 'warn'], `Redis unavailable (${event.error?.message ?? 'not connected'}): limiting per instance in memory until it returns`);
+    } else {
+      server.log(['rate-limit', 'redis', 'info'], 'Redis is back: limits are shared again');
+    }
+  });
+}
+
+export const rateLimitPlugin: Plugin<RateLimitPluginOptions> = {
+  name: RATE_LIMIT_PLUGIN,
+  version: '1.0.0',
+  register(server, rawOptions) {
+    const { clock, keys, ...plain } = rawOptions;
+    if (typeof clock?.now !== 'function' || typeof keys?.lookup !== 'function') throw new Error('rate-limit: clock and keys are required');
+    const validated = Joi.attempt(plain, pluginSchema, 'Invalid rate-limit options:') as { rateLimit: ResolvedRateLimitOptions; redisUrl?: string };
+    const options = validated.rateLimit;
+    if (!options.enabled) return;
+
+    const store = createStore(server, options, clock, validated.redisUrl);
+    server.expose('store', store);
+    server.expose('options', options);
+    const keyBan = toBan(options.ban);
+    const ipBan = toBan(options.ip.ban);
+
+    if (store instanceof FailoverStore) {
+      server.ext('onPreStart', async () => {
+        if (!(await store.primary.connect())) {
+          server.log(['rate-limit', 'redis', 'warn'], 'Redis unreachable at start: limiting per instance in memory until it answers');
+        }
+      });
+    }
+    server.ext('onPostStop', () => store.close());
+
+    const stateOf = (request: Request): RequestState => (request.plugins[RATE_LIMIT_PLUGIN] ??= { ipChecked: false });
+    const exempt = (request: Request) => request.method === 'options' || request.route.settings.plugins?.[RATE_LIMIT_PLUGIN] === false;
+    const addressOf = (request: Request): Partition => ipPartition(ipPartitionId(request.info.remoteAddress), options.ip.perMinute, ipBan);
+
+    async function decide(partition: Partition, cost: 0 | 1): Promise<Verdict> {
+      const result = await store.consume({ partition: partition.id, windows: partition.windows, ban: partition.ban, cost });
+      return verdict(partition.kind, result, clock.now(), cost);
+    }
+
+    /** The key a request carries even where no authentication ran (unknown paths, auth-free routes). */
+    function carriedKey(request: Request): ApiKey | undefined {
+      if (request.auth.isAuthenticated) return request.auth.credentials as unknown as ApiKey;
+      const header = request.headers.authorization;
+      const token = typeof header === 'string' ? BEARER.exec(header.trim())?.[1]?.trim() : undefined;
+      return token ? keys.lookup(token) : undefined;
+    }
+
+    const refusal = (v: Verdict): Boom => apiError(429, v.error?.code ?? 'rate_limited', v.error?.message ?? 'Rate limit exceeded.', { ...v.headers });
+
+    server.ext('onPreAuth', async (request, h) => {
+      if (exempt(request)) return h.continue;
+      const state = stateOf(request);
+      const address = await decide(addressOf(request), 0);
+      state.ipChecked = true;
+      if (address.admitted) return h.continue;
+      state.verdict = address;
+      throw refusal(address);
+    });
+
+    server.ext('onPostAuth', async (request, h) => {
+      if (exempt(request) || !request.auth.isAuthenticated) return h.continue;
+      const state = stateOf(request);
+      if (state.verdict) return h.continue;
+      const key = request.auth.credentials as unknown as ApiKey;
+      state.verdict = await decide(keyPartition(key.keyId, key.limits, keyBan), 1);
+      if (!state.verdict.admitted) throw refusal(state.verdict);
+      return h.continue;
+    });
+
+    server.ext('onPreResponse', async (request, h) => {
+      if (exempt(request)) return h.continue;
+      const state = stateOf(request);
+      let replacement: ResponseObject | undefined;
+      if (!state.verdict) {
+        // Not counted yet: the request stopped before onPostAuth, or its route has no auth.
+        const key = carriedKey(request);
+        let counted: Verdict | undefined;
+        if (key && !state.ipChecked) {
+          const address = await decide(addressOf(request), 0);
+          if (!address.admitted) counted = address;
+        }
+        counted ??= key ? await decide(keyPartition(key.keyId, key.limits, keyBan), 1) : await decide(addressOf(request), 1);
+        state.verdict = counted;
+        if (!counted.admitted) {
+          // Not a Boom: a Boom returned here would end the onPreResponse chain, and the plugins
+          // after this one (deprecation headers) must still see the response.
+          const error = refusal(counted);
+          replacement = h.response(errorBody(error)).code(429).type('application/json');
+        }
+      }
+      const response = replacement ?? request.response;
+      const headers = state.verdict.headers;
+      if ('isBoom' in response && response.isBoom) Object.assign(response.output.headers, headers);
+      else for (const [name, value] of Object.entries(headers)) (response as ResponseObject).header(name, value);
+      return replacement ?? h.continue;
+    });
+  },
+};
