@@ -18,6 +18,14 @@ Options:
   --db-file <path>   JSON database file, created and seeded from fixtures/ if missing
                      (env DB_FILE; default ${DEFAULT_DB_FILE})
   --memory           Keep pets in memory only (nothing is written)
+  --redis <url>      Share rate limits between instances through Redis, e.g.
+                     redis://127.0.0.1:6379 (env REDIS_URL; default: per instance,
+                     in memory). If Redis goes away, each instance limits on its own
+                     until it returns.
+  --redis-prefix <p> Prefix of the rate-limit keys in Redis (env REDIS_PREFIX;
+                     default adoption-store:rate-limit:)
+  --admin-token <t>  Enable the admin API under /__admin for test harnesses, for
+                     "Authorization: Bearer <t>" (env ADMIN_TOKEN; default: off)
   --quiet            No per-request log lines
   -h, --help         Show this help
 `;
@@ -31,6 +39,9 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
       host: { type: 'string' },
       'db-file': { type: 'string' },
       memory: { type: 'boolean', default: false },
+      redis: { type: 'string' },
+      'redis-prefix': { type: 'string' },
+      'admin-token': { type: 'string' },
       quiet: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -39,12 +50,31 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
   const portText = values.port ?? env.PORT ?? '3000';
   if (!/^[0-9]{1,5}$/.test(portText)) throw new Error(`--port must be a number from 0 to 65535, not "${portText}"`);
   if (values.memory && values['db-file']) throw new Error('--memory and --db-file cannot be used together');
+  const redisUrl = values.redis ?? env.REDIS_URL;
+  if (redisUrl !== undefined && !/^rediss?:\/\/\S+$/.test(redisUrl)) throw new Error(`--redis must be a redis:// or rediss:// URL, not "${redisUrl}"`);
+  const redisPrefix = values['redis-prefix'] ?? env.REDIS_PREFIX;
+  const adminToken = values['admin-token'] ?? env.ADMIN_TOKEN;
+  if (adminToken !== undefined && adminToken.length < 8) throw new Error('--admin-token must be at least 8 characters');
   return {
+    ...(redisUrl ? { redisUrl } : {}),
+    ...(redisPrefix ? { rateLimit: { redisPrefix } } : {}),
+    ...(adminToken ? { adminToken } : {}),
     port: Number(portText),
     host: values.host ?? env.HOST ?? '127.0.0.1',
     storage: values.memory ? { type: 'memory' } : { type: 'file', path: resolve(values['db-file'] ?? env.DB_FILE ?? DEFAULT_DB_FILE) },
     logger: !values.quiet,
   };
+}
+
+/** A Redis URL without its password, for the banner. */
+function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(unparsable URL)';
+  }
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -78,6 +108,8 @@ export async function main(argv: string[]): Promise<number> {
   process.stdout.write(
     `Animal Adoption Store reference server listening on ${server.info.uri}/v1\n` +
       `  store: ${storage} (${server.app.store.size()} pets)\n` +
+      `  rate limits: ${options.redisUrl ? `shared through Redis ${redactUrl(options.redisUrl)}` : 'per instance, in memory'}\n` +
+      (options.adminToken ? `  admin API: ${server.info.uri}/__admin (Authorization: Bearer <admin token>)\n` : '') +
       `  API keys by plan (send "Authorization: Bearer <key>"):\n${keys}\n`,
   );
 
