@@ -150,7 +150,7 @@ export interface DreddRunOptions {
   contract: Contract;
   specPath: string;
   timeoutMs: number;
-  /** Run Dredd over this description instead of the derived one, with no hooks (used to prove the difference). */
+  /** Run plain Dredd over this description instead of the derived one: hooks add only the key (to prove the difference). */
   rawDescription?: string;
 }
 
@@ -165,8 +165,9 @@ export async function runDredd(options: DreddRunOptions): Promise<DreddOutcome> 
     const config = {
       endpoint: options.baseUrl.replace(/\/+$/, ''),
       description,
-      hookfile: options.rawDescription ? join(dir, 'no-hooks.cjs') : HOOKS,
+      hookfile: HOOKS,
       custom: {
+        raw: options.rawDescription !== undefined,
         apiKey: options.apiKey,
         prefer: options.prefer,
         basePath: new URL(options.baseUrl).pathname.replace(/\/+$/, ''),
@@ -174,7 +175,6 @@ export async function runDredd(options: DreddRunOptions): Promise<DreddOutcome> 
         createName,
       },
     };
-    if (options.rawDescription) await writeFile(config.hookfile, `require('hooks').beforeEach((t) => { t.request.headers.Authorization = 'Bearer ${options.apiKey.replace(/'/g, '')}'; });\n`);
     const configPath = join(dir, 'config.json');
     const resultPath = join(dir, 'result.json');
     await writeFile(configPath, JSON.stringify(config));

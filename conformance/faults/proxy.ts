@@ -1,0 +1,104 @@
+// A proxy in front of a real implementation that breaks one behaviour at a time, by rewriting the
+// request it forwards or the response it returns. The reference server stays untouched.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ProxyRequest {
+  method: string;
+  /** Path and query as received, e.g. /v1/pets?limit=1. */
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface ProxyResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface FaultState {
+  /** Anything a fault needs to remember between requests (counters, first values seen). */
+  memory: Map<string, unknown>;
+  /** Requests seen so far, this one included. */
+  count: number;
+}
+
+export interface FaultBehaviour {
+  /** Rewrite the request, or answer it without forwarding by returning a response. */
+  request?(req: ProxyRequest, state: FaultState): ProxyRequest | ProxyResponse;
+  /** Rewrite the response the implementation gave. */
+  response?(res: ProxyResponse, req: ProxyRequest, state: FaultState): ProxyResponse;
+}
+
+export interface FaultProxy {
+  /** http://127.0.0.1:<port>, to which the target's path prefix (e.g. /v1) is appended. */
+  origin: string;
+  close(): Promise<void>;
+}
+
+const HOP_BY_HOP = ['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'host', 'upgrade'];
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function isResponse(value: ProxyRequest | ProxyResponse): value is ProxyResponse {
+  return 'status' in value;
+}
+
+/** Starts the proxy on 127.0.0.1 at a free port; `targetOrigin` is e.g. http://127.0.0.1:3000. */
+export async function startFaultProxy(targetOrigin: string, fault: FaultBehaviour = {}): Promise<FaultProxy> {
+  const state: FaultState = { memory: new Map(), count: 0 };
+  const handle = async (incoming: IncomingMessage, outgoing: ServerResponse) => {
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(incoming.headers)) {
+      if (value !== undefined && !HOP_BY_HOP.includes(name)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+    }
+    state.count++;
+    let req: ProxyRequest = { method: incoming.method ?? 'GET', url: incoming.url ?? '/', headers, body: await readBody(incoming) };
+    let res: ProxyResponse;
+    const rewritten = fault.request ? fault.request(req, state) : req;
+    if (isResponse(rewritten)) {
+      res = rewritten;
+    } else {
+      req = rewritten;
+      const upstream = await fetch(`${targetOrigin}${req.url}`, {
+        method: req.method,
+        headers: req.headers,
+        ...(req.body && req.method !== 'GET' && req.method !== 'HEAD' ? { body: req.body } : {}),
+        redirect: 'manual',
+      });
+      const responseHeaders: Record<string, string> = {};
+      upstream.headers.forEach((value, name) => {
+        if (!HOP_BY_HOP.includes(name)) responseHeaders[name] = value;
+      });
+      res = { status: upstream.status, headers: responseHeaders, body: await upstream.text() };
+      if (fault.response) res = fault.response(res, req, state);
+    }
+    outgoing.writeHead(res.status, { ...res.headers, 'content-length': Buffer.byteLength(res.body) });
+    outgoing.end(res.body);
+  };
+  const server: Server = createServer((incoming, outgoing) => {
+    handle(incoming, outgoing).catch((error: unknown) => {
+      outgoing.writeHead(502, { 'content-type': 'text/plain' });
+      outgoing.end(`fault proxy: ${(error as Error).message}`);
+    });
+  });
+  server.keepAliveTimeout = 1000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
