@@ -1,0 +1,51 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { DEFAULT_BASE_URL, baseUrl, boolEnv, durationEnv, expectedLimit, numberEnv, parseDuration, summaryPath } from './config.js';
+
+test('BASE_URL defaults to the local server and loses a trailing slash', () => {
+  assert.is(baseUrl({}), DEFAULT_BASE_URL);
+  assert.is(baseUrl({ BASE_URL: 'https://api.example.test/v1/' }), 'https://api.example.test/v1');
+  assert.throws(() => baseUrl({ BASE_URL: 'api.example.test/v1' }), /not an http/);
+});
+
+for (const [env, expected] of [
+  [{}, { plan: null, limit: null }],
+  [{ PLAN: 'free' }, { plan: 'free', limit: 60 }],
+  [{ PLAN: 'Pro' }, { plan: 'pro', limit: 300 }],
+  [{ PLAN: 'business' }, { plan: 'business', limit: 1000 }],
+  [{ PLAN: 'enterprise' }, { plan: 'enterprise', limit: null }],
+  [{ PLAN: 'enterprise', LIMIT: '500' }, { plan: 'enterprise', limit: 500 }],
+  [{ LIMIT: '12' }, { plan: null, limit: 12 }],
+] as const) {
+  test(`expectedLimit(${JSON.stringify(env)})`, () => {
+    assert.equal(expectedLimit(env), expected);
+  });
+}
+
+test('a mistyped environment stops the run with the variable named', () => {
+  assert.throws(() => expectedLimit({ PLAN: 'gold' }), /PLAN=gold/);
+  assert.throws(() => expectedLimit({ LIMIT: '0' }), /LIMIT=0 is below 1/);
+  assert.throws(() => numberEnv({ BATCH: '2.5' }, 'BATCH', 1, { integer: true }), /BATCH=2.5 is not an integer/);
+  assert.throws(() => numberEnv({ OVERDRIVE: 'x' }, 'OVERDRIVE', 1.5), /not a number/);
+  assert.throws(() => boolEnv({ BAN: 'maybe' }, 'BAN', false), /BAN=maybe/);
+  assert.throws(() => durationEnv({ DURATION: '2 minutes' }, 'DURATION', '1m'), /DURATION/);
+});
+
+test('booleans, numbers and durations parse as k6 users write them', () => {
+  assert.is(boolEnv({ BAN: '1' }, 'BAN', false), true);
+  assert.is(boolEnv({ BAN: 'off' }, 'BAN', true), false);
+  assert.is(boolEnv({ BAN: ' ' }, 'BAN', true), true, 'blank means unset');
+  assert.is(numberEnv({}, 'RATE', 1800), 1800);
+  assert.is(parseDuration('150s'), 150);
+  assert.is(parseDuration('2m30s'), 150);
+  assert.is(parseDuration('1h'), 3600);
+  assert.is(parseDuration('45'), 45);
+  assert.throws(() => parseDuration('2m30'), /not a duration/);
+});
+
+test('the JSON summary goes to SUMMARY_JSON or load/results/<script>-summary.json', () => {
+  assert.is(summaryPath({}, 'smoke'), 'load/results/smoke-summary.json');
+  assert.is(summaryPath({ SUMMARY_JSON: '/tmp/x.json' }, 'smoke'), '/tmp/x.json');
+});
+
+test.run();
