@@ -1,0 +1,79 @@
+/**
+ * @param {Env} env
+ * @param {string} name
+ * @param {string} fallback
+ */
+export function stringEnv(env: Env, name: string, fallback: string): string;
+/**
+ * @param {Env} env
+ * @param {string} name
+ * @param {number} fallback
+ * @param {{ min?: number, max?: number, integer?: boolean }} [rules]
+ */
+export function numberEnv(env: Env, name: string, fallback: number, rules?: {
+    min?: number;
+    max?: number;
+    integer?: boolean;
+}): number;
+/**
+ * "1", "true", "yes", "on" are true; "0", "false", "no", "off" false.
+ * @param {Env} env
+ * @param {string} name
+ * @param {boolean} fallback
+ */
+export function boolEnv(env: Env, name: string, fallback: boolean): boolean;
+/**
+ * A k6-style duration ("90s", "2m30s", "1h", or plain seconds) in whole seconds.
+ * @param {string} text
+ * @returns {number}
+ */
+export function parseDuration(text: string): number;
+/**
+ * @param {Env} env
+ * @param {string} name
+ * @param {string} fallback
+ * @returns {number} seconds
+ */
+export function durationEnv(env: Env, name: string, fallback: string): number;
+/**
+ * The base address, without a trailing slash; it already ends with the version segment.
+ * @param {Env} env
+ */
+export function baseUrl(env: Env): string;
+/**
+ * The per-minute limit the caller expects: LIMIT wins, then PLAN's row of the table; null when
+ * it is to be learned from X-RateLimit-Limit.
+ * @param {Env} env
+ * @returns {{ plan: string | null, limit: number | null }}
+ */
+export function expectedLimit(env: Env): {
+    plan: string | null;
+    limit: number | null;
+};
+/**
+ * Where handleSummary writes its JSON: SUMMARY_JSON, else load/results/<script>-summary.json
+ * (relative to the directory k6 runs in; k6 does not create missing directories).
+ * @param {Env} env
+ * @param {string} script
+ */
+export function summaryPath(env: Env, script: string): string;
+export namespace PLAN_LIMITS {
+    namespace free {
+        let perMinute: number;
+        let perDay: number;
+    }
+    namespace pro {
+        let perMinute_1: number;
+        export { perMinute_1 as perMinute };
+        let perDay_1: number;
+        export { perDay_1 as perDay };
+    }
+    namespace business {
+        let perMinute_2: number;
+        export { perMinute_2 as perMinute };
+        let perDay_2: number;
+        export { perDay_2 as perDay };
+    }
+}
+export const DEFAULT_BASE_URL: "http://127.0.0.1:3000/v1";
+export type Env = Record<string, string | undefined>;

@@ -1,0 +1,33 @@
+/**
+ * @param {unknown} value
+ * @returns {boolean}
+ */
+export function isPet(value: unknown): boolean;
+/**
+ * A bare array of pets (no wrapping object).
+ * @param {unknown} value
+ */
+export function isPetList(value: unknown): boolean;
+/**
+ * The Error body: { code, message, status }, with status equal to the HTTP status when given.
+ * @param {unknown} value
+ * @param {number} [httpStatus]
+ */
+export function isErrorBody(value: unknown, httpStatus?: number): boolean;
+/**
+ * The three rate-limit headers every response carries, as non-negative integers with
+ * Remaining <= Limit. Timing is rate-limit.js's job; this holds for a mock too.
+ * @param {{ limit: number | null, remaining: number | null, reset: number | null }} s
+ */
+export function hasRateLimitHeaders(s: {
+    limit: number | null;
+    remaining: number | null;
+    reset: number | null;
+}): boolean;
+/**
+ * Parses a JSON body without throwing.
+ * @param {string | null | undefined | ArrayBuffer} body
+ * @returns {unknown}
+ */
+export function jsonBody(body: string | null | undefined | ArrayBuffer): unknown;
+export const PET_STATUSES: string[];
