@@ -86,7 +86,11 @@ export const adminPlugin: Plugin<AdminPluginOptions> = {
     });
 
     server.route([
-      route('POST', '/reset', async () => ({ pets: await resetPets(), rateLimits: 'reset', clock: clockState() })),
+      route('POST', '/reset', async () => {
+        const pets = await resetPets();
+        await resetLimits();
+        return { pets, rateLimits: 'reset', clock: clockState() };
+      }),
       route('POST', '/pets/reset', async () => ({ pets: await resetPets() })),
       route('POST', '/rate-limits/reset', async (_request, h) => {
         await resetLimits();
