@@ -1,0 +1,115 @@
+// The command line: usage errors and an unreachable target exit 2 with a clear message, --help
+// and --list-checks exit 0, and the real process runs a conformance check end to end.
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createServer } from '../server/index.ts';
+import { CATALOGUE } from './catalogue.ts';
+import { HELP, main, parseCli } from './cli.ts';
+import { freePort, MOCK_HELP } from './mock.ts';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+function capture() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { io: { stdout: (t: string) => void out.push(t), stderr: (t: string) => void err.push(t) }, out, err };
+}
+
+function runProcess(script: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+  });
+}
+
+const usage = suite('usage');
+const BASE = ['--base-url', 'http://127.0.0.1:3000/v1', '--api-key', 'k'];
+
+const usageErrors: Array<[string, string[], RegExp]> = [
+  ['no base URL', ['--api-key', 'k'], /--base-url is required/],
+  ['no key', ['--base-url', 'http://127.0.0.1:3000/v1'], /--api-key is required/],
+  ['a relative base URL', ['--base-url', 'localhost:3000', '--api-key', 'k'], /not an absolute URL|must be http/],
+  ['a base URL with a query', ['--base-url', 'http://h/v1?x=1', '--api-key', 'k'], /query or fragment/],
+  ['an unknown profile', [...BASE, '--profile', 'everything'], /--profile must be contract or full/],
+  ['an unknown option', [...BASE, '--fast'], /Unknown option '--fast'/],
+  ['--ban-check without a rate-limit key', [...BASE, '--ban-check'], /--ban-check needs --rate-limit-key/],
+  ['a rate-limit key with the contract profile', [...BASE, '--profile', 'contract', '--rate-limit-key', 'r'], /full profile only/],
+  ['a non-numeric --max-wait', [...BASE, '--max-wait', 'soon'], /--max-wait must be an integer/],
+  ['a zero --ban-probe', [...BASE, '--ban-probe', '0'], /--ban-probe must be an integer >= 1/],
+];
+for (const [name, argv, message] of usageErrors) {
+  usage(`${name}: exit 2 with a message`, async () => {
+    const { io, err } = capture();
+    assert.is(await main(argv, io), 2);
+    assert.match(err.join(''), message);
+    assert.match(err.join(''), /--help/);
+  });
+}
+
+usage('defaults: full profile, Dredd on, waits on, not strict; keys may come from the environment', () => {
+  const options = parseCli(['--base-url', 'http://h/v1'], { CONFORMANCE_API_KEY: 'env-key', CONFORMANCE_RATE_LIMIT_KEY: 'env-rl' });
+  assert.is(options.apiKey, 'env-key');
+  assert.is(options.rateLimitKey, 'env-rl');
+  assert.is(options.profile, 'full');
+  assert.is(options.dredd, true);
+  assert.is(options.wait, true);
+  assert.is(options.strict, false);
+  assert.is(options.prefer, false);
+  const flags = parseCli([...BASE, '--no-dredd', '--no-wait', '--strict', '--prefer', '--profile', 'contract'], {});
+  assert.equal([flags.dredd, flags.wait, flags.strict, flags.prefer, flags.profile], [false, false, true, true, 'contract']);
+});
+
+usage('--help and --list-checks exit 0', async () => {
+  const help = capture();
+  assert.is(await main(['--help'], help.io), 0);
+  assert.is(help.out.join(''), HELP);
+  const list = capture();
+  assert.is(await main(['--list-checks'], list.io), 0);
+  for (const def of CATALOGUE) assert.ok(list.out.join('').includes(def.id), def.id);
+});
+
+usage('an unreachable target exits 2 and says so', async () => {
+  const port = await freePort();
+  const { io, err } = capture();
+  assert.is(await main(['--base-url', `http://127.0.0.1:${port}/v1`, '--api-key', 'k'], io), 2);
+  assert.match(err.join(''), /cannot reach http:\/\/127\.0\.0\.1:\d+\/v1\/pets: ECONNREFUSED/);
+});
+
+usage.run();
+
+const processes = suite('as processes');
+
+processes('importing cli.ts and mock.ts runs nothing; executing them does', async () => {
+  const cli = await runProcess('conformance/cli.ts', ['--help']);
+  assert.is(cli.code, 0);
+  assert.is(cli.stdout, HELP);
+  const mock = await runProcess('conformance/mock.ts', ['--help']);
+  assert.is(mock.code, 0);
+  assert.is(mock.stdout, MOCK_HELP);
+  const bad = await runProcess('conformance/mock.ts', ['--port', 'x']);
+  assert.is(bad.code, 2);
+});
+
+processes('a full run of the CLI process against the reference server exits 0 with a summary table', async () => {
+  const server = await createServer({ host: '127.0.0.1', port: 0, logger: false });
+  await server.start();
+  try {
+    const run = await runProcess('conformance/cli.ts', ['--base-url', `${server.info.uri}/v1`, '--api-key', 'test-pro-key', '--strict']);
+    assert.is(run.code, 0, run.stdout + run.stderr);
+    assert.match(run.stdout, /▸ contract: status codes/);
+    assert.match(run.stdout, /Dredd: 8 pass/);
+    assert.match(run.stdout, /PASS {2}must {4}dredd\.transactions/);
+    assert.match(run.stdout, /Summary\n {2}passed +\d+\n {2}failed +0\n {2}warned +0\n {2}not run +\d+\n/);
+    assert.match(run.stdout, /CONFORMS \(exit 0\)/);
+  } finally {
+    await server.stop();
+  }
+});
+
+processes.run();

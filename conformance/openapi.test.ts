@@ -1,0 +1,60 @@
+// The validator reads every rule of the description: allOf, enum, required, integer types and the
+// documented headers; Dredd alone ignores most of them.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { documentedResponse, loadContract, toJsonSchema, validateResponse, type Contract } from './openapi.ts';
+
+const test = suite('contract validation');
+let contract: Contract;
+test.before(async () => {
+  contract = await loadContract();
+});
+
+const RL = { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '59', 'x-ratelimit-reset': '1767225660' };
+const JSON_TYPE = { 'content-type': 'application/json; charset=utf-8' };
+const pet = { id: 1, name: 'Biscuit', categoryId: 1, status: 'available' };
+const error404 = { code: 'not_found', message: 'Pet 9 was not found.', status: 404 };
+
+const cases: Array<[string, 'listPets' | 'createPet' | 'getPet', number, Record<string, string>, unknown, RegExp | null]> = [
+  ['a valid list', 'listPets', 200, { ...RL, ...JSON_TYPE }, [pet], null],
+  ['an empty list', 'listPets', 200, { ...RL, ...JSON_TYPE }, [], null],
+  ['a list wrapped in an object', 'listPets', 200, { ...RL, ...JSON_TYPE }, { pets: [pet] }, /body must be array/],
+  ['a Pet without id (allOf)', 'getPet', 200, { ...RL, ...JSON_TYPE }, { name: 'x', categoryId: 1 }, /required property 'id'/],
+  ['a fractional id', 'getPet', 200, { ...RL, ...JSON_TYPE }, { ...pet, id: 1.5 }, /body\/id must be integer/],
+  ['a status outside the enum', 'getPet', 200, { ...RL, ...JSON_TYPE }, { ...pet, status: 'adopted' }, /allowed values \(available, pending, sold\)/],
+  ['a string categoryId', 'createPet', 201, { ...RL, ...JSON_TYPE }, { ...pet, categoryId: '1' }, /categoryId must be integer/],
+  ['an Error without status', 'getPet', 404, { ...RL, ...JSON_TYPE }, { code: 'x', message: 'y' }, /required property 'status'/],
+  ['a valid 404', 'getPet', 404, { ...RL, ...JSON_TYPE }, error404, null],
+  ['an undocumented status falls back to default (Error)', 'listPets', 503, { ...RL, ...JSON_TYPE }, { ...error404, status: 503 }, null],
+  ['missing X-RateLimit-Reset', 'listPets', 200, { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '59', ...JSON_TYPE }, [], /x-ratelimit-reset is required/],
+  ['a negative Remaining', 'listPets', 200, { ...RL, 'x-ratelimit-remaining': '-1', ...JSON_TYPE }, [], /x-ratelimit-remaining .*must be >= 0/],
+  ['a non-integer Limit', 'listPets', 200, { ...RL, 'x-ratelimit-limit': '60.0', ...JSON_TYPE }, [], /x-ratelimit-limit .*must be integer/],
+  ['a 429 without Retry-After', 'listPets', 429, { ...RL, ...JSON_TYPE }, { code: 'r', message: 'm', status: 429 }, /retry-after is required/],
+  ['text/plain instead of JSON', 'listPets', 200, { ...RL, 'content-type': 'text/plain' }, [], /expected application\/json/],
+];
+
+for (const [name, operationId, status, headers, body, problem] of cases) {
+  test(name, () => {
+    const problems = validateResponse(contract, operationId, { status, headers, body: JSON.stringify(body) });
+    const text = problems.map((p) => `${p.where} ${p.message}`).join('; ');
+    if (problem === null) assert.is(text, '');
+    else assert.match(text, problem);
+  });
+}
+
+test('values come from the description, not restated: statuses and the limit bounds', () => {
+  assert.equal(contract.petStatuses, ['available', 'pending', 'sold']);
+  assert.equal(contract.listLimit, { minimum: 1, maximum: 100, default: 20 });
+  assert.ok(contract.operations.get('getPet')!.deprecated);
+  assert.not.ok(contract.operations.get('listPets')!.deprecated);
+  assert.is(documentedResponse(contract, 'createPet', 418)?.key, 'default');
+});
+
+test('toJsonSchema drops OpenAPI annotations and expands nullable', () => {
+  assert.equal(toJsonSchema({ type: 'string', nullable: true, example: 'x', 'x-internal': 1, properties: { example: { type: 'integer', example: 1 } } }), {
+    type: ['string', 'null'],
+    properties: { example: { type: 'integer' } },
+  });
+});
+
+test.run();

@@ -1,0 +1,123 @@
+// runConformance against the in-process reference server on a manual clock: waits are injected
+// (the clock moves, nothing sleeps), rate-limit checks never run without a key, and the kit sends
+// no more requests than the checks need.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { CATALOGUE } from './catalogue.ts';
+import { conformOn, outcomeOf, startTarget, type Target } from './faults/harness.ts';
+import { startFaultProxy } from './faults/proxy.ts';
+import { runConformance, UnreachableError, type ProgressEvent } from './run.ts';
+import { freePort } from './mock.ts';
+
+const test = suite('runConformance');
+let target: Target;
+
+test.before.each(async () => {
+  target = await startTarget();
+});
+test.after.each(async () => {
+  await target.stop();
+});
+
+test('without --rate-limit-key no rate-limit check runs, and none is reported as passed', async () => {
+  const report = await conformOn(target);
+  for (const def of CATALOGUE.filter((c) => c.needsRateLimitKey)) {
+    const result = report.results.find((r) => r.id === def.id)!;
+    assert.is(result.outcome, 'not-run', def.id);
+    assert.match(result.reason ?? '', /--rate-limit-key/);
+  }
+  assert.is(report.exitCode, 0);
+  // The whole full profile without rate limits stays small.
+  assert.ok(report.requests <= 40, `${report.requests} requests`);
+});
+
+test('re-admission waits exactly what Retry-After says, on the injected clock', async () => {
+  const waits: number[] = [];
+  const events: ProgressEvent[] = [];
+  const report = await conformOn(target, {
+    rateLimitKey: 'test-free-key',
+    sleep: async (ms) => {
+      waits.push(ms);
+      target.clock.advance(ms);
+    },
+    onProgress: (e) => events.push(e),
+  });
+  assert.is(outcomeOf(report, 'ratelimit.readmitted'), 'passed');
+  assert.is(waits.length, 1);
+  // The fixed minute window opened at the clock's start: the wait ends exactly at its end.
+  assert.is(waits[0], 60_000);
+  assert.ok(events.some((e) => e.type === 'wait' && /Retry-After/.test(e.why)));
+});
+
+test('with the free key the kit sends exactly Limit + 2 requests on it: 60 admitted, one 429, one after the wait', async () => {
+  const seen: string[] = [];
+  const proxy = await startFaultProxy(target.baseUrl.replace(/\/v1$/, ''), {
+    request: (req) => {
+      if (req.headers.authorization === 'Bearer test-free-key') seen.push(req.url);
+      return req;
+    },
+  });
+  try {
+    const report = await runConformance({
+      baseUrl: `${proxy.origin}/v1`,
+      apiKey: 'test-pro-key',
+      rateLimitKey: 'test-free-key',
+      dredd: false,
+      clock: target.clock,
+      sleep: async (ms) => target.clock.advance(ms),
+    });
+    assert.is(report.exitCode, 0);
+    assert.is(seen.length, 62);
+  } finally {
+    await proxy.close();
+  }
+});
+
+test('--no-wait reports re-admission as not run, never as passed', async () => {
+  let slept = false;
+  const report = await conformOn(target, {
+    rateLimitKey: 'test-free-key',
+    wait: false,
+    sleep: async () => {
+      slept = true;
+    },
+  });
+  assert.is(outcomeOf(report, 'ratelimit.readmitted'), 'not-run');
+  assert.is(slept, false);
+  assert.is(outcomeOf(report, 'ratelimit.exhaustion-exact'), 'passed');
+});
+
+test('a Retry-After longer than --max-wait is not waited for', async () => {
+  const report = await conformOn(target, { rateLimitKey: 'test-free-key', maxWaitSeconds: 10 });
+  const readmitted = report.results.find((r) => r.id === 'ratelimit.readmitted')!;
+  assert.is(readmitted.outcome, 'not-run');
+  assert.match(readmitted.reason ?? '', /--max-wait 10/);
+});
+
+test('a key too large to exhaust is refused, not hammered', async () => {
+  const report = await conformOn(target, { rateLimitKey: 'test-business-key', maxRateLimitRequests: 100 });
+  const exact = report.results.find((r) => r.id === 'ratelimit.exhaustion-exact')!;
+  assert.is(exact.outcome, 'not-run');
+  assert.match(exact.reason ?? '', /above --max-rate-limit-requests 100/);
+  assert.ok(report.requests <= 41, `${report.requests} requests`);
+});
+
+test('a rate-limit key that starts refused is waited out once, then checked', async () => {
+  // Exhaust the free key first, as a previous run would have.
+  for (let i = 0; i < 61; i++) await fetch(`${target.baseUrl}/pets?limit=1`, { headers: { authorization: 'Bearer test-free-key' } });
+  const report = await conformOn(target, { rateLimitKey: 'test-free-key' });
+  assert.is(outcomeOf(report, 'ratelimit.exhaustion-exact'), 'passed');
+});
+
+test('an unreachable target is an UnreachableError, not a failed check', async () => {
+  const port = await freePort();
+  try {
+    await runConformance({ baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: 'k', dredd: false });
+    assert.unreachable('expected an error');
+  } catch (error) {
+    assert.instance(error, UnreachableError);
+    assert.match((error as Error).message, /cannot reach http:\/\/127\.0\.0\.1:\d+\/v1\/pets: ECONNREFUSED/);
+  }
+});
+
+test.run();
