@@ -1,0 +1,162 @@
+// Redis goes away and comes back: the server keeps answering (fail open, per-instance memory
+// limits) and returns to the shared counts when Redis does. This test runs its own redis-server
+// on a free port, stops it and starts it again.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createServer as createNetServer } from 'node:net';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Redis } from 'ioredis';
+import type { Server } from '@hapi/hapi';
+import { ManualClock } from '../clock.ts';
+import { createServer } from '../server.ts';
+import type { FailoverStore } from './failover-store.ts';
+
+const PREFIX = `adoption-test:failover:${randomUUID()}:`;
+const FREE = 'Bearer test-free-key';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createNetServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+async function startRedis(port: number): Promise<ChildProcess> {
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => 50, maxRetriesPerRequest: 0 });
+  client.on('error', () => {});
+  try {
+    // Bounded: 100 attempts, 50 ms apart at most.
+    for (let attempt = 0; attempt < 100; attempt++) {
+      try {
+        if (client.status === 'wait') await client.connect();
+        if ((await client.ping()) === 'PONG') return child;
+      } catch {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+    throw new Error(`redis-server did not answer on port ${port}`);
+  } finally {
+    client.disconnect();
+  }
+}
+
+function stopRedis(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+}
+
+async function keysIn(port: number): Promise<string[]> {
+  const client = new Redis({ port, host: '127.0.0.1' });
+  try {
+    return await client.keys(`${PREFIX}*`);
+  } finally {
+    client.disconnect();
+  }
+}
+
+const t = suite('Redis down and back');
+let port: number;
+let redis: ChildProcess;
+let server: Server;
+let store: FailoverStore;
+const events: string[] = [];
+
+t.before(async () => {
+  port = await freePort();
+  redis = await startRedis(port);
+  server = await createServer({
+    port: 0,
+    logger: false,
+    clock: new ManualClock(),
+    redisUrl: `redis://127.0.0.1:${port}`,
+    rateLimit: { redisPrefix: PREFIX, ban: { threshold: 0 } },
+  });
+  server.events.on('log', (event) => {
+    if (event.tags.includes('rate-limit')) events.push(String(event.data));
+  });
+  await server.initialize();
+  store = server.plugins['rate-limit'].store as FailoverStore;
+});
+
+t.after(async () => {
+  await server.stop();
+  await stopRedis(redis);
+});
+
+const get = (authorization = FREE) => server.inject({ method: 'GET', url: '/v1/pets?limit=1', headers: { authorization } });
+
+t('with Redis up, requests are counted in Redis', async () => {
+  assert.ok(store.primary.ready);
+  const res = await get();
+  assert.is(res.statusCode, 200);
+  assert.is(res.headers['x-ratelimit-remaining'], '59');
+  const keys = await keysIn(port);
+  assert.ok(keys.some((k) => k.endsWith(':w:minute')), keys.join(', '));
+  assert.not.ok(store.degraded);
+});
+
+t('with Redis gone, the server keeps answering and limits on its own (fail open)', async () => {
+  await stopRedis(redis);
+  const first = await get();
+  assert.is(first.statusCode, 200);
+  assert.ok(store.degraded);
+  assert.ok(first.headers['x-ratelimit-limit'], 'headers are still sent');
+  // The memory fallback still enforces the plan on this instance.
+  const rest = [];
+  for (let i = 0; i < 60; i++) rest.push((await get()).statusCode);
+  assert.is(rest.filter((s) => s === 200).length, 59);
+  assert.is(rest.at(-1), 429);
+  assert.ok(events.some((e) => /Redis unavailable/.test(e)), events.join(' | '));
+});
+
+t('when Redis returns, the store reconnects by itself and counts in Redis again', async () => {
+  redis = await startRedis(port);
+  await Promise.race([
+    store.primary.whenReady(),
+    new Promise((_, reject) => setTimeout(() => reject(new Error('no reconnection within 10 s')), 10_000).unref()),
+  ]);
+  const res = await get('Bearer test-pro-key');
+  assert.is(res.statusCode, 200);
+  assert.is(res.headers['x-ratelimit-remaining'], '299');
+  assert.not.ok(store.degraded);
+  const keys = await keysIn(port);
+  assert.ok(keys.length > 0, 'the new Redis holds the counts');
+  assert.ok(events.some((e) => /Redis is back/.test(e)), events.join(' | '));
+  // The restarted Redis is empty: the Free key starts afresh in the shared count.
+  assert.is((await get()).headers['x-ratelimit-remaining'], '59');
+});
+
+t('admin clock moves reach the Redis TTLs', async () => {
+  const admin = await createServer({
+    port: 0,
+    logger: false,
+    clock: new ManualClock(),
+    redisUrl: `redis://127.0.0.1:${port}`,
+    adminToken: 'failover-admin-token',
+    rateLimit: { redisPrefix: `${PREFIX}admin:` },
+  });
+  await admin.initialize();
+  try {
+    const call = () => admin.inject({ method: 'GET', url: '/v1/pets', headers: { authorization: FREE } });
+    for (let i = 0; i < 60; i++) await call();
+    assert.is((await call()).statusCode, 429);
+    const moved = await admin.inject({ method: 'POST', url: '/__admin/clock/advance', payload: { seconds: 60 }, headers: { authorization: 'Bearer failover-admin-token' } });
+    assert.is(moved.statusCode, 200);
+    const after = await call();
+    assert.is(after.statusCode, 200);
+    assert.is(after.headers['x-ratelimit-remaining'], '59');
+  } finally {
+    await admin.stop();
+  }
+});
+
+t.run();
