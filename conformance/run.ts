@@ -121,7 +121,8 @@ function expectResponse(ctx: Context, id: string, exchange: Exchange, expected: 
     return false;
   }
   if (exchange.response.status !== expected) {
-    ctx.ledger.fail(id, `expected ${expected}, got ${exchange.response.status}`, [exchange]);
+    const hint = exchange.response.status === 429 ? ' (rate limited: give --api-key a key with more room than this run needs, about 45 requests)' : '';
+    ctx.ledger.fail(id, `expected ${expected}, got ${exchange.response.status}${hint}`, [exchange]);
     return false;
   }
   const problems = validateResponse(ctx.contract, exchange.operationId, exchange.response);
