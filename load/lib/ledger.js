@@ -206,7 +206,7 @@ export function createLedger(options) {
     let firstOfNewWindow = false;
     if (win === null) {
       win = open(s, false);
-      out.notes.push('joined the window that resets at ' + reset + ' with ' + win.admitted + ' request(s) already counted');
+      out.notes.push('joined the window that resets at ' + reset + ' with ' + win.admitted + ' request(s) spent before this run');
     } else if (reset !== win.reset) {
       if (reset < win.reset) {
         violate(out, 'reset_moved', 'Reset went back from ' + win.reset + ' to ' + reset);

@@ -1,0 +1,176 @@
+// Runs the k6 scripts themselves under Node with the k6 shim, against synchronous fake targets on a
+// fake clock: a correct limiter must pass every threshold, each faulty limiter must fail the
+// threshold that names its fault, and smoke/capacity must judge good and bad targets apart. This
+// proves the scripts' wiring and logic; k6.test.ts runs them with a real k6 when one is installed.
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { kneeTarget, limitedTarget, petsTarget, type LimiterFault } from './fake-targets.ts';
+import { captureConsole, runScript, type FakeResponse, type RunResult } from './k6-shim.ts';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const RATE_LIMIT = join(here, 'rate-limit.js');
+const SMOKE = join(here, 'smoke.js');
+const CAPACITY = join(here, 'capacity.js');
+// 17.3 s into a minute: the run joins a window part-way, as a real run usually does.
+const START = Date.UTC(2026, 10, 22, 10, 0, 17, 300);
+
+async function run(file: string, env: Record<string, string>, handler: Parameters<typeof runScript>[1]['handler']) {
+  const out = captureConsole();
+  try {
+    const result = await runScript(file, { env, handler, startMs: START });
+    return { ...result, console: [...out.lines] };
+  } finally {
+    out.restore();
+  }
+}
+
+const failedKeys = (r: RunResult) => r.failed.map((t) => t.key).sort();
+
+test('rate-limit.js passes every threshold against a correct fixed-window limiter, and says it crossed a boundary', async () => {
+  const r = await run(RATE_LIMIT, { PLAN: 'free' }, limitedTarget({ limit: 60 }));
+  assert.is(r.setupError, null);
+  assert.equal(r.failed, [], JSON.stringify(r.failed));
+  assert.equal(r.unsampled, [], 'every threshold metric got a sample, so k6 evaluates it');
+  const stdout = r.summary.stdout!;
+  assert.match(stdout, /crossed 2 window boundaries/);
+  assert.match(stdout, /whole windows verified: 1/);
+  assert.match(stdout, /no rate-limit rule was broken/);
+  assert.match(stdout, /result: PASS/);
+  assert.ok(r.console.some((l) => /window boundary crossed/.test(l)), r.console.join('\n'));
+  const json = JSON.parse(r.summary['load/results/rate-limit-summary.json']!);
+  assert.is(json.passed, true);
+  // 1.5 x 60 per minute for 150 s, less the holds after each 429: well above the limit, never a flood.
+  const sent = r.shim.requests.length;
+  assert.ok(sent > 150 && sent < 240, `sent ${sent}`);
+});
+
+test('rate-limit.js learns the limit from X-RateLimit-Limit when PLAN is not given, and drives batches', async () => {
+  const r = await run(RATE_LIMIT, { BATCH: '4', SUMMARY_JSON: '/tmp/rl.json' }, limitedTarget({ limit: 40 }));
+  assert.equal(r.failed, [], JSON.stringify(r.failed));
+  assert.ok(r.summary['/tmp/rl.json']);
+  assert.match(r.console.join('\n'), /Limit 40 \(learned\)/);
+});
+
+const faults: Array<[LimiterFault, string[]]> = [
+  ['over-admit', ['ratelimit_violations{kind:over_admitted}']],
+  ['stuck-remaining', ['ratelimit_violations{kind:remaining_not_decremented}']],
+  ['moving-reset', ['ratelimit_violations{kind:reset_moved}']],
+  ['retry-after-zero', ['ratelimit_violations{kind:retry_after_invalid}']],
+  ['no-reset', ['ratelimit_violations{kind:reset_in_past}', 'ratelimit_window_crossed{scenario:limit}']],
+];
+
+for (const [fault, expected] of faults) {
+  test(`rate-limit.js FAILS against a limiter with the fault "${fault}"`, async () => {
+    const r = await run(RATE_LIMIT, { PLAN: 'free' }, limitedTarget({ limit: 60, fault }));
+    const keys = failedKeys(r);
+    for (const key of expected) assert.ok(keys.includes(key), `${key} should fail; failed: ${keys.join(', ')}`);
+    assert.match(r.summary.stdout!, /result: FAIL/);
+  });
+}
+
+test('rate-limit.js FAILS when the limit is never reached (a limiter that does not limit at all)', async () => {
+  const r = await run(RATE_LIMIT, { PLAN: 'free' }, limitedTarget({ limit: 1_000_000 }));
+  const keys = failedKeys(r);
+  assert.ok(keys.includes('ratelimit_window_saturated{scenario:limit}'), keys.join(', '));
+  assert.ok(keys.includes('ratelimit_violations{kind:limit_mismatch}'), keys.join(', '));
+});
+
+test('rate-limit.js FAILS when the plan says 60 but the implementation enforces 100', async () => {
+  const r = await run(RATE_LIMIT, { PLAN: 'free' }, limitedTarget({ limit: 100 }));
+  assert.ok(failedKeys(r).includes('ratelimit_violations{kind:limit_mismatch}'));
+});
+
+test('rate-limit.js with CROSS_WINDOWS=0 is a short check that still catches over-admission', async () => {
+  const env = { LIMIT: '12', OVERDRIVE: '10', DURATION: '25s', CROSS_WINDOWS: '0' };
+  const good = await run(RATE_LIMIT, env, limitedTarget({ limit: 12 }));
+  assert.equal(good.failed, [], JSON.stringify(good.failed));
+  assert.ok(!good.thresholds.some((t) => t.key.startsWith('ratelimit_window_crossed')));
+  assert.match(good.console.join('\n'), /window boundary not required/);
+  const bad = await run(RATE_LIMIT, env, limitedTarget({ limit: 12, fault: 'over-admit' }));
+  assert.ok(failedKeys(bad).includes('ratelimit_violations{kind:over_admitted}'));
+});
+
+test('BAN=1 finds the temporary ban when there is one, and fails when there is none', async () => {
+  const env = { PLAN: 'free', BAN: '1', BAN_DURATION: '60s' };
+  const banned = await run(RATE_LIMIT, env, limitedTarget({ limit: 60, banAfter: 5, banSeconds: 600 }));
+  assert.equal(banned.failed, [], JSON.stringify(banned.failed));
+  assert.match(banned.summary.stdout!, /ban scenario: ban detected 1, confirmed by \d+ further 429/);
+  // After confirming the ban the scenario stops sending instead of hammering for the rest of it.
+  const banRequests = banned.shim.requests.length;
+  const never = await run(RATE_LIMIT, env, limitedTarget({ limit: 60 }));
+  const keys = failedKeys(never);
+  assert.ok(keys.includes('ratelimit_ban_detected{scenario:ban}'), keys.join(', '));
+  assert.ok(never.shim.requests.length > banRequests, 'the ban run stopped early once the ban was confirmed');
+});
+
+test('rate-limit.js setup fails fast, with the reason, when the target is down or refuses the key', async () => {
+  const down = await run(RATE_LIMIT, {}, (): FakeResponse => ({ status: 0 }));
+  assert.match(String(down.setupError), /not answering/);
+  assert.is(down.shim.requests.length, 1);
+  const refused = await run(RATE_LIMIT, { API_KEY: 'nope' }, limitedTarget({ limit: 60, keys: ['test-free-key'] }));
+  assert.match(String(refused.setupError), /refused API_KEY \(401\)/);
+});
+
+test('a mistyped environment variable stops the script at load time', async () => {
+  const out = captureConsole();
+  try {
+    await assert.not.throws(async () => undefined);
+    let error: unknown = null;
+    try {
+      await runScript(RATE_LIMIT, { env: { PLAN: 'gold' }, handler: limitedTarget({ limit: 60 }), startMs: START });
+    } catch (e) {
+      error = e;
+    }
+    assert.match(String(error), /PLAN=gold/);
+  } finally {
+    out.restore();
+  }
+});
+
+test('smoke.js passes against a correct service and checks all three operations', async () => {
+  const r = await run(SMOKE, {}, petsTarget());
+  assert.equal(r.failed, [], JSON.stringify(r.failed));
+  assert.equal(r.unsampled, []);
+  const ops = new Set(r.shim.requests.map((q) => `${q.method} ${new URL(q.url).pathname.replace(/\d+$/, '{id}')}`));
+  assert.equal([...ops].sort(), ['GET /v1/pets', 'GET /v1/pets/{id}', 'POST /v1/pets']);
+  assert.ok(r.shim.requests.some((q) => !q.headers.Authorization), 'one request goes without a key, expecting 401');
+  assert.match(r.summary.stdout!, /checks: \d+ passed, 0 failed/);
+});
+
+const smokeFaults: Array<[Parameters<typeof petsTarget>[0], string, Record<string, string>]> = [
+  ['wrapped-list', 'checks', {}],
+  ['no-rate-limit-headers', 'checks', {}],
+  ['ignores-status', 'checks', {}],
+  ['slow', 'http_req_duration{expected_response:true}', {}],
+];
+for (const [fault, key, env] of smokeFaults) {
+  test(`smoke.js FAILS against a service with the fault "${fault}"`, async () => {
+    const r = await run(SMOKE, env, petsTarget(fault));
+    assert.ok(failedKeys(r).includes(key), failedKeys(r).join(', '));
+  });
+}
+
+test('smoke.js SHAPE_ONLY=1 asks a mock only for what a mock can give', async () => {
+  const r = await run(SMOKE, { SHAPE_ONLY: '1' }, petsTarget('ignores-status'));
+  assert.equal(r.failed, []);
+});
+
+test('capacity.js reports the highest rate held within the bounds, and its thresholds fail past the knee', async () => {
+  const env = { RATES: '10,20,40', HOLD: '10s', RAMP: '2s', P95_MS: '100', P99_MS: '200' };
+  const r = await run(CAPACITY, env, kneeTarget(30));
+  assert.match(r.summary.stdout!, /highest sustained rate: 20 requests\/s/);
+  assert.match(r.summary.stdout!, /MISSED 40\/s/);
+  assert.ok(failedKeys(r).includes('http_req_duration'), failedKeys(r).join(', '));
+  assert.not.match(r.summary.stdout!, /\{phase:hold-/, 'per-step bookkeeping thresholds are hidden from the text');
+  const json = JSON.parse(r.summary['load/results/capacity-summary.json']!);
+  assert.is(json.extra.highestSustained.rate, 20);
+
+  const easy = await run(CAPACITY, env, petsTarget());
+  assert.equal(easy.failed, []);
+  assert.match(easy.summary.stdout!, /highest sustained rate: 40 requests\/s/);
+  assert.ok(easy.shim.requests.some((q) => q.method === 'POST') && easy.shim.requests.some((q) => q.method === 'GET'));
+});
+
+test.run();
