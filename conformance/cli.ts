@@ -1,14 +1,13 @@
 // `npm run conform -- --base-url <url> --api-key <key> [options]` and `adoption-kit conform`.
 // Exit 0: conforms; 1: a must check failed (or a should check, with --strict); 2: usage error or
 // the target cannot be reached.
-import { realpathSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CATALOGUE, type Profile } from './catalogue.ts';
 import { consoleProgress, formatConsole, formatJson, formatJUnit } from './reporters.ts';
 import { runConformance, UnreachableError, type RunOptions } from './run.ts';
+import { isEntryPoint } from './entry.ts';
 
 export const HELP = `Usage: npm run conform -- --base-url <url> --api-key <key> [options]
        adoption-kit conform --base-url <url> --api-key <key> [options]
@@ -197,15 +196,6 @@ export async function main(argv: string[], io: Io = defaultIo, overrides: Partia
   }
 }
 
-function isEntryPoint(): boolean {
-  if (!process.argv[1]) return false;
-  try {
-    return realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url));
-  } catch {
-    return false;
-  }
-}
-
-if (isEntryPoint()) {
+if (isEntryPoint(import.meta.url)) {
   process.exitCode = await main(process.argv.slice(2));
 }

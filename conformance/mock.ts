@@ -2,13 +2,12 @@
 // Prism answers from the description's examples and validates requests (401 without a bearer
 // token, 400 for an invalid body); send `Prefer: code=404` to get a documented status on demand.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DEFAULT_SPEC_PATH } from './openapi.ts';
+import { isEntryPoint } from './entry.ts';
 
 export const MOCK_HELP = `Usage: npm run mock -- [--port 4010] [--host 127.0.0.1] [--spec spec/openapi.yaml] [--dynamic]
        adoption-kit mock [options]
@@ -157,15 +156,6 @@ export async function main(argv: string[]): Promise<number> {
   });
 }
 
-function isEntryPoint(): boolean {
-  if (!process.argv[1]) return false;
-  try {
-    return realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url));
-  } catch {
-    return false;
-  }
-}
-
-if (isEntryPoint()) {
+if (isEntryPoint(import.meta.url)) {
   process.exitCode = await main(process.argv.slice(2));
 }
