@@ -33,7 +33,6 @@ async function drive(request: DriveRequest): Promise<DriveResult> {
     body: request.body,
     connections: request.connections,
     duration: request.duration,
-    amount: request.amount,
     timeout: 10,
   });
   instance.on('response', (_client: unknown, statusCode: number, resBytes: number, responseTime: number) => {
@@ -41,6 +40,7 @@ async function drive(request: DriveRequest): Promise<DriveResult> {
       ok++;
       bytes += resBytes;
       samples.push(responseTime);
+      if (ok === request.stopAfterOk) instance.stop();
     } else {
       unexpected[statusCode] = (unexpected[statusCode] ?? 0) + 1;
     }
@@ -48,17 +48,23 @@ async function drive(request: DriveRequest): Promise<DriveResult> {
   const result = await instance;
   writeFileSync(request.samplesFile, samples.bytes);
   const seconds = (result.finish.getTime() - result.start.getTime()) / 1000;
-  return { type: 'result', ok, unexpected, errors: result.errors, timeouts: result.timeouts, seconds, bytes, samplesFile: request.samplesFile };
+  return { type: 'result', id: request.id, ok, unexpected, errors: result.errors, timeouts: result.timeouts, seconds, bytes, samplesFile: request.samplesFile };
 }
 
+// One driver serves the whole run, one measurement at a time, so that every case pays the same
+// (nil) start-up cost and the load generator is the same process for all of them.
 if (process.send && process.env.BENCH_ROLE === 'drive') {
-  process.once('message', (request: DriveRequest) => {
-    drive(request).then(
-      (result) => process.send!(result, () => process.exit(0)),
-      (error: Error) => {
-        process.stderr.write(`drive: ${error.stack ?? error.message}\n`);
-        process.exit(1);
-      },
+  let queue = Promise.resolve();
+  process.on('message', (request: DriveRequest) => {
+    queue = queue.then(() =>
+      drive(request).then(
+        (result) => void process.send!(result),
+        (error: Error) => {
+          process.stderr.write(`drive: ${error.stack ?? error.message}\n`);
+          process.exit(1);
+        },
+      ),
     );
   });
+  process.on('disconnect', () => process.exit(0));
 }

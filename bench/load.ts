@@ -1,5 +1,6 @@
-// Parent side of the load generator: one child process per measurement (see drive.ts), pinned
+// Parent side of the load generator (see drive.ts): one child process for the whole run, pinned
 // to the load core when pinning is on, identical for every case.
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { awaitMessage, nodeTsArgs, spawnChild, stopChild, type Pinning } from './proc.ts';
@@ -9,14 +10,16 @@ const DRIVE_SCRIPT = fileURLToPath(new URL('./drive.ts', import.meta.url));
 
 export interface DriveRequest {
   type: 'drive';
+  id: number;
   url: string;
   method: 'GET' | 'POST';
   headers: Record<string, string>;
   body?: string | undefined;
   connections: number;
-  /** Seconds; ignored when `amount` is set. */
+  /** Seconds. */
   duration: number;
-  amount?: number | undefined;
+  /** Stop early once this many expected-status responses arrived (a warm-up that must not grow a store much). */
+  stopAfterOk?: number | undefined;
   expectStatus: number;
   /** Where to write the Float64 latency samples. */
   samplesFile: string;
@@ -24,6 +27,7 @@ export interface DriveRequest {
 
 export interface DriveResult {
   type: 'result';
+  id: number;
   ok: number;
   unexpected: Record<string, number>;
   errors: number;
@@ -38,24 +42,36 @@ export function isDriveResult(m: unknown): m is DriveResult {
 }
 
 export type LoadMeasure = Omit<RoundMeasure, 'round'>;
+export type LoadRequest = Omit<DriveRequest, 'type' | 'id'>;
 
-export async function runLoad(request: Omit<DriveRequest, 'type'>, pinning: Pinning | null): Promise<LoadMeasure> {
-  const child = spawnChild({
-    command: process.execPath,
-    args: nodeTsArgs(DRIVE_SCRIPT),
-    cpu: pinning?.load,
-    env: { ...process.env, BENCH_ROLE: 'drive' },
-    output: 'inherit',
-    ipc: true,
-  });
-  try {
-    const budgetMs = (request.amount !== undefined ? 120 : request.duration + 60) * 1000;
-    const answer = awaitMessage(child, isDriveResult, budgetMs, `load generator for ${request.url}`);
-    child.send({ type: 'drive', ...request } satisfies DriveRequest);
+/** The load generator process: started once per run, pinned to its core, driven over IPC. */
+export class LoadGenerator {
+  readonly #child: ChildProcess;
+  #next = 1;
+
+  constructor(pinning: Pinning | null) {
+    this.#child = spawnChild({
+      command: process.execPath,
+      args: nodeTsArgs(DRIVE_SCRIPT),
+      cpu: pinning?.load,
+      env: { ...process.env, BENCH_ROLE: 'drive' },
+      output: 'inherit',
+      ipc: true,
+    });
+  }
+
+  get pid(): number | undefined {
+    return this.#child.pid;
+  }
+
+  async run(request: LoadRequest): Promise<LoadMeasure> {
+    const id = this.#next++;
+    const budgetMs = (request.duration + 60) * 1000;
+    const answer = awaitMessage(this.#child, (m): m is DriveResult => isDriveResult(m) && m.id === id, budgetMs, `load generator for ${request.url}`);
+    this.#child.send({ type: 'drive', id, ...request } satisfies DriveRequest);
     const result = await answer;
     const raw = readFileSync(result.samplesFile);
     rmSync(result.samplesFile, { force: true });
-    const latencies = new Float64Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength));
     return {
       ok: result.ok,
       unexpected: result.unexpected,
@@ -63,9 +79,12 @@ export async function runLoad(request: Omit<DriveRequest, 'type'>, pinning: Pinn
       timeouts: result.timeouts,
       seconds: result.seconds,
       bytes: result.bytes,
-      latencies,
+      latencies: new Float64Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength)),
     };
-  } finally {
-    await stopChild(child, 'SIGTERM', 2000);
+  }
+
+  async close(): Promise<void> {
+    if (this.#child.connected) this.#child.disconnect();
+    await stopChild(this.#child, 'SIGTERM', 2000);
   }
 }

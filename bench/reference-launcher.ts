@@ -8,6 +8,7 @@ export interface ReferenceLaunchConfig {
   dbFile: string;
   apiKey: string;
   redisUrl?: string | undefined;
+  redisPrefix: string;
   /** Only for measuring what a component costs (`--reference-options`); empty in a normal run. */
   overrides?: Record<string, unknown>;
 }
@@ -22,7 +23,7 @@ const server = await createServer({
   storage: { type: 'file', path: config.dbFile },
   logger: true,
   apiKeys: [{ key: config.apiKey, plan: 'enterprise', limits: { perMinute: 1_000_000_000, perDay: 1_000_000_000_000 } }],
-  ...(config.redisUrl ? { redisUrl: config.redisUrl } : {}),
+  ...(config.redisUrl ? { redisUrl: config.redisUrl, rateLimit: { redisPrefix: config.redisPrefix } } : {}),
   ...config.overrides,
 });
 await server.start();

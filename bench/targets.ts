@@ -26,6 +26,8 @@ export interface LaunchContext {
   pinning: Pinning | null;
   apiKey: string;
   redisUrl: string;
+  /** Prefix of the limiter's Redis keys: the run's own, so they can be checked and dropped. */
+  redisPrefix: string;
   cpuProfDir: string | undefined;
   /** Template store file by pet count; each reference server gets its own copy. */
   stores: ReadonlyMap<number, string>;
@@ -70,6 +72,7 @@ export async function launch(id: ServerId, spec: ServerSpec, context: LaunchCont
           dbFile,
           apiKey: context.apiKey,
           redisUrl: spec.redis ? context.redisUrl : undefined,
+          redisPrefix: context.redisPrefix,
           overrides: context.referenceOptions,
         };
         const profile = context.cpuProfDir
