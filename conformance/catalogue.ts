@@ -56,7 +56,7 @@ export const CATALOGUE: readonly CheckDef[] = [
   { id: 'list.next-link', level: 'must', profile: 'full', section: `${LIST}; RFC 8288`, title: 'When a page carries Link rel="next", following it returns the next page' },
   { id: 'get.404-unknown', level: 'must', profile: 'full', section: GET, title: 'An unknown id answers 404 without any hint to the server' },
   { id: 'deprecation.header', level: 'should', profile: 'full', section: `${VERSIONING}; RFC 9745`, title: 'getPet responses carry Deprecation as an RFC 9745 date (@epoch)' },
-  { id: 'deprecation.sunset', level: 'should', profile: 'full', section: `${VERSIONING}; RFC 8594`, title: 'getPet responses carry Sunset: 5 December 2030, not before Deprecation' },
+  { id: 'deprecation.sunset', level: 'should', profile: 'full', section: `${VERSIONING}; RFC 8594`, title: 'getPet responses carry Sunset on the removal day the description announces (5 December 2030), not before Deprecation' },
   { id: 'deprecation.scope', level: 'should', profile: 'full', section: VERSIONING, title: 'Operations that are not deprecated carry no Deprecation or Sunset' },
   { id: 'ratelimit.ietf-fields', level: 'should', profile: 'full', section: `${HEADERS}; draft-ietf-httpapi-ratelimit-headers`, title: 'RateLimit-Policy and RateLimit are well-formed structured fields agreeing with X-RateLimit-*' },
   // rate limits: only with --rate-limit-key

@@ -46,6 +46,7 @@ test('values come from the description, not restated: statuses and the limit bou
   assert.equal(contract.petStatuses, ['available', 'pending', 'sold']);
   assert.equal(contract.listLimit, { minimum: 1, maximum: 100, default: 20 });
   assert.ok(contract.operations.get('getPet')!.deprecated);
+  assert.is(contract.operations.get('getPet')!.sunsetDate, '2030-12-05');
   assert.not.ok(contract.operations.get('listPets')!.deprecated);
   assert.is(documentedResponse(contract, 'createPet', 418)?.key, 'default');
 });

@@ -30,6 +30,8 @@ export interface Operation {
   method: string;
   path: string;
   deprecated: boolean;
+  /** The removal date the description announces for a deprecated operation (YYYY-MM-DD). */
+  sunsetDate?: string;
   responses: Map<string, DocumentedResponse>;
   /** The schema of the JSON request body, when there is one. */
   requestSchema?: JsonObject;
@@ -80,6 +82,13 @@ function asObject(value: Json | undefined): JsonObject {
   return value && typeof value === 'object' && !Array.isArray(value) ? value : {};
 }
 
+/** The ISO date a deprecated operation's description gives for its removal, if it gives one. */
+function sunsetOf(operation: JsonObject): { sunsetDate?: string } {
+  if (operation.deprecated !== true || typeof operation.description !== 'string') return {};
+  const m = /(\d{4}-\d{2}-\d{2})/.exec(operation.description);
+  return m ? { sunsetDate: m[1]! } : {};
+}
+
 export async function loadContract(specPath: string = DEFAULT_SPEC_PATH): Promise<Contract> {
   const raw = parseYaml(await readFile(specPath, 'utf8')) as JsonObject;
   const document = (await $RefParser.dereference(structuredClone(raw) as object)) as JsonObject;
@@ -112,6 +121,7 @@ export async function loadContract(specPath: string = DEFAULT_SPEC_PATH): Promis
         method: method.toUpperCase(),
         path,
         deprecated: operation.deprecated === true,
+        ...sunsetOf(operation),
         responses,
         ...(requestMedia.schema ? { requestSchema: toJsonSchema(requestMedia.schema) as JsonObject } : {}),
       });

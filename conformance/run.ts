@@ -370,10 +370,13 @@ function crossChecks(ctx: Context, profile: Profile): void {
       const sunset = res.headers.sunset;
       const sunsetAt = sunset === undefined ? undefined : parseHttpDate(sunset);
       const sunsetDay = sunsetAt === undefined ? undefined : new Date(sunsetAt).toISOString().slice(0, 10);
+      // The removal day comes from the description; any time on that day (UTC) will do.
+      const announced = op.sunsetDate;
+      const dayOk = announced === undefined || sunsetDay === announced;
       ledger.assert(
         'deprecation.sunset',
-        sunsetDay === '2030-12-05' && (deprecatedAt === undefined || deprecatedAt <= sunsetAt!),
-        `${ex.purpose} (${res.status}): Sunset is ${sunset === undefined ? 'missing' : sunsetAt === undefined ? `${JSON.stringify(sunset)}, not an HTTP-date` : sunsetDay !== '2030-12-05' ? `${sunset}, not 5 December 2030` : `${sunset}, earlier than Deprecation`}`,
+        sunsetAt !== undefined && dayOk && (deprecatedAt === undefined || deprecatedAt <= sunsetAt),
+        `${ex.purpose} (${res.status}): Sunset is ${sunset === undefined ? 'missing' : sunsetAt === undefined ? `${JSON.stringify(sunset)}, not an HTTP-date` : !dayOk ? `${sunset}, not the announced removal day ${announced}` : `${sunset}, earlier than Deprecation`}`,
         [ex],
       );
     } else {
