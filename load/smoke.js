@@ -18,7 +18,7 @@ import { summaryOutputs } from './lib/summary.js';
 const target = { baseUrl: baseUrl(__ENV), apiKey: stringEnv(__ENV, 'API_KEY', 'test-pro-key') };
 const VUS = numberEnv(__ENV, 'VUS', 2, { integer: true, min: 1, max: 50 });
 const DURATION_S = durationEnv(__ENV, 'DURATION', '30s');
-// Iterations per minute; each makes four requests with the key and one without.
+// Iterations per minute; each makes four requests with the key (and a VU's first one more without).
 const RATE = numberEnv(__ENV, 'RATE', 30, { integer: true, min: 1 });
 const P95_MS = numberEnv(__ENV, 'P95_MS', 500, { min: 1 });
 // A mock (Prism) answers with the contract's examples: shapes, statuses and headers are right but
@@ -127,11 +127,15 @@ export function smoke() {
     'createPet 400 has an Error body': (r) => isErrorBody(jsonBody(r.body), 400),
   });
 
-  const anonymous = listPets({ baseUrl: target.baseUrl, apiKey: '' }, { limit: 1 }, undefined, 401);
-  check(anonymous, {
-    'listPets without a key 401': (r) => r.status === 401,
-    '401 has an Error body': (r) => isErrorBody(jsonBody(r.body), 401),
-  });
+  // Once per VU: requests without a key may be limited per client address, and smoke must stay
+  // under every limit.
+  if (exec.vu.iterationInScenario === 0) {
+    const anonymous = listPets({ baseUrl: target.baseUrl, apiKey: '' }, { limit: 1 }, undefined, 401);
+    check(anonymous, {
+      'listPets without a key 401': (r) => r.status === 401,
+      '401 has an Error body': (r) => isErrorBody(jsonBody(r.body), 401),
+    });
+  }
 }
 
 /** @param {any} data */
@@ -140,7 +144,7 @@ export function handleSummary(data) {
     title: 'smoke.js against ' + target.baseUrl,
     script: 'smoke',
     jsonPath: JSON_PATH,
-    report: ['offered ' + RATE + ' iterations/min (5 requests each) with ' + VUS + ' VU(s) for ' + DURATION_S + ' s'],
+    report: ['offered ' + RATE + ' iterations/min (4 requests each) with ' + VUS + ' VU(s) for ' + DURATION_S + ' s'],
     extra: { baseUrl: target.baseUrl, vus: VUS, rate: RATE, durationS: DURATION_S, p95Ms: P95_MS, shapeOnly: SHAPE_ONLY },
   });
 }

@@ -16,13 +16,14 @@ export function header(headers: HeaderMap | undefined | null, name: string): str
  */
 export function parseInteger(value: string | undefined): number | null;
 /**
- * An HTTP-date in the preferred IMF-fixdate form of RFC 9110 section 5.6.7
- * ("Sun, 06 Nov 1994 08:49:37 GMT"), parsed here rather than by Date.parse so the result does
- * not depend on the JavaScript engine.
+ * An HTTP-date in any of the three forms RFC 9110 section 5.6.7 makes recipients accept: the
+ * IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT"), the obsolete RFC 850 form and asctime. Parsed
+ * here rather than by Date.parse so the result does not depend on the JavaScript engine.
  * @param {string | undefined} value
+ * @param {number} [referenceMs] "now", for the two-digit years of the RFC 850 form
  * @returns {number | null} epoch milliseconds
  */
-export function parseHttpDate(value: string | undefined): number | null;
+export function parseHttpDate(value: string | undefined, referenceMs?: number): number | null;
 /**
  * Retry-After as RFC 9110 section 10.2.3 allows it: delay-seconds or an HTTP-date. An HTTP-date
  * becomes a delay measured from the response's own Date header (the server's clock), or from the

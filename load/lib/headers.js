@@ -42,22 +42,49 @@ export function parseInteger(value) {
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 const IMF_FIXDATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\d{2}) ([A-Z][a-z]{2}) (\d{4}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
+const RFC850_DATE = /^(Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), (\d{2})-([A-Z][a-z]{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
+const ASCTIME_DATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun) ([A-Z][a-z]{2}) ([ \d]\d) (\d{2}):(\d{2}):(\d{2}) (\d{4})$/;
 
 /**
- * An HTTP-date in the preferred IMF-fixdate form of RFC 9110 section 5.6.7
- * ("Sun, 06 Nov 1994 08:49:37 GMT"), parsed here rather than by Date.parse so the result does
- * not depend on the JavaScript engine.
+ * @param {number} year
+ * @param {string} monthName
+ * @param {string} day
+ * @param {string} h
+ * @param {string} m
+ * @param {string} s
+ * @returns {number | null}
+ */
+function utc(year, monthName, day, h, m, s) {
+  const month = MONTHS.indexOf(monthName);
+  if (month < 0) return null;
+  const ms = Date.UTC(year, month, Number(day), Number(h), Number(m), Number(s));
+  return isNaN(ms) ? null : ms;
+}
+
+/**
+ * An HTTP-date in any of the three forms RFC 9110 section 5.6.7 makes recipients accept: the
+ * IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT"), the obsolete RFC 850 form and asctime. Parsed
+ * here rather than by Date.parse so the result does not depend on the JavaScript engine.
  * @param {string | undefined} value
+ * @param {number} [referenceMs] "now", for the two-digit years of the RFC 850 form
  * @returns {number | null} epoch milliseconds
  */
-export function parseHttpDate(value) {
+export function parseHttpDate(value, referenceMs) {
   if (value === undefined) return null;
-  const m = IMF_FIXDATE.exec(value.trim());
-  if (!m) return null;
-  const month = MONTHS.indexOf(m[3]);
-  if (month < 0) return null;
-  const ms = Date.UTC(Number(m[4]), month, Number(m[2]), Number(m[5]), Number(m[6]), Number(m[7]));
-  return isNaN(ms) ? null : ms;
+  const text = value.trim();
+  let m = IMF_FIXDATE.exec(text);
+  if (m) return utc(Number(m[4]), m[3], m[2], m[5], m[6], m[7]);
+  m = ASCTIME_DATE.exec(text);
+  if (m) return utc(Number(m[7]), m[2], m[3].trim(), m[4], m[5], m[6]);
+  m = RFC850_DATE.exec(text);
+  if (m) {
+    // A two-digit year more than 50 years ahead is the most recent past year with those digits.
+    const nowYear = new Date(referenceMs === undefined ? Date.now() : referenceMs).getUTCFullYear();
+    let year = nowYear - (nowYear % 100) + Number(m[4]);
+    if (year > nowYear + 50) year -= 100;
+    return utc(year, m[3], m[2], m[5], m[6], m[7]);
+  }
+  return null;
 }
 
 /**
@@ -72,7 +99,7 @@ export function parseRetryAfter(value, referenceMs) {
   if (value === undefined) return null;
   const text = value.trim();
   if (/^\d{1,10}$/.test(text)) return { seconds: Number(text), form: 'delay-seconds' };
-  const at = parseHttpDate(text);
+  const at = parseHttpDate(text, referenceMs);
   if (at === null) return null;
   return { seconds: Math.round((at - referenceMs) / 1000), form: 'http-date' };
 }

@@ -25,9 +25,14 @@ for (const [input, expected] of [
   });
 }
 
-test('parseHttpDate reads IMF-fixdate and refuses the obsolete and sloppy forms', () => {
-  assert.is(parseHttpDate('Sun, 06 Nov 1994 08:49:37 GMT'), Date.UTC(1994, 10, 6, 8, 49, 37));
-  assert.is(parseHttpDate('Sunday, 06-Nov-94 08:49:37 GMT'), null);
+test('parseHttpDate reads the three forms RFC 9110 makes recipients accept, and nothing sloppier', () => {
+  const expected = Date.UTC(1994, 10, 6, 8, 49, 37);
+  assert.is(parseHttpDate('Sun, 06 Nov 1994 08:49:37 GMT'), expected);
+  assert.is(parseHttpDate('Sunday, 06-Nov-94 08:49:37 GMT', Date.UTC(2026, 0, 1)), expected);
+  assert.is(parseHttpDate('Sunday, 06-Nov-26 08:49:37 GMT', Date.UTC(2026, 0, 1)), Date.UTC(2026, 10, 6, 8, 49, 37));
+  assert.is(parseHttpDate('Sun Nov  6 08:49:37 1994'), expected);
+  assert.is(parseHttpDate('Sun, 6 Nov 1994 08:49:37 GMT'), null);
+  assert.is(parseHttpDate('Sun, 06 Nov 1994 08:49:37 UTC'), null);
   assert.is(parseHttpDate('2026-01-01T00:00:00Z'), null);
   assert.is(parseHttpDate('Sun, 06 Foo 1994 08:49:37 GMT'), null);
 });

@@ -1,0 +1,188 @@
+// Runs the scripts with a real k6 against a reference server started in-process, whenever a k6
+// binary is found (K6_BIN, or k6 on PATH): smoke.js, a short rate-limit.js that must pass, the same
+// against an over-admitting limiter that must fail, and with K6_FULL=1 the full 2.5-minute
+// rate-limit.js that crosses window boundaries. Without k6 those runs are not registered at all
+// (no pass is counted for what did not run) and the file says so; the README tests below always run.
+import { spawn } from 'node:child_process';
+import { accessSync, constants, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { limitedTarget } from './fake-targets.ts';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..');
+const README = join(root, 'docs', 'readme', 'load.md');
+
+function findK6(): string | null {
+  const explicit = process.env.K6_BIN;
+  if (explicit) {
+    accessSync(explicit, constants.X_OK); // a K6_BIN that is not there is a mistake, not a skip
+    return explicit;
+  }
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (!dir) continue;
+    const candidate = join(dir, 'k6');
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return null;
+}
+
+// --- always: the README section documents what the scripts read ------------------------------
+
+const envNames = (file: string) => {
+  const text = readFileSync(join(here, file), 'utf8');
+  const names = new Set<string>();
+  for (const m of text.matchAll(/(?:Env|stringEnv|numberEnv|boolEnv|durationEnv)\(__ENV, '([A-Z_0-9]+)'/g)) names.add(m[1]!);
+  for (const m of text.matchAll(/__ENV\.([A-Z_0-9]+)/g)) names.add(m[1]!);
+  return names;
+};
+const libEnv = new Set<string>();
+for (const f of readdirSync(join(here, 'lib')).filter((f) => f.endsWith('.js'))) {
+  for (const n of envNames(`lib/${f}`)) libEnv.add(n);
+  for (const m of readFileSync(join(here, 'lib', f), 'utf8').matchAll(/raw\(env, '([A-Z_0-9]+)'\)|Env\(env, '([A-Z_0-9]+)'/g)) libEnv.add((m[1] ?? m[2])!);
+}
+
+for (const script of ['smoke.js', 'rate-limit.js', 'capacity.js']) {
+  test(`the README documents every environment variable ${script} reads`, () => {
+    const readme = readFileSync(README, 'utf8');
+    const names = new Set([...envNames(script), ...libEnv]);
+    assert.ok(names.size >= 4, [...names].join(', '));
+    for (const name of names) assert.match(readme, new RegExp('`' + name + '`'), `${name} is not documented in docs/readme/load.md`);
+  });
+
+  test(`the README has k6 run lines for ${script} against our server, a Prism mock and a remote implementation`, () => {
+    const lines = readFileSync(README, 'utf8')
+      .split('\n')
+      .filter((l) => l.includes(`k6 run`) && l.includes(`load/${script}`));
+    assert.ok(lines.some((l) => !l.includes('BASE_URL')), `a line against our server (default BASE_URL) for ${script}`);
+    if (script === 'smoke.js') assert.ok(lines.some((l) => l.includes('BASE_URL=http://127.0.0.1:4010')), 'a line against the Prism mock');
+    assert.ok(lines.some((l) => /BASE_URL=https:\/\//.test(l)), `a line against a remote implementation for ${script}`);
+  });
+}
+
+test('the README explains every threshold rate-limit.js can fail on', () => {
+  const readme = readFileSync(README, 'utf8');
+  const ledger = readFileSync(join(here, 'lib', 'ledger.js'), 'utf8');
+  const kinds = [...ledger.matchAll(/^ {2}([a-z0-9_]+): '/gm)].map((m) => m[1]!);
+  assert.ok(kinds.length >= 15, kinds.join(','));
+  for (const kind of kinds) assert.match(readme, new RegExp('`' + kind + '`'), `${kind} is not explained`);
+  for (const metric of ['ratelimit_window_saturated', 'ratelimit_window_crossed', 'ratelimit_readmitted', 'ratelimit_window_verified', 'ratelimit_ban_detected', 'ratelimit_ban_confirmed']) {
+    assert.match(readme, new RegExp('`' + metric), `${metric} is not explained`);
+  }
+});
+
+// --- only with k6: real runs --------------------------------------------------------------------
+
+const k6 = findK6();
+
+interface K6Run {
+  code: number | null;
+  output: string;
+  summary: { passed: boolean; failedThresholds: Array<{ metric: string }>; report: string[] } | null;
+}
+
+function runK6(script: string, env: Record<string, string>, dir: string, timeoutMs: number): Promise<K6Run> {
+  const summaryPath = join(dir, `${script.replace(/\W/g, '-')}-${Date.now()}.json`);
+  const args = ['run', '--no-usage-report', '--quiet'];
+  for (const [k, v] of Object.entries({ ...env, SUMMARY_JSON: summaryPath })) args.push('-e', `${k}=${v}`);
+  args.push(join(here, script));
+  return new Promise((resolve) => {
+    const child = spawn(k6!, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, K6_NO_USAGE_REPORT: 'true' } });
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      const summary = existsSync(summaryPath) ? (JSON.parse(readFileSync(summaryPath, 'utf8')) as K6Run['summary']) : null;
+      resolve({ code, output, summary });
+    });
+  });
+}
+
+if (k6 === null) {
+  process.stdout.write(
+    '\n*** k6 not found (set K6_BIN or put k6 on PATH): the k6 runs of smoke.js and rate-limit.js were NOT done and are not counted. ***\n' +
+      '*** The scripts were type-checked, syntax-checked and run under Node with a k6 shim instead (scripts*.test.ts). ***\n\n',
+  );
+} else {
+  const { createServer } = await import('../server/index.ts');
+  const fixtures = JSON.parse(readFileSync(join(root, 'fixtures', 'api-keys.json'), 'utf8')) as Array<Record<string, unknown>>;
+  const SMALL = { key: 'k6-test-small-key', plan: 'enterprise', limits: { perMinute: 12, perDay: 100_000 } };
+  const server = await createServer({ host: '127.0.0.1', port: 0, logger: false, apiKeys: [...fixtures, SMALL] as never });
+  await server.start();
+  const baseUrl = `${server.info.uri}/v1`;
+  const dir = mkdtempSync(join(tmpdir(), 'k6-runs-'));
+  process.stdout.write(`k6 found at ${k6}; reference server at ${baseUrl}\n`);
+
+  test.after(async () => {
+    await server.stop({ timeout: 1000 });
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const expectPass = (r: K6Run) => {
+    assert.ok(r.summary, `no JSON summary; k6 said:\n${r.output}`);
+    assert.is(r.code, 0, `k6 exited ${r.code}:\n${r.output}`);
+    assert.is(r.summary!.passed, true, JSON.stringify(r.summary!.failedThresholds));
+  };
+
+  test('k6: smoke.js passes against the reference server', async () => {
+    expectPass(await runK6('smoke.js', { BASE_URL: baseUrl, API_KEY: 'test-pro-key', DURATION: '10s' }, dir, 60_000));
+  });
+
+  test('k6: a short rate-limit.js passes against the reference server (12/min key, boundary not required)', async () => {
+    const r = await runK6(
+      'rate-limit.js',
+      { BASE_URL: baseUrl, API_KEY: SMALL.key, LIMIT: '12', OVERDRIVE: '10', DURATION: '25s', CROSS_WINDOWS: '0' },
+      dir,
+      90_000,
+    );
+    expectPass(r);
+    assert.match(r.output, /window boundary not required/);
+  });
+
+  test('k6: the same rate-limit.js run FAILS against a limiter that over-admits', async () => {
+    const fake = limitedTarget({ limit: 12, fault: 'over-admit' });
+    const http: HttpServer = createHttpServer((req, res) => {
+      const r = fake({ method: req.method ?? 'GET', url: `http://127.0.0.1${req.url ?? '/'}`, headers: { Authorization: String(req.headers.authorization ?? '') }, body: null }, Date.now());
+      res.writeHead(r.status, r.headers);
+      res.end(r.body ?? '');
+    });
+    await new Promise<void>((done) => http.listen(0, '127.0.0.1', done));
+    try {
+      const port = (http.address() as AddressInfo).port;
+      const r = await runK6(
+        'rate-limit.js',
+        { BASE_URL: `http://127.0.0.1:${port}/v1`, API_KEY: 'any', LIMIT: '12', OVERDRIVE: '10', DURATION: '25s', CROSS_WINDOWS: '0' },
+        dir,
+        90_000,
+      );
+      assert.is(r.code, 99, `k6 exits 99 when thresholds fail; it exited ${r.code}:\n${r.output}`);
+      assert.ok(r.summary!.failedThresholds.some((t) => t.metric === 'ratelimit_violations{kind:over_admitted}'), JSON.stringify(r.summary!.failedThresholds));
+    } finally {
+      await new Promise((done) => http.close(done));
+    }
+  });
+
+  if (process.env.K6_FULL === '1') {
+    test('k6 (K6_FULL=1): the full rate-limit.js crosses window boundaries and passes, with the ban scenario', async () => {
+      const r = await runK6('rate-limit.js', { BASE_URL: baseUrl, API_KEY: 'test-free-key', PLAN: 'free', BAN: '1', BAN_DURATION: '45s' }, dir, 360_000);
+      expectPass(r);
+      assert.ok(r.summary!.report.some((l) => /crossed \d+ window boundar/.test(l)), r.summary!.report.join('\n'));
+    });
+  } else {
+    process.stdout.write('K6_FULL is not 1: the full 2.5-minute rate-limit.js run (window boundaries, ban) is left out.\n');
+  }
+}
+
+test.run();
