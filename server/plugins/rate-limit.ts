@@ -110,7 +110,8 @@ declare module '@hapi/hapi' {
     'rate-limit'?: RequestState;
   }
   interface PluginProperties {
-    'rate-limit': RateLimitApi;
+    /** Absent when rate limiting is disabled. */
+    'rate-limit'?: RateLimitApi;
   }
 }
 

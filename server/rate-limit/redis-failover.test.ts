@@ -84,7 +84,7 @@ t.before(async () => {
     if (event.tags.includes('rate-limit')) events.push(String(event.data));
   });
   await server.initialize();
-  store = server.plugins['rate-limit'].store as FailoverStore;
+  store = server.plugins['rate-limit']!.store as FailoverStore;
 });
 
 t.after(async () => {
@@ -160,3 +160,45 @@ t('admin clock moves reach the Redis TTLs', async () => {
 });
 
 t.run();
+
+const late = suite('Redis absent at start');
+
+late('the server starts and serves with the memory fallback, then joins Redis once it answers', async () => {
+  const latePort = await freePort();
+  const lateServer = await createServer({
+    port: 0,
+    logger: false,
+    clock: new ManualClock(),
+    redisUrl: `redis://127.0.0.1:${latePort}`,
+    rateLimit: { redisPrefix: `${PREFIX}late:` },
+  });
+  let lateRedis: ChildProcess | undefined;
+  try {
+    await lateServer.initialize(); // does not throw without Redis
+    const lateStore = lateServer.plugins['rate-limit']!.store as FailoverStore;
+    const first = await lateServer.inject({ method: 'GET', url: '/v1/pets', headers: { authorization: FREE } });
+    assert.is(first.statusCode, 200);
+    assert.is(first.headers['x-ratelimit-remaining'], '59');
+    assert.ok(lateStore.degraded);
+
+    lateRedis = await startRedis(latePort);
+    await Promise.race([
+      lateStore.primary.whenReady(),
+      new Promise((_, reject) => setTimeout(() => reject(new Error('no connection within 10 s')), 10_000).unref()),
+    ]);
+    const shared = await lateServer.inject({ method: 'GET', url: '/v1/pets', headers: { authorization: FREE } });
+    assert.is(shared.headers['x-ratelimit-remaining'], '59', 'Redis starts its own count');
+    assert.not.ok(lateStore.degraded);
+    const client = new Redis({ port: latePort, host: '127.0.0.1' });
+    try {
+      assert.ok((await client.keys(`${PREFIX}late:*`)).length > 0);
+    } finally {
+      client.disconnect();
+    }
+  } finally {
+    await lateServer.stop();
+    if (lateRedis) await stopRedis(lateRedis);
+  }
+});
+
+late.run();
