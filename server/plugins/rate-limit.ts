@@ -129,12 +129,14 @@ function createStore(server: Server, options: ResolvedRateLimitOptions, clock: C
     commandTimeoutMs: options.redisCommandTimeoutMs,
     connectTimeoutMs: options.redisConnectTimeoutMs,
   });
-  return new FailoverStore(redis, new MemoryStore(clock), (event) => {
-    if (event.type === 'fallback') {
-      server.log(['rate-limit', 'redis', 'warn'], `Redis unavailable (${event.error?.message ?? 'not connected'}): limiting per instance in memory until it returns`);
-    } else {
-      server.log(['rate-limit', 'redis', 'info'], 'Redis is back: limits are shared again');
-    }
+  return new FailoverStore(redis, new MemoryStore(clock), {
+    onEvent(event) {
+      if (event.type === 'fallback') {
+        server.log(['rate-limit', 'redis', 'warn'], `Redis unavailable (${event.error?.message ?? 'not connected'}): limiting per instance in memory until it returns`);
+      } else {
+        server.log(['rate-limit', 'redis', 'info'], 'Redis is back: limits are shared again');
+      }
+    },
   });
 }
 
@@ -154,9 +156,10 @@ export const rateLimitPlugin: Plugin<RateLimitPluginOptions> = {
     const keyBan = toBan(options.ban);
     const ipBan = toBan(options.ip.ban);
 
-    if (store instanceof FailoverStore) {
+    if (store instanceof FailoverStore && store.primary instanceof RedisStore) {
+      const redis = store.primary;
       server.ext('onPreStart', async () => {
-        if (!(await store.primary.connect())) {
+        if (!(await redis.connect())) {
           server.log(['rate-limit', 'redis', 'warn'], 'Redis unreachable at start: limiting per instance in memory until it answers');
         }
       });
@@ -224,6 +227,7 @@ export const rateLimitPlugin: Plugin<RateLimitPluginOptions> = {
         }
       }
       const response = replacement ?? request.response;
+      if (!response) return h.continue; // the client went away
       const headers = state.verdict.headers;
       if ('isBoom' in response && response.isBoom) Object.assign(response.output.headers, headers);
       else for (const [name, value] of Object.entries(headers)) (response as ResponseObject).header(name, value);

@@ -2,27 +2,54 @@
 // so the API keeps serving (each instance then admits up to the full limit on its own). When
 // Redis is back, decisions go back to it.
 import type { MemoryStore } from './memory-store.ts';
-import type { RedisStore } from './redis-store.ts';
+import type { RedisStatus } from './redis-store.ts';
 import type { ConsumeRequest, ConsumeResult, LimiterStore } from './store.ts';
 
 export type FailoverEvent =
   | { type: 'fallback'; error: Error | undefined }
   | { type: 'recovered' };
 
-export class FailoverStore implements LimiterStore {
+/** What the failover store needs of its shared store (the Redis store, or a fake in tests). */
+export interface SharedStore extends LimiterStore {
+  readonly ready: boolean;
+  onStatus(listener: (status: RedisStatus, error?: Error) => void): void;
+}
+
+export interface FailoverOptions {
+  /**
+   * After a failed command, how long decisions stay in memory before the shared store is tried
+   * again. A Redis that hangs (connected, not answering) would otherwise cost every request the
+   * full command timeout.
+   */
+  retryAfterFailureMs?: number;
+  /** Monotonic milliseconds, for that pause only; injectable for tests. */
+  monotonicNow?: () => number;
+  onEvent?: (event: FailoverEvent) => void;
+}
+
+export class FailoverStore<Primary extends SharedStore = SharedStore> implements LimiterStore {
   readonly kind = 'failover';
-  readonly primary: RedisStore;
+  readonly primary: Primary;
   readonly fallback: MemoryStore;
   readonly #onEvent: (event: FailoverEvent) => void;
+  readonly #retryAfterFailureMs: number;
+  readonly #now: () => number;
   #degraded = false;
+  #retryAt = 0;
 
-  constructor(primary: RedisStore, fallback: MemoryStore, onEvent: (event: FailoverEvent) => void = () => {}) {
+  constructor(primary: Primary, fallback: MemoryStore, options: FailoverOptions = {}) {
     this.primary = primary;
     this.fallback = fallback;
-    this.#onEvent = onEvent;
+    this.#onEvent = options.onEvent ?? (() => {});
+    this.#retryAfterFailureMs = options.retryAfterFailureMs ?? 1_000;
+    this.#now = options.monotonicNow ?? (() => performance.now());
     primary.onStatus((status, error) => {
-      if (status === 'ready') this.#recovered();
-      else this.#degrade(error);
+      if (status === 'ready') {
+        this.#retryAt = 0;
+        this.#recovered();
+      } else {
+        this.#degrade(error);
+      }
     });
   }
 
@@ -32,12 +59,13 @@ export class FailoverStore implements LimiterStore {
   }
 
   async consume(request: ConsumeRequest): Promise<ConsumeResult> {
-    if (this.primary.ready) {
+    if (this.primary.ready && this.#now() >= this.#retryAt) {
       try {
         const result = await this.primary.consume(request);
         this.#recovered();
         return result;
       } catch (error) {
+        this.#retryAt = this.#now() + this.#retryAfterFailureMs;
         this.#degrade(error as Error);
       }
     } else {

@@ -3,5 +3,5 @@ export * from './store.ts';
 export * from './decision.ts';
 export { MemoryStore, type MemoryStoreOptions, type NowSource } from './memory-store.ts';
 export { RedisStore, type RedisStoreOptions, type RedisStatus } from './redis-store.ts';
-export { FailoverStore, type FailoverEvent } from './failover-store.ts';
+export { FailoverStore, type FailoverEvent, type FailoverOptions, type SharedStore } from './failover-store.ts';
 export { ipPartitionId } from './client-ip.ts';

@@ -11,6 +11,9 @@ import type { Server } from '@hapi/hapi';
 import { ManualClock } from '../clock.ts';
 import { createServer } from '../server.ts';
 import type { FailoverStore } from './failover-store.ts';
+import { RedisStore } from './redis-store.ts';
+import { StoreUnavailableError } from './store.ts';
+import { keyWindows } from './policy.ts';
 
 const PREFIX = `adoption-test:failover:${randomUUID()}:`;
 const FREE = 'Bearer test-free-key';
@@ -67,7 +70,7 @@ const t = suite('Redis down and back');
 let port: number;
 let redis: ChildProcess;
 let server: Server;
-let store: FailoverStore;
+let store: FailoverStore<RedisStore>;
 const events: string[] = [];
 
 t.before(async () => {
@@ -84,7 +87,7 @@ t.before(async () => {
     if (event.tags.includes('rate-limit')) events.push(String(event.data));
   });
   await server.initialize();
-  store = server.plugins['rate-limit']!.store as FailoverStore;
+  store = server.plugins['rate-limit']!.store as FailoverStore<RedisStore>;
 });
 
 t.after(async () => {
@@ -175,7 +178,7 @@ late('the server starts and serves with the memory fallback, then joins Redis on
   let lateRedis: ChildProcess | undefined;
   try {
     await lateServer.initialize(); // does not throw without Redis
-    const lateStore = lateServer.plugins['rate-limit']!.store as FailoverStore;
+    const lateStore = lateServer.plugins['rate-limit']!.store as FailoverStore<RedisStore>;
     const first = await lateServer.inject({ method: 'GET', url: '/v1/pets', headers: { authorization: FREE } });
     assert.is(first.statusCode, 200);
     assert.is(first.headers['x-ratelimit-remaining'], '59');
@@ -202,3 +205,35 @@ late('the server starts and serves with the memory fallback, then joins Redis on
 });
 
 late.run();
+
+const hung = suite('Redis that hangs (connected, not answering)');
+
+hung('a command fails after the command timeout instead of waiting, and works again when Redis does', async () => {
+  const hungPort = await freePort();
+  const hungRedis = await startRedis(hungPort);
+  const direct = new RedisStore({ url: `redis://127.0.0.1:${hungPort}`, prefix: `${PREFIX}hung:`, commandTimeoutMs: 200 });
+  const request = { partition: 'key:hung', windows: keyWindows({ perMinute: 5, perDay: 10 }), ban: null, cost: 1 as const };
+  try {
+    assert.ok(await direct.connect());
+    assert.is((await direct.consume(request)).outcome, 'admitted');
+    hungRedis.kill('SIGSTOP');
+    try {
+      await direct.consume(request);
+      assert.unreachable('a hung Redis must not be waited for');
+    } catch (error) {
+      assert.instance(error, StoreUnavailableError);
+      assert.match((error as Error).message, /timed out/i);
+    }
+  } finally {
+    hungRedis.kill('SIGCONT');
+  }
+  try {
+    const again = await direct.consume(request);
+    assert.is(again.outcome, 'admitted');
+  } finally {
+    await direct.close();
+    await stopRedis(hungRedis);
+  }
+});
+
+hung.run();
