@@ -177,3 +177,43 @@ export function allowedCpus(status = readFileSync('/proc/self/status', 'utf8')):
   }
   return cpus;
 }
+
+export interface CpuTicks {
+  /** Ticks all CPUs spent on anything but idle and I/O wait. */
+  busy: number;
+  /** All ticks of all CPUs. */
+  total: number;
+  cpus: number;
+}
+
+/** Machine-wide CPU ticks from /proc/stat (its first line sums every CPU). */
+export function machineTicks(stat = readFileSync('/proc/stat', 'utf8')): CpuTicks {
+  const lines = stat.split('\n');
+  const fields = lines[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const total = fields.slice(0, 8).reduce((a, b) => a + b, 0);
+  const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
+  return { busy: total - idle, total, cpus: lines.filter((l) => /^cpu\d+\s/.test(l)).length };
+}
+
+/** CPU ticks (user + system, every thread) a live process has used; 0 once it is gone. */
+export function processTicks(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name may hold spaces and parentheses: count fields after its closing one.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * How many cores processes other than `own` kept busy between two readings: the benchmark's
+ * share of a shared machine is only known if what the others took is.
+ */
+export function foreignCores(before: { machine: CpuTicks; own: number }, after: { machine: CpuTicks; own: number }): number {
+  const elapsedPerCpu = (after.machine.total - before.machine.total) / Math.max(1, after.machine.cpus);
+  if (elapsedPerCpu <= 0) return 0;
+  const foreign = after.machine.busy - before.machine.busy - (after.own - before.own);
+  return Math.max(0, foreign / elapsedPerCpu);
+}

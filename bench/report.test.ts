@@ -8,7 +8,7 @@ import type { CaseSummary } from './stats.ts';
 const settings: RunSettings = { duration: 10, warmup: 3, connections: 64, rounds: 3, pinning: { server: '1', load: '0' }, referenceOverrides: {}, referenceNodeFlags: [] };
 
 function summary(rps: number, p99 = 10, extra: Partial<CaseSummary> = {}): CaseSummary {
-  return { rps, rpsPerRound: [rps, rps], p50: p99 / 2, p99, p999: p99, max: p99, requests: rps * 20, unexpected: {}, errors: 0, timeouts: 0, bytesPerResponse: 1500, ...extra };
+  return { rps, rpsPerRound: [rps, rps], p50: p99 / 2, p99, p999: p99, max: p99, requests: rps * 20, unexpected: {}, errors: 0, timeouts: 0, bytesPerResponse: 1500, foreignCoresMax: 0, ...extra };
 }
 
 function result(id: CaseId, s: CaseSummary | null, extra: Partial<CaseResult> = {}): CaseResult {
@@ -100,6 +100,9 @@ test('the text report holds a row per case, the ratios, the durability line and 
   assert.match(text, /server on cpu 1, load generator on cpu 0/);
   assert.not.match(text, /NOTE: reference servers ran with/);
   for (const t of report.targets) assert.ok(text.includes(t.target), t.target);
+  assert.not.match(text, /WARNING: other processes/);
+  const disturbedCases = cases.map((c) => (c.id === 'hapi' ? { ...c, summary: { ...c.summary!, foreignCoresMax: 0.75 } } : c));
+  assert.match(renderText({ ...report, cases: disturbedCases }), /WARNING: other processes kept up to 0\.75 of 2 cores busy during hapi/);
   const overridden = renderText({ ...report, settings: { ...settings, referenceOverrides: { logger: false } } });
   assert.match(overridden, /NOTE: reference servers ran with createServer overrides \{"logger":false\}/);
 });

@@ -79,6 +79,8 @@ export const TARGETS = {
 } as const;
 
 const MB = 1e6;
+/** Above this many cores taken by other processes in a round, the table warns that the figures are disturbed. */
+export const DISTURBED_CORES = 0.1;
 
 /** A case whose measurement can be trusted: it ran, and every response had the expected status. */
 export function clean(result: CaseResult | undefined): result is CaseResult & { summary: CaseSummary } {
@@ -199,10 +201,10 @@ export function renderText(report: BenchReport): string {
     );
   }
   lines.push('');
-  const header = ['#', 'case', 'what', 'req/s', 'rounds min-max', 'p50 ms', 'p99 ms', 'peak RSS MB', 'bytes/resp', 'bad'];
+  const header = ['#', 'case', 'what', 'req/s', 'rounds min-max', 'p50 ms', 'p99 ms', 'peak RSS MB', 'bytes/resp', 'others CPU', 'bad'];
   const rows = report.cases.map((c) => {
     const x = c.summary;
-    if (!x) return [c.label, c.id, c.title, '-', '-', '-', '-', '-', '-', `skipped: ${c.skipped ?? 'not run'}`];
+    if (!x) return [c.label, c.id, c.title, '-', '-', '-', '-', '-', '-', '-', `skipped: ${c.skipped ?? 'not run'}`];
     const bad = Object.entries(x.unexpected).map(([code, n]) => `${n}x${code}`);
     if (x.errors) bad.push(`${x.errors} errors`);
     for (const d of c.durability ?? []) if (!d.ok) bad.push(`lost ${d.before + d.acknowledged - d.after} acked creates`);
@@ -216,10 +218,18 @@ export function renderText(report: BenchReport): string {
       ms(x.p99),
       c.peakRssBytes === null ? '-' : (c.peakRssBytes / MB).toFixed(1),
       int(x.bytesPerResponse),
+      x.foreignCoresMax.toFixed(2),
       bad.length ? bad.join(', ') : '0',
     ];
   });
-  lines.push(pad([header, ...rows], new Set([3, 5, 6, 7, 8])));
+  lines.push(pad([header, ...rows], new Set([3, 5, 6, 7, 8, 9])));
+  const disturbed = report.cases.filter((c) => (c.summary?.foreignCoresMax ?? 0) > DISTURBED_CORES);
+  if (disturbed.length) {
+    lines.push(
+      `WARNING: other processes kept up to ${Math.max(...disturbed.map((c) => c.summary!.foreignCoresMax)).toFixed(2)} of ` +
+        `${report.environment.cpus} cores busy during ${disturbed.map((c) => c.id).join(', ')}: those figures are disturbed; rerun on a quiet machine.`,
+    );
+  }
   lines.push('');
   const r = report.ratios;
   const show = (v: number | null, digits = 2) => (v === null ? 'not measured' : v.toFixed(digits));

@@ -10,7 +10,7 @@ import { CASES, DEEP_STATUS, LIST_PATH, SERVERS, type CaseId, type CaseSpec, typ
 import type { CannedResponse } from './child-protocol.ts';
 import { LoadGenerator, type LoadMeasure } from './load.ts';
 import { HELP, OptionsError, parseOptions, type BenchOptions } from './options.ts';
-import { choosePinning, exited, httpRequest } from './proc.ts';
+import { choosePinning, exited, foreignCores, httpRequest, machineTicks, processTicks } from './proc.ts';
 import { checkTargets, computeRatios, renderText, type BenchReport, type CaseResult, type Durability, type RunSettings } from './report.ts';
 import { interleave, summarize, type RoundMeasure } from './stats.ts';
 import { countStoredPets, writePetStore } from './stores.ts';
@@ -20,6 +20,8 @@ import { authHeaders, launch, type LaunchContext, type RunningServer } from './t
 export const POST_WARMUP_CREATES = 1000;
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
+
+type RoundMeasureOfLoad = LoadMeasure & { foreignCores: number };
 
 interface CaseState {
   spec: CaseSpec;
@@ -37,6 +39,8 @@ class Bench {
   readonly #servers = new Map<ServerId, RunningServer>();
   readonly #states: Map<CaseId, CaseState>;
   #load: LoadGenerator | undefined;
+  /** Counted as the benchmark's own CPU in the Redis case: the limiter's store is part of what it measures. */
+  #redisPid: number | undefined;
 
   constructor(options: BenchOptions) {
     this.#options = options;
@@ -127,8 +131,9 @@ class Bench {
 
   async #startServers(): Promise<void> {
     if (this.#needed().has('ref-redis')) {
-      const reason = await redisProblem(this.#options.redisUrl);
-      if (reason) this.#skip('ref-redis', reason);
+      const problem = await redisProblem(this.#options.redisUrl);
+      if (typeof problem === 'string') this.#skip('ref-redis', problem);
+      else this.#redisPid = problem.pid;
     }
     const needed = this.#needed();
     await this.#launchAll(
@@ -214,8 +219,11 @@ class Bench {
     }
   }
 
-  #measure(server: RunningServer, state: CaseState, seconds: number, stopAfterOk?: number): Promise<LoadMeasure> {
-    return this.#load!.run({
+  async #measure(server: RunningServer, state: CaseState, seconds: number, stopAfterOk?: number): Promise<LoadMeasure & { foreignCores: number }> {
+    const pids = [process.pid, server.pid, this.#load!.pid, state.spec.server === 'ref-redis' ? this.#redisPid : undefined];
+    const reading = () => ({ machine: machineTicks(), own: pids.reduce<number>((n, pid) => n + (pid ? processTicks(pid) : 0), 0) });
+    const before = reading();
+    const measured = await this.#load!.run({
       url: `${server.origin}${state.path}`,
       method: state.spec.method,
       headers: {
@@ -229,9 +237,10 @@ class Bench {
       expectStatus: state.spec.expectStatus,
       samplesFile: join(this.#context.dir, `samples-${state.spec.id}-${randomBytes(4).toString('hex')}.f64`),
     });
+    return { ...measured, foreignCores: foreignCores(before, reading()) };
   }
 
-  async #getRound(state: CaseState): Promise<LoadMeasure | undefined> {
+  async #getRound(state: CaseState): Promise<RoundMeasureOfLoad | undefined> {
     const server = this.#servers.get(state.spec.server)!;
     if (exited(server.child)) {
       state.skipped = `server exited (code ${server.child.exitCode}, signal ${server.child.signalCode}); log ${server.logFile}`;
@@ -241,7 +250,7 @@ class Bench {
   }
 
   /** A fresh process on a fresh copy of the 10,000-pet store; after the load it is SIGKILLed and the file is read back. */
-  async #postRound(state: CaseState, round: number): Promise<LoadMeasure | undefined> {
+  async #postRound(state: CaseState, round: number): Promise<RoundMeasureOfLoad | undefined> {
     const spec = SERVERS['ref-post'];
     if (spec.kind !== 'reference') throw new Error('ref-post must be a reference server');
     let server: RunningServer;
@@ -357,13 +366,16 @@ export function runBench(options: BenchOptions): Promise<BenchReport> {
   return new Bench(options).run();
 }
 
-async function redisProblem(url: string): Promise<string | undefined> {
+/** Why Redis cannot serve the Redis case, or its server's pid (when it runs on this machine). */
+async function redisProblem(url: string): Promise<string | { pid: number | undefined }> {
   const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 2000 });
   client.on('error', () => {}); // reported through the rejected connect below
   try {
     await client.connect();
-    await client.ping();
-    return undefined;
+    const pid = Number(/^process_id:(\d+)/m.exec(await client.info('server'))?.[1]);
+    const host = new URL(url).hostname;
+    const local = ['127.0.0.1', 'localhost', '::1', '[::1]'].includes(host);
+    return { pid: local && pid > 0 ? pid : undefined };
   } catch (error) {
     return `Redis at ${url} is not reachable (${(error as Error).message})`;
   } finally {

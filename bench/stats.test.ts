@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { interleave, mergeSorted, percentile, ratio, summarize, type RoundMeasure } from './stats.ts';
+import { interleave, median, mergeSorted, percentile, ratio, summarize, type RoundMeasure } from './stats.ts';
 
 const sorted = (...values: number[]) => new Float64Array(values).sort();
 
@@ -36,10 +36,11 @@ const round = (n: number, ok: number, seconds: number, latencies: number[], extr
   seconds,
   bytes: ok * 100,
   latencies: new Float64Array(latencies),
+  foreignCores: 0,
   ...extra,
 });
 
-test('summarize: rps over all rounds, percentiles over all samples together, unexpected statuses added up', () => {
+test('summarize: rps is the median round, percentiles over all samples together, unexpected statuses added up', () => {
   // Round 1 is fast, round 2 slow: per-round p99s would hide that 1/4 of all responses took 40 ms.
   const summary = summarize([
     round(1, 300, 1, [...Array(300).fill(1)], { unexpected: { '429': 2 } }),
@@ -55,6 +56,20 @@ test('summarize: rps over all rounds, percentiles over all samples together, une
   assert.is(summary.errors, 3);
   assert.is(summary.bytesPerResponse, 100);
 });
+
+test('summarize: one disturbed round does not move the rate; the disturbance is reported', () => {
+  const summary = summarize([round(1, 1000, 1, [1]), round(2, 200, 1, [1], { foreignCores: 0.9 }), round(3, 1100, 1, [1], { foreignCores: 0.05 })]);
+  assert.is(summary.rps, 1000);
+  assert.is(summary.foreignCoresMax, 0.9);
+});
+
+const medians: Array<[number[], number]> = [
+  [[3, 1, 2], 2],
+  [[4, 1, 3, 2], 2.5],
+  [[7], 7],
+];
+for (const [values, expected] of medians) test(`median of ${values} is ${expected}`, () => assert.is(median(values), expected));
+test('median of nothing is NaN', () => assert.ok(Number.isNaN(median([]))));
 
 test('summarize of rounds with no response reports zero, not NaN rates', () => {
   const summary = summarize([round(1, 0, 1, [])]);

@@ -1,5 +1,6 @@
-// Pure arithmetic over measured rounds. Latency percentiles are computed from every 2xx sample of
-// every round together (not averaged per round), so p99 means the 99th percentile of the case.
+// Pure arithmetic over measured rounds. Latency percentiles are computed from every expected
+// sample of every round together (not averaged per round), so p99 means the 99th percentile of
+// the case; the rate is the median of the rounds' rates.
 
 export interface RoundMeasure {
   round: number;
@@ -15,9 +16,12 @@ export interface RoundMeasure {
   bytes: number;
   /** Latency in milliseconds of each expected-status response. */
   latencies: Float64Array;
+  /** Cores that processes outside the benchmark kept busy during the round (see proc.ts foreignCores). */
+  foreignCores: number;
 }
 
 export interface CaseSummary {
+  /** Median of the rounds' rates: one round disturbed by another process does not move it. */
   rps: number;
   rpsPerRound: number[];
   p50: number;
@@ -29,6 +33,8 @@ export interface CaseSummary {
   errors: number;
   timeouts: number;
   bytesPerResponse: number;
+  /** The most cores other processes took during any round of the case. */
+  foreignCoresMax: number;
 }
 
 /** Nearest-rank percentile of an ascending array; NaN when empty. */
@@ -49,16 +55,23 @@ export function mergeSorted(parts: readonly Float64Array[]): Float64Array {
   return all.sort();
 }
 
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
 export function summarize(rounds: readonly RoundMeasure[]): CaseSummary {
   const requests = rounds.reduce((n, r) => n + r.ok, 0);
-  const seconds = rounds.reduce((n, r) => n + r.seconds, 0);
+  const rpsPerRound = rounds.map((r) => (r.seconds > 0 ? r.ok / r.seconds : 0));
   const bytes = rounds.reduce((n, r) => n + r.bytes, 0);
   const unexpected: Record<string, number> = {};
   for (const r of rounds) for (const [code, n] of Object.entries(r.unexpected)) unexpected[code] = (unexpected[code] ?? 0) + n;
   const sorted = mergeSorted(rounds.map((r) => r.latencies));
   return {
-    rps: seconds > 0 ? requests / seconds : 0,
-    rpsPerRound: rounds.map((r) => (r.seconds > 0 ? r.ok / r.seconds : 0)),
+    rps: rpsPerRound.length ? median(rpsPerRound) : 0,
+    rpsPerRound,
     p50: percentile(sorted, 50),
     p99: percentile(sorted, 99),
     p999: percentile(sorted, 99.9),
@@ -68,6 +81,7 @@ export function summarize(rounds: readonly RoundMeasure[]): CaseSummary {
     errors: rounds.reduce((n, r) => n + r.errors, 0),
     timeouts: rounds.reduce((n, r) => n + r.timeouts, 0),
     bytesPerResponse: requests > 0 ? bytes / requests : 0,
+    foreignCoresMax: rounds.reduce((m, r) => Math.max(m, r.foreignCores), 0),
   };
 }
 

@@ -1,0 +1,45 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { allowedCpus, foreignCores, machineTicks, processTicks, rssBytes, peakRssBytes, type CpuTicks } from './proc.ts';
+
+test('machineTicks reads the summed cpu line and counts the CPUs', () => {
+  const stat = 'cpu  100 5 50 800 20 0 5 0 0 0\ncpu0 50 0 25 400 10 0 5 0 0 0\ncpu1 50 5 25 400 10 0 0 0 0 0\nintr 1 2 3\n';
+  assert.equal(machineTicks(stat), { busy: 160, total: 980, cpus: 2 });
+});
+
+const machine = (busy: number, total: number): CpuTicks => ({ busy, total, cpus: 2 });
+const foreign: Array<[string, number, number]> = [
+  // 2 CPUs, 100 ticks each elapsed (200 in all); our processes used `own` of the `busy` ticks.
+  ['a quiet machine: everything busy was ours', 150, 150],
+  ['another process took half a core', 200, 150],
+  ['another process took a whole core', 250, 150],
+  ['our own reading ran ahead of the machine counter: never negative', 140, 150],
+];
+for (const [name, busy, own] of foreign) {
+  test(`foreignCores: ${name}`, () => {
+    const cores = foreignCores({ machine: machine(0, 0), own: 0 }, { machine: machine(busy, 200), own });
+    assert.is(cores, Math.max(0, (busy - own) / 100));
+  });
+}
+
+test('processTicks, rss and peak rss of this very process; 0 ticks for a process that is gone', () => {
+  let x = 0;
+  for (let i = 0; i < 3e7; i++) x += i; // burn a little CPU so the tick count moves off zero
+  assert.ok(x > 0);
+  assert.ok(processTicks(process.pid) > 0);
+  assert.ok(rssBytes(process.pid) > 10e6);
+  assert.ok(peakRssBytes(process.pid) >= rssBytes(process.pid));
+  assert.is(processTicks(2 ** 22 + 7), 0);
+});
+
+const lists: Array<[string, number[]]> = [
+  ['Cpus_allowed_list:\t0-1\n', [0, 1]],
+  ['Cpus_allowed_list:\t0,2-4,7\n', [0, 2, 3, 4, 7]],
+  ['Cpus_allowed_list:\t3\n', [3]],
+  ['Name:\tnode\n', []],
+];
+for (const [status, cpus] of lists) {
+  test(`allowedCpus of ${JSON.stringify(status)}`, () => assert.equal(allowedCpus(status), cpus));
+}
+
+test.run();
