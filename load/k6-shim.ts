@@ -86,16 +86,20 @@ export class K6Shim {
   readonly checks = new Map<string, { passes: number; fails: number }>();
   readonly logs: string[] = [];
   readonly requests: FakeRequest[] = [];
-  nowMs: number;
+  #fakeNowMs: number;
+  readonly #realNow: (() => number) | null;
   scenario = { name: '', startTime: 0, iterationInTest: 0 };
   vu = { idInTest: 1, iterationInScenario: 0 };
   #callback: ExpectedCallback | null = null;
 
+  /** With `realNow`, time is real: moving the clock forward sleeps, as k6 would wait. */
   constructor(
     readonly handler: Handler,
     startMs: number,
+    realNow: (() => number) | null = null,
   ) {
-    this.nowMs = startMs;
+    this.#fakeNowMs = startMs;
+    this.#realNow = realNow;
     for (const [name, type, time] of [
       ['http_reqs', 'counter', false],
       ['http_req_duration', 'trend', true],
@@ -106,6 +110,19 @@ export class K6Shim {
     ] as const) {
       this.declare(name, type, time);
     }
+  }
+
+  get nowMs(): number {
+    return this.#realNow ? this.#realNow() : this.#fakeNowMs;
+  }
+
+  set nowMs(value: number) {
+    if (!this.#realNow) {
+      this.#fakeNowMs = value;
+      return;
+    }
+    const wait = value - this.#realNow();
+    if (wait > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, wait);
   }
 
   declare(name: string, type: MetricType, time: boolean): void {
@@ -170,7 +187,7 @@ export class K6Shim {
     const req: FakeRequest = { method, url, headers: { ...(params?.headers ?? {}) }, body: body === null || body === undefined ? null : String(body) };
     this.requests.push(req);
     const res = this.handler(req, this.nowMs);
-    this.nowMs += res.latencyMs ?? 2;
+    if (!this.#realNow) this.nowMs += res.latencyMs ?? 2;
     const cb = params?.responseCallback ?? this.#callback;
     const expected = this.#expected(res.status, cb);
     const tags = { name: url, method, status: String(res.status), expected_response: String(expected), ...(params?.tags ?? {}) };
@@ -201,7 +218,7 @@ export class K6Shim {
     const start = this.nowMs;
     let end = start;
     for (const i of order) {
-      this.nowMs = start;
+      if (!this.#realNow) this.nowMs = start;
       const r = requests[i]!;
       out[i] = this.request(r.method, r.url, r.body ?? null, r.params);
       end = Math.max(end, this.nowMs);
@@ -292,6 +309,8 @@ export interface RunOptions {
   startMs: number;
   /** Upper bound on iterations over all scenarios, so a mistake cannot loop for long. */
   maxIterations?: number;
+  /** Real time instead of the fake clock (for handlers that talk to real servers); startMs is then ignored. */
+  realTime?: boolean;
 }
 
 export interface RunResult {
@@ -356,12 +375,12 @@ export function arrivalTimes(scenario: Record<string, unknown>): number[] {
 /** Loads a script as k6 would (init context), then runs setup, its scenarios and handleSummary. */
 export async function runScript(file: string, opts: RunOptions): Promise<RunResult> {
   registerK6Shim();
-  const shim = new K6Shim(opts.handler, opts.startMs);
+  const realNow = Date.now;
+  const shim = new K6Shim(opts.handler, opts.startMs, opts.realTime ? realNow : null);
   const g = globalThis as unknown as { __k6shim?: K6Shim; __ENV?: Record<string, string> };
   g.__k6shim = shim;
   g.__ENV = { ...opts.env };
-  const realNow = Date.now;
-  Date.now = () => Math.floor(shim.nowMs);
+  if (!opts.realTime) Date.now = () => Math.floor(shim.nowMs);
   const testStart = shim.nowMs;
   let iterations = 0;
   let setupError: Error | null = null;

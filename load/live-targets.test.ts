@@ -1,0 +1,127 @@
+// The scripts, under Node with the k6 shim, over real HTTP in real time: against the reference
+// server (in a worker thread, so this thread may block on each request as k6's VUs do) and against
+// the Prism mock (`npm run mock`). Short runs, bounded in time and count; requests only to
+// 127.0.0.1. What k6 itself adds is covered by k6.test.ts when k6 is installed.
+import { execFileSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startMock, type RunningMock } from '../conformance/mock.ts';
+import { captureConsole, runScript, type FakeRequest, type FakeResponse } from './k6-shim.ts';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const script = (name: string) => join(here, name);
+
+/** One blocking HTTP request with curl: what a k6 VU does, without k6. */
+function curl(req: FakeRequest): FakeResponse {
+  const args = ['-s', '-i', '--max-time', '10', '-X', req.method];
+  for (const [k, v] of Object.entries(req.headers)) args.push('-H', `${k}: ${v}`);
+  if (req.body !== null) args.push('--data-binary', req.body);
+  args.push(req.url);
+  const started = performance.now();
+  let raw: string;
+  try {
+    raw = execFileSync('curl', args, { encoding: 'utf8', timeout: 15_000 });
+  } catch {
+    return { status: 0 };
+  }
+  const split = raw.indexOf('\r\n\r\n');
+  const head = raw.slice(0, split).split('\r\n');
+  const status = Number(/^HTTP\/[\d.]+ (\d{3})/.exec(head[0] ?? '')?.[1] ?? 0);
+  const headers: Record<string, string> = {};
+  for (const line of head.slice(1)) {
+    const colon = line.indexOf(':');
+    if (colon > 0) headers[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
+  }
+  return { status, headers, body: raw.slice(split + 4), latencyMs: performance.now() - started };
+}
+
+async function live(file: string, env: Record<string, string>) {
+  const out = captureConsole();
+  try {
+    const r = await runScript(file, { env, handler: (req) => curl(req), startMs: 0, realTime: true, maxIterations: 2_000 });
+    return { ...r, console: [...out.lines] };
+  } finally {
+    out.restore();
+  }
+}
+
+const SMALL_KEY = 'k6-live-small-key';
+let worker: Worker;
+let baseUrl = '';
+let mock: RunningMock | null = null;
+
+test.before(async () => {
+  const source = `
+    const { parentPort } = require('node:worker_threads');
+    (async () => {
+      // Node 20 does not hand the parent's module hooks to workers: register tsx here too.
+      (await import('tsx/esm/api')).register();
+      const { createServer } = await import(${JSON.stringify(join(here, '..', 'server', 'index.ts'))});
+      const keys = [
+        { key: 'test-pro-key', plan: 'pro' },
+        { key: 'test-enterprise-key', plan: 'enterprise', limits: { perMinute: 100000, perDay: 100000000 } },
+        { key: ${JSON.stringify(SMALL_KEY)}, plan: 'enterprise', limits: { perMinute: 12, perDay: 100000 } },
+      ];
+      const server = await createServer({ host: '127.0.0.1', port: 0, logger: false, apiKeys: keys });
+      await server.start();
+      parentPort.postMessage(server.info.uri + '/v1');
+      parentPort.on('message', async () => { await server.stop({ timeout: 500 }); process.exit(0); });
+    })().catch((e) => { parentPort.postMessage('error: ' + e.stack); });`;
+  worker = new Worker(source, { eval: true });
+  baseUrl = await new Promise<string>((resolve, reject) => {
+    worker.once("message", resolve);
+    worker.once("error", reject);
+  });
+  if (!baseUrl.startsWith("http")) console.error(baseUrl);
+  assert.ok(baseUrl.startsWith('http://127.0.0.1:'), baseUrl);
+  mock = await startMock({ port: 0 });
+});
+
+test.after(async () => {
+  worker.postMessage('stop');
+  await new Promise((resolve) => worker.once('exit', resolve));
+  await mock?.stop();
+});
+
+test('smoke.js passes against the reference server over HTTP', async () => {
+  const r = await live(script('smoke.js'), { BASE_URL: baseUrl, DURATION: '4s', RATE: '60' });
+  assert.is(r.setupError, null, String(r.setupError));
+  assert.equal(r.failed, [], `${JSON.stringify(r.failed)}\n${r.summary.stdout}`);
+  assert.ok(r.iterations >= 3, `${r.iterations} iterations`);
+});
+
+test('smoke.js with SHAPE_ONLY=1 passes against the Prism mock, and fails there without it', async () => {
+  const env = { BASE_URL: mock!.url, API_KEY: 'any-token', DURATION: '2s', RATE: '60' };
+  const shapes = await live(script('smoke.js'), { ...env, SHAPE_ONLY: '1' });
+  assert.is(shapes.setupError, null, String(shapes.setupError));
+  assert.equal(shapes.failed, [], `${JSON.stringify(shapes.failed)}\n${shapes.summary.stdout}`);
+  const full = await live(script('smoke.js'), env);
+  assert.ok(full.failed.some((t) => t.key === 'checks'), 'a stateless mock cannot return what was created');
+});
+
+test('a short rate-limit.js passes against the reference server over HTTP', async () => {
+  const r = await live(script('rate-limit.js'), {
+    BASE_URL: baseUrl,
+    API_KEY: SMALL_KEY,
+    LIMIT: '12',
+    OVERDRIVE: '10',
+    DURATION: '10s',
+    CROSS_WINDOWS: '0',
+  });
+  assert.equal(r.failed, [], `${JSON.stringify(r.failed)}\n${r.summary.stdout}\n${r.console.join('\n')}`);
+  assert.match(r.summary.stdout!, /windows saturated at exactly Limit: [1-9]/);
+});
+
+test('capacity.js measures the reference server over HTTP and names the highest step it held', async () => {
+  const r = await live(script('capacity.js'), { BASE_URL: baseUrl, RATES: '5,10', HOLD: '2s', RAMP: '1s', P95_MS: '1000', P99_MS: '2000' });
+  assert.equal(r.failed, [], `${JSON.stringify(r.failed)}\n${r.summary.stdout}`);
+  // Which step is the highest depends on this machine's load; that one is named is what counts here
+  // (the judgement itself is tested exactly on the fake clock in scripts-run.test.ts).
+  assert.match(r.summary.stdout!, /highest sustained rate: (5|10) requests\/s/);
+  assert.match(r.summary.stdout!, /held 5\/s/);
+});
+
+test.run();
