@@ -252,11 +252,37 @@ export const FAULTS: readonly Fault[] = [
     },
   },
   {
+    id: 'limit-zero-accepted',
+    area: 'limit and filter',
+    description: 'limit=0 is served as limit=1 instead of being refused',
+    caughtBy: 'list.limit-bounds',
+    strict: true,
+    request: (req) => (operationOf(req) === 'listPets' && /[?&]limit=0(&|$)/.test(req.url) ? withQuery(req, (q) => q.set('limit', '1')) : req),
+  },
+  {
+    id: 'next-link-repeats',
+    area: 'limit and filter',
+    description: 'Link rel="next" points back at the first page',
+    caughtBy: 'list.next-link',
+    response: (res) => {
+      const link = res.headers.link;
+      return link ? { ...res, headers: { ...res.headers, link: link.replace(/([?&])cursor=[^&>]*&?/, '$1') } } : res;
+    },
+  },
+  {
     id: 'no-rate-limit-headers',
     area: 'rate-limit headers',
     description: 'Responses lack X-RateLimit-Limit/Remaining/Reset',
     caughtBy: 'headers.rate-limit',
     response: (res) => withoutHeaders(res, 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'),
+  },
+  {
+    id: 'ietf-fields-malformed',
+    area: 'rate-limit headers',
+    description: 'RateLimit is not a structured field ("minute=12")',
+    caughtBy: 'ratelimit.ietf-fields',
+    strict: true,
+    response: (res) => (res.headers.ratelimit ? { ...res, headers: { ...res.headers, ratelimit: `minute=${res.headers['x-ratelimit-remaining'] ?? 0}` } } : res),
   },
   {
     id: 'limit-varies',
@@ -350,6 +376,23 @@ export const FAULTS: readonly Fault[] = [
       }
       return res;
     },
+  },
+  {
+    id: 'remaining-not-zero-on-429',
+    area: 'rate-limit enforcement',
+    description: 'A 429 says one request remains',
+    caughtBy: 'ratelimit.429',
+    needsRateLimitKey: true,
+    response: (res) => (res.status === 429 ? { ...res, headers: { ...res.headers, 'x-ratelimit-remaining': '1' } } : res),
+  },
+  {
+    id: '429-cacheable',
+    area: 'rate-limit enforcement',
+    description: '429 without Cache-Control: no-store',
+    caughtBy: 'ratelimit.429-no-store',
+    strict: true,
+    needsRateLimitKey: true,
+    response: (res) => (res.status === 429 ? withoutHeaders(res, 'cache-control') : res),
   },
   {
     id: 'retry-after-missing',
