@@ -121,7 +121,13 @@ function expectResponse(ctx: Context, id: string, exchange: Exchange, expected: 
     return false;
   }
   if (exchange.response.status !== expected) {
-    const hint = exchange.response.status === 429 ? ' (rate limited: give --api-key a key with more room than this run needs, about 45 requests)' : '';
+    const withKey = exchange.request.headers.authorization === ctx.http.bearer();
+    const hint =
+      exchange.response.status !== 429
+        ? ''
+        : withKey
+          ? ' (rate limited: give --api-key a key with more room than this run needs, about 35 requests)'
+          : ' (rate limited: the server limits requests without a valid key, probably per address; run again after its Retry-After)';
     ctx.ledger.fail(id, `expected ${expected}, got ${exchange.response.status}${hint}`, [exchange]);
     return false;
   }
