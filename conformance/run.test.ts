@@ -109,6 +109,15 @@ test('a rate-limit key that starts refused is waited out once, then checked', as
   assert.is(outcomeOf(report, 'ratelimit.exhaustion-exact'), 'passed');
 });
 
+test('a check refused with 429 says which budget ran out', async () => {
+  // Use up the reference server's allowance for keyless requests from this address.
+  for (let i = 0; i < 40; i++) await fetch(`${target.baseUrl}/pets`);
+  const report = await conformOn(target);
+  const missing = report.results.find((r) => r.id === 'auth.401-missing')!;
+  assert.is(missing.outcome, 'failed');
+  assert.match(missing.failures[0]!.message, /expected 401, got 429 \(rate limited: the server limits requests without a valid key/);
+});
+
 test('an unreachable target is an UnreachableError, not a failed check', async () => {
   const port = await freePort();
   try {
