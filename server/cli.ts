@@ -50,10 +50,11 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
   const portText = values.port ?? env.PORT ?? '3000';
   if (!/^[0-9]{1,5}$/.test(portText)) throw new Error(`--port must be a number from 0 to 65535, not "${portText}"`);
   if (values.memory && values['db-file']) throw new Error('--memory and --db-file cannot be used together');
-  const redisUrl = values.redis ?? env.REDIS_URL;
+  // An environment variable set to the empty string counts as unset.
+  const redisUrl = values.redis ?? (env.REDIS_URL || undefined);
   if (redisUrl !== undefined && !/^rediss?:\/\/\S+$/.test(redisUrl)) throw new Error(`--redis must be a redis:// or rediss:// URL, not "${redisUrl}"`);
-  const redisPrefix = values['redis-prefix'] ?? env.REDIS_PREFIX;
-  const adminToken = values['admin-token'] ?? env.ADMIN_TOKEN;
+  const redisPrefix = values['redis-prefix'] ?? (env.REDIS_PREFIX || undefined);
+  const adminToken = values['admin-token'] ?? (env.ADMIN_TOKEN || undefined);
   if (adminToken !== undefined && adminToken.length < 8) throw new Error('--admin-token must be at least 8 characters');
   return {
     ...(redisUrl ? { redisUrl } : {}),

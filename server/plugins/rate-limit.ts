@@ -72,7 +72,7 @@ export const rateLimitOptionsSchema = Joi.object({
     ban: banSchema(20, 60, 600),
   }).default(),
   redisPrefix: Joi.string().min(1).default('adoption-store:rate-limit:'),
-  redisCommandTimeoutMs: Joi.number().integer().min(1).default(250),
+  redisCommandTimeoutMs: Joi.number().integer().min(1).default(2_000),
   redisConnectTimeoutMs: Joi.number().integer().min(1).default(2_000),
 }).default();
 

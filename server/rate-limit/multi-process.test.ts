@@ -8,6 +8,7 @@ import { RedisStore } from './redis-store.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = `adoption-test:multi-process:${randomUUID()}:`;
+const ADMIN_TOKEN = 'multi-process-admin-token';
 
 const t = suite('three instances sharing Redis');
 let instances: ServerProcess[] = [];
@@ -16,9 +17,20 @@ let cleaner: RedisStore;
 t.before(async () => {
   cleaner = new RedisStore({ url: REDIS_URL, prefix: PREFIX });
   assert.ok(await cleaner.connect(), `Redis must be running at ${REDIS_URL}`);
-  instances = await Promise.all(
-    [0, 1, 2].map(() => startCli(['--memory', '--quiet', '--port', '0', '--redis', REDIS_URL, '--redis-prefix', PREFIX])),
-  );
+  const common = ['--memory', '--quiet', '--port', '0', '--redis', REDIS_URL, '--redis-prefix', PREFIX];
+  // The admin token by flag on the first, by environment on the second, none on the third.
+  const started = await Promise.allSettled([
+    startCli([...common, '--admin-token', ADMIN_TOKEN]),
+    startCli(common, { ADMIN_TOKEN }),
+    startCli(common, { ADMIN_TOKEN: '' }),
+  ]);
+  instances = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  const failed = started.find((s) => s.status === 'rejected');
+  if (failed) {
+    // Never leave the others running: the test process would not exit.
+    for (const instance of instances) instance.child.kill('SIGKILL');
+    throw failed.reason;
+  }
   for (const instance of instances) assert.match(instance.output(), /rate limits: shared through Redis/);
 });
 
@@ -39,6 +51,19 @@ async function burst(n: number, authorization: string | undefined) {
     }),
   );
 }
+
+t('the admin API is on with --admin-token or ADMIN_TOKEN, and off without (before any address is limited)', async () => {
+  const clockOf = (i: number, token = ADMIN_TOKEN) =>
+    fetch(`${instances[i]!.baseUrl.replace(/\/v1$/, '')}/__admin/clock`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.status);
+  assert.equal(await Promise.all([clockOf(0), clockOf(1), clockOf(2)]), [200, 200, 404]);
+  assert.is(await clockOf(0, 'not-the-token'), 401);
+  // The 404 above counted against this address; start the next tests from nothing.
+  const reset = await fetch(`${instances[0]!.baseUrl.replace(/\/v1$/, '')}/__admin/rate-limits/reset`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+  });
+  assert.is(reset.status, 204);
+});
 
 t('200 simultaneous requests on a fresh Free key, spread over three processes, admit exactly 60', async () => {
   const answers = await burst(200, 'Bearer test-free-key');
@@ -62,6 +87,16 @@ t('the per-address limit for requests without a key is shared too: exactly 30 ge
   process.stdout.write(`  [3 processes, Redis] 45 bad keys from one address: ${unauthorized} got 401, ${45 - unauthorized} got 429\n`);
   assert.is(unauthorized, 30);
   assert.ok(answers.filter((a) => a.status === 429).every((a) => a.code === 'rate_limited_ip' || a.code === 'ip_blocked'));
+});
+
+t('a limiter reset through the admin API of one instance frees the key on every instance', async () => {
+  const reset = await fetch(`${instances[0]!.baseUrl.replace(/\/v1$/, '')}/__admin/rate-limits/reset`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+  });
+  assert.is(reset.status, 204);
+  const answers = await burst(3, 'Bearer test-free-key');
+  assert.equal(answers.map((a) => a.status), [200, 200, 200]);
 });
 
 t.run();

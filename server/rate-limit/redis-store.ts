@@ -42,7 +42,7 @@ export class RedisStore implements LimiterStore {
       // queued decision would arrive after its request was long answered.
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
-      commandTimeout: options.commandTimeoutMs ?? 250,
+      commandTimeout: options.commandTimeoutMs ?? 2_000,
       connectTimeout: options.connectTimeoutMs ?? 2_000,
       // Never give up: the store must come back by itself when Redis does.
       retryStrategy: (attempt) => Math.min(50 * 2 ** Math.min(attempt, 10), maxDelay),
