@@ -34,7 +34,10 @@ const JSON_PATH = summaryPath(__ENV, 'rate-limit');
 
 /** Requests per minute the main scenario aims at: OVERDRIVE times the limit, or RATE until it is learned. */
 const targetPerMinute = expected.limit === null ? RATE : Math.ceil(expected.limit * OVERDRIVE);
-const BAN_RATE = numberEnv(__ENV, 'BAN_RATE', Math.max(120, 2 * targetPerMinute), { integer: true, min: 1 });
+// Requests per minute in the ban scenario: BAN_RATE, else twice the main rate (at least 120/min),
+// from the learned limit once it is known; the scenario's own rate is the ceiling.
+const BAN_RATE_SET = numberEnv(__ENV, 'BAN_RATE', 0, { integer: true, min: 1 });
+const BAN_RATE = BAN_RATE_SET > 0 ? BAN_RATE_SET : Math.max(120, 2 * targetPerMinute);
 
 const violations = new Counter('ratelimit_violations');
 /** @type {Record<string, Counter>} */
@@ -141,7 +144,7 @@ function begin(mode, data) {
   const run = {
     ledger: createLedger({ mode: mode, expectedLimit: mode === 'window' ? expected.limit : null, skewSeconds: SKEW_S }),
     pacer: createPacer({
-      perSecond: (mode === 'window' ? data.perMinute : BAN_RATE) / 60,
+      perSecond: (mode === 'window' ? data.perMinute : BAN_RATE_SET > 0 ? BAN_RATE_SET : Math.max(120, 2 * data.perMinute)) / 60,
       honourRetryAfter: mode === 'window',
       startMs: Date.now(),
     }),
