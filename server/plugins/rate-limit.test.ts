@@ -189,6 +189,7 @@ const statusCases: Case[] = [
   { name: 'getPet 200', status: 200, request: { method: 'GET', url: '/v1/pets/1' }, limit: 60 },
   { name: 'getPet 404', status: 404, request: { method: 'GET', url: '/v1/pets/999' }, limit: 60 },
   { name: 'unknown path 404 (hapi)', status: 404, request: { method: 'GET', url: '/v1/nowhere' }, limit: 60 },
+  { name: "hapi's own 400 (malformed URL)", status: 400, request: { method: 'GET', url: '/v1/pets/%' }, limit: 60 },
   { name: 'wrong method 405', status: 405, request: { method: 'PUT', url: '/v1/pets/1' }, limit: 60 },
   { name: 'missing key 401', status: 401, request: { method: 'GET', url: '/v1/pets', headers: { authorization: undefined } }, limit: 30 },
   { name: 'unknown key 401', status: 401, request: { method: 'GET', url: '/v1/pets', headers: { authorization: 'Bearer not-a-key' } }, limit: 30 },
