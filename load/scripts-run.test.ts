@@ -46,6 +46,18 @@ test('rate-limit.js passes every threshold against a correct fixed-window limite
   assert.ok(sent > 150 && sent < 240, `sent ${sent}`);
 });
 
+test('rate-limit.js runs each scenario on exactly one VU, so one ledger sees every request of the key', async () => {
+  const r = await run(RATE_LIMIT, { PLAN: 'free', BAN: '1' }, limitedTarget({ limit: 60, banAfter: 5 }));
+  const scenarios = r.module.options!.scenarios!;
+  assert.equal(Object.keys(scenarios).sort(), ['ban', 'limit']);
+  for (const [name, sc] of Object.entries(scenarios)) {
+    assert.is(sc.executor, 'constant-arrival-rate', name);
+    assert.is(sc.preAllocatedVUs, 1, name);
+    assert.is(sc.maxVUs, 1, name);
+  }
+  assert.is(scenarios.ban!.startTime, '165s', 'the ban scenario starts after the main one and its graceful stop');
+});
+
 test('rate-limit.js learns the limit from X-RateLimit-Limit when PLAN is not given, and drives batches', async () => {
   const r = await run(RATE_LIMIT, { BATCH: '4', SUMMARY_JSON: '/tmp/rl.json' }, limitedTarget({ limit: 40 }));
   assert.equal(r.failed, [], JSON.stringify(r.failed));
