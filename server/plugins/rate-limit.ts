@@ -1,10 +1,12 @@
 // Plan rate limits for API keys, a per-address limit for requests without a valid key, and
-// temporary bans, with truthful headers on every response. Where the decision is taken:
-//   onPreAuth      an address over its unauthenticated allowance (or blocked) is refused before
-//                  its key is even looked at, so a blocked guesser learns nothing about any key;
-//   onPostAuth     an authenticated request is counted against its key, before any handler runs;
-//   onPreResponse  whatever was not counted yet is counted now: 401s against the address, a 404
-//                  for an unknown path or a 405/413/415 against the key it carried (or the address).
+// temporary bans, with truthful headers on every response. Every request is decided by one
+// atomic store call (one Redis round trip):
+//   onPostAuth     an authenticated request: its address must not be over its allowance for
+//                  requests without a key (so a blocked key guesser learns nothing from a valid
+//                  key either), then it is counted against its key, before any handler runs;
+//   onPreResponse  whatever was not decided yet is decided now: a 401 counts against the address,
+//                  a 404 for an unknown path or a 405/413/415 against the key it carried (or the
+//                  address); a refusal replaces the response with a 429.
 import type { Plugin, Request, ResponseObject, ResponseToolkit, Server } from '@hapi/hapi';
 import type { Boom } from '@hapi/boom';
 import Joi from 'joi';
@@ -21,6 +23,7 @@ import {
   keyPartition,
   verdict,
   type BanSpec,
+  type ConsumeRequest,
   type LimiterStore,
   type Partition,
   type Verdict,
@@ -97,7 +100,6 @@ export interface RateLimitApi {
 }
 
 interface RequestState {
-  ipChecked: boolean;
   verdict?: Verdict;
 }
 
@@ -166,13 +168,27 @@ export const rateLimitPlugin: Plugin<RateLimitPluginOptions> = {
     }
     server.ext('onPostStop', () => store.close());
 
-    const stateOf = (request: Request): RequestState => (request.plugins[RATE_LIMIT_PLUGIN] ??= { ipChecked: false });
+    const stateOf = (request: Request): RequestState => (request.plugins[RATE_LIMIT_PLUGIN] ??= {});
     const exempt = (request: Request) => request.method === 'options' || request.route.settings.plugins?.[RATE_LIMIT_PLUGIN] === false;
     const addressOf = (request: Request): Partition => ipPartition(ipPartitionId(request.info.remoteAddress), options.ip.perMinute, ipBan);
+    const asRequest = (partition: Partition, cost: 0 | 1): ConsumeRequest => ({ partition: partition.id, windows: partition.windows, ban: partition.ban, cost });
 
-    async function decide(partition: Partition, cost: 0 | 1): Promise<Verdict> {
-      const result = await store.consume({ partition: partition.id, windows: partition.windows, ban: partition.ban, cost });
-      return verdict(partition.kind, result, clock.now(), cost);
+    /**
+     * A request with a valid key: first its address (probe only), then its key (counted). The
+     * verdict is the first partition that did not admit, or the key's.
+     */
+    async function decideKey(request: Request, key: ApiKey): Promise<Verdict> {
+      const address = addressOf(request);
+      const own = keyPartition(key.keyId, key.limits, keyBan);
+      const results = await store.consumeAll([asRequest(address, 0), asRequest(own, 1)]);
+      const [first, second] = results;
+      if (second) return verdict(own.kind, second, clock.now(), 1);
+      return verdict(address.kind, first!, clock.now(), 0);
+    }
+
+    async function decideAddress(request: Request): Promise<Verdict> {
+      const address = addressOf(request);
+      return verdict(address.kind, await store.consume(asRequest(address, 1)), clock.now(), 1);
     }
 
     /** The key a request carries even where no authentication ran (unknown paths, auth-free routes). */
@@ -185,22 +201,10 @@ export const rateLimitPlugin: Plugin<RateLimitPluginOptions> = {
 
     const refusal = (v: Verdict): Boom => apiError(429, v.error?.code ?? 'rate_limited', v.error?.message ?? 'Rate limit exceeded.', { ...v.headers });
 
-    server.ext('onPreAuth', async (request, h) => {
-      if (exempt(request)) return h.continue;
-      const state = stateOf(request);
-      const address = await decide(addressOf(request), 0);
-      state.ipChecked = true;
-      if (address.admitted) return h.continue;
-      state.verdict = address;
-      throw refusal(address);
-    });
-
     server.ext('onPostAuth', async (request, h) => {
       if (exempt(request) || !request.auth.isAuthenticated) return h.continue;
       const state = stateOf(request);
-      if (state.verdict) return h.continue;
-      const key = request.auth.credentials as unknown as ApiKey;
-      state.verdict = await decide(keyPartition(key.keyId, key.limits, keyBan), 1);
+      state.verdict = await decideKey(request, request.auth.credentials as unknown as ApiKey);
       if (!state.verdict.admitted) throw refusal(state.verdict);
       return h.continue;
     });
@@ -210,14 +214,9 @@ export const rateLimitPlugin: Plugin<RateLimitPluginOptions> = {
       const state = stateOf(request);
       let replacement: ResponseObject | undefined;
       if (!state.verdict) {
-        // Not counted yet: the request stopped before onPostAuth, or its route has no auth.
+        // Not decided yet: the request stopped before onPostAuth, or its route has no auth.
         const key = carriedKey(request);
-        let counted: Verdict | undefined;
-        if (key && !state.ipChecked) {
-          const address = await decide(addressOf(request), 0);
-          if (!address.admitted) counted = address;
-        }
-        counted ??= key ? await decide(keyPartition(key.keyId, key.limits, keyBan), 1) : await decide(addressOf(request), 1);
+        const counted = key ? await decideKey(request, key) : await decideAddress(request);
         state.verdict = counted;
         if (!counted.admitted) {
           // Not a Boom: a Boom returned here would end the onPreResponse chain, and the plugins

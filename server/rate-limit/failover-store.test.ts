@@ -24,9 +24,12 @@ class FakeShared implements SharedStore {
     this.#listener(status, status === 'ready' ? undefined : new Error('connection closed'));
   }
   async consume(request: ConsumeRequest): Promise<ConsumeResult> {
+    return (await this.consumeAll([request]))[0]!;
+  }
+  async consumeAll(requests: readonly ConsumeRequest[]): Promise<ConsumeResult[]> {
     this.calls++;
     if (this.failing) throw new Error('Command timed out');
-    return this.#inner.consume(request);
+    return this.#inner.consumeAll(requests);
   }
   reset = () => this.#inner.reset();
   advance = (ms: number) => this.#inner.advance(ms);

@@ -59,11 +59,16 @@ export class FailoverStore<Primary extends SharedStore = SharedStore> implements
   }
 
   async consume(request: ConsumeRequest): Promise<ConsumeResult> {
+    const [result] = await this.consumeAll([request]);
+    return result!;
+  }
+
+  async consumeAll(requests: readonly ConsumeRequest[]): Promise<ConsumeResult[]> {
     if (this.primary.ready && this.#now() >= this.#retryAt) {
       try {
-        const result = await this.primary.consume(request);
+        const results = await this.primary.consumeAll(requests);
         this.#recovered();
-        return result;
+        return results;
       } catch (error) {
         this.#retryAt = this.#now() + this.#retryAfterFailureMs;
         this.#degrade(error as Error);
@@ -71,7 +76,7 @@ export class FailoverStore<Primary extends SharedStore = SharedStore> implements
     } else {
       this.#degrade(undefined);
     }
-    return this.fallback.consumeNow(request);
+    return this.fallback.consumeAllNow(requests);
   }
 
   async reset(): Promise<void> {

@@ -48,6 +48,21 @@ export class MemoryStore implements LimiterStore {
     return this.consumeNow(request);
   }
 
+  async consumeAll(requests: readonly ConsumeRequest[]): Promise<ConsumeResult[]> {
+    return this.consumeAllNow(requests);
+  }
+
+  /** Synchronous, so nothing else runs between the partitions. */
+  consumeAllNow(requests: readonly ConsumeRequest[]): ConsumeResult[] {
+    const results: ConsumeResult[] = [];
+    for (const request of requests) {
+      const result = this.consumeNow(request);
+      results.push(result);
+      if (result.outcome !== 'admitted') break;
+    }
+    return results;
+  }
+
   /** The synchronous core of `consume`, also used by the failover store. */
   consumeNow(request: ConsumeRequest): ConsumeResult {
     const now = this.#clock.now();

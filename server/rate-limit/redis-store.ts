@@ -100,31 +100,50 @@ export class RedisStore implements LimiterStore {
   }
 
   async consume(request: ConsumeRequest): Promise<ConsumeResult> {
-    const keys = this.keysFor(request.partition);
-    const ban = request.ban;
-    const args: Array<string | number> = [
-      keys.ban,
-      keys.refusals,
-      ...request.windows.map((w) => keys.window(w.name)),
-      request.cost,
-      ban ? ban.threshold : 0,
-      ban ? ban.periodMs : 1,
-      ban ? ban.durationMs : 1,
-      ...request.windows.flatMap((w) => [w.limit, w.windowMs]),
-    ];
-    const reply = await this.#call('adoptionLimiterConsume', 2 + request.windows.length, args);
-    if (!Array.isArray(reply) || reply.length !== 2 + 2 * request.windows.length) {
+    const [result] = await this.consumeAll([request]);
+    return result!;
+  }
+
+  async consumeAll(requests: readonly ConsumeRequest[]): Promise<ConsumeResult[]> {
+    const keys: string[] = [];
+    const args: Array<string | number> = [requests.length];
+    for (const request of requests) {
+      const names = this.keysFor(request.partition);
+      const ban = request.ban;
+      keys.push(names.ban, names.refusals, ...request.windows.map((w) => names.window(w.name)));
+      args.push(
+        request.cost,
+        ban ? ban.threshold : 0,
+        ban ? ban.periodMs : 1,
+        ban ? ban.durationMs : 1,
+        request.windows.length,
+        ...request.windows.flatMap((w) => [w.limit, w.windowMs]),
+      );
+    }
+    const reply = await this.#call('adoptionLimiterConsume', keys.length, [...keys, ...args]);
+    if (!Array.isArray(reply)) throw new StoreUnavailableError(`unexpected reply from the limiter script: ${JSON.stringify(reply)}`);
+    const numbers = reply.map(Number);
+    const results: ConsumeResult[] = [];
+    let at = 0;
+    for (const request of requests) {
+      if (at >= numbers.length) break;
+      const outcome = OUTCOMES[numbers[at]!];
+      if (!outcome || numbers.length < at + 2 + 2 * request.windows.length) {
+        throw new StoreUnavailableError(`unexpected reply from the limiter script: ${JSON.stringify(reply)}`);
+      }
+      const windows: WindowUsage[] = request.windows.map((spec, i) => ({
+        spec,
+        used: numbers[at + 2 + 2 * i]!,
+        resetMs: numbers[at + 3 + 2 * i]!,
+      }));
+      results.push({ outcome, windows, banMs: numbers[at + 1]! });
+      at += 2 + 2 * request.windows.length;
+      if (outcome !== 'admitted') break;
+    }
+    if (at !== numbers.length || results.length === 0) {
       throw new StoreUnavailableError(`unexpected reply from the limiter script: ${JSON.stringify(reply)}`);
     }
-    const numbers = reply.map(Number);
-    const outcome = OUTCOMES[numbers[0]!];
-    if (!outcome) throw new StoreUnavailableError(`unknown limiter outcome ${numbers[0]}`);
-    const windows: WindowUsage[] = request.windows.map((spec, i) => ({
-      spec,
-      used: numbers[2 + 2 * i]!,
-      resetMs: numbers[3 + 2 * i]!,
-    }));
-    return { outcome, windows, banMs: numbers[1]! };
+    return results;
   }
 
   async reset(): Promise<void> {

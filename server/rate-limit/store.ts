@@ -36,6 +36,11 @@ export interface LimiterStore {
   readonly kind: 'memory' | 'redis' | 'failover';
   /** Atomic: a refused or banned request changes no window counter. */
   consume(request: ConsumeRequest): Promise<ConsumeResult>;
+  /**
+   * Several partitions for one request (an address probe, then its key), decided in order as one
+   * atomic step that stops at the first one not admitting. One result per partition decided.
+   */
+  consumeAll(requests: readonly ConsumeRequest[]): Promise<ConsumeResult[]>;
   /** Forget every window, refusal count and ban (admin reset). */
   reset(): Promise<void>;
   /**

@@ -5,7 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ManualClock } from '../clock.ts';
 import { MemoryStore } from './memory-store.ts';
-import { DAY_MS, MINUTE_MS, keyWindows, type BanSpec, type WindowSpec } from './policy.ts';
+import { DAY_MS, MINUTE_MS, ipWindows, keyWindows, type BanSpec, type WindowSpec } from './policy.ts';
 import { RedisStore } from './redis-store.ts';
 import type { ConsumeRequest, ConsumeResult, LimiterStore } from './store.ts';
 
@@ -182,6 +182,28 @@ for (const [name, make] of Object.entries(factories)) {
     assert.is((await fx.store.consume(req(windows, { ban: BAN }))).outcome, 'banned');
     await fx.store.reset();
     assert.is((await fx.store.consume(req(windows, { ban: BAN }))).outcome, 'admitted');
+  });
+
+  t('a chain decides in order and stops at the first partition that does not admit', async () => {
+    const address = { partition: 'ip:192.0.2.1', windows: ipWindows(2), ban: BAN, cost: 0 as const };
+    const key = req(FREE);
+    const both = await fx.store.consumeAll([address, key]);
+    assert.equal(outcomes(both), ['admitted', 'admitted']);
+    assert.is(used(both[0]!, 'ip-minute'), 0, 'the probe counts nothing');
+    assert.is(used(both[1]!, 'minute'), 1);
+
+    await repeat(fx.store, { ...address, cost: 1 }, 2); // the address has no room left
+    const stopped = await fx.store.consumeAll([address, key]);
+    assert.equal(outcomes(stopped), ['refused'], 'the key was not reached');
+    assert.is(used((await fx.store.consume({ ...key, cost: 0 })), 'minute'), 1, 'and not counted');
+  });
+
+  t('a chain whose last partition refuses leaves the earlier probes untouched', async () => {
+    const address = { partition: 'ip:192.0.2.2', windows: ipWindows(30), ban: BAN, cost: 0 as const };
+    await repeat(fx.store, req(keyWindows({ perMinute: 1, perDay: 10 })), 1);
+    const results = await fx.store.consumeAll([address, req(keyWindows({ perMinute: 1, perDay: 10 }))]);
+    assert.equal(outcomes(results), ['admitted', 'refused']);
+    assert.is(used(results[0]!, 'ip-minute'), 0);
   });
 
   t('concurrent consumers admit exactly the limit', async () => {
