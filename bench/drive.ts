@@ -1,4 +1,4 @@
-// The load generator, one process per measurement: runs autocannon against one URL and reports
+// The load generator, one process for the whole run: runs autocannon against one URL at a time and reports
 // counts and every expected-status latency (in ms, full resolution, written to a binary file
 // because autocannon's own histogram keeps whole milliseconds).
 import { writeFileSync } from 'node:fs';

@@ -41,7 +41,7 @@ export function isDriveResult(m: unknown): m is DriveResult {
   return typeof m === 'object' && m !== null && (m as DriveResult).type === 'result';
 }
 
-export type LoadMeasure = Omit<RoundMeasure, 'round' | 'foreignCores'>;
+export type LoadMeasure = Omit<RoundMeasure, 'round' | 'foreignCores' | 'serverCpuSeconds'>;
 export type LoadRequest = Omit<DriveRequest, 'type' | 'id'>;
 
 /** The load generator process: started once per run, pinned to its core, driven over IPC. */

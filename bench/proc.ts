@@ -195,6 +195,9 @@ export function machineTicks(stat = readFileSync('/proc/stat', 'utf8')): CpuTick
   return { busy: total - idle, total, cpus: lines.filter((l) => /^cpu\d+\s/.test(l)).length };
 }
 
+/** Clock ticks per second of /proc's CPU counters (USER_HZ, 100 on Linux). */
+export const TICKS_PER_SECOND = 100;
+
 /** CPU ticks (user + system, every thread) a live process has used; 0 once it is gone. */
 export function processTicks(pid: number): number {
   try {

@@ -8,7 +8,7 @@ import type { CaseSummary } from './stats.ts';
 const settings: RunSettings = { duration: 10, warmup: 3, connections: 64, rounds: 3, pinning: { server: '1', load: '0' }, referenceOverrides: {}, referenceNodeFlags: [] };
 
 function summary(rps: number, p99 = 10, extra: Partial<CaseSummary> = {}): CaseSummary {
-  return { rps, rpsPerRound: [rps, rps], p50: p99 / 2, p99, p999: p99, max: p99, requests: rps * 20, unexpected: {}, errors: 0, timeouts: 0, bytesPerResponse: 1500, foreignCoresMax: 0, ...extra };
+  return { rps, rpsPerRound: [rps, rps], p50: p99 / 2, p99, p999: p99, max: p99, requests: rps * 20, unexpected: {}, errors: 0, timeouts: 0, bytesPerResponse: 1500, foreignCoresMax: 0, cpuMicrosPerRequest: 1e6 / rps, ...extra };
 }
 
 function result(id: CaseId, s: CaseSummary | null, extra: Partial<CaseResult> = {}): CaseResult {
@@ -44,6 +44,9 @@ test('a run meeting every target: all six met, ratios as computed', () => {
   assert.is(r.referenceOverPrism, 14);
   assert.is(r.redisOverMemory, 5000 / 7000);
   assert.is(r.listP99Growth, 1.1);
+  // Fixture CPU cost is 1/rps: the CPU-based ratios equal the rate-based ones here.
+  assert.ok(Math.abs(r.cpuReferenceOverHapi! - 0.7) < 1e-9);
+  assert.ok(Math.abs(r.cpuReferenceOverPrism! - 14) < 1e-9);
 });
 
 const variations: Array<[string, CaseResult[], Verdict[], RunSettings?]> = [
@@ -93,7 +96,9 @@ test('the text report holds a row per case, the ratios, the durability line and 
   const text = renderText(report);
   for (const c of cases) assert.ok(text.includes(c.title), c.title);
   assert.match(text, /ref-get\s+reference GET, file store 10,000 pets\s+7,000/);
-  assert.match(text, /reference\/hapi\s+0\.70/);
+  assert.match(text, /reference\/hapi\s+0\.70.*\(by req\/s\)/);
+  assert.match(text, /reference\/hapi\s+0\.70.*\(by server CPU per request\)/);
+  assert.match(text, /ref-get .* 143 /); // CPU us/req of a 7,000 req/s case
   assert.match(text, /reference\/Prism\s+14\.0/);
   assert.match(text, /skipped: server exited \(code 1\)/);
   assert.match(text, /50,000 acknowledged creates, store 10,000 -> 60,000 pets after SIGKILL/);

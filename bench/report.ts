@@ -52,6 +52,10 @@ export interface Ratios {
   referenceOverNode: number | null;
   referenceOverPrism: number | null;
   redisOverMemory: number | null;
+  /** The same three comparisons by server CPU per request (ceiling's cost over the reference's): robust on a busy machine. */
+  cpuReferenceOverHapi: number | null;
+  cpuReferenceOverNode: number | null;
+  cpuReferenceOverPrism: number | null;
   /** p99 at 100,000 pets over p99 at 1,000 pets, first page and mid-store page. */
   listP99Growth: number | null;
   deepP99Growth: number | null;
@@ -116,7 +120,14 @@ export function computeRatios(cases: readonly CaseResult[]): Ratios {
     const c = cases.find((x) => x.id === id);
     return clean(c) ? c.summary.p99 : undefined;
   };
+  const cpu = (id: CaseId) => {
+    const c = cases.find((x) => x.id === id);
+    return clean(c) ? c.summary.cpuMicrosPerRequest : undefined;
+  };
   return {
+    cpuReferenceOverHapi: ratio(cpu('hapi'), cpu('ref-get')),
+    cpuReferenceOverNode: ratio(cpu('node'), cpu('ref-get')),
+    cpuReferenceOverPrism: ratio(cpu('prism'), cpu('ref-get')),
     referenceOverHapi: ratio(rps('ref-get'), rps('hapi')),
     referenceOverNode: ratio(rps('ref-get'), rps('node')),
     referenceOverPrism: ratio(rps('ref-get'), rps('prism')),
@@ -201,10 +212,10 @@ export function renderText(report: BenchReport): string {
     );
   }
   lines.push('');
-  const header = ['#', 'case', 'what', 'req/s', 'rounds min-max', 'p50 ms', 'p99 ms', 'peak RSS MB', 'bytes/resp', 'others CPU', 'bad'];
+  const header = ['#', 'case', 'what', 'req/s', 'rounds min-max', 'p50 ms', 'p99 ms', 'peak RSS MB', 'bytes/resp', 'CPU us/req', 'others CPU', 'bad'];
   const rows = report.cases.map((c) => {
     const x = c.summary;
-    if (!x) return [c.label, c.id, c.title, '-', '-', '-', '-', '-', '-', '-', `skipped: ${c.skipped ?? 'not run'}`];
+    if (!x) return [c.label, c.id, c.title, '-', '-', '-', '-', '-', '-', '-', '-', `skipped: ${c.skipped ?? 'not run'}`];
     const bad = Object.entries(x.unexpected).map(([code, n]) => `${n}x${code}`);
     if (x.errors) bad.push(`${x.errors} errors`);
     for (const d of c.durability ?? []) if (!d.ok) bad.push(`lost ${d.before + d.acknowledged - d.after} acked creates`);
@@ -218,11 +229,12 @@ export function renderText(report: BenchReport): string {
       ms(x.p99),
       c.peakRssBytes === null ? '-' : (c.peakRssBytes / MB).toFixed(1),
       int(x.bytesPerResponse),
+      Number.isFinite(x.cpuMicrosPerRequest) ? int(x.cpuMicrosPerRequest) : '-',
       x.foreignCoresMax.toFixed(2),
       bad.length ? bad.join(', ') : '0',
     ];
   });
-  lines.push(pad([header, ...rows], new Set([3, 5, 6, 7, 8, 9])));
+  lines.push(pad([header, ...rows], new Set([3, 5, 6, 7, 8, 9, 10])));
   const disturbed = report.cases.filter((c) => (c.summary?.foreignCoresMax ?? 0) > DISTURBED_CORES);
   if (disturbed.length) {
     lines.push(
@@ -233,7 +245,8 @@ export function renderText(report: BenchReport): string {
   lines.push('');
   const r = report.ratios;
   const show = (v: number | null, digits = 2) => (v === null ? 'not measured' : v.toFixed(digits));
-  lines.push(`reference/hapi  ${show(r.referenceOverHapi)}    reference/node  ${show(r.referenceOverNode)}    reference/Prism  ${show(r.referenceOverPrism, 1)}`);
+  lines.push(`reference/hapi  ${show(r.referenceOverHapi)}    reference/node  ${show(r.referenceOverNode)}    reference/Prism  ${show(r.referenceOverPrism, 1)}    (by req/s)`);
+  lines.push(`reference/hapi  ${show(r.cpuReferenceOverHapi)}    reference/node  ${show(r.cpuReferenceOverNode)}    reference/Prism  ${show(r.cpuReferenceOverPrism, 1)}    (by server CPU per request)`);
   lines.push(`Redis limiter/memory limiter  ${show(r.redisOverMemory)}    p99 growth 1k->100k: first page ${show(r.listP99Growth)}, mid-store page ${show(r.deepP99Growth)}`);
   for (const c of report.cases)
     for (const d of c.durability ?? [])

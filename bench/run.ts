@@ -10,7 +10,7 @@ import { CASES, DEEP_STATUS, LIST_PATH, SERVERS, type CaseId, type CaseSpec, typ
 import type { CannedResponse } from './child-protocol.ts';
 import { LoadGenerator, type LoadMeasure } from './load.ts';
 import { HELP, OptionsError, parseOptions, type BenchOptions } from './options.ts';
-import { choosePinning, exited, foreignCores, httpRequest, machineTicks, processTicks } from './proc.ts';
+import { choosePinning, exited, foreignCores, httpRequest, machineTicks, processTicks, TICKS_PER_SECOND } from './proc.ts';
 import { checkTargets, computeRatios, renderText, type BenchReport, type CaseResult, type Durability, type RunSettings } from './report.ts';
 import { interleave, summarize, type RoundMeasure } from './stats.ts';
 import { countStoredPets, writePetStore } from './stores.ts';
@@ -21,7 +21,7 @@ export const POST_WARMUP_CREATES = 1000;
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-type RoundMeasureOfLoad = LoadMeasure & { foreignCores: number };
+type RoundMeasureOfLoad = LoadMeasure & { foreignCores: number; serverCpuSeconds: number };
 
 interface CaseState {
   spec: CaseSpec;
@@ -219,7 +219,8 @@ class Bench {
     }
   }
 
-  async #measure(server: RunningServer, state: CaseState, seconds: number, stopAfterOk?: number): Promise<LoadMeasure & { foreignCores: number }> {
+  async #measure(server: RunningServer, state: CaseState, seconds: number, stopAfterOk?: number): Promise<RoundMeasureOfLoad> {
+    const serverBefore = processTicks(server.pid);
     const pids = [process.pid, server.pid, this.#load!.pid, state.spec.server === 'ref-redis' ? this.#redisPid : undefined];
     const reading = () => ({ machine: machineTicks(), own: pids.reduce<number>((n, pid) => n + (pid ? processTicks(pid) : 0), 0) });
     const before = reading();
@@ -237,7 +238,9 @@ class Bench {
       expectStatus: state.spec.expectStatus,
       samplesFile: join(this.#context.dir, `samples-${state.spec.id}-${randomBytes(4).toString('hex')}.f64`),
     });
-    return { ...measured, foreignCores: foreignCores(before, reading()) };
+    const after = reading();
+    const serverCpuSeconds = (processTicks(server.pid) - serverBefore) / TICKS_PER_SECOND;
+    return { ...measured, foreignCores: foreignCores(before, after), serverCpuSeconds };
   }
 
   async #getRound(state: CaseState): Promise<RoundMeasureOfLoad | undefined> {

@@ -37,6 +37,7 @@ const round = (n: number, ok: number, seconds: number, latencies: number[], extr
   bytes: ok * 100,
   latencies: new Float64Array(latencies),
   foreignCores: 0,
+  serverCpuSeconds: ok / 1000,
   ...extra,
 });
 
@@ -55,6 +56,7 @@ test('summarize: rps is the median round, percentiles over all samples together,
   assert.equal(summary.unexpected, { '429': 3, '500': 4 });
   assert.is(summary.errors, 3);
   assert.is(summary.bytesPerResponse, 100);
+  assert.is(summary.cpuMicrosPerRequest, 1000);
 });
 
 test('summarize: one disturbed round does not move the rate; the disturbance is reported', () => {
@@ -71,8 +73,14 @@ const medians: Array<[number[], number]> = [
 for (const [values, expected] of medians) test(`median of ${values} is ${expected}`, () => assert.is(median(values), expected));
 test('median of nothing is NaN', () => assert.ok(Number.isNaN(median([]))));
 
+test('server CPU per request: the CPU of all rounds over all their responses', () => {
+  const summary = summarize([round(1, 100, 1, [1], { serverCpuSeconds: 0.01 }), round(2, 300, 1, [1], { serverCpuSeconds: 0.05 })]);
+  assert.ok(Math.abs(summary.cpuMicrosPerRequest - 150) < 1e-9, String(summary.cpuMicrosPerRequest));
+});
+
 test('summarize of rounds with no response reports zero, not NaN rates', () => {
   const summary = summarize([round(1, 0, 1, [])]);
+  assert.ok(Number.isNaN(summary.cpuMicrosPerRequest));
   assert.is(summary.rps, 0);
   assert.is(summary.bytesPerResponse, 0);
   assert.ok(Number.isNaN(summary.p99));

@@ -18,6 +18,8 @@ export interface RoundMeasure {
   latencies: Float64Array;
   /** Cores that processes outside the benchmark kept busy during the round (see proc.ts foreignCores). */
   foreignCores: number;
+  /** CPU seconds (user + system, all threads) the server process used during the round. */
+  serverCpuSeconds: number;
 }
 
 export interface CaseSummary {
@@ -35,6 +37,11 @@ export interface CaseSummary {
   bytesPerResponse: number;
   /** The most cores other processes took during any round of the case. */
   foreignCoresMax: number;
+  /**
+   * Server CPU per expected response, in microseconds. Unlike the rate it barely moves when other
+   * processes take CPU, so it prices the server's work even on a busy machine.
+   */
+  cpuMicrosPerRequest: number;
 }
 
 /** Nearest-rank percentile of an ascending array; NaN when empty. */
@@ -82,6 +89,7 @@ export function summarize(rounds: readonly RoundMeasure[]): CaseSummary {
     timeouts: rounds.reduce((n, r) => n + r.timeouts, 0),
     bytesPerResponse: requests > 0 ? bytes / requests : 0,
     foreignCoresMax: rounds.reduce((m, r) => Math.max(m, r.foreignCores), 0),
+    cpuMicrosPerRequest: requests > 0 ? (1e6 * rounds.reduce((n, r) => n + r.serverCpuSeconds, 0)) / requests : Number.NaN,
   };
 }
 

@@ -1,5 +1,5 @@
 // The servers under test, launched as the benchmark launches them.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
@@ -71,6 +71,17 @@ servers('bare hapi and bare node:http answer the reference bytes, byte for byte,
     }
     assert.ok(bare.child.exitCode !== null || bare.child.signalCode !== null, `${id} stopped`);
   }
+});
+
+servers('with a profile directory, a reference server writes a CPU profile of its main thread when stopped', async () => {
+  const profiles = join(dir, 'profiles');
+  const profiled = await launch('ref-1k', SERVERS['ref-1k'], { ...context, cpuProfDir: profiles }, 2);
+  assert.is((await httpRequest(`${profiled.origin}${LIST_PATH}`, { headers: authHeaders(apiKey) })).status, 200);
+  await profiled.stop();
+  const files = readdirSync(join(profiles, 'ref-1k-2')).filter((f) => f.endsWith('.cpuprofile'));
+  assert.ok(files.length >= 1, `profiles: ${files}`);
+  const profile = JSON.parse(readFileSync(join(profiles, 'ref-1k-2', files.sort()[0]!), 'utf8')) as { nodes: unknown[] };
+  assert.ok(profile.nodes.length > 10);
 });
 
 servers('a bare server cannot start without the reference bytes', async () => {
