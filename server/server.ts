@@ -69,7 +69,8 @@ export async function createServer(input: ServerOptions = {}): Promise<Server> {
     server.ext('onPostStop', () => store.close());
 
     if (options.logger) {
-      const loggerOptions = typeof options.logger === 'object' ? options.logger : {};
+      // The caller's own stream instance, not joi's copy of it.
+      const loggerOptions = typeof input.logger === 'object' ? input.logger : {};
       const pinoOptions: HapiPino.Options = {
         level: loggerOptions.level ?? 'info',
         // Credentials never reach the log.

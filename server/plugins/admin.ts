@@ -8,6 +8,7 @@ import type { Clock } from '../clock.ts';
 import { apiError } from '../errors.ts';
 import type { PetStore } from '../store/pet-store.ts';
 import type { Pet } from '../types.ts';
+import { bearerToken } from './auth.ts';
 import { rejectInvalid } from './errors.ts';
 import { RATE_LIMIT_PLUGIN } from './rate-limit.ts';
 
@@ -37,7 +38,6 @@ const advanceSchema = Joi.object({
   .xor('ms', 'seconds')
   .required();
 
-const BEARER = /^Bearer\s+(.+)$/i;
 const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
 
 export const adminPlugin: Plugin<AdminPluginOptions> = {
@@ -52,8 +52,7 @@ export const adminPlugin: Plugin<AdminPluginOptions> = {
 
     server.auth.scheme(STRATEGY, () => ({
       authenticate(request: Request, h: ResponseToolkit) {
-        const header = request.headers.authorization;
-        const given = typeof header === 'string' ? BEARER.exec(header.trim())?.[1]?.trim() : undefined;
+        const given = bearerToken(request.headers.authorization);
         // Digests of equal length, compared in constant time: timing says nothing about the token.
         if (!given || !timingSafeEqual(digest(given), expected)) {
           const challenge = given ? `Bearer realm="${REALM}", error="invalid_token"` : `Bearer realm="${REALM}"`;

@@ -18,6 +18,16 @@ const optionsSchema = Joi.object<AuthOptions>({
 
 const BEARER = /^Bearer(?:\s+(.*))?$/i;
 
+/**
+ * The token of an `Authorization: Bearer <token>` header: `''` when the token is empty, undefined
+ * when there is no header or it uses another scheme. The scheme name is case-insensitive (RFC 7235).
+ */
+export function bearerToken(header: unknown): string | undefined {
+  if (typeof header !== 'string') return undefined;
+  const match = BEARER.exec(header.trim());
+  return match ? (match[1] ?? '').trim() : undefined;
+}
+
 /** The API key a request authenticated with, if it did. */
 export function apiKeyOf(request: Request): ApiKey | undefined {
   return request.auth.isAuthenticated ? (request.auth.credentials as unknown as ApiKey) : undefined;
@@ -40,12 +50,11 @@ export const authPlugin: Plugin<AuthOptions> = {
     server.auth.scheme('bearer-api-key', () => ({
       authenticate(request: Request, h: ResponseToolkit) {
         const header = request.headers.authorization as string | undefined;
-        const match = header === undefined ? null : BEARER.exec(header.trim());
-        if (!match) {
+        const token = bearerToken(header);
+        if (token === undefined) {
           const message = header === undefined ? 'An API key is required: send "Authorization: Bearer <API_KEY>".' : 'The Authorization header must use the Bearer scheme: "Authorization: Bearer <API_KEY>".';
           throw apiError(401, ErrorCodes.missingApiKey, message, challenge());
         }
-        const token = (match[1] ?? '').trim();
         const apiKey = token === '' ? undefined : keys.lookup(token);
         if (!apiKey) {
           const message = token === '' ? 'The bearer token is empty.' : 'The API key is not valid.';

@@ -13,6 +13,7 @@ import Joi from 'joi';
 import type { Clock } from '../clock.ts';
 import { apiError, errorBody } from '../errors.ts';
 import type { ApiKey, KeyRing } from '../keys.ts';
+import { apiKeyOf, bearerToken } from './auth.ts';
 import {
   FailoverStore,
   MemoryStore,
@@ -117,8 +118,6 @@ declare module '@hapi/hapi' {
   }
 }
 
-const BEARER = /^Bearer(?:\s+(.*))?$/i;
-
 function toBan(options: BanOptions): BanSpec | null {
   return banOrNull({ threshold: options.threshold, periodMs: options.periodSeconds * 1000, durationMs: options.durationSeconds * 1000 });
 }
@@ -193,9 +192,9 @@ export const rateLimitPlugin: Plugin<RateLimitPluginOptions> = {
 
     /** The key a request carries even where no authentication ran (unknown paths, auth-free routes). */
     function carriedKey(request: Request): ApiKey | undefined {
-      if (request.auth.isAuthenticated) return request.auth.credentials as unknown as ApiKey;
-      const header = request.headers.authorization;
-      const token = typeof header === 'string' ? BEARER.exec(header.trim())?.[1]?.trim() : undefined;
+      const authenticated = apiKeyOf(request);
+      if (authenticated) return authenticated;
+      const token = bearerToken(request.headers.authorization);
       return token ? keys.lookup(token) : undefined;
     }
 
