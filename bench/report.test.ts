@@ -44,6 +44,7 @@ test('a run meeting every target: all six met, ratios as computed', () => {
   assert.is(r.referenceOverPrism, 14);
   assert.is(r.redisOverMemory, 5000 / 7000);
   assert.is(r.listP99Growth, 1.1);
+  assert.is(r.listCpuGrowth, 1);
   // Fixture CPU cost is 1/rps: the CPU-based ratios equal the rate-based ones here.
   assert.ok(Math.abs(r.cpuReferenceOverHapi! - 0.7) < 1e-9);
   assert.ok(Math.abs(r.cpuReferenceOverPrism! - 14) < 1e-9);
@@ -101,6 +102,7 @@ test('the text report holds a row per case, the ratios, the durability line and 
   assert.match(text, /ref-get .* 143 /); // CPU us/req of a 7,000 req/s case
   assert.match(text, /reference\/Prism\s+14\.0/);
   assert.match(text, /skipped: server exited \(code 1\)/);
+  assert.match(text, /1,000 -> 100,000 pets: p99 x1\.10 first page, x1\.20 mid-store page; server CPU per request x1\.00 first page/);
   assert.match(text, /50,000 acknowledged creates, store 10,000 -> 60,000 pets after SIGKILL/);
   assert.match(text, /server on cpu 1, load generator on cpu 0/);
   assert.not.match(text, /NOTE: reference servers ran with/);

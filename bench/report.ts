@@ -59,6 +59,9 @@ export interface Ratios {
   /** p99 at 100,000 pets over p99 at 1,000 pets, first page and mid-store page. */
   listP99Growth: number | null;
   deepP99Growth: number | null;
+  /** The same growth in server CPU per request: the steadier sign of work that grows with the store. */
+  listCpuGrowth: number | null;
+  deepCpuGrowth: number | null;
 }
 
 export interface BenchReport {
@@ -134,6 +137,8 @@ export function computeRatios(cases: readonly CaseResult[]): Ratios {
     redisOverMemory: ratio(rps('ref-redis'), rps('ref-get')),
     listP99Growth: ratio(p99('list-100k'), p99('list-1k')),
     deepP99Growth: ratio(p99('deep-100k'), p99('deep-1k')),
+    listCpuGrowth: ratio(cpu('list-100k'), cpu('list-1k')),
+    deepCpuGrowth: ratio(cpu('deep-100k'), cpu('deep-1k')),
   };
 }
 
@@ -247,7 +252,11 @@ export function renderText(report: BenchReport): string {
   const show = (v: number | null, digits = 2) => (v === null ? 'not measured' : v.toFixed(digits));
   lines.push(`reference/hapi  ${show(r.referenceOverHapi)}    reference/node  ${show(r.referenceOverNode)}    reference/Prism  ${show(r.referenceOverPrism, 1)}    (by req/s)`);
   lines.push(`reference/hapi  ${show(r.cpuReferenceOverHapi)}    reference/node  ${show(r.cpuReferenceOverNode)}    reference/Prism  ${show(r.cpuReferenceOverPrism, 1)}    (by server CPU per request)`);
-  lines.push(`Redis limiter/memory limiter  ${show(r.redisOverMemory)}    p99 growth 1k->100k: first page ${show(r.listP99Growth)}, mid-store page ${show(r.deepP99Growth)}`);
+  lines.push(`Redis limiter/memory limiter  ${show(r.redisOverMemory)}`);
+  lines.push(
+    `1,000 -> 100,000 pets: p99 x${show(r.listP99Growth)} first page, x${show(r.deepP99Growth)} mid-store page; ` +
+      `server CPU per request x${show(r.listCpuGrowth)} first page, x${show(r.deepCpuGrowth)} mid-store page`,
+  );
   for (const c of report.cases)
     for (const d of c.durability ?? [])
       if (d.ok) lines.push(`${c.id}: ${int(d.acknowledged)} acknowledged creates, store ${int(d.before)} -> ${int(d.after)} pets after SIGKILL (all durable)`);
