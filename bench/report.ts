@@ -161,9 +161,9 @@ export function checkTargets(cases: readonly CaseResult[], settings: RunSettings
   const postTarget = `POST durable >= ${TARGETS.postPerSecond.toLocaleString('en-US')}/s at 10,000 pets, ${TARGETS.postConnections} connections`;
   if (!clean(post)) checks.push({ target: postTarget, measured: '-', verdict: 'not measured', why: problem(post, 'ref-post') });
   else if (settings.connections !== TARGETS.postConnections)
-    checks.push({ target: postTarget, measured: `${Math.round(post.summary.rps)}/s`, verdict: 'not measured', why: `run with --connections ${TARGETS.postConnections}` });
+    checks.push({ target: postTarget, measured: `${int(post.summary.rps)}/s`, verdict: 'not measured', why: `run with --connections ${TARGETS.postConnections}` });
   else
-    checks.push({ target: postTarget, measured: `${Math.round(post.summary.rps)}/s`, verdict: post.summary.rps >= TARGETS.postPerSecond ? 'met' : 'missed' });
+    checks.push({ target: postTarget, measured: `${int(post.summary.rps)}/s`, verdict: post.summary.rps >= TARGETS.postPerSecond ? 'met' : 'missed' });
 
   const big = [get('list-100k'), get('deep-100k')].filter((c): c is CaseResult => c !== undefined && c.peakRssBytes !== null);
   const rssTarget = `server RSS < ${TARGETS.rssBytesAt100k / MB} MB at 100,000 pets`;
