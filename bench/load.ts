@@ -25,15 +25,10 @@ export interface DriveRequest {
   samplesFile: string;
 }
 
-export interface DriveResult {
+/** What the driver sends back: the round's counts, its latencies left in `samplesFile`. */
+export interface DriveResult extends Pick<RoundMeasure, 'ok' | 'unexpected' | 'errors' | 'timeouts' | 'seconds' | 'bytes'> {
   type: 'result';
   id: number;
-  ok: number;
-  unexpected: Record<string, number>;
-  errors: number;
-  timeouts: number;
-  seconds: number;
-  bytes: number;
   samplesFile: string;
 }
 
