@@ -16,7 +16,7 @@ import { limitedTarget } from './fake-targets.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
-const README = join(root, 'docs', 'readme', 'load.md');
+const README = join(root, 'README.md');
 
 function findK6(): string | null {
   const explicit = process.env.K6_BIN;
@@ -57,7 +57,7 @@ for (const script of ['smoke.js', 'rate-limit.js', 'capacity.js']) {
     const readme = readFileSync(README, 'utf8');
     const names = new Set([...envNames(script), ...libEnv]);
     assert.ok(names.size >= 4, [...names].join(', '));
-    for (const name of names) assert.match(readme, new RegExp('`' + name + '`'), `${name} is not documented in docs/readme/load.md`);
+    for (const name of names) assert.match(readme, new RegExp('`' + name + '`'), `${name} is not documented in README.md`);
   });
 
   test(`the README has k6 run lines for ${script} against our server, a Prism mock and a remote implementation`, () => {

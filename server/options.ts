@@ -32,7 +32,7 @@ export interface ServerOptions {
   cors?: boolean;
   /** Largest accepted request body in bytes; larger ones get 413. Default 16384. */
   maxBodyBytes?: number;
-  /** Plan limits, bans and the per-address limit; see docs/readme/rate-limits.md. Default: on. */
+  /** Plan limits, bans and the per-address limit; see the README's "Rate limits, bans and deprecation". Default: on. */
   rateLimit?: RateLimitOptions;
   /** Share rate-limit state through this Redis (redis://...). Default: none, per-instance memory. */
   redisUrl?: string;
