@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import Joi from 'joi';
 import { PLAN_LIMITS, PLANS } from './plans.ts';
 import type { Limits, Plan } from './types.ts';
@@ -36,7 +36,8 @@ export const apiKeyRecordsSchema = Joi.array()
   .unique('key')
   .min(1);
 
-const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
+/** SHA-256 of a secret: equal-length digests that timingSafeEqual can compare. One-shot, the cheapest form. */
+export const digest = (value: string): Buffer => hash('sha256', value, 'buffer');
 
 /** The set of known API keys, looked up in constant time. */
 export class KeyRing {

@@ -1,5 +1,4 @@
 import Hapi, { type Server } from '@hapi/hapi';
-import HapiPino from 'hapi-pino';
 import Joi from 'joi';
 import { SystemClock, type Clock } from './clock.ts';
 import { fixtureApiKeys, fixturePets } from './fixtures.ts';
@@ -11,6 +10,7 @@ import { authPlugin } from './plugins/auth.ts';
 import { deprecationPlugin } from './plugins/deprecation.ts';
 import { errorsPlugin, rejectUnparsableBody } from './plugins/errors.ts';
 import { rateLimitPlugin } from './plugins/rate-limit.ts';
+import { requestLogPlugin } from './plugins/request-log.ts';
 import { petRoutes } from './routes/pets.ts';
 import { LowPetStore, type PetStore } from './store/pet-store.ts';
 
@@ -71,14 +71,7 @@ export async function createServer(input: ServerOptions = {}): Promise<Server> {
     if (options.logger) {
       // The caller's own stream instance, not joi's copy of it.
       const loggerOptions = typeof input.logger === 'object' ? input.logger : {};
-      const pinoOptions: HapiPino.Options = {
-        level: loggerOptions.level ?? 'info',
-        // Credentials never reach the log.
-        redact: { paths: ['req.headers.authorization', 'req.headers["x-admin-token"]'], censor: '[redacted]' },
-        logEvents: ['onPostStart', 'onPostStop', 'response', 'request-error'],
-      };
-      if (loggerOptions.stream) pinoOptions.stream = loggerOptions.stream as NodeJS.WriteStream;
-      await server.register({ plugin: HapiPino, options: pinoOptions });
+      await server.register({ plugin: requestLogPlugin, options: loggerOptions });
     }
     await server.register(errorsPlugin);
     await server.register({ plugin: authPlugin, options: { keys, realm: 'adoption-store' } });

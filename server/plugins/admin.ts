@@ -1,13 +1,14 @@
 // The admin API for test harnesses, under /__admin and off unless the server was given an admin
 // token: put the pets back to their seed, forget every rate-limit window and ban, and move the
 // server's clock forward so day windows, bans and the sunset can be tested without waiting.
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import type { Plugin, Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import type { Clock } from '../clock.ts';
 import { apiError } from '../errors.ts';
 import type { PetStore } from '../store/pet-store.ts';
 import type { Pet } from '../types.ts';
+import { digest } from '../keys.ts';
 import { bearerToken } from './auth.ts';
 import { rejectInvalid } from './errors.ts';
 import { RATE_LIMIT_PLUGIN } from './rate-limit.ts';
@@ -38,7 +39,6 @@ const advanceSchema = Joi.object({
   .xor('ms', 'seconds')
   .required();
 
-const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
 
 export const adminPlugin: Plugin<AdminPluginOptions> = {
   name: ADMIN_PLUGIN,
