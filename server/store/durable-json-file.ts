@@ -17,8 +17,8 @@ export class CorruptDatabaseError extends Error {
 
 const settled = () => undefined;
 
-interface Pending {
-  data: unknown;
+interface Pending<T> {
+  data: T;
   promise: Promise<void>;
   resolve: () => void;
   reject: (error: unknown) => void;
@@ -36,12 +36,15 @@ interface Pending {
 export class DurableJsonFile<T> implements Adapter<T> {
   readonly #path: string;
   readonly #tempPath: string;
+  readonly #serialize: (data: T) => string | Buffer[];
   #inFlight: Promise<void> | null = null;
-  #next: Pending | null = null;
+  #next: Pending<T> | null = null;
   #writes = 0;
 
-  constructor(path: string) {
+  /** `serialize` turns the data into the file's text or bytes; JSON.stringify unless the caller knows better. */
+  constructor(path: string, serialize: (data: T) => string | Buffer[] = (data) => JSON.stringify(data)) {
     this.#path = path;
+    this.#serialize = serialize;
     this.#tempPath = join(dirname(path), `.${basename(path)}.tmp`);
     mkdirSync(dirname(path), { recursive: true });
   }
@@ -91,9 +94,9 @@ export class DurableJsonFile<T> implements Adapter<T> {
     while (this.#inFlight) await this.#inFlight;
   }
 
-  #start(data: unknown): Promise<void> {
+  #start(data: T): Promise<void> {
     // Serialised now, synchronously: the write holds exactly the changes made before this call.
-    const text = JSON.stringify(data);
+    const text = this.#serialize(data);
     const written = this.#persist(text);
     // The caller gets the outcome through `written`; the tracker only needs to know it settled.
     this.#inFlight = written.then(settled, settled).then(() => {
@@ -105,10 +108,16 @@ export class DurableJsonFile<T> implements Adapter<T> {
     return written;
   }
 
-  async #persist(text: string): Promise<void> {
+  async #persist(content: string | Buffer[]): Promise<void> {
     const file = await open(this.#tempPath, 'w', 0o600);
     try {
-      await file.writeFile(text, 'utf8');
+      if (typeof content === 'string') {
+        await file.writeFile(content, 'utf8');
+      } else {
+        const total = content.reduce((sum, chunk) => sum + chunk.length, 0);
+        const { bytesWritten } = await file.writev(content);
+        if (bytesWritten < total) await file.writeFile(Buffer.concat(content).subarray(bytesWritten));
+      }
       await file.datasync();
     } finally {
       await file.close();

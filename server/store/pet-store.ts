@@ -58,6 +58,49 @@ function checkDatabase(data: unknown, path: string): Database {
   return db as Database;
 }
 
+const PETS_TAIL = Buffer.from(']}');
+
+/**
+ * Serialises the database for the file as a few buffers, reusing the bytes of the pets it has
+ * already serialised. Pets are only ever appended (ids grow, nothing edits a stored pet), so each
+ * grouped write encodes only the pets created since the last one and hands the file the same bytes
+ * again, instead of stringifying, flattening and re-encoding the whole store: at 10,000 pets that
+ * was a fifth of the CPU of a create (npm run bench). Anything else (a reset replaces the array, a
+ * rolled-back create calls `forget()`) makes the next write start over.
+ */
+export class DatabaseSerializer {
+  #pets: readonly Pet[] | null = null;
+  #count = 0;
+  #bytes = Buffer.allocUnsafe(64 * 1024);
+  #length = 0;
+
+  serialize(data: Database): Buffer[] {
+    if (data.pets !== this.#pets || data.pets.length < this.#count) this.forget(data.pets);
+    for (let i = this.#count; i < data.pets.length; i++) this.#append((i === 0 ? '' : ',') + JSON.stringify(data.pets[i]));
+    this.#count = data.pets.length;
+    const head = Buffer.from(`{"nextId":${JSON.stringify(data.nextId)},"pets":[`);
+    return [head, this.#bytes.subarray(0, this.#length), PETS_TAIL];
+  }
+
+  forget(pets: readonly Pet[] | null = null): void {
+    this.#pets = pets;
+    this.#count = 0;
+    // A fresh buffer: bytes handed out before stay as they were.
+    this.#bytes = Buffer.allocUnsafe(64 * 1024);
+    this.#length = 0;
+  }
+
+  #append(text: string): void {
+    const needed = this.#length + Buffer.byteLength(text);
+    if (needed > this.#bytes.length) {
+      const grown = Buffer.allocUnsafe(Math.max(needed, this.#bytes.length * 2));
+      this.#bytes.copy(grown, 0, 0, this.#length);
+      this.#bytes = grown;
+    }
+    this.#length += this.#bytes.write(text, this.#length);
+  }
+}
+
 function seedDatabase(pets: readonly Pet[]): Database {
   const sorted = [...pets].sort((a, b) => a.id - b.id).map((p) => ({ ...p }));
   const maxId = sorted.reduce((max, p) => Math.max(max, p.id), 0);
@@ -80,17 +123,21 @@ function indexAfter(pets: readonly Pet[], id: number): number {
 export class LowPetStore implements PetStore {
   readonly #db: Low<Database>;
   readonly #adapter: Adapter<Database>;
+  readonly #serializer: DatabaseSerializer;
   #byId = new Map<number, Pet>();
 
-  private constructor(db: Low<Database>, adapter: Adapter<Database>) {
+  private constructor(db: Low<Database>, adapter: Adapter<Database>, serializer: DatabaseSerializer) {
     this.#db = db;
     this.#adapter = adapter;
+    this.#serializer = serializer;
     this.#reindex();
   }
 
   /** Opens the store, seeding it with `seed` when it holds nothing yet. A corrupt file is refused, never overwritten. */
   static async open(storage: StorageOptions, seed: readonly Pet[]): Promise<LowPetStore> {
-    const adapter: Adapter<Database> = storage.type === 'file' ? new DurableJsonFile<Database>(storage.path) : new Memory<Database>();
+    const serializer = new DatabaseSerializer();
+    const adapter: Adapter<Database> =
+      storage.type === 'file' ? new DurableJsonFile<Database>(storage.path, (data) => serializer.serialize(data)) : new Memory<Database>();
     const db = new Low<Database>(adapter, seedDatabase([]));
     const existing = await adapter.read();
     if (existing === null) {
@@ -99,7 +146,7 @@ export class LowPetStore implements PetStore {
     } else {
       db.data = checkDatabase(existing, storage.type === 'file' ? storage.path : '(memory)');
     }
-    return new LowPetStore(db, adapter);
+    return new LowPetStore(db, adapter, serializer);
   }
 
   async list({ limit, status, afterId = 0 }: ListQuery): Promise<ListResult> {
@@ -131,6 +178,7 @@ export class LowPetStore implements PetStore {
       const index = data.pets.lastIndexOf(pet);
       if (index >= 0) data.pets.splice(index, 1);
       this.#byId.delete(pet.id);
+      this.#serializer.forget();
       throw error;
     }
     return pet;
