@@ -3,7 +3,6 @@
 // shares an event loop with what it measures.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { request } from 'node:http';
 
 export interface SpawnSpec {
@@ -83,17 +82,8 @@ export function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM
   });
 }
 
-/** A port that was free a moment ago, for programs (Prism) that cannot be told to take port 0. */
-export function freePort(host = '127.0.0.1'): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, host, () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
+// One helper for the whole kit: the conformance mock needs it at run time.
+export { freePort } from '../conformance/mock.ts';
 
 export interface HttpReply {
   status: number;

@@ -3,7 +3,6 @@
 // on a free port, stops it and starts it again.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createServer as createNetServer } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Redis } from 'ioredis';
@@ -14,20 +13,11 @@ import type { FailoverStore } from './failover-store.ts';
 import { RedisStore } from './redis-store.ts';
 import { StoreUnavailableError } from './store.ts';
 import { keyWindows } from './policy.ts';
+import { freePort } from '../../conformance/mock.ts';
 
 const PREFIX = `adoption-test:failover:${randomUUID()}:`;
 const FREE = 'Bearer test-free-key';
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createNetServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 async function startRedis(port: number): Promise<ChildProcess> {
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
