@@ -30,7 +30,8 @@ export function bearerToken(header: unknown): string | undefined {
 
 /** The API key a request authenticated with, if it did. */
 export function apiKeyOf(request: Request): ApiKey | undefined {
-  return request.auth.isAuthenticated ? (request.auth.credentials as unknown as ApiKey) : undefined;
+  // Only this strategy's credentials are API keys (the admin API authenticates its own way).
+  return request.auth.isAuthenticated && request.auth.strategy === AUTH_STRATEGY ? (request.auth.credentials as unknown as ApiKey) : undefined;
 }
 
 /**

@@ -201,9 +201,10 @@ export const rateLimitPlugin: Plugin<RateLimitPluginOptions> = {
     const refusal = (v: Verdict): Boom => apiError(429, v.error?.code ?? 'rate_limited', v.error?.message ?? 'Rate limit exceeded.', { ...v.headers });
 
     server.ext('onPostAuth', async (request, h) => {
-      if (exempt(request) || !request.auth.isAuthenticated) return h.continue;
+      const key = apiKeyOf(request);
+      if (exempt(request) || !key) return h.continue;
       const state = stateOf(request);
-      state.verdict = await decideKey(request, request.auth.credentials as unknown as ApiKey);
+      state.verdict = await decideKey(request, key);
       if (!state.verdict.admitted) throw refusal(state.verdict);
       return h.continue;
     });
