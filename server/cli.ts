@@ -108,7 +108,7 @@ export async function main(argv: string[]): Promise<number> {
     .join('\n');
   process.stdout.write(
     `Animal Adoption Store reference server listening on ${server.info.uri}/v1\n` +
-      `  store: ${storage} (${server.app.store.size()} pets)\n` +
+      `  store: ${storage} (${await server.app.store.count()} pets)\n` +
       `  rate limits: ${options.redisUrl ? `shared through Redis ${redactUrl(options.redisUrl)}` : 'per instance, in memory'}\n` +
       (options.adminToken ? `  admin API: ${server.info.uri}/__admin (Authorization: Bearer <admin token>)\n` : '') +
       `  API keys by plan (send "Authorization: Bearer <key>"):\n${keys}\n`,

@@ -70,7 +70,7 @@ export const adminPlugin: Plugin<AdminPluginOptions> = {
     };
     const resetPets = async () => {
       await store.reset(seedPets);
-      return store.size();
+      return store.count();
     };
     const resetLimits = async () => {
       await limiter()?.reset();

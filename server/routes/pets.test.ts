@@ -223,7 +223,7 @@ for (const [name, payload, field] of invalidBodies) {
       headers: { 'content-type': 'application/json' },
     });
     assertErrorBody(res, 400, 'invalid_body', field);
-    assert.is(server.app.store.size(), 10);
+    assert.is(await server.app.store.count(), 10);
   });
 }
 
@@ -246,7 +246,7 @@ for (const [name, payload, headers, status, code] of unparsable) {
     const server = await testServer();
     const res = await send(server, { method: 'POST', url: '/v1/pets', payload, headers });
     assertErrorBody(res, status, code);
-    assert.is(server.app.store.size(), 10);
+    assert.is(await server.app.store.count(), 10);
   });
 }
 
@@ -297,7 +297,7 @@ for (const [method, url, payload] of operations) {
       const res = await send(server, { method, url, payload: payload as object, headers: { authorization: header } });
       assertErrorBody(res, 401, code);
       assert.is(res.headers['www-authenticate'], challenge);
-      assert.is(server.app.store.size(), 10);
+      assert.is(await server.app.store.count(), 10);
     });
   }
 }
@@ -338,7 +338,7 @@ for (const [method, url, allow] of wrongMethods) {
     const res = await send(server, { method, url });
     assertErrorBody(res, 405, 'method_not_allowed', method);
     assert.is(res.headers.allow, allow);
-    assert.is(server.app.store.size(), 10);
+    assert.is(await server.app.store.count(), 10);
   });
 }
 

@@ -42,7 +42,7 @@ for (const [kind, storage] of storages) {
     assert.is(await store.get(6), undefined);
     const b = await store.create({ name: 'E', categoryId: 3, status: 'pending' });
     assert.is(b.id, 7);
-    assert.is(store.size(), 4);
+    assert.is(await store.count(), 4);
     await store.close();
   });
 }
@@ -57,7 +57,7 @@ file('a new file is created and seeded; a restart reads it back with its counter
   await first.close();
 
   const second = await LowPetStore.open({ type: 'file', path }, []);
-  assert.is(second.size(), 11);
+  assert.is(await second.count(), 11);
   assert.equal(await second.get(11), { id: 11, name: 'Mochi', categoryId: 2, status: 'available' });
   assert.is((await second.create({ name: 'Next', categoryId: 1, status: 'sold' })).id, 12);
   assert.is(readDb(path).nextId, 13);
@@ -104,7 +104,7 @@ file('a failed write is not acknowledged and its pet is not kept; later writes s
   let failed = false;
   await store.create({ name: 'Lost', categoryId: 1, status: 'available' }).catch(() => (failed = true));
   assert.ok(failed);
-  assert.is(store.size(), 3);
+  assert.is(await store.count(), 3);
   assert.is(await store.get(6), undefined);
   rmSync(join(dir, '.db.json.tmp'), { recursive: true });
   const kept = await store.create({ name: 'Kept', categoryId: 1, status: 'available' });

@@ -30,7 +30,8 @@ export interface PetStore {
   create(pet: Required<NewPet>): Promise<Pet>;
   /** Replaces every pet (admin reset). The id counter never goes back. */
   reset(pets: readonly Pet[]): Promise<void>;
-  size(): number;
+  /** How many pets the store holds. */
+  count(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -191,7 +192,7 @@ export class LowPetStore implements PetStore {
     await this.#db.write();
   }
 
-  size(): number {
+  async count(): Promise<number> {
     return this.#db.data.pets.length;
   }
 
