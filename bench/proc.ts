@@ -1,9 +1,12 @@
 // Child processes of the benchmark: servers and the load generator each run in a process of
 // their own, so that the server's RSS can be read from /proc and the load generator never
 // shares an event loop with what it measures.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { exited, spawnChild as spawnTracked } from '../lib/processes.ts';
+
+export { exited, freePort, stopChild } from '../lib/processes.ts';
 
 export interface SpawnSpec {
   command: string;
@@ -20,7 +23,7 @@ export function spawnChild(spec: SpawnSpec): ChildProcess {
   const [command, args] = spec.cpu !== undefined ? ['taskset', ['-c', spec.cpu, spec.command, ...spec.args]] : [spec.command, spec.args];
   const stdio: Array<'ignore' | 'pipe' | 'inherit' | 'ipc' | number> = ['ignore', spec.output, spec.output];
   if (spec.ipc) stdio.push('ipc');
-  return spawn(command as string, args as string[], { stdio, env: spec.env ?? process.env });
+  return spawnTracked(command as string, args as string[], { stdio, env: spec.env ?? process.env });
 }
 
 /** Node with tsx's loader, the way every TypeScript process of the benchmark is run. */
@@ -64,26 +67,6 @@ function statusField(pid: number, field: string): number {
   if (!match) throw new Error(`/proc/${pid}/status has no ${field}`);
   return Number(match[1]) * 1024;
 }
-
-export function exited(child: ChildProcess): boolean {
-  return child.exitCode !== null || child.signalCode !== null;
-}
-
-/** SIGTERM (or the given signal), then SIGKILL after `graceMs`; resolves once the child is gone. */
-export function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM', graceMs = 5000): Promise<void> {
-  if (exited(child)) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill(signal);
-  });
-}
-
-// One helper for the whole kit: the conformance mock needs it at run time.
-export { freePort } from '../conformance/mock.ts';
 
 export interface HttpReply {
   status: number;

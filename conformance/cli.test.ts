@@ -7,7 +7,8 @@ import * as assert from 'uvu/assert';
 import { createServer } from '../server/index.ts';
 import { CATALOGUE } from './catalogue.ts';
 import { HELP, main, parseCli } from './cli.ts';
-import { freePort, MOCK_HELP } from './mock.ts';
+import { freePort } from '../lib/processes.ts';
+import { MOCK_HELP } from './mock.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 

@@ -1,46 +1,77 @@
-// `npm run mock` and `adoption-kit mock`: a Prism mock of spec/openapi.yaml on 127.0.0.1:4010.
-// Prism answers from the description's examples and validates requests (401 without a bearer
-// token, 400 for an invalid body); send `Prefer: code=404` to get a documented status on demand.
-import { spawn, type ChildProcess } from 'node:child_process';
+// `npm run mock` and `adoption-kit mock`: a Prism mock of the contract. Prism reads a description
+// derived at start from spec/openapi.yaml, in which every path is also served below the base path
+// (/v1/pets as well as /pets), so an integrator can switch between the mock and the reference
+// server without changing paths, and gets the same error codes (they are the description's own
+// examples). A stateless mock cannot move its rate-limit headers: X-RateLimit-Reset is set, once,
+// to the moment the mock started plus the Retry-After example, so it is in the future at start.
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
-import { DEFAULT_SPEC_PATH } from './openapi.ts';
+import { parse as parseYaml, stringify as toYaml } from 'yaml';
+import { helpText, parseOptions, type OptionSpec } from '../lib/cli-options.ts';
+import { KitError } from '../lib/errors.ts';
+import { basePath, DEFAULT_SPEC_PATH, type JsonObject } from '../lib/openapi.ts';
+import { collectOutput, freePort, spawnChild, stopChild, waitForOutput } from '../lib/processes.ts';
 import { isEntryPoint } from './entry.ts';
+import type { ChildProcess } from 'node:child_process';
 
-export const MOCK_HELP = `Usage: npm run mock -- [--port 4010] [--host 127.0.0.1] [--spec spec/openapi.yaml] [--dynamic]
+export const MOCK_OPTIONS: readonly OptionSpec[] = [
+  { key: 'port', flag: 'port', env: 'MOCK_PORT', type: 'integer', value: '<n>', default: 4010, min: 0, max: 65535, help: 'Port; 0 picks a free one.' },
+  { key: 'host', flag: 'host', env: 'MOCK_HOST', type: 'string', value: '<host>', default: '127.0.0.1', help: 'Interface to listen on.' },
+  { key: 'specPath', flag: 'spec', env: 'SPEC', type: 'string', value: '<file>', defaultText: "the kit's spec/openapi.yaml", help: 'The description to mock.' },
+  { key: 'dynamic', flag: 'dynamic', type: 'boolean', default: false, help: "Prism's --dynamic: generate bodies from the schemas instead of returning the examples." },
+  { key: 'seed', flag: 'seed', type: 'string', value: '<seed>', help: "Prism's --seed: make --dynamic generate the same bodies every run." },
+  { key: 'errors', flag: 'errors', type: 'boolean', default: false, help: "Prism's --errors: answer requests and responses that violate the description with an error." },
+  { key: 'ignoreExamples', flag: 'ignore-examples', type: 'boolean', default: false, help: "Prism's --ignoreExamples: build static bodies from the schemas, not from the examples." },
+  { key: 'quiet', flag: 'quiet', type: 'boolean', default: false, help: "Only Prism's warnings and errors, not a line per request." },
+  { key: 'help', flag: 'help', short: 'h', type: 'boolean', default: false, help: 'This text.' },
+];
+
+export const MOCK_HELP = helpText(
+  `Usage: npm run mock -- [options]
        adoption-kit mock [options]
 
-Starts a Prism mock of the OpenAPI description. Base URL for the kit: http://<host>:<port>
-(no /v1: Prism serves the paths as described). It answers from the examples, refuses requests
+Starts a Prism mock of the OpenAPI description, at http://<host>:<port>/v1 (and without /v1).
+It answers from the examples (the reference server's own bodies and codes), refuses requests
 without a bearer token (401) and invalid bodies (400), and gives any documented status on request
 with the header "Prefer: code=<status>". It keeps no state: created pets are not stored, limit and
-status are not applied, rate limits are not enforced.
-
-  --port <n>      Port (default 4010; 0 picks a free one).
-  --host <host>   Interface (default 127.0.0.1).
-  --spec <path>   Description to mock (default: the kit's spec/openapi.yaml).
-  --dynamic       Generate bodies from the schemas instead of returning the examples.
-  -h, --help      This text.
-`;
+status are not applied, rate limits are not enforced.`,
+  MOCK_OPTIONS,
+);
 
 export interface MockOptions {
   port?: number;
   host?: string;
   specPath?: string;
   dynamic?: boolean;
+  seed?: string;
+  errors?: boolean;
+  ignoreExamples?: boolean;
+  quiet?: boolean;
   /** Where Prism's own log lines go (default: nowhere). */
   log?: (line: string) => void;
   /** How long to wait for Prism to listen (default 30 s). */
   startTimeoutMs?: number;
+  /** The clock that sets the Reset examples (default Date.now). */
+  now?: () => number;
 }
 
 export interface RunningMock {
+  /** http://host:port: Prism serves every path of the description here... */
   url: string;
+  /** ...and below the description's base path: http://host:port/v1. */
+  baseUrl: string;
   port: number;
   child: ChildProcess;
   stop(): Promise<void>;
+}
+
+export class PortInUseError extends KitError {
+  constructor(host: string, port: number) {
+    super('port_in_use', `port ${port} on ${host} is already in use; pick another with --port (0 picks a free one)`);
+  }
 }
 
 function prismEntry(): string {
@@ -48,94 +79,88 @@ function prismEntry(): string {
   return join(dirname(require.resolve('@stoplight/prism-cli/package.json')), 'dist', 'index.js');
 }
 
-/** A port that was free a moment ago (Prism cannot report the port it picked for 0). */
-export function freePort(host = '127.0.0.1'): Promise<number> {
-  return new Promise((resolvePort, reject) => {
+/**
+ * The description Prism reads: the paths once more below the base path, and the Reset examples
+ * in the future (start time plus the Retry-After example), so a 429 says when to come back.
+ */
+export function mockDescription(source: JsonObject, specPath: string, nowMs: number): JsonObject {
+  const doc = structuredClone(source);
+  const base = basePath(doc, specPath);
+  const paths = (doc.paths ?? {}) as JsonObject;
+  for (const [path, item] of Object.entries({ ...paths })) paths[`${base}${path}`] = item;
+  const headers = ((doc.components as JsonObject | undefined)?.headers ?? {}) as Record<string, JsonObject>;
+  const wait = Number(headers['Retry-After']?.example ?? 60) || 60;
+  if (headers['X-RateLimit-Reset']) headers['X-RateLimit-Reset'].example = Math.floor(nowMs / 1000) + wait;
+  return doc;
+}
+
+function portFree(host: string, port: number): Promise<boolean> {
+  return new Promise((resolvePort) => {
     const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, host, () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => resolvePort(port));
-    });
+    probe.once('error', () => resolvePort(false));
+    probe.listen(port, host, () => probe.close(() => resolvePort(true)));
   });
 }
 
 export async function startMock(options: MockOptions = {}): Promise<RunningMock> {
   const host = options.host ?? '127.0.0.1';
   const port = options.port === undefined ? 4010 : options.port === 0 ? await freePort(host) : options.port;
-  const args = [prismEntry(), 'mock', '-h', host, '-p', String(port), ...(options.dynamic ? ['-d'] : []), options.specPath ?? DEFAULT_SPEC_PATH];
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0' } });
-  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  if (!(await portFree(host, port))) throw new PortInUseError(host, port);
+  const specPath = options.specPath ?? DEFAULT_SPEC_PATH;
+  const source = parseYaml(await readFile(specPath, 'utf8')) as JsonObject;
+  const dir = await mkdtemp(join(tmpdir(), 'adoption-mock-'));
+  const derived = join(dir, 'openapi.yaml');
+  await writeFile(derived, toYaml(mockDescription(source, specPath, (options.now ?? Date.now)())));
+  const args = [
+    prismEntry(), 'mock', '-h', host, '-p', String(port),
+    ...(options.dynamic ? ['--dynamic'] : []),
+    ...(options.seed !== undefined ? ['--seed', options.seed] : []),
+    ...(options.errors ? ['--errors'] : []),
+    ...(options.ignoreExamples ? ['--ignoreExamples'] : []),
+    derived,
+  ];
+  const child = spawnChild(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0' } });
   const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
-      await exited;
-      clearTimeout(timer);
-    }
+    await stopChild(child, 'SIGTERM', 3000);
+    await rm(dir, { recursive: true, force: true });
   };
-  await new Promise<void>((ready, fail) => {
-    let output = '';
-    const timer = setTimeout(() => {
-      fail(new Error(`Prism did not start within ${options.startTimeoutMs ?? 30_000} ms:\n${output.slice(-2000)}`));
-    }, options.startTimeoutMs ?? 30_000);
-    const onData = (chunk: Buffer) => {
-      const text = chunk.toString();
-      output += text;
-      for (const line of text.split('\n')) if (line.trim()) options.log?.(line);
-      if (/Prism is listening on/.test(output)) {
-        clearTimeout(timer);
-        ready();
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      fail(new Error(`Prism exited with ${code} before listening:\n${output.slice(-2000)}`));
-    });
-  }).catch(async (error: unknown) => {
+  // Prism says it is listening at info level, so it always logs at info; quiet drops the rest here.
+  const log = options.log && options.quiet ? (line: string) => /warn|error|fatal|listening/i.test(line) && options.log!(line) : options.log;
+  const output = collectOutput(child, log);
+  try {
+    await waitForOutput(child, output, /Prism is listening on/, options.startTimeoutMs ?? 30_000, 'Prism');
+  } catch (error) {
     await stop();
     throw error;
-  });
-  return { url: `http://${host}:${port}`, port, child, stop };
+  }
+  const url = `http://${host}:${port}`;
+  return { url, baseUrl: `${url}${basePath(source, specPath)}`, port, child, stop };
 }
 
 export async function main(argv: string[]): Promise<number> {
   let values;
   try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      options: {
-        port: { type: 'string' },
-        host: { type: 'string' },
-        spec: { type: 'string' },
-        dynamic: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
+    values = parseOptions(MOCK_OPTIONS, argv);
   } catch (error) {
-    process.stderr.write(`mock: ${(error as Error).message}\nRun with --help for usage.\n`);
+    if (!(error instanceof KitError)) throw error;
+    process.stderr.write(`mock: ${error.message}\nRun with --help for usage.\n`);
     return 2;
   }
   if (values.help) {
     process.stdout.write(MOCK_HELP);
     return 0;
   }
-  const port = values.port === undefined ? 4010 : Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    process.stderr.write(`mock: --port must be an integer 0..65535, got ${JSON.stringify(values.port)}\n`);
-    return 2;
-  }
   let mock: RunningMock;
   try {
     mock = await startMock({
-      port,
-      host: values.host ?? '127.0.0.1',
-      specPath: values.spec ? resolve(values.spec) : DEFAULT_SPEC_PATH,
-      dynamic: values.dynamic ?? false,
+      port: values.port as number,
+      host: values.host as string,
+      specPath: values.specPath ? resolve(String(values.specPath)) : DEFAULT_SPEC_PATH,
+      dynamic: values.dynamic === true,
+      errors: values.errors === true,
+      ignoreExamples: values.ignoreExamples === true,
+      quiet: values.quiet === true,
+      ...(values.seed !== undefined ? { seed: String(values.seed) } : {}),
       log: (line) => process.stdout.write(`${line}\n`),
     });
   } catch (error) {
@@ -143,13 +168,11 @@ export async function main(argv: string[]): Promise<number> {
     return 1;
   }
   process.stdout.write(
-    `\nPrism mock of the Animal Adoption Store API at ${mock.url}\n` +
-      `Try: npm run conform -- --base-url ${mock.url} --api-key any-key --profile contract --prefer\n`,
+    `\nPrism mock of the Animal Adoption Store API at ${mock.baseUrl} (and ${mock.url})\n` +
+      `Try: npm run conform -- --base-url ${mock.baseUrl} --api-key any-key --profile contract --prefer\n`,
   );
   return new Promise<number>((done) => {
-    const shutdown = () => {
-      void mock.stop().then(() => done(0));
-    };
+    const shutdown = () => void mock.stop().then(() => done(0));
     process.once('SIGINT', shutdown);
     process.once('SIGTERM', shutdown);
     mock.child.once('exit', (code) => done(code ?? 0));

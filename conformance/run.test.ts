@@ -7,7 +7,7 @@ import { CATALOGUE } from './catalogue.ts';
 import { conformOn, outcomeOf, startTarget, type Target } from './faults/harness.ts';
 import { startFaultProxy } from './faults/proxy.ts';
 import { runConformance, UnreachableError, type ProgressEvent } from './run.ts';
-import { freePort } from './mock.ts';
+import { freePort } from '../lib/processes.ts';
 
 const test = suite('runConformance');
 let target: Target;

@@ -43,6 +43,8 @@ function guard(): void {
   process.once('exit', () => killAll());
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.once(signal, () => {
+      // A program that handles the signal itself decides when to exit; 'exit' kills the children then.
+      if (process.listenerCount(signal) > 0) return;
       killAll();
       // Let the signal do what it would have done without this handler.
       process.kill(process.pid, signal);

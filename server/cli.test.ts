@@ -9,12 +9,25 @@ import { ROOT, startCli } from './test/process.ts';
 
 const args = suite('parseServeArgs');
 
+const dir = mkdtempSync(join(tmpdir(), 'cli-args-'));
+const keysFile = join(dir, 'keys.json');
+writeFileSync(keysFile, JSON.stringify([{ key: 'my-own-key-1', plan: 'pro' }]));
+const seedFile = join(dir, 'seed.json');
+writeFileSync(seedFile, JSON.stringify([{ id: 7, name: 'Seven', categoryId: 1, status: 'sold' }]));
+
 const cases: Array<[string, string[], NodeJS.ProcessEnv, object]> = [
-  ['defaults', [], {}, { port: 3000, host: '127.0.0.1', storage: { type: 'file', path: resolve(DEFAULT_DB_FILE) }, logger: true }],
+  ['defaults', [], {}, { port: 3000, host: '127.0.0.1', storage: { type: 'file', path: resolve(DEFAULT_DB_FILE) }, logger: { level: 'info' }, cors: true, maxBodyBytes: 16384 }],
   ['environment', [], { PORT: '4000', HOST: '0.0.0.0', DB_FILE: '/tmp/x.json' }, { port: 4000, host: '0.0.0.0', storage: { type: 'file', path: '/tmp/x.json' } }],
   ['flags win over environment', ['--port', '5000', '--db-file', '/tmp/y.json'], { PORT: '4000', DB_FILE: '/tmp/x.json' }, { port: 5000, storage: { type: 'file', path: '/tmp/y.json' } }],
   ['--memory', ['--memory'], { DB_FILE: '/tmp/x.json' }, { storage: { type: 'memory' } }],
-  ['--quiet', ['--quiet'], {}, { logger: false }],
+  ['--quiet keeps warnings and errors', ['--quiet'], {}, { logger: { level: 'warn' } }],
+  ['--log-level silent turns logging off', ['--log-level', 'silent'], {}, { logger: false }],
+  ['rate-limit settings land in rateLimit', ['--ban-threshold', '5', '--ip-limit', '10', '--ip-ban-duration', '30', '--redis-prefix', 'p:'], {}, { rateLimit: { ban: { threshold: 5, periodSeconds: 60, durationSeconds: 600 }, ip: { perMinute: 10, ban: { threshold: 20, periodSeconds: 60, durationSeconds: 30 } }, redisPrefix: 'p:' } }],
+  ['rate-limit settings from the environment', [], { BAN_DURATION: '90', IP_BAN_THRESHOLD: '0' }, { rateLimit: { ban: { threshold: 20, periodSeconds: 60, durationSeconds: 90 }, ip: { perMinute: 30, ban: { threshold: 0, periodSeconds: 60, durationSeconds: 600 } }, redisPrefix: 'adoption-store:rate-limit:' } }],
+  ['--no-rate-limit and --no-cors', ['--no-rate-limit', '--no-cors'], {}, { cors: false }],
+  ['--api-keys and --seed read their files', ['--api-keys', keysFile, '--seed', seedFile], {}, { apiKeys: [{ key: 'my-own-key-1', plan: 'pro' }], seedPets: [{ id: 7, name: 'Seven', categoryId: 1, status: 'sold' }] }],
+  ['--admin-token and --redis from the environment', [], { ADMIN_TOKEN: 'admin-token-1', REDIS_URL: 'redis://127.0.0.1:6379' }, { adminToken: 'admin-token-1', redisUrl: 'redis://127.0.0.1:6379' }],
+  ['an empty environment variable counts as unset', [], { REDIS_URL: '', PORT: '' }, { port: 3000 }],
 ];
 for (const [name, argv, env, expected] of cases) {
   args(name, () => {
@@ -26,14 +39,21 @@ for (const [name, argv, env, expected] of cases) {
 
 args('--help', () => assert.is(parseServeArgs(['--help'], {}), 'help'));
 
-const rejected: Array<[string, string[]]> = [
-  ['a port that is not a number', ['--port', 'http']],
-  ['--memory with --db-file', ['--memory', '--db-file', 'x.json']],
-  ['an unknown flag', ['--verbose']],
+args('every ServerOptions path in the table is one the server knows', () => {
+  const parsed = parseServeArgs(['--no-rate-limit'], {}) as Record<string, any>;
+  assert.is(parsed.rateLimit.enabled, false);
+});
+
+const rejected: Array<[string, string[], RegExp]> = [
+  ['a port that is not a number', ['--port', 'http'], /--port must be an integer/],
+  ['--memory with --db-file', ['--memory', '--db-file', 'x.json'], /--memory and --db-file/],
+  ['an unknown flag', ['--verbose'], /verbose/],
+  ['a log level pino does not know', ['--log-level', 'loud'], /--log-level must be one of/],
+  ['an API key file that is missing', ['--api-keys', join(dir, 'nope.json')], /The API key file .* cannot be read/],
 ];
-for (const [name, argv] of rejected) {
+for (const [name, argv, message] of rejected) {
   args(`refuses ${name}`, () => {
-    assert.throws(() => parseServeArgs(argv, {}));
+    assert.throws(() => parseServeArgs(argv, {}), message);
   });
 }
 
@@ -101,11 +121,24 @@ cli('a corrupt database stops the start with a clear message and exit 1, and sta
   assert.is(readFileSync(db, 'utf8'), '{"nextId": 1, "pets": [oops');
 });
 
-cli('usage errors exit 2 with the help text', () => {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'server/cli.ts', '--port', 'nope'], { cwd: ROOT, encoding: 'utf8', timeout: 20_000 });
-  assert.is(run.status, 2);
-  assert.match(run.stderr, /Usage: adoption-kit serve/);
-});
+const refusedAtStart: Array<[string, string[], RegExp]> = [
+  ['a port that is not a number', ['--port', 'nope'], /--port must be an integer, not "nope"/],
+  ['a port out of range, named by its flag', ['--port', '70000'], /--port: "port" must be less than or equal to 65535/],
+  ['a Redis URL that is not one', ['--redis', 'http://x'], /--redis: "redisUrl" must be a valid uri/],
+  ['a short admin token, without echoing it', ['--admin-token', 'short'], /--admin-token: "adminToken" length must be at least 8/],
+  ['a key on a plan the contract does not have', ['--api-keys', 'KEYS'], /Invalid API key list: "\[0\]\.plan" must be one of \[free, pro, business, enterprise\]/],
+];
+for (const [name, argv, message] of refusedAtStart) {
+  cli(`refuses ${name} with exit 2 and one line`, () => {
+    const keys = join(dir, 'bad-keys.json');
+    writeFileSync(keys, JSON.stringify([{ key: 'my-own-key-2', plan: 'gold' }]));
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'server/cli.ts', '--memory', ...argv.map((a) => (a === 'KEYS' ? keys : a))], { cwd: ROOT, encoding: 'utf8', timeout: 20_000 });
+    assert.is(run.status, 2, run.stderr);
+    assert.match(run.stderr, message);
+    assert.not.ok(run.stderr.includes('short'.repeat(2)));
+    assert.ok(run.stderr.trim().split('\n').length <= 2, run.stderr);
+  });
+}
 
 cli('the package command runs it as "adoption-kit serve", and refuses unknown commands', () => {
   const help = spawnSync(process.execPath, ['bin/adoption-kit.js', 'serve', '--help'], { cwd: ROOT, encoding: 'utf8', timeout: 20_000 });

@@ -1,73 +1,107 @@
 // `npm start` / `adoption-kit serve`: the only place that starts a server and handles signals.
+// Its options are one table (SERVE_OPTIONS): the parser, the environment variables, --help and the
+// server guide's options table all come from it; their values are validated once, by createServer.
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
+import { KitError } from '../lib/errors.ts';
+import { helpText, parseOptions, type OptionSpec } from '../lib/cli-options.ts';
+import { readJsonFile } from './fixtures.ts';
+import { DEFAULT_LOG_LEVEL, InvalidOptionsError, LOG_LEVELS, optionDefault, type ServerOptions } from './options.ts';
 import { createServer } from './server.ts';
-import { CorruptDatabaseError } from './store/durable-json-file.ts';
-import type { ServerOptions } from './options.ts';
+import type { ApiKeyRecord } from './keys.ts';
+import type { Pet } from './types.ts';
 
 export const DEFAULT_DB_FILE = 'data/db.json';
 
-const HELP = `Usage: adoption-kit serve [options]      (npm start -- [options])
+const SERVER = 'Server';
+const DATA = 'Data';
+const LIMITS = 'Rate limits';
 
-Runs the Animal Adoption Store reference server.
+/** Options whose key is a ServerOptions path take their default from the options schema. */
+const SCHEMA_BACKED = ['port', 'host', 'maxBodyBytes'];
+const schemaDefault = (spec: OptionSpec): OptionSpec => {
+  if (!SCHEMA_BACKED.includes(spec.key) && !spec.key.startsWith('rateLimit.')) return spec;
+  const value = optionDefault(spec.key);
+  return value === undefined ? spec : { ...spec, default: value };
+};
 
-Options:
-  --port <n>         Port to listen on (env PORT; default 3000; 0 picks a free port)
-  --host <host>      Interface to listen on (env HOST; default 127.0.0.1)
-  --db-file <path>   JSON database file, created and seeded from fixtures/ if missing
-                     (env DB_FILE; default ${DEFAULT_DB_FILE})
-  --memory           Keep pets in memory only (nothing is written)
-  --redis <url>      Share rate limits between instances through Redis, e.g.
-                     redis://127.0.0.1:6379 (env REDIS_URL; default: per instance,
-                     in memory). If Redis goes away, each instance limits on its own
-                     until it returns.
-  --redis-prefix <p> Prefix of the rate-limit keys in Redis (env REDIS_PREFIX;
-                     default adoption-store:rate-limit:)
-  --admin-token <t>  Enable the admin API under /__admin for test harnesses, for
-                     "Authorization: Bearer <t>" (env ADMIN_TOKEN; default: off)
-  --quiet            No per-request log lines
-  -h, --help         Show this help
-`;
+/** Every option of `serve`. `key` is the ServerOptions path the value lands in. */
+export const SERVE_OPTIONS: readonly OptionSpec[] = ([
+  { key: 'port', flag: 'port', env: 'PORT', type: 'integer', value: '<n>', help: 'Port to listen on; 0 picks a free one.', group: SERVER },
+  { key: 'host', flag: 'host', env: 'HOST', type: 'string', value: '<host>', help: 'Interface to listen on.', group: SERVER },
+  { key: 'logLevel', flag: 'log-level', env: 'LOG_LEVEL', type: 'string', value: '<level>', choices: LOG_LEVELS, default: DEFAULT_LOG_LEVEL, help: 'Level of the JSON log lines (pino): info logs one line per request.', group: SERVER },
+  { key: 'quiet', flag: 'quiet', env: 'QUIET', type: 'boolean', default: false, help: 'No per-request lines: the same as --log-level warn (warnings and errors are still logged).', group: SERVER },
+  { key: 'noCors', flag: 'no-cors', env: 'NO_CORS', type: 'boolean', default: false, help: 'Turn CORS off (it is on for any origin, exposing the rate-limit, Link, Location and deprecation headers).', group: SERVER },
+  { key: 'maxBodyBytes', flag: 'max-body-bytes', env: 'MAX_BODY_BYTES', type: 'integer', value: '<n>', help: 'Largest request body accepted; larger ones get 413.', group: SERVER },
+  { key: 'adminToken', flag: 'admin-token', env: 'ADMIN_TOKEN', type: 'string', value: '<token>', secret: true, defaultText: 'off', help: 'Enable the admin API under /__admin for "Authorization: Bearer <token>" (at least 8 characters).', group: SERVER },
+  { key: 'specPath', flag: 'spec', env: 'SPEC', type: 'string', value: '<file>', defaultText: "the kit's spec/openapi.yaml", help: 'The OpenAPI description whose validation, plans and sunset the server enforces.', group: DATA },
+  { key: 'dbFile', flag: 'db-file', env: 'DB_FILE', type: 'string', value: '<path>', default: DEFAULT_DB_FILE, help: 'JSON database file, created and seeded if missing.', group: DATA },
+  { key: 'memory', flag: 'memory', env: 'MEMORY', type: 'boolean', default: false, help: 'Keep pets in memory only (nothing is written).', group: DATA },
+  { key: 'seedFile', flag: 'seed', env: 'SEED_FILE', type: 'string', value: '<file>', defaultText: 'fixtures/pets.json', help: 'JSON array of pets a new store starts with.', group: DATA },
+  { key: 'apiKeysFile', flag: 'api-keys', env: 'API_KEYS_FILE', type: 'string', value: '<file>', defaultText: 'fixtures/api-keys.json', help: 'JSON array of { key, plan, limits? }: your own keys and their plans.', group: DATA },
+  { key: 'noRateLimit', flag: 'no-rate-limit', env: 'NO_RATE_LIMIT', type: 'boolean', default: false, help: 'Turn every limit and rate-limit header off.', group: LIMITS },
+  { key: 'rateLimit.ban.threshold', flag: 'ban-threshold', env: 'BAN_THRESHOLD', type: 'integer', value: '<n>', help: 'Refused requests of a key that start its ban; 0 never bans.', group: LIMITS },
+  { key: 'rateLimit.ban.periodSeconds', flag: 'ban-period', env: 'BAN_PERIOD', type: 'integer', value: '<s>', help: '...counted within this many seconds.', group: LIMITS },
+  { key: 'rateLimit.ban.durationSeconds', flag: 'ban-duration', env: 'BAN_DURATION', type: 'integer', value: '<s>', help: 'How long a key ban lasts.', group: LIMITS },
+  { key: 'rateLimit.ip.perMinute', flag: 'ip-limit', env: 'IP_LIMIT', type: 'integer', value: '<n>', help: 'Requests per minute without a valid key, per client address (IPv6: per /64).', group: LIMITS },
+  { key: 'rateLimit.ip.ban.threshold', flag: 'ip-ban-threshold', env: 'IP_BAN_THRESHOLD', type: 'integer', value: '<n>', help: 'Refused requests of an address that block it; 0 never blocks.', group: LIMITS },
+  { key: 'rateLimit.ip.ban.periodSeconds', flag: 'ip-ban-period', env: 'IP_BAN_PERIOD', type: 'integer', value: '<s>', help: '...counted within this many seconds.', group: LIMITS },
+  { key: 'rateLimit.ip.ban.durationSeconds', flag: 'ip-ban-duration', env: 'IP_BAN_DURATION', type: 'integer', value: '<s>', help: 'How long an address block lasts.', group: LIMITS },
+  { key: 'redisUrl', flag: 'redis', env: 'REDIS_URL', type: 'string', value: '<url>', defaultText: 'per instance, in memory', help: 'Share rate limits between instances through Redis (redis:// or rediss://). If Redis goes away, each instance limits on its own until it returns.', group: LIMITS },
+  { key: 'rateLimit.redisPrefix', flag: 'redis-prefix', env: 'REDIS_PREFIX', type: 'string', value: '<prefix>', help: 'Prefix of the rate-limit keys in Redis; instances that count together share it.', group: LIMITS },
+  { key: 'help', flag: 'help', short: 'h', type: 'boolean', default: false, help: 'Show this help.', group: 'Other' },
+] satisfies OptionSpec[]).map(schemaDefault);
 
-export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): ServerOptions | 'help' {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    options: {
-      port: { type: 'string' },
-      host: { type: 'string' },
-      'db-file': { type: 'string' },
-      memory: { type: 'boolean', default: false },
-      redis: { type: 'string' },
-      'redis-prefix': { type: 'string' },
-      'admin-token': { type: 'string' },
-      quiet: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-  });
-  if (values.help) return 'help';
-  const portText = values.port ?? env.PORT ?? '3000';
-  if (!/^[0-9]{1,5}$/.test(portText)) throw new Error(`--port must be a number from 0 to 65535, not "${portText}"`);
-  if (values.memory && values['db-file']) throw new Error('--memory and --db-file cannot be used together');
-  // An environment variable set to the empty string counts as unset.
-  const redisUrl = values.redis ?? (env.REDIS_URL || undefined);
-  if (redisUrl !== undefined && !/^rediss?:\/\/\S+$/.test(redisUrl)) throw new Error(`--redis must be a redis:// or rediss:// URL, not "${redisUrl}"`);
-  const redisPrefix = values['redis-prefix'] ?? (env.REDIS_PREFIX || undefined);
-  const adminToken = values['admin-token'] ?? (env.ADMIN_TOKEN || undefined);
-  if (adminToken !== undefined && adminToken.length < 8) throw new Error('--admin-token must be at least 8 characters');
-  return {
-    ...(redisUrl ? { redisUrl } : {}),
-    ...(redisPrefix ? { rateLimit: { redisPrefix } } : {}),
-    ...(adminToken ? { adminToken } : {}),
-    port: Number(portText),
-    host: values.host ?? env.HOST ?? '127.0.0.1',
-    storage: values.memory ? { type: 'memory' } : { type: 'file', path: resolve(values['db-file'] ?? env.DB_FILE ?? DEFAULT_DB_FILE) },
-    logger: !values.quiet,
-  };
+const USAGE = `Usage: adoption-kit serve [options]      (npm start -- [options])
+
+Runs the Animal Adoption Store reference server.`;
+
+export const HELP = helpText(USAGE, SERVE_OPTIONS);
+
+/** Puts `value` at a dotted path of `target`. */
+function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
+  const parts = path.split('.');
+  let at = target;
+  for (const part of parts.slice(0, -1)) at = (at[part] ??= {}) as Record<string, unknown>;
+  at[parts.at(-1)!] = value;
 }
 
-/** A Redis URL without its password, for the banner. */
+/** The flag a ServerOptions path comes from, to name it in an error. */
+function flagOf(path: readonly (string | number)[]): string | undefined {
+  const dotted = path.join('.');
+  const direct = SERVE_OPTIONS.find((s) => s.key === dotted);
+  if (direct) return `--${direct.flag}`;
+  if (dotted.startsWith('storage')) return '--db-file';
+  if (dotted.startsWith('apiKeys')) return '--api-keys';
+  if (dotted.startsWith('seedPets')) return '--seed';
+  if (dotted.startsWith('logger')) return '--log-level';
+  return undefined;
+}
+
+export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): ServerOptions | 'help' {
+  const values = parseOptions(SERVE_OPTIONS, argv, env);
+  if (values.help) return 'help';
+  if (values.memory && argv.includes('--db-file')) throw new InvalidOptionsError('--memory and --db-file cannot be used together', ['storage']);
+  const options: Record<string, unknown> = {
+    port: values.port,
+    host: values.host,
+    logger: values.logLevel === 'silent' ? false : { level: values.quiet ? 'warn' : values.logLevel },
+    cors: !values.noCors,
+    maxBodyBytes: values.maxBodyBytes,
+    storage: values.memory ? { type: 'memory' } : { type: 'file', path: resolve(String(values.dbFile)) },
+  };
+  for (const spec of SERVE_OPTIONS) {
+    if (spec.key.includes('.') || ['adminToken', 'redisUrl', 'specPath'].includes(spec.key)) {
+      if (values[spec.key] !== undefined) setPath(options, spec.key, spec.key === 'specPath' ? resolve(String(values[spec.key])) : values[spec.key]);
+    }
+  }
+  if (values.noRateLimit) setPath(options, 'rateLimit.enabled', false);
+  if (values.apiKeysFile) options.apiKeys = readJsonFile(resolve(String(values.apiKeysFile)), 'The API key file') as ApiKeyRecord[];
+  if (values.seedFile) options.seedPets = readJsonFile(resolve(String(values.seedFile)), 'The seed file') as Pet[];
+  return options as ServerOptions;
+}
+
+/** A URL without its password, for the banner. */
 function redactUrl(url: string): string {
   try {
     const parsed = new URL(url);
@@ -78,12 +112,21 @@ function redactUrl(url: string): string {
   }
 }
 
+function describeError(error: unknown): string {
+  if (error instanceof InvalidOptionsError) {
+    const flag = flagOf(error.path);
+    return flag ? `${flag}: ${error.message.replace(/^Invalid server options: /, '')}` : error.message;
+  }
+  return (error as Error).message;
+}
+
 export async function main(argv: string[]): Promise<number> {
   let options: ServerOptions | 'help';
   try {
     options = parseServeArgs(argv);
   } catch (error) {
-    process.stderr.write(`adoption-kit serve: ${(error as Error).message}\n\n${HELP}`);
+    if (!(error instanceof KitError)) throw error;
+    process.stderr.write(`adoption-kit serve: ${describeError(error)}\nRun with --help for usage.\n`);
     return 2;
   }
   if (options === 'help') {
@@ -96,9 +139,9 @@ export async function main(argv: string[]): Promise<number> {
     server = await createServer(options);
     await server.start();
   } catch (error) {
-    const reason = error instanceof CorruptDatabaseError ? error.message : `could not start: ${(error as Error).message}`;
-    process.stderr.write(`adoption-kit serve: ${reason}\n`);
-    return 1;
+    const usage = error instanceof InvalidOptionsError || (error instanceof KitError && error.code === 'usage');
+    process.stderr.write(`adoption-kit serve: ${usage ? describeError(error) : `could not start: ${describeError(error)}`}\n`);
+    return usage ? 2 : 1;
   }
 
   const storage = options.storage?.type === 'file' ? `file ${options.storage.path}` : 'memory (nothing is written)';
@@ -107,7 +150,7 @@ export async function main(argv: string[]): Promise<number> {
     .map((r) => `    ${r.plan.padEnd(11)} ${r.key}`)
     .join('\n');
   process.stdout.write(
-    `Animal Adoption Store reference server listening on ${server.info.uri}/v1\n` +
+    `Animal Adoption Store reference server listening on ${server.info.uri}${server.app.contract.basePath}\n` +
       `  store: ${storage} (${await server.app.store.count()} pets)\n` +
       `  rate limits: ${options.redisUrl ? `shared through Redis ${redactUrl(options.redisUrl)}` : 'per instance, in memory'}\n` +
       (options.adminToken ? `  admin API: ${server.info.uri}/__admin (Authorization: Bearer <admin token>)\n` : '') +

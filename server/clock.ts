@@ -38,5 +38,3 @@ export class ManualClock implements Clock {
     this.#nowMs = ms;
   }
 }
-
-export const systemClock: Clock = { now: () => Date.now() };

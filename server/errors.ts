@@ -1,67 +1,79 @@
+// Every error code the server can send, with its status and when it is sent: the one registry.
+// The contract's Error.code enumeration and the server guide's error table are tested against it
+// (errors.test.ts), and `apiError` takes a code, so a code is never sent with another status.
 import Boom from '@hapi/boom';
 
-/**
- * Every error the server sends has a stable `code`. These are the ones the core sends; the rate-limit,
- * deprecation and admin plugins add their own beside them.
- */
-export const ErrorCodes = {
-  invalidBody: 'invalid_body',
-  malformedJson: 'malformed_json',
-  invalidParameter: 'invalid_parameter',
-  missingApiKey: 'missing_api_key',
-  invalidApiKey: 'invalid_api_key',
-  petNotFound: 'pet_not_found',
-  routeNotFound: 'route_not_found',
-  methodNotAllowed: 'method_not_allowed',
-  payloadTooLarge: 'payload_too_large',
-  unsupportedMediaType: 'unsupported_media_type',
-  internalError: 'internal_error',
-} as const;
+export const ERRORS = {
+  invalid_body: { status: 400, when: 'the body is not a JSON object, or `name`, `categoryId` or `status` is missing or invalid' },
+  malformed_json: { status: 400, when: 'the body is not valid JSON' },
+  invalid_parameter: { status: 400, when: '`limit`, `status` or `cursor` in the query, or `petId` in the path, is invalid' },
+  bad_request: { status: 400, when: 'a request Hapi itself refuses (a malformed URL, cookie or header), or any other client error Hapi raises' },
+  missing_api_key: { status: 401, when: 'no `Authorization` header, or not the Bearer scheme' },
+  invalid_api_key: { status: 401, when: 'an empty or unknown bearer token' },
+  invalid_admin_token: { status: 401, when: 'an admin API request without the admin token' },
+  pet_not_found: { status: 404, when: 'no pet has that id' },
+  route_not_found: { status: 404, when: 'no such path' },
+  method_not_allowed: { status: 405, when: 'a method the path does not have (`Allow` lists the ones it has)' },
+  request_timeout: { status: 408, when: 'the request body did not arrive in time' },
+  clock_not_movable: { status: 409, when: 'the admin API was asked to move a clock that cannot move' },
+  operation_sunset: { status: 410, when: '`getPet` after its sunset' },
+  payload_too_large: { status: 413, when: 'the body is larger than the server accepts (16 KiB by default)' },
+  unsupported_media_type: { status: 415, when: 'the body is not `application/json`' },
+  rate_limited_minute: { status: 429, when: "the key's per-minute limit is used up" },
+  rate_limited_day: { status: 429, when: "the key's per-day limit is used up" },
+  key_banned: { status: 429, when: 'the key kept sending after 429s and is banned for a while' },
+  rate_limited_ip: { status: 429, when: 'too many requests without a valid key from this address' },
+  ip_blocked: { status: 429, when: 'the address kept sending without a valid key and is blocked for a while' },
+  internal_error: { status: 500, when: 'an unexpected failure (details are logged, never sent)' },
+  service_unavailable: { status: 503, when: 'the server cannot serve the request now' },
+} as const satisfies Record<string, { status: number; when: string }>;
 
-/** The code of an error that did not name one itself: hapi's own errors, mostly. */
-const CODE_BY_STATUS: Record<number, string> = {
+export type ErrorCode = keyof typeof ERRORS;
+
+/** The code of an error that did not name one: Hapi's own errors. Anything else is 400 or 500. */
+const FALLBACK: Readonly<Record<number, ErrorCode>> = {
   400: 'bad_request',
-  401: 'unauthorized',
-  403: 'forbidden',
-  404: ErrorCodes.routeNotFound,
-  405: ErrorCodes.methodNotAllowed,
-  406: 'not_acceptable',
+  404: 'route_not_found',
+  405: 'method_not_allowed',
   408: 'request_timeout',
-  409: 'conflict',
-  410: 'gone',
-  413: ErrorCodes.payloadTooLarge,
-  415: ErrorCodes.unsupportedMediaType,
-  422: 'unprocessable_content',
-  429: 'rate_limited',
-  500: ErrorCodes.internalError,
-  501: 'not_implemented',
-  502: 'bad_gateway',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  500: 'internal_error',
   503: 'service_unavailable',
-  504: 'gateway_timeout',
 };
 
 export interface ErrorBody {
-  code: string;
+  code: ErrorCode;
   message: string;
   status: number;
 }
 
 interface ApiErrorData {
-  code: string;
+  code: ErrorCode;
 }
 
 /** An error the errors plugin renders as `{ code, message, status }`, with any extra headers. */
-export function apiError(status: number, code: string, message: string, headers: Record<string, string> = {}): Boom.Boom {
-  const error = new Boom.Boom<ApiErrorData>(message, { statusCode: status, data: { code } });
+export function apiError(code: ErrorCode, message: string, headers: Record<string, string> = {}): Boom.Boom {
+  const error = new Boom.Boom<ApiErrorData>(message, { statusCode: ERRORS[code].status, data: { code } });
   Object.assign(error.output.headers, headers);
   return error;
 }
 
+export function namedCode(error: Boom.Boom): ErrorCode | undefined {
+  const code = (error.data as Partial<ApiErrorData> | null | undefined)?.code;
+  return typeof code === 'string' && code in ERRORS ? code : undefined;
+}
+
+/**
+ * The body of an error, named or not. An error Hapi raised with a status the registry has no code
+ * for is sent as the nearest one the registry has (400 or 500), so every code sent is documented.
+ */
 export function errorBody(error: Boom.Boom): ErrorBody {
-  const status = error.output.statusCode;
-  const data = error.data as Partial<ApiErrorData> | null | undefined;
-  const code = typeof data?.code === 'string' ? data.code : (CODE_BY_STATUS[status] ?? `http_${status}`);
+  const named = namedCode(error);
+  const raised = error.output.statusCode;
+  const code = named ?? FALLBACK[raised] ?? (raised < 500 ? 'bad_request' : 'internal_error');
+  const status = ERRORS[code].status;
   // Boom hides the message of 5xx errors; keep it hidden, it may carry internals.
-  const message = status >= 500 && !data?.code ? 'An unexpected error occurred.' : error.message || String(error.output.payload.error);
+  const message = status >= 500 && !named ? 'An unexpected error occurred.' : error.message || String(error.output.payload.error);
   return { code, message, status };
 }

@@ -1,32 +1,55 @@
+// The fixtures a server starts with unless told otherwise, and the checks any key list or seed
+// (the fixtures, a file given on the command line, an option) must pass against the contract.
 import { readFileSync } from 'node:fs';
-import Joi from 'joi';
-import { contract } from './contract.ts';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { UsageError } from '../lib/errors.ts';
+import type { Contract } from './contract.ts';
 import type { ApiKeyRecord } from './keys.ts';
 import type { Pet } from './types.ts';
 
 export const FIXTURES_DIR = new URL('../fixtures/', import.meta.url);
 
-export const petsSchema = Joi.array()
-  .items(
-    Joi.object({
-      id: Joi.number().integer().min(1).max(Number.MAX_SAFE_INTEGER).required(),
-      name: Joi.string().min(1).required(),
-      categoryId: Joi.number().integer().min(1).max(Number.MAX_SAFE_INTEGER).required(),
-      status: Joi.string()
-        .valid(...contract.petStatuses)
-        .required(),
-    }),
-  )
-  .unique('id');
-
-function readJson(name: string): unknown {
-  return JSON.parse(readFileSync(new URL(name, FIXTURES_DIR), 'utf8'));
+/** A JSON file's content; a file that cannot be read or parsed is a UsageError naming it. */
+export function readJsonFile(path: string | URL, what: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`${what} ${String(path)} cannot be read: ${(error as Error).message}`, { cause: error });
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${what} ${String(path)} is not valid JSON: ${(error as Error).message}`, { cause: error });
+  }
 }
 
 export function fixtureApiKeys(): ApiKeyRecord[] {
-  return readJson('api-keys.json') as ApiKeyRecord[];
+  return readJsonFile(new URL('api-keys.json', FIXTURES_DIR), 'The API key file') as ApiKeyRecord[];
 }
 
 export function fixturePets(): Pet[] {
-  return Joi.attempt(readJson('pets.json'), petsSchema) as Pet[];
+  return readJsonFile(new URL('pets.json', FIXTURES_DIR), 'The seed file') as Pet[];
+}
+
+/**
+ * Seed pets as the contract describes a Pet, each with a status (the store keeps one for every pet),
+ * ids unique. Returns them unchanged; throws a UsageError naming the first bad entry.
+ */
+export function checkSeedPets(pets: readonly unknown[], contract: Contract): Pet[] {
+  const ajv = new Ajv({ allErrors: false, strict: true, strictTypes: false });
+  (addFormatsModule as unknown as (a: Ajv) => Ajv)(ajv);
+  const valid = ajv.compile({ allOf: [contract.schemas.pet, { required: ['status'] }] });
+  const seen = new Set<unknown>();
+  pets.forEach((pet, index) => {
+    if (!valid(pet)) {
+      const e = valid.errors?.[0];
+      throw new UsageError(`Invalid seed pets: [${index}]${e?.instancePath ?? ''} ${e?.message ?? 'is invalid'}`);
+    }
+    const id = (pet as Pet).id;
+    if (seen.has(id)) throw new UsageError(`Invalid seed pets: [${index}] repeats id ${id}`);
+    seen.add(id);
+  });
+  return pets as Pet[];
 }

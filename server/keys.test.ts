@@ -1,10 +1,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fixtureApiKeys } from './fixtures.ts';
+import { loadContract } from './contract.ts';
 import { KeyRing, type ApiKeyRecord } from './keys.ts';
 
+const { plans } = await loadContract();
+
 test('the fixture keys map to their plans and the specification limits', () => {
-  const ring = new KeyRing(fixtureApiKeys());
+  const ring = new KeyRing(fixtureApiKeys(), plans);
   const table: Array<[string, string, number, number]> = [
     ['test-free-key', 'free', 60, 1_000],
     ['test-pro-key', 'pro', 300, 10_000],
@@ -22,15 +25,15 @@ test('the fixture keys map to their plans and the specification limits', () => {
 });
 
 test('unknown, near-miss and empty tokens are not found', () => {
-  const ring = new KeyRing(fixtureApiKeys());
+  const ring = new KeyRing(fixtureApiKeys(), plans);
   for (const token of ['', 'test-free-ke', 'test-free-key ', 'TEST-FREE-KEY', 'x'.repeat(10_000)]) {
     assert.is(ring.lookup(token), undefined, JSON.stringify(token.slice(0, 20)));
   }
 });
 
 test('the keyId is a stable hash, never the key itself', () => {
-  const a = new KeyRing(fixtureApiKeys()).lookup('test-free-key');
-  const b = new KeyRing(fixtureApiKeys()).lookup('test-free-key');
+  const a = new KeyRing(fixtureApiKeys(), plans).lookup('test-free-key');
+  const b = new KeyRing(fixtureApiKeys(), plans).lookup('test-free-key');
   assert.is(a?.keyId, b?.keyId);
   assert.match(a!.keyId, /^[0-9a-f]{16}$/);
   assert.not.ok(JSON.stringify(a).includes('test-free-key'));
@@ -45,7 +48,7 @@ const invalid: Array<[string, ApiKeyRecord[]]> = [
 ];
 for (const [name, records] of invalid) {
   test(`an invalid key list is refused: ${name}`, () => {
-    assert.throws(() => new KeyRing(records), /Invalid API key list/);
+    assert.throws(() => new KeyRing(records, plans), /Invalid API key list/);
   });
 }
 

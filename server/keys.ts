@@ -1,12 +1,15 @@
 import { hash, timingSafeEqual } from 'node:crypto';
 import Joi from 'joi';
-import { PLAN_LIMITS, PLANS } from './plans.ts';
-import type { Limits, Plan } from './types.ts';
+import { UsageError } from '../lib/errors.ts';
+import type { PlanLimits } from './contract.ts';
+import type { Limits } from './types.ts';
 
-/** One entry of fixtures/api-keys.json. */
+/** One entry of fixtures/api-keys.json (or of the file given with --api-keys). */
 export interface ApiKeyRecord {
   key: string;
-  plan: Plan;
+  /** One of the contract's plans (info.x-rate-limits.plans). */
+  plan: string;
+  /** Required for a plan whose limits are "custom"; overrides the plan's limits otherwise. */
   limits?: Limits;
 }
 
@@ -14,7 +17,7 @@ export interface ApiKeyRecord {
 export interface ApiKey {
   /** A short hash of the key: safe to log and to use in limiter keys. */
   keyId: string;
-  plan: Plan;
+  plan: string;
   limits: Limits;
 }
 
@@ -23,18 +26,21 @@ const limitsSchema = Joi.object({
   perDay: Joi.number().integer().min(1).required(),
 });
 
-export const apiKeyRecordsSchema = Joi.array()
-  .items(
-    Joi.object({
-      key: Joi.string().min(8).max(256).pattern(/^[\x21-\x7e]+$/, 'visible ASCII').required(),
-      plan: Joi.string()
-        .valid(...PLANS)
-        .required(),
-      limits: limitsSchema.when('plan', { is: 'enterprise', then: Joi.required() }),
-    }),
-  )
-  .unique('key')
-  .min(1);
+function recordsSchema(plans: Readonly<Record<string, PlanLimits>>) {
+  const custom = Object.keys(plans).filter((name) => plans[name] === 'custom');
+  return Joi.array()
+    .items(
+      Joi.object({
+        key: Joi.string().min(8).max(256).pattern(/^[\x21-\x7e]+$/, 'visible ASCII').required(),
+        plan: Joi.string()
+          .valid(...Object.keys(plans))
+          .required(),
+        limits: limitsSchema.when('plan', { is: Joi.valid(...custom), then: Joi.required() }),
+      }),
+    )
+    .unique('key')
+    .min(1);
+}
 
 /** SHA-256 of a secret: equal-length digests that timingSafeEqual can compare. One-shot, the cheapest form. */
 export const digest = (value: string): Buffer => hash('sha256', value, 'buffer');
@@ -43,12 +49,13 @@ export const digest = (value: string): Buffer => hash('sha256', value, 'buffer')
 export class KeyRing {
   readonly #entries: Array<{ digest: Buffer; apiKey: ApiKey; record: ApiKeyRecord }>;
 
-  constructor(records: readonly ApiKeyRecord[]) {
-    const { error, value } = apiKeyRecordsSchema.validate(records);
-    if (error) throw new Error(`Invalid API key list: ${error.message}`);
+  /** Checks the records against the contract's plans: a key on an unknown plan is refused here. */
+  constructor(records: readonly ApiKeyRecord[], plans: Readonly<Record<string, PlanLimits>>) {
+    const { error, value } = recordsSchema(plans).validate(records);
+    if (error) throw new UsageError(`Invalid API key list: ${error.message}`);
     this.#entries = (value as ApiKeyRecord[]).map((record) => {
       const hash = digest(record.key);
-      const limits = record.limits ?? PLAN_LIMITS[record.plan as Exclude<Plan, 'enterprise'>];
+      const limits = record.limits ?? (plans[record.plan] as Limits);
       return { digest: hash, record, apiKey: { keyId: hash.toString('hex').slice(0, 16), plan: record.plan, limits } };
     });
   }

@@ -1,9 +1,13 @@
+// Every option of the reference server, its schema and its default, in one module: createServer
+// validates the options once, where they enter, and every plugin trusts the validated object.
+// What can only be checked against the contract (plans of the keys, seed pets) is checked once
+// the contract is read, in keys.ts and fixtures.ts.
 import Joi from 'joi';
+import { UsageError } from '../lib/errors.ts';
+import { DEFAULT_SPEC_PATH } from '../lib/openapi.ts';
 import type { Clock } from './clock.ts';
-import { apiKeyRecordsSchema, type ApiKeyRecord } from './keys.ts';
-import { petsSchema } from './fixtures.ts';
+import type { ApiKeyRecord } from './keys.ts';
 import type { StorageOptions } from './store/pet-store.ts';
-import { rateLimitOptionsSchema, type RateLimitOptions } from './plugins/rate-limit.ts';
 import type { Pet } from './types.ts';
 
 export interface LoggerOptions {
@@ -13,11 +17,37 @@ export interface LoggerOptions {
   stream?: NodeJS.WritableStream;
 }
 
+export interface BanOptions {
+  /** Refused requests that start a ban; 0 never bans. */
+  threshold: number;
+  /** ...counted within this many seconds. */
+  periodSeconds: number;
+  /** How long the ban lasts. */
+  durationSeconds: number;
+}
+
+export interface RateLimitOptions {
+  /** false turns every limit and rate-limit header off. */
+  enabled?: boolean;
+  /** Temporary ban of an API key after repeated refused requests. */
+  ban?: Partial<BanOptions>;
+  /** Requests without a valid API key, counted per client address (IPv6: per /64). */
+  ip?: { perMinute?: number; ban?: Partial<BanOptions> };
+  /** Prefix of every Redis key (with redisUrl); instances that should count together share it. */
+  redisPrefix?: string;
+  /** A Redis command slower than this falls back to the instance's own memory limiter. */
+  redisCommandTimeoutMs?: number;
+  /** How long start() waits for Redis before serving with the memory fallback. */
+  redisConnectTimeoutMs?: number;
+}
+
 export interface ServerOptions {
   /** Interface to listen on. Default 127.0.0.1. */
   host?: string;
   /** Port; 0 picks a free one. Default 3000. */
   port?: number;
+  /** The OpenAPI description the server enforces. Default: the kit's spec/openapi.yaml. */
+  specPath?: string;
   /** Where pets are kept. Default: in memory. */
   storage?: StorageOptions;
   /** One JSON log line per request (pino). Default false (the CLI turns it on). */
@@ -32,7 +62,7 @@ export interface ServerOptions {
   cors?: boolean;
   /** Largest accepted request body in bytes; larger ones get 413. Default 16384. */
   maxBodyBytes?: number;
-  /** Plan limits, bans and the per-address limit; see the README's "Rate limits, bans and deprecation". Default: on. */
+  /** Plan limits, bans and the per-address limit. Default: on. */
   rateLimit?: RateLimitOptions;
   /** Share rate-limit state through this Redis (redis://...). Default: none, per-instance memory. */
   redisUrl?: string;
@@ -40,9 +70,32 @@ export interface ServerOptions {
   adminToken?: string;
 }
 
-export const serverOptionsSchema = Joi.object<ServerOptions>({
+const banSchema = (threshold: number, periodSeconds: number, durationSeconds: number) =>
+  Joi.object({
+    threshold: Joi.number().integer().min(0).default(threshold),
+    periodSeconds: Joi.number().integer().min(1).default(periodSeconds),
+    durationSeconds: Joi.number().integer().min(1).default(durationSeconds),
+  }).default();
+
+const rateLimitSchema = Joi.object({
+  enabled: Joi.boolean().default(true),
+  ban: banSchema(20, 60, 600),
+  ip: Joi.object({
+    perMinute: Joi.number().integer().min(1).default(30),
+    ban: banSchema(20, 60, 600),
+  }).default(),
+  redisPrefix: Joi.string().min(1).default('adoption-store:rate-limit:'),
+  redisCommandTimeoutMs: Joi.number().integer().min(1).default(2_000),
+  redisConnectTimeoutMs: Joi.number().integer().min(1).default(2_000),
+}).default();
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export const DEFAULT_LOG_LEVEL = 'info';
+
+const serverOptionsSchema = Joi.object<ServerOptions>({
   host: Joi.string().default('127.0.0.1'),
   port: Joi.number().integer().min(0).max(65535).default(3000),
+  specPath: Joi.string().min(1).default(DEFAULT_SPEC_PATH),
   storage: Joi.alternatives()
     .try(
       Joi.object({ type: Joi.string().valid('memory').required() }),
@@ -50,25 +103,59 @@ export const serverOptionsSchema = Joi.object<ServerOptions>({
     )
     .default({ type: 'memory' }),
   logger: Joi.alternatives()
-    .try(Joi.boolean(), Joi.object({ level: Joi.string(), stream: Joi.object() }))
+    .try(Joi.boolean(), Joi.object({ level: Joi.string().valid(...LOG_LEVELS).default(DEFAULT_LOG_LEVEL), stream: Joi.object() }))
     .default(false),
   clock: Joi.object({ now: Joi.function().required(), advance: Joi.function() }).unknown(true),
-  apiKeys: apiKeyRecordsSchema,
-  seedPets: petsSchema,
+  // Checked against the contract's plans and schemas once it is read (keys.ts, fixtures.ts).
+  apiKeys: Joi.array().min(1),
+  seedPets: Joi.array(),
   cors: Joi.boolean().default(true),
   maxBodyBytes: Joi.number()
     .integer()
     .min(64)
     .max(10 * 1024 * 1024)
     .default(16 * 1024),
-  rateLimit: rateLimitOptionsSchema,
+  rateLimit: rateLimitSchema,
   redisUrl: Joi.string().uri({ scheme: ['redis', 'rediss'] }),
   adminToken: Joi.string().min(8),
 });
 
-export type ResolvedOptions = ServerOptions & Required<Pick<ServerOptions, 'host' | 'port' | 'storage' | 'logger' | 'cors' | 'maxBodyBytes' | 'rateLimit'>>;
+export type ResolvedRateLimitOptions = Required<Omit<RateLimitOptions, 'ban' | 'ip'>> & {
+  ban: BanOptions;
+  ip: { perMinute: number; ban: BanOptions };
+};
+
+export type ResolvedOptions = Omit<ServerOptions, 'rateLimit' | 'logger'> &
+  Required<Pick<ServerOptions, 'host' | 'port' | 'specPath' | 'storage' | 'cors' | 'maxBodyBytes'>> & {
+    rateLimit: ResolvedRateLimitOptions;
+    logger: false | { level: string; stream?: NodeJS.WritableStream };
+  };
+
+/** Options the server cannot use; `path` is the option's place, e.g. ['rateLimit', 'ban', 'threshold']. */
+export class InvalidOptionsError extends UsageError {
+  readonly path: readonly (string | number)[];
+  constructor(message: string, path: readonly (string | number)[]) {
+    super(message);
+    this.path = path;
+  }
+}
+
+/** The default of the option at a dotted path ('rateLimit.ban.threshold'), as the schema above holds it. */
+export function optionDefault(path: string): string | number | boolean | undefined {
+  const described = serverOptionsSchema.extract(path).describe() as { flags?: { default?: unknown } };
+  const value = described.flags?.default;
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? value : undefined;
+}
 
 export function resolveOptions(options: ServerOptions): ResolvedOptions {
   // Instances (clock, streams) must pass through untouched, not be cloned by joi.
-  return Joi.attempt(options, serverOptionsSchema, 'Invalid server options:', { nonEnumerables: false }) as ResolvedOptions;
+  const { error, value } = serverOptionsSchema.validate(options, { nonEnumerables: false });
+  if (error) {
+    const detail = error.details[0];
+    throw new InvalidOptionsError(`Invalid server options: ${detail?.message ?? error.message}`, detail?.path ?? []);
+  }
+  const resolved = value as ServerOptions & { rateLimit: ResolvedRateLimitOptions };
+  const logger = resolved.logger === true ? { level: DEFAULT_LOG_LEVEL } : resolved.logger === false || resolved.logger === undefined ? false : { level: resolved.logger.level ?? DEFAULT_LOG_LEVEL, ...(resolved.logger.stream ? { stream: resolved.logger.stream } : {}) };
+  // The clock and the log stream are the caller's own instances: a clone would not move with them.
+  return { ...resolved, logger: logger && typeof options.logger === 'object' && options.logger.stream ? { ...logger, stream: options.logger.stream } : logger, ...(options.clock ? { clock: options.clock } : {}) } as ResolvedOptions;
 }

@@ -1,7 +1,8 @@
 import Hapi, { type Server } from '@hapi/hapi';
 import Joi from 'joi';
 import { SystemClock, type Clock } from './clock.ts';
-import { fixtureApiKeys, fixturePets } from './fixtures.ts';
+import { loadContract, type Contract } from './contract.ts';
+import { checkSeedPets, fixtureApiKeys, fixturePets } from './fixtures.ts';
 import { KeyRing } from './keys.ts';
 import { resolveOptions, type ResolvedOptions, type ServerOptions } from './options.ts';
 import { PetService } from './pets/service.ts';
@@ -20,6 +21,7 @@ declare module '@hapi/hapi' {
     clock: Clock;
     keys: KeyRing;
     options: ResolvedOptions;
+    contract: Contract;
   }
 }
 
@@ -43,11 +45,11 @@ export const EXPOSED_HEADERS = [
  */
 export async function createServer(input: ServerOptions = {}): Promise<Server> {
   const options = resolveOptions(input);
-  // The caller's own instance: joi clones objects, and a clone of a class with #private fields
-  // (ManualClock) throws on first use and would not move when the caller advances the original.
-  const clock = input.clock ?? new SystemClock();
-  const keys = new KeyRing(options.apiKeys ?? fixtureApiKeys());
-  const store = await LowPetStore.open(options.storage, options.seedPets ?? fixturePets());
+  const clock = options.clock ?? new SystemClock();
+  const contract = await loadContract(options.specPath);
+  const keys = new KeyRing(options.apiKeys ?? fixtureApiKeys(), contract.plans);
+  const seedPets = checkSeedPets(options.seedPets ?? fixturePets(), contract);
+  const store = await LowPetStore.open(options.storage, seedPets);
 
   try {
     const server = Hapi.server({
@@ -65,14 +67,10 @@ export async function createServer(input: ServerOptions = {}): Promise<Server> {
       },
     });
     server.validator(Joi);
-    Object.assign(server.app, { store, clock, keys, options });
+    Object.assign(server.app, { store, clock, keys, options, contract });
     server.ext('onPostStop', () => store.close());
 
-    if (options.logger) {
-      // The caller's own stream instance, not joi's copy of it.
-      const loggerOptions = typeof input.logger === 'object' ? input.logger : {};
-      await server.register({ plugin: requestLogPlugin, options: loggerOptions });
-    }
+    if (options.logger) await server.register({ plugin: requestLogPlugin, options: options.logger });
     await server.register(errorsPlugin);
     await server.register({ plugin: authPlugin, options: { keys, realm: 'adoption-store' } });
     await server.register({ plugin: rateLimitPlugin, options: { rateLimit: options.rateLimit, redisUrl: options.redisUrl, clock, keys } });
@@ -80,10 +78,10 @@ export async function createServer(input: ServerOptions = {}): Promise<Server> {
     if (options.adminToken) {
       await server.register({
         plugin: adminPlugin,
-        options: { token: options.adminToken, clock, store, seedPets: options.seedPets ?? fixturePets() },
+        options: { token: options.adminToken, clock, store, seedPets },
       });
     }
-    await server.register({ plugin: petRoutes, options: { service: new PetService(store) } });
+    await server.register({ plugin: petRoutes, options: { service: new PetService(store), contract } });
     return server;
   } catch (error) {
     await store.close();

@@ -13,8 +13,6 @@ export interface Pet {
   status: PetStatus;
 }
 
-export type Plan = 'free' | 'pro' | 'business' | 'enterprise';
-
 export interface Limits {
   perMinute: number;
   perDay: number;

@@ -1,7 +1,6 @@
 import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
-import Joi from 'joi';
-import { apiError, ErrorCodes } from '../errors.ts';
-import { KeyRing, type ApiKey } from '../keys.ts';
+import { apiError } from '../errors.ts';
+import type { ApiKey, KeyRing } from '../keys.ts';
 
 export const AUTH_STRATEGY = 'api-key';
 
@@ -10,11 +9,6 @@ export interface AuthOptions {
   /** The realm named in WWW-Authenticate challenges. */
   realm: string;
 }
-
-const optionsSchema = Joi.object<AuthOptions>({
-  keys: Joi.object().instance(KeyRing).required(),
-  realm: Joi.string().default('adoption-store'),
-});
 
 const BEARER = /^Bearer(?:\s+(.*))?$/i;
 
@@ -42,8 +36,7 @@ export function apiKeyOf(request: Request): ApiKey | undefined {
 export const authPlugin: Plugin<AuthOptions> = {
   name: 'auth',
   version: '1.0.0',
-  register(server, rawOptions) {
-    const { keys, realm } = Joi.attempt(rawOptions, optionsSchema) as AuthOptions;
+  register(server, { keys, realm }) {
     const challenge = (error?: string) => ({
       'WWW-Authenticate': error ? `Bearer realm="${realm}", error="${error}"` : `Bearer realm="${realm}"`,
     });
@@ -54,12 +47,12 @@ export const authPlugin: Plugin<AuthOptions> = {
         const token = bearerToken(header);
         if (token === undefined) {
           const message = header === undefined ? 'An API key is required: send "Authorization: Bearer <API_KEY>".' : 'The Authorization header must use the Bearer scheme: "Authorization: Bearer <API_KEY>".';
-          throw apiError(401, ErrorCodes.missingApiKey, message, challenge());
+          throw apiError('missing_api_key', message, challenge());
         }
         const apiKey = token === '' ? undefined : keys.lookup(token);
         if (!apiKey) {
           const message = token === '' ? 'The bearer token is empty.' : 'The API key is not valid.';
-          throw apiError(401, ErrorCodes.invalidApiKey, message, challenge('invalid_token'));
+          throw apiError('invalid_api_key', message, challenge('invalid_token'));
         }
         return h.authenticated({ credentials: apiKey as unknown as Record<string, unknown> });
       },

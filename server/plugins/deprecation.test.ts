@@ -124,7 +124,7 @@ async function bare(settings: Record<string, unknown>) {
 }
 
 routes('marking another route deprecated is one block of its options', async () => {
-  const server = await bare({ since: '2026-01-01T00:00:00Z', sunset: '2027-06-30T00:00:00Z', replacement: '/new' });
+  const server = await bare({ since: '2026-01-01T00:00:00Z', sunset: '2027-06-30T00:00:00Z', successor: '/new' });
   const old = await server.inject('/old');
   assert.is(old.headers.deprecation, `@${Date.UTC(2026, 0, 1) / 1000}`);
   assert.is(old.headers.sunset, 'Wed, 30 Jun 2027 00:00:00 GMT');

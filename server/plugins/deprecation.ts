@@ -1,6 +1,6 @@
 // Deprecation (RFC 9745), Sunset (RFC 8594) and their Link relations on every response of a
 // route whose own configuration says it is deprecated, and 410 Gone once its sunset has passed.
-// A route opts in with one block: `options.plugins.deprecation = { since, sunset, replacement }`.
+// A route opts in with one block: `options.plugins.deprecation = { since, sunset, successor }`.
 import type { Plugin, Request, RequestRoute, ResponseObject } from '@hapi/hapi';
 import Joi from 'joi';
 import type { Clock } from '../clock.ts';
@@ -8,7 +8,6 @@ import { apiError } from '../errors.ts';
 import { RATE_LIMIT_PLUGIN } from './rate-limit.ts';
 
 export const DEPRECATION_PLUGIN = 'deprecation';
-export const SUNSET_CODE = 'operation_sunset';
 
 export interface DeprecationRouteOptions {
   /** When the operation became deprecated (ISO 8601); sent as `Deprecation: @<epoch seconds>`. */
@@ -16,7 +15,7 @@ export interface DeprecationRouteOptions {
   /** When it stops working (ISO 8601); sent as an HTTP-date in `Sunset`. Never before `since`. */
   sunset: string;
   /** The operation to use instead, linked with rel="successor-version". */
-  replacement?: string;
+  successor?: string;
   /** Human-readable notice, linked with rel="deprecation" and rel="sunset"; default: the plugin's. */
   link?: string;
 }
@@ -33,14 +32,12 @@ export interface DeprecationPluginOptions {
   link?: string;
 }
 
-const pluginSchema = Joi.object({
-  link: Joi.string().uri().default('https://github.com/adoption-store/adoption-store-kit#deprecation-and-sunset'),
-});
+const DEFAULT_LINK = 'https://github.com/adoption-store/adoption-store-kit/blob/main/server/README.md#deprecation-and-sunset';
 
 const routeSchema = Joi.object({
   since: Joi.date().iso().required(),
   sunset: Joi.date().iso().min(Joi.ref('since')).required(),
-  replacement: Joi.string().min(1),
+  successor: Joi.string().min(1),
   link: Joi.string().uri(),
 });
 
@@ -55,7 +52,7 @@ interface Notice {
 export function deprecationHeaders(settings: DeprecationRouteOptions, defaultLink: string): Record<string, string> {
   const link = settings.link ?? defaultLink;
   const links = [`<${link}>; rel="deprecation"; type="text/html"`, `<${link}>; rel="sunset"; type="text/html"`];
-  if (settings.replacement) links.push(`<${settings.replacement}>; rel="successor-version"`);
+  if (settings.successor) links.push(`<${settings.successor}>; rel="successor-version"`);
   return {
     deprecation: `@${Math.floor(Date.parse(settings.since) / 1000)}`,
     sunset: new Date(Date.parse(settings.sunset)).toUTCString(),
@@ -66,11 +63,7 @@ export function deprecationHeaders(settings: DeprecationRouteOptions, defaultLin
 export const deprecationPlugin: Plugin<DeprecationPluginOptions> = {
   name: DEPRECATION_PLUGIN,
   version: '1.0.0',
-  register(server, rawOptions) {
-    // The clock is an instance (private fields) that joi would clone; it is checked by hand.
-    const { clock, ...plain } = rawOptions;
-    if (typeof clock?.now !== 'function') throw new Error('deprecation: a clock is required');
-    const { link } = Joi.attempt(plain, pluginSchema, 'Invalid deprecation options:') as { link: string };
+  register(server, { clock, link = DEFAULT_LINK }) {
     const notices = new WeakMap<RequestRoute, Notice>();
 
     // Checked when the route is added, so a wrong date stops the server from being built.
@@ -82,7 +75,7 @@ export const deprecationPlugin: Plugin<DeprecationPluginOptions> = {
       const sinceMs = Date.parse(settings.since);
       const sunsetMs = Date.parse(settings.sunset);
       const day = new Date(sunsetMs).toISOString().slice(0, 10);
-      const instead = settings.replacement ? `; use GET ${settings.replacement} instead` : '';
+      const instead = settings.successor ? `; use GET ${settings.successor} instead` : '';
       notices.set(route, {
         sinceMs,
         sunsetMs,
@@ -97,7 +90,7 @@ export const deprecationPlugin: Plugin<DeprecationPluginOptions> = {
       'onPostAuth',
       (request, h) => {
         const notice = noticeOf(request);
-        if (notice && clock.now() >= notice.sunsetMs) throw apiError(410, SUNSET_CODE, notice.gone);
+        if (notice && clock.now() >= notice.sunsetMs) throw apiError('operation_sunset', notice.gone);
         return h.continue;
       },
       { after: [RATE_LIMIT_PLUGIN] },

@@ -1,13 +1,13 @@
 import type { Lifecycle, Plugin, Request, ResponseToolkit } from '@hapi/hapi';
-import { apiError, errorBody, ErrorCodes } from '../errors.ts';
+import { apiError, errorBody, namedCode, type ErrorCode } from '../errors.ts';
 
 /**
- * The route `failAction` for joi validation: a 400 with `code` and joi's message, which names the
- * offending field. Validation failures never reach a handler, so they change nothing.
+ * The route `failAction` for validation: a 400 with `code` and the validator's message, which names
+ * the offending field. Validation failures never reach a handler, so they change nothing.
  */
-export function rejectInvalid(code: string): Lifecycle.FailAction {
+export function rejectInvalid(code: ErrorCode): Lifecycle.FailAction {
   return (_request: Request, _h: ResponseToolkit, error?: Error) => {
-    throw apiError(400, code, error?.message ?? 'The request is invalid.');
+    throw apiError(code, error?.message ?? 'The request is invalid.');
   };
 }
 
@@ -15,13 +15,10 @@ export function rejectInvalid(code: string): Lifecycle.FailAction {
 export function rejectUnparsableBody(maxBodyBytes: number): Lifecycle.FailAction {
   return (_request, _h, error) => {
     const status = (error as { output?: { statusCode?: number } } | undefined)?.output?.statusCode ?? 400;
-    if (status === 413) {
-      throw apiError(413, ErrorCodes.payloadTooLarge, `The request body is larger than the ${maxBodyBytes} bytes allowed.`);
-    }
-    if (status === 415) {
-      throw apiError(415, ErrorCodes.unsupportedMediaType, 'The request body must be application/json.');
-    }
-    throw apiError(400, ErrorCodes.malformedJson, 'The request body is not valid JSON.');
+    if (status === 413) throw apiError('payload_too_large', `The request body is larger than the ${maxBodyBytes} bytes allowed.`);
+    if (status === 415) throw apiError('unsupported_media_type', 'The request body must be application/json.');
+    if (status === 408) throw apiError('request_timeout', 'The request body did not arrive in time.');
+    throw apiError('malformed_json', 'The request body is not valid JSON.');
   };
 }
 
@@ -36,13 +33,14 @@ export const errorsPlugin: Plugin<void> = {
     server.ext('onPreResponse', (request, h) => {
       const response = request.response;
       if (!('isBoom' in response) || !response.isBoom) return h.continue;
-      const status = response.output.statusCode;
-      const named = typeof (response.data as { code?: unknown } | null)?.code === 'string';
-      if (status >= 500 && !named) request.log(['error'], response);
-      if (status === 404 && !named) {
+      const named = namedCode(response) !== undefined;
+      if (response.output.statusCode >= 500 && !named) request.log(['error'], response);
+      if (response.output.statusCode === 404 && !named) {
         response.message = `No route for ${request.method.toUpperCase()} ${request.path}.`;
       }
-      response.output.payload = errorBody(response) as unknown as typeof response.output.payload;
+      const body = errorBody(response);
+      response.output.statusCode = body.status;
+      response.output.payload = body as unknown as typeof response.output.payload;
       return h.continue;
     });
   },

@@ -9,10 +9,10 @@
 //                  address); a refusal replaces the response with a 429.
 import type { Plugin, Request, ResponseObject, ResponseToolkit, Server } from '@hapi/hapi';
 import type { Boom } from '@hapi/boom';
-import Joi from 'joi';
 import type { Clock } from '../clock.ts';
 import { apiError, errorBody } from '../errors.ts';
 import type { ApiKey, KeyRing } from '../keys.ts';
+import type { BanOptions, ResolvedRateLimitOptions } from '../options.ts';
 import { apiKeyOf, bearerToken } from './auth.ts';
 import {
   FailoverStore,
@@ -32,67 +32,13 @@ import {
 
 export const RATE_LIMIT_PLUGIN = 'rate-limit';
 
-export interface BanOptions {
-  /** Refused requests that start a ban; 0 never bans. */
-  threshold: number;
-  /** ...counted within this many seconds. */
-  periodSeconds: number;
-  /** How long the ban lasts. */
-  durationSeconds: number;
-}
-
-export interface RateLimitOptions {
-  /** false turns every limit and rate-limit header off. */
-  enabled?: boolean;
-  /** Temporary ban of an API key after repeated refused requests. */
-  ban?: Partial<BanOptions>;
-  /** Requests without a valid API key, counted per client address (IPv6: per /64). */
-  ip?: { perMinute?: number; ban?: Partial<BanOptions> };
-  /** Prefix of every Redis key (with --redis); instances that should count together share it. */
-  redisPrefix?: string;
-  /** A Redis command slower than this falls back to the instance's own memory limiter. */
-  redisCommandTimeoutMs?: number;
-  /** How long start() waits for Redis before serving with the memory fallback. */
-  redisConnectTimeoutMs?: number;
-}
-
-export type ResolvedRateLimitOptions = Required<Omit<RateLimitOptions, 'ban' | 'ip'>> & {
-  ban: BanOptions;
-  ip: { perMinute: number; ban: BanOptions };
-};
-
-const banSchema = (threshold: number, periodSeconds: number, durationSeconds: number) =>
-  Joi.object({
-    threshold: Joi.number().integer().min(0).default(threshold),
-    periodSeconds: Joi.number().integer().min(1).default(periodSeconds),
-    durationSeconds: Joi.number().integer().min(1).default(durationSeconds),
-  }).default();
-
-export const rateLimitOptionsSchema = Joi.object({
-  enabled: Joi.boolean().default(true),
-  ban: banSchema(20, 60, 600),
-  ip: Joi.object({
-    perMinute: Joi.number().integer().min(1).default(30),
-    ban: banSchema(20, 60, 600),
-  }).default(),
-  redisPrefix: Joi.string().min(1).default('adoption-store:rate-limit:'),
-  redisCommandTimeoutMs: Joi.number().integer().min(1).default(2_000),
-  redisConnectTimeoutMs: Joi.number().integer().min(1).default(2_000),
-}).default();
-
 export interface RateLimitPluginOptions {
-  rateLimit?: RateLimitOptions;
+  rateLimit: ResolvedRateLimitOptions;
   /** Share the limiter state through this Redis; without it, each instance counts alone in memory. */
   redisUrl?: string;
   clock: Clock;
   keys: KeyRing;
 }
-
-// The clock and key ring are instances (private fields): joi would clone them, so it only sees the rest.
-const pluginSchema = Joi.object({
-  rateLimit: rateLimitOptionsSchema,
-  redisUrl: Joi.string().uri({ scheme: ['redis', 'rediss'] }),
-});
 
 /** What the admin API and tests reach through `server.plugins['rate-limit']`. */
 export interface RateLimitApi {
@@ -144,14 +90,10 @@ function createStore(server: Server, options: ResolvedRateLimitOptions, clock: C
 export const rateLimitPlugin: Plugin<RateLimitPluginOptions> = {
   name: RATE_LIMIT_PLUGIN,
   version: '1.0.0',
-  register(server, rawOptions) {
-    const { clock, keys, ...plain } = rawOptions;
-    if (typeof clock?.now !== 'function' || typeof keys?.lookup !== 'function') throw new Error('rate-limit: clock and keys are required');
-    const validated = Joi.attempt(plain, pluginSchema, 'Invalid rate-limit options:') as { rateLimit: ResolvedRateLimitOptions; redisUrl?: string };
-    const options = validated.rateLimit;
+  register(server, { rateLimit: options, redisUrl, clock, keys }) {
     if (!options.enabled) return;
 
-    const store = createStore(server, options, clock, validated.redisUrl);
+    const store = createStore(server, options, clock, redisUrl);
     server.expose('store', store);
     server.expose('options', options);
     const keyBan = toBan(options.ban);
@@ -198,7 +140,7 @@ export const rateLimitPlugin: Plugin<RateLimitPluginOptions> = {
       return token ? keys.lookup(token) : undefined;
     }
 
-    const refusal = (v: Verdict): Boom => apiError(429, v.error?.code ?? 'rate_limited', v.error?.message ?? 'Rate limit exceeded.', { ...v.headers });
+    const refusal = (v: Verdict): Boom => apiError(v.error!.code, v.error!.message, { ...v.headers });
 
     server.ext('onPostAuth', async (request, h) => {
       const key = apiKeyOf(request);

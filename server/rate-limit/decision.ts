@@ -1,5 +1,6 @@
 // Turns a store's answer into what the client is told: which window binds, the header values,
 // and for a refusal the error code and message. Pure, so every rounding rule is tested here.
+import type { ErrorCode } from '../errors.ts';
 import type { PartitionKind, WindowSpec } from './policy.ts';
 import type { ConsumeResult, WindowUsage } from './store.ts';
 
@@ -8,7 +9,7 @@ export interface Verdict {
   /** Response headers, already formatted. */
   readonly headers: Readonly<Record<string, string>>;
   /** Present when refused: the Error body's code and message. */
-  readonly error?: { readonly code: string; readonly message: string };
+  readonly error?: { readonly code: ErrorCode; readonly message: string };
 }
 
 /** Seconds until `ms` from now, rounded up: waiting that long never lands before the instant. */
@@ -74,7 +75,7 @@ function plural(n: number, unit: string): string {
   return `${n} ${unit}${n === 1 ? '' : 's'}`;
 }
 
-function refusal(kind: PartitionKind, result: ConsumeResult, binding: WindowUsage, retryAfter: number) {
+function refusal(kind: PartitionKind, result: ConsumeResult, binding: WindowUsage, retryAfter: number): { code: ErrorCode; message: string } {
   const wait = `retry after ${plural(retryAfter, 'second')}`;
   if (result.outcome === 'banned') {
     return kind === 'key'
@@ -83,14 +84,11 @@ function refusal(kind: PartitionKind, result: ConsumeResult, binding: WindowUsag
   }
   if (kind === 'ip') {
     return {
-      code: 'rate_limited_ip',
+      code: binding.spec.code,
       message: `Limit of ${binding.spec.limit} requests ${per(binding.spec.windowMs)} without a valid API key exceeded for this address; ${wait}.`,
     };
   }
-  return {
-    code: `rate_limited_${binding.spec.name}`,
-    message: `Rate limit of ${binding.spec.limit} requests ${per(binding.spec.windowMs)} exceeded; ${wait}.`,
-  };
+  return { code: binding.spec.code, message: `Rate limit of ${binding.spec.limit} requests ${per(binding.spec.windowMs)} exceeded; ${wait}.` };
 }
 
 export function verdict(kind: PartitionKind, result: ConsumeResult, nowMs: number, cost: 0 | 1 = 1): Verdict {

@@ -1,10 +1,13 @@
 // What is limited, and for how long: the windows a partition is counted in and the ban that
 // follows repeated refusals. Pure data, shared by both stores and the header formatting.
+import type { ErrorCode } from '../errors.ts';
 
 /** One fixed window: at most `limit` requests per `windowMs`, starting at the first admitted request. */
 export interface WindowSpec {
   /** Policy name, as it appears in RateLimit-Policy and in the 429 error code. */
   readonly name: string;
+  /** The error code of a 429 this window refuses. */
+  readonly code: ErrorCode;
   readonly limit: number;
   readonly windowMs: number;
 }
@@ -37,13 +40,13 @@ export interface PlanLimits {
 
 export function keyWindows(limits: PlanLimits): WindowSpec[] {
   return [
-    { name: 'minute', limit: limits.perMinute, windowMs: MINUTE_MS },
-    { name: 'day', limit: limits.perDay, windowMs: DAY_MS },
+    { name: 'minute', code: 'rate_limited_minute', limit: limits.perMinute, windowMs: MINUTE_MS },
+    { name: 'day', code: 'rate_limited_day', limit: limits.perDay, windowMs: DAY_MS },
   ];
 }
 
 export function ipWindows(perMinute: number): WindowSpec[] {
-  return [{ name: 'ip-minute', limit: perMinute, windowMs: MINUTE_MS }];
+  return [{ name: 'ip-minute', code: 'rate_limited_ip', limit: perMinute, windowMs: MINUTE_MS }];
 }
 
 /** A ban with threshold 0 never starts; callers pass `null` to the store for it. */

@@ -13,7 +13,7 @@ import type { FailoverStore } from './failover-store.ts';
 import { RedisStore } from './redis-store.ts';
 import { StoreUnavailableError } from './store.ts';
 import { keyWindows } from './policy.ts';
-import { freePort } from '../../conformance/mock.ts';
+import { freePort } from '../../lib/processes.ts';
 
 const PREFIX = `adoption-test:failover:${randomUUID()}:`;
 const FREE = 'Bearer test-free-key';

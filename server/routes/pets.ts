@@ -1,44 +1,43 @@
 import type { Plugin, Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
-import { contract } from '../contract.ts';
-import { apiError, ErrorCodes } from '../errors.ts';
+import type { Contract } from '../contract.ts';
+import { apiError } from '../errors.ts';
 import { rejectInvalid } from '../plugins/errors.ts';
-import { listQuerySchema, newPetSchema, petIdParamsSchema } from '../pets/validation.ts';
 import { InvalidCursorError, PetService, type ListRequest } from '../pets/service.ts';
-import type { NewPet } from '../types.ts';
+import { createPetValidation } from '../pets/validation.ts';
 
 export interface PetRoutesOptions {
   service: PetService;
-}
-
-const base = contract.basePath;
-
-/** `Link: <...>; rel="next"` (RFC 8288) to the next page, keeping the request's filters. */
-function nextLink(query: ListRequest, cursor: string): string {
-  const params = new URLSearchParams({ limit: String(query.limit) });
-  if (query.status) params.set('status', query.status);
-  params.set('cursor', cursor);
-  return `<${base}/pets?${params}>; rel="next"`;
+  contract: Contract;
 }
 
 function methodNotAllowed(allowed: string) {
   return (request: Request) => {
-    throw apiError(405, ErrorCodes.methodNotAllowed, `${request.method.toUpperCase()} is not allowed on ${request.path}; allowed: ${allowed}.`, {
-      Allow: allowed,
-    });
+    throw apiError('method_not_allowed', `${request.method.toUpperCase()} is not allowed on ${request.path}; allowed: ${allowed}.`, { Allow: allowed });
   };
 }
 
 export const petRoutes: Plugin<PetRoutesOptions> = {
   name: 'pet-routes',
   version: '1.0.0',
-  register(server, { service }) {
+  register(server, { service, contract }) {
+    const base = contract.basePath;
+    const validation = createPetValidation(contract);
+
+    /** `Link: <...>; rel="next"` (RFC 8288) to the next page, keeping the request's filters. */
+    const nextLink = (query: ListRequest, cursor: string) => {
+      const params = new URLSearchParams({ limit: String(query.limit) });
+      if (query.status) params.set('status', query.status);
+      params.set('cursor', cursor);
+      return `<${base}/pets?${params}>; rel="next"`;
+    };
+
     const routes: ServerRoute[] = [
       {
         method: 'GET',
         path: `${base}/pets`,
         options: {
           id: 'listPets',
-          validate: { query: listQuerySchema, options: { allowUnknown: true, abortEarly: false }, failAction: rejectInvalid(ErrorCodes.invalidParameter) },
+          validate: { query: async (query) => validation.listQuery(query as Record<string, unknown>), failAction: rejectInvalid('invalid_parameter') },
           async handler(request: Request, h: ResponseToolkit) {
             const query = request.query as unknown as ListRequest;
             try {
@@ -47,7 +46,7 @@ export const petRoutes: Plugin<PetRoutesOptions> = {
               if (page.nextCursor) response.header('Link', nextLink(query, page.nextCursor));
               return response;
             } catch (error) {
-              if (error instanceof InvalidCursorError) throw apiError(400, ErrorCodes.invalidParameter, error.message);
+              if (error instanceof InvalidCursorError) throw apiError('invalid_parameter', error.message);
               throw error;
             }
           },
@@ -58,13 +57,9 @@ export const petRoutes: Plugin<PetRoutesOptions> = {
         path: `${base}/pets`,
         options: {
           id: 'createPet',
-          validate: {
-            payload: newPetSchema,
-            options: { stripUnknown: true, abortEarly: false },
-            failAction: rejectInvalid(ErrorCodes.invalidBody),
-          },
+          validate: { payload: async (payload) => validation.newPet(payload), failAction: rejectInvalid('invalid_body') },
           async handler(request: Request, h: ResponseToolkit) {
-            const pet = await service.create(request.payload as NewPet);
+            const pet = await service.create(request.payload as Parameters<PetService['create']>[0]);
             return h.response(pet).code(201).header('Location', `${base}/pets/${pet.id}`);
           },
         },
@@ -76,17 +71,13 @@ export const petRoutes: Plugin<PetRoutesOptions> = {
           id: 'getPet',
           plugins: {
             // Read by the deprecation plugin: the route says it is deprecated, no path check does.
-            deprecation: {
-              since: '2025-12-05T00:00:00Z',
-              sunset: '2030-12-05T00:00:00Z',
-              replacement: `${base}/pets?status=available`,
-            },
+            deprecation: { ...contract.deprecation, successor: `${base}${contract.deprecation.successor}` },
           },
-          validate: { params: petIdParamsSchema, failAction: rejectInvalid(ErrorCodes.invalidParameter) },
+          validate: { params: async (params) => ({ petId: validation.petId(params as Record<string, unknown>) }), failAction: rejectInvalid('invalid_parameter') },
           async handler(request: Request) {
-            const raw = request.params.petId as string;
-            const pet = await service.get(Number(raw));
-            if (!pet) throw apiError(404, ErrorCodes.petNotFound, `Pet ${raw} was not found.`);
+            const id = request.params.petId as unknown as number;
+            const pet = await service.get(id);
+            if (!pet) throw apiError('pet_not_found', `Pet ${String((request.orig.params as Record<string, string>).petId)} was not found.`);
             return pet;
           },
         },

@@ -1,38 +1,21 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { collectOutput, spawnChild, waitForOutput } from '../../lib/processes.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export interface ServerProcess {
-  child: ChildProcessWithoutNullStreams;
+  child: ChildProcess;
   baseUrl: string;
   output: () => string;
   exited: Promise<number | null>;
 }
 
 /** Starts `server/cli.ts` in its own process and resolves once its banner names the URL. */
-export function startCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli.ts', ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-  });
-  let output = '';
+export async function startCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
+  const child = spawnChild(process.execPath, ['--import', 'tsx', 'server/cli.ts', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 20_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/\S+\/v1)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ child, baseUrl: match[1]!, output: () => output, exited });
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(Object.assign(new Error(`server exited with ${code}:\n${output}`), { code, output }));
-    });
-  });
+  const output = collectOutput(child);
+  const match = await waitForOutput(child, output, /listening on (http:\/\/\S+\/v1)/, 20_000, 'the server');
+  return { child, baseUrl: match[1]!, output: output.text, exited };
 }
