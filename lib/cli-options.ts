@@ -159,7 +159,9 @@ export function markdownTable(specs: readonly OptionSpec[]): string {
   const cell = (text: string) => text.replace(/\|/g, '\\|');
   const rows = specs.map((spec) => {
     const def = defaultText(spec);
-    return `| \`${cell(flagText(spec))}\` | ${spec.env ? `\`${spec.env}\`` : ''} | ${def !== undefined ? `\`${cell(def)}\`` : ''} | ${cell(spec.help)} |`;
+    // A value is code; a description of the default ('per instance, in memory') is prose.
+    const shown = def === undefined ? '' : spec.defaultText !== undefined ? cell(def) : `\`${cell(def)}\``;
+    return `| \`${cell(flagText(spec))}\` | ${spec.env ? `\`${spec.env}\`` : ''} | ${shown} | ${cell(spec.help)} |`;
   });
   return ['| flag | environment | default | meaning |', '|---|---|---|---|', ...rows].join('\n');
 }

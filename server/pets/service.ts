@@ -1,11 +1,17 @@
 import type { PetStore } from '../store/pet-store.ts';
 import type { NewPet, Pet, PetStatus } from '../types.ts';
+import { KitError } from '../../lib/errors.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 
 /** The status a pet gets when created without one. */
 export const DEFAULT_STATUS: PetStatus = 'available';
 
-export class InvalidCursorError extends Error {}
+/** A cursor this server did not issue. */
+export class InvalidCursorError extends KitError {
+  constructor(message: string) {
+    super('invalid_cursor', message);
+  }
+}
 
 export interface ListRequest {
   limit: number;

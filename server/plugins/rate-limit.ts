@@ -7,7 +7,7 @@
 //   onPreResponse  whatever was not decided yet is decided now: a 401 counts against the address,
 //                  a 404 for an unknown path or a 405/413/415 against the key it carried (or the
 //                  address); a refusal replaces the response with a 429.
-import type { Plugin, Request, ResponseObject, ResponseToolkit, Server } from '@hapi/hapi';
+import type { Plugin, Request, ResponseObject, Server } from '@hapi/hapi';
 import type { Boom } from '@hapi/boom';
 import type { Clock } from '../clock.ts';
 import { apiError, errorBody } from '../errors.ts';

@@ -10,7 +10,6 @@ import type { RedisStatus } from './redis-store.ts';
 import type { ConsumeRequest, ConsumeResult } from './store.ts';
 
 class FakeShared implements SharedStore {
-  readonly kind = 'redis';
   ready = true;
   failing = false;
   calls = 0;

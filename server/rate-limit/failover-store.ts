@@ -28,7 +28,6 @@ export interface FailoverOptions {
 }
 
 export class FailoverStore<Primary extends SharedStore = SharedStore> implements LimiterStore {
-  readonly kind = 'failover';
   readonly primary: Primary;
   readonly fallback: MemoryStore;
   readonly #onEvent: (event: FailoverEvent) => void;

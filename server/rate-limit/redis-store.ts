@@ -27,7 +27,6 @@ export type RedisStatus = 'ready' | 'unavailable';
 type ScriptCommand = (numKeys: number, ...args: Array<string | number>) => Promise<unknown>;
 
 export class RedisStore implements LimiterStore {
-  readonly kind = 'redis';
   readonly prefix: string;
   readonly #redis: Redis;
   readonly #listeners = new Set<(status: RedisStatus, error?: Error) => void>();

@@ -1,6 +1,7 @@
 // The one contract both limiter stores implement. A store owns the counters and decides
 // atomically; it knows nothing of HTTP. Time inside a store is relative (milliseconds until a
 // window or ban ends), so a store shared by several instances never compares their clocks.
+import { KitError } from '../../lib/errors.ts';
 import type { BanSpec, WindowSpec } from './policy.ts';
 
 export interface ConsumeRequest {
@@ -33,7 +34,6 @@ export interface ConsumeResult {
 }
 
 export interface LimiterStore {
-  readonly kind: 'memory' | 'redis' | 'failover';
   /** Atomic: a refused or banned request changes no window counter. */
   consume(request: ConsumeRequest): Promise<ConsumeResult>;
   /**
@@ -52,10 +52,8 @@ export interface LimiterStore {
 }
 
 /** Thrown (or rejected with) when a store cannot answer; the failover store catches it. */
-export class StoreUnavailableError extends Error {
-  readonly code = 'store_unavailable';
+export class StoreUnavailableError extends KitError {
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'StoreUnavailableError';
+    super('store_unavailable', message, options);
   }
 }
