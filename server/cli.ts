@@ -18,7 +18,7 @@ const DATA = 'Data';
 const LIMITS = 'Rate limits';
 
 /** Options whose key is a ServerOptions path take their default from the options schema. */
-const SCHEMA_BACKED = ['port', 'host', 'maxBodyBytes'];
+const SCHEMA_BACKED = ['port', 'host', 'maxBodyBytes', 'headersTimeoutMs', 'requestTimeoutMs'];
 const schemaDefault = (spec: OptionSpec): OptionSpec => {
   if (!SCHEMA_BACKED.includes(spec.key) && !spec.key.startsWith('rateLimit.')) return spec;
   const value = optionDefault(spec.key);
@@ -33,6 +33,8 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = ([
   { key: 'quiet', flag: 'quiet', env: 'QUIET', type: 'boolean', default: false, help: 'No per-request lines: the same as --log-level warn (warnings and errors are still logged).', group: SERVER },
   { key: 'noCors', flag: 'no-cors', env: 'NO_CORS', type: 'boolean', default: false, help: 'Turn CORS off (it is on for any origin, exposing the rate-limit, Link, Location and deprecation headers).', group: SERVER },
   { key: 'maxBodyBytes', flag: 'max-body-bytes', env: 'MAX_BODY_BYTES', type: 'integer', value: '<n>', help: 'Largest request body accepted; larger ones get 413.', group: SERVER },
+  { key: 'headersTimeoutMs', flag: 'headers-timeout', env: 'HEADERS_TIMEOUT_MS', type: 'integer', value: '<ms>', help: "Longest time to receive a request's headers; then 408 and the connection closes.", group: SERVER },
+  { key: 'requestTimeoutMs', flag: 'request-timeout', env: 'REQUEST_TIMEOUT_MS', type: 'integer', value: '<ms>', help: 'Longest time to receive a whole request, body included; then 408 and the connection closes.', group: SERVER },
   { key: 'adminToken', flag: 'admin-token', env: 'ADMIN_TOKEN', type: 'string', value: '<token>', secret: true, defaultText: 'off', help: 'Enable the admin API under /__admin for "Authorization: Bearer <token>" (at least 8 characters).', group: SERVER },
   { key: 'specPath', flag: 'spec', env: 'SPEC', type: 'string', value: '<file>', defaultText: "the kit's spec/openapi.yaml", help: 'The OpenAPI description whose validation, plans and sunset the server enforces.', group: DATA },
   { key: 'dbFile', flag: 'db-file', env: 'DB_FILE', type: 'string', value: '<path>', default: DEFAULT_DB_FILE, help: 'JSON database file, created and seeded if missing.', group: DATA },
@@ -88,6 +90,8 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
     logger: values.logLevel === 'silent' ? false : { level: values.quiet ? 'warn' : values.logLevel },
     cors: !values.noCors,
     maxBodyBytes: values.maxBodyBytes,
+    headersTimeoutMs: values.headersTimeoutMs,
+    requestTimeoutMs: values.requestTimeoutMs,
     storage: values.memory ? { type: 'memory' } : { type: 'file', path: resolve(String(values.dbFile)) },
   };
   for (const spec of SERVE_OPTIONS) {

@@ -7,7 +7,7 @@ export const ERRORS = {
   invalid_body: { status: 400, when: 'the body is not a JSON object, or `name`, `categoryId` or `status` is missing or invalid' },
   malformed_json: { status: 400, when: 'the body is not valid JSON' },
   invalid_parameter: { status: 400, when: '`limit`, `status` or `cursor` in the query, or `petId` in the path, is invalid' },
-  bad_request: { status: 400, when: 'a request Hapi itself refuses (a malformed URL, cookie or header), or any other client error Hapi raises' },
+  bad_request: { status: 400, when: 'a request that is not valid HTTP (bad framing, no `Host`, a malformed URL, cookie or header), or any other client error Hapi raises' },
   missing_api_key: { status: 401, when: 'no `Authorization` header, or not the Bearer scheme' },
   invalid_api_key: { status: 401, when: 'an empty or unknown bearer token' },
   invalid_admin_token: { status: 401, when: 'an admin API request without the admin token' },
@@ -18,12 +18,15 @@ export const ERRORS = {
   clock_not_movable: { status: 409, when: 'the admin API was asked to move a clock that cannot move' },
   operation_sunset: { status: 410, when: '`getPet` after its sunset' },
   payload_too_large: { status: 413, when: 'the body is larger than the server accepts (16 KiB by default)' },
-  unsupported_media_type: { status: 415, when: 'the body is not `application/json`' },
+  unsupported_media_type: { status: 415, when: 'the body is not `application/json` (UTF-8)' },
+  unsupported_encoding: { status: 415, when: 'the body has a `Content-Encoding` other than `gzip`, `deflate` or `identity`' },
+  expectation_failed: { status: 417, when: 'an `Expect` header other than `100-continue`' },
   rate_limited_minute: { status: 429, when: "the key's per-minute limit is used up" },
   rate_limited_day: { status: 429, when: "the key's per-day limit is used up" },
   key_banned: { status: 429, when: 'the key kept sending after 429s and is banned for a while' },
   rate_limited_ip: { status: 429, when: 'too many requests without a valid key from this address' },
   ip_blocked: { status: 429, when: 'the address kept sending without a valid key and is blocked for a while' },
+  headers_too_large: { status: 431, when: 'the request headers are larger than the server accepts (16 KiB)' },
   internal_error: { status: 500, when: 'an unexpected failure (details are logged, never sent)' },
   service_unavailable: { status: 503, when: 'the server cannot serve the request now' },
 } as const satisfies Record<string, { status: number; when: string }>;
@@ -38,6 +41,8 @@ const FALLBACK: Readonly<Record<number, ErrorCode>> = {
   408: 'request_timeout',
   413: 'payload_too_large',
   415: 'unsupported_media_type',
+  417: 'expectation_failed',
+  431: 'headers_too_large',
   500: 'internal_error',
   503: 'service_unavailable',
 };
@@ -48,20 +53,19 @@ export interface ErrorBody {
   status: number;
 }
 
-interface ApiErrorData {
-  code: ErrorCode;
-}
+/** Where an error keeps its code: on the error itself, since hapi replaces `data` when it re-boomifies one. */
+const CODE = Symbol('errorCode');
 
 /** An error the errors plugin renders as `{ code, message, status }`, with any extra headers. */
 export function apiError(code: ErrorCode, message: string, headers: Record<string, string> = {}): Boom.Boom {
-  const error = new Boom.Boom<ApiErrorData>(message, { statusCode: ERRORS[code].status, data: { code } });
+  const error = new Boom.Boom(message, { statusCode: ERRORS[code].status });
+  Object.defineProperty(error, CODE, { value: code });
   Object.assign(error.output.headers, headers);
   return error;
 }
 
 export function namedCode(error: Boom.Boom): ErrorCode | undefined {
-  const code = (error.data as Partial<ApiErrorData> | null | undefined)?.code;
-  return typeof code === 'string' && code in ERRORS ? code : undefined;
+  return (error as Boom.Boom & { [CODE]?: ErrorCode })[CODE];
 }
 
 /**

@@ -62,6 +62,10 @@ export interface ServerOptions {
   cors?: boolean;
   /** Largest accepted request body in bytes; larger ones get 413. Default 16384. */
   maxBodyBytes?: number;
+  /** Longest time to receive a request's headers; then 408 and the connection is closed. Default 10000. */
+  headersTimeoutMs?: number;
+  /** Longest time to receive a whole request, body included; then 408 and close. Default 10000. */
+  requestTimeoutMs?: number;
   /** Plan limits, bans and the per-address limit. Default: on. */
   rateLimit?: RateLimitOptions;
   /** Share rate-limit state through this Redis (redis://...). Default: none, per-instance memory. */
@@ -115,6 +119,8 @@ const serverOptionsSchema = Joi.object<ServerOptions>({
     .min(64)
     .max(10 * 1024 * 1024)
     .default(16 * 1024),
+  headersTimeoutMs: Joi.number().integer().min(100).default(10_000),
+  requestTimeoutMs: Joi.number().integer().min(Joi.ref('headersTimeoutMs')).default(10_000),
   rateLimit: rateLimitSchema,
   redisUrl: Joi.string().uri({ scheme: ['redis', 'rediss'] }),
   adminToken: Joi.string().min(8),
@@ -126,7 +132,7 @@ export type ResolvedRateLimitOptions = Required<Omit<RateLimitOptions, 'ban' | '
 };
 
 export type ResolvedOptions = Omit<ServerOptions, 'rateLimit' | 'logger'> &
-  Required<Pick<ServerOptions, 'host' | 'port' | 'specPath' | 'storage' | 'cors' | 'maxBodyBytes'>> & {
+  Required<Pick<ServerOptions, 'host' | 'port' | 'specPath' | 'storage' | 'cors' | 'maxBodyBytes' | 'headersTimeoutMs' | 'requestTimeoutMs'>> & {
     rateLimit: ResolvedRateLimitOptions;
     logger: false | { level: string; stream?: NodeJS.WritableStream };
   };

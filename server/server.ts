@@ -10,6 +10,8 @@ import { adminPlugin } from './plugins/admin.ts';
 import { authPlugin } from './plugins/auth.ts';
 import { deprecationPlugin } from './plugins/deprecation.ts';
 import { errorsPlugin, rejectUnparsableBody } from './plugins/errors.ts';
+import { httpRulesPlugin } from './plugins/http-rules.ts';
+import { createListener } from './listener.ts';
 import { rateLimitPlugin } from './plugins/rate-limit.ts';
 import { requestLogPlugin } from './plugins/request-log.ts';
 import { petRoutes } from './routes/pets.ts';
@@ -52,7 +54,9 @@ export async function createServer(input: ServerOptions = {}): Promise<Server> {
   const store = await LowPetStore.open(options.storage, seedPets);
 
   try {
+    const { listener, takeOverErrors } = createListener(options);
     const server = Hapi.server({
+      listener,
       host: options.host,
       port: options.port,
       debug: false,
@@ -61,17 +65,21 @@ export async function createServer(input: ServerOptions = {}): Promise<Server> {
         cors: options.cors ? { origin: ['*'], additionalExposedHeaders: EXPOSED_HEADERS } : false,
         payload: {
           maxBytes: options.maxBodyBytes,
+          // The listener's request timeout answers a stalled body; hapi's own would wait for it.
+          timeout: false,
           allow: ['application/json'],
           failAction: rejectUnparsableBody(options.maxBodyBytes),
         },
       },
     });
+    takeOverErrors();
     server.validator(Joi);
     Object.assign(server.app, { store, clock, keys, options, contract });
     server.ext('onPostStop', () => store.close());
 
     if (options.logger) await server.register({ plugin: requestLogPlugin, options: options.logger });
     await server.register(errorsPlugin);
+    await server.register(httpRulesPlugin);
     await server.register({ plugin: authPlugin, options: { keys, realm: 'adoption-store' } });
     await server.register({ plugin: rateLimitPlugin, options: { rateLimit: options.rateLimit, redisUrl: options.redisUrl, clock, keys } });
     await server.register({ plugin: deprecationPlugin, options: { clock } });

@@ -1,3 +1,4 @@
+import Boom from '@hapi/boom';
 import type { Lifecycle, Plugin, Request, ResponseToolkit } from '@hapi/hapi';
 import { apiError, errorBody, namedCode, type ErrorCode } from '../errors.ts';
 
@@ -7,6 +8,8 @@ import { apiError, errorBody, namedCode, type ErrorCode } from '../errors.ts';
  */
 export function rejectInvalid(code: ErrorCode): Lifecycle.FailAction {
   return (_request: Request, _h: ResponseToolkit, error?: Error) => {
+    // An error that already names its code (a body that cannot be decoded) keeps it.
+    if (error && Boom.isBoom(error) && namedCode(error)) throw error;
     throw apiError(code, error?.message ?? 'The request is invalid.');
   };
 }

@@ -1,6 +1,7 @@
 import type { Plugin, Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
 import type { Contract } from '../contract.ts';
 import { apiError } from '../errors.ts';
+import { decodeJsonBody } from '../json-body.ts';
 import { rejectInvalid } from '../plugins/errors.ts';
 import { InvalidCursorError, PetService, type ListRequest } from '../pets/service.ts';
 import { createPetValidation } from '../pets/validation.ts';
@@ -57,7 +58,12 @@ export const petRoutes: Plugin<PetRoutesOptions> = {
         path: `${base}/pets`,
         options: {
           id: 'createPet',
-          validate: { payload: async (payload) => validation.newPet(payload), failAction: rejectInvalid('invalid_body') },
+          // Raw bytes (decompressed): the server decodes the JSON itself, see json-body.ts.
+          payload: { parse: 'gunzip', output: 'data' },
+          validate: {
+            payload: async (payload, options) => validation.newPet(decodeJsonBody(payload, (options as { context: { headers: Record<string, string> } }).context.headers)),
+            failAction: rejectInvalid('invalid_body'),
+          },
           async handler(request: Request, h: ResponseToolkit) {
             const pet = await service.create(request.payload as Parameters<PetService['create']>[0]);
             return h.response(pet).code(201).header('Location', `${base}/pets/${pet.id}`);

@@ -1,0 +1,35 @@
+// HTTP rules hapi does not apply by itself: an HTTP/1.1 request must carry Host (RFC 9112 §3.2,
+// answered 400 with the Error body instead of Node's bare 400), and OPTIONS without Origin (not a
+// CORS preflight, which hapi answers) says which methods a path has (RFC 9110 §9.3.7).
+import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
+import { apiError } from '../errors.ts';
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/** The methods a path answers with a route of its own (not the catch-all 405 route), and OPTIONS. */
+function allowed(request: Request): string[] | undefined {
+  const server = request.server;
+  const own = METHODS.filter((method) => {
+    const route = server.match(method === 'HEAD' ? 'get' : (method.toLowerCase() as Lowercase<typeof method>), request.path);
+    return route !== null && route.method !== '*';
+  });
+  return own.length > 0 ? [...own, 'OPTIONS'] : undefined;
+}
+
+export const httpRulesPlugin: Plugin<void> = {
+  name: 'http-rules',
+  version: '1.0.0',
+  register(server) {
+    server.ext('onRequest', (request: Request, h: ResponseToolkit) => {
+      if (request.raw.req.httpVersion === '1.1' && !request.headers.host) {
+        throw apiError('bad_request', 'An HTTP/1.1 request must carry a Host header.');
+      }
+      if (request.method === 'options' && !request.headers.origin) {
+        const allow = allowed(request);
+        if (!allow) throw apiError('route_not_found', `No route for OPTIONS ${request.path}.`);
+        return h.response().code(204).header('Allow', allow.join(', ')).takeover();
+      }
+      return h.continue;
+    });
+  },
+};
