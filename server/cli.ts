@@ -50,6 +50,7 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = ([
   { key: 'rateLimit.ip.ban.periodSeconds', flag: 'ip-ban-period', env: 'IP_BAN_PERIOD', type: 'integer', value: '<s>', help: '...counted within this many seconds.', group: LIMITS },
   { key: 'rateLimit.ip.ban.durationSeconds', flag: 'ip-ban-duration', env: 'IP_BAN_DURATION', type: 'integer', value: '<s>', help: 'How long an address block lasts.', group: LIMITS },
   { key: 'redisUrl', flag: 'redis', env: 'REDIS_URL', type: 'string', value: '<url>', defaultText: 'per instance, in memory', help: 'Share rate limits between instances through Redis (redis:// or rediss://). If Redis goes away, each instance limits on its own until it returns.', group: LIMITS },
+  { key: 'trustProxy', flag: 'trust-proxy', env: 'TRUST_PROXY', type: 'string', value: '<n|ranges>', defaultText: 'off: the socket peer is the client', help: 'Behind reverse proxies: their number (1, 2...) or their addresses and CIDR ranges (10.0.0.0/8,::1), so the client address is read from Forwarded or X-Forwarded-For as far as they wrote it.', group: LIMITS },
   { key: 'rateLimit.redisPrefix', flag: 'redis-prefix', env: 'REDIS_PREFIX', type: 'string', value: '<prefix>', help: 'Prefix of the rate-limit keys in Redis; instances that count together share it.', group: LIMITS },
   { key: 'help', flag: 'help', short: 'h', type: 'boolean', default: false, help: 'Show this help.', group: 'Other' },
 ] satisfies OptionSpec[]).map(schemaDefault);
@@ -100,6 +101,10 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
     }
   }
   if (values.noRateLimit) setPath(options, 'rateLimit.enabled', false);
+  if (values.trustProxy !== undefined) {
+    const text = String(values.trustProxy).trim();
+    options.trustProxy = /^\d+$/.test(text) ? Number(text) : text.split(',').map((r) => r.trim()).filter(Boolean);
+  }
   if (values.apiKeysFile) options.apiKeys = readJsonFile(resolve(String(values.apiKeysFile)), 'The API key file') as ApiKeyRecord[];
   if (values.seedFile) options.seedPets = readJsonFile(resolve(String(values.seedFile)), 'The seed file') as Pet[];
   return options as ServerOptions;

@@ -48,7 +48,7 @@ const timeouts = suite('a client that stops sending');
 timeouts.before(async () => {
   server = await createServer({ port: 0, headersTimeoutMs: 300, requestTimeoutMs: 600 });
   await server.start();
-  port = server.info.port;
+  port = Number(server.info.port);
 });
 timeouts.after(() => server.stop());
 
@@ -74,7 +74,7 @@ const malformed = suite("Node's parser errors and protocol rules get the Error b
 malformed.before(async () => {
   server = await createServer({ port: 0 });
   await server.start();
-  port = server.info.port;
+  port = Number(server.info.port);
 });
 malformed.after(() => server.stop());
 
@@ -103,7 +103,7 @@ const bodies = suite('bodies the server cannot decode are refused, never guessed
 bodies.before(async () => {
   server = await createServer({ port: 0 });
   await server.start();
-  port = server.info.port;
+  port = Number(server.info.port);
 });
 bodies.after(() => server.stop());
 
@@ -144,7 +144,7 @@ const options = suite('OPTIONS');
 options.before(async () => {
   server = await createServer({ port: 0 });
   await server.start();
-  port = server.info.port;
+  port = Number(server.info.port);
 });
 options.after(() => server.stop());
 

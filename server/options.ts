@@ -2,6 +2,7 @@
 // validates the options once, where they enter, and every plugin trusts the validated object.
 // What can only be checked against the contract (plans of the keys, seed pets) is checked once
 // the contract is read, in keys.ts and fixtures.ts.
+import { isIP } from 'node:net';
 import Joi from 'joi';
 import { UsageError } from '../lib/errors.ts';
 import { DEFAULT_SPEC_PATH } from '../lib/openapi.ts';
@@ -72,6 +73,21 @@ export interface ServerOptions {
   redisUrl?: string;
   /** Enables the admin API under /__admin for this bearer token. Default: none (admin API off). */
   adminToken?: string;
+  /**
+   * Behind reverse proxies: how many there are, or their addresses and CIDR ranges, so that the
+   * client's address is read from Forwarded / X-Forwarded-For as far as they wrote it. Default
+   * false: the socket peer is the client.
+   */
+  trustProxy?: false | number | string[];
+}
+
+/** An IP address or CIDR range, as net.BlockList takes it. */
+function cidr(value: string): string {
+  const [address = '', bits, extra] = value.split('/');
+  const family = isIP(address);
+  const max = family === 6 ? 128 : 32;
+  if (!family || extra !== undefined || (bits !== undefined && (!/^\d+$/.test(bits) || Number(bits) > max))) throw new Error(`"${value}" is not an IP address or CIDR range`);
+  return value;
 }
 
 const banSchema = (threshold: number, periodSeconds: number, durationSeconds: number) =>
@@ -124,6 +140,9 @@ const serverOptionsSchema = Joi.object<ServerOptions>({
   rateLimit: rateLimitSchema,
   redisUrl: Joi.string().uri({ scheme: ['redis', 'rediss'] }),
   adminToken: Joi.string().min(8),
+  trustProxy: Joi.alternatives()
+    .try(Joi.boolean().valid(false), Joi.number().integer().min(1).max(20), Joi.array().items(Joi.string().custom(cidr, 'IP address or CIDR range')).min(1))
+    .default(false),
 });
 
 export type ResolvedRateLimitOptions = Required<Omit<RateLimitOptions, 'ban' | 'ip'>> & {
@@ -132,7 +151,7 @@ export type ResolvedRateLimitOptions = Required<Omit<RateLimitOptions, 'ban' | '
 };
 
 export type ResolvedOptions = Omit<ServerOptions, 'rateLimit' | 'logger'> &
-  Required<Pick<ServerOptions, 'host' | 'port' | 'specPath' | 'storage' | 'cors' | 'maxBodyBytes' | 'headersTimeoutMs' | 'requestTimeoutMs'>> & {
+  Required<Pick<ServerOptions, 'host' | 'port' | 'specPath' | 'storage' | 'cors' | 'maxBodyBytes' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'trustProxy'>> & {
     rateLimit: ResolvedRateLimitOptions;
     logger: false | { level: string; stream?: NodeJS.WritableStream };
   };

@@ -56,6 +56,31 @@ access('admin requests are neither rate limited nor counted', async () => {
   assert.is(api.headers['x-ratelimit-remaining'], '29');
 });
 
+access('guessing the token is limited like guessing API keys, then blocked, and the block holds for the right token too', async () => {
+  const { server, clock } = await setup();
+  const guess = (i: number) => admin(server, 'GET', '/clock', undefined, `Bearer wrong-guess-${i}`);
+  for (let i = 0; i < 30; i++) assert.is((await guess(i)).status, 401, `guess ${i}`);
+  const over = await guess(30);
+  assert.is(over.status, 429);
+  assert.is(over.body.code, 'rate_limited_ip');
+  for (let i = 31; i < 51; i++) await guess(i);
+  const right = await admin(server, 'GET', '/clock');
+  assert.is(right.status, 429, 'a blocked address learns nothing, not even from the right token');
+  assert.is(right.body.code, 'ip_blocked');
+  clock.advance(600_000);
+  assert.is((await admin(server, 'GET', '/clock')).status, 200, 'the block lifts on time');
+});
+
+access('an address sending bad API keys does not lock its own harness out of the admin API', async () => {
+  const { server } = await setup();
+  for (let i = 0; i < 60; i++) await send(server, { method: 'GET', url: '/v1/pets', headers: { authorization: 'Bearer bad-key-123' } });
+  const api = await send(server, { method: 'GET', url: '/v1/pets', headers: { authorization: 'Bearer bad-key-123' } });
+  assert.is(api.body.code, 'ip_blocked');
+  const reset = await admin(server, 'POST', '/rate-limits/reset');
+  assert.is(reset.status, 204);
+  assert.is((await send(server, { method: 'GET', url: '/v1/pets', headers: { authorization: FREE } })).status, 200);
+});
+
 access.run();
 
 // ---------------------------------------------------------------------------------------------

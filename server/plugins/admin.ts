@@ -71,8 +71,8 @@ export const adminPlugin: Plugin<AdminPluginOptions> = {
       method,
       path: `${ADMIN_PREFIX}${path}`,
       handler,
-      // Harness traffic is neither rate limited nor counted.
-      options: { auth: STRATEGY, plugins: { [RATE_LIMIT_PLUGIN]: false }, ...extra },
+      // Harness traffic is not counted; failed attempts at the token are, like failed API keys.
+      options: { auth: STRATEGY, plugins: { [RATE_LIMIT_PLUGIN]: 'admin' }, ...extra },
     });
 
     server.route([

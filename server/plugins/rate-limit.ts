@@ -19,8 +19,12 @@ import {
   MemoryStore,
   RedisStore,
   banOrNull,
+  adminPartition,
+  clientAddress,
   ipPartition,
   ipPartitionId,
+  trustedRanges,
+  type TrustProxy,
   keyPartition,
   verdict,
   type BanSpec,
@@ -34,6 +38,8 @@ export const RATE_LIMIT_PLUGIN = 'rate-limit';
 
 export interface RateLimitPluginOptions {
   rateLimit: ResolvedRateLimitOptions;
+  /** Which proxies' forwarding headers are believed when finding the client's address. */
+  trustProxy: TrustProxy;
   /** Share the limiter state through this Redis; without it, each instance counts alone in memory. */
   redisUrl?: string;
   clock: Clock;
@@ -50,10 +56,14 @@ interface RequestState {
   verdict?: Verdict;
 }
 
-/** Route setting `options.plugins['rate-limit'] = false` exempts a route (the admin API). */
+/**
+ * Route setting `options.plugins['rate-limit']`: `false` exempts a route; `'admin'` (the admin API)
+ * does not count a call made with the admin token, but refuses it while the address is refused, and
+ * counts a failed attempt against the address as a failed API key is.
+ */
 declare module '@hapi/hapi' {
   interface PluginSpecificConfiguration {
-    'rate-limit'?: false;
+    'rate-limit'?: false | 'admin';
   }
   interface PluginsStates {
     'rate-limit'?: RequestState;
@@ -90,7 +100,7 @@ function createStore(server: Server, options: ResolvedRateLimitOptions, clock: C
 export const rateLimitPlugin: Plugin<RateLimitPluginOptions> = {
   name: RATE_LIMIT_PLUGIN,
   version: '1.0.0',
-  register(server, { rateLimit: options, redisUrl, clock, keys }) {
+  register(server, { rateLimit: options, redisUrl, clock, keys, trustProxy }) {
     if (!options.enabled) return;
 
     const store = createStore(server, options, clock, redisUrl);
@@ -111,7 +121,12 @@ export const rateLimitPlugin: Plugin<RateLimitPluginOptions> = {
 
     const stateOf = (request: Request): RequestState => (request.plugins[RATE_LIMIT_PLUGIN] ??= {});
     const exempt = (request: Request) => request.method === 'options' || request.route.settings.plugins?.[RATE_LIMIT_PLUGIN] === false;
-    const addressOf = (request: Request): Partition => ipPartition(ipPartitionId(request.info.remoteAddress), options.ip.perMinute, ipBan);
+    const isAdmin = (request: Request) => request.route.settings.plugins?.[RATE_LIMIT_PLUGIN] === 'admin';
+    const ranges = Array.isArray(trustProxy) ? trustedRanges(trustProxy) : undefined;
+    const addressOf = (request: Request): Partition => {
+      const client = ipPartitionId(clientAddress(request.info.remoteAddress, request.headers as Record<string, string | undefined>, trustProxy, ranges));
+      return (isAdmin(request) ? adminPartition : ipPartition)(client, options.ip.perMinute, ipBan);
+    };
     const asRequest = (partition: Partition, cost: 0 | 1): ConsumeRequest => ({ partition: partition.id, windows: partition.windows, ban: partition.ban, cost });
 
     /**
@@ -127,9 +142,9 @@ export const rateLimitPlugin: Plugin<RateLimitPluginOptions> = {
       return verdict(address.kind, first!, clock.now(), 0);
     }
 
-    async function decideAddress(request: Request): Promise<Verdict> {
+    async function decideAddress(request: Request, cost: 0 | 1 = 1): Promise<Verdict> {
       const address = addressOf(request);
-      return verdict(address.kind, await store.consume(asRequest(address, 1)), clock.now(), 1);
+      return verdict(address.kind, await store.consume(asRequest(address, cost)), clock.now(), cost);
     }
 
     /** The key a request carries even where no authentication ran (unknown paths, auth-free routes). */
@@ -143,10 +158,12 @@ export const rateLimitPlugin: Plugin<RateLimitPluginOptions> = {
     const refusal = (v: Verdict): Boom => apiError(v.error!.code, v.error!.message, { ...v.headers });
 
     server.ext('onPostAuth', async (request, h) => {
+      if (exempt(request)) return h.continue;
       const key = apiKeyOf(request);
-      if (exempt(request) || !key) return h.continue;
+      const admin = isAdmin(request) && request.auth.isAuthenticated;
+      if (!key && !admin) return h.continue;
       const state = stateOf(request);
-      state.verdict = await decideKey(request, key);
+      state.verdict = key ? await decideKey(request, key) : await decideAddress(request, 0);
       if (!state.verdict.admitted) throw refusal(state.verdict);
       return h.continue;
     });
@@ -156,8 +173,9 @@ export const rateLimitPlugin: Plugin<RateLimitPluginOptions> = {
       const state = stateOf(request);
       let replacement: ResponseObject | undefined;
       if (!state.verdict) {
-        // Not decided yet: the request stopped before onPostAuth, or its route has no auth.
-        const key = carriedKey(request);
+        // Not decided yet: the request stopped before onPostAuth, or its route has no auth. A failed
+        // admin attempt counts against the address whatever token it carried.
+        const key = isAdmin(request) ? undefined : carriedKey(request);
         const counted = key ? await decideKey(request, key) : await decideAddress(request);
         state.verdict = counted;
         if (!counted.admitted) {
@@ -169,6 +187,8 @@ export const rateLimitPlugin: Plugin<RateLimitPluginOptions> = {
       }
       const response = replacement ?? request.response;
       if (!response) return h.continue; // the client went away
+      // A harness call made with the admin token is not API traffic: no rate-limit headers on it.
+      if (!replacement && isAdmin(request) && request.auth.isAuthenticated && state.verdict.admitted) return h.continue;
       const headers = state.verdict.headers;
       if ('isBoom' in response && response.isBoom) Object.assign(response.output.headers, headers);
       else for (const [name, value] of Object.entries(headers)) (response as ResponseObject).header(name, value);

@@ -1,6 +1,72 @@
-// The partition an unauthenticated request is counted in. IPv6 clients usually hold a whole
-// /64, so counting single IPv6 addresses would let one client rotate through 2^64 partitions.
-import { isIPv4, isIPv6 } from 'node:net';
+// Which client sent a request, and the partition a request without a valid key is counted in.
+// Behind a reverse proxy every request comes from the proxy's address, so the client is read from
+// Forwarded (RFC 7239) or X-Forwarded-For, but only as far as the proxies the operator trusts:
+// every entry further left is written by the client and could be anything.
+// IPv6 clients usually hold a whole /64, so counting single IPv6 addresses would let one client
+// rotate through 2^64 partitions.
+import { BlockList, isIP, isIPv4, isIPv6 } from 'node:net';
+
+/** false: the socket peer is the client. A number: that many proxies in front. A list: the proxies' addresses or CIDR ranges. */
+export type TrustProxy = false | number | readonly string[];
+
+/** Matches addresses against the trusted proxies' ranges ('10.0.0.0/8', '::1', 'fd00::/8'). */
+export function trustedRanges(ranges: readonly string[]): BlockList {
+  const list = new BlockList();
+  for (const range of ranges) {
+    const [address = '', bits] = range.split('/');
+    const type = isIPv6(address) ? 'ipv6' : 'ipv4';
+    if (!isIP(address)) throw new Error(`"${range}" is not an IP address or CIDR range`);
+    if (bits === undefined) list.addAddress(address, type);
+    else list.addSubnet(address, Number(bits), type);
+  }
+  return list;
+}
+
+/** The `for=` addresses of a Forwarded field, in order; an obfuscated or unknown node is undefined. */
+function forwardedFor(value: string): Array<string | undefined> {
+  return value.split(',').map((element) => {
+    const pair = element.split(';').map((p) => p.trim()).find((p) => /^for=/i.test(p));
+    if (!pair) return undefined;
+    let node = pair.slice(4).trim().replace(/^"|"$/g, '');
+    if (node.startsWith('[')) node = node.slice(1, node.indexOf(']'));
+    else if (isIPv4(node.split(':')[0] ?? '')) node = node.split(':')[0]!;
+    return isIP(node) ? node : undefined;
+  });
+}
+
+function forwardedChain(headers: Readonly<Record<string, string | string[] | undefined>>): Array<string | undefined> {
+  const join = (v: string | string[] | undefined) => (Array.isArray(v) ? v.join(', ') : v);
+  const forwarded = join(headers.forwarded);
+  if (forwarded) return forwardedFor(forwarded);
+  const xff = join(headers['x-forwarded-for']);
+  if (!xff) return [];
+  return xff.split(',').map((a) => (isIP(a.trim()) ? a.trim() : undefined));
+}
+
+/**
+ * The client's address: the socket peer, or, behind trusted proxies, the nearest address in the
+ * forwarding chain that no trusted proxy wrote. When that entry is missing or not an address, the
+ * request is counted against the last trusted proxy, never against anything the client wrote.
+ */
+export function clientAddress(
+  socketAddress: string | undefined,
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+  trust: TrustProxy,
+  ranges?: BlockList,
+): string | undefined {
+  if (trust === false || socketAddress === undefined) return socketAddress;
+  const chain = [...forwardedChain(headers), socketAddress];
+  let at = chain.length - 1;
+  if (typeof trust === 'number') {
+    at = Math.max(0, chain.length - 1 - trust);
+  } else {
+    const list = ranges ?? trustedRanges(trust);
+    const trusted = (a: string | undefined) => a !== undefined && list.check(a, isIPv6(a) ? 'ipv6' : 'ipv4');
+    while (at > 0 && trusted(chain[at])) at--;
+  }
+  for (let i = at; i < chain.length; i++) if (chain[i] !== undefined) return chain[i];
+  return socketAddress;
+}
 
 export function ipPartitionId(remoteAddress: string | undefined): string {
   if (!remoteAddress) return 'unknown';

@@ -61,3 +61,11 @@ export function keyPartition(keyId: string, limits: PlanLimits, ban: BanSpec | n
 export function ipPartition(address: string, perMinute: number, ban: BanSpec | null): Partition {
   return { kind: 'ip', id: `ip:${address}`, windows: ipWindows(perMinute), ban };
 }
+
+/**
+ * Admin API attempts from one address, counted apart from its API traffic: the same allowance and
+ * block as requests without a key, so an address sending bad keys never locks out its own harness.
+ */
+export function adminPartition(address: string, perMinute: number, ban: BanSpec | null): Partition {
+  return { kind: 'ip', id: `admin:${address}`, windows: ipWindows(perMinute), ban };
+}
