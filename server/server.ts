@@ -11,6 +11,7 @@ import { authPlugin } from './plugins/auth.ts';
 import { deprecationPlugin } from './plugins/deprecation.ts';
 import { errorsPlugin, rejectUnparsableBody } from './plugins/errors.ts';
 import { httpRulesPlugin } from './plugins/http-rules.ts';
+import { discoveryPlugin } from './plugins/discovery.ts';
 import { createListener } from './listener.ts';
 import { rateLimitPlugin } from './plugins/rate-limit.ts';
 import { requestLogPlugin } from './plugins/request-log.ts';
@@ -90,6 +91,7 @@ export async function createServer(input: ServerOptions = {}): Promise<Server> {
       });
     }
     await server.register({ plugin: petRoutes, options: { service: new PetService(store), contract } });
+    await server.register({ plugin: discoveryPlugin, options: { contract, store } });
     return server;
   } catch (error) {
     await store.close();

@@ -1,0 +1,103 @@
+// Discovery without a key: the index, the contract, the health check, and the API reference page,
+// which is tested in a real headless Chromium: it shows the three operations, sends a request with a
+// fixture key through "Try it out", and no request it makes leaves this server.
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { parse } from 'yaml';
+import { DEFAULT_SPEC_PATH } from '../contract.ts';
+import { createServer } from '../server.ts';
+
+const inject = suite('discovery, in process');
+
+inject('/, the contract, the page and /healthz need no key and are neither limited nor counted', async () => {
+  const server = await createServer({ port: 0 });
+  for (let i = 0; i < 40; i++) {
+    for (const url of ['/', '/v1/openapi.json', '/v1/openapi.yaml', '/docs', '/docs/init.js', '/healthz']) {
+      const res = await server.inject({ url });
+      assert.is(res.statusCode, 200, url);
+      assert.is(res.headers['x-ratelimit-limit'], undefined, url);
+    }
+  }
+  const keyless = await server.inject({ url: '/v1/pets' });
+  assert.is(keyless.statusCode, 401);
+  assert.is(keyless.headers['x-ratelimit-remaining'], '29', 'the 240 discovery requests counted nothing');
+});
+
+inject('the contract is served as written, in YAML and in JSON, with an ETag', async () => {
+  const server = await createServer({ port: 0 });
+  const yaml = await server.inject({ url: '/v1/openapi.yaml' });
+  assert.is(yaml.payload, readFileSync(DEFAULT_SPEC_PATH, 'utf8'));
+  const json = await server.inject({ url: '/v1/openapi.json' });
+  assert.equal(JSON.parse(json.payload), parse(readFileSync(DEFAULT_SPEC_PATH, 'utf8')));
+  const again = await server.inject({ url: '/v1/openapi.json', headers: { 'if-none-match': json.headers.etag as string } });
+  assert.is(again.statusCode, 304);
+});
+
+inject('the page forbids every other origin, and / links everything', async () => {
+  const server = await createServer({ port: 0 });
+  const page = await server.inject({ url: '/docs' });
+  assert.match(String(page.headers['content-security-policy']), /default-src 'self'/);
+  const index = JSON.parse((await server.inject({ url: '/' })).payload);
+  assert.equal(index.links, { api: '/v1', docs: '/docs', openapi: '/v1/openapi.json', openapiYaml: '/v1/openapi.yaml', health: '/healthz' });
+  assert.is((await server.inject({ url: '/docs/assets/swagger-ui.js' })).statusCode, 404, 'only the files the page needs');
+});
+
+inject('/healthz says 503 with the reason when the store does not answer', async () => {
+  const server = await createServer({ port: 0 });
+  server.app.store.count = () => Promise.reject(new Error('connection refused'));
+  const res = await server.inject({ url: '/healthz' });
+  assert.is(res.statusCode, 503);
+  assert.equal(JSON.parse(res.payload), { code: 'service_unavailable', message: 'The store does not answer: connection refused', status: 503 });
+});
+
+inject.run();
+
+const browser = suite('the API reference page in headless Chromium');
+const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
+const available = existsSync(CHROMIUM);
+if (!available && process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing; CI installs Debian's chromium`);
+
+(available ? browser : browser.skip)('shows the three operations and sends a request with a fixture key, never leaving the server', async () => {
+  const { chromium } = await import('playwright-core');
+  const server = await createServer({ port: 0, host: '127.0.0.1' });
+  await server.start();
+  const origin = server.info.uri;
+  const instance = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  try {
+    const page = await instance.newPage();
+    const requested: string[] = [];
+    page.on('request', (request) => requested.push(request.url()));
+    await page.goto(`${origin}/docs`);
+    for (const summary of ['List animals', 'Add an animal', 'Get an animal (deprecated)']) {
+      await page.getByText(summary, { exact: true }).first().waitFor({ timeout: 15_000 });
+    }
+    await page.getByRole('button', { name: /Authorize/ }).first().click();
+    await page.locator('.modal-ux input[type=text], .modal-ux input[type=password]').first().fill('test-free-key');
+    await page.locator('.modal-ux button.authorize').click();
+    await page.locator('.modal-ux button.btn-done').click();
+    await page.locator('.opblock-get .opblock-summary-path', { hasText: /^\/pets$/ }).first().click();
+    await page.getByRole('button', { name: 'Try it out' }).first().click();
+    const sent = page.waitForRequest((r) => r.url().startsWith(`${origin}/v1/pets`) && r.method() === 'GET');
+    await page.getByRole('button', { name: 'Execute' }).first().click();
+    const request = await sent;
+    assert.is(request.headers().authorization, 'Bearer test-free-key');
+    const response = await request.response();
+    assert.is(response?.status(), 200);
+    await page.locator('.live-responses-table .response-col_status', { hasText: '200' }).first().waitFor({ timeout: 10_000 });
+    if (process.env.SCREENSHOT_DIR) {
+      mkdirSync(process.env.SCREENSHOT_DIR, { recursive: true });
+      await page.screenshot({ path: `${process.env.SCREENSHOT_DIR}/docs-page.png`, fullPage: true });
+    }
+    const elsewhere = requested.filter((url) => !url.startsWith(origin) && !url.startsWith('data:'));
+    assert.equal(elsewhere, [], 'every request of the page goes to the server that served it');
+  } finally {
+    await instance.close();
+    await server.stop();
+  }
+});
+
+browser.run();

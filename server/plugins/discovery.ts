@@ -1,0 +1,90 @@
+// What a client can discover without a key: an index at /, the contract the server enforces at
+// {base}/openapi.json and .yaml, an interactive API reference at /docs (Swagger UI, served from this
+// server only: it works offline and its Content-Security-Policy forbids any other origin), and
+// /healthz for load balancers. None of these needs a key, none is rate limited or counted.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { Plugin, ResponseToolkit, ServerRoute } from '@hapi/hapi';
+import { parse as parseYaml } from 'yaml';
+import type { Contract } from '../contract.ts';
+import { apiError } from '../errors.ts';
+import type { PetStore } from '../store/pet-store.ts';
+
+export interface DiscoveryOptions {
+  contract: Contract;
+  store: PetStore;
+}
+
+const PAGE_DIR = new URL('../docs/', import.meta.url);
+/** The only Swagger UI files the page loads. */
+const ASSETS: Record<string, string> = {
+  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'favicon-32x32.png': 'image/png',
+};
+const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'";
+
+interface Served {
+  body: Buffer | string;
+  type: string;
+  etag: string;
+}
+
+function served(body: Buffer | string, type: string): Served {
+  return { body, type, etag: createHash('sha256').update(body).digest('base64url').slice(0, 27) };
+}
+
+function swaggerDir(): string {
+  return dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+}
+
+export const discoveryPlugin: Plugin<DiscoveryOptions> = {
+  name: 'discovery',
+  version: '1.0.0',
+  register(server, { contract, store }) {
+    const base = contract.basePath;
+    const yaml = readFileSync(contract.specPath, 'utf8');
+    const files: Record<string, Served> = {
+      yaml: served(yaml, 'application/yaml; charset=utf-8'),
+      json: served(`${JSON.stringify(parseYaml(yaml), null, 2)}\n`, 'application/json; charset=utf-8'),
+      page: served(readFileSync(new URL('index.html', PAGE_DIR)), 'text/html; charset=utf-8'),
+      init: served(readFileSync(new URL('init.js', PAGE_DIR), 'utf8').replaceAll('__BASE__', base), 'text/javascript; charset=utf-8'),
+    };
+    const assets = Object.fromEntries(Object.entries(ASSETS).map(([name, type]) => [name, served(readFileSync(join(swaggerDir(), name)), type)]));
+
+    const send = (h: ResponseToolkit, file: Served, extra: Record<string, string> = {}) => {
+      const response = h.response(file.body).type(file.type).etag(file.etag).header('cache-control', 'no-cache');
+      for (const [name, value] of Object.entries(extra)) response.header(name, value);
+      return response;
+    };
+    const open = { auth: false as const, plugins: { 'rate-limit': false as const } };
+    const route = (path: string, handler: ServerRoute['handler']): ServerRoute => ({ method: 'GET', path, options: { ...open, handler } });
+
+    server.route([
+      route('/', () => ({
+        name: 'Animal Adoption Store API (reference server)',
+        apiVersion: contract.apiVersion,
+        links: { api: base, docs: '/docs', openapi: `${base}/openapi.json`, openapiYaml: `${base}/openapi.yaml`, health: '/healthz' },
+      })),
+      route(`${base}/openapi.json`, (_request, h) => send(h, files.json!)),
+      route(`${base}/openapi.yaml`, (_request, h) => send(h, files.yaml!)),
+      route('/docs', (_request, h) => send(h, files.page!, { 'content-security-policy': CSP })),
+      route('/docs/init.js', (_request, h) => send(h, files.init!)),
+      route('/docs/assets/{file}', (request, h) => {
+        const asset = assets[request.params.file as string];
+        if (!asset) throw apiError('route_not_found', `No route for GET ${request.path}.`);
+        return send(h, asset);
+      }),
+      route('/healthz', async (_request, h) => {
+        try {
+          await store.count();
+          return h.response({ status: 'ok' }).header('cache-control', 'no-store');
+        } catch (error) {
+          throw apiError('service_unavailable', `The store does not answer: ${(error as Error).message}`, { 'cache-control': 'no-store' });
+        }
+      }),
+    ]);
+  },
+};
