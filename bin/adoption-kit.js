@@ -7,13 +7,14 @@ const COMMANDS = {
   serve: ['../server/cli.ts', 'run the reference server (npm start)'],
   conform: ['../conformance/cli.ts', 'check any implementation against the contract (npm run conform)'],
   mock: ['../conformance/mock.ts', 'run a Prism mock of spec/openapi.yaml (npm run mock)'],
+  'client-report': ['../server/client-report/cli.ts', "how each client of a running reference server honoured the specification's obligations"],
 };
 
 const HELP = `Usage: adoption-kit <command> [options]
 
 Commands:
 ${Object.entries(COMMANDS)
-  .map(([name, [, what]]) => `  ${name.padEnd(9)} ${what}`)
+  .map(([name, [, what]]) => `  ${name.padEnd(14)} ${what}`)
   .join('\n')}
 
 Run "adoption-kit <command> --help" for a command's options.

@@ -39,6 +39,8 @@ export interface Contract {
   rawSchemas: { newPet: JsonObject };
   parameters: { listPets: ParameterContract[]; getPet: ParameterContract[] };
   deprecation: DeprecationContract;
+  /** Every operation the description marks deprecated. */
+  deprecatedOperations: readonly string[];
   /** The enumeration of Error.code. */
   errorCodes: readonly string[];
 }
@@ -95,6 +97,7 @@ async function read(specPath: string): Promise<Contract> {
     rawSchemas: { newPet: requestSchema },
     parameters: { listPets: parametersOf(byId.get('listPets')!.operation), getPet: parametersOf(byId.get('getPet')!.operation) },
     deprecation: deprecationOf(byId.get('getPet')!.operation, specPath),
+    deprecatedOperations: [...byId.values()].filter((o) => o.operation.deprecated === true).map((o) => o.operationId),
     errorCodes: Array.isArray(errorCode.enum) ? errorCode.enum.map(String) : [],
   };
 }

@@ -79,6 +79,8 @@ export interface ServerOptions {
    * false: the socket peer is the client.
    */
   trustProxy?: false | number | string[];
+  /** Fault injection for client testing (`Prefer: code=429|500|503, delay=<ms>`, /__admin/faults). Default false. */
+  faults?: boolean;
 }
 
 /** An IP address or CIDR range, as net.BlockList takes it. */
@@ -143,6 +145,7 @@ const serverOptionsSchema = Joi.object<ServerOptions>({
   trustProxy: Joi.alternatives()
     .try(Joi.boolean().valid(false), Joi.number().integer().min(1).max(20), Joi.array().items(Joi.string().custom(cidr, 'IP address or CIDR range')).min(1))
     .default(false),
+  faults: Joi.boolean().default(false),
 });
 
 export type ResolvedRateLimitOptions = Required<Omit<RateLimitOptions, 'ban' | 'ip'>> & {
@@ -151,7 +154,7 @@ export type ResolvedRateLimitOptions = Required<Omit<RateLimitOptions, 'ban' | '
 };
 
 export type ResolvedOptions = Omit<ServerOptions, 'rateLimit' | 'logger'> &
-  Required<Pick<ServerOptions, 'host' | 'port' | 'specPath' | 'storage' | 'cors' | 'maxBodyBytes' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'trustProxy'>> & {
+  Required<Pick<ServerOptions, 'host' | 'port' | 'specPath' | 'storage' | 'cors' | 'maxBodyBytes' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'trustProxy' | 'faults'>> & {
     rateLimit: ResolvedRateLimitOptions;
     logger: false | { level: string; stream?: NodeJS.WritableStream };
   };

@@ -6,7 +6,9 @@ import { checkSeedPets, fixtureApiKeys, fixturePets } from './fixtures.ts';
 import { KeyRing } from './keys.ts';
 import { resolveOptions, type ResolvedOptions, type ServerOptions } from './options.ts';
 import { PetService } from './pets/service.ts';
-import { adminPlugin } from './plugins/admin.ts';
+import { ADMIN_STRATEGY, adminPlugin } from './plugins/admin.ts';
+import { faultsPlugin } from './plugins/faults.ts';
+import { clientReportPlugin } from './plugins/client-report.ts';
 import { authPlugin } from './plugins/auth.ts';
 import { deprecationPlugin } from './plugins/deprecation.ts';
 import { errorsPlugin, rejectUnparsableBody } from './plugins/errors.ts';
@@ -28,6 +30,9 @@ declare module '@hapi/hapi' {
   }
 }
 
+/** Longest `Prefer: delay=<ms>` a request may ask for. */
+const MAX_FAULT_DELAY_MS = 60_000;
+
 /** Headers a browser client may read: rate limits, pagination, creation and deprecation. */
 export const EXPOSED_HEADERS = [
   'Link',
@@ -40,6 +45,7 @@ export const EXPOSED_HEADERS = [
   'RateLimit-Policy',
   'Deprecation',
   'Sunset',
+  'X-Fault-Injected',
 ];
 
 /**
@@ -89,6 +95,13 @@ export async function createServer(input: ServerOptions = {}): Promise<Server> {
         plugin: adminPlugin,
         options: { token: options.adminToken, clock, store, seedPets },
       });
+    }
+    if (options.adminToken) {
+      const labels = new Map(keys.records().map((r) => [keys.lookup(r.key)!.keyId, `${r.key.slice(0, 8)}…`]));
+      await server.register({ plugin: clientReportPlugin, options: { clock, adminStrategy: ADMIN_STRATEGY, deprecated: contract.deprecatedOperations, labels } });
+    }
+    if (options.faults) {
+      await server.register({ plugin: faultsPlugin, options: { keys, maxDelayMs: MAX_FAULT_DELAY_MS, ...(options.adminToken ? { adminStrategy: ADMIN_STRATEGY } : {}) } });
     }
     await server.register({ plugin: petRoutes, options: { service: new PetService(store), contract } });
     await server.register({ plugin: discoveryPlugin, options: { contract, store } });

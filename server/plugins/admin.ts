@@ -15,7 +15,8 @@ import { RATE_LIMIT_PLUGIN } from './rate-limit.ts';
 
 export const ADMIN_PLUGIN = 'admin';
 export const ADMIN_PREFIX = '/__admin';
-const STRATEGY = 'admin-token';
+export const ADMIN_STRATEGY = 'admin-token';
+const STRATEGY = ADMIN_STRATEGY;
 const REALM = 'adoption-store-admin';
 
 export interface AdminPluginOptions {

@@ -20,6 +20,7 @@ import {
   RedisStore,
   banOrNull,
   adminPartition,
+  asRefusal,
   clientAddress,
   ipPartition,
   ipPartitionId,
@@ -54,6 +55,8 @@ export interface RateLimitApi {
 
 interface RequestState {
   verdict?: Verdict;
+  /** Set by the faults plugin: answer this request with the 429 its key would get, counting nothing. */
+  forceRefusal?: boolean;
 }
 
 /**
@@ -136,9 +139,10 @@ export const rateLimitPlugin: Plugin<RateLimitPluginOptions> = {
     async function decideKey(request: Request, key: ApiKey): Promise<Verdict> {
       const address = addressOf(request);
       const own = keyPartition(key.keyId, key.limits, keyBan);
-      const results = await store.consumeAll([asRequest(address, 0), asRequest(own, 1)]);
+      const forced = stateOf(request).forceRefusal === true;
+      const results = await store.consumeAll([asRequest(address, 0), asRequest(own, forced ? 0 : 1)]);
       const [first, second] = results;
-      if (second) return verdict(own.kind, second, clock.now(), 1);
+      if (second) return verdict(own.kind, forced && second.outcome === 'admitted' ? asRefusal(second) : second, clock.now(), forced ? 0 : 1);
       return verdict(address.kind, first!, clock.now(), 0);
     }
 

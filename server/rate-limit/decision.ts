@@ -91,6 +91,16 @@ function refusal(kind: PartitionKind, result: ConsumeResult, binding: WindowUsag
   return { code: binding.spec.code, message: `Rate limit of ${binding.spec.limit} requests ${per(binding.spec.windowMs)} exceeded; ${wait}.` };
 }
 
+/**
+ * The store's answer turned into a refusal of the partition's first (shortest) window as it
+ * stands: for an injected 429, which must look exactly like a real one and, like one, counts nothing.
+ */
+export function asRefusal(result: ConsumeResult): ConsumeResult {
+  const [first, ...rest] = result.windows;
+  if (!first) throw new Error('a partition has at least one window');
+  return { outcome: 'refused', banMs: 0, windows: [{ ...first, used: first.spec.limit }, ...rest] };
+}
+
 export function verdict(kind: PartitionKind, result: ConsumeResult, nowMs: number, cost: 0 | 1 = 1): Verdict {
   const binding = bindingWindow(result, cost);
   const headers: Record<string, string> = {

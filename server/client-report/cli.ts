@@ -1,0 +1,82 @@
+// `adoption-kit client-report --base-url <url> --admin-token <token>`: how each client of a running
+// reference server behaved against the specification's obligations. Exit 0 when every client is
+// ready, 1 when one broke an obligation, 2 for a usage error or a server that cannot be read.
+import { helpText, parseOptions, type OptionSpec } from '../../lib/cli-options.ts';
+import { KitError } from '../../lib/errors.ts';
+import type { ClientReport, Obligation } from './recorder.ts';
+
+export const REPORT_OPTIONS: readonly OptionSpec[] = [
+  { key: 'baseUrl', flag: 'base-url', env: 'BASE_URL', type: 'string', value: '<url>', default: 'http://127.0.0.1:3000', help: 'The reference server (its origin; a path such as /v1 is ignored).' },
+  { key: 'adminToken', flag: 'admin-token', env: 'ADMIN_TOKEN', type: 'string', value: '<token>', secret: true, help: 'The token the server was started with (--admin-token).' },
+  { key: 'json', flag: 'json', type: 'boolean', default: false, help: 'Print the report as JSON.' },
+  { key: 'help', flag: 'help', short: 'h', type: 'boolean', default: false, help: 'This text.' },
+];
+
+export const REPORT_HELP = helpText(
+  `Usage: adoption-kit client-report --base-url <url> --admin-token <token> [--json]
+
+How each client (API key) of a running reference server behaved: did it wait for Retry-After after a
+429, back off exponentially on repeated 429s, stop while banned, and move off the deprecated getPet?`,
+  REPORT_OPTIONS,
+);
+
+const NAMES: Record<keyof ClientReport['obligations'], string> = {
+  waitsRetryAfter: 'waits for Retry-After after a 429',
+  backsOffExponentially: 'backs off exponentially on repeated 429s',
+  stopsWhileBanned: 'stops sending while banned',
+  avoidsDeprecated: 'avoids deprecated operations (getPet)',
+};
+
+export function formatReport(origin: string, generatedAt: string, clients: readonly ClientReport[]): string {
+  const lines = [`Client report of ${origin} at ${generatedAt}`, ''];
+  if (clients.length === 0) lines.push('No client with a valid key has sent a request yet.');
+  for (const c of clients) {
+    lines.push(`${c.key} (${c.plan}): ${c.requests} requests, ${c.refused} refused with 429  ${c.ready ? 'READY' : 'NOT READY'}`);
+    for (const [name, o] of Object.entries(c.obligations) as Array<[keyof typeof NAMES, Obligation]>) {
+      lines.push(`  ${o.verdict.padEnd(12)} ${NAMES[name].padEnd(42)} ${o.detail}`);
+    }
+    lines.push('');
+  }
+  return `${lines.join('\n').trimEnd()}\n`;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  let values;
+  try {
+    values = parseOptions(REPORT_OPTIONS, argv);
+  } catch (error) {
+    if (!(error instanceof KitError)) throw error;
+    process.stderr.write(`client-report: ${error.message}\nRun with --help for usage.\n`);
+    return 2;
+  }
+  if (values.help) {
+    process.stdout.write(REPORT_HELP);
+    return 0;
+  }
+  if (!values.adminToken) {
+    process.stderr.write('client-report: --admin-token is required (or set ADMIN_TOKEN)\n');
+    return 2;
+  }
+  let origin: string;
+  try {
+    origin = new URL(String(values.baseUrl)).origin;
+  } catch {
+    process.stderr.write(`client-report: --base-url ${JSON.stringify(values.baseUrl)} is not an absolute URL\n`);
+    return 2;
+  }
+  let res: Response;
+  try {
+    res = await fetch(`${origin}/__admin/clients`, { headers: { authorization: `Bearer ${String(values.adminToken)}` }, signal: AbortSignal.timeout(10_000) });
+  } catch (error) {
+    process.stderr.write(`client-report: cannot reach ${origin}: ${(error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message}\n`);
+    return 2;
+  }
+  if (res.status !== 200) {
+    const why = res.status === 404 ? 'the admin API is off (start the server with --admin-token)' : res.status === 401 ? 'the admin token was refused' : `it answered ${res.status}`;
+    process.stderr.write(`client-report: ${origin}/__admin/clients: ${why}\n`);
+    return 2;
+  }
+  const body = (await res.json()) as { generatedAt: string; clients: ClientReport[] };
+  process.stdout.write(values.json ? `${JSON.stringify(body, null, 2)}\n` : formatReport(origin, body.generatedAt, body.clients));
+  return body.clients.every((c) => c.ready) ? 0 : 1;
+}

@@ -1,0 +1,49 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ClientRecorder, type Answer, type Verdict } from './recorder.ts';
+
+type Step = [atSeconds: number, status: number, retryAfter?: number, code?: string, operationId?: string];
+
+function verdicts(steps: Step[]) {
+  const recorder = new ClientRecorder(['getPet']);
+  for (const [at, status, retryAfter, code, operationId] of steps) {
+    const answer: Answer = { atMs: at * 1000, keyId: 'k', plan: 'free', label: 'test-fre…', status, operationId: operationId ?? 'listPets' };
+    if (retryAfter !== undefined) answer.retryAfterSeconds = retryAfter;
+    if (code !== undefined) answer.code = code;
+    recorder.observe(answer);
+  }
+  const [report] = recorder.report();
+  const o = report!.obligations;
+  return { wait: o.waitsRetryAfter.verdict, backoff: o.backsOffExponentially.verdict, ban: o.stopsWhileBanned.verdict, deprecated: o.avoidsDeprecated.verdict, ready: report!.ready };
+}
+
+const cases: Array<[string, Step[], { wait: Verdict; backoff: Verdict; ban: Verdict; deprecated: Verdict; ready: boolean }]> = [
+  ['never refused', [[0, 200], [1, 200]], { wait: 'not observed', backoff: 'not observed', ban: 'not observed', deprecated: 'yes', ready: true }],
+  ['waits Retry-After, then admitted', [[0, 429, 30, 'rate_limited_minute'], [30, 200]], { wait: 'yes', backoff: 'not observed', ban: 'not observed', deprecated: 'yes', ready: true }],
+  ['retries early (then waits longer: that much is backoff)', [[0, 429, 30, 'rate_limited_minute'], [5, 429, 25, 'rate_limited_minute'], [30, 200]], { wait: 'no', backoff: 'yes', ban: 'not observed', deprecated: 'yes', ready: false }],
+  ['backs off exponentially over repeated 429s', [[0, 429, 1], [1, 429, 1], [3, 429, 1], [7, 200]], { wait: 'yes', backoff: 'yes', ban: 'not observed', deprecated: 'yes', ready: true }],
+  ['retries at a constant pace', [[0, 429, 1], [1, 429, 1], [2, 429, 1], [3, 200]], { wait: 'yes', backoff: 'no', ban: 'not observed', deprecated: 'yes', ready: false }],
+  ['a loop of immediate retries is no backoff', [[0, 429, 5], [0, 429, 5], [0, 429, 5]], { wait: 'no', backoff: 'no', ban: 'not observed', deprecated: 'yes', ready: false }],
+  ['stops while banned', [[0, 429, 600, 'key_banned'], [600, 200]], { wait: 'yes', backoff: 'not observed', ban: 'yes', deprecated: 'yes', ready: true }],
+  ['keeps sending while banned', [[0, 429, 600, 'key_banned'], [10, 429, 590, 'key_banned'], [20, 429, 580, 'key_banned']], { wait: 'no', backoff: 'no', ban: 'no', deprecated: 'yes', ready: false }],
+  ['still calls getPet', [[0, 200, undefined, undefined, 'getPet'], [1, 200]], { wait: 'not observed', backoff: 'not observed', ban: 'not observed', deprecated: 'no', ready: false }],
+];
+for (const [name, steps, expected] of cases) {
+  test(name, () => assert.equal(verdicts(steps), expected));
+}
+
+test('a retry a little early (clock or network jitter under 250 ms) still counts as waiting', () => {
+  assert.is(verdicts([[0, 429, 30], [29.9, 200]]).wait, 'yes');
+});
+
+test('the details say what happened, with numbers', () => {
+  const recorder = new ClientRecorder(['getPet']);
+  const base = { keyId: 'k', plan: 'free', label: 'test-fre…', operationId: 'getPet' };
+  recorder.observe({ ...base, atMs: 0, status: 429, retryAfterSeconds: 42, code: 'rate_limited_minute' });
+  recorder.observe({ ...base, atMs: 2000, status: 429, retryAfterSeconds: 40, code: 'rate_limited_minute' });
+  const [report] = recorder.report();
+  assert.is(report!.obligations.waitsRetryAfter.detail, '1 of 1 retries came before Retry-After (up to 40.0 s early)');
+  assert.is(report!.obligations.avoidsDeprecated.detail, '2 of 2 requests (100.0 %) still call a deprecated operation');
+});
+
+test.run();

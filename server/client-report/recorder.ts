@@ -1,0 +1,156 @@
+// How each client (API key) behaves against the obligations the specification puts on clients:
+// after a 429, wait for Retry-After; on repeated 429s, back off exponentially; while banned, stop;
+// and move off the deprecated getPet. Fed with every answered request of a key, in the order the
+// server answered them; pure, so every verdict is tested with a fake timeline.
+
+export type Verdict = 'yes' | 'no' | 'not observed';
+
+export interface Answer {
+  atMs: number;
+  keyId: string;
+  plan: string;
+  /** How the key is shown: its first characters. */
+  label: string;
+  status: number;
+  /** The Error body's code, for errors. */
+  code?: string;
+  /** Retry-After of a 429, in seconds. */
+  retryAfterSeconds?: number;
+  operationId?: string;
+}
+
+export interface Obligation {
+  verdict: Verdict;
+  detail: string;
+}
+
+export interface ClientReport {
+  key: string;
+  keyId: string;
+  plan: string;
+  requests: number;
+  refused: number;
+  /** Overall: 'ready' when no obligation was broken. */
+  ready: boolean;
+  obligations: {
+    waitsRetryAfter: Obligation;
+    backsOffExponentially: Obligation;
+    stopsWhileBanned: Obligation;
+    avoidsDeprecated: Obligation;
+  };
+}
+
+/** Slack for clocks and networks: a retry this much early still counts as waiting. */
+const TOLERANCE_MS = 250;
+/** Each wait of a retry streak must be at least this many times the one before. */
+const BACKOFF_FACTOR = 1.5;
+
+interface KeyState {
+  plan: string;
+  label: string;
+  requests: number;
+  refused: number;
+  retryAt: number | null;
+  honoured: number;
+  early: number;
+  earliestByMs: number;
+  lastAt: number;
+  /** Gaps between the requests of the current run of 429s. */
+  gaps: number[];
+  streaks: number;
+  streaksExponential: number;
+  flatExample: number[] | null;
+  bannedUntil: number | null;
+  bans: number;
+  sentWhileBanned: number;
+  deprecated: number;
+}
+
+export class ClientRecorder {
+  readonly #keys = new Map<string, KeyState>();
+  readonly #deprecated: ReadonlySet<string>;
+
+  /** `deprecatedOperations`: the operationIds the contract marks deprecated. */
+  constructor(deprecatedOperations: Iterable<string>) {
+    this.#deprecated = new Set(deprecatedOperations);
+  }
+
+  observe(answer: Answer): void {
+    let s = this.#keys.get(answer.keyId);
+    if (!s) {
+      s = { plan: answer.plan, label: answer.label, requests: 0, refused: 0, retryAt: null, honoured: 0, early: 0, earliestByMs: 0, lastAt: 0, gaps: [], streaks: 0, streaksExponential: 0, flatExample: null, bannedUntil: null, bans: 0, sentWhileBanned: 0, deprecated: 0 };
+      this.#keys.set(answer.keyId, s);
+    }
+    s.requests++;
+    if (answer.operationId !== undefined && this.#deprecated.has(answer.operationId)) s.deprecated++;
+    if (s.bannedUntil !== null && answer.atMs < s.bannedUntil - TOLERANCE_MS) s.sentWhileBanned++;
+    if (s.retryAt !== null) {
+      if (answer.atMs < s.retryAt - TOLERANCE_MS) {
+        s.early++;
+        s.earliestByMs = Math.max(s.earliestByMs, s.retryAt - answer.atMs);
+      } else s.honoured++;
+      s.gaps.push(answer.atMs - s.lastAt);
+    }
+    s.lastAt = answer.atMs;
+    if (answer.status === 429) {
+      s.refused++;
+      s.retryAt = answer.atMs + (answer.retryAfterSeconds ?? 0) * 1000;
+      if (answer.code === 'key_banned' && (s.bannedUntil === null || answer.atMs >= s.bannedUntil)) {
+        s.bans++;
+        s.bannedUntil = s.retryAt;
+      }
+    } else {
+      this.#closeStreak(s);
+      s.retryAt = null;
+    }
+  }
+
+  /** A run of retries after 429s ends: it backed off exponentially if each wait grew enough. */
+  #closeStreak(s: KeyState): void {
+    if (s.gaps.length >= 2) {
+      s.streaks++;
+      // Longer each time, and by the factor: a loop of immediate retries (0, 0, 0) is no backoff.
+      const grows = s.gaps.every((gap, i) => i === 0 || (gap > s.gaps[i - 1]! && gap + TOLERANCE_MS >= BACKOFF_FACTOR * s.gaps[i - 1]!));
+      if (grows) s.streaksExponential++;
+      else s.flatExample ??= s.gaps.slice(0, 5);
+    }
+    s.gaps = [];
+  }
+
+  report(): ClientReport[] {
+    return [...this.#keys].map(([keyId, live]) => {
+      const s = { ...live, gaps: [...live.gaps] };
+      this.#closeStreak(s);
+      const obligations: ClientReport['obligations'] = {
+        waitsRetryAfter:
+          s.early > 0
+            ? { verdict: 'no', detail: `${s.early} of ${s.early + s.honoured} retries came before Retry-After (up to ${(s.earliestByMs / 1000).toFixed(1)} s early)` }
+            : s.honoured > 0
+              ? { verdict: 'yes', detail: `all ${s.honoured} retries after a 429 waited for Retry-After` }
+              : { verdict: 'not observed', detail: 'no request followed a 429' },
+        backsOffExponentially:
+          s.streaks === 0
+            ? { verdict: 'not observed', detail: 'no 429 was answered twice in a row' }
+            : s.streaksExponential === s.streaks
+              ? { verdict: 'yes', detail: `in ${s.streaks} run(s) of repeated 429s each wait was at least ${BACKOFF_FACTOR} times the one before` }
+              : { verdict: 'no', detail: `${s.streaks - s.streaksExponential} of ${s.streaks} run(s) of repeated 429s did not back off (waits ${(s.flatExample ?? []).map((g) => `${g} ms`).join(', ')}...)` },
+        stopsWhileBanned:
+          s.bans === 0
+            ? { verdict: 'not observed', detail: 'the key was never banned' }
+            : s.sentWhileBanned > 0
+              ? { verdict: 'no', detail: `${s.sentWhileBanned} request(s) sent while banned (${s.bans} ban(s))` }
+              : { verdict: 'yes', detail: `no request during ${s.bans} ban(s)` },
+        avoidsDeprecated:
+          s.deprecated > 0
+            ? { verdict: 'no', detail: `${s.deprecated} of ${s.requests} requests (${((100 * s.deprecated) / s.requests).toFixed(1)} %) still call a deprecated operation` }
+            : { verdict: 'yes', detail: 'no call to a deprecated operation' },
+      };
+      const ready = Object.values(obligations).every((o) => o.verdict !== 'no');
+      return { key: s.label, keyId, plan: s.plan, requests: s.requests, refused: s.refused, ready, obligations };
+    });
+  }
+
+  reset(): void {
+    this.#keys.clear();
+  }
+}

@@ -1,0 +1,164 @@
+// Fault injection for client testing, off unless the server is started with --faults. A request
+// asks for a fault with Prism's convention, `Prefer: code=429`, `code=503` or `delay=<ms>` (they
+// combine: `Prefer: code=503, delay=2000`); the admin API schedules faults for a key's next N
+// requests, so a client can be tested without changing how it sends requests. An injected 429 is
+// the one the key would get (its real window, Remaining 0, a consistent Retry-After and Reset) and,
+// like any 429, counts nothing; a 503 carries Retry-After too.
+import type { Plugin, Request, ResponseObject, ResponseToolkit } from '@hapi/hapi';
+import Joi from 'joi';
+import { apiError } from '../errors.ts';
+import type { KeyRing } from '../keys.ts';
+import { apiKeyOf, bearerToken } from './auth.ts';
+import { rejectInvalid } from './errors.ts';
+import { RATE_LIMIT_PLUGIN } from './rate-limit.ts';
+
+export const FAULTS_PLUGIN = 'faults';
+
+export interface Fault {
+  /** Answer with this status instead: 429, 500 or 503. */
+  code?: 429 | 500 | 503;
+  /** Hold the answer this long first. */
+  delayMs?: number;
+}
+
+interface Scheduled extends Fault {
+  remaining: number;
+}
+
+export interface FaultsOptions {
+  keys: KeyRing;
+  /** The admin API's auth strategy, when the admin API is on: the scheduling routes use it. */
+  adminStrategy?: string;
+  /** Longest delay a request may ask for. */
+  maxDelayMs: number;
+}
+
+const CODES = [429, 500, 503] as const;
+
+declare module '@hapi/hapi' {
+  interface PluginsStates {
+    faults?: Fault;
+  }
+}
+
+/**
+ * The faults a `Prefer` header asks for (RFC 7240 preferences, Prism's names). Preferences this
+ * server does not inject are left alone, as RFC 7240 lets a server do; an out-of-range value is a
+ * UsageError-like message for a 400.
+ */
+export function parsePrefer(header: string | undefined, maxDelayMs: number): Fault | string {
+  const fault: Fault = {};
+  for (const part of (header ?? '').split(',')) {
+    const [name = '', value = ''] = part.split('=').map((s) => s.trim().replace(/^"|"$/g, ''));
+    if (name.toLowerCase() === 'code') {
+      const code = Number(value);
+      if (!CODES.includes(code as (typeof CODES)[number])) return `Prefer: code=${value} is not a fault this server injects (it injects ${CODES.join(', ')}).`;
+      fault.code = code as Fault['code'];
+    } else if (name.toLowerCase() === 'delay') {
+      if (!/^\d+$/.test(value) || Number(value) > maxDelayMs) return `Prefer: delay=${value} must be whole milliseconds from 0 to ${maxDelayMs}.`;
+      fault.delayMs = Number(value);
+    }
+  }
+  return fault;
+}
+
+const scheduleSchema = Joi.object({
+  key: Joi.string().required(),
+  code: Joi.valid(...CODES),
+  delayMs: Joi.number().integer().min(0),
+  count: Joi.number().integer().min(1).max(10_000).default(1),
+})
+  .or('code', 'delayMs')
+  .required();
+
+export const faultsPlugin: Plugin<FaultsOptions> = {
+  name: FAULTS_PLUGIN,
+  version: '1.0.0',
+  register(server, { keys, adminStrategy, maxDelayMs }) {
+    const schedule = new Map<string, Scheduled[]>();
+
+    /** The fault of a request: its Prefer header, else the next one scheduled for its key. */
+    const faultOf = (request: Request): Fault | string | undefined => {
+      const preferred = parsePrefer(request.headers.prefer as string | undefined, maxDelayMs);
+      if (typeof preferred === 'string' || preferred.code !== undefined || preferred.delayMs !== undefined) return preferred;
+      const token = bearerToken(request.headers.authorization);
+      const key = token ? keys.lookup(token) : undefined;
+      const queue = key ? schedule.get(key.keyId) : undefined;
+      const next = queue?.[0];
+      if (!next) return undefined;
+      if (--next.remaining === 0) queue!.shift();
+      return { ...(next.code ? { code: next.code } : {}), ...(next.delayMs !== undefined ? { delayMs: next.delayMs } : {}) };
+    };
+
+    server.ext('onPreAuth', (request, h) => {
+      if (request.route.path.startsWith('/__admin') || (request.route.settings.auth as unknown) === false) return h.continue;
+      const fault = faultOf(request);
+      if (typeof fault === 'string') throw apiError('bad_request', fault);
+      if (!fault) return h.continue;
+      request.plugins[FAULTS_PLUGIN] = fault;
+      // The limiter answers with the key's own 429, counting nothing (see rate-limit.ts).
+      if (fault.code === 429) (request.plugins[RATE_LIMIT_PLUGIN] ??= {}).forceRefusal = true;
+      return h.continue;
+    });
+
+    // After the request is authenticated and counted: a 500 or 503 is an answer like any other.
+    server.ext('onPreHandler', (request, h) => {
+      const code = request.plugins[FAULTS_PLUGIN]?.code;
+      if (code === 503) throw apiError('service_unavailable', 'The service is unavailable (a fault injected for client testing).', { 'retry-after': '1' });
+      if (code === 500) throw apiError('internal_error', 'An unexpected error occurred (a fault injected for client testing).');
+      if (code === 429 && apiKeyOf(request) && !server.plugins[RATE_LIMIT_PLUGIN]) {
+        throw apiError('rate_limited_minute', 'Rate limit exceeded (a fault injected for client testing); retry after 60 seconds.', { 'retry-after': '60' });
+      }
+      return h.continue;
+    });
+
+    server.ext('onPreResponse', async (request, h) => {
+      const fault = request.plugins[FAULTS_PLUGIN];
+      if (!fault) return h.continue;
+      if (fault.delayMs) await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
+      const response = request.response;
+      const header = `${fault.code ? `code=${fault.code}` : ''}${fault.code && fault.delayMs ? ', ' : ''}${fault.delayMs ? `delay=${fault.delayMs}` : ''}`;
+      if ('isBoom' in response && response.isBoom) response.output.headers['x-fault-injected'] = header;
+      else (response as ResponseObject).header('x-fault-injected', header);
+      return h.continue;
+    });
+
+    if (!adminStrategy) return;
+    const adminRoute = { auth: adminStrategy, plugins: { [RATE_LIMIT_PLUGIN]: 'admin' as const } };
+    server.route([
+      {
+        method: 'POST',
+        path: '/__admin/faults',
+        options: {
+          ...adminRoute,
+          validate: { payload: scheduleSchema, failAction: rejectInvalid('invalid_body') },
+          handler(request: Request, h: ResponseToolkit) {
+            const { key: token, count, ...fault } = request.payload as Fault & { key: string; count: number };
+            const key = keys.lookup(token);
+            if (!key) throw apiError('invalid_body', '"key" is not a key this server knows.');
+            const queue = schedule.get(key.keyId) ?? [];
+            queue.push({ ...fault, remaining: count });
+            schedule.set(key.keyId, queue);
+            return h.response({ keyId: key.keyId, scheduled: queue.map(({ remaining, ...f }) => ({ ...f, remaining })) }).code(201);
+          },
+        },
+      },
+      {
+        method: 'GET',
+        path: '/__admin/faults',
+        options: { ...adminRoute, handler: () => Object.fromEntries([...schedule].map(([keyId, queue]) => [keyId, queue])) },
+      },
+      {
+        method: 'DELETE',
+        path: '/__admin/faults',
+        options: {
+          ...adminRoute,
+          handler(_request: Request, h: ResponseToolkit) {
+            schedule.clear();
+            return h.response().code(204);
+          },
+        },
+      },
+    ]);
+  },
+};
