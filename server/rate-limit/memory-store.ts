@@ -1,5 +1,16 @@
 // The in-process store: exact under concurrency because every decision runs synchronously on
 // the event loop. Reads the server's clock, so moving that clock moves every window and ban.
+//
+// Memory is bounded whatever the traffic, and no request pays for the size of the store:
+//   - key partitions (`key:…`) live apart: keys are a bounded set, and only another key's
+//     partition can ever take a key's place, so no flood of addresses lifts a key's ban;
+//   - address blocks (banned partitions of requests without a key) live apart too, under a cap of
+//     their own: each block costs its address a window's worth of requests plus the ban threshold,
+//     so filling that cap costs a flood far more than filling the address map;
+//   - every other partition is kept in a map ordered by the start of its latest window, so the
+//     first entry is the one most likely idle, and a full map makes room by dropping it: O(1).
+// Idle partitions are swept by a pass that starts every `sweepIntervalMs` and examines at most
+// `sweepBudget` entries per call, so a sweep never stalls one request.
 import type { ConsumeRequest, ConsumeResult, LimiterStore, WindowUsage } from './store.ts';
 
 export interface NowSource {
@@ -7,41 +18,82 @@ export interface NowSource {
 }
 
 export interface MemoryStoreOptions {
-  /** How often (in clock time) idle partitions are swept away. */
+  /** How often (in clock time) a pass over the store starts to drop idle partitions. */
   sweepIntervalMs?: number;
-  /** Hard ceiling on tracked partitions; the oldest go first when it is reached. */
+  /** Ceiling on partitions of requests without a key; the one whose window started longest ago makes room. */
   maxPartitions?: number;
+  /** Ceiling on address blocks kept apart from the address churn; past it a new block is kept with the other addresses. */
+  maxBlocks?: number;
+  /** Ceiling on key partitions; only another key's partition takes a key's place. */
+  maxKeyPartitions?: number;
+  /** Entries a sweep pass examines per decision, at most. */
+  sweepBudget?: number;
 }
 
+/** Work done by sweeps and evictions, counted in entries: what the cost tests and metrics read. */
+export interface MemoryStoreStats {
+  /** Entries looked at by sweep passes. */
+  examined: number;
+  /** Live partitions dropped to stay under a ceiling. */
+  evicted: number;
+  /** Idle partitions dropped by sweeps. */
+  reclaimed: number;
+}
+
+/** One window's counter. A partition has one or two, so an array beats a Map in memory and time. */
 interface Counter {
+  readonly name: string;
   count: number;
   endsAt: number;
 }
 
 interface PartitionState {
-  windows: Map<string, Counter>;
-  refusals: Counter | null;
+  windows: Counter[];
+  refusals: { count: number; endsAt: number } | null;
   bannedUntil: number;
 }
+
+type Partitions = Map<string, PartitionState>;
+
+const isKeyPartition = (id: string) => id.startsWith('key:');
 
 export class MemoryStore implements LimiterStore {
   readonly kind = 'memory';
   readonly #clock: NowSource;
   readonly #sweepIntervalMs: number;
   readonly #maxPartitions: number;
-  #partitions = new Map<string, PartitionState>();
+  readonly #maxBlocks: number;
+  readonly #maxKeyPartitions: number;
+  readonly #sweepBudget: number;
+  readonly #keys: Partitions = new Map();
+  readonly #blocks: Partitions = new Map();
+  readonly #addresses: Partitions = new Map();
+  readonly #stats: MemoryStoreStats = { examined: 0, evicted: 0, reclaimed: 0 };
+  #pass: Generator<void, void, void> | null = null;
   #nextSweepAt: number;
 
   constructor(clock: NowSource, options: MemoryStoreOptions = {}) {
     this.#clock = clock;
     this.#sweepIntervalMs = options.sweepIntervalMs ?? 60_000;
     this.#maxPartitions = options.maxPartitions ?? 100_000;
+    this.#maxBlocks = options.maxBlocks ?? 100_000;
+    this.#maxKeyPartitions = options.maxKeyPartitions ?? 100_000;
+    this.#sweepBudget = options.sweepBudget ?? 1_024;
     this.#nextSweepAt = clock.now() + this.#sweepIntervalMs;
   }
 
   /** Partitions currently held (for tests and metrics). */
   get size(): number {
-    return this.#partitions.size;
+    return this.#keys.size + this.#blocks.size + this.#addresses.size;
+  }
+
+  /** Address blocks currently kept apart from the address churn. */
+  get blocks(): number {
+    return this.#blocks.size;
+  }
+
+  get stats(): Readonly<MemoryStoreStats> {
+    return { ...this.#stats };
   }
 
   async consume(request: ConsumeRequest): Promise<ConsumeResult> {
@@ -66,12 +118,12 @@ export class MemoryStore implements LimiterStore {
   /** The synchronous core of `consume`, also used by the failover store. */
   consumeNow(request: ConsumeRequest): ConsumeResult {
     const now = this.#clock.now();
-    if (now >= this.#nextSweepAt) this.sweep();
+    this.#sweepStep(now);
     // Created only when something must be remembered: a probe that is admitted leaves no trace.
-    const existing = this.#partitions.get(request.partition);
+    const existing = this.#find(request.partition, now);
 
     const usage: WindowUsage[] = request.windows.map((spec) => {
-      const counter = existing?.windows.get(spec.name);
+      const counter = existing?.windows.find((c) => c.name === spec.name);
       if (!counter || counter.endsAt <= now) return { spec, used: 0, resetMs: spec.windowMs };
       return { spec, used: counter.count, resetMs: counter.endsAt - now };
     });
@@ -91,6 +143,7 @@ export class MemoryStore implements LimiterStore {
         if (state.refusals.count >= ban.threshold) {
           state.refusals = null;
           state.bannedUntil = now + ban.durationMs;
+          this.#block(request.partition, state);
           return { outcome: 'banned', windows: usage, banMs: ban.durationMs };
         }
       }
@@ -99,32 +152,37 @@ export class MemoryStore implements LimiterStore {
 
     if (request.cost === 0) return { outcome: 'admitted', windows: usage, banMs: 0 };
     const state = existing ?? this.#create(request.partition);
-    return {
-      outcome: 'admitted',
-      banMs: 0,
-      windows: usage.map((u) => {
-        let counter = state.windows.get(u.spec.name);
-        if (!counter || counter.endsAt <= now) {
-          counter = { count: 0, endsAt: now + u.spec.windowMs };
-          state.windows.set(u.spec.name, counter);
-        }
-        counter.count += request.cost;
-        return { spec: u.spec, used: counter.count, resetMs: counter.endsAt - now };
-      }),
-    };
+    let restarted = false;
+    const windows = usage.map((u) => {
+      let counter = state.windows.find((c) => c.name === u.spec.name);
+      if (!counter) {
+        counter = { name: u.spec.name, count: 0, endsAt: now + u.spec.windowMs };
+        state.windows.push(counter);
+        restarted = true;
+      } else if (counter.endsAt <= now) {
+        counter.count = 0;
+        counter.endsAt = now + u.spec.windowMs;
+        restarted = true;
+      }
+      counter.count += request.cost;
+      return { spec: u.spec, used: counter.count, resetMs: counter.endsAt - now };
+    });
+    if (restarted) this.#touch(request.partition, state);
+    return { outcome: 'admitted', banMs: 0, windows };
   }
 
-  /** Drop every partition whose windows, refusal count and ban have all ended. */
+  /** Drop every partition whose windows, refusal count and ban have all ended (admin clock, tests). */
   sweep(): void {
     const now = this.#clock.now();
+    this.#pass = null;
     this.#nextSweepAt = now + this.#sweepIntervalMs;
-    for (const [id, state] of this.#partitions) {
-      if (isIdle(state, now)) this.#partitions.delete(id);
+    for (const partitions of [this.#addresses, this.#blocks, this.#keys]) {
+      for (const [id, state] of partitions) this.#reclaimIfIdle(partitions, id, state, now);
     }
   }
 
   async reset(): Promise<void> {
-    this.#partitions.clear();
+    this.#clear();
   }
 
   async advance(_ms: number): Promise<void> {
@@ -133,27 +191,104 @@ export class MemoryStore implements LimiterStore {
   }
 
   async close(): Promise<void> {
-    this.#partitions.clear();
+    this.#clear();
+  }
+
+  #clear(): void {
+    this.#keys.clear();
+    this.#blocks.clear();
+    this.#addresses.clear();
+    this.#pass = null;
+  }
+
+  #find(id: string, now: number): PartitionState | undefined {
+    if (isKeyPartition(id)) return this.#keys.get(id);
+    const blocked = this.#blocks.get(id);
+    if (!blocked) return this.#addresses.get(id);
+    if (blocked.bannedUntil > now) return blocked;
+    // The block is over: what is left of the partition goes back among the addresses.
+    this.#blocks.delete(id);
+    if (isIdle(blocked, now)) return undefined;
+    this.#insert(this.#addresses, this.#maxPartitions, id, blocked);
+    return blocked;
   }
 
   #create(id: string): PartitionState {
-    if (this.#partitions.size >= this.#maxPartitions) {
-      this.sweep();
-      // Map iteration is insertion order: the partition first seen longest ago makes room.
-      if (this.#partitions.size >= this.#maxPartitions) {
-        const oldest = this.#partitions.keys().next();
-        if (!oldest.done) this.#partitions.delete(oldest.value);
+    const state: PartitionState = { windows: [], refusals: null, bannedUntil: 0 };
+    if (isKeyPartition(id)) this.#insert(this.#keys, this.#maxKeyPartitions, id, state);
+    else this.#insert(this.#addresses, this.#maxPartitions, id, state);
+    return state;
+  }
+
+  /** A partition of requests without a key was just banned: keep it where address churn cannot reach it. */
+  #block(id: string, state: PartitionState): void {
+    if (isKeyPartition(id) || this.#blocks.has(id)) return;
+    // A full block map is a flood of blocks that already paid for each one: the new block then
+    // stays among the addresses, unprotected, rather than lift an older block early.
+    if (this.#blocks.size >= this.#maxBlocks) return;
+    this.#addresses.delete(id);
+    this.#blocks.set(id, state);
+  }
+
+  /** A window started again: the partition moves to the end, keeping the map ordered by window start. */
+  #touch(id: string, state: PartitionState): void {
+    if (isKeyPartition(id)) {
+      this.#keys.delete(id);
+      this.#keys.set(id, state);
+    } else if (this.#addresses.delete(id)) {
+      this.#addresses.set(id, state);
+    }
+  }
+
+  /** Map order is insertion order: when full, the first entry (oldest window start) makes room, in O(1). */
+  #insert(partitions: Partitions, max: number, id: string, state: PartitionState): void {
+    if (partitions.size >= max) {
+      const first = partitions.entries().next();
+      if (!first.done) {
+        partitions.delete(first.value[0]);
+        if (isIdle(first.value[1], this.#clock.now())) this.#stats.reclaimed += 1;
+        else this.#stats.evicted += 1;
       }
     }
-    const state: PartitionState = { windows: new Map(), refusals: null, bannedUntil: 0 };
-    this.#partitions.set(id, state);
-    return state;
+    partitions.set(id, state);
+  }
+
+  /** Starts a pass when one is due, then lets the current pass examine at most `sweepBudget` entries. */
+  #sweepStep(now: number): void {
+    if (now >= this.#nextSweepAt) {
+      this.#nextSweepAt = now + this.#sweepIntervalMs;
+      this.#pass = this.#passOverAll();
+    }
+    if (!this.#pass) return;
+    for (let i = 0; i < this.#sweepBudget; i++) {
+      if (this.#pass.next().done) {
+        this.#pass = null;
+        return;
+      }
+    }
+  }
+
+  /** One pass over every map, one entry per step; a Map iterator stays valid while entries go. */
+  *#passOverAll(): Generator<void, void, void> {
+    for (const partitions of [this.#addresses, this.#blocks, this.#keys]) {
+      for (const [id, state] of partitions) {
+        this.#reclaimIfIdle(partitions, id, state, this.#clock.now());
+        yield;
+      }
+    }
+  }
+
+  #reclaimIfIdle(partitions: Partitions, id: string, state: PartitionState, now: number): void {
+    this.#stats.examined += 1;
+    if (!isIdle(state, now)) return;
+    partitions.delete(id);
+    this.#stats.reclaimed += 1;
   }
 }
 
 function isIdle(state: PartitionState, now: number): boolean {
   if (state.bannedUntil > now) return false;
   if (state.refusals && state.refusals.endsAt > now) return false;
-  for (const counter of state.windows.values()) if (counter.endsAt > now) return false;
+  for (const counter of state.windows) if (counter.endsAt > now) return false;
   return true;
 }
