@@ -12,6 +12,9 @@ export interface FloodFigures {
   normalP99Micros: number;
   rssBeforeMB: number;
   rssAfterMB: number;
+  /** Heap in use after the flood, after a full collection when run with --expose-gc (else as found). */
+  heapAfterMB: number;
+  heapCollected: boolean;
   partitionsAfter: number;
   keyBanSurvived: boolean;
   addressBlockSurvived: boolean;
@@ -34,6 +37,13 @@ export const cpuMicros = (): number => {
 };
 export const rssMB = (): number => process.memoryUsage().rss / 2 ** 20;
 
+/** Heap in use, after a full collection when the runtime allows one (node --expose-gc). */
+export function heapAfterCollection(): { heapAfterMB: number; heapCollected: boolean } {
+  const collect = (globalThis as { gc?: () => void }).gc;
+  collect?.();
+  return { heapAfterMB: process.memoryUsage().heapUsed / 2 ** 20, heapCollected: collect !== undefined };
+}
+
 export function formatFigures(mode: string, f: FloodFigures): string {
   const us = (n: number | null) => (n === null ? 'n/a (never full)' : `${n.toFixed(2)} µs`);
   return [
@@ -42,6 +52,7 @@ export function formatFigures(mode: string, f: FloodFigures): string {
     `  CPU per new address once full:    ${us(f.cpuMicrosPerAddressOnceFull)} (${f.addressesOnceFull} addresses after the store was full)`,
     `  normal key's decision:            p50 ${f.normalP50Micros.toFixed(2)} µs, p99 ${f.normalP99Micros.toFixed(2)} µs`,
     `  RSS:                              ${f.rssBeforeMB.toFixed(0)} MB before, ${f.rssAfterMB.toFixed(0)} MB after`,
+    `  heap in use after:                ${f.heapAfterMB.toFixed(0)} MB${f.heapCollected ? ' (after a full GC)' : ' (no GC forced: run node with --expose-gc)'}`,
     `  partitions held after:            ${f.partitionsAfter}`,
     `  key ban survived:                 ${f.keyBanSurvived ? 'yes' : 'NO'}`,
     `  address block survived:           ${f.addressBlockSurvived ? 'yes' : 'NO'}`,

@@ -3,7 +3,7 @@
 // /64), exactly as over a socket, without a socket per address.
 import { createServer } from '../../server/server.ts';
 import { contract } from '../../server/contract.ts';
-import { cpuMicros, floodAddress, percentile, rssMB, type FloodFigures } from './figures.ts';
+import { cpuMicros, heapAfterCollection, floodAddress, percentile, rssMB, type FloodFigures } from './figures.ts';
 
 const PETS = `${contract.basePath}/pets?limit=1`;
 
@@ -57,6 +57,7 @@ export async function floodServer(planned: number, sampleEvery: number, maxSecon
     normalP99Micros: percentile(samples, 99),
     rssBeforeMB: rssBefore,
     rssAfterMB: rssMB(),
+    ...heapAfterCollection(),
     partitionsAfter: size(),
     keyBanSurvived: (await get('192.0.2.20', 'Bearer test-free-key')).payload.includes('key_banned'),
     addressBlockSurvived: (await get('198.51.100.7')).payload.includes('ip_blocked'),

@@ -3,7 +3,7 @@ import { ipPartitionId } from '../../server/rate-limit/client-ip.ts';
 import { MemoryStore } from '../../server/rate-limit/memory-store.ts';
 import { MINUTE_MS, ipWindows, keyWindows } from '../../server/rate-limit/policy.ts';
 import type { ConsumeRequest } from '../../server/rate-limit/store.ts';
-import { cpuMicros, floodAddress, percentile, rssMB, type FloodFigures } from './figures.ts';
+import { cpuMicros, heapAfterCollection, floodAddress, percentile, rssMB, type FloodFigures } from './figures.ts';
 
 const BAN = { threshold: 20, periodMs: MINUTE_MS, durationMs: 10 * MINUTE_MS };
 
@@ -60,6 +60,7 @@ export function floodStore(planned: number, sampleEvery: number, maxSeconds = In
     normalP99Micros: percentile(samples, 99),
     rssBeforeMB: rssBefore,
     rssAfterMB: rssMB(),
+    ...heapAfterCollection(),
     partitionsAfter: store.size,
     keyBanSurvived: store.consumeNow(banned).outcome === 'banned',
     addressBlockSurvived: store.consumeNow(ipRequest('198.51.100.7', 1)).outcome === 'banned',

@@ -7,10 +7,11 @@
 //   - address blocks (banned partitions of requests without a key) live apart too, under a cap of
 //     their own: each block costs its address a window's worth of requests plus the ban threshold,
 //     so filling that cap costs a flood far more than filling the address map;
-//   - every other partition is kept in a map ordered by the start of its latest window, so the
-//     first entry is the one most likely idle, and a full map makes room by dropping it: O(1).
+//   - every other partition is kept in a list ordered by the start of its latest window, so the
+//     first entry is the one most likely idle, and a full list makes room by dropping it: O(1).
 // Idle partitions are swept by a pass that starts every `sweepIntervalMs` and examines at most
 // `sweepBudget` entries per call, so a sweep never stalls one request.
+import { PartitionList, type ListedPartition } from './partition-list.ts';
 import type { ConsumeRequest, ConsumeResult, LimiterStore, WindowUsage } from './store.ts';
 
 export interface NowSource {
@@ -47,13 +48,13 @@ interface Counter {
   endsAt: number;
 }
 
-interface PartitionState {
+interface PartitionState extends ListedPartition {
   windows: Counter[];
   refusals: { count: number; endsAt: number } | null;
   bannedUntil: number;
 }
 
-type Partitions = Map<string, PartitionState>;
+type Partitions = PartitionList<PartitionState>;
 
 const isKeyPartition = (id: string) => id.startsWith('key:');
 
@@ -65,11 +66,10 @@ export class MemoryStore implements LimiterStore {
   readonly #maxBlocks: number;
   readonly #maxKeyPartitions: number;
   readonly #sweepBudget: number;
-  readonly #keys: Partitions = new Map();
-  readonly #blocks: Partitions = new Map();
-  readonly #addresses: Partitions = new Map();
+  readonly #keys: Partitions = new PartitionList();
+  readonly #blocks: Partitions = new PartitionList();
+  readonly #addresses: Partitions = new PartitionList();
   readonly #stats: MemoryStoreStats = { examined: 0, evicted: 0, reclaimed: 0 };
-  #pass: Generator<void, void, void> | null = null;
   #nextSweepAt: number;
 
   constructor(clock: NowSource, options: MemoryStoreOptions = {}) {
@@ -143,7 +143,7 @@ export class MemoryStore implements LimiterStore {
         if (state.refusals.count >= ban.threshold) {
           state.refusals = null;
           state.bannedUntil = now + ban.durationMs;
-          this.#block(request.partition, state);
+          this.#block(state);
           return { outcome: 'banned', windows: usage, banMs: ban.durationMs };
         }
       }
@@ -167,17 +167,22 @@ export class MemoryStore implements LimiterStore {
       counter.count += request.cost;
       return { spec: u.spec, used: counter.count, resetMs: counter.endsAt - now };
     });
-    if (restarted) this.#touch(request.partition, state);
+    if (restarted) this.#touch(state);
     return { outcome: 'admitted', banMs: 0, windows };
   }
 
   /** Drop every partition whose windows, refusal count and ban have all ended (admin clock, tests). */
   sweep(): void {
     const now = this.#clock.now();
-    this.#pass = null;
     this.#nextSweepAt = now + this.#sweepIntervalMs;
-    for (const partitions of [this.#addresses, this.#blocks, this.#keys]) {
-      for (const [id, state] of partitions) this.#reclaimIfIdle(partitions, id, state, now);
+    for (const partitions of this.#lists()) {
+      for (const state of partitions) {
+        this.#stats.examined += 1;
+        if (!isIdle(state, now)) continue;
+        partitions.remove(state);
+        this.#stats.reclaimed += 1;
+      }
+      partitions.endPass(); // this sweep covered everything a pass under way had left
     }
   }
 
@@ -195,10 +200,11 @@ export class MemoryStore implements LimiterStore {
   }
 
   #clear(): void {
-    this.#keys.clear();
-    this.#blocks.clear();
-    this.#addresses.clear();
-    this.#pass = null;
+    for (const partitions of this.#lists()) partitions.clear();
+  }
+
+  #lists(): Partitions[] {
+    return [this.#addresses, this.#blocks, this.#keys];
   }
 
   #find(id: string, now: number): PartitionState | undefined {
@@ -207,82 +213,61 @@ export class MemoryStore implements LimiterStore {
     if (!blocked) return this.#addresses.get(id);
     if (blocked.bannedUntil > now) return blocked;
     // The block is over: what is left of the partition goes back among the addresses.
-    this.#blocks.delete(id);
+    this.#blocks.remove(blocked);
     if (isIdle(blocked, now)) return undefined;
-    this.#insert(this.#addresses, this.#maxPartitions, id, blocked);
+    this.#insert(this.#addresses, this.#maxPartitions, blocked, now);
     return blocked;
   }
 
   #create(id: string): PartitionState {
-    const state: PartitionState = { windows: [], refusals: null, bannedUntil: 0 };
-    if (isKeyPartition(id)) this.#insert(this.#keys, this.#maxKeyPartitions, id, state);
-    else this.#insert(this.#addresses, this.#maxPartitions, id, state);
+    const state: PartitionState = { id, prev: null, next: null, windows: [], refusals: null, bannedUntil: 0 };
+    const now = this.#clock.now();
+    if (isKeyPartition(id)) this.#insert(this.#keys, this.#maxKeyPartitions, state, now);
+    else this.#insert(this.#addresses, this.#maxPartitions, state, now);
     return state;
   }
 
   /** A partition of requests without a key was just banned: keep it where address churn cannot reach it. */
-  #block(id: string, state: PartitionState): void {
-    if (isKeyPartition(id) || this.#blocks.has(id)) return;
-    // A full block map is a flood of blocks that already paid for each one: the new block then
+  #block(state: PartitionState): void {
+    if (isKeyPartition(state.id) || this.#blocks.get(state.id) === state) return;
+    // A full block list is a flood of blocks that already paid for each one: the new block then
     // stays among the addresses, unprotected, rather than lift an older block early.
     if (this.#blocks.size >= this.#maxBlocks) return;
-    this.#addresses.delete(id);
-    this.#blocks.set(id, state);
+    this.#addresses.remove(state);
+    this.#blocks.append(state);
   }
 
-  /** A window started again: the partition moves to the end, keeping the map ordered by window start. */
-  #touch(id: string, state: PartitionState): void {
-    if (isKeyPartition(id)) {
-      this.#keys.delete(id);
-      this.#keys.set(id, state);
-    } else if (this.#addresses.delete(id)) {
-      this.#addresses.set(id, state);
+  /** A window started again: the partition moves to the end, keeping its list ordered by window start. */
+  #touch(state: PartitionState): void {
+    (isKeyPartition(state.id) ? this.#keys : this.#addresses).moveToEnd(state);
+  }
+
+  /** When full, the first entry (oldest window start) makes room, in O(1). */
+  #insert(partitions: Partitions, max: number, state: PartitionState, now: number): void {
+    const first = partitions.first();
+    if (partitions.size >= max && first) {
+      partitions.remove(first);
+      if (isIdle(first, now)) this.#stats.reclaimed += 1;
+      else this.#stats.evicted += 1;
     }
+    partitions.append(state);
   }
 
-  /** Map order is insertion order: when full, the first entry (oldest window start) makes room, in O(1). */
-  #insert(partitions: Partitions, max: number, id: string, state: PartitionState): void {
-    if (partitions.size >= max) {
-      const first = partitions.entries().next();
-      if (!first.done) {
-        partitions.delete(first.value[0]);
-        if (isIdle(first.value[1], this.#clock.now())) this.#stats.reclaimed += 1;
-        else this.#stats.evicted += 1;
-      }
-    }
-    partitions.set(id, state);
-  }
-
-  /** Starts a pass when one is due, then lets the current pass examine at most `sweepBudget` entries. */
+  /** Starts a pass when one is due, then lets the pass examine at most `sweepBudget` entries. */
   #sweepStep(now: number): void {
     if (now >= this.#nextSweepAt) {
       this.#nextSweepAt = now + this.#sweepIntervalMs;
-      this.#pass = this.#passOverAll();
+      for (const partitions of this.#lists()) partitions.startPass();
     }
-    if (!this.#pass) return;
-    for (let i = 0; i < this.#sweepBudget; i++) {
-      if (this.#pass.next().done) {
-        this.#pass = null;
-        return;
-      }
+    let budget = this.#sweepBudget;
+    for (const partitions of this.#lists()) {
+      if (budget === 0) return;
+      if (!partitions.passing) continue;
+      const { examined, removed } = partitions.passStep(budget, (state) => isIdle(state, now));
+      budget -= examined;
+      this.#stats.examined += examined;
+      this.#stats.reclaimed += removed;
     }
-  }
-
-  /** One pass over every map, one entry per step; a Map iterator stays valid while entries go. */
-  *#passOverAll(): Generator<void, void, void> {
-    for (const partitions of [this.#addresses, this.#blocks, this.#keys]) {
-      for (const [id, state] of partitions) {
-        this.#reclaimIfIdle(partitions, id, state, this.#clock.now());
-        yield;
-      }
-    }
-  }
-
-  #reclaimIfIdle(partitions: Partitions, id: string, state: PartitionState, now: number): void {
-    this.#stats.examined += 1;
-    if (!isIdle(state, now)) return;
-    partitions.delete(id);
-    this.#stats.reclaimed += 1;
   }
 }
 
