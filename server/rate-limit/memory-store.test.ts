@@ -47,4 +47,99 @@ test('past the partition ceiling the oldest partition makes room', async () => {
   assert.is((await store.consume({ partition: 'd', windows: ipWindows(1), ban: null, cost: 1 })).outcome, 'refused');
 });
 
+// A flood: one request each from many distinct addresses without a key, as the attack run sent.
+const IP_BAN = { threshold: 3, periodMs: MINUTE_MS, durationMs: 10 * MINUTE_MS };
+const addressKinds: Array<[string, (i: number) => string]> = [
+  ['IPv4', (i) => `ip:10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`],
+  ['IPv6 /64', (i) => `ip:2001:db8:${(i >> 16).toString(16)}:${(i & 0xffff).toString(16)}::/64`],
+];
+const flood = (store: MemoryStore, count: number, address: (i: number) => string, from = 0) => {
+  for (let i = from; i < from + count; i++) store.consumeNow({ partition: address(i), windows: ipWindows(30), ban: IP_BAN, cost: 1 });
+};
+const keyRequest = (partition: string, perMinute: number) =>
+  ({ partition, windows: keyWindows({ perMinute, perDay: 100_000 }), ban: BAN, cost: 1 }) as const;
+const banAddress = (store: MemoryStore, partition: string) => {
+  const request = { partition, windows: ipWindows(1), ban: IP_BAN, cost: 1 } as const;
+  for (let i = 0; i < 1 + IP_BAN.threshold; i++) store.consumeNow(request);
+  assert.is(store.consumeNow(request).outcome, 'banned');
+};
+
+for (const [kind, address] of addressKinds) {
+  test(`a flood of ${kind} addresses, 20 times the cap, lifts no key ban, no address block and no key count`, () => {
+    const clock = new ManualClock();
+    const store = new MemoryStore(clock, { maxPartitions: 1_000 });
+    const banned = keyRequest('key:banned', 1);
+    for (let i = 0; i < 1 + BAN.threshold; i++) store.consumeNow(banned);
+    assert.is(store.consumeNow(banned).outcome, 'banned');
+    banAddress(store, 'ip:198.51.100.7');
+    const counted = keyRequest('key:counted', 1_000);
+    for (let i = 0; i < 5; i++) store.consumeNow(counted);
+
+    flood(store, 20_000, address);
+    clock.advance(MINUTE_MS / 2);
+    flood(store, 20_000, address, 20_000);
+
+    assert.is(store.consumeNow(banned).outcome, 'banned', 'the key ban holds');
+    const block = store.consumeNow({ partition: 'ip:198.51.100.7', windows: ipWindows(1), ban: IP_BAN, cost: 1 });
+    assert.is(block.outcome, 'banned', 'the address block holds');
+    assert.is(block.banMs, IP_BAN.durationMs - MINUTE_MS / 2);
+    const next = store.consumeNow(counted);
+    assert.is(next.windows.find((w) => w.spec.name === 'minute')!.used, 6, 'the key counted exactly');
+    assert.ok(store.size <= 1_000 + 3, `${store.size} partitions`);
+  });
+}
+
+test('eviction costs the same at any cap: one eviction and no entry examined per new address', () => {
+  for (const cap of [1_000, 10_000, 50_000]) {
+    const store = new MemoryStore(new ManualClock(), { maxPartitions: cap });
+    flood(store, cap, addressKinds[0]![1]);
+    const before = store.stats;
+    flood(store, cap, addressKinds[0]![1], cap);
+    const after = store.stats;
+    assert.is(after.evicted - before.evicted, cap, `cap ${cap}: one eviction per new address`);
+    assert.is(after.examined - before.examined, 0, `cap ${cap}: no sweep on the request path`);
+    assert.is(store.size, cap);
+  }
+});
+
+test('a due sweep examines at most its budget per decision, and a pass still reclaims every idle partition', () => {
+  const clock = new ManualClock();
+  const store = new MemoryStore(clock, { maxPartitions: 10_000, sweepBudget: 100, sweepIntervalMs: MINUTE_MS });
+  flood(store, 5_000, addressKinds[0]![1]);
+  clock.advance(MINUTE_MS); // every window above has ended: the next pass may drop them all
+  const steps: number[] = [];
+  for (let i = 0; i < 60; i++) {
+    const before = store.stats.examined;
+    store.consumeNow(keyRequest('key:k', 1_000));
+    steps.push(store.stats.examined - before);
+  }
+  assert.ok(Math.max(...steps) <= 100, `at most the budget per decision: ${Math.max(...steps)}`);
+  assert.is(store.size, 1, 'only the key is left');
+  assert.is(store.stats.reclaimed, 5_000);
+});
+
+test('the caps hold: addresses, blocks and keys each stay under their own ceiling', () => {
+  const clock = new ManualClock();
+  const store = new MemoryStore(clock, { maxPartitions: 500, maxBlocks: 100, maxKeyPartitions: 50 });
+  banAddress(store, 'ip:198.51.100.1');
+  // More blocks than the block map holds: the first block stays, the overflow stays among the addresses.
+  for (let i = 0; i < 300; i++) banAddress(store, `ip:203.0.113.${i}/flood`);
+  flood(store, 10_000, addressKinds[1]![1]);
+  for (let i = 0; i < 200; i++) store.consumeNow(keyRequest(`key:${i}`, 10));
+  assert.is(store.blocks, 100);
+  assert.ok(store.size <= 500 + 100 + 50, `${store.size} partitions`);
+  assert.is(store.consumeNow({ partition: 'ip:198.51.100.1', windows: ipWindows(1), ban: IP_BAN, cost: 1 }).outcome, 'banned');
+});
+
+test('a block that ends leaves the block map and the address counts again from its window', () => {
+  const clock = new ManualClock();
+  const store = new MemoryStore(clock);
+  banAddress(store, 'ip:192.0.2.50');
+  assert.is(store.blocks, 1);
+  clock.advance(IP_BAN.durationMs);
+  const request = { partition: 'ip:192.0.2.50', windows: ipWindows(2), ban: IP_BAN, cost: 1 } as const;
+  assert.equal([store.consumeNow(request), store.consumeNow(request), store.consumeNow(request)].map((r) => r.outcome), ['admitted', 'admitted', 'refused']);
+  assert.is(store.blocks, 0);
+});
+
 test.run();

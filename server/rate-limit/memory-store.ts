@@ -1,5 +1,17 @@
 // The in-process store: exact under concurrency because every decision runs synchronously on
 // the event loop. Reads the server's clock, so moving that clock moves every window and ban.
+//
+// Memory is bounded whatever the traffic, and no request pays for the size of the store:
+//   - key partitions (`key:…`) live apart: keys are a bounded set, and only another key's
+//     partition can ever take a key's place, so no flood of addresses lifts a key's ban;
+//   - address blocks (banned partitions of requests without a key) live apart too, under a cap of
+//     their own: each block costs its address a window's worth of requests plus the ban threshold,
+//     so filling that cap costs a flood far more than filling the address map;
+//   - every other partition is kept in a list ordered by the start of its latest window, so the
+//     first entry is the one most likely idle, and a full list makes room by dropping it: O(1).
+// Idle partitions are swept by a pass that starts every `sweepIntervalMs` and examines at most
+// `sweepBudget` entries per call, so a sweep never stalls one request.
+import { PartitionList, type ListedPartition } from './partition-list.ts';
 import type { ConsumeRequest, ConsumeResult, LimiterStore, WindowUsage } from './store.ts';
 
 export interface NowSource {
@@ -7,41 +19,81 @@ export interface NowSource {
 }
 
 export interface MemoryStoreOptions {
-  /** How often (in clock time) idle partitions are swept away. */
+  /** How often (in clock time) a pass over the store starts to drop idle partitions. */
   sweepIntervalMs?: number;
-  /** Hard ceiling on tracked partitions; the oldest go first when it is reached. */
+  /** Ceiling on partitions of requests without a key; the one whose window started longest ago makes room. */
   maxPartitions?: number;
+  /** Ceiling on address blocks kept apart from the address churn; past it a new block is kept with the other addresses. */
+  maxBlocks?: number;
+  /** Ceiling on key partitions; only another key's partition takes a key's place. */
+  maxKeyPartitions?: number;
+  /** Entries a sweep pass examines per decision, at most. */
+  sweepBudget?: number;
 }
 
+/** Work done by sweeps and evictions, counted in entries: what the cost tests and metrics read. */
+export interface MemoryStoreStats {
+  /** Entries looked at by sweep passes. */
+  examined: number;
+  /** Live partitions dropped to stay under a ceiling. */
+  evicted: number;
+  /** Idle partitions dropped by sweeps. */
+  reclaimed: number;
+}
+
+/** One window's counter. A partition has one or two, so an array beats a Map in memory and time. */
 interface Counter {
+  readonly name: string;
   count: number;
   endsAt: number;
 }
 
-interface PartitionState {
-  windows: Map<string, Counter>;
-  refusals: Counter | null;
+interface PartitionState extends ListedPartition {
+  windows: Counter[];
+  refusals: { count: number; endsAt: number } | null;
   bannedUntil: number;
 }
+
+type Partitions = PartitionList<PartitionState>;
+
+const isKeyPartition = (id: string) => id.startsWith('key:');
 
 export class MemoryStore implements LimiterStore {
   readonly kind = 'memory';
   readonly #clock: NowSource;
   readonly #sweepIntervalMs: number;
   readonly #maxPartitions: number;
-  #partitions = new Map<string, PartitionState>();
+  readonly #maxBlocks: number;
+  readonly #maxKeyPartitions: number;
+  readonly #sweepBudget: number;
+  readonly #keys: Partitions = new PartitionList();
+  readonly #blocks: Partitions = new PartitionList();
+  readonly #addresses: Partitions = new PartitionList();
+  readonly #stats: MemoryStoreStats = { examined: 0, evicted: 0, reclaimed: 0 };
   #nextSweepAt: number;
 
   constructor(clock: NowSource, options: MemoryStoreOptions = {}) {
     this.#clock = clock;
     this.#sweepIntervalMs = options.sweepIntervalMs ?? 60_000;
     this.#maxPartitions = options.maxPartitions ?? 100_000;
+    this.#maxBlocks = options.maxBlocks ?? 100_000;
+    this.#maxKeyPartitions = options.maxKeyPartitions ?? 100_000;
+    this.#sweepBudget = options.sweepBudget ?? 1_024;
     this.#nextSweepAt = clock.now() + this.#sweepIntervalMs;
   }
 
   /** Partitions currently held (for tests and metrics). */
   get size(): number {
-    return this.#partitions.size;
+    return this.#keys.size + this.#blocks.size + this.#addresses.size;
+  }
+
+  /** Address blocks currently kept apart from the address churn. */
+  get blocks(): number {
+    return this.#blocks.size;
+  }
+
+  get stats(): Readonly<MemoryStoreStats> {
+    return { ...this.#stats };
   }
 
   async consume(request: ConsumeRequest): Promise<ConsumeResult> {
@@ -66,12 +118,12 @@ export class MemoryStore implements LimiterStore {
   /** The synchronous core of `consume`, also used by the failover store. */
   consumeNow(request: ConsumeRequest): ConsumeResult {
     const now = this.#clock.now();
-    if (now >= this.#nextSweepAt) this.sweep();
+    this.#sweepStep(now);
     // Created only when something must be remembered: a probe that is admitted leaves no trace.
-    const existing = this.#partitions.get(request.partition);
+    const existing = this.#find(request.partition, now);
 
     const usage: WindowUsage[] = request.windows.map((spec) => {
-      const counter = existing?.windows.get(spec.name);
+      const counter = existing?.windows.find((c) => c.name === spec.name);
       if (!counter || counter.endsAt <= now) return { spec, used: 0, resetMs: spec.windowMs };
       return { spec, used: counter.count, resetMs: counter.endsAt - now };
     });
@@ -91,6 +143,7 @@ export class MemoryStore implements LimiterStore {
         if (state.refusals.count >= ban.threshold) {
           state.refusals = null;
           state.bannedUntil = now + ban.durationMs;
+          this.#block(state);
           return { outcome: 'banned', windows: usage, banMs: ban.durationMs };
         }
       }
@@ -99,32 +152,42 @@ export class MemoryStore implements LimiterStore {
 
     if (request.cost === 0) return { outcome: 'admitted', windows: usage, banMs: 0 };
     const state = existing ?? this.#create(request.partition);
-    return {
-      outcome: 'admitted',
-      banMs: 0,
-      windows: usage.map((u) => {
-        let counter = state.windows.get(u.spec.name);
-        if (!counter || counter.endsAt <= now) {
-          counter = { count: 0, endsAt: now + u.spec.windowMs };
-          state.windows.set(u.spec.name, counter);
-        }
-        counter.count += request.cost;
-        return { spec: u.spec, used: counter.count, resetMs: counter.endsAt - now };
-      }),
-    };
+    let restarted = false;
+    const windows = usage.map((u) => {
+      let counter = state.windows.find((c) => c.name === u.spec.name);
+      if (!counter) {
+        counter = { name: u.spec.name, count: 0, endsAt: now + u.spec.windowMs };
+        state.windows.push(counter);
+        restarted = true;
+      } else if (counter.endsAt <= now) {
+        counter.count = 0;
+        counter.endsAt = now + u.spec.windowMs;
+        restarted = true;
+      }
+      counter.count += request.cost;
+      return { spec: u.spec, used: counter.count, resetMs: counter.endsAt - now };
+    });
+    if (restarted) this.#touch(state);
+    return { outcome: 'admitted', banMs: 0, windows };
   }
 
-  /** Drop every partition whose windows, refusal count and ban have all ended. */
+  /** Drop every partition whose windows, refusal count and ban have all ended (admin clock, tests). */
   sweep(): void {
     const now = this.#clock.now();
     this.#nextSweepAt = now + this.#sweepIntervalMs;
-    for (const [id, state] of this.#partitions) {
-      if (isIdle(state, now)) this.#partitions.delete(id);
+    for (const partitions of this.#lists()) {
+      for (const state of partitions) {
+        this.#stats.examined += 1;
+        if (!isIdle(state, now)) continue;
+        partitions.remove(state);
+        this.#stats.reclaimed += 1;
+      }
+      partitions.endPass(); // this sweep covered everything a pass under way had left
     }
   }
 
   async reset(): Promise<void> {
-    this.#partitions.clear();
+    this.#clear();
   }
 
   async advance(_ms: number): Promise<void> {
@@ -133,27 +196,84 @@ export class MemoryStore implements LimiterStore {
   }
 
   async close(): Promise<void> {
-    this.#partitions.clear();
+    this.#clear();
+  }
+
+  #clear(): void {
+    for (const partitions of this.#lists()) partitions.clear();
+  }
+
+  #lists(): Partitions[] {
+    return [this.#addresses, this.#blocks, this.#keys];
+  }
+
+  #find(id: string, now: number): PartitionState | undefined {
+    if (isKeyPartition(id)) return this.#keys.get(id);
+    const blocked = this.#blocks.get(id);
+    if (!blocked) return this.#addresses.get(id);
+    if (blocked.bannedUntil > now) return blocked;
+    // The block is over: what is left of the partition goes back among the addresses.
+    this.#blocks.remove(blocked);
+    if (isIdle(blocked, now)) return undefined;
+    this.#insert(this.#addresses, this.#maxPartitions, blocked, now);
+    return blocked;
   }
 
   #create(id: string): PartitionState {
-    if (this.#partitions.size >= this.#maxPartitions) {
-      this.sweep();
-      // Map iteration is insertion order: the partition first seen longest ago makes room.
-      if (this.#partitions.size >= this.#maxPartitions) {
-        const oldest = this.#partitions.keys().next();
-        if (!oldest.done) this.#partitions.delete(oldest.value);
-      }
-    }
-    const state: PartitionState = { windows: new Map(), refusals: null, bannedUntil: 0 };
-    this.#partitions.set(id, state);
+    const state: PartitionState = { id, prev: null, next: null, windows: [], refusals: null, bannedUntil: 0 };
+    const now = this.#clock.now();
+    if (isKeyPartition(id)) this.#insert(this.#keys, this.#maxKeyPartitions, state, now);
+    else this.#insert(this.#addresses, this.#maxPartitions, state, now);
     return state;
+  }
+
+  /** A partition of requests without a key was just banned: keep it where address churn cannot reach it. */
+  #block(state: PartitionState): void {
+    if (isKeyPartition(state.id) || this.#blocks.get(state.id) === state) return;
+    // A full block list is a flood of blocks that already paid for each one: the new block then
+    // stays among the addresses, unprotected, rather than lift an older block early.
+    if (this.#blocks.size >= this.#maxBlocks) return;
+    this.#addresses.remove(state);
+    this.#blocks.append(state);
+  }
+
+  /** A window started again: the partition moves to the end, keeping its list ordered by window start. */
+  #touch(state: PartitionState): void {
+    (isKeyPartition(state.id) ? this.#keys : this.#addresses).moveToEnd(state);
+  }
+
+  /** When full, the first entry (oldest window start) makes room, in O(1). */
+  #insert(partitions: Partitions, max: number, state: PartitionState, now: number): void {
+    const first = partitions.first();
+    if (partitions.size >= max && first) {
+      partitions.remove(first);
+      if (isIdle(first, now)) this.#stats.reclaimed += 1;
+      else this.#stats.evicted += 1;
+    }
+    partitions.append(state);
+  }
+
+  /** Starts a pass when one is due, then lets the pass examine at most `sweepBudget` entries. */
+  #sweepStep(now: number): void {
+    if (now >= this.#nextSweepAt) {
+      this.#nextSweepAt = now + this.#sweepIntervalMs;
+      for (const partitions of this.#lists()) partitions.startPass();
+    }
+    let budget = this.#sweepBudget;
+    for (const partitions of this.#lists()) {
+      if (budget === 0) return;
+      if (!partitions.passing) continue;
+      const { examined, removed } = partitions.passStep(budget, (state) => isIdle(state, now));
+      budget -= examined;
+      this.#stats.examined += examined;
+      this.#stats.reclaimed += removed;
+    }
   }
 }
 
 function isIdle(state: PartitionState, now: number): boolean {
   if (state.bannedUntil > now) return false;
   if (state.refusals && state.refusals.endsAt > now) return false;
-  for (const counter of state.windows.values()) if (counter.endsAt > now) return false;
+  for (const counter of state.windows) if (counter.endsAt > now) return false;
   return true;
 }

@@ -2,16 +2,16 @@ import { open, readFile, rename } from 'node:fs/promises';
 import { mkdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Adapter } from 'lowdb';
+import { KitError } from '../../lib/errors.ts';
 
 /** The database file exists but cannot be used. It is never overwritten. */
-export class CorruptDatabaseError extends Error {
-  readonly code = 'corrupt_database';
+export class CorruptDatabaseError extends KitError {
   constructor(
     readonly path: string,
     reason: string,
     options?: { cause?: unknown },
   ) {
-    super(`The database file ${path} cannot be used: ${reason}. It was left untouched; repair or move it, then start again.`, options);
+    super('corrupt_database', `The database file ${path} cannot be used: ${reason}. It was left untouched; repair or move it, then start again.`, options);
   }
 }
 

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { KitError } from '../../lib/errors.ts';
 import { fixturePets } from '../fixtures.ts';
 import type { Pet } from '../types.ts';
 import { CorruptDatabaseError, DurableJsonFile } from './durable-json-file.ts';
@@ -133,6 +134,8 @@ for (const [name, text] of corrupt) {
       assert.unreachable('should refuse');
     } catch (error) {
       assert.instance(error, CorruptDatabaseError);
+      assert.instance(error, KitError);
+      assert.is((error as CorruptDatabaseError).code, 'corrupt_database');
       assert.ok((error as Error).message.includes(path));
       assert.match((error as Error).message, /left untouched/);
     }

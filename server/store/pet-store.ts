@@ -1,4 +1,5 @@
 import { Low, Memory, type Adapter } from 'lowdb';
+import { UsageError } from '../../lib/errors.ts';
 import { CorruptDatabaseError, DurableJsonFile } from './durable-json-file.ts';
 import type { NewPet, Pet, PetStatus } from '../types.ts';
 
@@ -35,7 +36,11 @@ export interface PetStore {
   close(): Promise<void>;
 }
 
-export type StorageOptions = { type: 'memory' } | { type: 'file'; path: string };
+export type StorageOptions =
+  | { type: 'memory' }
+  | { type: 'file'; path: string }
+  /** `url`: postgres://user:password@host:5432/database[?schema=name]; `schema` wins over ?schema=. */
+  | { type: 'postgres'; url: string; schema?: string };
 
 function checkDatabase(data: unknown, path: string): Database {
   const db = data as Partial<Database> | null;
@@ -136,6 +141,8 @@ export class LowPetStore implements PetStore {
 
   /** Opens the store, seeding it with `seed` when it holds nothing yet. A corrupt file is refused, never overwritten. */
   static async open(storage: StorageOptions, seed: readonly Pet[]): Promise<LowPetStore> {
+    // Callers that may be handed any storage go through openPetStore (open.ts).
+    if (storage.type === 'postgres') throw new UsageError('LowPetStore keeps pets in memory or in a file; open a PostgreSQL store with openPetStore().');
     const serializer = new DatabaseSerializer();
     const adapter: Adapter<Database> =
       storage.type === 'file' ? new DurableJsonFile<Database>(storage.path, (data) => serializer.serialize(data)) : new Memory<Database>();

@@ -1,0 +1,191 @@
+// What only the PostgreSQL store has to get right: starting together, refusing what it cannot use,
+// acknowledging after COMMIT, and pages that neither repeat nor skip while several instances create.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { freePort } from '../../lib/processes.ts';
+import type { Pet } from '../types.ts';
+import { DatabaseUnavailableError, IncompatibleSchemaError } from './database-errors.ts';
+import { PostgresPetStore } from './postgres-store.ts';
+import { postgresForTests } from './test-database.ts';
+
+const postgres = await postgresForTests('postgres-store.test.ts');
+const db = postgres.db;
+const seed: Pet[] = [
+  { id: 3, name: 'C', categoryId: 1, status: 'sold' },
+  { id: 1, name: 'A', categoryId: 1, status: 'available' },
+  { id: 2, name: 'B', categoryId: 2, status: 'pending' },
+];
+const input = (name: string) => ({ name, categoryId: 1, status: 'available' as const });
+const open = (schema: string, pets: readonly Pet[] = seed) => PostgresPetStore.open({ url: db!.url, schema }, pets);
+
+async function refusal(opening: Promise<unknown>): Promise<Error> {
+  try {
+    await opening;
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('open() should have been refused');
+}
+
+// Needs no PostgreSQL: nothing listens on the port.
+const offline = suite('PostgresPetStore: an unreachable database');
+offline('open() is refused with database_unavailable, naming the database without its password', async () => {
+  const port = await freePort();
+  const error = await refusal(PostgresPetStore.open({ url: `postgres://kit:s3cret-pw@127.0.0.1:${port}/pets?schema=east`, connectTimeoutMs: 2_000 }, seed));
+  assert.instance(error, DatabaseUnavailableError);
+  assert.is((error as DatabaseUnavailableError).code, 'database_unavailable');
+  assert.ok(error.message.includes(`postgres://kit:***@127.0.0.1:${port}/pets (schema "east")`), error.message);
+  assert.match(error.message, /ECONNREFUSED/);
+  assert.not.match(error.message, /s3cret/);
+});
+offline.run();
+
+const t = suite('PostgresPetStore');
+const it = postgres.register(t);
+t.after(async () => db?.drop());
+
+it('a database that does not exist is unavailable, named in the message', async () => {
+  const url = new URL(db!.url);
+  url.pathname = '/adoption_no_such_database';
+  const error = await refusal(PostgresPetStore.open({ url: url.href }, seed));
+  assert.instance(error, DatabaseUnavailableError);
+  assert.match(error.message, /adoption_no_such_database/);
+  assert.match(error.message, /3D000/);
+});
+
+it('instances that start together create the schema and seed it exactly once', async () => {
+  const schema = db!.schema('together');
+  const stores = await Promise.all(Array.from({ length: 6 }, () => open(schema)));
+  assert.is(await stores[0]!.count(), 3);
+  const ids = await Promise.all(stores.map((s) => s.create(input('one each')).then((p) => p.id)));
+  assert.equal([...ids].sort((a, b) => a - b), [4, 5, 6, 7, 8, 9]);
+  await Promise.all(stores.map((s) => s.close()));
+});
+
+it('the schema: primary key on id, an index on (status, id) that status pages use, a sequence for ids', async () => {
+  const schema = db!.schema('layout');
+  const store = await open(schema);
+  const indexes = await db!.query<{ indexdef: string }>('SELECT indexdef FROM pg_indexes WHERE schemaname = $1 ORDER BY indexname', [schema]);
+  assert.equal(
+    indexes.map((i) => i.indexdef.replace(/ ON \S+\.pets /, ' ON pets ')),
+    ['CREATE UNIQUE INDEX pets_pkey ON pets USING btree (id)', 'CREATE INDEX pets_status_id ON pets USING btree (status, id)'],
+  );
+  assert.equal(await db!.query('SELECT sequencename FROM pg_sequences WHERE schemaname = $1', [schema]), [{ sequencename: 'pet_ids' }]);
+
+  // Enough pets, few of them sold, for the planner to prefer an index over reading the table.
+  await store.reset(Array.from({ length: 3_000 }, (_, i): Pet => ({ id: i + 1, name: `P${i}`, categoryId: 1, status: i % 300 === 0 ? 'sold' : 'available' })));
+  await db!.query(`ANALYZE ${schema}.pets`);
+  const plan = async (where: string) =>
+    (await db!.query<{ 'QUERY PLAN': string }>(`EXPLAIN SELECT id FROM ${schema}.pets WHERE ${where} ORDER BY id LIMIT 8`)).map((r) => r['QUERY PLAN']).join('\n');
+  assert.match(await plan("id > 100 AND status = 'sold'"), /pets_status_id/);
+  assert.match(await plan('id > 100'), /pets_pkey/);
+  await store.close();
+});
+
+it('a store that exists is not seeded again, even once every pet is gone; ?schema= picks the schema', async () => {
+  const schema = db!.schema('kept');
+  const first = await PostgresPetStore.open({ url: `${db!.url}?schema=${schema}` }, seed);
+  await first.reset([]);
+  await first.close();
+  const second = await open(schema);
+  assert.is(await second.count(), 0);
+  assert.is((await second.create(input('next'))).id, 4, 'the sequence kept its place');
+  await second.close();
+  const [row] = await db!.query<{ count: string }>(`SELECT count(*) FROM ${schema}.pets`);
+  assert.is(row!.count, '1');
+});
+
+it('a create resolves only once another connection can see it (after COMMIT)', async () => {
+  const schema = db!.schema('commit');
+  const store = await open(schema);
+  await Promise.all(
+    Array.from({ length: 50 }, (_, i) =>
+      store.create(input(`P${i}`)).then(async (pet) => {
+        const rows = await db!.query(`SELECT 1 FROM ${schema}.pets WHERE id = $1`, [pet.id]);
+        assert.is(rows.length, 1, `pet ${pet.id} committed when acknowledged`);
+      }),
+    ),
+  );
+  await store.close();
+});
+
+// [case, SQL that builds the unusable layout in schema S]
+const incompatible: Array<[string, string, RegExp]> = [
+  ['id is text', 'CREATE TABLE S.pets (id text PRIMARY KEY, name text, category_id bigint, status text); CREATE SEQUENCE S.pet_ids', /"pets.id" is text, not bigint/],
+  ['a column is missing', 'CREATE TABLE S.pets (id bigint PRIMARY KEY, name text, category_id bigint); CREATE SEQUENCE S.pet_ids', /no column "status"/],
+  ['name is an integer', 'CREATE TABLE S.pets (id bigint PRIMARY KEY, name integer, category_id bigint, status text); CREATE SEQUENCE S.pet_ids', /"pets.name" is integer, not text/],
+  ['an extra NOT NULL column', 'CREATE TABLE S.pets (id bigint PRIMARY KEY, name text, category_id bigint, status text, owner text NOT NULL); CREATE SEQUENCE S.pet_ids', /"pets.owner" is NOT NULL/],
+  ['no primary key', 'CREATE TABLE S.pets (id bigint, name text, category_id bigint, status text); CREATE SEQUENCE S.pet_ids', /primary key/],
+  ['a table without its sequence', 'CREATE TABLE S.pets (id bigint PRIMARY KEY, name text, category_id bigint, status text)', /no id sequence "pet_ids"/],
+  ['a sequence without its table', 'CREATE SEQUENCE S.pet_ids', /no table "pets"/],
+  ['pets is a view', 'CREATE VIEW S.pets AS SELECT 1 AS id', /is not a table/],
+  ['a sequence behind the ids', "CREATE TABLE S.pets (id bigint PRIMARY KEY, name text, category_id bigint, status text); CREATE SEQUENCE S.pet_ids; INSERT INTO S.pets VALUES (5, 'x', 1, 'sold')", /would hand out id 1, but "pets" already holds id 5/],
+];
+const catalog = (schema: string) =>
+  db!.query(
+    `SELECT c.relname, c.relkind, a.attname, format_type(a.atttypid, a.atttypmod) AS type
+       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0
+      WHERE n.nspname = $1 ORDER BY 1, 3`,
+    [schema],
+  );
+for (const [name, sql, reason] of incompatible) {
+  it(`an unusable schema is refused and left untouched: ${name}`, async () => {
+    const schema = db!.schema('unusable');
+    await db!.query(`CREATE SCHEMA ${schema}; ${sql.replaceAll('S.', `${schema}.`)}`);
+    const before = await catalog(schema);
+    const error = await refusal(open(schema));
+    assert.instance(error, IncompatibleSchemaError);
+    assert.is((error as IncompatibleSchemaError).code, 'incompatible_schema');
+    assert.match(error.message, reason);
+    assert.ok(error.message.includes(`/${db!.name} (schema "${schema}")`), error.message);
+    assert.match(error.message, /left untouched/);
+    assert.equal(await catalog(schema), before);
+  });
+}
+
+it('two instances creating at once: ids distinct and all listed; pages never repeat or skip a pet', async () => {
+  const schema = db!.schema('concurrent');
+  const [east, west] = [await open(schema), await open(schema)];
+  const acknowledged: number[] = [];
+  let creating = true;
+  const writers = [east, west].map(async (store, w) => {
+    for (let round = 0; round < 100; round++) {
+      const pets = await Promise.all(Array.from({ length: 3 }, (_, i) => store.create(input(`${w}-${round}-${i}`))));
+      acknowledged.push(...pets.map((p) => p.id));
+    }
+  });
+  const walks: Array<{ seen: number[]; knownAtStart: number[] }> = [];
+  const walker = (async () => {
+    while (creating) {
+      const knownAtStart = [...acknowledged];
+      const seen: number[] = [];
+      let afterId = 0;
+      for (;;) {
+        const page = await (seen.length % 2 ? east : west).list({ limit: 25, afterId, status: 'available' });
+        seen.push(...page.pets.map((p) => p.id));
+        if (!page.hasMore) break;
+        afterId = page.pets.at(-1)!.id;
+      }
+      walks.push({ seen, knownAtStart });
+    }
+  })();
+  await Promise.all(writers);
+  creating = false;
+  await walker;
+
+  assert.is(new Set(acknowledged).size, 600, 'every id distinct');
+  const all = (await east.list({ limit: 10_000 })).pets.map((p) => p.id);
+  assert.equal(all, [1, 2, 3, ...acknowledged].sort((a, b) => a - b), 'every pet listed, in id order');
+  assert.ok(walks.length >= 3, `${walks.length} walks ran during the creates`);
+  const available = new Set((await east.list({ limit: 10_000, status: 'available' })).pets.map((p) => p.id));
+  for (const { seen, knownAtStart } of walks) {
+    assert.ok(seen.every((id, i) => i === 0 || id > seen[i - 1]!), 'a walk never repeats or goes back');
+    for (const id of knownAtStart) if (available.has(id)) assert.ok(seen.includes(id), `pet ${id}, acknowledged before the walk, was seen`);
+    // Visible in id order: every pet now stored up to the last id a walk saw, it saw.
+    const last = seen.at(-1) ?? 0;
+    assert.equal(seen, [...available].filter((id) => id <= last).sort((a, b) => a - b), 'no pet skipped');
+  }
+  await Promise.all([east.close(), west.close()]);
+});
+
+t.run();

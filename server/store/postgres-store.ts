@@ -1,0 +1,220 @@
+// A PetStore kept in PostgreSQL, so that several server instances serve one set of pets.
+//
+// Ids come from a sequence and are handed out under the schema's advisory lock, held until the
+// COMMIT that makes them visible: pets become visible in id order, across every instance. Without
+// that, pet 50 could commit after pet 51, and a client paging by "after id 51" would never see it.
+// Concurrent creates on one instance are grouped into one transaction (as the file store groups
+// its writes), so holding the lock costs one commit per group, not per pet.
+import pg from 'pg';
+import type { Pool, PoolClient } from 'pg';
+import type { NewPet, Pet } from '../types.ts';
+import { DatabaseUnavailableError, IncompatibleSchemaError, isConnectionFailure, parseDatabaseUrl, reasonOf } from './database-errors.ts';
+import type { ListQuery, ListResult, PetStore } from './pet-store.ts';
+import { MAX_SAFE, insertPets, keepSequenceAbove, lockSql, prepareSchema, schemaNames, type SchemaNames } from './postgres-schema.ts';
+
+export interface PostgresStoreOptions {
+  /** postgres://user:password@host:5432/database, optionally with ?schema=name. */
+  url: string;
+  /** Schema holding the store (wins over ?schema=); instances that share pets share it. Default public. */
+  schema?: string;
+  /** Connections per instance. */
+  poolSize?: number;
+  /** How long to wait for a connection before the database counts as unavailable. */
+  connectTimeoutMs?: number;
+}
+
+/** Creates grouped into one transaction, at most. */
+const MAX_GROUP = 500;
+const COLUMNS = 'id, name, category_id AS "categoryId", status';
+
+/** int8 arrives as text; every stored integer is within 2^53-1 (CHECKs, sequence MAXVALUE), so a number holds it exactly. */
+function parseInt8(text: string): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value)) throw new RangeError(`${text} is beyond the integers a JavaScript number holds exactly`);
+  return value;
+}
+
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === pg.types.builtins.INT8 && format !== 'binary' ? parseInt8 : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+interface PendingCreate {
+  input: Required<NewPet>;
+  resolve: (pet: Pet) => void;
+  reject: (error: unknown) => void;
+}
+
+export class PostgresPetStore implements PetStore {
+  readonly #pool: Pool;
+  readonly #names: SchemaNames;
+  readonly #database: string;
+  #queue: PendingCreate[] = [];
+  #writing: Promise<void> | null = null;
+
+  private constructor(pool: Pool, names: SchemaNames, database: string) {
+    this.#pool = pool;
+    this.#names = names;
+    this.#database = database;
+  }
+
+  /** The database as messages name it: URL without its password, and the schema. */
+  get database(): string {
+    return this.#database;
+  }
+
+  /**
+   * Connects, creates the schema and seeds it with `seed` if the store does not exist yet, or checks
+   * the one that does. Rejects with DatabaseUnavailableError or IncompatibleSchemaError.
+   */
+  static async open(options: PostgresStoreOptions, seed: readonly Pet[]): Promise<PostgresPetStore> {
+    const target = parseDatabaseUrl(options.url, options.schema);
+    const pool = new pg.Pool({
+      connectionString: target.connectionString,
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
+      application_name: 'adoption-store-kit',
+      types,
+      // A create is acknowledged once COMMIT returns; with synchronous_commit off that would not
+      // yet be durable. Stronger settings (remote_apply...) are kept as the operator set them.
+      onConnect: async (client) => {
+        await client.query(`SELECT set_config('synchronous_commit', 'on', false) WHERE current_setting('synchronous_commit') = 'off'`);
+      },
+    });
+    // An idle connection that dies is dropped by the pool and replaced on the next query; without a
+    // listener, the pool's 'error' event would end the process.
+    pool.on('error', () => undefined);
+
+    const names = schemaNames(target.schema);
+    let client: PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      throw new DatabaseUnavailableError(target.description, reasonOf(error), { cause: error });
+    }
+    try {
+      await prepareSchema(client, names, seed, target.description);
+      client.release();
+    } catch (error) {
+      client.release(true);
+      await pool.end().catch(() => undefined);
+      if (error instanceof IncompatibleSchemaError) throw error;
+      if (isConnectionFailure(error)) throw new DatabaseUnavailableError(target.description, reasonOf(error), { cause: error });
+      throw new IncompatibleSchemaError(target.description, reasonOf(error), { cause: error });
+    }
+    return new PostgresPetStore(pool, names, target.description);
+  }
+
+  async list({ limit, status, afterId = 0 }: ListQuery): Promise<ListResult> {
+    // As LowPetStore: ids are integers, so "after 2.5" is "after 2"; a limit that is not a
+    // non-negative integer never fills a page, so it returns every match.
+    const after = Number.isNaN(afterId) ? 0 : Math.min(Math.max(Math.floor(afterId), -1), MAX_SAFE);
+    const take = Number.isSafeInteger(limit) && limit >= 0 ? limit + 1 : null;
+    const filter = status === undefined ? '' : 'AND status = $3';
+    const values = status === undefined ? [after, take] : [after, take, status];
+    const { rows } = await this.#query<Pet>(`SELECT ${COLUMNS} FROM ${this.#names.pets} WHERE id > $1 ${filter} ORDER BY id LIMIT $2`, values);
+    if (take !== null && rows.length === take) return { pets: rows.slice(0, limit), hasMore: true };
+    return { pets: rows, hasMore: false };
+  }
+
+  async get(id: number): Promise<Pet | undefined> {
+    if (!Number.isSafeInteger(id)) return undefined;
+    const { rows } = await this.#query<Pet>(`SELECT ${COLUMNS} FROM ${this.#names.pets} WHERE id = $1`, [id]);
+    return rows[0];
+  }
+
+  /** Resolves after the COMMIT that holds the pet; a failed group rejects each of its creates, whose ids stay used. */
+  create(input: Required<NewPet>): Promise<Pet> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ input, resolve, reject });
+      this.#writing ??= this.#drain();
+    });
+  }
+
+  async reset(pets: readonly Pet[]): Promise<void> {
+    const sorted = [...pets].sort((a, b) => a.id - b.id);
+    await this.#transaction(async (client) => {
+      await client.query(`DELETE FROM ${this.#names.pets}`);
+      await insertPets(client, this.#names, sorted);
+      await keepSequenceAbove(client, this.#names, sorted.at(-1)?.id ?? 0);
+    });
+  }
+
+  async count(): Promise<number> {
+    const { rows } = await this.#query<{ count: number }>(`SELECT count(*) AS count FROM ${this.#names.pets}`);
+    return rows[0]!.count;
+  }
+
+  /** Waits for the creates already asked for, then closes the connections. */
+  async close(): Promise<void> {
+    while (this.#writing) await this.#writing;
+    await this.#pool.end();
+  }
+
+  /** One group after another, until no create waits. */
+  async #drain(): Promise<void> {
+    while (this.#queue.length > 0) {
+      const group = this.#queue.splice(0, MAX_GROUP);
+      try {
+        const pets = await this.#insertGroup(group.map((p) => p.input));
+        group.forEach((pending, i) => pending.resolve(pets[i]!));
+      } catch (error) {
+        for (const pending of group) pending.reject(error);
+      }
+    }
+    this.#writing = null;
+  }
+
+  async #insertGroup(inputs: readonly Required<NewPet>[]): Promise<Pet[]> {
+    return this.#transaction(async (client) => {
+      const { rows } = await client.query<{ id: number }>('SELECT nextval($1::regclass) AS id FROM generate_series(1, $2)', [this.#names.ids, inputs.length]);
+      const ids = rows.map((r) => r.id).sort((a, b) => a - b);
+      const pets = inputs.map((p, i): Pet => ({ id: ids[i]!, name: p.name, categoryId: p.categoryId, status: p.status }));
+      await insertPets(client, this.#names, pets);
+      return pets;
+    });
+  }
+
+  /** Runs `work` in a transaction under the schema's lock; resolves only after COMMIT returned. */
+  async #transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.#connect();
+    let failure: unknown;
+    try {
+      await client.query('BEGIN');
+      const lock = lockSql(this.#names);
+      await client.query(lock.text, lock.values);
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      failure = error;
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw this.#translate(error);
+    } finally {
+      // A connection that failed is closed, not handed to the next caller mid-transaction.
+      client.release(failure !== undefined && isConnectionFailure(failure) ? (failure as Error) : undefined);
+    }
+  }
+
+  async #query<R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<pg.QueryResult<R>> {
+    try {
+      return await this.#pool.query<R>(text, values);
+    } catch (error) {
+      throw this.#translate(error);
+    }
+  }
+
+  async #connect(): Promise<PoolClient> {
+    try {
+      return await this.#pool.connect();
+    } catch (error) {
+      throw this.#translate(error);
+    }
+  }
+
+  #translate(error: unknown): unknown {
+    if (error instanceof DatabaseUnavailableError || !isConnectionFailure(error)) return error;
+    return new DatabaseUnavailableError(this.#database, reasonOf(error), { cause: error });
+  }
+}

@@ -1,0 +1,97 @@
+// For tests that need PostgreSQL: a database of their own, with a unique name, dropped afterwards.
+// Under CI (CI=true) a PostgreSQL that does not answer fails the test file at once; elsewhere its
+// tests are counted as skipped, and the file says why.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { Callback, Test } from 'uvu';
+
+/** A maintenance database on the server the tests use (trust auth on the local one). */
+export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export interface TestDatabase {
+  /** URL of the database created for this test file. */
+  readonly url: string;
+  readonly name: string;
+  /** A schema name not used yet in this database: one per store under test. */
+  schema(label?: string): string;
+  /** Runs SQL on the test database (setting up a schema by hand, inspecting the catalog). */
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<R[]>;
+  drop(): Promise<void>;
+}
+
+function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.href;
+}
+
+/** Whether the server answers; the reason when it does not. */
+async function probe(): Promise<string | null> {
+  const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 3_000 });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return null;
+  } catch (error) {
+    const { message, code } = error as { message?: string; code?: string };
+    return message || code || String(error);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const name = `adoption_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`);
+  } finally {
+    await admin.end();
+  }
+  const url = withDatabase(ADMIN_URL, name);
+  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  pool.on('error', () => undefined);
+  let schemas = 0;
+  return {
+    url,
+    name,
+    schema: (label = 'store') => `${label}_${++schemas}`,
+    query: async (text, values) => (await pool.query(text, values)).rows,
+    async drop() {
+      await pool.end().catch(() => undefined);
+      const admin = new pg.Client({ connectionString: ADMIN_URL });
+      await admin.connect();
+      try {
+        // FORCE: a store a failed test left open must not keep the database alive.
+        await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`);
+      } finally {
+        await admin.end();
+      }
+    },
+  };
+}
+
+/** Registers a test: the suite itself when the database is there, else one that counts it as skipped. */
+export type Register = (name: string, handler: Callback) => void;
+
+export interface PostgresForTests {
+  /** Null when PostgreSQL does not answer (outside CI only). */
+  readonly db: TestDatabase | null;
+  readonly register: (suite: Test) => Register;
+}
+
+/**
+ * Call at the top of a test file (top-level await): creates the file's own database, which the
+ * file drops in an `after` hook (uvu runs those even when tests fail).
+ */
+export async function postgresForTests(file: string): Promise<PostgresForTests> {
+  const reason = await probe();
+  if (reason !== null) {
+    const message = `PostgreSQL does not answer at ${new URL(ADMIN_URL).host} (${reason}); start it or set TEST_DATABASE_URL.`;
+    if (process.env.CI === 'true') throw new Error(`${file}: ${message} Under CI these tests must run.`);
+    console.warn(`${file}: ${message} Its PostgreSQL tests are counted as skipped.`);
+    return { db: null, register: (suite) => (name, handler) => suite.skip(name, handler) };
+  }
+  return { db: await createTestDatabase(), register: (suite) => suite };
+}
