@@ -21,6 +21,7 @@ const cases: Array<[string, string[], NodeJS.ProcessEnv, object]> = [
   ['flags win over environment', ['--port', '5000', '--db-file', '/tmp/y.json'], { PORT: '4000', DB_FILE: '/tmp/x.json' }, { port: 5000, storage: { type: 'file', path: '/tmp/y.json' } }],
   ['--memory', ['--memory'], { DB_FILE: '/tmp/x.json' }, { storage: { type: 'memory' } }],
   ['--quiet keeps warnings and errors', ['--quiet'], {}, { logger: { level: 'warn' } }],
+  ['DATABASE_URL picks the PostgreSQL store', [], { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/pets' }, { storage: { type: 'postgres', url: 'postgres://postgres@127.0.0.1:5432/pets' } }],
   ['--log-level silent turns logging off', ['--log-level', 'silent'], {}, { logger: false }],
   ['rate-limit settings land in rateLimit', ['--ban-threshold', '5', '--ip-limit', '10', '--ip-ban-duration', '30', '--redis-prefix', 'p:'], {}, { rateLimit: { ban: { threshold: 5, periodSeconds: 60, durationSeconds: 600 }, ip: { perMinute: 10, ban: { threshold: 20, periodSeconds: 60, durationSeconds: 30 } }, redisPrefix: 'p:' } }],
   ['rate-limit settings from the environment', [], { BAN_DURATION: '90', IP_BAN_THRESHOLD: '0' }, { rateLimit: { ban: { threshold: 20, periodSeconds: 60, durationSeconds: 90 }, ip: { perMinute: 30, ban: { threshold: 0, periodSeconds: 60, durationSeconds: 600 } }, redisPrefix: 'adoption-store:rate-limit:' } }],
@@ -46,7 +47,8 @@ args('every ServerOptions path in the table is one the server knows', () => {
 
 const rejected: Array<[string, string[], RegExp]> = [
   ['a port that is not a number', ['--port', 'http'], /--port must be an integer/],
-  ['--memory with --db-file', ['--memory', '--db-file', 'x.json'], /--memory and --db-file/],
+  ['--memory with --db-file', ['--memory', '--db-file', 'x.json'], /--memory and --db-file cannot be used together/],
+  ['--database with --memory', ['--memory', '--database', 'postgres://127.0.0.1/x'], /--memory and --database cannot be used together/],
   ['an unknown flag', ['--verbose'], /verbose/],
   ['a log level pino does not know', ['--log-level', 'loud'], /--log-level must be one of/],
   ['an API key file that is missing', ['--api-keys', join(dir, 'nope.json')], /The API key file .* cannot be read/],
@@ -119,6 +121,14 @@ cli('a corrupt database stops the start with a clear message and exit 1, and sta
   assert.match(run.stderr, /cannot be used: it is not valid JSON/);
   assert.ok(run.stderr.includes(db));
   assert.is(readFileSync(db, 'utf8'), '{"nextId": 1, "pets": [oops');
+});
+
+cli('an unreachable database stops the start with exit 1 and one line naming it, without its password', () => {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'server/cli.ts', '--port', '0', '--database', 'postgres://kit:s3cret-pw@127.0.0.1:1/pets'], { cwd: ROOT, encoding: 'utf8', timeout: 20_000 });
+  assert.is(run.status, 1, run.stderr);
+  assert.match(run.stderr, /could not start: The database postgres:\/\/kit:\*\*\*@127\.0\.0\.1:1\/pets.* is unavailable/);
+  assert.not.ok(run.stderr.includes('s3cret-pw'));
+  assert.is(run.stderr.trim().split('\n').length, 1, run.stderr);
 });
 
 const refusedAtStart: Array<[string, string[], RegExp]> = [

@@ -39,6 +39,7 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = ([
   { key: 'adminToken', flag: 'admin-token', env: 'ADMIN_TOKEN', type: 'string', value: '<token>', secret: true, defaultText: 'off', help: 'Enable the admin API under /__admin for "Authorization: Bearer <token>" (at least 8 characters).', group: SERVER },
   { key: 'specPath', flag: 'spec', env: 'SPEC', type: 'string', value: '<file>', defaultText: "the kit's spec/openapi.yaml", help: 'The OpenAPI description whose validation, plans and sunset the server enforces.', group: DATA },
   { key: 'dbFile', flag: 'db-file', env: 'DB_FILE', type: 'string', value: '<path>', default: DEFAULT_DB_FILE, help: 'JSON database file, created and seeded if missing.', group: DATA },
+  { key: 'database', flag: 'database', env: 'DATABASE_URL', type: 'string', value: '<url>', secret: true, help: 'Keep pets in PostgreSQL (postgres://user:password@host:5432/db, ?schema= picks the schema), shared by every instance started with the same URL. The schema is created and seeded if missing.', group: DATA },
   { key: 'memory', flag: 'memory', env: 'MEMORY', type: 'boolean', default: false, help: 'Keep pets in memory only (nothing is written).', group: DATA },
   { key: 'seedFile', flag: 'seed', env: 'SEED_FILE', type: 'string', value: '<file>', defaultText: 'fixtures/pets.json', help: 'JSON array of pets a new store starts with.', group: DATA },
   { key: 'apiKeysFile', flag: 'api-keys', env: 'API_KEYS_FILE', type: 'string', value: '<file>', defaultText: 'fixtures/api-keys.json', help: 'JSON array of { key, plan, limits? }: your own keys and their plans.', group: DATA },
@@ -75,7 +76,7 @@ function flagOf(path: readonly (string | number)[]): string | undefined {
   const dotted = path.join('.');
   const direct = SERVE_OPTIONS.find((s) => s.key === dotted);
   if (direct) return `--${direct.flag}`;
-  if (dotted.startsWith('storage')) return '--db-file';
+  if (dotted.startsWith('storage')) return '--db-file, --memory or --database';
   if (dotted.startsWith('apiKeys')) return '--api-keys';
   if (dotted.startsWith('seedPets')) return '--seed';
   if (dotted.startsWith('logger')) return '--log-level';
@@ -85,7 +86,8 @@ function flagOf(path: readonly (string | number)[]): string | undefined {
 export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): ServerOptions | 'help' {
   const values = parseOptions(SERVE_OPTIONS, argv, env);
   if (values.help) return 'help';
-  if (values.memory && argv.includes('--db-file')) throw new InvalidOptionsError('--memory and --db-file cannot be used together', ['storage']);
+  const stores = [values.memory ? '--memory' : '', argv.includes('--db-file') ? '--db-file' : '', values.database ? '--database' : ''].filter(Boolean);
+  if (stores.length > 1) throw new InvalidOptionsError(`${stores.join(' and ')} cannot be used together: pick one store`, ['storage']);
   const options: Record<string, unknown> = {
     port: values.port,
     host: values.host,
@@ -95,7 +97,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
     maxBodyBytes: values.maxBodyBytes,
     headersTimeoutMs: values.headersTimeoutMs,
     requestTimeoutMs: values.requestTimeoutMs,
-    storage: values.memory ? { type: 'memory' } : { type: 'file', path: resolve(String(values.dbFile)) },
+    storage: values.memory ? { type: 'memory' } : values.database ? { type: 'postgres', url: String(values.database) } : { type: 'file', path: resolve(String(values.dbFile)) },
   };
   for (const spec of SERVE_OPTIONS) {
     if (spec.key.includes('.') || ['adminToken', 'redisUrl', 'specPath'].includes(spec.key)) {
@@ -155,7 +157,8 @@ export async function main(argv: string[]): Promise<number> {
     return usage ? 2 : 1;
   }
 
-  const storage = options.storage?.type === 'file' ? `file ${options.storage.path}` : 'memory (nothing is written)';
+  const storage =
+    options.storage?.type === 'file' ? `file ${options.storage.path}` : options.storage?.type === 'postgres' ? `PostgreSQL ${redactUrl(options.storage.url)}` : 'memory (nothing is written)';
   const keys = server.app.keys
     .records()
     .map((r) => `    ${r.plan.padEnd(11)} ${r.key}`)

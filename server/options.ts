@@ -49,7 +49,7 @@ export interface ServerOptions {
   port?: number;
   /** The OpenAPI description the server enforces. Default: the kit's spec/openapi.yaml. */
   specPath?: string;
-  /** Where pets are kept. Default: in memory. */
+  /** Where pets are kept: memory, a JSON file, or PostgreSQL (shared by many instances). Default: in memory. */
   storage?: StorageOptions;
   /** One JSON log line per request (pino). Default false (the CLI turns it on). */
   logger?: boolean | LoggerOptions;
@@ -122,6 +122,7 @@ const serverOptionsSchema = Joi.object<ServerOptions>({
     .try(
       Joi.object({ type: Joi.string().valid('memory').required() }),
       Joi.object({ type: Joi.string().valid('file').required(), path: Joi.string().min(1).required() }),
+      Joi.object({ type: Joi.string().valid('postgres').required(), url: Joi.string().uri({ scheme: ['postgres', 'postgresql'] }).required(), schema: Joi.string().min(1).max(63) }),
     )
     .default({ type: 'memory' }),
   logger: Joi.alternatives()

@@ -18,7 +18,8 @@ import { createListener } from './listener.ts';
 import { rateLimitPlugin } from './plugins/rate-limit.ts';
 import { requestLogPlugin } from './plugins/request-log.ts';
 import { petRoutes } from './routes/pets.ts';
-import { LowPetStore, type PetStore } from './store/pet-store.ts';
+import { openPetStore } from './store/open.ts';
+import type { PetStore } from './store/pet-store.ts';
 
 declare module '@hapi/hapi' {
   interface ServerApplicationState {
@@ -58,7 +59,7 @@ export async function createServer(input: ServerOptions = {}): Promise<Server> {
   const contract = await loadContract(options.specPath);
   const keys = new KeyRing(options.apiKeys ?? fixtureApiKeys(), contract.plans);
   const seedPets = checkSeedPets(options.seedPets ?? fixturePets(), contract);
-  const store = await LowPetStore.open(options.storage, seedPets);
+  const store = await openPetStore(options.storage, seedPets);
 
   try {
     const { listener, takeOverErrors } = createListener(options);

@@ -5,10 +5,10 @@
 // request (measured on a bare hapi server with one route: linear over 10,000 and 40,000 requests),
 // so the heap grows with the flood whatever the store does. The store-only flood measures the store.
 import { createServer } from '../../server/server.ts';
-import { contract } from '../../server/contract.ts';
+import { loadContract } from '../../server/contract.ts';
 import { cpuMicros, heapAfterCollection, floodAddress, percentile, rssMB, type FloodFigures } from './figures.ts';
 
-const PETS = `${contract.basePath}/pets?limit=1`;
+const PETS = `${(await loadContract()).basePath}/pets?limit=1`;
 
 export async function floodServer(planned: number, sampleEvery: number, maxSeconds = Infinity): Promise<FloodFigures> {
   const server = await createServer({ port: 0, logger: false });

@@ -1,6 +1,6 @@
 import Boom from '@hapi/boom';
 import type { Lifecycle, Plugin, Request, ResponseToolkit } from '@hapi/hapi';
-import { apiError, errorBody, namedCode, type ErrorCode } from '../errors.ts';
+import { apiError, errorBody, namedCode, type ErrorBody, type ErrorCode } from '../errors.ts';
 
 /**
  * The route `failAction` for validation: a 400 with `code` and the validator's message, which names
@@ -25,6 +25,9 @@ export function rejectUnparsableBody(maxBodyBytes: number): Lifecycle.FailAction
   };
 }
 
+/** KitError codes of a store that cannot answer now. */
+const UNAVAILABLE = new Set(['database_unavailable', 'store_unavailable']);
+
 /**
  * Makes every error the server sends, hapi's own included, an `application/json` body of
  * `{ code, message, status }` with `status` equal to the HTTP status, and keeps the error's headers.
@@ -38,10 +41,13 @@ export const errorsPlugin: Plugin<void> = {
       if (!('isBoom' in response) || !response.isBoom) return h.continue;
       const named = namedCode(response) !== undefined;
       if (response.output.statusCode >= 500 && !named) request.log(['error'], response);
+      // A store that stops answering is the service being unavailable, not a bug: 503, retry soon.
+      const unavailable = !named && UNAVAILABLE.has(String((response as { code?: unknown }).code));
       if (response.output.statusCode === 404 && !named) {
         response.message = `No route for ${request.method.toUpperCase()} ${request.path}.`;
       }
-      const body = errorBody(response);
+      const body: ErrorBody = unavailable ? { code: 'service_unavailable', message: 'The store does not answer; retry in a moment.', status: 503 } : errorBody(response);
+      if (unavailable) response.output.headers['retry-after'] = '1';
       response.output.statusCode = body.status;
       response.output.payload = body as unknown as typeof response.output.payload;
       return h.continue;

@@ -188,6 +188,29 @@ create('unknown fields, id included, are not stored', async () => {
   assert.is((await send(server, { method: 'GET', url: '/v1/pets/999' })).status, 404);
 });
 
+create('names in any script, with spaces and punctuation, are accepted as sent', async () => {
+  const server = await testServer();
+  for (const name of ['Mochi', ' Rex the 2nd ', 'Ünïcødé', '猫', '🐈‍⬛ Shadow', "O'Malley"]) {
+    const res = await send(server, { method: 'POST', url: '/v1/pets', payload: { name, categoryId: 1 } });
+    assert.is(res.status, 201, name);
+    assert.is(res.body.name, name);
+  }
+});
+
+create('a name with a control character is refused, and the message says why', async () => {
+  const server = await testServer();
+  const res = await send(server, { method: 'POST', url: '/v1/pets', payload: { name: 'Rex\u0000', categoryId: 1 } });
+  assert.equal(res.body, { code: 'invalid_body', message: '"name" must contain a non-blank character and no control characters', status: 400 });
+});
+
+create('a store that stops answering is 503 service_unavailable with Retry-After, not a 500', async () => {
+  const server = await testServer();
+  server.app.store.create = () => Promise.reject(Object.assign(new Error('The database postgres://x:***@db/pets is unavailable: connection terminated.'), { code: 'database_unavailable' }));
+  const res = await send(server, { method: 'POST', url: '/v1/pets', payload: { name: 'A', categoryId: 1 } });
+  assert.equal(res.body, { code: 'service_unavailable', message: 'The store does not answer; retry in a moment.', status: 503 });
+  assert.is(res.headers['retry-after'], '1');
+});
+
 create('a name of exactly 100 characters is accepted', async () => {
   const server = await testServer();
   const res = await send(server, { method: 'POST', url: '/v1/pets', payload: { name: 'n'.repeat(100), categoryId: Number.MAX_SAFE_INTEGER } });
@@ -199,6 +222,8 @@ const invalidBodies: Array<[string, unknown, string]> = [
   ['name empty', { name: '', categoryId: 1 }, 'name'],
   ['name blank', { name: '   ', categoryId: 1 }, 'name'],
   ['name too long', { name: 'n'.repeat(101), categoryId: 1 }, 'name'],
+  ['name with a NUL character (no store can keep it faithfully)', { name: 'Rex\u0000', categoryId: 1 }, 'name'],
+  ['name with a line break', { name: 'Rex\nMax', categoryId: 1 }, 'name'],
   ['name not a string', { name: 42, categoryId: 1 }, 'name'],
   ['name null', { name: null, categoryId: 1 }, 'name'],
   ['categoryId missing', { name: 'A' }, 'categoryId'],
@@ -322,7 +347,7 @@ const hapiErrors = suite("hapi's own errors");
 hapiErrors('an unknown route is 404 route_not_found', async () => {
   const server = await testServer();
   assertErrorBody(await send(server, { method: 'GET', url: '/v1/orders' }), 404, 'route_not_found', '/v1/orders');
-  assertErrorBody(await send(server, { method: 'GET', url: '/', headers: { authorization: FREE } }), 404, 'route_not_found');
+  assertErrorBody(await send(server, { method: 'GET', url: '/v2/pets', headers: { authorization: FREE } }), 404, 'route_not_found');
 });
 
 const wrongMethods: Array<[string, string, string]> = [
