@@ -8,6 +8,7 @@ import { helpText, parseOptions, type OptionSpec } from '../lib/cli-options.ts';
 import { readJsonFile } from './fixtures.ts';
 import { DEFAULT_LOG_LEVEL, InvalidOptionsError, LOG_LEVELS, optionDefault, type ServerOptions } from './options.ts';
 import { createServer } from './server.ts';
+import { announceWorker, isWorker, runPrimary, workersRefusal } from './workers.ts';
 import type { ApiKeyRecord } from './keys.ts';
 import type { Pet } from './types.ts';
 
@@ -33,6 +34,7 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = ([
   { key: 'quiet', flag: 'quiet', env: 'QUIET', type: 'boolean', default: false, help: 'No per-request lines: the same as --log-level warn (warnings and errors are still logged).', group: SERVER },
   { key: 'noCors', flag: 'no-cors', env: 'NO_CORS', type: 'boolean', default: false, help: 'Turn CORS off (it is on for any origin, exposing the rate-limit, Link, Location and deprecation headers).', group: SERVER },
   { key: 'maxBodyBytes', flag: 'max-body-bytes', env: 'MAX_BODY_BYTES', type: 'integer', value: '<n>', help: 'Largest request body accepted; larger ones get 413.', group: SERVER },
+  { key: 'workers', flag: 'workers', env: 'WORKERS', type: 'integer', value: '<n>', default: 1, min: 1, max: 64, help: 'Run n server processes on one port (node:cluster); needs --database and --redis, so that they share pets and limits.', group: SERVER },
   { key: 'headersTimeoutMs', flag: 'headers-timeout', env: 'HEADERS_TIMEOUT_MS', type: 'integer', value: '<ms>', help: "Longest time to receive a request's headers; then 408 and the connection closes.", group: SERVER },
   { key: 'requestTimeoutMs', flag: 'request-timeout', env: 'REQUEST_TIMEOUT_MS', type: 'integer', value: '<ms>', help: 'Longest time to receive a whole request, body included; then 408 and the connection closes.', group: SERVER },
   { key: 'faults', flag: 'faults', env: 'FAULTS', type: 'boolean', default: false, help: 'Fault injection for client testing: a request may ask for "Prefer: code=429", "code=503" or "delay=<ms>", and the admin API schedules faults for a key.', group: SERVER },
@@ -83,7 +85,17 @@ function flagOf(path: readonly (string | number)[]): string | undefined {
   return undefined;
 }
 
+export interface ServeCommand {
+  options: ServerOptions;
+  workers: number;
+}
+
 export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): ServerOptions | 'help' {
+  const command = parseServeCommand(argv, env);
+  return command === 'help' ? 'help' : command.options;
+}
+
+export function parseServeCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): ServeCommand | 'help' {
   const values = parseOptions(SERVE_OPTIONS, argv, env);
   if (values.help) return 'help';
   const stores = [values.memory ? '--memory' : '', argv.includes('--db-file') ? '--db-file' : '', values.database ? '--database' : ''].filter(Boolean);
@@ -111,7 +123,10 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
   }
   if (values.apiKeysFile) options.apiKeys = readJsonFile(resolve(String(values.apiKeysFile)), 'The API key file') as ApiKeyRecord[];
   if (values.seedFile) options.seedPets = readJsonFile(resolve(String(values.seedFile)), 'The seed file') as Pet[];
-  return options as ServerOptions;
+  const workers = Number(values.workers);
+  const refusal = workersRefusal(workers, options as ServerOptions);
+  if (refusal) throw new InvalidOptionsError(refusal, ['workers']);
+  return { options: options as ServerOptions, workers };
 }
 
 /** A URL without its password, for the banner. */
@@ -134,18 +149,20 @@ function describeError(error: unknown): string {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  let options: ServerOptions | 'help';
+  let command: ServeCommand | 'help';
   try {
-    options = parseServeArgs(argv);
+    command = parseServeCommand(argv);
   } catch (error) {
     if (!(error instanceof KitError)) throw error;
     process.stderr.write(`adoption-kit serve: ${describeError(error)}\nRun with --help for usage.\n`);
     return 2;
   }
-  if (options === 'help') {
+  if (command === 'help') {
     process.stdout.write(HELP);
     return 0;
   }
+  if (command.workers > 1 && !isWorker()) return runPrimary(command.workers, (text) => process.stdout.write(text));
+  const { options } = command;
 
   let server;
   try {
@@ -163,16 +180,19 @@ export async function main(argv: string[]): Promise<number> {
     .records()
     .map((r) => `    ${r.plan.padEnd(11)} ${r.key}`)
     .join('\n');
-  process.stdout.write(
+  const banner =
     `Animal Adoption Store reference server listening on ${server.info.uri}${server.app.contract.basePath}\n` +
-      `  store: ${storage} (${await server.app.store.count()} pets)\n` +
-      `  rate limits: ${options.redisUrl ? `shared through Redis ${redactUrl(options.redisUrl)}` : 'per instance, in memory'}\n` +
-      (options.adminToken ? `  admin API: ${server.info.uri}/__admin (Authorization: Bearer <admin token>)\n` : '') +
-      `  API keys by plan (send "Authorization: Bearer <key>"):\n${keys}\n`,
-  );
+    `  API reference: ${server.info.uri}/docs\n` +
+    `  store: ${storage} (${await server.app.store.count()} pets)\n` +
+    `  rate limits: ${options.redisUrl ? `shared through Redis ${redactUrl(options.redisUrl)}` : 'per instance, in memory'}\n` +
+    (options.faults ? '  fault injection: on (Prefer: code=429|500|503, delay=<ms>)\n' : '') +
+    (options.adminToken ? `  admin API: ${server.info.uri}/__admin (Authorization: Bearer <admin token>)\n` : '') +
+    `  API keys by plan (send "Authorization: Bearer <key>"):\n${keys}\n`;
+  if (isWorker()) announceWorker(banner);
+  else process.stdout.write(banner);
 
   const stop = async (signal: string) => {
-    process.stdout.write(`${signal} received: finishing in-flight requests, then stopping\n`);
+    if (!isWorker()) process.stdout.write(`${signal} received: finishing in-flight requests, then stopping\n`);
     await server.stop({ timeout: 10_000 });
     process.exit(0);
   };
