@@ -1,0 +1,94 @@
+// Two clients against a live server with faults and the admin API on: one that waits Retry-After and
+// backs off exponentially, one that loops through 429s, keeps sending while banned and still calls
+// getPet. The report (the admin API and the `adoption-kit client-report` command) tells them apart.
+// Waiting moves the server's clock; nothing sleeps.
+import type { Server } from '@hapi/hapi';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ManualClock } from '../clock.ts';
+import { createServer } from '../server.ts';
+import { spawnChild } from '../../lib/processes.ts';
+import { ROOT } from '../test/process.ts';
+import type { ClientReport } from './recorder.ts';
+
+const TOKEN = 'client-report-admin-token';
+const t = suite('the client report');
+let server: Server;
+let clock: ManualClock;
+
+t.before(async () => {
+  clock = new ManualClock(Date.UTC(2026, 5, 1));
+  server = await createServer({ host: '127.0.0.1', port: 0, clock, faults: true, adminToken: TOKEN });
+  await server.start();
+});
+t.after(() => server.stop());
+
+const call = (key: string, url = '/v1/pets?limit=1') => server.inject({ url, headers: { authorization: `Bearer ${key}` } });
+const admin = (method: string, url: string, payload?: object) => server.inject({ method, url: `/__admin${url}`, headers: { authorization: `Bearer ${TOKEN}` }, ...(payload ? { payload } : {}) });
+
+/** Waits Retry-After, and on a further 429 twice as long as the time before. */
+async function wellBehaved(key: string, requests: number): Promise<void> {
+  let wait = 0;
+  for (let i = 0; i < requests; i++) {
+    const res = await call(key);
+    if (res.statusCode === 429) {
+      wait = Math.max(Number(res.headers['retry-after']) * 1000, wait * 2);
+      clock.advance(wait);
+    } else {
+      wait = 0;
+      clock.advance(1000);
+    }
+  }
+}
+
+/** Never waits, and still reads single pets with the deprecated getPet. */
+async function badlyBehaved(key: string, requests: number): Promise<void> {
+  for (let i = 0; i < requests; i++) {
+    await call(key, i % 4 === 0 ? '/v1/pets/1' : '/v1/pets?limit=1');
+    clock.advance(10);
+  }
+}
+
+/** The package command, run asynchronously: the server it reads runs in this process. */
+async function command(...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawnChild(process.execPath, ['bin/adoption-kit.js', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const status = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { status, stdout, stderr };
+}
+
+t('a well-behaved and a badly-behaved client get the verdicts they earned', async () => {
+  await call('test-pro-key');
+  assert.is((await admin('POST', '/faults', { key: 'test-pro-key', code: 429, count: 3 })).statusCode, 201);
+  await wellBehaved('test-pro-key', 8);
+  await badlyBehaved('test-free-key', 110);
+
+  const { clients } = JSON.parse((await admin('GET', '/clients')).payload) as { clients: ClientReport[] };
+  const good = clients.find((c) => c.plan === 'pro')!;
+  const bad = clients.find((c) => c.plan === 'free')!;
+  const verdicts = (c: ClientReport) => Object.fromEntries(Object.entries(c.obligations).map(([name, o]) => [name, o.verdict]));
+  assert.equal(verdicts(good), { waitsRetryAfter: 'yes', backsOffExponentially: 'yes', stopsWhileBanned: 'not observed', avoidsDeprecated: 'yes' });
+  assert.ok(good.ready);
+  assert.equal(verdicts(bad), { waitsRetryAfter: 'no', backsOffExponentially: 'no', stopsWhileBanned: 'no', avoidsDeprecated: 'no' });
+  assert.not.ok(bad.ready);
+});
+
+t('adoption-kit client-report prints it and exits 1 while a client is not ready', async () => {
+  const run = await command('client-report', '--base-url', `${server.info.uri}/v1`, '--admin-token', TOKEN);
+  process.stdout.write(run.stdout.replace(/^/gm, '  | '));
+  assert.is(run.status, 1, run.stderr);
+  assert.match(run.stdout, /test-pro… \(pro\): .* READY/);
+  assert.match(run.stdout, /test-fre… \(free\): .* NOT READY/);
+  assert.match(run.stdout, /no +stops sending while banned +\d+ request\(s\) sent while banned/);
+});
+
+t('with a wrong admin token the command says so and exits 2', async () => {
+  const wrong = await command('client-report', '--base-url', server.info.uri, '--admin-token', 'not-the-token');
+  assert.is(wrong.status, 2);
+  assert.match(wrong.stderr, /the admin token was refused/);
+});
+
+t.run();
