@@ -59,7 +59,7 @@ export const EVENTS = ['admitted', 'rejected', 'transport_error', 'window_crosse
  * @property {boolean} tracked it was seen to begin, so its counts are exact
  * @property {boolean} uncertain a request got no response: the server may have counted it
  * @property {boolean} saturated a 429 was seen in it
- * @property {number} faults rules broken while in it
+ * @property {number} faults must-level rules broken while in it
  * @typedef {object} Episode the refusals since the last admitted request
  * @property {number} startMs when its first 429 arrived (client clock)
  * @property {number | null} dueMs when every Retry-After announced so far has passed (client clock)
@@ -113,7 +113,7 @@ export function createWindowRules(options) {
     out.violations.push({ kind: kind, level: /** @type {Level} */ (RULES[kind].level), rule: RULES[kind].rule, detail: detail, refs: related === undefined ? [s.ref] : [related, s.ref] });
     counts[kind] = (counts[kind] || 0) + 1;
     if (firstDetail[kind] === undefined) firstDetail[kind] = detail;
-    if (win) win.faults += 1;
+    if (win && RULES[kind].level === 'must') win.faults += 1;
   };
   /** @param {Kind} kind @param {Snapshot} s @param {boolean} broken @param {() => string} detail @param {unknown} [related] */
   const rule = (kind, s, broken, detail, related) => {

@@ -1,0 +1,51 @@
+/** @param {string} kind */
+export function violationKey(kind: string): string;
+/** @param {string} event */
+export function eventMetric(event: string): string;
+/**
+ * A threshold per kind: count==0 for those that fail the run (the must-level ones, and with strict
+ * the should-level ones too), WARNING_ONLY for the rest.
+ * @param {{ strict: boolean }} options
+ * @returns {Record<string, string[]>}
+ */
+export function violationThresholds(options: {
+    strict: boolean;
+}): Record<string, string[]>;
+/**
+ * The samples one outcome of the rules adds, in order.
+ * @param {{ violations: Array<{ kind: string }>, events: string[] }} outcome
+ * @returns {Sample[]}
+ */
+export function outcomeSamples(outcome: {
+    violations: Array<{
+        kind: string;
+    }>;
+    events: string[];
+}): Sample[];
+/**
+ * A zero sample for every kind and event, so that k6 evaluates each threshold even when nothing
+ * happened.
+ * @returns {Sample[]}
+ */
+export function zeroSamples(): Sample[];
+/**
+ * The summary line of a kind that was broken n times.
+ * @param {Kind} kind
+ * @param {number} n
+ * @param {boolean} strict
+ */
+export function violationLine(kind: Kind, n: number, strict: boolean): string;
+export const VIOLATIONS_METRIC: "ratelimit_violations";
+/** @typedef {keyof typeof RULES} Kind */
+/** @typedef {{ metric: string, value: number, tags: Record<string, string> }} Sample */
+/** @type {Kind[]} */
+export const KINDS: Kind[];
+/** The always-true threshold of a kind that only warns: it makes k6 keep the kind's count for the summary. */
+export const WARNING_ONLY: "count>=0";
+export type Kind = keyof typeof RULES;
+export type Sample = {
+    metric: string;
+    value: number;
+    tags: Record<string, string>;
+};
+import { RULES } from '../../spec/rules/window-rules.js';
