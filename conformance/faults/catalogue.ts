@@ -1,6 +1,10 @@
 // Deliberately broken implementations: the reference server behind a proxy that breaks exactly one
 // behaviour. Each names the check that must catch it; faults.test.ts runs the kit against every one.
+import { PET_STATUSES } from '../../spec/rules/contract.js';
+import { parseInteger } from '../../spec/rules/fields.js';
 import type { FaultBehaviour, ProxyRequest, ProxyResponse } from './proxy.ts';
+
+const STATUSES: readonly string[] = PET_STATUSES;
 
 export interface Fault extends FaultBehaviour {
   id: string;
@@ -58,9 +62,9 @@ function withoutHeaders(res: ProxyResponse, ...names: string[]): ProxyResponse {
   return { ...res, headers };
 }
 
+/** A rate-limit header the fault rewrites, when the server sent it as an integer. */
 function num(res: ProxyResponse, name: string): number | undefined {
-  const v = res.headers[name];
-  return v !== undefined && /^\d+$/.test(v) ? Number(v) : undefined;
+  return parseInteger(res.headers[name]) ?? undefined;
 }
 
 const FAKE_CREATE = 'x-fault-fake-create';
@@ -86,7 +90,7 @@ export const FAULTS: readonly Fault[] = [
     caughtBy: 'get.404',
     response: (res, req) =>
       operationOf(req) === 'getPet' && res.status === 404
-        ? { ...res, status: 200, body: JSON.stringify({ id: Number(req.url.split('/').pop()), name: 'Ghost', categoryId: 1, status: 'available' }) }
+        ? { ...res, status: 200, body: JSON.stringify({ id: Number(req.url.split('/').pop()), name: 'Ghost', categoryId: 1, status: STATUSES[0] }) }
         : res,
   },
   {
@@ -182,14 +186,14 @@ export const FAULTS: readonly Fault[] = [
   {
     id: 'accepts-unknown-status',
     area: 'validation',
-    description: 'createPet accepts a status outside PetStatus (stores it as available)',
+    description: 'createPet accepts a status outside PetStatus (stores it as the first PetStatus)',
     caughtBy: 'create.400-invalid',
     request: (req) => {
       if (operationOf(req) !== 'createPet') return req;
       try {
         const body = JSON.parse(req.body) as Record<string, unknown>;
-        if (typeof body.status === 'string' && !['available', 'pending', 'sold'].includes(body.status)) {
-          return { ...req, body: JSON.stringify({ ...body, status: 'available' }) };
+        if (typeof body.status === 'string' && !STATUSES.includes(body.status)) {
+          return { ...req, body: JSON.stringify({ ...body, status: STATUSES[0] }) };
         }
       } catch {
         // leave malformed bodies alone
@@ -222,7 +226,7 @@ export const FAULTS: readonly Fault[] = [
       if (operationOf(req) !== 'createPet') return req;
       try {
         const body = JSON.parse(req.body) as Record<string, unknown>;
-        if (typeof body.name !== 'string' || typeof body.categoryId !== 'number' || typeof body.status !== 'string' || !['available', 'pending', 'sold'].includes(body.status)) return req;
+        if (typeof body.name !== 'string' || typeof body.categoryId !== 'number' || typeof body.status !== 'string' || !STATUSES.includes(body.status)) return req;
         return { ...req, method: 'GET', url: req.url.replace(/\/pets\/?$/, '/pets?limit=1'), body: '', headers: { ...req.headers, [FAKE_CREATE]: req.body } };
       } catch {
         return req;
