@@ -23,12 +23,12 @@ export interface FakeResponse {
 }
 export type Handler = (req: FakeRequest, nowMs: number) => FakeResponse;
 
-interface Sample {
+export interface Sample {
   metric: string;
   value: number;
   tags: Tags;
 }
-type MetricType = 'counter' | 'rate' | 'trend' | 'gauge';
+export type MetricType = 'counter' | 'rate' | 'trend' | 'gauge';
 interface ExpectedCallback {
   readonly __expected: Array<number | { min: number; max: number }>;
 }
@@ -296,6 +296,58 @@ const STATS: Record<MetricType, RegExp> = {
   trend: /^(avg|min|max|med|p\(.+\))$/,
 };
 
+type SummaryMetrics = Record<string, { type: MetricType; contains: string; values: Record<string, number>; thresholds?: Record<string, { ok: boolean }> }>;
+
+/**
+ * Judges thresholds over samples the way k6 does at the end of a run, and builds the summary's
+ * metrics. Exported so that a test can put samples through the scripts' own thresholds.
+ */
+export function evaluateThresholds(
+  definitions: Record<string, string[]>,
+  samples: readonly Sample[],
+  types: ReadonlyMap<string, { type: MetricType; time: boolean }>,
+  durationS: number,
+): { results: ThresholdResult[]; unsampled: string[]; metrics: SummaryMetrics } {
+  const metrics: SummaryMetrics = {};
+  const valuesOf = (name: string, tags: Tags) => samples.filter((s) => s.metric === name && Object.entries(tags).every(([k, v]) => s.tags[k] === v)).map((s) => s.value);
+  for (const [name, info] of types) {
+    const values = valuesOf(name, {});
+    if (values.length) metrics[name] = { type: info.type, contains: info.time ? 'time' : 'default', values: aggregate(info.type, values, durationS) };
+  }
+  const results: ThresholdResult[] = [];
+  const unsampled: string[] = [];
+  for (const [key, expressions] of Object.entries(definitions)) {
+    const { name, tags } = parseMetricKey(key);
+    const info = types.get(name);
+    if (!info) throw new Error(`threshold on ${key}: no metric ${name} (k6 refuses to start)`);
+    const values = valuesOf(name, tags);
+    if (values.length === 0) unsampled.push(key);
+    const agg = aggregate(info.type, values, durationS);
+    const entry = (metrics[key] ??= { type: info.type, contains: info.time ? 'time' : 'default', values: agg, thresholds: {} });
+    entry.thresholds ??= {};
+    for (const expression of expressions) {
+      const ok = thresholdHolds(key, expression, info.type, agg, values.length);
+      results.push({ key, expression, ok, value: values.length ? agg[EXPRESSION.exec(expression)![1]!] : undefined });
+      entry.thresholds[expression] = { ok };
+    }
+  }
+  return { results, unsampled, metrics };
+}
+
+function thresholdHolds(key: string, expression: string, type: MetricType, agg: Record<string, number>, count: number): boolean {
+  const m = EXPRESSION.exec(expression);
+  if (!m || !STATS[type].test(m[1]!)) throw new Error(`threshold ${key}: ${expression} is not valid for a ${type}`);
+  const value = agg[m[1]!];
+  const limit = Number(m[4]);
+  const op = m[3]!;
+  // A metric without samples is not judged (k6's own behaviour here has varied between versions);
+  // the scripts give every counter a zero sample so this never decides a verdict, and `unsampled`
+  // lets the tests prove that.
+  if (count === 0) return true;
+  if (value === undefined) return false;
+  return op === '<' ? value < limit : op === '<=' ? value <= limit : op === '>' ? value > limit : op === '>=' ? value >= limit : op === '!=' ? value !== limit : value === limit;
+}
+
 export interface ScriptModule {
   options?: { scenarios?: Record<string, Record<string, unknown>>; thresholds?: Record<string, string[]> };
   setup?: () => unknown;
@@ -427,41 +479,7 @@ export async function runScript(file: string, opts: RunOptions): Promise<RunResu
       shim.scenario = { name: '', startTime: 0, iterationInTest: 0 };
     }
     const durationS = (shim.nowMs - testStart) / 1000;
-    const metrics: Record<string, { type: MetricType; contains: string; values: Record<string, number>; thresholds?: Record<string, { ok: boolean }> }> = {};
-    const valuesOf = (name: string, tags: Tags) =>
-      shim.samples.filter((s) => s.metric === name && Object.entries(tags).every(([k, v]) => s.tags[k] === v)).map((s) => s.value);
-    for (const [name, info] of shim.types) {
-      const values = valuesOf(name, {});
-      if (values.length) metrics[name] = { type: info.type, contains: info.time ? 'time' : 'default', values: aggregate(info.type, values, durationS) };
-    }
-    const thresholds: ThresholdResult[] = [];
-    const unsampled: string[] = [];
-    for (const [key, expressions] of Object.entries(module.options?.thresholds ?? {})) {
-      const { name, tags } = parseMetricKey(key);
-      const info = shim.types.get(name);
-      if (!info) throw new Error(`threshold on ${key}: no metric ${name} (k6 refuses to start)`);
-      const values = valuesOf(name, tags);
-      if (values.length === 0) unsampled.push(key);
-      const agg = aggregate(info.type, values, durationS);
-      const entry = (metrics[key] ??= { type: info.type, contains: info.time ? 'time' : 'default', values: agg, thresholds: {} });
-      entry.thresholds ??= {};
-      for (const expression of expressions) {
-        const m = EXPRESSION.exec(expression);
-        if (!m || !STATS[info.type].test(m[1]!)) throw new Error(`threshold ${key}: ${expression} is not valid for a ${info.type}`);
-        const value = agg[m[1]!];
-        const limit = Number(m[4]);
-        const op = m[3]!;
-        // A metric without samples is not judged (k6's own behaviour here has varied between
-        // versions); the scripts give every counter a zero sample so this never decides a verdict,
-        // and `unsampled` lets the tests prove that.
-        const ok =
-          values.length === 0 ||
-          (value !== undefined &&
-            (op === '<' ? value < limit : op === '<=' ? value <= limit : op === '>' ? value > limit : op === '>=' ? value >= limit : op === '!=' ? value !== limit : value === limit));
-        thresholds.push({ key, expression, ok, value: values.length ? value : undefined });
-        entry.thresholds[expression] = { ok };
-      }
-    }
+    const { results: thresholds, unsampled, metrics } = evaluateThresholds(module.options?.thresholds ?? {}, shim.samples, shim.types, durationS);
     const summaryData = {
       metrics,
       root_group: { name: '', path: '', checks: [...shim.checks].map(([name, c]) => ({ name, ...c })), groups: [] },

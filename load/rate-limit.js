@@ -13,12 +13,12 @@ import http from 'k6/http';
 import exec from 'k6/execution';
 import { Counter } from 'k6/metrics';
 import { DEFAULT_TOLERANCES, readSnapshot, retryWaitMs } from '../spec/rules/snapshot.js';
-import { EVENTS, createWindowRules } from '../spec/rules/window-rules.js';
+import { EVENTS } from '../spec/rules/window-rules.js';
 import { baseUrl, boolEnv, durationEnv, expectedLimit, numberEnv, stringEnv, summaryPath } from './lib/config.js';
 import { createPacer } from './lib/pacing.js';
 import { listPets, listPetsBatchRequest, probe } from './lib/requests.js';
 import { metricValue, summaryOutputs } from './lib/summary.js';
-import { KINDS, VIOLATIONS_METRIC, WARNING_ONLY, eventMetric, outcomeSamples, violationKey, violationLine, violationThresholds, zeroSamples } from './lib/verdict.js';
+import { KINDS, VIOLATIONS_METRIC, WARNING_ONLY, createJudge, eventMetric, violationKey, violationLine, violationThresholds, zeroSamples } from './lib/verdict.js';
 
 const target = { baseUrl: baseUrl(__ENV), apiKey: stringEnv(__ENV, 'API_KEY', 'test-free-key') };
 const expected = expectedLimit(__ENV);
@@ -31,7 +31,6 @@ const CROSS_WINDOWS = boolEnv(__ENV, 'CROSS_WINDOWS', true);
 const SKEW_S = numberEnv(__ENV, 'CLOCK_SKEW', DEFAULT_TOLERANCES.clockSkewSeconds, { min: 0, max: 60 });
 // Should-level rules (Retry-After as integer seconds, Cache-Control: no-store on 429) fail the run too.
 const STRICT = boolEnv(__ENV, 'STRICT', false);
-const TOLERANCES = Object.assign({}, DEFAULT_TOLERANCES, { clockSkewSeconds: SKEW_S });
 const BAN = boolEnv(__ENV, 'BAN', false);
 const BAN_DURATION_S = durationEnv(__ENV, 'BAN_DURATION', '90s');
 const BAN_CONFIRM_S = durationEnv(__ENV, 'BAN_CONFIRM', '10s');
@@ -112,8 +111,8 @@ export function setup() {
   add(zeroSamples());
   const sentAtMs = Date.now();
   const res = probe(target);
-  const first = readSnapshot({ status: res.status, headers: res.headers, receivedAtMs: Date.now(), sentAtMs: sentAtMs });
-  const learned = first.limit;
+  const first = { status: res.status, headers: res.headers, receivedAtMs: Date.now(), sentAtMs: sentAtMs };
+  const learned = readSnapshot(first).limit;
   if (learned === null) throw new Error('the target sent no integer X-RateLimit-Limit; nothing to verify');
   const perMinute = expected.limit === null ? Math.ceil(learned * OVERDRIVE) : targetPerMinute;
   console.log(
@@ -130,21 +129,22 @@ export function setup() {
 }
 
 /**
- * @typedef {import('../spec/rules/snapshot.js').Snapshot} Snapshot
- * @typedef {{ rules: ReturnType<typeof createWindowRules>, pacer: ReturnType<typeof createPacer>, logged: Record<string, number>, banSeenMs: number | null }} Run
+ * @typedef {import('../spec/rules/snapshot.js').RecordedResponse} RecordedResponse
+ * @typedef {{ first: RecordedResponse, perMinute: number }} SetupData
+ * @typedef {{ judge: ReturnType<typeof createJudge>, pacer: ReturnType<typeof createPacer>, logged: Record<string, number>, banSeenMs: number | null }} Run
  * @type {Record<string, Run>}
  */
 const runs = {};
 
 /**
  * @param {'window' | 'ban'} mode
- * @param {{ first: Snapshot, perMinute: number }} data
+ * @param {SetupData} data
  * @returns {Run}
  */
 function begin(mode, data) {
   add(zeroSamples());
   const run = {
-    rules: createWindowRules({ expectedLimit: mode === 'window' ? expected.limit : null, tolerances: TOLERANCES }),
+    judge: createJudge({ expectedLimit: mode === 'window' ? expected.limit : null, clockSkewSeconds: SKEW_S }),
     pacer: createPacer({
       perSecond: (mode === 'window' ? data.perMinute : BAN_RATE_SET > 0 ? BAN_RATE_SET : Math.max(120, 2 * data.perMinute)) / 60,
       honourRetryAfter: mode === 'window',
@@ -153,17 +153,18 @@ function begin(mode, data) {
     logged: {},
     banSeenMs: null,
   };
-  if (mode === 'window') record(run, run.rules.observe([data.first]));
+  if (mode === 'window') record(run, run.judge.observe([data.first]));
   return run;
 }
 
 /**
  * Forwards what the rules found to k6 metrics and logs the first few of each kind.
  * @param {Run} run
- * @param {import('../spec/rules/window-rules.js').Outcome} outcome
+ * @param {ReturnType<Run['judge']['observe']>} judged
  */
-function record(run, outcome) {
-  add(outcomeSamples(outcome));
+function record(run, judged) {
+  const outcome = judged.outcome;
+  add(judged.samples);
   for (let i = 0; i < outcome.violations.length; i++) {
     const v = outcome.violations[i];
     run.logged[v.kind] = (run.logged[v.kind] || 0) + 1;
@@ -174,7 +175,7 @@ function record(run, outcome) {
 
 /**
  * @param {'window' | 'ban'} mode
- * @param {{ first: Snapshot, perMinute: number }} data
+ * @param {SetupData} data
  */
 function drive(mode, data) {
   const name = exec.scenario.name;
@@ -195,30 +196,31 @@ function drive(mode, data) {
   }
   const now = Date.now();
   run.pacer.sent(count);
-  /** @type {Snapshot[]} */
-  const snaps = [];
-  for (let i = 0; i < responses.length; i++) snaps.push(readSnapshot({ status: responses[i].status, headers: responses[i].headers, receivedAtMs: now, sentAtMs: sentAtMs }));
+  const judged = run.judge.observe(
+    responses.map(function (r) {
+      return { status: r.status, headers: r.headers, receivedAtMs: now, sentAtMs: sentAtMs };
+    })
+  );
   run.pacer.after(
-    snaps.map(function (s) {
-      return { status: s.status, waitMs: retryWaitMs(s, TOLERANCES) };
+    judged.snapshots.map(function (s) {
+      return { status: s.status, waitMs: retryWaitMs(s, run.judge.tolerances) };
     }),
     now
   );
-  const outcome = run.rules.observe(snaps);
-  record(run, outcome);
+  record(run, judged);
   if (mode === 'ban') {
-    if (run.banSeenMs === null && outcome.events.indexOf('ban_detected') >= 0) run.banSeenMs = now;
+    if (run.banSeenMs === null && judged.outcome.events.indexOf('ban_detected') >= 0) run.banSeenMs = now;
     // Once the ban has been seen and confirmed for a while, stop: more requests prove nothing.
     if (run.banSeenMs !== null && now - run.banSeenMs >= BAN_CONFIRM_S * 1000) run.pacer.stop();
   }
 }
 
-/** @param {{ first: Snapshot, perMinute: number }} data */
+/** @param {SetupData} data */
 export function limit(data) {
   drive('window', data);
 }
 
-/** @param {{ first: Snapshot, perMinute: number }} data */
+/** @param {SetupData} data */
 export function ban(data) {
   drive('ban', data);
 }

@@ -35,9 +35,36 @@ export function zeroSamples(): Sample[];
  * @param {boolean} strict
  */
 export function violationLine(kind: Kind, n: number, strict: boolean): string;
+/**
+ * The judge of one scenario: the window rules with the script's tolerances.
+ * @param {{ expectedLimit: number | null, clockSkewSeconds: number }} options
+ */
+export function createJudge(options: {
+    expectedLimit: number | null;
+    clockSkewSeconds: number;
+}): {
+    tolerances: import("../../spec/rules/snapshot.js").Tolerances & {
+        clockSkewSeconds: number;
+    };
+    /**
+     * Judges the responses to one batch (a single request is a batch of one).
+     * @param {RecordedResponse[]} responses
+     * @returns {{ snapshots: Snapshot[], outcome: Outcome, samples: Sample[] }}
+     */
+    observe: (responses: RecordedResponse[]) => {
+        snapshots: Snapshot[];
+        outcome: Outcome;
+        samples: Sample[];
+    };
+};
 export const VIOLATIONS_METRIC: "ratelimit_violations";
-/** @typedef {keyof typeof RULES} Kind */
-/** @typedef {{ metric: string, value: number, tags: Record<string, string> }} Sample */
+/**
+ * @typedef {keyof typeof RULES} Kind
+ * @typedef {{ metric: string, value: number, tags: Record<string, string> }} Sample
+ * @typedef {import('../../spec/rules/snapshot.js').RecordedResponse} RecordedResponse
+ * @typedef {import('../../spec/rules/snapshot.js').Snapshot} Snapshot
+ * @typedef {import('../../spec/rules/window-rules.js').Outcome} Outcome
+ */
 /** @type {Kind[]} */
 export const KINDS: Kind[];
 /** The always-true threshold of a kind that only warns: it makes k6 keep the kind's count for the summary. */
@@ -48,4 +75,7 @@ export type Sample = {
     value: number;
     tags: Record<string, string>;
 };
+export type RecordedResponse = import("../../spec/rules/snapshot.js").RecordedResponse;
+export type Snapshot = import("../../spec/rules/snapshot.js").Snapshot;
+export type Outcome = import("../../spec/rules/window-rules.js").Outcome;
 import { RULES } from '../../spec/rules/window-rules.js';

@@ -1,14 +1,21 @@
 // @ts-check
-// How rate-limit.js turns the window rules' verdicts (spec/rules/window-rules.js) into k6 metrics and
-// thresholds: every broken rule is one sample of ratelimit_violations tagged with its kind, every
-// event one sample of ratelimit_<event>. A must-level kind has a count==0 threshold, so it fails the
-// run; a should-level kind only with STRICT=1. Pure JavaScript, so Node tests drive it without k6.
-import { EVENTS, RULES } from '../../spec/rules/window-rules.js';
+// How rate-limit.js judges the responses of its key: each batch goes through the window rules of
+// spec/rules (the rules the conformance kit applies too), and every broken rule becomes one sample of
+// ratelimit_violations tagged with its kind, every event one sample of ratelimit_<event>. A
+// must-level kind has a count==0 threshold, so it fails the run; a should-level kind only with
+// STRICT=1. Pure JavaScript, so Node tests drive it without k6.
+import { DEFAULT_TOLERANCES, readSnapshot } from '../../spec/rules/snapshot.js';
+import { EVENTS, RULES, createWindowRules } from '../../spec/rules/window-rules.js';
 
 export const VIOLATIONS_METRIC = 'ratelimit_violations';
 
-/** @typedef {keyof typeof RULES} Kind */
-/** @typedef {{ metric: string, value: number, tags: Record<string, string> }} Sample */
+/**
+ * @typedef {keyof typeof RULES} Kind
+ * @typedef {{ metric: string, value: number, tags: Record<string, string> }} Sample
+ * @typedef {import('../../spec/rules/snapshot.js').RecordedResponse} RecordedResponse
+ * @typedef {import('../../spec/rules/snapshot.js').Snapshot} Snapshot
+ * @typedef {import('../../spec/rules/window-rules.js').Outcome} Outcome
+ */
 
 /** @type {Kind[]} */
 export const KINDS = /** @type {Kind[]} */ (Object.keys(RULES));
@@ -74,4 +81,28 @@ export function zeroSamples() {
 export function violationLine(kind, n, strict) {
   const should = RULES[kind].level === 'should';
   return 'violation ' + kind + ' x' + n + (should ? (strict ? ' (should, STRICT=1)' : ' (should: a warning; STRICT=1 fails the run)') : '') + ': ' + RULES[kind].rule;
+}
+
+/**
+ * The judge of one scenario: the window rules with the script's tolerances.
+ * @param {{ expectedLimit: number | null, clockSkewSeconds: number }} options
+ */
+export function createJudge(options) {
+  const tolerances = Object.assign({}, DEFAULT_TOLERANCES, { clockSkewSeconds: options.clockSkewSeconds });
+  const rules = createWindowRules({ expectedLimit: options.expectedLimit, tolerances: tolerances });
+  return {
+    tolerances: tolerances,
+    /**
+     * Judges the responses to one batch (a single request is a batch of one).
+     * @param {RecordedResponse[]} responses
+     * @returns {{ snapshots: Snapshot[], outcome: Outcome, samples: Sample[] }}
+     */
+    observe: function (responses) {
+      const snapshots = responses.map(function (r) {
+        return readSnapshot(r);
+      });
+      const outcome = rules.observe(snapshots);
+      return { snapshots: snapshots, outcome: outcome, samples: outcomeSamples(outcome) };
+    },
+  };
 }

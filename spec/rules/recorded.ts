@@ -92,5 +92,15 @@ export const SEQUENCES: Sequence[] = [
     responses: [...saturate, no(4, W1, '56'), no(5, W1, '55'), no(6, BAN_END, '600'), ok(70, 2, T0 + 130)],
     broken: ['ban_not_enforced'],
   },
+  { name: 'Reset stays in the past after its window ended', responses: [...saturate, no(4, W1, '56'), no(65, W1, '1')], broken: ['not_readmitted', 'reset_in_past', 'retry_after_late'] },
+  { name: 'a rate-limit header that is not an integer', responses: [ok(1, 'many', W1), ok(2, 1, W1, { limit: '' })], broken: ['malformed_headers'] },
+  { name: 'never refuses: Remaining goes negative', responses: [...saturate, ok(4, -1, W1), ok(5, -2, W1)], broken: ['remaining_negative'] },
+  {
+    name: 'over-admits a whole window it saw begin, Remaining starting at Limit',
+    responses: [...saturate, no(4, W1, '56'), ok(60, 3, W2), ok(61, 2, W2), ok(62, 1, W2), ok(63, 0, W2), no(64, W2, '56')],
+    broken: ['over_admitted', 'remaining_above_limit', 'remaining_not_reset'],
+  },
+  { name: 'Remaining falls by two for one request', responses: [ok(1, 2, W1), ok(2, 0, W1), no(3, W1, '57')], broken: ['remaining_skipped', 'under_admitted'] },
+  { name: 'the binding window changes mid-run', responses: [ok(1, 2, W1), ok(2, 1, T0 + 86400, { limit: 1000 })], broken: ['limit_changed', 'reset_moved'] },
   { name: 'served before Retry-After has passed', responses: [...saturate, no(4, W1, '56'), no(5, W1, '55'), ok(6, 0, W1)], broken: ['over_admitted', 'remaining_not_decremented', 'served_before_retry_after'] },
 ];

@@ -43,17 +43,11 @@ test('a correct limiter: every window crossing seen, and the window seen from st
 
 const more: Array<[string, Array<RecordedResponse | RecordedResponse[]>, string[], number?]> = [
   ['over-admits under concurrency: the same Remaining twice in one batch', [ok(1, 2, W1), [ok(2, 1, W1), ok(2, 1, W1), ok(2, 0, W1)], no(3, W1, '57')], ['over_admitted', 'remaining_not_decremented']],
-  ['over-admits a whole window it saw begin', [ok(1, 2, W1), ok(2, 1, W1), ok(3, 0, W1), no(4, W1, '56'), ok(60, 3, W2), ok(61, 2, W2), ok(62, 1, W2), ok(63, 0, W2), no(64, W2, '56')], ['over_admitted', 'remaining_above_limit', 'remaining_not_reset']],
-  ['never refuses: Remaining goes negative', [ok(1, 2, W1), ok(2, 1, W1), ok(3, 0, W1), ok(4, -1, W1), ok(5, -2, W1)], ['remaining_negative']],
   ['a fresh window that starts where the old one ended', [ok(1, 2, W1), ok(2, 1, W1), ok(3, 0, W1), no(4, W1, '56'), no(60, W2, '60')], ['not_readmitted', 'under_admitted']],
   ['Reset goes back', [ok(1, 2, W2), ok(2, 1, W1)], ['reset_moved']],
-  ['Reset stays in the past after its window ended', [ok(1, 2, W1), ok(2, 1, W1), ok(3, 0, W1), no(4, W1, '56'), no(65, W1, '1')], ['not_readmitted', 'reset_in_past', 'retry_after_late']],
-  ['Remaining falls by two for one request', [ok(1, 2, W1), ok(2, 0, W1), no(3, W1, '57')], ['remaining_skipped', 'under_admitted']],
   ['Retry-After far shorter than the time to Reset', [ok(1, 2, W1), ok(2, 1, W1), ok(3, 0, W1), no(4, W1, '5')], ['retry_after_early']],
   ['Retry-After as an HTTP-date before Reset', [ok(1, 2, W1), ok(2, 1, W1), ok(3, 0, W1), no(4, W1, httpDate(T0 + 20))], ['retry_after_early', 'retry_after_form']],
-  ['malformed and missing rate-limit headers', [ok(1, 'many', W1), ok(2, 1, W1, { limit: '' })], ['malformed_headers']],
   ['a Limit other than the plan says', [ok(1, 2, W1)], ['limit_mismatch'], 60],
-  ['the binding window changes mid-run', [ok(1, 2, W1), ok(2, 1, T0 + 86400, { limit: 1000 })], ['limit_changed', 'reset_moved']],
   ['a batch answered concurrently, judged in the order a correct limiter served it', [[ok(1, 0, W1), ok(1, 2, W1), no(1, W1, '59'), ok(1, 1, W1)], [ok(60, 1, W2), ok(60, 2, W2)]], []],
   ['a batch that straddles the boundary is split by Reset', [ok(55, 2, W1), ok(56, 1, W1), [ok(59, 0, W1), ok(60, 2, W2)]], []],
   ['Reset moving by a rounding second is not moving', [ok(1, 2, W1), ok(2, 1, W1 + 1), ok(3, 0, W1), no(4, W1 + 1, '57')], []],
