@@ -1,5 +1,6 @@
 // listPets: the bare array, limit and its bounds, the status filter, and pagination when a page
 // announces a next one. The first list request also tells whether the target answers at all.
+import { LIST_LIMIT } from '../../spec/rules/contract.js';
 import type { CheckDef } from '../catalogue.ts';
 import { jsonBody, UnreachableError, type Exchange } from '../http.ts';
 import { SECTION, type Area, type AreaContext } from './area.ts';
@@ -7,8 +8,8 @@ import { describeStatus, expectResponse, isPetArray, nextPage, send, status } fr
 
 const checks: readonly CheckDef[] = [
   { id: 'list.200', level: 'must', profile: 'contract', section: SECTION.list, title: 'GET /pets with a key answers 200 with a bare array of Pet' },
-  { id: 'list.limit', level: 'must', profile: 'full', section: SECTION.list, title: 'limit caps the number of pets returned (1 and the maximum 100), default at most 20' },
-  { id: 'list.limit-bounds', level: 'should', profile: 'full', section: SECTION.list, title: 'limit outside 1..100 is refused with 400 and an Error' },
+  { id: 'list.limit', level: 'must', profile: 'full', section: SECTION.list, title: `limit caps the number of pets returned (1 and the maximum ${LIST_LIMIT.maximum}), default at most ${LIST_LIMIT.default}` },
+  { id: 'list.limit-bounds', level: 'should', profile: 'full', section: SECTION.list, title: `limit outside ${LIST_LIMIT.minimum}..${LIST_LIMIT.maximum} is refused with 400 and an Error` },
   { id: 'list.status-filter', level: 'must', profile: 'full', section: SECTION.list, title: 'status=<value> returns only pets with that status, for every PetStatus' },
   { id: 'list.status-invalid', level: 'should', profile: 'full', section: SECTION.list, title: 'status outside PetStatus is refused with 400 and an Error' },
   { id: 'list.next-link', level: 'must', profile: 'full', section: `${SECTION.list}; RFC 8288`, title: 'When a page carries Link rel="next", following it returns the next page' },
