@@ -21,10 +21,8 @@ export function checksTable(): string {
 export function faultsTable(): string {
   const rows = FAULTS.map((f) => {
     const def = CATALOGUE.find((c) => c.id === f.caughtBy);
-    const how = [
-      def?.level === 'should' ? 'should: fails with `--strict`, warns without' : '',
-      f.needsRateLimitKey ? `with \`--rate-limit-key\`${f.needsBanCheck ? ', `--ban-check`' : ''}` : '',
-    ].filter(Boolean);
+    const needs = (def?.needs ?? []).filter((n) => n !== 'dredd').map((n) => `\`${NEED_FLAGS[n]}\``);
+    const how = [def?.level === 'should' ? 'should: fails with `--strict`, warns without' : '', needs.length ? `with ${needs.join(', ')}` : ''].filter(Boolean);
     return `| \`${f.id}\` | ${f.area} | ${cell(f.description)} | \`${f.caughtBy}\`${how.length ? ` (${how.join('; ')})` : ''} |`;
   });
   return ['| fault | area | what is broken | caught by |', '|---|---|---|---|', ...rows].join('\n');

@@ -10,12 +10,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify as toYaml } from 'yaml';
 import { collectOutput, spawnChild, stopChild } from '../lib/processes.ts';
+import { UNKNOWN_PET_ID } from './checks/support.ts';
 import type { Contract } from './openapi.ts';
 
 const WORKER = fileURLToPath(new URL('./dredd/worker.cjs', import.meta.url));
 const HOOKS = fileURLToPath(new URL('./dredd/hooks.cjs', import.meta.url));
-const UNKNOWN_PET_ID = Number.MAX_SAFE_INTEGER;
-
 /**
  * The statuses Dredd checks: those one plain request provokes and the specification itself names
  * (success, 401, 404, and 400 for a body). Not 429 or `default`, which no single request provokes;

@@ -58,7 +58,7 @@ export const HELP = helpText(
 Checks an implementation of the Animal Adoption Store API against spec/openapi.yaml and the
 specification's rules, and reports each check by id, level (must/should) and section.`,
   OPTIONS,
-  'Exit status: 0 conforms, 1 a check failed, 2 usage error or target unreachable.',
+  '\nExit status: 0 conforms, 1 a check failed, 2 usage error or target unreachable.',
 );
 
 function defaultOf<T extends string | number | boolean>(key: string): T {
