@@ -1,7 +1,7 @@
 // The table of load/README.md written from code: every rule rate-limit.js judges, its level (what
 // fails the run) and the conformance check that reports the same rule. scripts/generate.ts writes it.
 import { CHECK_OF_RULE } from '../conformance/checks/rate-limit.ts';
-import { RULES } from '../spec/rules/window-rules.js';
+import { RULES } from '../spec/rules/rules.js';
 
 export function rulesTable(): string {
   const rows = (Object.keys(RULES) as Array<keyof typeof RULES>).map((kind) => {

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
+import { KitError } from '../lib/errors.ts';
 
 export const SPEC_FILE = fileURLToPath(new URL('./openapi.yaml', import.meta.url));
 
@@ -38,7 +39,12 @@ export interface ContractFacts {
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
 
-class ContractFactError extends Error {}
+/** The description lacks a fact the kit and the scripts rely on. */
+class ContractFactError extends KitError {
+  constructor(message: string) {
+    super('contract', message);
+  }
+}
 
 function object(value: Json | undefined, where: string): JsonObject {
   if (value && typeof value === 'object' && !Array.isArray(value)) return value;
