@@ -22,7 +22,7 @@ const HOOKS = fileURLToPath(new URL('./dredd/hooks.cjs', import.meta.url));
  * answer requests the specification does not describe. The kit validates each of those whenever it
  * sees one.
  */
-export function forDredd(key: string, operation: { requestBody?: unknown }): boolean {
+function forDredd(key: string, operation: { requestBody?: unknown }): boolean {
   return /^2\d\d$/.test(key) || key === '401' || key === '404' || (key === '400' && operation.requestBody !== undefined);
 }
 
@@ -83,7 +83,7 @@ export function mergeAllOf(schema: Json): Json {
 }
 
 /** A JSON Schema Gavel (ajv 6) accepts: draft-07, OpenAPI-only formats removed, allOf kept. */
-export function forGavel(schema: JsonObject): JsonObject {
+function forGavel(schema: JsonObject): JsonObject {
   const strip = (s: Json): Json => {
     if (Array.isArray(s)) return s.map(strip);
     if (!isObject(s)) return s;

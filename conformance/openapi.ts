@@ -15,7 +15,7 @@ import { parseInteger } from '../spec/rules/fields.js';
 export const DEFAULT_SPEC_PATH = SPEC_FILE;
 
 export type OperationId = 'listPets' | 'createPet' | 'getPet';
-export const OPERATION_IDS: readonly OperationId[] = ['listPets', 'createPet', 'getPet'];
+const OPERATION_IDS: readonly OperationId[] = ['listPets', 'createPet', 'getPet'];
 
 /** must: what the specification requires; should: the description in full, the reference server's decisions included. */
 export type SchemaLevel = 'must' | 'should';

@@ -3,7 +3,7 @@
 import { parseInteger } from '../../spec/rules/fields.js';
 import type { ProxyRequest, ProxyResponse } from './proxy.ts';
 
-export type Op = 'listPets' | 'createPet' | 'getPet';
+type Op = 'listPets' | 'createPet' | 'getPet';
 
 export function operationOf(req: ProxyRequest): Op | undefined {
   const path = req.url.split('?')[0] ?? '';
