@@ -4,11 +4,13 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { freePort } from '../lib/processes.ts';
 import { createServer } from '../server/index.ts';
 import { CATALOGUE } from './catalogue.ts';
 import { HELP, main, parseCli } from './cli.ts';
-import { freePort } from '../lib/processes.ts';
 import { MOCK_HELP } from './mock.ts';
+import { OPTIONS } from './options.ts';
+import { resolveOptions } from './run.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -37,12 +39,12 @@ const usageErrors: Array<[string, string[], RegExp]> = [
   ['no key', ['--base-url', 'http://127.0.0.1:3000/v1'], /--api-key is required/],
   ['a relative base URL', ['--base-url', 'localhost:3000', '--api-key', 'k'], /not an absolute URL|must be http/],
   ['a base URL with a query', ['--base-url', 'http://h/v1?x=1', '--api-key', 'k'], /query or fragment/],
-  ['an unknown profile', [...BASE, '--profile', 'everything'], /--profile must be contract or full/],
+  ['an unknown profile', [...BASE, '--profile', 'everything'], /--profile must be one of contract, full/],
   ['an unknown option', [...BASE, '--fast'], /Unknown option '--fast'/],
   ['--ban-check without a rate-limit key', [...BASE, '--ban-check'], /--ban-check needs --rate-limit-key/],
   ['a rate-limit key with the contract profile', [...BASE, '--profile', 'contract', '--rate-limit-key', 'r'], /full profile only/],
   ['a non-numeric --max-wait', [...BASE, '--max-wait', 'soon'], /--max-wait must be an integer/],
-  ['a zero --ban-probe', [...BASE, '--ban-probe', '0'], /--ban-probe must be an integer >= 1/],
+  ['a zero --ban-probe', [...BASE, '--ban-probe', '0'], /--ban-probe must be at least 1/],
 ];
 for (const [name, argv, message] of usageErrors) {
   usage(`${name}: exit 2 with a message`, async () => {
@@ -64,6 +66,23 @@ usage('defaults: full profile, Dredd on, waits on, not strict; keys may come fro
   assert.is(options.prefer, false);
   const flags = parseCli([...BASE, '--no-dredd', '--no-wait', '--strict', '--prefer', '--profile', 'contract'], {});
   assert.equal([flags.dredd, flags.wait, flags.strict, flags.prefer, flags.profile], [false, false, true, true, 'contract']);
+});
+
+usage('the command line and runConformance apply the same defaults, from the one options table', () => {
+  const fromCli = parseCli(BASE, {});
+  const fromApi = resolveOptions({ baseUrl: 'http://127.0.0.1:3000/v1', apiKey: 'k' });
+  for (const key of ['profile', 'prefer', 'dredd', 'wait', 'maxWaitSeconds', 'banCheck', 'banProbe', 'maxRateLimitRequests', 'clockToleranceSeconds', 'timeoutMs', 'strict'] as const) {
+    assert.is(fromCli[key], fromApi[key], key);
+  }
+  assert.is(fromApi.maxWaitSeconds, OPTIONS.find((o) => o.key === 'maxWaitSeconds')!.default);
+  assert.is(fromApi.dredd, !OPTIONS.find((o) => o.key === 'noDredd')!.default);
+});
+
+usage('--help is generated from the options table and names every flag with its default', () => {
+  for (const spec of OPTIONS) {
+    assert.ok(HELP.includes(`--${spec.flag}`), spec.flag);
+    if (typeof spec.default === 'number') assert.ok(HELP.includes(`default ${spec.default}`), `${spec.flag} default`);
+  }
 });
 
 usage('--help and --list-checks exit 0', async () => {

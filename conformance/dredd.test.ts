@@ -1,9 +1,14 @@
-// Proof that the kit's Dredd run validates bodies against the full schemas: plain Dredd over
-// spec/openapi.yaml falls back to comparing keys with the example (its OpenAPI 3 reader drops allOf
-// and the $ref'd PetStatus), so a string categoryId or a status outside the enumeration passes;
-// the derived description with the hooks' bodySchema catches both.
+// Proof that the kit's Dredd run asks what the specification asks, no more and no less. Plain Dredd
+// over spec/openapi.yaml demands the optional Link header (the reference server's decision) and so
+// fails a correct server; over the derived description without schemas it falls back to comparing
+// keys with the example (its OpenAPI 3 reader drops allOf and the $ref'd PetStatus), so a string
+// categoryId or a status outside the enumeration passes; the hooks' bodySchema catches both.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { stringify as toYaml } from 'yaml';
 import { derivedDescription, mergeAllOf, runDredd, transactionPlans } from './dredd.ts';
 import { FAULTS } from './faults/catalogue.ts';
 import { startTarget, type Target } from './faults/harness.ts';
@@ -18,7 +23,7 @@ derived.before(async () => {
   contract = await loadContract();
 });
 
-derived('has no $ref and no allOf, and only the statuses one request can provoke', () => {
+derived('has no $ref and no allOf, only the statuses one request provokes, and no decision header or parameter', () => {
   const text = JSON.stringify(derivedDescription(contract));
   assert.not.ok(text.includes('$ref'));
   assert.not.ok(text.includes('allOf'));
@@ -26,6 +31,8 @@ derived('has no $ref and no allOf, and only the statuses one request can provoke
   assert.equal(Object.keys(paths['/pets']!.get!.responses).sort(), ['200', '401']);
   assert.equal(Object.keys(paths['/pets']!.post!.responses).sort(), ['201', '400', '401']);
   assert.equal(Object.keys(paths['/pets/{petId}']!.get!.responses).sort(), ['200', '401', '404']);
+  for (const name of ['Link', 'Location', 'Deprecation', 'Sunset', 'cursor']) assert.not.ok(text.includes(`"${name}"`), name);
+  assert.ok(text.includes('"X-RateLimit-Remaining"'), 'required headers stay');
 });
 
 derived('mergeAllOf unites properties and required of every part', () => {
@@ -54,38 +61,54 @@ const proof = suite('Dredd against the reference server');
 let clean: Target;
 let wrongType: Target;
 let wrongEnum: Target;
+let dir: string;
+let schemaless: string;
 
 proof.before(async () => {
   contract ??= await loadContract();
   clean = await startTarget();
   wrongType = await startTarget(FAULTS.find((f) => f.id === 'categoryid-string')!);
   wrongEnum = await startTarget(FAULTS.find((f) => f.id === 'status-capitalised')!);
+  dir = await mkdtemp(join(tmpdir(), 'dredd-proof-'));
+  schemaless = join(dir, 'derived.yaml');
+  await writeFile(schemaless, toYaml(derivedDescription(contract)));
 });
 proof.after(async () => {
   await clean?.stop();
   await wrongType?.stop();
   await wrongEnum?.stop();
+  await rm(dir, { recursive: true, force: true });
 });
 
+const options = (baseUrl: string, rawDescription?: string) => ({ baseUrl, apiKey: 'test-pro-key', prefer: false, contract, specPath: DEFAULT_SPEC_PATH, timeoutMs: 60_000, ...(rawDescription ? { rawDescription } : {}) });
+
 proof('the derived run passes every transaction of the unbroken server, none skipped', async () => {
-  const outcome = await runDredd({ baseUrl: clean.baseUrl, apiKey: 'test-pro-key', prefer: false, contract, specPath: DEFAULT_SPEC_PATH, timeoutMs: 60_000 });
+  const outcome = await runDredd(options(clean.baseUrl));
   assert.is(outcome.error, undefined, outcome.log);
   assert.equal(outcome.transactions.filter((t) => t.status !== 'pass').map((t) => `${t.name}: ${t.message}`), []);
   assert.equal(outcome.transactions.map((t) => t.name).sort(), Object.keys(transactionPlans(contract)).sort());
+});
+
+proof('plain Dredd over spec/openapi.yaml fails the unbroken server: it demands the Link header the specification leaves open', async () => {
+  const plain = await runDredd(options(clean.baseUrl, DEFAULT_SPEC_PATH));
+  const list = plain.transactions.find((t) => t.name === LIST_200 && t.status !== 'skip');
+  assert.ok(list, plain.log);
+  assert.is(list!.status, 'fail');
+  assert.match(list!.message, /link/i);
 });
 
 for (const [what, target, pattern] of [
   ['a string categoryId', () => wrongType, /categoryId.*(integer|type)|Invalid type: string \(expected integer\)/],
   ['a status outside PetStatus', () => wrongEnum, /enum|allowed values|No enum match/],
 ] as const) {
-  proof(`plain Dredd misses ${what}; the kit's Dredd run catches it`, async () => {
+  proof(`Dredd without the hooks' schemas misses ${what}; the kit's Dredd run catches it`, async () => {
     const baseUrl = target().baseUrl;
-    const plain = await runDredd({ baseUrl, apiKey: 'test-pro-key', prefer: false, contract, specPath: DEFAULT_SPEC_PATH, timeoutMs: 60_000, rawDescription: DEFAULT_SPEC_PATH });
+    const plain = await runDredd(options(baseUrl, schemaless));
     const plainList = plain.transactions.find((t) => t.name === LIST_200 && t.status !== 'skip');
     assert.ok(plainList, plain.log);
-    assert.is(plainList!.status, 'pass', `plain Dredd was expected to miss the fault: ${plainList!.message}`);
+    assert.is(plainList!.status, 'pass', `Dredd without schemas was expected to miss the fault: ${plainList!.message}`);
 
-    const ours = await runDredd({ baseUrl, apiKey: 'test-pro-key', prefer: false, contract, specPath: DEFAULT_SPEC_PATH, timeoutMs: 60_000 });
+    const ours = await runDredd(options(baseUrl));
     const ourList = ours.transactions.find((t) => t.name === LIST_200)!;
     assert.is(ourList.status, 'fail');
     assert.match(ourList.message, pattern);

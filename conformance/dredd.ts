@@ -1,21 +1,30 @@
 // The Dredd run inside the kit. Dredd 14 reads OpenAPI 3 through a parser that ignores allOf,
 // minimum, maximum, format and $ref inside schemas, so on its own it would pass a Pet without `id`.
-// We give it a derived description (dereferenced, allOf merged, the statuses it cannot provoke
-// removed) and, through the hooks, the full JSON Schema of every response body (Gavel validates
-// `expected.bodySchema` when it is set). conformance/dredd.test.ts proves the difference.
-import { spawn } from 'node:child_process';
+// We give it a derived description (dereferenced, allOf merged, only what the specification itself
+// requires: the statuses one plain request provokes, no header or parameter that is the reference
+// server's decision) and, through the hooks, the must-level JSON Schema of every response body
+// (Gavel validates `expected.bodySchema` when it is set). conformance/dredd.test.ts proves it.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify as toYaml } from 'yaml';
+import { collectOutput, spawnChild, stopChild } from '../lib/processes.ts';
+import { UNKNOWN_PET_ID } from './checks/support.ts';
 import type { Contract } from './openapi.ts';
 
 const WORKER = fileURLToPath(new URL('./dredd/worker.cjs', import.meta.url));
 const HOOKS = fileURLToPath(new URL('./dredd/hooks.cjs', import.meta.url));
-/** Statuses Dredd cannot provoke with one request from the description: checked by the kit itself instead. */
-const NOT_FOR_DREDD = ['429', 'default'];
-const UNKNOWN_PET_ID = Number.MAX_SAFE_INTEGER;
+/**
+ * The statuses Dredd checks: those one plain request provokes and the specification itself names
+ * (success, 401, 404, and 400 for a body). Not 429 or `default`, which no single request provokes;
+ * not 410, which needs the sunset; not 413, 415 or the 400 of an operation without a body, which
+ * answer requests the specification does not describe. The kit validates each of those whenever it
+ * sees one.
+ */
+function forDredd(key: string, operation: { requestBody?: unknown }): boolean {
+  return /^2\d\d$/.test(key) || key === '401' || key === '404' || (key === '400' && operation.requestBody !== undefined);
+}
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
@@ -74,7 +83,7 @@ export function mergeAllOf(schema: Json): Json {
 }
 
 /** A JSON Schema Gavel (ajv 6) accepts: draft-07, OpenAPI-only formats removed, allOf kept. */
-export function forGavel(schema: JsonObject): JsonObject {
+function forGavel(schema: JsonObject): JsonObject {
   const strip = (s: Json): Json => {
     if (Array.isArray(s)) return s.map(strip);
     if (!isObject(s)) return s;
@@ -88,7 +97,25 @@ export function forGavel(schema: JsonObject): JsonObject {
   return { $schema: 'http://json-schema.org/draft-07/schema#', ...(strip(schema) as JsonObject) };
 }
 
-/** The description Dredd reads: no $ref, allOf merged, only the statuses one request can provoke. */
+/** Only what the specification requires of one operation: its Dredd statuses, no decision headers or parameters. */
+function mustOperation(op: JsonObject): void {
+  delete op.tags;
+  // Dredd sends every parameter that has an example; one the reference server chose is not the contract's.
+  if (Array.isArray(op.parameters)) op.parameters = op.parameters.filter((p) => !(isObject(p) && p['x-decision'] === true));
+  if (!isObject(op.responses)) return;
+  for (const [key, response] of Object.entries(op.responses)) {
+    if (!forDredd(key, op)) {
+      delete op.responses[key];
+      continue;
+    }
+    // Dredd demands every header it is shown; it knows no optional ones.
+    if (isObject(response) && isObject(response.headers)) {
+      for (const [name, h] of Object.entries(response.headers)) if (!isObject(h) || h.required !== true || h['x-decision'] === true) delete response.headers[name];
+    }
+  }
+}
+
+/** The description Dredd reads: no $ref, allOf merged, only what the specification requires. */
 export function derivedDescription(contract: Contract): JsonObject {
   const doc = JSON.parse(JSON.stringify(contract.document)) as JsonObject;
   delete doc.servers;
@@ -96,11 +123,7 @@ export function derivedDescription(contract: Contract): JsonObject {
   const paths = isObject(doc.paths) ? doc.paths : {};
   for (const item of Object.values(paths)) {
     if (!isObject(item)) continue;
-    for (const op of Object.values(item)) {
-      if (!isObject(op)) continue;
-      delete op.tags;
-      if (isObject(op.responses)) for (const key of NOT_FOR_DREDD) delete op.responses[key];
-    }
+    for (const op of Object.values(item)) if (isObject(op)) mustOperation(op);
   }
   doc.paths = mergeAllOf(paths);
   if (isObject(doc.components)) {
@@ -122,13 +145,13 @@ export function transactionPlans(contract: Contract): Record<string, Transaction
       const operationId = String(opValue.operationId);
       const documented = contract.operations.get(operationId as 'listPets')!;
       for (const key of Object.keys(opValue.responses)) {
-        if (NOT_FOR_DREDD.includes(key)) continue;
+        if (!forDredd(key, opValue)) continue;
         const response = documented.responses.get(key)!;
         const status = Number(key);
         const plan: TransactionPlan = {
           status,
           authorization: status === 401 ? 'none' : 'key',
-          bodySchema: forGavel(response.bodySchema ?? {}),
+          bodySchema: forGavel(response.levels.must.bodySchema ?? {}),
         };
         if (status === 400) plan.body = JSON.stringify({ categoryId: 'not-a-number' });
         if (status === 404) {
@@ -194,20 +217,16 @@ export async function runDredd(options: DreddRunOptions): Promise<DreddOutcome> 
   }
 }
 
-function spawnWorker(args: string[], timeoutMs: number): Promise<{ code: number; log: string; timedOut: boolean }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0' } });
-    let log = '';
-    let timedOut = false;
-    child.stdout.on('data', (chunk: Buffer) => (log += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    }, timeoutMs);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? 1, log, timedOut });
-    });
-  });
+async function spawnWorker(args: string[], timeoutMs: number): Promise<{ code: number; log: string; timedOut: boolean }> {
+  const child = spawnChild(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0' } });
+  const output = collectOutput(child);
+  const closed = new Promise<number>((resolve) => child.once('close', (code) => resolve(code ?? 1)));
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    void stopChild(child, 'SIGKILL');
+  }, timeoutMs);
+  const code = await closed;
+  clearTimeout(timer);
+  return { code, log: output.text(), timedOut };
 }

@@ -1,6 +1,7 @@
 // The one way the kit talks to the implementation under test: every request and response is kept as
 // an Exchange, so each check can show what it sent and what came back, and so every response can be
 // validated against the description afterwards.
+import { KitError } from '../lib/errors.ts';
 import type { OperationId } from './openapi.ts';
 
 export interface Clock {
@@ -29,6 +30,8 @@ export interface Exchange {
   response?: ExchangeResponse;
   /** Network failure: refused, reset, timed out. */
   error?: string;
+  /** The clock's time when the request left (epoch ms). */
+  sentAt: number;
   /** The clock's time when the response arrived (epoch ms). */
   receivedAt: number;
 }
@@ -48,8 +51,11 @@ export interface SendOptions {
   headers?: Record<string, string>;
 }
 
-export class UnreachableError extends Error {
-  readonly code = 'unreachable';
+/** The target answered nothing at all: it is down, or the base URL is wrong. */
+export class UnreachableError extends KitError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('unreachable', message, options);
+  }
 }
 
 export class HttpClient {
@@ -98,6 +104,7 @@ export class HttpClient {
       operationId: options.operationId,
       purpose: options.purpose,
       request,
+      sentAt: this.#clock.now(),
       receivedAt: 0,
     };
     try {

@@ -1,5 +1,7 @@
-// Collects verdicts per check id while the groups run, and turns them into one result per check.
-import { CATALOGUE, type CheckDef, type Level, type Profile } from './catalogue.ts';
+// Collects verdicts per check id while the areas run, and turns them into one result per check.
+// Each area gets a view scoped to the ids it defines: a check is asserted by exactly one module.
+import { KitError } from '../lib/errors.ts';
+import type { CheckDef, Level, Profile } from './catalogue.ts';
 import type { Exchange } from './http.ts';
 
 export type Outcome = 'passed' | 'failed' | 'warned' | 'not-run';
@@ -7,6 +9,8 @@ export type Outcome = 'passed' | 'failed' | 'warned' | 'not-run';
 export interface Failure {
   message: string;
   evidence: Exchange[];
+  /** The rule of spec/rules/window-rules.js the failure breaks, when one does. */
+  rule?: string;
 }
 
 export interface CheckResult {
@@ -23,6 +27,25 @@ export interface CheckResult {
   notes: string[];
 }
 
+/** What an area may do with the checks it defines. */
+export interface CheckLedger {
+  pass(id: string): void;
+  fail(id: string, message: string, evidence?: Exchange[], rule?: string): void;
+  /** Records a pass or a failure; returns the condition so callers can stop early. */
+  assert(id: string, condition: boolean, message: string, evidence?: Exchange[]): boolean;
+  /** Why the check did not run, unless something else is recorded for it. */
+  notRun(id: string, reason: string): void;
+  note(id: string, note: string): void;
+  hasFailed(id: string): boolean;
+}
+
+/** A module recorded a verdict for a check it does not define, or one that does not exist. */
+export class CheckScopeError extends KitError {
+  constructor(message: string) {
+    super('check-scope', message);
+  }
+}
+
 interface State {
   passes: number;
   failures: Failure[];
@@ -33,51 +56,51 @@ interface State {
 const MAX_FAILURES_KEPT = 5;
 
 export class Ledger {
+  readonly #catalogue: readonly CheckDef[];
   readonly #state = new Map<string, State>();
 
-  #get(id: string): State {
-    if (!CATALOGUE.some((c) => c.id === id)) throw new Error(`unknown check id ${id}`);
-    let state = this.#state.get(id);
-    if (!state) {
-      state = { passes: 0, failures: [], notes: [] };
-      this.#state.set(id, state);
-    }
-    return state;
+  constructor(catalogue: readonly CheckDef[]) {
+    this.#catalogue = catalogue;
   }
 
-  pass(id: string): void {
-    this.#get(id).passes++;
-  }
-
-  fail(id: string, message: string, evidence: Exchange[] = []): void {
-    const state = this.#get(id);
-    if (state.failures.length < MAX_FAILURES_KEPT) state.failures.push({ message, evidence });
-    else if (state.failures.length === MAX_FAILURES_KEPT) state.failures.push({ message: '(further failures not shown)', evidence: [] });
-  }
-
-  /** Records a pass or a failure; returns the condition so callers can stop early. */
-  assert(id: string, condition: boolean, message: string, evidence: Exchange[] = []): boolean {
-    if (condition) this.pass(id);
-    else this.fail(id, message, evidence);
-    return condition;
-  }
-
-  notRun(id: string, reason: string): void {
-    const state = this.#get(id);
-    state.notRun ??= reason;
-  }
-
-  note(id: string, note: string): void {
-    const state = this.#get(id);
-    if (!state.notes.includes(note)) state.notes.push(note);
-  }
-
-  hasFailed(id: string): boolean {
-    return (this.#state.get(id)?.failures.length ?? 0) > 0;
+  /** The ledger as one module sees it: recording any id outside `ids` throws. */
+  scope(owner: string, ids: readonly string[]): CheckLedger {
+    for (const id of ids) if (!this.#catalogue.some((c) => c.id === id)) throw new CheckScopeError(`${owner}: unknown check id ${id}`);
+    const own = new Set(ids);
+    const get = (id: string): State => {
+      if (!own.has(id)) throw new CheckScopeError(`${owner} recorded a verdict for ${id}, a check it does not define`);
+      let state = this.#state.get(id);
+      if (!state) {
+        state = { passes: 0, failures: [], notes: [] };
+        this.#state.set(id, state);
+      }
+      return state;
+    };
+    const view: CheckLedger = {
+      pass: (id) => void get(id).passes++,
+      fail: (id, message, evidence = [], rule) => {
+        const state = get(id);
+        const failure: Failure = rule === undefined ? { message, evidence } : { message, evidence, rule };
+        if (state.failures.length < MAX_FAILURES_KEPT) state.failures.push(failure);
+        else if (state.failures.length === MAX_FAILURES_KEPT) state.failures.push({ message: '(further failures not shown)', evidence: [] });
+      },
+      assert: (id, condition, message, evidence = []) => {
+        if (condition) view.pass(id);
+        else view.fail(id, message, evidence);
+        return condition;
+      },
+      notRun: (id, reason) => void (get(id).notRun ??= reason),
+      note: (id, note) => {
+        const state = get(id);
+        if (!state.notes.includes(note)) state.notes.push(note);
+      },
+      hasFailed: (id) => get(id).failures.length > 0,
+    };
+    return view;
   }
 
   results(options: { strict: boolean; selected: (def: CheckDef) => string | undefined }): CheckResult[] {
-    return CATALOGUE.map((def) => {
+    return this.#catalogue.map((def) => {
       const state = this.#state.get(def.id) ?? { passes: 0, failures: [], notes: [] };
       const skipped = options.selected(def);
       let outcome: Outcome;
@@ -93,16 +116,7 @@ export class Ledger {
         outcome = 'not-run';
         reason = state.notRun ?? 'nothing to check';
       }
-      const result: CheckResult = {
-        id: def.id,
-        level: def.level,
-        profile: def.profile,
-        section: def.section,
-        title: def.title,
-        outcome,
-        failures: state.failures,
-        notes: state.notes,
-      };
+      const result: CheckResult = { id: def.id, level: def.level, profile: def.profile, section: def.section, title: def.title, outcome, failures: state.failures, notes: state.notes };
       if (reason !== undefined) result.reason = reason;
       return result;
     });

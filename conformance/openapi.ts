@@ -1,28 +1,47 @@
-// The contract as the kit reads it: spec/openapi.yaml, dereferenced, with one ajv validator per
-// documented response body and header. Every response the kit sees goes through `validateResponse`,
-// so nothing escapes schema validation (Dredd alone ignores allOf, minimum, format and more).
+// The contract as the kit reads it: spec/openapi.yaml, dereferenced, with ajv validators for every
+// documented response at two levels. `must`: what the specification requires, with every
+// constraint marked x-decision (the reference server's own choices) removed, and headers marked
+// `x-decision: true` treated as not documented. `should`: the full description, decisions included.
+// Every response the kit sees goes through `validateResponse`, so nothing escapes validation.
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import $RefParser from '@apidevtools/json-schema-ref-parser';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { parse as parseYaml } from 'yaml';
+import { KitError } from '../lib/errors.ts';
+import { contractFacts, SPEC_FILE, type ContractFacts, type Deprecation } from '../spec/contract-facts.ts';
+import { parseInteger } from '../spec/rules/fields.js';
 
-export const DEFAULT_SPEC_PATH = fileURLToPath(new URL('../spec/openapi.yaml', import.meta.url));
+export const DEFAULT_SPEC_PATH = SPEC_FILE;
 
 export type OperationId = 'listPets' | 'createPet' | 'getPet';
-export const OPERATION_IDS: readonly OperationId[] = ['listPets', 'createPet', 'getPet'];
+const OPERATION_IDS: readonly OperationId[] = ['listPets', 'createPet', 'getPet'];
+
+/** must: what the specification requires; should: the description in full, the reference server's decisions included. */
+export type SchemaLevel = 'must' | 'should';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-type JsonObject = { [key: string]: Json };
+export type JsonObject = { [key: string]: Json };
+
+export interface DocumentedHeader {
+  name: string;
+  required: boolean;
+  schema: JsonObject;
+  validate: ValidateFunction;
+}
+
+/** What one level of the description says about a response. */
+export interface ResponseRules {
+  headers: DocumentedHeader[];
+  /** JSON Schema of the application/json body, OpenAPI-only keywords removed. */
+  bodySchema?: JsonObject;
+  validateBody?: ValidateFunction;
+}
 
 export interface DocumentedResponse {
   /** The key in the description: '200', '404', 'default'. */
   key: string;
-  headers: Array<{ name: string; required: boolean; validate: ValidateFunction; schema: JsonObject }>;
-  /** JSON Schema of the application/json body, OpenAPI-only keywords removed. */
-  bodySchema?: JsonObject;
-  validateBody?: ValidateFunction;
+  levels: Record<SchemaLevel, ResponseRules>;
 }
 
 export interface Operation {
@@ -30,19 +49,20 @@ export interface Operation {
   method: string;
   path: string;
   deprecated: boolean;
-  /** The removal date the description announces for a deprecated operation (YYYY-MM-DD). */
-  sunsetDate?: string;
+  /** x-deprecation of a deprecated operation: since, sunset, successor. */
+  deprecation?: Deprecation;
   responses: Map<string, DocumentedResponse>;
-  /** The schema of the JSON request body, when there is one. */
-  requestSchema?: JsonObject;
+  /** The schema of the JSON request body at each level, when there is one. */
+  requestSchema?: Record<SchemaLevel, JsonObject>;
 }
 
 export interface Contract {
   document: JsonObject;
   operations: Map<OperationId, Operation>;
+  facts: ContractFacts;
   /** Values of the PetStatus enumeration, read from the description, not restated here. */
   petStatuses: string[];
-  listLimit: { minimum: number; maximum: number; default: number };
+  listLimit: ContractFacts['listLimit'];
 }
 
 export interface Problem {
@@ -50,21 +70,34 @@ export interface Problem {
   message: string;
 }
 
+export class ContractError extends KitError {
+  constructor(message: string) {
+    super('contract', message);
+  }
+}
+
 // OpenAPI 3.0 Schema Objects are JSON Schema plus a few annotations ajv does not know.
 const ANNOTATIONS = ['example', 'xml', 'externalDocs', 'deprecated', 'discriminator', 'readOnly', 'writeOnly'];
 
-/** A plain JSON Schema (draft-07) from an OpenAPI 3.0 Schema Object: annotations dropped, `nullable` expanded. */
-export function toJsonSchema(schema: Json): Json {
-  if (Array.isArray(schema)) return schema.map(toJsonSchema);
+/**
+ * A plain JSON Schema (draft-07) from an OpenAPI 3.0 Schema Object at one level: annotations and
+ * x- keys dropped, `nullable` expanded; at `must`, the keywords an `x-decision` list names are
+ * dropped, and an element marked `x-decision: true` accepts anything.
+ */
+export function toJsonSchema(schema: Json, level: SchemaLevel = 'should'): Json {
+  if (Array.isArray(schema)) return schema.map((s) => toJsonSchema(s, level));
   if (schema === null || typeof schema !== 'object') return schema;
+  const decisions = schema['x-decision'];
+  if (level === 'must' && decisions === true) return {};
+  const dropped = level === 'must' && Array.isArray(decisions) ? decisions.map(String) : [];
   const out: JsonObject = {};
   for (const [key, value] of Object.entries(schema)) {
-    if (ANNOTATIONS.includes(key) || key.startsWith('x-')) continue;
+    if (ANNOTATIONS.includes(key) || key.startsWith('x-') || dropped.includes(key)) continue;
     if (key === 'properties' && value && typeof value === 'object' && !Array.isArray(value)) {
-      out[key] = Object.fromEntries(Object.entries(value).map(([name, s]) => [name, toJsonSchema(s)]));
+      out[key] = Object.fromEntries(Object.entries(value).map(([name, s]) => [name, toJsonSchema(s, level)]));
       continue;
     }
-    out[key] = toJsonSchema(value);
+    out[key] = toJsonSchema(value, level);
   }
   if (out.nullable === true && typeof out.type === 'string') out.type = [out.type, 'null'];
   delete out.nullable;
@@ -82,15 +115,48 @@ function asObject(value: Json | undefined): JsonObject {
   return value && typeof value === 'object' && !Array.isArray(value) ? value : {};
 }
 
-/** The ISO date a deprecated operation's description gives for its removal, if it gives one. */
-function sunsetOf(operation: JsonObject): { sunsetDate?: string } {
-  if (operation.deprecated !== true || typeof operation.description !== 'string') return {};
-  const m = /(\d{4}-\d{2}-\d{2})/.exec(operation.description);
-  return m ? { sunsetDate: m[1]! } : {};
+function responseRules(ajv: Ajv, response: JsonObject, level: SchemaLevel): ResponseRules {
+  const headers: DocumentedHeader[] = [];
+  for (const [name, h] of Object.entries(asObject(response.headers))) {
+    const header = asObject(h);
+    // A header that is the reference server's decision is not part of the contract at must level.
+    if (level === 'must' && header['x-decision'] === true) continue;
+    const schema = toJsonSchema(asObject(header.schema), level) as JsonObject;
+    headers.push({ name: name.toLowerCase(), required: header.required === true, schema, validate: ajv.compile(schema) });
+  }
+  const rules: ResponseRules = { headers };
+  const media = asObject(asObject(response.content)['application/json']);
+  if (media.schema) {
+    rules.bodySchema = toJsonSchema(media.schema, level) as JsonObject;
+    rules.validateBody = ajv.compile(rules.bodySchema);
+  }
+  return rules;
+}
+
+function operationOf(ajv: Ajv, operationId: OperationId, method: string, path: string, operation: JsonObject, facts: ContractFacts): Operation {
+  const responses = new Map<string, DocumentedResponse>();
+  for (const [key, resp] of Object.entries(asObject(operation.responses))) {
+    const response = asObject(resp);
+    responses.set(key, { key, levels: { must: responseRules(ajv, response, 'must'), should: responseRules(ajv, response, 'should') } });
+  }
+  const requestMedia = asObject(asObject(asObject(operation.requestBody).content)['application/json']);
+  const deprecation = facts.deprecations[operationId];
+  return {
+    operationId,
+    method: method.toUpperCase(),
+    path,
+    deprecated: operation.deprecated === true,
+    ...(deprecation ? { deprecation } : {}),
+    responses,
+    ...(requestMedia.schema
+      ? { requestSchema: { must: toJsonSchema(requestMedia.schema, 'must') as JsonObject, should: toJsonSchema(requestMedia.schema, 'should') as JsonObject } }
+      : {}),
+  };
 }
 
 export async function loadContract(specPath: string = DEFAULT_SPEC_PATH): Promise<Contract> {
   const raw = parseYaml(await readFile(specPath, 'utf8')) as JsonObject;
+  const facts = contractFacts(raw);
   const document = (await $RefParser.dereference(structuredClone(raw) as object)) as JsonObject;
   const ajv = newAjv();
   const operations = new Map<OperationId, Operation>();
@@ -98,56 +164,17 @@ export async function loadContract(specPath: string = DEFAULT_SPEC_PATH): Promis
     for (const [method, op] of Object.entries(asObject(item))) {
       const operation = asObject(op);
       const operationId = operation.operationId as OperationId | undefined;
-      if (!operationId) continue;
-      const responses = new Map<string, DocumentedResponse>();
-      for (const [key, resp] of Object.entries(asObject(operation.responses))) {
-        const response = asObject(resp);
-        const headers = Object.entries(asObject(response.headers)).map(([name, h]) => {
-          const header = asObject(h);
-          const schema = toJsonSchema(asObject(header.schema)) as JsonObject;
-          return { name: name.toLowerCase(), required: header.required === true, schema, validate: ajv.compile(schema) };
-        });
-        const media = asObject(asObject(response.content)['application/json']);
-        const documented: DocumentedResponse = { key, headers };
-        if (media.schema) {
-          documented.bodySchema = toJsonSchema(media.schema) as JsonObject;
-          documented.validateBody = ajv.compile(documented.bodySchema);
-        }
-        responses.set(key, documented);
-      }
-      const requestMedia = asObject(asObject(asObject(operation.requestBody).content)['application/json']);
-      operations.set(operationId, {
-        operationId,
-        method: method.toUpperCase(),
-        path,
-        deprecated: operation.deprecated === true,
-        ...sunsetOf(operation),
-        responses,
-        ...(requestMedia.schema ? { requestSchema: toJsonSchema(requestMedia.schema) as JsonObject } : {}),
-      });
+      if (operationId) operations.set(operationId, operationOf(ajv, operationId, method, path, operation, facts));
     }
   }
   for (const id of OPERATION_IDS) {
-    if (!operations.has(id)) throw new Error(`${specPath}: operation ${id} is not described`);
+    if (!operations.has(id)) throw new ContractError(`${specPath}: operation ${id} is not described`);
   }
-  const statusSchema = asObject(asObject(asObject(document.components).schemas).PetStatus);
-  const listParams = (asObject(asObject(document.paths)['/pets']).get as JsonObject | undefined)?.parameters;
-  const limitParam = (Array.isArray(listParams) ? listParams : []).map(asObject).find((p) => p.name === 'limit');
-  const limitSchema = asObject(limitParam?.schema);
-  return {
-    document,
-    operations,
-    petStatuses: Array.isArray(statusSchema.enum) ? statusSchema.enum.map(String) : [],
-    listLimit: {
-      minimum: Number(limitSchema.minimum ?? 1),
-      maximum: Number(limitSchema.maximum ?? 100),
-      default: Number(limitSchema.default ?? 20),
-    },
-  };
+  return { document, operations, facts, petStatuses: facts.petStatuses, listLimit: facts.listLimit };
 }
 
 /** The documented response for a status: the exact code, then the `default` response. */
-export function documentedResponse(contract: Contract, operationId: OperationId, status: number) {
+export function documentedResponse(contract: Contract, operationId: OperationId, status: number): DocumentedResponse | undefined {
   const op = contract.operations.get(operationId);
   return op?.responses.get(String(status)) ?? op?.responses.get('default');
 }
@@ -166,25 +193,26 @@ export interface ObservedResponse {
 }
 
 /**
- * Everything the description says about this response: status documented, content type, body schema
- * and documented headers (required ones present, values valid against their schema).
+ * Everything the description says about this response at one level: status documented, content
+ * type, body schema and documented headers (required ones present, values valid against their schema).
  */
-export function validateResponse(contract: Contract, operationId: OperationId, response: ObservedResponse): Problem[] {
+export function validateResponse(contract: Contract, operationId: OperationId, response: ObservedResponse, level: SchemaLevel = 'must'): Problem[] {
   const problems: Problem[] = [];
   const documented = documentedResponse(contract, operationId, response.status);
   if (!documented) {
     return [{ where: 'status', message: `${response.status} is not a documented response of ${operationId}` }];
   }
-  for (const header of documented.headers) {
+  const rules = documented.levels[level];
+  for (const header of rules.headers) {
     const value = response.headers[header.name];
     if (value === undefined) {
       if (header.required) problems.push({ where: `header ${header.name}`, message: 'is required but missing' });
       continue;
     }
-    const typed = header.schema.type === 'integer' || header.schema.type === 'number' ? parseHeaderNumber(value) : value;
+    const typed = header.schema.type === 'integer' || header.schema.type === 'number' ? (parseInteger(value) ?? value) : value;
     if (!header.validate(typed)) problems.push(...ajvMessages(header.validate, `header ${header.name} (${JSON.stringify(value)})`));
   }
-  if (documented.validateBody) {
+  if (rules.validateBody) {
     const type = response.headers['content-type'] ?? '';
     if (!/^application\/json\s*(;|$)/i.test(type)) {
       problems.push({ where: 'header content-type', message: `expected application/json, got ${JSON.stringify(type)}` });
@@ -196,12 +224,13 @@ export function validateResponse(contract: Contract, operationId: OperationId, r
       problems.push({ where: 'body', message: 'is not valid JSON' });
       return problems;
     }
-    if (!documented.validateBody(body)) problems.push(...ajvMessages(documented.validateBody, 'body'));
+    if (!rules.validateBody(body)) problems.push(...ajvMessages(rules.validateBody, 'body'));
   }
   return problems;
 }
 
-/** A header value as an integer only when it is written as one (no sign games, no exponents). */
-export function parseHeaderNumber(value: string): number | string {
-  return /^\s*-?\d+\s*$/.test(value) ? Number(value.trim()) : value;
+/** What the full description adds to the must-level problems: the reference server's decisions this response departs from. */
+export function decisionProblems(contract: Contract, operationId: OperationId, response: ObservedResponse): Problem[] {
+  const must = new Set(validateResponse(contract, operationId, response, 'must').map((p) => `${p.where} ${p.message}`));
+  return validateResponse(contract, operationId, response, 'should').filter((p) => !must.has(`${p.where} ${p.message}`));
 }

@@ -54,6 +54,7 @@ test('full profile fails, naming what a stateless mock cannot do', async () => {
     'list.limit', // the example array whatever limit says
     'list.status-filter', // the example array whatever status says
     'get.404-unknown', // without Prefer every id exists
+    'list.next-link', // the example Link names /v1, which the mock does not serve
     'ratelimit.remaining-decrements', // the example Remaining, always 59
     'ratelimit.exhaustion-exact', // never a 429
   ];

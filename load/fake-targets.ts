@@ -44,6 +44,7 @@ export function limitedTarget(opts: LimiterOptions, inner: Handler = () => json(
         'X-RateLimit-Remaining': String(remaining),
         'X-RateLimit-Reset': String(reset),
         'Retry-After': String(retryAfter),
+        'Cache-Control': 'no-store',
       });
     };
     if (banUntil > now) return refuse(Math.ceil((banUntil - now) / 1000));

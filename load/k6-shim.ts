@@ -6,8 +6,10 @@
 // executors are simulated one VU at a time. The runs with a real k6 are in k6.test.ts.
 import { register } from 'node:module';
 import { pathToFileURL } from 'node:url';
+import { evaluateThresholds, type MetricType, type Sample, type Tags, type ThresholdResult } from './k6-thresholds.ts';
 
-export type Tags = Record<string, string>;
+export { evaluateThresholds, parseMetricKey, type MetricType, type Sample, type Tags, type ThresholdResult } from './k6-thresholds.ts';
+
 export interface FakeRequest {
   method: string;
   url: string;
@@ -23,12 +25,6 @@ export interface FakeResponse {
 }
 export type Handler = (req: FakeRequest, nowMs: number) => FakeResponse;
 
-interface Sample {
-  metric: string;
-  value: number;
-  tags: Tags;
-}
-type MetricType = 'counter' | 'rate' | 'trend' | 'gauge';
 interface ExpectedCallback {
   readonly __expected: Array<number | { min: number; max: number }>;
 }
@@ -236,66 +232,6 @@ export class K6Shim {
   }
 }
 
-export interface ThresholdResult {
-  key: string;
-  expression: string;
-  ok: boolean;
-  value: number | undefined;
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  const rank = (p / 100) * (sorted.length - 1);
-  const lo = Math.floor(rank);
-  const hi = Math.ceil(rank);
-  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (rank - lo);
-}
-
-function aggregate(type: MetricType, values: number[], durationS: number): Record<string, number> {
-  if (type === 'counter') {
-    const count = values.reduce((a, b) => a + b, 0);
-    return { count, rate: durationS > 0 ? count / durationS : 0 };
-  }
-  if (type === 'rate') {
-    const passes = values.filter((v) => v !== 0).length;
-    return { rate: values.length ? passes / values.length : 0, passes, fails: values.length - passes };
-  }
-  if (type === 'gauge') return { value: values.at(-1) ?? 0, min: Math.min(...values), max: Math.max(...values) };
-  const sorted = [...values].sort((a, b) => a - b);
-  const out: Record<string, number> = {
-    avg: values.length ? values.reduce((a, b) => a + b, 0) / values.length : 0,
-    min: sorted[0] ?? 0,
-    max: sorted.at(-1) ?? 0,
-    med: percentile(sorted, 50),
-    count: values.length,
-  };
-  for (const p of [90, 95, 99]) out[`p(${p})`] = percentile(sorted, p);
-  return out;
-}
-
-/** Parses "name{tag:value,tag2:value2}" as k6 does for thresholds on sub-metrics. */
-export function parseMetricKey(key: string): { name: string; tags: Tags } {
-  const m = /^([a-zA-Z_][a-zA-Z0-9_]*)(?:\{(.*)\})?$/.exec(key);
-  if (!m) throw new Error(`k6 would refuse the threshold key ${key}`);
-  const tags: Tags = {};
-  if (m[2] !== undefined) {
-    for (const part of m[2].split(',')) {
-      const [k, ...rest] = part.split(':');
-      if (!k || rest.length === 0) throw new Error(`k6 would refuse the sub-metric selector in ${key}`);
-      tags[k.trim()] = rest.join(':').trim();
-    }
-  }
-  return { name: m[1]!, tags };
-}
-
-const EXPRESSION = /^\s*(count|rate|avg|min|max|med|value|p\((\d+(?:\.\d+)?)\))\s*(<=|>=|===|==|!=|<|>)\s*(-?\d+(?:\.\d+)?)\s*$/;
-const STATS: Record<MetricType, RegExp> = {
-  counter: /^(count|rate)$/,
-  rate: /^rate$/,
-  gauge: /^value$/,
-  trend: /^(avg|min|max|med|p\(.+\))$/,
-};
-
 export interface ScriptModule {
   options?: { scenarios?: Record<string, Record<string, unknown>>; thresholds?: Record<string, string[]> };
   setup?: () => unknown;
@@ -427,41 +363,7 @@ export async function runScript(file: string, opts: RunOptions): Promise<RunResu
       shim.scenario = { name: '', startTime: 0, iterationInTest: 0 };
     }
     const durationS = (shim.nowMs - testStart) / 1000;
-    const metrics: Record<string, { type: MetricType; contains: string; values: Record<string, number>; thresholds?: Record<string, { ok: boolean }> }> = {};
-    const valuesOf = (name: string, tags: Tags) =>
-      shim.samples.filter((s) => s.metric === name && Object.entries(tags).every(([k, v]) => s.tags[k] === v)).map((s) => s.value);
-    for (const [name, info] of shim.types) {
-      const values = valuesOf(name, {});
-      if (values.length) metrics[name] = { type: info.type, contains: info.time ? 'time' : 'default', values: aggregate(info.type, values, durationS) };
-    }
-    const thresholds: ThresholdResult[] = [];
-    const unsampled: string[] = [];
-    for (const [key, expressions] of Object.entries(module.options?.thresholds ?? {})) {
-      const { name, tags } = parseMetricKey(key);
-      const info = shim.types.get(name);
-      if (!info) throw new Error(`threshold on ${key}: no metric ${name} (k6 refuses to start)`);
-      const values = valuesOf(name, tags);
-      if (values.length === 0) unsampled.push(key);
-      const agg = aggregate(info.type, values, durationS);
-      const entry = (metrics[key] ??= { type: info.type, contains: info.time ? 'time' : 'default', values: agg, thresholds: {} });
-      entry.thresholds ??= {};
-      for (const expression of expressions) {
-        const m = EXPRESSION.exec(expression);
-        if (!m || !STATS[info.type].test(m[1]!)) throw new Error(`threshold ${key}: ${expression} is not valid for a ${info.type}`);
-        const value = agg[m[1]!];
-        const limit = Number(m[4]);
-        const op = m[3]!;
-        // A metric without samples is not judged (k6's own behaviour here has varied between
-        // versions); the scripts give every counter a zero sample so this never decides a verdict,
-        // and `unsampled` lets the tests prove that.
-        const ok =
-          values.length === 0 ||
-          (value !== undefined &&
-            (op === '<' ? value < limit : op === '<=' ? value <= limit : op === '>' ? value > limit : op === '>=' ? value >= limit : op === '!=' ? value !== limit : value === limit));
-        thresholds.push({ key, expression, ok, value: values.length ? value : undefined });
-        entry.thresholds[expression] = { ok };
-      }
-    }
+    const { results: thresholds, unsampled, metrics } = evaluateThresholds(module.options?.thresholds ?? {}, shim.samples, shim.types, durationS);
     const summaryData = {
       metrics,
       root_group: { name: '', path: '', checks: [...shim.checks].map(([name, c]) => ({ name, ...c })), groups: [] },

@@ -1,9 +1,10 @@
 // @ts-check
 // Verifies one key's per-minute rate limit against any implementation of the Animal Adoption Store
 // API: drives GET /pets above the limit with a constant-arrival-rate scenario, across at least one
-// window boundary, and turns every rule the window bookkeeping (lib/ledger.js) checks into a
-// threshold that fails the run. Optional BAN=1 scenario: keeps sending after 429 and expects the
-// temporary ban. Run it with a key nobody else uses during the run: the count must be complete.
+// window boundary, and turns every rule of spec/rules/window-rules.js (the rules the conformance kit
+// applies too) into a threshold: must-level rules fail the run, should-level ones with STRICT=1.
+// Optional BAN=1 scenario: keeps sending after 429 and expects the temporary ban. Run it with a key
+// nobody else uses during the run: the count must be complete.
 //
 //   k6 run load/rate-limit.js                               (our server, test-free-key, ~2.5 min)
 //   k6 run -e API_KEY=... -e PLAN=pro -e BASE_URL=https://host/v1 load/rate-limit.js
@@ -11,12 +12,13 @@
 import http from 'k6/http';
 import exec from 'k6/execution';
 import { Counter } from 'k6/metrics';
+import { DEFAULT_TOLERANCES, readSnapshot, retryWaitMs } from '../spec/rules/snapshot.js';
+import { EVENTS } from '../spec/rules/window-rules.js';
 import { baseUrl, boolEnv, durationEnv, expectedLimit, numberEnv, stringEnv, summaryPath } from './lib/config.js';
-import { snapshot } from './lib/headers.js';
-import { EVENTS, VIOLATIONS, createLedger } from './lib/ledger.js';
 import { createPacer } from './lib/pacing.js';
 import { listPets, listPetsBatchRequest, probe } from './lib/requests.js';
 import { metricValue, summaryOutputs } from './lib/summary.js';
+import { KINDS, VIOLATIONS_METRIC, WARNING_ONLY, createJudge, eventMetric, violationKey, violationLine, violationThresholds, zeroSamples } from './lib/verdict.js';
 
 const target = { baseUrl: baseUrl(__ENV), apiKey: stringEnv(__ENV, 'API_KEY', 'test-free-key') };
 const expected = expectedLimit(__ENV);
@@ -26,7 +28,9 @@ const RATE = numberEnv(__ENV, 'RATE', 1800, { integer: true, min: 1 });
 const BATCH = numberEnv(__ENV, 'BATCH', 1, { integer: true, min: 1, max: 50 });
 const DURATION_S = durationEnv(__ENV, 'DURATION', '150s');
 const CROSS_WINDOWS = boolEnv(__ENV, 'CROSS_WINDOWS', true);
-const SKEW_S = numberEnv(__ENV, 'CLOCK_SKEW', 2, { min: 0, max: 60 });
+const SKEW_S = numberEnv(__ENV, 'CLOCK_SKEW', DEFAULT_TOLERANCES.clockSkewSeconds, { min: 0, max: 60 });
+// Should-level rules (Retry-After as integer seconds, Cache-Control: no-store on 429) fail the run too.
+const STRICT = boolEnv(__ENV, 'STRICT', false);
 const BAN = boolEnv(__ENV, 'BAN', false);
 const BAN_DURATION_S = durationEnv(__ENV, 'BAN_DURATION', '90s');
 const BAN_CONFIRM_S = durationEnv(__ENV, 'BAN_CONFIRM', '10s');
@@ -39,21 +43,21 @@ const targetPerMinute = expected.limit === null ? RATE : Math.ceil(expected.limi
 const BAN_RATE_SET = numberEnv(__ENV, 'BAN_RATE', 0, { integer: true, min: 1 });
 const BAN_RATE = BAN_RATE_SET > 0 ? BAN_RATE_SET : Math.max(120, 2 * targetPerMinute);
 
-const violations = new Counter('ratelimit_violations');
 /** @type {Record<string, Counter>} */
-const events = {};
-for (let i = 0; i < EVENTS.length; i++) events[EVENTS[i]] = new Counter('ratelimit_' + EVENTS[i]);
+const metrics = {};
+metrics[VIOLATIONS_METRIC] = new Counter(VIOLATIONS_METRIC);
+for (let i = 0; i < EVENTS.length; i++) metrics[eventMetric(EVENTS[i])] = new Counter(eventMetric(EVENTS[i]));
+
+/** @param {Array<{ metric: string, value: number, tags: Record<string, string> }>} samples */
+function add(samples) {
+  for (let i = 0; i < samples.length; i++) metrics[samples[i].metric].add(samples[i].value, samples[i].tags);
+}
 
 // 429 is an answer this script provokes on purpose, not a failed request.
 http.setResponseCallback(http.expectedStatuses(200, 429));
 
 /** @type {Record<string, string[]>} */
-const thresholds = {};
-const kinds = Object.keys(VIOLATIONS);
-for (let i = 0; i < kinds.length; i++) {
-  if (kinds[i] === 'ban_not_enforced' && !BAN) continue;
-  thresholds['ratelimit_violations{kind:' + kinds[i] + '}'] = ['count==0'];
-}
+const thresholds = violationThresholds({ strict: STRICT });
 thresholds['ratelimit_window_saturated{scenario:limit}'] = ['count>=1'];
 if (CROSS_WINDOWS) {
   thresholds['ratelimit_window_crossed{scenario:limit}'] = ['count>=1'];
@@ -103,24 +107,20 @@ export const options = {
   summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'p(99)'],
 };
 
-/** Every counter gets a zero sample first, so thresholds on it are evaluated even when nothing happened. */
-function zeroMetrics() {
-  for (let i = 0; i < kinds.length; i++) violations.add(0, { kind: kinds[i] });
-  for (let i = 0; i < EVENTS.length; i++) events[EVENTS[i]].add(0);
-}
-
 export function setup() {
-  zeroMetrics();
+  add(zeroSamples());
+  const sentAtMs = Date.now();
   const res = probe(target);
-  const first = snapshot(res.status, res.headers, Date.now());
-  const learned = first.limit;
+  const first = { status: res.status, headers: res.headers, receivedAtMs: Date.now(), sentAtMs: sentAtMs };
+  const learned = readSnapshot(first).limit;
   if (learned === null) throw new Error('the target sent no integer X-RateLimit-Limit; nothing to verify');
   const perMinute = expected.limit === null ? Math.ceil(learned * OVERDRIVE) : targetPerMinute;
   console.log(
     'rate-limit.js: ' + target.baseUrl + ', Limit ' + learned + (expected.limit === null ? ' (learned)' : ' (expected ' + expected.limit + ')') +
       ', offering ' + Math.min(perMinute, targetPerMinute) + ' requests/min for ' + DURATION_S + ' s' +
       (CROSS_WINDOWS ? ', must cross at least one window boundary' : ', window boundary not required (CROSS_WINDOWS=0)') +
-      (BAN ? ', then the ban scenario for up to ' + BAN_DURATION_S + ' s' : '')
+      (BAN ? ', then the ban scenario for up to ' + BAN_DURATION_S + ' s' : '') +
+      (STRICT ? '; should-level rules fail the run (STRICT=1)' : '')
   );
   if (perMinute > targetPerMinute) {
     console.warn('the learned limit needs ' + perMinute + ' requests/min but RATE offers ' + targetPerMinute + '; raise RATE or set PLAN/LIMIT');
@@ -129,20 +129,22 @@ export function setup() {
 }
 
 /**
- * @typedef {{ ledger: ReturnType<typeof createLedger>, pacer: ReturnType<typeof createPacer>, logged: Record<string, number>, banSeenMs: number | null }} Run
+ * @typedef {import('../spec/rules/snapshot.js').RecordedResponse} RecordedResponse
+ * @typedef {{ first: RecordedResponse, perMinute: number }} SetupData
+ * @typedef {{ judge: ReturnType<typeof createJudge>, pacer: ReturnType<typeof createPacer>, logged: Record<string, number>, banSeenMs: number | null }} Run
  * @type {Record<string, Run>}
  */
 const runs = {};
 
 /**
  * @param {'window' | 'ban'} mode
- * @param {{ first: import('./lib/headers.js').Snapshot, perMinute: number }} data
+ * @param {SetupData} data
  * @returns {Run}
  */
 function begin(mode, data) {
-  zeroMetrics();
+  add(zeroSamples());
   const run = {
-    ledger: createLedger({ mode: mode, expectedLimit: mode === 'window' ? expected.limit : null, skewSeconds: SKEW_S }),
+    judge: createJudge({ expectedLimit: mode === 'window' ? expected.limit : null, clockSkewSeconds: SKEW_S }),
     pacer: createPacer({
       perSecond: (mode === 'window' ? data.perMinute : BAN_RATE_SET > 0 ? BAN_RATE_SET : Math.max(120, 2 * data.perMinute)) / 60,
       honourRetryAfter: mode === 'window',
@@ -151,29 +153,29 @@ function begin(mode, data) {
     logged: {},
     banSeenMs: null,
   };
-  if (mode === 'window') record(run, run.ledger.observe([data.first]));
+  if (mode === 'window') record(run, run.judge.observe([data.first]));
   return run;
 }
 
 /**
- * Forwards what the ledger found to k6 metrics and logs the first few of each kind.
+ * Forwards what the rules found to k6 metrics and logs the first few of each kind.
  * @param {Run} run
- * @param {import('./lib/ledger.js').Outcome} outcome
+ * @param {ReturnType<Run['judge']['observe']>} judged
  */
-function record(run, outcome) {
+function record(run, judged) {
+  const outcome = judged.outcome;
+  add(judged.samples);
   for (let i = 0; i < outcome.violations.length; i++) {
     const v = outcome.violations[i];
-    violations.add(1, { kind: v.kind });
     run.logged[v.kind] = (run.logged[v.kind] || 0) + 1;
-    if (run.logged[v.kind] <= 3) console.warn('VIOLATION ' + v.kind + ': ' + v.detail);
+    if (run.logged[v.kind] <= 3) console.warn('VIOLATION ' + v.kind + ' (' + v.level + '): ' + v.detail);
   }
-  for (let i = 0; i < outcome.events.length; i++) events[outcome.events[i]].add(1);
   for (let i = 0; i < outcome.notes.length; i++) console.log(outcome.notes[i]);
 }
 
 /**
  * @param {'window' | 'ban'} mode
- * @param {{ first: import('./lib/headers.js').Snapshot, perMinute: number }} data
+ * @param {SetupData} data
  */
 function drive(mode, data) {
   const name = exec.scenario.name;
@@ -181,6 +183,7 @@ function drive(mode, data) {
   const run = runs[name];
   const count = run.pacer.allowance(Date.now(), BATCH);
   if (count === 0) return;
+  const sentAtMs = Date.now();
   /** @type {Array<{ status: number, headers: Record<string, string> }>} */
   let responses;
   if (count === 1) {
@@ -193,24 +196,31 @@ function drive(mode, data) {
   }
   const now = Date.now();
   run.pacer.sent(count);
-  const snaps = [];
-  for (let i = 0; i < responses.length; i++) snaps.push(snapshot(responses[i].status, responses[i].headers, now));
-  run.pacer.after(snaps, now);
-  const outcome = run.ledger.observe(snaps);
-  record(run, outcome);
+  const judged = run.judge.observe(
+    responses.map(function (r) {
+      return { status: r.status, headers: r.headers, receivedAtMs: now, sentAtMs: sentAtMs };
+    })
+  );
+  run.pacer.after(
+    judged.snapshots.map(function (s) {
+      return { status: s.status, waitMs: retryWaitMs(s, run.judge.tolerances) };
+    }),
+    now
+  );
+  record(run, judged);
   if (mode === 'ban') {
-    if (run.banSeenMs === null && outcome.events.indexOf('ban_detected') >= 0) run.banSeenMs = now;
+    if (run.banSeenMs === null && judged.outcome.events.indexOf('ban_detected') >= 0) run.banSeenMs = now;
     // Once the ban has been seen and confirmed for a while, stop: more requests prove nothing.
     if (run.banSeenMs !== null && now - run.banSeenMs >= BAN_CONFIRM_S * 1000) run.pacer.stop();
   }
 }
 
-/** @param {{ first: import('./lib/headers.js').Snapshot, perMinute: number }} data */
+/** @param {SetupData} data */
 export function limit(data) {
   drive('window', data);
 }
 
-/** @param {{ first: import('./lib/headers.js').Snapshot, perMinute: number }} data */
+/** @param {SetupData} data */
 export function ban(data) {
   drive('ban', data);
 }
@@ -234,10 +244,10 @@ export function handleSummary(data) {
       '; whole windows verified: ' + count('ratelimit_window_verified')
   );
   let total = 0;
-  for (let i = 0; i < kinds.length; i++) {
-    const n = count('ratelimit_violations{kind:' + kinds[i] + '}');
+  for (let i = 0; i < KINDS.length; i++) {
+    const n = count(violationKey(KINDS[i]));
     total += n;
-    if (n > 0) report.push('violation ' + kinds[i] + ' x' + n + ': ' + VIOLATIONS[/** @type {keyof typeof VIOLATIONS} */ (kinds[i])]);
+    if (n > 0) report.push(violationLine(KINDS[i], n, STRICT));
   }
   if (total === 0) report.push('no rate-limit rule was broken');
   if (BAN) report.push('ban scenario: ban detected ' + count('ratelimit_ban_detected') + ', confirmed by ' + count('ratelimit_ban_confirmed') + ' further 429(s)');
@@ -246,6 +256,9 @@ export function handleSummary(data) {
     script: 'rate-limit',
     jsonPath: JSON_PATH,
     report: report,
-    extra: { baseUrl: target.baseUrl, expectedLimit: expected.limit, plan: expected.plan, overdrive: OVERDRIVE, batch: BATCH, durationS: DURATION_S, ban: BAN },
+    extra: { baseUrl: target.baseUrl, expectedLimit: expected.limit, plan: expected.plan, overdrive: OVERDRIVE, batch: BATCH, durationS: DURATION_S, ban: BAN, strict: STRICT },
+    hide: function (_metric, expression) {
+      return expression === WARNING_ONLY;
+    },
   });
 }

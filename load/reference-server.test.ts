@@ -1,12 +1,12 @@
-// rate-limit.js's bookkeeping and pacing, driven exactly as the script drives them, against the
+// rate-limit.js's window rules and pacing, driven exactly as the script drives them, against the
 // reference server itself (in-process, server.inject, on a ManualClock): the real implementation
-// must break none of the rules the load test enforces, across several windows, in batches, and
-// the temporary ban must be found. No k6 and no sleeping: the clock is moved.
+// must break none of the rules the load test enforces, should-level ones included, across several
+// windows, in batches, and the temporary ban must be found. No k6 and no sleeping: the clock moves.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ManualClock, createServer } from '../server/index.ts';
-import { snapshot, type Snapshot } from './lib/headers.js';
-import { createLedger } from './lib/ledger.js';
+import { DEFAULT_TOLERANCES, readSnapshot, retryWaitMs, type Snapshot } from '../spec/rules/snapshot.js';
+import { createWindowRules } from '../spec/rules/window-rules.js';
 import { createPacer } from './lib/pacing.js';
 
 const START = Date.UTC(2026, 10, 22, 10, 0, 17, 300);
@@ -22,7 +22,7 @@ interface Drive {
 
 async function drive(server: Awaited<ReturnType<typeof createServer>>, clock: ManualClock, d: Drive) {
   const mode = d.mode ?? 'window';
-  const ledger = createLedger({ mode, expectedLimit: d.expectedLimit ?? null, skewSeconds: 2 });
+  const rules = createWindowRules({ expectedLimit: d.expectedLimit ?? null });
   const pacer = createPacer({ perSecond: d.perMinute / 60, honourRetryAfter: mode === 'window', startMs: clock.now() });
   const violations: string[] = [];
   const start = clock.now();
@@ -32,20 +32,20 @@ async function drive(server: Awaited<ReturnType<typeof createServer>>, clock: Ma
     clock.set(start + t);
     const n = pacer.allowance(clock.now(), d.batch ?? 1);
     if (n === 0) continue;
+    const sentAtMs = clock.now();
     const responses = await Promise.all(
       Array.from({ length: n }, () => server.inject({ method: 'GET', url: '/v1/pets?limit=1', headers: { authorization: `Bearer ${d.key}` } })),
     );
     sent += n;
     pacer.sent(n);
-    // The limiter runs on the ManualClock; the Date header Node writes is the real time, so it goes.
-    const snaps: Snapshot[] = responses.map((r) => {
-      const { date: _date, ...headers } = r.headers as Record<string, string>;
-      return snapshot(r.statusCode, headers, clock.now());
-    });
-    pacer.after(snaps, clock.now());
-    for (const v of ledger.observe(snaps).violations) violations.push(`${v.kind}: ${v.detail}`);
+    // The limiter runs on the ManualClock; the Date header Node writes is the real time, so it is not the server's clock.
+    const snaps: Snapshot[] = responses.map((r) =>
+      readSnapshot({ status: r.statusCode, headers: r.headers as Record<string, string>, receivedAtMs: clock.now(), sentAtMs }, { dateHeader: false }),
+    );
+    pacer.after(snaps.map((s) => ({ status: s.status, waitMs: retryWaitMs(s, DEFAULT_TOLERANCES) })), clock.now());
+    for (const v of rules.observe(snaps).violations) violations.push(`${v.kind}: ${v.detail}`);
   }
-  return { violations, report: ledger.report(), sent };
+  return { violations, report: rules.report(), sent };
 }
 
 async function freshServer(extraKeys: Array<Record<string, unknown>> = []) {

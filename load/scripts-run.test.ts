@@ -69,7 +69,8 @@ const faults: Array<[LimiterFault, string[]]> = [
   ['over-admit', ['ratelimit_violations{kind:over_admitted}']],
   ['stuck-remaining', ['ratelimit_violations{kind:remaining_not_decremented}']],
   ['moving-reset', ['ratelimit_violations{kind:reset_moved}']],
-  ['retry-after-zero', ['ratelimit_violations{kind:retry_after_invalid}']],
+  // "0" is valid RFC 9110 syntax; what is wrong is sending the client back while the window is closed.
+  ['retry-after-zero', ['ratelimit_violations{kind:retry_after_early}', 'ratelimit_violations{kind:not_readmitted}']],
   ['no-reset', ['ratelimit_violations{kind:reset_in_past}', 'ratelimit_window_crossed{scenario:limit}']],
 ];
 
@@ -81,6 +82,25 @@ for (const [fault, expected] of faults) {
     assert.match(r.summary.stdout!, /result: FAIL/);
   });
 }
+
+test('should-level rules only warn, and fail the run with STRICT=1', async () => {
+  const cacheable = (limit: number) => {
+    const inner = limitedTarget({ limit });
+    return (req: Parameters<typeof inner>[0], now: number) => {
+      const res = inner(req, now);
+      const { 'Cache-Control': _dropped, ...headers } = res.headers ?? {};
+      return res.status === 429 ? { ...res, headers } : res;
+    };
+  };
+  const lenient = await run(RATE_LIMIT, { PLAN: 'free' }, cacheable(60));
+  assert.equal(lenient.failed, [], JSON.stringify(lenient.failed));
+  assert.match(lenient.summary.stdout!, /violation refusal_cacheable x\d+ \(should: a warning; STRICT=1 fails the run\)/);
+  assert.not.match(lenient.summary.stdout!, /count>=0/, 'warning-only thresholds are hidden from the text');
+  const strict = await run(RATE_LIMIT, { PLAN: 'free', STRICT: '1' }, cacheable(60));
+  assert.equal(failedKeys(strict), ['ratelimit_violations{kind:refusal_cacheable}']);
+  const clean = await run(RATE_LIMIT, { PLAN: 'free', STRICT: '1' }, limitedTarget({ limit: 60 }));
+  assert.equal(clean.failed, [], JSON.stringify(clean.failed));
+});
 
 test('rate-limit.js FAILS when the limit is never reached (a limiter that does not limit at all)', async () => {
   const r = await run(RATE_LIMIT, { PLAN: 'free' }, limitedTarget({ limit: 1_000_000 }));

@@ -11,10 +11,12 @@ import * as assert from 'uvu/assert';
 const here = dirname(fileURLToPath(import.meta.url));
 const SCRIPTS = ['smoke.js', 'rate-limit.js', 'capacity.js'];
 const LIB = readdirSync(join(here, 'lib')).filter((f) => f.endsWith('.js'));
-const ALL = [...SCRIPTS, ...LIB.map((f) => `lib/${f}`)];
+/** The shared rules the scripts import: k6 loads them like any local file. */
+const RULES = readdirSync(join(here, '..', 'spec', 'rules')).filter((f) => f.endsWith('.js'));
+const ALL = [...SCRIPTS, ...LIB.map((f) => `lib/${f}`), ...RULES.map((f) => `../spec/rules/${f}`)];
 const K6_MODULES = new Set(['k6', 'k6/http', 'k6/metrics', 'k6/execution']);
-/** The lib modules Node unit-tests must import without k6: they may import only each other. */
-const PURE = ['config.js', 'headers.js', 'ledger.js', 'pacing.js', 'phases.js', 'shapes.js', 'summary.js'];
+/** The lib modules Node unit-tests must import without k6: they may import only each other and spec/rules. */
+const PURE = ['config.js', 'pacing.js', 'phases.js', 'shapes.js', 'summary.js', 'verdict.js'];
 /** Names that exist in Node or browsers but not in k6 v0.47's init or VU context. */
 const FOREIGN_GLOBALS = new Set(['process', 'require', 'module', 'exports', 'Buffer', 'setTimeout', 'setInterval', 'setImmediate', 'globalThis', '__dirname', '__filename', 'fetch', 'structuredClone', 'window', 'document']);
 
@@ -166,7 +168,13 @@ for (const file of ALL) {
 
 for (const file of PURE) {
   test(`lib/${file} imports nothing from k6, so Node can test it`, () => {
-    for (const spec of importsOf(source(`lib/${file}`))) assert.ok(spec.startsWith('./'), `lib/${file} imports ${spec}`);
+    for (const spec of importsOf(source(`lib/${file}`))) assert.ok(spec.startsWith('./') || spec.startsWith('../../spec/rules/'), `lib/${file} imports ${spec}`);
+  });
+}
+
+for (const file of RULES) {
+  test(`spec/rules/${file} imports only spec/rules, so k6, the server and the kit can all load it`, () => {
+    for (const spec of importsOf(source(`../spec/rules/${file}`))) assert.ok(/^\.\/[\w-]+\.js$/.test(spec), `spec/rules/${file} imports ${spec}`);
   });
 }
 
@@ -188,7 +196,7 @@ test('the load tsconfig checks every script against @types/k6 with // @ts-check'
   const config = JSON.parse(source('tsconfig.json')) as { compilerOptions: Record<string, unknown>; include: string[] };
   for (const [k, v] of Object.entries({ allowJs: true, checkJs: true, noEmit: true, strict: true })) assert.is(config.compilerOptions[k], v, k);
   assert.equal(config.compilerOptions.types, ['k6']);
-  assert.ok(config.include.includes('*.js') && config.include.includes('lib/*.js'));
+  assert.ok(config.include.includes('*.js') && config.include.includes('lib/*.js') && config.include.includes('../spec/rules/*.js'));
 });
 
 test.run();

@@ -9,10 +9,12 @@
 
 import { check, fail } from 'k6';
 import exec from 'k6/execution';
+import { PET_STATUSES } from '../spec/rules/contract.js';
+import { headerValue } from '../spec/rules/fields.js';
+import { readSnapshot } from '../spec/rules/snapshot.js';
 import { baseUrl, boolEnv, durationEnv, numberEnv, stringEnv, summaryPath } from './lib/config.js';
-import { header, snapshot } from './lib/headers.js';
 import { createPet, getPet, listPets, probe } from './lib/requests.js';
-import { PET_STATUSES, hasRateLimitHeaders, isErrorBody, isPet, isPetList, jsonBody } from './lib/shapes.js';
+import { hasRateLimitHeaders, isErrorBody, isPet, isPetList, jsonBody } from './lib/shapes.js';
 import { summaryOutputs } from './lib/summary.js';
 
 const target = { baseUrl: baseUrl(__ENV), apiKey: stringEnv(__ENV, 'API_KEY', 'test-pro-key') };
@@ -51,14 +53,14 @@ export const options = {
  * @param {import('k6/http').RefinedResponse<'text'>} res
  */
 function rateLimitHeadersOk(res) {
-  return hasRateLimitHeaders(snapshot(res.status, res.headers, Date.now()));
+  return hasRateLimitHeaders(readSnapshot({ status: res.status, headers: res.headers, receivedAtMs: Date.now() }));
 }
 
 /**
  * @param {import('k6/http').RefinedResponse<'text'>} res
  */
 function isJson(res) {
-  const type = header(res.headers, 'Content-Type');
+  const type = headerValue(res.headers, 'Content-Type');
   return type !== undefined && type.toLowerCase().indexOf('application/json') === 0;
 }
 

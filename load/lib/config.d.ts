@@ -41,8 +41,8 @@ export function durationEnv(env: Env, name: string, fallback: string): number;
  */
 export function baseUrl(env: Env): string;
 /**
- * The per-minute limit the caller expects: LIMIT wins, then PLAN's row of the table; null when
- * it is to be learned from X-RateLimit-Limit.
+ * The per-minute limit the caller expects: LIMIT wins, then PLAN's row of the contract's plan
+ * table; null when it is to be learned from X-RateLimit-Limit (or the plan's limits are per key).
  * @param {Env} env
  * @returns {{ plan: string | null, limit: number | null }}
  */
@@ -57,23 +57,6 @@ export function expectedLimit(env: Env): {
  * @param {string} script
  */
 export function summaryPath(env: Env, script: string): string;
-export namespace PLAN_LIMITS {
-    namespace free {
-        let perMinute: number;
-        let perDay: number;
-    }
-    namespace pro {
-        let perMinute_1: number;
-        export { perMinute_1 as perMinute };
-        let perDay_1: number;
-        export { perDay_1 as perDay };
-    }
-    namespace business {
-        let perMinute_2: number;
-        export { perMinute_2 as perMinute };
-        let perDay_2: number;
-        export { perDay_2 as perDay };
-    }
-}
-export const DEFAULT_BASE_URL: "http://127.0.0.1:3000/v1";
+/** The reference server started with `npm start`. */
+export const DEFAULT_BASE_URL: string;
 export type Env = Record<string, string | undefined>;

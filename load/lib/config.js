@@ -1,15 +1,10 @@
 // @ts-check
 // Configuration from the environment (k6's __ENV), validated once in the init context so a typo
 // stops the run before any request instead of producing a misleading result. Pure JavaScript.
+import { BASE_PATH, CUSTOM_PLANS, PLAN_LIMITS } from '../../spec/rules/contract.js';
 
-/** The specification's table "Request rate limits by plan". Enterprise limits are per key. */
-export const PLAN_LIMITS = {
-  free: { perMinute: 60, perDay: 1000 },
-  pro: { perMinute: 300, perDay: 10000 },
-  business: { perMinute: 1000, perDay: 100000 },
-};
-
-export const DEFAULT_BASE_URL = 'http://127.0.0.1:3000/v1';
+/** The reference server started with `npm start`. */
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:3000' + BASE_PATH;
 
 /** @typedef {Record<string, string | undefined>} Env */
 
@@ -115,8 +110,8 @@ export function baseUrl(env) {
 }
 
 /**
- * The per-minute limit the caller expects: LIMIT wins, then PLAN's row of the table; null when
- * it is to be learned from X-RateLimit-Limit.
+ * The per-minute limit the caller expects: LIMIT wins, then PLAN's row of the contract's plan
+ * table; null when it is to be learned from X-RateLimit-Limit (or the plan's limits are per key).
  * @param {Env} env
  * @returns {{ plan: string | null, limit: number | null }}
  */
@@ -124,12 +119,15 @@ export function expectedLimit(env) {
   const limit = numberEnv(env, 'LIMIT', 0, { integer: true, min: 1 });
   const planName = raw(env, 'PLAN');
   const plan = planName === undefined ? null : planName.toLowerCase();
-  if (plan !== null && plan !== 'enterprise' && !Object.prototype.hasOwnProperty.call(PLAN_LIMITS, plan)) {
-    throw new Error('PLAN=' + planName + ' is not one of free, pro, business, enterprise');
+  /** @type {string[]} */
+  const custom = CUSTOM_PLANS.slice();
+  const fixed = plan !== null && Object.prototype.hasOwnProperty.call(PLAN_LIMITS, plan);
+  if (plan !== null && !fixed && custom.indexOf(plan) < 0) {
+    throw new Error('PLAN=' + planName + ' is not one of ' + Object.keys(PLAN_LIMITS).concat(custom).join(', '));
   }
   if (limit > 0) return { plan: plan, limit: limit };
-  if (plan === null || plan === 'enterprise') return { plan: plan, limit: null };
-  return { plan: plan, limit: PLAN_LIMITS[/** @type {'free' | 'pro' | 'business'} */ (plan)].perMinute };
+  if (plan === null || !fixed) return { plan: plan, limit: null };
+  return { plan: plan, limit: PLAN_LIMITS[/** @type {keyof typeof PLAN_LIMITS} */ (plan)].perMinute };
 }
 
 /**

@@ -1,5 +1,5 @@
 // The TypeScript tests import the lib's JavaScript through the declaration files beside it,
-// generated from the JSDoc types by tsc. This test regenerates them and fails when a committed
+// generated from the JSDoc types by tsc (spec/rules needs none: the root tsconfig reads its JSDoc). This test regenerates them and fails when a committed
 // one is stale, so the tests can never type-check against an API the JavaScript no longer has.
 // Regenerate with: node --import tsx load/lib/declarations.test.ts --write
 import { spawnSync } from 'node:child_process';
@@ -24,11 +24,13 @@ test('every load/lib/*.js has a current declaration file beside it', () => {
     );
     assert.is(run.status, 0, run.stdout + run.stderr);
     const sources = readdirSync(libDir).filter((f) => f.endsWith('.js'));
-    assert.ok(sources.length >= 8, sources.join(', '));
+    assert.ok(sources.length >= 6, sources.join(', '));
+    // load/tsconfig.json also reads ../spec/rules, so the output mirrors the repository from its root.
+    const emitted = join(out, 'load', 'lib');
     const stale: string[] = [];
     for (const js of sources) {
       const dts = js.replace(/\.js$/, '.d.ts');
-      const fresh = readFileSync(join(out, 'lib', dts), 'utf8');
+      const fresh = readFileSync(join(emitted, dts), 'utf8');
       let committed = '';
       try {
         committed = readFileSync(join(libDir, dts), 'utf8');
@@ -36,7 +38,7 @@ test('every load/lib/*.js has a current declaration file beside it', () => {
         // missing counts as stale
       }
       if (committed !== fresh) {
-        if (process.argv.includes('--write')) copyFileSync(join(out, 'lib', dts), join(libDir, dts));
+        if (process.argv.includes('--write')) copyFileSync(join(emitted, dts), join(libDir, dts));
         else stale.push(dts);
       }
     }

@@ -19,15 +19,14 @@ export function createPacer(options: {
     sent: (count: number) => void;
     /**
      * Learns from the responses to what was just sent.
-     * @param {Array<{ status: number, retryAfter: { seconds: number } | null }>} responses
+     * @param {Array<{ status: number, waitMs: number | null }>} responses waitMs: how long the
+     *   response's Retry-After asks to wait (spec/rules retryWaitMs), null when it names no wait
      * @param {number} nowMs
      * @returns {number} seconds the pacer now holds off for (0 when it does not)
      */
     after: (responses: Array<{
         status: number;
-        retryAfter: {
-            seconds: number;
-        } | null;
+        waitMs: number | null;
     }>, nowMs: number) => number;
     stop: () => void;
     holding: (nowMs: number) => boolean;

@@ -39,7 +39,8 @@ export function createPacer(options) {
     },
     /**
      * Learns from the responses to what was just sent.
-     * @param {Array<{ status: number, retryAfter: { seconds: number } | null }>} responses
+     * @param {Array<{ status: number, waitMs: number | null }>} responses waitMs: how long the
+     *   response's Retry-After asks to wait (spec/rules retryWaitMs), null when it names no wait
      * @param {number} nowMs
      * @returns {number} seconds the pacer now holds off for (0 when it does not)
      */
@@ -51,7 +52,8 @@ export function createPacer(options) {
         const r = responses[i];
         if (r.status === 429) {
           refused = true;
-          const seconds = r.retryAfter === null || r.retryAfter.seconds < 1 ? 1 : r.retryAfter.seconds;
+          // Without a usable wait (or with 0) it waits a second rather than hammering.
+          const seconds = r.waitMs === null || r.waitMs < 1000 ? 1 : r.waitMs / 1000;
           if (seconds > wait) wait = seconds;
         } else if (r.status !== 0) {
           admitted = true;

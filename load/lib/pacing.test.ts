@@ -2,8 +2,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createPacer } from './pacing.js';
 
-const ok = { status: 200, retryAfter: null };
-const refused = (seconds: number | null) => ({ status: 429, retryAfter: seconds === null ? null : { seconds } });
+const ok = { status: 200, waitMs: null };
+const refused = (seconds: number | null) => ({ status: 429, waitMs: seconds === null ? null : seconds * 1000 });
 
 test('sends on schedule at the target rate and never bursts past the batch size', () => {
   const p = createPacer({ perSecond: 2, honourRetryAfter: true, startMs: 0 });
@@ -37,9 +37,11 @@ test('honours Retry-After, restarts the schedule after the hold, and backs off w
   assert.is(p.after([refused(5)], 100_100), 5, 'admitted again: back to plain Retry-After');
 });
 
-test('a 429 without a usable Retry-After waits one second', () => {
+test('a 429 without a usable Retry-After, or with 0, waits one second', () => {
   const p = createPacer({ perSecond: 1, honourRetryAfter: true, startMs: 0 });
   assert.is(p.after([refused(null)], 0), 1);
+  const q = createPacer({ perSecond: 1, honourRetryAfter: true, startMs: 0 });
+  assert.is(q.after([refused(0)], 0), 1);
 });
 
 test('the ban scenario ignores Retry-After and can be stopped', () => {

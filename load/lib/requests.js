@@ -3,7 +3,7 @@
 // request carries a `name` tag (the operationId) so k6 groups URLs with ids and queries together.
 
 import http from 'k6/http';
-import { header } from './headers.js';
+import { headerValue } from '../../spec/rules/fields.js';
 
 /**
  * @typedef {{ baseUrl: string, apiKey: string }} Target
@@ -108,7 +108,7 @@ export function probe(target) {
   if (res.status !== 200 && res.status !== 429) {
     throw new Error('target ' + target.baseUrl + ' answered GET /pets?limit=1 with ' + res.status + '; is BASE_URL the address ending in /v1?');
   }
-  if (header(res.headers, 'X-RateLimit-Limit') === undefined) {
+  if (headerValue(res.headers, 'X-RateLimit-Limit') === undefined) {
     console.warn('the target sends no X-RateLimit-Limit header; the rate-limit checks will fail');
   }
   return res;

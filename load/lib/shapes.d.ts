@@ -30,4 +30,3 @@ export function hasRateLimitHeaders(s: {
  * @returns {unknown}
  */
 export function jsonBody(body: string | null | undefined | ArrayBuffer): unknown;
-export const PET_STATUSES: string[];

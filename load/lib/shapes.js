@@ -2,8 +2,10 @@
 // Shapes of the contract's bodies, as smoke.js checks them. Pure JavaScript. These are deliberately
 // the few facts the specification states (required fields and their types, the status enum, the
 // bare array); the conformance kit validates against spec/openapi.yaml in full.
+import { PET_STATUSES } from '../../spec/rules/contract.js';
 
-export const PET_STATUSES = ['available', 'pending', 'sold'];
+/** @type {readonly string[]} */
+const STATUSES = PET_STATUSES;
 
 /** @param {unknown} v */
 function isInteger(v) {
@@ -18,7 +20,7 @@ export function isPet(value) {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
   const pet = /** @type {Record<string, unknown>} */ (value);
   if (!isInteger(pet.id) || typeof pet.name !== 'string' || !isInteger(pet.categoryId)) return false;
-  return pet.status === undefined || PET_STATUSES.indexOf(/** @type {string} */ (pet.status)) >= 0;
+  return pet.status === undefined || STATUSES.indexOf(/** @type {string} */ (pet.status)) >= 0;
 }
 
 /**

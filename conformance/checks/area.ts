@@ -1,0 +1,87 @@
+// What an area of checks is, and what it is given. An area defines its checks and records verdicts
+// only for them (its ledger refuses any other id). It may send requests in the run's phases, and
+// may inspect every exchange the run made once the phases are over (Schemathesis-like: a check of
+// one response is a function of the exchange and the context).
+import type { CheckDef, Profile } from '../catalogue.ts';
+import type { DreddOutcome } from '../dredd.ts';
+import type { Clock, Exchange, HttpClient } from '../http.ts';
+import type { CheckLedger } from '../ledger.ts';
+import type { Contract } from '../openapi.ts';
+
+export type Phase = 'contract' | 'dredd' | 'behaviour' | 'rate-limit';
+
+export type ProgressEvent =
+  | { type: 'phase'; name: string }
+  | { type: 'request'; exchange: Exchange }
+  | { type: 'wait'; ms: number; why: string }
+  | { type: 'dredd'; outcome: DreddOutcome };
+
+/** The run's options with every default applied. */
+export interface ResolvedOptions {
+  baseUrl: string;
+  apiKey: string;
+  rateLimitKey?: string;
+  profile: Profile;
+  prefer: boolean;
+  dredd: boolean;
+  wait: boolean;
+  maxWaitSeconds: number;
+  banCheck: boolean;
+  banProbe: number;
+  maxRateLimitRequests: number;
+  clockToleranceSeconds: number;
+  timeoutMs: number;
+  strict: boolean;
+  specPath: string;
+  /** Whether a response's Date header is the server's clock (not when a test injects the server's own clock). */
+  dateHeader: boolean;
+}
+
+/** What one area leaves for another. */
+export interface Facts {
+  list?: Exchange;
+  /** The valid pet the contract phase created, and its id when the 201 gave one. */
+  created?: { sent: { name: string; categoryId: number; status: string }; exchange: Exchange; id?: number };
+  /** An id that exists: the created pet's, else the first listed. */
+  knownId?: number;
+  getCreated?: Exchange;
+  notFound?: { exchange: Exchange; preferred: boolean };
+  dredd?: DreddOutcome;
+}
+
+export interface RunContext {
+  http: HttpClient;
+  contract: Contract;
+  options: ResolvedOptions;
+  clock: Clock;
+  sleep: (ms: number) => Promise<void>;
+  progress: (event: ProgressEvent) => void;
+  /** Unique to this run, so the pets it creates are its own. */
+  token: string;
+  /** Checks that sent Prism's Prefer header. */
+  preferUsed: string[];
+  facts: Facts;
+}
+
+export interface AreaContext extends RunContext {
+  ledger: CheckLedger;
+}
+
+export interface Area {
+  name: string;
+  checks: readonly CheckDef[];
+  phases?: Partial<Record<Phase, (ctx: AreaContext) => Promise<void>>>;
+  inspect?: (exchange: Exchange, ctx: AreaContext) => void;
+}
+
+/** Sections of the specification (and RFCs) the checks cite. */
+export const SECTION = {
+  list: 'Endpoints › List animals',
+  create: 'Endpoints › Add an animal',
+  get: 'Endpoints › Get an animal (deprecated)',
+  auth: 'Authentication',
+  errors: 'Errors',
+  headers: 'Limits › Rate limit response headers',
+  exceeded: 'Limits › Behaviour when the limit is exceeded',
+  versioning: 'Versioning',
+} as const;

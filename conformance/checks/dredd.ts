@@ -1,0 +1,61 @@
+// A real Dredd 14 run over the description derived from spec/openapi.yaml, bodies checked against
+// the must-level schemas (conformance/dredd.ts explains why Dredd needs that help).
+import type { CheckDef } from '../catalogue.ts';
+import { runDredd, type DreddOutcome } from '../dredd.ts';
+import type { Exchange } from '../http.ts';
+import type { Area, AreaContext } from './area.ts';
+
+const checks: readonly CheckDef[] = [
+  {
+    id: 'dredd.transactions',
+    level: 'must',
+    profile: 'contract',
+    section: 'Endpoints (Dredd 14 over the description)',
+    title: 'Dredd passes every documented transaction, bodies checked against the full schemas',
+    needs: ['dredd'],
+  },
+];
+
+function lowerKeys(headers: Record<string, string> | undefined): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)]));
+}
+
+/** A Dredd transaction shown like the kit's own exchanges. */
+function evidence(baseUrl: string, t: DreddOutcome['transactions'][number]): Exchange[] {
+  if (!t.request) return [];
+  const exchange: Exchange = {
+    seq: 0,
+    operationId: 'listPets',
+    purpose: `Dredd: ${t.name}`,
+    request: { method: t.request.method, url: `${baseUrl.replace(/\/+$/, '')}${t.request.uri}`, headers: lowerKeys(t.request.headers) },
+    sentAt: 0,
+    receivedAt: 0,
+  };
+  if (t.request.body) exchange.request.body = t.request.body;
+  if (t.response) exchange.response = { status: t.response.statusCode, headers: lowerKeys(t.response.headers), body: t.response.body ?? '' };
+  return [exchange];
+}
+
+async function dredd(ctx: AreaContext): Promise<void> {
+  const { options, ledger } = ctx;
+  if (options.prefer) ctx.preferUsed.push('dredd.transactions');
+  const outcome = await runDredd({
+    baseUrl: options.baseUrl,
+    apiKey: options.apiKey,
+    prefer: options.prefer,
+    contract: ctx.contract,
+    specPath: options.specPath,
+    timeoutMs: Math.max(60_000, options.timeoutMs * 6),
+  });
+  ctx.facts.dredd = outcome;
+  ctx.progress({ type: 'dredd', outcome });
+  if (options.prefer) ledger.note('dredd.transactions', 'the 404 transaction sent Prefer: code=404 (--prefer)');
+  if (outcome.error) ledger.fail('dredd.transactions', `Dredd did not complete: ${outcome.error}`);
+  for (const t of outcome.transactions) {
+    if (t.status === 'pass') ledger.pass('dredd.transactions');
+    else if (t.status !== 'skip') ledger.fail('dredd.transactions', `${t.name}: ${t.message}`, evidence(options.baseUrl, t));
+  }
+  if (!outcome.error && outcome.transactions.length === 0) ledger.fail('dredd.transactions', 'Dredd compiled no transactions');
+}
+
+export const dreddArea: Area = { name: 'dredd', checks, phases: { dredd } };

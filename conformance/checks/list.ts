@@ -1,0 +1,93 @@
+// listPets: the bare array, limit and its bounds, the status filter, and pagination when a page
+// announces a next one. The first list request also tells whether the target answers at all.
+import { LIST_LIMIT } from '../../spec/rules/contract.js';
+import type { CheckDef } from '../catalogue.ts';
+import { jsonBody, UnreachableError, type Exchange } from '../http.ts';
+import { SECTION, type Area, type AreaContext } from './area.ts';
+import { describeStatus, expectResponse, isPetArray, nextPage, send, status } from './support.ts';
+
+const checks: readonly CheckDef[] = [
+  { id: 'list.200', level: 'must', profile: 'contract', section: SECTION.list, title: 'GET /pets with a key answers 200 with a bare array of Pet' },
+  { id: 'list.limit', level: 'must', profile: 'full', section: SECTION.list, title: `limit caps the number of pets returned (1 and the maximum ${LIST_LIMIT.maximum}), default at most ${LIST_LIMIT.default}` },
+  { id: 'list.limit-bounds', level: 'should', profile: 'full', section: SECTION.list, title: `limit outside ${LIST_LIMIT.minimum}..${LIST_LIMIT.maximum} is refused with 400 and an Error` },
+  { id: 'list.status-filter', level: 'must', profile: 'full', section: SECTION.list, title: 'status=<value> returns only pets with that status, for every PetStatus' },
+  { id: 'list.status-invalid', level: 'should', profile: 'full', section: SECTION.list, title: 'status outside PetStatus is refused with 400 and an Error' },
+  { id: 'list.next-link', level: 'must', profile: 'full', section: `${SECTION.list}; RFC 8288`, title: 'When a page carries Link rel="next", following it returns the next page' },
+];
+
+async function contract(ctx: AreaContext): Promise<void> {
+  const list = await send(ctx, { operationId: 'listPets', purpose: 'list without parameters', method: 'GET', path: '/pets' });
+  if (list.error) throw new UnreachableError(`cannot reach ${list.request.url}: ${list.error}`);
+  ctx.facts.list = list;
+  expectResponse(ctx, 'list.200', list, 200);
+  const listed = jsonBody(list);
+  if (isPetArray(listed) && typeof listed[0]?.id === 'number') ctx.facts.knownId ??= listed[0].id;
+}
+
+async function limits(ctx: AreaContext): Promise<Exchange> {
+  const { ledger, contract } = ctx;
+  const { minimum, maximum, default: byDefault } = contract.listLimit;
+  const limitOne = await send(ctx, { operationId: 'listPets', purpose: 'list with limit=1', method: 'GET', path: '/pets', query: { limit: 1 } });
+  const limitMax = await send(ctx, { operationId: 'listPets', purpose: `list with limit=${maximum}`, method: 'GET', path: '/pets', query: { limit: maximum } });
+  for (const [ex, limit] of [[limitOne, 1], [limitMax, maximum]] as const) {
+    const body = jsonBody(ex);
+    if (status(ex) !== 200 || !Array.isArray(body)) ledger.fail('list.limit', `limit=${limit} answered ${describeStatus(ex)}`, [ex]);
+    else ledger.assert('list.limit', body.length <= limit, `limit=${limit} returned ${body.length} pets`, [ex]);
+  }
+  const defaultList = ctx.facts.list ? jsonBody(ctx.facts.list) : undefined;
+  if (ctx.facts.list && Array.isArray(defaultList)) {
+    ledger.assert('list.limit', defaultList.length <= byDefault, `without limit ${defaultList.length} pets came back; the default is ${byDefault}`, [ctx.facts.list]);
+  }
+  for (const limit of [minimum - 1, maximum + 1]) {
+    const ex = await send(ctx, { operationId: 'listPets', purpose: `list with limit=${limit}`, method: 'GET', path: '/pets', query: { limit } });
+    ledger.assert('list.limit-bounds', status(ex) === 400, `limit=${limit} answered ${describeStatus(ex)}, expected 400`, [ex]);
+  }
+  return limitOne;
+}
+
+async function statusFilter(ctx: AreaContext): Promise<void> {
+  const { ledger, contract } = ctx;
+  for (const value of contract.petStatuses) {
+    const ex = await send(ctx, { operationId: 'listPets', purpose: `list with status=${value}`, method: 'GET', path: '/pets', query: { status: value, limit: contract.listLimit.maximum } });
+    const body = jsonBody(ex);
+    if (status(ex) !== 200 || !isPetArray(body)) {
+      ledger.fail('list.status-filter', `status=${value} answered ${describeStatus(ex)}`, [ex]);
+      continue;
+    }
+    const others = body.filter((p) => p.status !== value);
+    const ids = others.slice(0, 5).map((p) => String(p.id)).join(', ');
+    ledger.assert('list.status-filter', others.length === 0, `status=${value} returned pets with status ${[...new Set(others.map((p) => String(p.status)))].join(', ')} (ids ${ids})`, [ex]);
+  }
+  const badStatus = await send(ctx, { operationId: 'listPets', purpose: 'list with status=adopted', method: 'GET', path: '/pets', query: { status: 'adopted' } });
+  ledger.assert('list.status-invalid', status(badStatus) === 400, `status=adopted answered ${describeStatus(badStatus)}, expected 400`, [badStatus]);
+}
+
+/** Pagination is never demanded; a next link a page does announce must lead on. */
+async function nextLink(ctx: AreaContext, page: Exchange): Promise<void> {
+  const { ledger } = ctx;
+  const next = nextPage(ctx, page);
+  if ('none' in next) {
+    if (next.none.startsWith('no Link')) ledger.notRun('list.next-link', `${next.none} on a one-pet page (the pagination mechanism is left open by the specification)`);
+    else ledger.fail('list.next-link', `${next.none}: it cannot lead to the next page`, [page]);
+    return;
+  }
+  const page2 = await send(ctx, { operationId: 'listPets', purpose: 'follow Link rel="next"', method: 'GET', path: next.url });
+  const first = jsonBody(page);
+  const second = jsonBody(page2);
+  const firstIds = new Set(isPetArray(first) ? first.map((p) => p.id) : []);
+  if (status(page2) !== 200 || !isPetArray(second)) ledger.fail('list.next-link', `the next page answered ${describeStatus(page2)}`, [page, page2]);
+  else ledger.assert('list.next-link', second.every((p) => !firstIds.has(p.id)), 'the next page repeats pets of the first page', [page, page2]);
+}
+
+export const listArea: Area = {
+  name: 'list',
+  checks,
+  phases: {
+    contract,
+    behaviour: async (ctx) => {
+      const onePet = await limits(ctx);
+      await statusFilter(ctx);
+      await nextLink(ctx, onePet);
+    },
+  },
+};

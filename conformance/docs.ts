@@ -1,0 +1,33 @@
+// The tables of conformance/README.md that are written from code: the checks (from the catalogue),
+// the faults (from the fault catalogue) and the options (from the options table). scripts/generate.ts
+// writes them; scripts/generate.test.ts fails when one is stale.
+import { markdownTable } from '../lib/cli-options.ts';
+import { CATALOGUE, NEED_FLAGS, type CheckDef } from './catalogue.ts';
+import { FAULTS } from './faults/catalogue.ts';
+import { OPTIONS } from './options.ts';
+
+const cell = (text: string) => text.replace(/\|/g, '\\|');
+
+function profileText(def: CheckDef): string {
+  const needs = (def.needs ?? []).filter((n) => n !== 'dredd').map((n) => ` + \`${NEED_FLAGS[n]}\``);
+  return `${def.profile}${needs.join('')}`;
+}
+
+export function checksTable(): string {
+  const rows = CATALOGUE.map((c) => `| \`${c.id}\` | ${c.level} | ${profileText(c)} | ${cell(c.title)} | ${cell(c.section)} |`);
+  return ['| check | level | profile | rule | from |', '|---|---|---|---|---|', ...rows].join('\n');
+}
+
+export function faultsTable(): string {
+  const rows = FAULTS.map((f) => {
+    const def = CATALOGUE.find((c) => c.id === f.caughtBy);
+    const needs = (def?.needs ?? []).filter((n) => n !== 'dredd').map((n) => `\`${NEED_FLAGS[n]}\``);
+    const how = [def?.level === 'should' ? 'should: fails with `--strict`, warns without' : '', needs.length ? `with ${needs.join(', ')}` : ''].filter(Boolean);
+    return `| \`${f.id}\` | ${f.area} | ${cell(f.description)} | \`${f.caughtBy}\`${how.length ? ` (${how.join('; ')})` : ''} |`;
+  });
+  return ['| fault | area | what is broken | caught by |', '|---|---|---|---|', ...rows].join('\n');
+}
+
+export function optionsTable(): string {
+  return markdownTable(OPTIONS);
+}

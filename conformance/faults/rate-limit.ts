@@ -1,0 +1,157 @@
+// Faults in the rate limiter: its headers, its enforcement, and Retry-After. They show only when
+// the kit exhausts a window (--rate-limit-key), some only when it keeps asking after a 429.
+import type { FaultBehaviour } from './proxy.ts';
+import type { Fault } from './catalogue.ts';
+import { num, withoutHeaders } from './rewrite.ts';
+
+export const RATE_LIMIT_FAULTS: readonly Fault[] = [
+  {
+    id: 'no-rate-limit-headers',
+    area: 'rate-limit headers',
+    description: 'Responses lack X-RateLimit-Limit/Remaining/Reset',
+    caughtBy: 'headers.rate-limit',
+    response: (res) => withoutHeaders(res, 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'),
+  },
+  {
+    id: 'ietf-fields-malformed',
+    area: 'rate-limit headers',
+    description: 'RateLimit is not a structured field ("minute=12")',
+    caughtBy: 'ratelimit.ietf-fields',
+    response: (res) => (res.headers.ratelimit ? { ...res, headers: { ...res.headers, ratelimit: `minute=${res.headers['x-ratelimit-remaining'] ?? 0}` } } : res),
+  },
+  {
+    id: 'limit-varies',
+    area: 'rate-limit headers',
+    description: 'X-RateLimit-Limit changes from one response to the next',
+    caughtBy: 'ratelimit.limit-constant',
+    response: (res, _req, { count }) => {
+      const limit = num(res, 'x-ratelimit-limit');
+      return limit === undefined || count % 7 !== 0 ? res : { ...res, headers: { ...res.headers, 'x-ratelimit-limit': String(limit + 1) } };
+    },
+  },
+  {
+    id: 'remaining-sticks',
+    area: 'rate-limit headers',
+    description: 'X-RateLimit-Remaining never falls below the first value sent',
+    caughtBy: 'ratelimit.remaining-decrements',
+    response: (res, req, { memory }) => {
+      const auth = req.headers.authorization ?? '';
+      const remaining = num(res, 'x-ratelimit-remaining');
+      if (remaining === undefined || res.status === 429) return res;
+      const first = (memory.get(auth) as number | undefined) ?? remaining;
+      memory.set(auth, first);
+      return { ...res, headers: { ...res.headers, 'x-ratelimit-remaining': String(first) } };
+    },
+  },
+  {
+    id: 'reset-moves',
+    area: 'rate-limit headers',
+    description: 'X-RateLimit-Reset moves forward with every request',
+    caughtBy: 'ratelimit.reset-stable',
+    response: (res, _req, { count }) => {
+      const reset = num(res, 'x-ratelimit-reset');
+      return reset === undefined ? res : { ...res, headers: { ...res.headers, 'x-ratelimit-reset': String(reset + count) } };
+    },
+  },
+  {
+    id: 'reset-in-milliseconds',
+    area: 'rate-limit headers',
+    description: 'X-RateLimit-Reset is sent in milliseconds',
+    caughtBy: 'ratelimit.reset-future',
+    response: (res) => {
+      const reset = num(res, 'x-ratelimit-reset');
+      return reset === undefined ? res : { ...res, headers: { ...res.headers, 'x-ratelimit-reset': String(reset * 1000) } };
+    },
+  },
+  {
+    id: 'over-admits',
+    area: 'rate-limit enforcement',
+    description: 'Two requests past the limit are still served',
+    caughtBy: 'ratelimit.exhaustion-exact',
+    response: (res, _req, { memory }) => {
+      const served = (memory.get('served') as number | undefined) ?? 0;
+      if (res.status !== 429 || served >= 2) return res;
+      memory.set('served', served + 1);
+      const headers = withoutHeaders(res, 'retry-after', 'cache-control').headers;
+      return { status: 200, headers: { ...headers, 'content-type': 'application/json' }, body: '[]' };
+    },
+  },
+  {
+    id: 'serves-during-refusal',
+    area: 'rate-limit enforcement',
+    description: 'The fifth request repeated after a 429 is served before Retry-After',
+    caughtBy: 'ratelimit.refused-until-retry',
+    response: (res, _req, { memory }) => {
+      if (res.status !== 429) return res;
+      const refusals = ((memory.get('refusals') as number | undefined) ?? 0) + 1;
+      memory.set('refusals', refusals);
+      return refusals === 6 ? { status: 200, headers: { ...withoutHeaders(res, 'retry-after').headers, 'content-type': 'application/json' }, body: '[]' } : res;
+    },
+  },
+  {
+    id: 'ban-never-lifts',
+    area: 'rate-limit enforcement',
+    description: 'A ban goes on refusing after the Retry-After it announced',
+    caughtBy: 'ratelimit.ban-lifts',
+    response: (res, _req, { memory }) => {
+      const retry = Number(res.headers['retry-after']);
+      if (res.status === 429 && retry > 120) memory.set('banned', true);
+      if (res.status === 200 && memory.get('banned') === true) {
+        const refusal = { ...res, status: 429, headers: { ...res.headers, 'retry-after': '600', 'x-ratelimit-remaining': '0' } };
+        return { ...refusal, body: JSON.stringify({ code: 'key_banned', message: 'Banned.', status: 429 }) };
+      }
+      return res;
+    },
+  },
+  {
+    id: 'remaining-not-zero-on-429',
+    area: 'rate-limit enforcement',
+    description: 'A 429 says one request remains',
+    caughtBy: 'ratelimit.429',
+    response: (res) => (res.status === 429 ? { ...res, headers: { ...res.headers, 'x-ratelimit-remaining': '1' } } : res),
+  },
+  {
+    id: '429-cacheable',
+    area: 'rate-limit enforcement',
+    description: '429 without Cache-Control: no-store',
+    caughtBy: 'ratelimit.429-no-store',
+    response: (res) => (res.status === 429 ? withoutHeaders(res, 'cache-control') : res),
+  },
+  {
+    id: 'retry-after-missing',
+    area: 'Retry-After',
+    description: '429 without Retry-After',
+    caughtBy: 'ratelimit.429',
+    response: (res) => (res.status === 429 ? withoutHeaders(res, 'retry-after') : res),
+  },
+  {
+    id: 'retry-after-fraction',
+    area: 'Retry-After',
+    description: 'Retry-After as a fraction of seconds ("41.5")',
+    caughtBy: 'ratelimit.retry-after-valid',
+    response: (res) => (res.status === 429 && res.headers['retry-after'] ? { ...res, headers: { ...res.headers, 'retry-after': `${Math.max(0, Number(res.headers['retry-after']) - 1)}.5` } } : res),
+  },
+  {
+    id: 'retry-after-inconsistent',
+    area: 'Retry-After',
+    description: 'Retry-After ten minutes past X-RateLimit-Reset',
+    caughtBy: 'ratelimit.retry-after-consistent',
+    response: (res) => (res.status === 429 && res.headers['retry-after'] ? { ...res, headers: { ...res.headers, 'retry-after': String(Number(res.headers['retry-after']) + 600) } } : res),
+  },
+  {
+    id: 'retry-after-zero',
+    area: 'Retry-After',
+    description: 'Retry-After: 0 while the window is still closed',
+    caughtBy: 'ratelimit.readmitted',
+    response: (res) => (res.status === 429 ? { ...res, headers: { ...res.headers, 'retry-after': '0' } } : res),
+  },
+];
+
+/** Not a fault: Retry-After as an HTTP-date is valid RFC 9110, so it must pass (with a should warning). */
+export const RETRY_AFTER_AS_DATE: FaultBehaviour = {
+  response: (res) => {
+    if (res.status !== 429 || !res.headers['retry-after']) return res;
+    const reset = Number(res.headers['x-ratelimit-reset']);
+    return { ...res, headers: { ...res.headers, 'retry-after': new Date(reset * 1000).toUTCString() } };
+  },
+};

@@ -1,0 +1,51 @@
+// The small rewrites faults are made of: which operation a request is, and editing JSON bodies,
+// queries and headers on their way through the fault proxy.
+import { parseInteger } from '../../spec/rules/fields.js';
+import type { ProxyRequest, ProxyResponse } from './proxy.ts';
+
+type Op = 'listPets' | 'createPet' | 'getPet';
+
+export function operationOf(req: ProxyRequest): Op | undefined {
+  const path = req.url.split('?')[0] ?? '';
+  if (/\/pets\/?$/.test(path)) return req.method === 'POST' ? 'createPet' : req.method === 'GET' ? 'listPets' : undefined;
+  if (/\/pets\/[^/]+$/.test(path) && req.method === 'GET') return 'getPet';
+  return undefined;
+}
+
+export function mapJson(res: ProxyResponse, fn: (body: unknown) => unknown): ProxyResponse {
+  try {
+    return { ...res, body: JSON.stringify(fn(JSON.parse(res.body))) };
+  } catch {
+    return res;
+  }
+}
+
+/** Applies fn to every pet in a Pet or Pets body. */
+export function mapPets(res: ProxyResponse, fn: (pet: Record<string, unknown>) => Record<string, unknown>): ProxyResponse {
+  if (res.status >= 300) return res;
+  return mapJson(res, (body) => (Array.isArray(body) ? body.map((p) => fn(p as Record<string, unknown>)) : body && typeof body === 'object' ? fn(body as Record<string, unknown>) : body));
+}
+
+export function mapErrors(res: ProxyResponse, fn: (error: Record<string, unknown>) => Record<string, unknown>): ProxyResponse {
+  if (res.status < 400) return res;
+  return mapJson(res, (body) => (body && typeof body === 'object' && !Array.isArray(body) ? fn(body as Record<string, unknown>) : body));
+}
+
+export function withQuery(req: ProxyRequest, edit: (q: URLSearchParams) => void): ProxyRequest {
+  const [path, query = ''] = req.url.split('?');
+  const params = new URLSearchParams(query);
+  edit(params);
+  const q = params.toString();
+  return { ...req, url: q ? `${path}?${q}` : path! };
+}
+
+export function withoutHeaders(res: ProxyResponse, ...names: string[]): ProxyResponse {
+  const headers = { ...res.headers };
+  for (const n of names) delete headers[n];
+  return { ...res, headers };
+}
+
+/** A rate-limit header the fault rewrites, when the server sent it as an integer. */
+export function num(res: ProxyResponse, name: string): number | undefined {
+  return parseInteger(res.headers[name]) ?? undefined;
+}

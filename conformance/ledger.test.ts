@@ -1,0 +1,73 @@
+// A check is asserted only by the module that defines it: each area gets a ledger scoped to its
+// own ids, which refuses any other. The catalogue is built from the areas, each id defined once.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { KitError } from '../lib/errors.ts';
+import { CATALOGUE, type CheckDef } from './catalogue.ts';
+import { AREAS } from './checks/index.ts';
+import { CheckScopeError, Ledger } from './ledger.ts';
+
+const DEFS: CheckDef[] = [
+  { id: 'a.one', level: 'must', profile: 'contract', section: 's', title: 't' },
+  { id: 'a.two', level: 'should', profile: 'contract', section: 's', title: 't' },
+  { id: 'b.one', level: 'must', profile: 'full', section: 's', title: 't' },
+];
+const all = () => undefined;
+
+test('an area records verdicts for its own checks, and for no other', () => {
+  const ledger = new Ledger(DEFS);
+  const a = ledger.scope('a', ['a.one', 'a.two']);
+  a.pass('a.one');
+  a.fail('a.two', 'wrong', [], 'some_rule');
+  for (const record of [() => a.pass('b.one'), () => a.fail('b.one', 'x'), () => a.notRun('b.one', 'x'), () => a.note('b.one', 'x'), () => a.hasFailed('b.one')]) {
+    assert.throws(record, (e: unknown) => e instanceof CheckScopeError && e instanceof KitError && /a recorded a verdict for b\.one/.test((e as Error).message));
+  }
+  const results = ledger.results({ strict: false, selected: all });
+  assert.equal(results.map((r) => r.outcome), ['passed', 'warned', 'not-run']);
+  assert.is(results[1]!.failures[0]!.rule, 'some_rule');
+});
+
+test('a scope naming a check that does not exist is refused', () => {
+  assert.throws(() => new Ledger(DEFS).scope('c', ['c.nothing']), /c: unknown check id c\.nothing/);
+});
+
+test('strict turns should-level failures into failures; notRun never hides a verdict', () => {
+  const ledger = new Ledger(DEFS);
+  const a = ledger.scope('a', ['a.one', 'a.two']);
+  a.notRun('a.one', 'not yet');
+  a.pass('a.one');
+  a.fail('a.two', 'wrong');
+  assert.equal(ledger.results({ strict: true, selected: all }).map((r) => r.outcome), ['passed', 'failed', 'not-run']);
+});
+
+test('the catalogue is the checks of the areas, each id defined by exactly one area', () => {
+  assert.equal(CATALOGUE.map((c) => c.id), AREAS.flatMap((a) => a.checks.map((c) => c.id)));
+  const owners = new Map<string, string[]>();
+  for (const area of AREAS) for (const c of area.checks) owners.set(c.id, [...(owners.get(c.id) ?? []), area.name]);
+  for (const [id, areas] of owners) assert.is(areas.length, 1, `${id} is defined by ${areas.join(', ')}`);
+});
+
+// Reports and CI configurations name checks by id: none may disappear or change level.
+const STABLE: Array<[string, 'must' | 'should']> = [
+  ['list.200', 'must'], ['create.201', 'must'], ['create.400-missing', 'must'], ['create.400-invalid', 'must'], ['get.200', 'must'], ['get.404', 'must'],
+  ['auth.401-missing', 'must'], ['auth.401-scheme', 'must'], ['auth.www-authenticate', 'should'], ['headers.rate-limit', 'must'], ['errors.status-field', 'must'],
+  ['schema.every-response', 'must'], ['dredd.transactions', 'must'], ['auth.401-unknown-key', 'must'], ['create.echo', 'must'], ['create.retrievable', 'must'],
+  ['create.unique-ids', 'must'], ['create.listed', 'must'], ['list.limit', 'must'], ['list.limit-bounds', 'should'], ['list.status-filter', 'must'],
+  ['list.status-invalid', 'should'], ['list.next-link', 'must'], ['get.404-unknown', 'must'], ['deprecation.header', 'should'], ['deprecation.sunset', 'should'],
+  ['deprecation.scope', 'should'], ['ratelimit.ietf-fields', 'should'], ['ratelimit.limit-constant', 'must'], ['ratelimit.remaining-decrements', 'must'],
+  ['ratelimit.reset-future', 'must'], ['ratelimit.reset-stable', 'must'], ['ratelimit.exhaustion-exact', 'must'], ['ratelimit.429', 'must'],
+  ['ratelimit.retry-after-valid', 'must'], ['ratelimit.retry-after-consistent', 'must'], ['ratelimit.retry-after-integer', 'should'], ['ratelimit.429-no-store', 'should'],
+  ['ratelimit.readmitted', 'must'], ['ratelimit.refused-until-retry', 'must'], ['ratelimit.ban-lifts', 'must'], ['schema.reference-decisions', 'should'],
+];
+for (const [id, level] of STABLE) {
+  test(`check ${id} is still in the catalogue, at level ${level}`, () => assert.is(CATALOGUE.find((c) => c.id === id)?.level, level));
+}
+
+test('every check says where its rule comes from and what it demands', () => {
+  for (const c of CATALOGUE) {
+    assert.match(c.id, /^[a-z0-9]+\.[a-z0-9-]+$/);
+    assert.ok(c.title.length > 20 && c.section.length > 3, c.id);
+  }
+});
+
+test.run();

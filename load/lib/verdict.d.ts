@@ -1,0 +1,81 @@
+/** @param {string} kind */
+export function violationKey(kind: string): string;
+/** @param {string} event */
+export function eventMetric(event: string): string;
+/**
+ * A threshold per kind: count==0 for those that fail the run (the must-level ones, and with strict
+ * the should-level ones too), WARNING_ONLY for the rest.
+ * @param {{ strict: boolean }} options
+ * @returns {Record<string, string[]>}
+ */
+export function violationThresholds(options: {
+    strict: boolean;
+}): Record<string, string[]>;
+/**
+ * The samples one outcome of the rules adds, in order.
+ * @param {{ violations: Array<{ kind: string }>, events: string[] }} outcome
+ * @returns {Sample[]}
+ */
+export function outcomeSamples(outcome: {
+    violations: Array<{
+        kind: string;
+    }>;
+    events: string[];
+}): Sample[];
+/**
+ * A zero sample for every kind and event, so that k6 evaluates each threshold even when nothing
+ * happened.
+ * @returns {Sample[]}
+ */
+export function zeroSamples(): Sample[];
+/**
+ * The summary line of a kind that was broken n times.
+ * @param {Kind} kind
+ * @param {number} n
+ * @param {boolean} strict
+ */
+export function violationLine(kind: Kind, n: number, strict: boolean): string;
+/**
+ * The judge of one scenario: the window rules with the script's tolerances.
+ * @param {{ expectedLimit: number | null, clockSkewSeconds: number }} options
+ */
+export function createJudge(options: {
+    expectedLimit: number | null;
+    clockSkewSeconds: number;
+}): {
+    tolerances: import("../../spec/rules/snapshot.js").Tolerances & {
+        clockSkewSeconds: number;
+    };
+    /**
+     * Judges the responses to one batch (a single request is a batch of one).
+     * @param {RecordedResponse[]} responses
+     * @returns {{ snapshots: Snapshot[], outcome: Outcome, samples: Sample[] }}
+     */
+    observe: (responses: RecordedResponse[]) => {
+        snapshots: Snapshot[];
+        outcome: Outcome;
+        samples: Sample[];
+    };
+};
+export const VIOLATIONS_METRIC: "ratelimit_violations";
+/**
+ * @typedef {keyof typeof RULES} Kind
+ * @typedef {{ metric: string, value: number, tags: Record<string, string> }} Sample
+ * @typedef {import('../../spec/rules/snapshot.js').RecordedResponse} RecordedResponse
+ * @typedef {import('../../spec/rules/snapshot.js').Snapshot} Snapshot
+ * @typedef {import('../../spec/rules/window-rules.js').Outcome} Outcome
+ */
+/** @type {Kind[]} */
+export const KINDS: Kind[];
+/** The always-true threshold of a kind that only warns: it makes k6 keep the kind's count for the summary. */
+export const WARNING_ONLY: "count>=0";
+export type Kind = keyof typeof RULES;
+export type Sample = {
+    metric: string;
+    value: number;
+    tags: Record<string, string>;
+};
+export type RecordedResponse = import("../../spec/rules/snapshot.js").RecordedResponse;
+export type Snapshot = import("../../spec/rules/snapshot.js").Snapshot;
+export type Outcome = import("../../spec/rules/window-rules.js").Outcome;
+import { RULES } from '../../spec/rules/window-rules.js';

@@ -1,0 +1,108 @@
+// @ts-check
+// How rate-limit.js judges the responses of its key: each batch goes through the window rules of
+// spec/rules (the rules the conformance kit applies too), and every broken rule becomes one sample of
+// ratelimit_violations tagged with its kind, every event one sample of ratelimit_<event>. A
+// must-level kind has a count==0 threshold, so it fails the run; a should-level kind only with
+// STRICT=1. Pure JavaScript, so Node tests drive it without k6.
+import { DEFAULT_TOLERANCES, readSnapshot } from '../../spec/rules/snapshot.js';
+import { EVENTS, RULES, createWindowRules } from '../../spec/rules/window-rules.js';
+
+export const VIOLATIONS_METRIC = 'ratelimit_violations';
+
+/**
+ * @typedef {keyof typeof RULES} Kind
+ * @typedef {{ metric: string, value: number, tags: Record<string, string> }} Sample
+ * @typedef {import('../../spec/rules/snapshot.js').RecordedResponse} RecordedResponse
+ * @typedef {import('../../spec/rules/snapshot.js').Snapshot} Snapshot
+ * @typedef {import('../../spec/rules/window-rules.js').Outcome} Outcome
+ */
+
+/** @type {Kind[]} */
+export const KINDS = /** @type {Kind[]} */ (Object.keys(RULES));
+
+/** @param {string} kind */
+export function violationKey(kind) {
+  return VIOLATIONS_METRIC + '{kind:' + kind + '}';
+}
+
+/** @param {string} event */
+export function eventMetric(event) {
+  return 'ratelimit_' + event;
+}
+
+/** The always-true threshold of a kind that only warns: it makes k6 keep the kind's count for the summary. */
+export const WARNING_ONLY = 'count>=0';
+
+/**
+ * A threshold per kind: count==0 for those that fail the run (the must-level ones, and with strict
+ * the should-level ones too), WARNING_ONLY for the rest.
+ * @param {{ strict: boolean }} options
+ * @returns {Record<string, string[]>}
+ */
+export function violationThresholds(options) {
+  /** @type {Record<string, string[]>} */
+  const thresholds = {};
+  for (const kind of KINDS) thresholds[violationKey(kind)] = [RULES[kind].level === 'must' || options.strict ? 'count==0' : WARNING_ONLY];
+  return thresholds;
+}
+
+/**
+ * The samples one outcome of the rules adds, in order.
+ * @param {{ violations: Array<{ kind: string }>, events: string[] }} outcome
+ * @returns {Sample[]}
+ */
+export function outcomeSamples(outcome) {
+  /** @type {Sample[]} */
+  const samples = [];
+  for (const v of outcome.violations) samples.push({ metric: VIOLATIONS_METRIC, value: 1, tags: { kind: v.kind } });
+  for (const e of outcome.events) samples.push({ metric: eventMetric(e), value: 1, tags: {} });
+  return samples;
+}
+
+/**
+ * A zero sample for every kind and event, so that k6 evaluates each threshold even when nothing
+ * happened.
+ * @returns {Sample[]}
+ */
+export function zeroSamples() {
+  /** @type {Sample[]} */
+  const samples = [];
+  for (const kind of KINDS) samples.push({ metric: VIOLATIONS_METRIC, value: 0, tags: { kind: kind } });
+  for (const e of EVENTS) samples.push({ metric: eventMetric(e), value: 0, tags: {} });
+  return samples;
+}
+
+/**
+ * The summary line of a kind that was broken n times.
+ * @param {Kind} kind
+ * @param {number} n
+ * @param {boolean} strict
+ */
+export function violationLine(kind, n, strict) {
+  const should = RULES[kind].level === 'should';
+  return 'violation ' + kind + ' x' + n + (should ? (strict ? ' (should, STRICT=1)' : ' (should: a warning; STRICT=1 fails the run)') : '') + ': ' + RULES[kind].rule;
+}
+
+/**
+ * The judge of one scenario: the window rules with the script's tolerances.
+ * @param {{ expectedLimit: number | null, clockSkewSeconds: number }} options
+ */
+export function createJudge(options) {
+  const tolerances = Object.assign({}, DEFAULT_TOLERANCES, { clockSkewSeconds: options.clockSkewSeconds });
+  const rules = createWindowRules({ expectedLimit: options.expectedLimit, tolerances: tolerances });
+  return {
+    tolerances: tolerances,
+    /**
+     * Judges the responses to one batch (a single request is a batch of one).
+     * @param {RecordedResponse[]} responses
+     * @returns {{ snapshots: Snapshot[], outcome: Outcome, samples: Sample[] }}
+     */
+    observe: function (responses) {
+      const snapshots = responses.map(function (r) {
+        return readSnapshot(r);
+      });
+      const outcome = rules.observe(snapshots);
+      return { snapshots: snapshots, outcome: outcome, samples: outcomeSamples(outcome) };
+    },
+  };
+}

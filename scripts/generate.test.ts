@@ -1,0 +1,26 @@
+// Every artifact derived from another source (spec/rules/contract.js from spec/openapi.yaml, the
+// tables of the guides from the code) is what `npm run generate` would write now.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { GENERATED, render } from './generate.ts';
+
+test('every generated artifact is current (run npm run generate)', async () => {
+  for (const file of await render()) assert.ok(file.current === file.fresh, `${file.path} is stale: run npm run generate`);
+});
+
+test('the registry names each file and block once, and every generator writes something', async () => {
+  const keys = GENERATED.map((g) => `${g.file}#${g.block ?? ''}`);
+  assert.is(new Set(keys).size, keys.length);
+  for (const entry of GENERATED) assert.ok(String(await entry.generate()).trim().length > 0, entry.file);
+});
+
+test('a block that a guide lacks is an error, not a silent skip', async () => {
+  try {
+    await render([{ file: 'conformance/README.md', block: 'no-such-block', generate: () => 'x' }]);
+    assert.unreachable('expected an error');
+  } catch (error) {
+    assert.match((error as Error).message, /no <!-- no-such-block:start -->/);
+  }
+});
+
+test.run();

@@ -1,0 +1,70 @@
+// `npm run generate`: writes every artifact derived from another source of truth. One registry of
+// { file, block?, generate() }: a whole file, or the block between `<!-- block:start -->` and
+// `<!-- block:end -->` of a Markdown file. Add an entry to derive something new. `--check` writes
+// nothing and exits 1 when an artifact is stale (scripts/generate.test.ts runs the same comparison).
+import { readFile, writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { checksTable, faultsTable, optionsTable } from '../conformance/docs.ts';
+import { replaceGenerated } from '../lib/cli-options.ts';
+import { rulesTable } from '../load/docs.ts';
+import { contractModule } from '../spec/contract-facts.ts';
+
+export interface Generated {
+  /** Relative to the repository root. */
+  file: string;
+  /** The Markdown block to replace; the whole file when absent. */
+  block?: string;
+  generate(): string | Promise<string>;
+}
+
+export const GENERATED: readonly Generated[] = [
+  { file: 'spec/rules/contract.js', generate: () => contractModule() },
+  { file: 'conformance/README.md', block: 'checks', generate: checksTable },
+  { file: 'conformance/README.md', block: 'faults', generate: faultsTable },
+  { file: 'conformance/README.md', block: 'options', generate: optionsTable },
+  { file: 'load/README.md', block: 'rate-limit-rules', generate: rulesTable },
+];
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+export interface Rendered {
+  path: string;
+  current: string;
+  fresh: string;
+}
+
+/** Every file the registry touches, as it is and as the generators would write it. */
+export async function render(registry: readonly Generated[] = GENERATED): Promise<Rendered[]> {
+  const files = new Map<string, Rendered>();
+  for (const entry of registry) {
+    const path = join(root, entry.file);
+    let file = files.get(path);
+    if (!file) {
+      const current = await readFile(path, 'utf8').catch(() => '');
+      file = { path, current, fresh: current };
+      files.set(path, file);
+    }
+    const content = await entry.generate();
+    file.fresh = entry.block ? replaceGenerated(file.fresh, entry.block, content) : content;
+  }
+  return [...files.values()];
+}
+
+async function main(check: boolean): Promise<number> {
+  const stale = (await render()).filter((f) => f.current !== f.fresh);
+  for (const file of stale) {
+    const name = relative(root, file.path);
+    if (check) process.stdout.write(`stale: ${name}\n`);
+    else {
+      await writeFile(file.path, file.fresh);
+      process.stdout.write(`wrote ${name}\n`);
+    }
+  }
+  if (stale.length === 0) process.stdout.write('every generated artifact is current\n');
+  return check && stale.length > 0 ? 1 : 0;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  process.exitCode = await main(process.argv.includes('--check'));
+}

@@ -1,0 +1,108 @@
+// @ts-check
+// The Link field (RFC 8288 §3): parsed strictly enough that a malformed field is noticed, and
+// formatted exactly as the reference server sends its pagination and deprecation links.
+// Plain ES2015 without imports: k6 loads it by relative path.
+
+/**
+ * @typedef {object} Link
+ * @property {string} target the URI-Reference between < and >, as written
+ * @property {Record<string, string>} params parameter names in lower case, values unquoted
+ */
+
+const TCHAR = /[!#$%&'*+\-.^_`|~0-9A-Za-z]/;
+
+/**
+ * A Link field value as a list of links; [] when the field is absent or empty, null when it is not
+ * RFC 8288 (an unclosed <, a parameter without a name, text between links). Parameter names are
+ * case-insensitive and come back in lower case; when a parameter appears twice in one link the
+ * first wins, as RFC 8288 §3.3 requires for rel. Empty list elements are skipped (RFC 9110 §5.6.1).
+ * @param {string | undefined | null} value
+ * @returns {Link[] | null}
+ */
+export function parseLinks(value) {
+  if (value === undefined || value === null) return [];
+  const s = String(value);
+  let i = 0;
+  const ows = () => {
+    while (s[i] === ' ' || s[i] === '\t') i++;
+  };
+  const token = () => {
+    const start = i;
+    while (i < s.length && TCHAR.test(s.charAt(i))) i++;
+    return s.slice(start, i);
+  };
+  const quoted = () => {
+    let out = '';
+    for (i++; i < s.length; i++) {
+      if (s[i] === '"') {
+        i++;
+        return out;
+      }
+      if (s[i] === '\\') i++;
+      if (i < s.length) out += s[i];
+    }
+    return null;
+  };
+  /** @type {Link[]} */
+  const links = [];
+  for (;;) {
+    ows();
+    if (i >= s.length) return links;
+    if (s[i] === ',') {
+      i++;
+      continue;
+    }
+    if (s[i] !== '<') return null;
+    const close = s.indexOf('>', i);
+    if (close < 0) return null;
+    /** @type {Link} */
+    const link = { target: s.slice(i + 1, close), params: {} };
+    i = close + 1;
+    for (ows(); s[i] === ';'; ows()) {
+      i++;
+      ows();
+      const name = token().toLowerCase();
+      if (name === '') return null;
+      ows();
+      let paramValue = '';
+      if (s[i] === '=') {
+        i++;
+        ows();
+        const v = s[i] === '"' ? quoted() : token();
+        if (v === null) return null;
+        paramValue = v;
+      }
+      if (!Object.prototype.hasOwnProperty.call(link.params, name)) link.params[name] = paramValue;
+    }
+    links.push(link);
+    if (i < s.length && s[i] !== ',') return null;
+  }
+}
+
+/**
+ * The Link field value for these links: every parameter value quoted, links joined by ", ", in
+ * the order given; the form the reference server sends.
+ * @param {Array<{ target: string, params?: Record<string, string> }>} links
+ * @returns {string}
+ */
+export function formatLinks(links) {
+  return links
+    .map((link) => {
+      const params = link.params || {};
+      const parts = Object.keys(params).map((name) => '; ' + name + '="' + String(params[name]).replace(/(["\\])/g, '\\$1') + '"');
+      return '<' + link.target + '>' + parts.join('');
+    })
+    .join(', ');
+}
+
+/**
+ * The first link whose rel (a space-separated list, compared case-insensitively) holds `rel`.
+ * @param {Link[] | null} links
+ * @param {string} rel
+ * @returns {Link | undefined}
+ */
+export function linkWithRel(links, rel) {
+  if (!links) return undefined;
+  const wanted = rel.toLowerCase();
+  return links.find((link) => String(link.params.rel || '').toLowerCase().split(/[ \t]+/).indexOf(wanted) >= 0);
+}
