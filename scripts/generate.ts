@@ -9,6 +9,7 @@ import { checksTable, faultsTable, optionsTable } from '../conformance/docs.ts';
 import { replaceGenerated } from '../lib/cli-options.ts';
 import { rulesTable } from '../load/docs.ts';
 import { contractModule } from '../spec/contract-facts.ts';
+import { serverGuideBlocks } from '../server/docs.ts';
 
 export interface Generated {
   /** Relative to the repository root. */
@@ -24,6 +25,8 @@ export const GENERATED: readonly Generated[] = [
   { file: 'conformance/README.md', block: 'faults', generate: faultsTable },
   { file: 'conformance/README.md', block: 'options', generate: optionsTable },
   { file: 'load/README.md', block: 'rate-limit-rules', generate: rulesTable },
+  { file: 'server/README.md', block: 'serve-options', generate: () => serverGuideBlocks()['serve-options']! },
+  { file: 'server/README.md', block: 'error-codes', generate: () => serverGuideBlocks()['error-codes']! },
 ];
 
 const root = fileURLToPath(new URL('..', import.meta.url));

@@ -9,7 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const GUIDES = ['spec/README.md', 'server/README.md', 'conformance/README.md', 'load/README.md', 'bench/README.md'];
+const GUIDES = ['spec/README.md', 'spec/rules/README.md', 'server/README.md', 'conformance/README.md', 'load/README.md', 'bench/README.md'];
 
 function markdownFiles(): string[] {
   const tracked = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '*.md'], { cwd: root, encoding: 'utf8' });

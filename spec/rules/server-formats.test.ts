@@ -45,7 +45,7 @@ test('Deprecation, Sunset and the deprecation links: the formatters give the ser
   const facts = DEPRECATIONS.getPet;
   const link = 'https://github.com/adoption-store/adoption-store-kit#deprecation-and-sunset';
   const successor = `${BASE_PATH}${facts.successor}`;
-  const server = deprecationHeaders({ since: facts.since, sunset: facts.sunset, replacement: successor }, link);
+  const server = deprecationHeaders({ since: facts.since, sunset: facts.sunset, successor: successor }, link);
   assert.is(formatDeprecation(Date.parse(facts.since)), server.deprecation);
   assert.is(formatSunset(Date.parse(facts.sunset)), server.sunset);
   assert.is(parseDeprecation(server.deprecation), Date.parse(facts.since));
