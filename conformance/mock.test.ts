@@ -13,7 +13,7 @@ const derived = suite('the description Prism reads');
 
 derived('every path is served below the base path too, and Reset is the start plus the Retry-After example', () => {
   const source = parse(readFileSync(DEFAULT_SPEC_PATH, 'utf8'));
-  const doc = mockDescription(source, DEFAULT_SPEC_PATH, Date.UTC(2030, 0, 1)) as any;
+  const doc = mockDescription(source, Date.UTC(2030, 0, 1)) as any;
   assert.equal(Object.keys(doc.paths).sort(), ['/pets', '/pets/{petId}', '/v1/pets', '/v1/pets/{petId}']);
   assert.is(doc.paths['/v1/pets'], doc.paths['/pets']);
   assert.is(doc.components.headers['X-RateLimit-Reset'].example, Date.UTC(2030, 0, 1) / 1000 + 42);

@@ -12,7 +12,8 @@ import { dirname, join, resolve } from 'node:path';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { helpText, parseOptions, type OptionSpec } from '../lib/cli-options.ts';
 import { KitError } from '../lib/errors.ts';
-import { basePath, DEFAULT_SPEC_PATH, type JsonObject } from '../lib/openapi.ts';
+import { DEFAULT_SPEC_PATH, type JsonObject } from '../lib/openapi.ts';
+import { contractFacts } from '../spec/contract-facts.ts';
 import { collectOutput, freePort, spawnChild, stopChild, waitForOutput } from '../lib/processes.ts';
 import { isEntryPoint } from './entry.ts';
 import type { ChildProcess } from 'node:child_process';
@@ -83,9 +84,9 @@ function prismEntry(): string {
  * The description Prism reads: the paths once more below the base path, and the Reset examples
  * in the future (start time plus the Retry-After example), so a 429 says when to come back.
  */
-export function mockDescription(source: JsonObject, specPath: string, nowMs: number): JsonObject {
+export function mockDescription(source: JsonObject, nowMs: number): JsonObject {
   const doc = structuredClone(source);
-  const base = basePath(doc, specPath);
+  const base = contractFacts(doc).basePath;
   const paths = (doc.paths ?? {}) as JsonObject;
   for (const [path, item] of Object.entries({ ...paths })) paths[`${base}${path}`] = item;
   const headers = ((doc.components as JsonObject | undefined)?.headers ?? {}) as Record<string, JsonObject>;
@@ -110,7 +111,7 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
   const source = parseYaml(await readFile(specPath, 'utf8')) as JsonObject;
   const dir = await mkdtemp(join(tmpdir(), 'adoption-mock-'));
   const derived = join(dir, 'openapi.yaml');
-  await writeFile(derived, toYaml(mockDescription(source, specPath, (options.now ?? Date.now)())));
+  await writeFile(derived, toYaml(mockDescription(source, (options.now ?? Date.now)())));
   const args = [
     prismEntry(), 'mock', '-h', host, '-p', String(port),
     ...(options.dynamic ? ['--dynamic'] : []),
@@ -134,7 +135,7 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
     throw error;
   }
   const url = `http://${host}:${port}`;
-  return { url, baseUrl: `${url}${basePath(source, specPath)}`, port, child, stop };
+  return { url, baseUrl: `${url}${contractFacts(source).basePath}`, port, child, stop };
 }
 
 export async function main(argv: string[]): Promise<number> {

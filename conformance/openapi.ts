@@ -3,25 +3,17 @@
 // constraint marked x-decision (the reference server's own choices) removed, and headers marked
 // `x-decision: true` treated as not documented. `should`: the full description, decisions included.
 // Every response the kit sees goes through `validateResponse`, so nothing escapes validation.
-import { readFile } from 'node:fs/promises';
-import $RefParser from '@apidevtools/json-schema-ref-parser';
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
-import { parse as parseYaml } from 'yaml';
+import type { Ajv, ValidateFunction } from 'ajv';
 import { KitError } from '../lib/errors.ts';
-import { contractFacts, SPEC_FILE, type ContractFacts, type Deprecation } from '../spec/contract-facts.ts';
+import { asObject, createAjv, DEFAULT_SPEC_PATH, loadDocument, toJsonSchema, type JsonObject, type Level as SchemaLevel } from '../lib/openapi.ts';
+import { contractFacts, type ContractFacts, type Deprecation } from '../spec/contract-facts.ts';
 import { parseInteger } from '../spec/rules/fields.js';
 
-export const DEFAULT_SPEC_PATH = SPEC_FILE;
+export { DEFAULT_SPEC_PATH, toJsonSchema, type JsonObject, type SchemaLevel };
 
 export type OperationId = 'listPets' | 'createPet' | 'getPet';
 const OPERATION_IDS: readonly OperationId[] = ['listPets', 'createPet', 'getPet'];
 
-/** must: what the specification requires; should: the description in full, the reference server's decisions included. */
-export type SchemaLevel = 'must' | 'should';
-
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-export type JsonObject = { [key: string]: Json };
 
 export interface DocumentedHeader {
   name: string;
@@ -76,45 +68,6 @@ export class ContractError extends KitError {
   }
 }
 
-// OpenAPI 3.0 Schema Objects are JSON Schema plus a few annotations ajv does not know.
-const ANNOTATIONS = ['example', 'xml', 'externalDocs', 'deprecated', 'discriminator', 'readOnly', 'writeOnly'];
-
-/**
- * A plain JSON Schema (draft-07) from an OpenAPI 3.0 Schema Object at one level: annotations and
- * x- keys dropped, `nullable` expanded; at `must`, the keywords an `x-decision` list names are
- * dropped, and an element marked `x-decision: true` accepts anything.
- */
-export function toJsonSchema(schema: Json, level: SchemaLevel = 'should'): Json {
-  if (Array.isArray(schema)) return schema.map((s) => toJsonSchema(s, level));
-  if (schema === null || typeof schema !== 'object') return schema;
-  const decisions = schema['x-decision'];
-  if (level === 'must' && decisions === true) return {};
-  const dropped = level === 'must' && Array.isArray(decisions) ? decisions.map(String) : [];
-  const out: JsonObject = {};
-  for (const [key, value] of Object.entries(schema)) {
-    if (ANNOTATIONS.includes(key) || key.startsWith('x-') || dropped.includes(key)) continue;
-    if (key === 'properties' && value && typeof value === 'object' && !Array.isArray(value)) {
-      out[key] = Object.fromEntries(Object.entries(value).map(([name, s]) => [name, toJsonSchema(s, level)]));
-      continue;
-    }
-    out[key] = toJsonSchema(value, level);
-  }
-  if (out.nullable === true && typeof out.type === 'string') out.type = [out.type, 'null'];
-  delete out.nullable;
-  return out;
-}
-
-function newAjv(): Ajv {
-  const ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false });
-  const addFormats = addFormatsModule as unknown as (a: Ajv) => Ajv;
-  addFormats(ajv);
-  return ajv;
-}
-
-function asObject(value: Json | undefined): JsonObject {
-  return value && typeof value === 'object' && !Array.isArray(value) ? value : {};
-}
-
 function responseRules(ajv: Ajv, response: JsonObject, level: SchemaLevel): ResponseRules {
   const headers: DocumentedHeader[] = [];
   for (const [name, h] of Object.entries(asObject(response.headers))) {
@@ -155,10 +108,9 @@ function operationOf(ajv: Ajv, operationId: OperationId, method: string, path: s
 }
 
 export async function loadContract(specPath: string = DEFAULT_SPEC_PATH): Promise<Contract> {
-  const raw = parseYaml(await readFile(specPath, 'utf8')) as JsonObject;
+  const { raw, document } = await loadDocument(specPath);
   const facts = contractFacts(raw);
-  const document = (await $RefParser.dereference(structuredClone(raw) as object)) as JsonObject;
-  const ajv = newAjv();
+  const ajv = createAjv();
   const operations = new Map<OperationId, Operation>();
   for (const [path, item] of Object.entries(asObject(document.paths))) {
     for (const [method, op] of Object.entries(asObject(item))) {

@@ -6,6 +6,8 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import $RefParser from '@apidevtools/json-schema-ref-parser';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
 import { parse as parseYaml } from 'yaml';
 import { KitError } from './errors.ts';
 
@@ -31,8 +33,15 @@ export function asObject(value: Json | undefined): JsonObject {
   return isObject(value) ? value : {};
 }
 
-/** The description at `path` (YAML or JSON) with every $ref resolved. */
-export async function loadDocument(path: string = DEFAULT_SPEC_PATH): Promise<JsonObject> {
+export interface LoadedDocument {
+  /** As written, $refs kept. */
+  raw: JsonObject;
+  /** Every $ref resolved. */
+  document: JsonObject;
+}
+
+/** The description at `path` (YAML or JSON), as written and with every $ref resolved. */
+export async function loadDocument(path: string = DEFAULT_SPEC_PATH): Promise<LoadedDocument> {
   let raw: Json;
   try {
     raw = parseYaml(await readFile(path, 'utf8')) as Json;
@@ -43,10 +52,17 @@ export async function loadDocument(path: string = DEFAULT_SPEC_PATH): Promise<Js
     throw new InvalidContractError(path, 'it is not an OpenAPI 3.0 document');
   }
   try {
-    return (await $RefParser.dereference(structuredClone(raw) as object)) as JsonObject;
+    return { raw, document: (await $RefParser.dereference(structuredClone(raw) as object)) as JsonObject };
   } catch (error) {
     throw new InvalidContractError(path, (error as Error).message, { cause: error });
   }
+}
+
+/** ajv as every part validates with it: all errors, strict schemas, the formats OpenAPI uses (int64...). */
+export function createAjv(options: { allErrors?: boolean } = {}): Ajv {
+  const ajv = new Ajv({ allErrors: options.allErrors ?? true, strict: true, strictTypes: false });
+  (addFormatsModule as unknown as (a: Ajv) => Ajv)(ajv);
+  return ajv;
 }
 
 // OpenAPI 3.0 Schema Objects are JSON Schema plus a few annotations ajv does not know.
@@ -100,12 +116,4 @@ export function operations(document: JsonObject): OperationRef[] {
     }
   }
   return found;
-}
-
-/** The base path every server URL of the description ends with ('/v1'); they must agree. */
-export function basePath(document: JsonObject, path: string): string {
-  const servers = Array.isArray(document.servers) ? document.servers.map(asObject) : [];
-  const paths = new Set(servers.map((s) => new URL(String(s.url).replace(/\{[^}]+\}/g, 'host.invalid')).pathname.replace(/\/+$/, '')));
-  if (paths.size !== 1) throw new InvalidContractError(path, `its servers must share one base path, not ${[...paths].map((p) => JSON.stringify(p)).join(', ') || 'none'}`);
-  return [...paths][0]!;
 }

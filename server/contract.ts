@@ -2,7 +2,8 @@
 // server is built: validation schemas, the statuses, the list bounds, the plans and their limits,
 // getPet's deprecation. Nothing here restates the contract; change the description and the server
 // follows (contract.test.ts proves it with a modified copy).
-import { asObject, basePath, DEFAULT_SPEC_PATH, InvalidContractError, isObject, loadDocument, operations, toJsonSchema, type JsonObject } from '../lib/openapi.ts';
+import { asObject, DEFAULT_SPEC_PATH, InvalidContractError, loadDocument, operations, toJsonSchema, type JsonObject } from '../lib/openapi.ts';
+import { contractFacts, ContractFactError, type ContractFacts } from '../spec/contract-facts.ts';
 import type { Limits } from './types.ts';
 
 export { DEFAULT_SPEC_PATH } from '../lib/openapi.ts';
@@ -57,47 +58,41 @@ function parametersOf(operation: JsonObject): ParameterContract[] {
   }));
 }
 
-function plansOf(info: JsonObject, path: string): Record<string, PlanLimits> {
-  const plans = asObject(asObject(info['x-rate-limits']).plans);
-  const out: Record<string, PlanLimits> = {};
-  for (const [name, value] of Object.entries(plans)) {
-    if (value === 'custom') out[name] = 'custom';
-    else if (isObject(value) && Number.isSafeInteger(value.perMinute) && Number.isSafeInteger(value.perDay)) {
-      out[name] = { perMinute: value.perMinute as number, perDay: value.perDay as number };
-    } else throw new InvalidContractError(path, `info.x-rate-limits.plans.${name} must be { perMinute, perDay } or "custom"`);
+/** The facts (spec/contract-facts.ts, the one reader of them), with the description's path in any error. */
+function factsOf(raw: JsonObject, specPath: string): ContractFacts {
+  try {
+    return contractFacts(raw);
+  } catch (error) {
+    if (error instanceof ContractFactError) throw new InvalidContractError(specPath, error.message, { cause: error });
+    throw error;
   }
-  if (Object.keys(out).length === 0) throw new InvalidContractError(path, 'info.x-rate-limits.plans names no plan');
-  return out;
-}
-
-function deprecationOf(operation: JsonObject, path: string): DeprecationContract {
-  const d = asObject(operation['x-deprecation']);
-  const valid = (v: unknown) => typeof v === 'string' && !Number.isNaN(Date.parse(v));
-  if (operation.deprecated !== true || !valid(d.since) || !valid(d.sunset) || typeof d.successor !== 'string') {
-    throw new InvalidContractError(path, 'getPet must be deprecated with x-deprecation { since, sunset, successor }');
-  }
-  return { since: d.since as string, sunset: d.sunset as string, successor: d.successor };
 }
 
 async function read(specPath: string): Promise<Contract> {
-  const document = await loadDocument(specPath);
+  const { raw, document } = await loadDocument(specPath);
+  const facts = factsOf(raw, specPath);
   const byId = new Map(operations(document).map((o) => [o.operationId, o]));
   for (const id of OPERATIONS) if (!byId.has(id)) throw new InvalidContractError(specPath, `operation ${id} is not described`);
+  const getPet = facts.deprecations.getPet;
+  if (!getPet || Number.isNaN(Date.parse(getPet.since)) || Number.isNaN(Date.parse(getPet.sunset))) {
+    throw new InvalidContractError(specPath, 'getPet must be deprecated with x-deprecation { since, sunset, successor } as ISO 8601 instants');
+  }
   const schemas = asObject(asObject(document.components).schemas);
   const requestSchema = asObject(asObject(asObject(asObject(byId.get('createPet')!.operation.requestBody).content)['application/json']).schema);
-  const status = asObject(schemas.PetStatus);
   const errorCode = asObject(asObject(asObject(schemas.Error).properties).code);
+  const plans: Record<string, PlanLimits> = { ...facts.planLimits };
+  for (const plan of facts.customPlans) plans[plan] = 'custom';
   return {
     specPath,
-    basePath: basePath(document, specPath),
-    apiVersion: String(asObject(document.info).version),
-    petStatuses: Array.isArray(status.enum) ? status.enum.map(String) : [],
-    plans: plansOf(asObject(document.info), specPath),
+    basePath: facts.basePath,
+    apiVersion: facts.apiVersion,
+    petStatuses: facts.petStatuses,
+    plans,
     schemas: { newPet: toJsonSchema(requestSchema) as JsonObject, pet: toJsonSchema(asObject(schemas.Pet)) as JsonObject },
     rawSchemas: { newPet: requestSchema },
     parameters: { listPets: parametersOf(byId.get('listPets')!.operation), getPet: parametersOf(byId.get('getPet')!.operation) },
-    deprecation: deprecationOf(byId.get('getPet')!.operation, specPath),
-    deprecatedOperations: [...byId.values()].filter((o) => o.operation.deprecated === true).map((o) => o.operationId),
+    deprecation: { since: getPet.since, sunset: getPet.sunset, successor: getPet.successor },
+    deprecatedOperations: Object.keys(facts.deprecations),
     errorCodes: Array.isArray(errorCode.enum) ? errorCode.enum.map(String) : [],
   };
 }

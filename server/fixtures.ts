@@ -1,9 +1,8 @@
 // The fixtures a server starts with unless told otherwise, and the checks any key list or seed
 // (the fixtures, a file given on the command line, an option) must pass against the contract.
 import { readFileSync } from 'node:fs';
-import { Ajv } from 'ajv';
-import addFormatsModule from 'ajv-formats';
 import { UsageError } from '../lib/errors.ts';
+import { createAjv } from '../lib/openapi.ts';
 import type { Contract } from './contract.ts';
 import type { ApiKeyRecord } from './keys.ts';
 import type { Pet } from './types.ts';
@@ -38,9 +37,7 @@ export function fixturePets(): Pet[] {
  * ids unique. Returns them unchanged; throws a UsageError naming the first bad entry.
  */
 export function checkSeedPets(pets: readonly unknown[], contract: Contract): Pet[] {
-  const ajv = new Ajv({ allErrors: false, strict: true, strictTypes: false });
-  (addFormatsModule as unknown as (a: Ajv) => Ajv)(ajv);
-  const valid = ajv.compile({ allOf: [contract.schemas.pet, { required: ['status'] }] });
+  const valid = createAjv({ allErrors: false }).compile({ allOf: [contract.schemas.pet, { required: ['status'] }] });
   const seen = new Set<unknown>();
   pets.forEach((pet, index) => {
     if (!valid(pet)) {

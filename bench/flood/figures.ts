@@ -44,6 +44,76 @@ export function heapAfterCollection(): { heapAfterMB: number; heapCollected: boo
   return { heapAfterMB: process.memoryUsage().heapUsed / 2 ** 20, heapCollected: collect !== undefined };
 }
 
+export interface FloodDriver {
+  /** One request (or decision) from a new address. */
+  flood(address: string): void | Promise<void>;
+  /** One decision for the normal client, timed. */
+  normal(): void | Promise<void>;
+  /** Partitions the limiter holds now. */
+  size(): number;
+}
+
+/**
+ * Sends one request from each of `planned` distinct addresses (until `maxSeconds`), timing the
+ * normal client's decision every `sampleEvery` addresses. Awaits only a driver that is asynchronous,
+ * so a synchronous store is measured without the cost of promises.
+ */
+export async function floodLoop(driver: FloodDriver, planned: number, maxSeconds: number, sampleEvery: number): Promise<FloodRun> {
+  const run: FloodRun = { addresses: 0, planned, fullAt: null, fullCpu: 0, startedCpu: cpuMicros(), samples: [], rssBeforeMB: rssMB() };
+  let previousSize = driver.size();
+  const deadline = performance.now() + maxSeconds * 1000;
+  for (let i = 0; i < planned && performance.now() < deadline; i++) {
+    run.addresses = i + 1;
+    const sent = driver.flood(floodAddress(i, planned));
+    if (sent) await sent;
+    // The store is full once a new address no longer makes it grow.
+    if (run.fullAt === null && driver.size() === previousSize) {
+      run.fullAt = i;
+      run.fullCpu = cpuMicros();
+    }
+    previousSize = driver.size();
+    if (i % sampleEvery === 0) {
+      const t = process.hrtime.bigint();
+      const decided = driver.normal();
+      if (decided) await decided;
+      run.samples.push(Number(process.hrtime.bigint() - t) / 1_000);
+    }
+  }
+  return run;
+}
+
+/** What a flood loop observed; `measured` turns it into the figures both drivers report. */
+export interface FloodRun {
+  addresses: number;
+  planned: number;
+  /** The address at which the store stopped growing, and the CPU time then. */
+  fullAt: number | null;
+  fullCpu: number;
+  startedCpu: number;
+  /** Microseconds of the normal key's decisions, in any order. */
+  samples: number[];
+  rssBeforeMB: number;
+}
+
+export function measured(run: FloodRun, after: { partitionsAfter: number; keyBanSurvived: boolean; addressBlockSurvived: boolean }): FloodFigures {
+  const ended = cpuMicros();
+  const samples = [...run.samples].sort((a, b) => a - b);
+  const onceFull = run.fullAt === null ? 0 : run.addresses - run.fullAt;
+  return {
+    addresses: run.addresses,
+    planned: run.planned,
+    addressesOnceFull: onceFull,
+    cpuMicrosPerAddress: (ended - run.startedCpu) / run.addresses,
+    cpuMicrosPerAddressOnceFull: onceFull > 0 ? (ended - run.fullCpu) / onceFull : null,
+    normalP50Micros: percentile(samples, 50),
+    normalP99Micros: percentile(samples, 99),
+    rssBeforeMB: run.rssBeforeMB,
+    rssAfterMB: rssMB(),
+    ...heapAfterCollection(),
+    ...after,
+  };
+}
+
 export function formatFigures(mode: string, f: FloodFigures): string {
   const us = (n: number | null) => (n === null ? 'n/a (never full)' : `${n.toFixed(2)} µs`);
   return [

@@ -29,5 +29,5 @@ if (!Number.isSafeInteger(addresses) || addresses < 1 || !Number.isSafeInteger(s
   process.exit(2);
 }
 const mode = values.server ? 'server.inject' : 'MemoryStore';
-const figures = values.server ? await floodServer(addresses, sampleEvery, maxSeconds) : floodStore(addresses, sampleEvery, maxSeconds);
+const figures = values.server ? await floodServer(addresses, sampleEvery, maxSeconds) : await floodStore(addresses, sampleEvery, maxSeconds);
 console.log(values.json ? JSON.stringify({ mode, ...figures }) : formatFigures(mode, figures));

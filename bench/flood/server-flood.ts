@@ -6,7 +6,7 @@
 // so the heap grows with the flood whatever the store does. The store-only flood measures the store.
 import { createServer } from '../../server/server.ts';
 import { loadContract } from '../../server/contract.ts';
-import { cpuMicros, heapAfterCollection, floodAddress, percentile, rssMB, type FloodFigures } from './figures.ts';
+import { floodLoop, measured, type FloodFigures } from './figures.ts';
 
 const PETS = `${(await loadContract()).basePath}/pets?limit=1`;
 
@@ -25,46 +25,17 @@ export async function floodServer(planned: number, sampleEvery: number, maxSecon
   for (let i = 0; i < 200 && !blocked; i++) blocked = (await get('198.51.100.7')).payload.includes('ip_blocked');
   if (!keyBanned || !blocked) throw new Error('could not set up the key ban and the address block before the flood');
 
-  const samples: number[] = [];
-  const rssBefore = rssMB();
-  const started = cpuMicros();
-  let fullAt: number | null = null;
-  let fullCpu = 0;
-  let previousSize = size();
-  const deadline = performance.now() + maxSeconds * 1000;
-  let addresses = 0;
-  for (let i = 0; i < planned && performance.now() < deadline; i++) {
-    addresses = i + 1;
-    await get(floodAddress(i, planned));
-    if (fullAt === null && size() === previousSize) {
-      fullAt = i;
-      fullCpu = cpuMicros();
-    }
-    previousSize = size();
-    if (i % sampleEvery === 0) {
-      const t = process.hrtime.bigint();
-      await get('192.0.2.10', 'Bearer test-enterprise-key');
-      samples.push(Number(process.hrtime.bigint() - t) / 1_000);
-    }
-  }
-  const ended = cpuMicros();
-  samples.sort((a, b) => a - b);
-  const onceFull = fullAt === null ? 0 : addresses - fullAt;
-  const figures: FloodFigures = {
-    addresses,
+  const run = await floodLoop(
+    { flood: async (address) => void (await get(address)), normal: async () => void (await get('192.0.2.10', 'Bearer test-enterprise-key')), size },
     planned,
-    addressesOnceFull: onceFull,
-    cpuMicrosPerAddress: (ended - started) / addresses,
-    cpuMicrosPerAddressOnceFull: onceFull > 0 ? (ended - fullCpu) / onceFull : null,
-    normalP50Micros: percentile(samples, 50),
-    normalP99Micros: percentile(samples, 99),
-    rssBeforeMB: rssBefore,
-    rssAfterMB: rssMB(),
-    ...heapAfterCollection(),
+    maxSeconds,
+    sampleEvery,
+  );
+  const figures = measured(run, {
     partitionsAfter: size(),
     keyBanSurvived: (await get('192.0.2.20', 'Bearer test-free-key')).payload.includes('key_banned'),
     addressBlockSurvived: (await get('198.51.100.7')).payload.includes('ip_blocked'),
-  };
+  });
   await server.stop();
   return figures;
 }

@@ -1,10 +1,9 @@
 // Request validation derived from the contract: the body and parameter schemas of the OpenAPI
 // description, compiled by ajv when a server is built. Nothing here names a bound or a status;
 // the messages name the offending field the way a person would read them.
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import { KitError } from '../../lib/errors.ts';
-import type { JsonObject } from '../../lib/openapi.ts';
+import { createAjv, type JsonObject } from '../../lib/openapi.ts';
 import type { Contract, ParameterContract } from '../contract.ts';
 import type { NewPet } from '../types.ts';
 
@@ -70,12 +69,6 @@ function messages(errors: readonly ErrorObject[], fieldOf: (e: ErrorObject) => s
   return [...seen.values()].join('. ');
 }
 
-function newAjv(): Ajv {
-  const ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false });
-  (addFormatsModule as unknown as (a: Ajv) => Ajv)(ajv);
-  return ajv;
-}
-
 /** Query and path values arrive as text: numbers written as plain decimals become numbers, nothing else does. */
 function coerce(value: unknown, schema: JsonObject): unknown {
   if (typeof value !== 'string') return value;
@@ -120,7 +113,7 @@ function patternHints(raw: JsonObject | undefined): Record<string, string> {
 }
 
 export function createPetValidation(contract: Contract): PetValidation {
-  const ajv = newAjv();
+  const ajv = createAjv();
   const body = ajv.compile(contract.schemas.newPet);
   const bodyFields = Object.keys((contract.schemas.newPet.properties ?? {}) as JsonObject);
   const hints = patternHints(contract.rawSchemas.newPet);
