@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify as toYaml } from 'yaml';
+import { optionalPackage } from '../lib/optional.ts';
 import { collectOutput, spawnChild, stopChild } from '../lib/processes.ts';
 import { UNKNOWN_PET_ID } from './checks/support.ts';
 import type { Contract } from './openapi.ts';
@@ -178,6 +179,8 @@ export interface DreddRunOptions {
 }
 
 export async function runDredd(options: DreddRunOptions): Promise<DreddOutcome> {
+  // Dredd is optional: without it, say how to get it (or to skip it) before any work.
+  optionalPackage('dredd', 'The Dredd run of conform', 'run conform with --no-dredd');
   const started = Date.now();
   const dir = await mkdtemp(join(tmpdir(), 'conformance-dredd-'));
   try {

@@ -5,16 +5,16 @@
 // examples). A stateless mock cannot move its rate-limit headers: X-RateLimit-Reset is set, once,
 // to the moment the mock started plus the Retry-After example, so it is in the future at start.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { helpText, parseOptions, type OptionSpec } from '../lib/cli-options.ts';
 import { KitError } from '../lib/errors.ts';
+import { optionalPackage } from '../lib/optional.ts';
 import { DEFAULT_SPEC_PATH, type JsonObject } from '../lib/openapi.ts';
 import { contractFacts } from '../spec/contract-facts.ts';
-import { collectOutput, freePort, spawnChild, stopChild, waitForOutput } from '../lib/processes.ts';
+import { collectOutput, freePort, spawnChild, stopChild, stopWithParent, waitForOutput } from '../lib/processes.ts';
 import { isEntryPoint } from './entry.ts';
 import type { ChildProcess } from 'node:child_process';
 
@@ -76,8 +76,7 @@ export class PortInUseError extends KitError {
 }
 
 function prismEntry(): string {
-  const require = createRequire(import.meta.url);
-  return join(dirname(require.resolve('@stoplight/prism-cli/package.json')), 'dist', 'index.js');
+  return join(optionalPackage('@stoplight/prism-cli', 'The mock', ''), 'dist', 'index.js');
 }
 
 /**
@@ -104,6 +103,7 @@ function portFree(host: string, port: number): Promise<boolean> {
 }
 
 export async function startMock(options: MockOptions = {}): Promise<RunningMock> {
+  const prism = prismEntry();
   const host = options.host ?? '127.0.0.1';
   const port = options.port === undefined ? 4010 : options.port === 0 ? await freePort(host) : options.port;
   if (!(await portFree(host, port))) throw new PortInUseError(host, port);
@@ -113,7 +113,7 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
   const derived = join(dir, 'openapi.yaml');
   await writeFile(derived, toYaml(mockDescription(source, (options.now ?? Date.now)())));
   const args = [
-    prismEntry(), 'mock', '-h', host, '-p', String(port),
+    prism, 'mock', '-h', host, '-p', String(port),
     ...(options.dynamic ? ['--dynamic'] : []),
     ...(options.seed !== undefined ? ['--seed', options.seed] : []),
     ...(options.errors ? ['--errors'] : []),
@@ -176,6 +176,7 @@ export async function main(argv: string[]): Promise<number> {
     const shutdown = () => void mock.stop().then(() => done(0));
     process.once('SIGINT', shutdown);
     process.once('SIGTERM', shutdown);
+    stopWithParent(shutdown);
     mock.child.once('exit', (code) => done(code ?? 0));
   });
 }

@@ -81,6 +81,45 @@ export function running(pid: number): boolean {
   }
 }
 
+/** Every process below `pid`, children first, read from /proc. */
+export function descendants(pid: number): number[] {
+  let children: number[] = [];
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+  return children.flatMap((child) => [child, ...descendants(child)]);
+}
+
+/** A process's command line, for messages about it ('' once it is gone). */
+export function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * Waits until none of `pids` runs, at most `timeoutMs`; then kills what is left (so a failed check
+ * never leaves a process behind) and returns the command lines of what had to be killed.
+ */
+export async function awaitGone(pids: readonly number[], timeoutMs: number): Promise<string[]> {
+  const deadline = Date.now() + timeoutMs;
+  while (pids.some(running) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  const left = pids.filter(running);
+  const described = left.map((pid) => `${pid} ${commandLine(pid)}`);
+  for (const pid of left) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return described;
+}
+
 export function exited(child: ChildProcess): boolean {
   return child.exitCode !== null || child.signalCode !== null;
 }
@@ -96,6 +135,23 @@ export function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM
     });
     signalChild(child, signal);
   });
+}
+
+/**
+ * Run by npm (`npm start`, `npm run mock`, `npx adoption-kit serve`), a server's parent is the shell
+ * npm started it with. On SIGTERM or SIGINT npm passes the signal to that shell, which dies without
+ * passing it on: the server would be orphaned, still holding its port. So under npm, a server stops
+ * when its parent goes. (Started any other way, say with nohup, it keeps running as asked.)
+ */
+export function stopWithParent(stop: (why: string) => void, pollMs = 250): void {
+  if (!process.env.npm_command) return;
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(timer);
+    stop('the npm process that started it has stopped');
+  }, pollMs);
+  timer.unref();
 }
 
 export interface OutputWatch {

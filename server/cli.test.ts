@@ -151,10 +151,10 @@ for (const [name, argv, message] of refusedAtStart) {
 }
 
 cli('the package command runs it as "adoption-kit serve", and refuses unknown commands', () => {
-  const help = spawnSync(process.execPath, ['bin/adoption-kit.js', 'serve', '--help'], { cwd: ROOT, encoding: 'utf8', timeout: 20_000 });
+  const help = spawnSync(process.execPath, ['--import', 'tsx', 'bin/adoption-kit.ts', 'serve', '--help'], { cwd: ROOT, encoding: 'utf8', timeout: 20_000 });
   assert.is(help.status, 0);
   assert.match(help.stdout, /Usage: adoption-kit serve/);
-  const unknown = spawnSync(process.execPath, ['bin/adoption-kit.js', 'frobnicate'], { cwd: ROOT, encoding: 'utf8', timeout: 20_000 });
+  const unknown = spawnSync(process.execPath, ['--import', 'tsx', 'bin/adoption-kit.ts', 'frobnicate'], { cwd: ROOT, encoding: 'utf8', timeout: 20_000 });
   assert.is(unknown.status, 2);
   assert.match(unknown.stderr, /unknown command "frobnicate"/);
 });

@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { KitError } from '../lib/errors.ts';
 import { helpText, parseOptions, type OptionSpec } from '../lib/cli-options.ts';
+import { stopWithParent } from '../lib/processes.ts';
 import { readJsonFile } from './fixtures.ts';
 import { DEFAULT_LOG_LEVEL, InvalidOptionsError, LOG_LEVELS, optionDefault, type ServerOptions } from './options.ts';
 import { createServer } from './server.ts';
@@ -191,13 +192,14 @@ export async function main(argv: string[]): Promise<number> {
   if (isWorker()) announceWorker(banner);
   else process.stdout.write(banner);
 
-  const stop = async (signal: string) => {
-    if (!isWorker()) process.stdout.write(`${signal} received: finishing in-flight requests, then stopping\n`);
+  const stop = async (why: string) => {
+    if (!isWorker()) process.stdout.write(`${why}: finishing in-flight requests, then stopping\n`);
     await server.stop({ timeout: 10_000 });
     process.exit(0);
   };
-  process.once('SIGTERM', () => void stop('SIGTERM'));
-  process.once('SIGINT', () => void stop('SIGINT'));
+  process.once('SIGTERM', () => void stop('SIGTERM received'));
+  process.once('SIGINT', () => void stop('SIGINT received'));
+  if (!isWorker()) stopWithParent((why) => void stop(why));
   return 0;
 }
 

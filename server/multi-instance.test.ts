@@ -9,23 +9,24 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { RedisStore } from './rate-limit/redis-store.ts';
 import { postgresForTests } from './store/test-database.ts';
+import { REDIS_URL, redisForTests } from './test/services.ts';
 import { running } from '../lib/processes.ts';
 import { ROOT, startCli, type ServerProcess } from './test/process.ts';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = `adoption-test:multi-instance:${randomUUID()}:`;
 const ENTERPRISE = { authorization: 'Bearer test-enterprise-key', 'content-type': 'application/json' };
 
 const postgres = await postgresForTests('multi-instance.test.ts');
+const redisService = await redisForTests('multi-instance.test.ts');
 const t = suite('three instances on one PostgreSQL and one Redis');
-const test = postgres.register(t);
+const test = (redisService.missing ? redisService : postgres).register(t);
 let instances: ServerProcess[] = [];
 let redis: RedisStore;
 
 const start = () => startCli(['--port', '0', '--quiet', '--database', postgres.db!.url, '--redis', REDIS_URL, '--redis-prefix', PREFIX]);
 
 t.before(async () => {
-  if (!postgres.db) return;
+  if (!postgres.db || redisService.missing) return;
   redis = new RedisStore({ url: REDIS_URL, prefix: PREFIX });
   assert.ok(await redis.connect(), `Redis must be running at ${REDIS_URL}`);
   // One after the other at first (the first creates and seeds the schema), then two at once.

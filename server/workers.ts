@@ -4,6 +4,7 @@
 // workers, prints the banner once they all listen, replaces a worker that dies (at most a few times a
 // minute), and on SIGTERM or SIGINT stops them all, each finishing its in-flight requests.
 import cluster, { type Worker } from 'node:cluster';
+import { stopWithParent } from '../lib/processes.ts';
 import type { ServerOptions } from './options.ts';
 
 /** Why these options cannot run as several workers, or undefined when they can. */
@@ -73,6 +74,7 @@ export function runPrimary(workers: number, write: (text: string) => void): Prom
     };
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
+    stopWithParent(() => stop('SIGTERM'));
     for (let i = 0; i < workers; i++) fork();
   });
 }

@@ -51,7 +51,7 @@ async function badlyBehaved(key: string, requests: number): Promise<void> {
 
 /** The package command, run asynchronously: the server it reads runs in this process. */
 async function command(...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawnChild(process.execPath, ['bin/adoption-kit.js', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawnChild(process.execPath, ['--import', 'tsx', 'bin/adoption-kit.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -4,17 +4,20 @@ import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startCli, type ServerProcess } from '../test/process.ts';
+import { REDIS_URL, redisForTests } from '../test/services.ts';
 import { RedisStore } from './redis-store.ts';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = `adoption-test:multi-process:${randomUUID()}:`;
 const ADMIN_TOKEN = 'multi-process-admin-token';
 
+const redis = await redisForTests('multi-process.test.ts');
 const t = suite('three instances sharing Redis');
+const test = redis.register(t);
 let instances: ServerProcess[] = [];
 let cleaner: RedisStore;
 
 t.before(async () => {
+  if (redis.missing) return;
   cleaner = new RedisStore({ url: REDIS_URL, prefix: PREFIX });
   assert.ok(await cleaner.connect(), `Redis must be running at ${REDIS_URL}`);
   const common = ['--memory', '--quiet', '--port', '0', '--redis', REDIS_URL, '--redis-prefix', PREFIX];
@@ -37,8 +40,8 @@ t.before(async () => {
 t.after(async () => {
   for (const instance of instances) instance.child.kill('SIGTERM');
   await Promise.all(instances.map((i) => i.exited));
-  await cleaner.reset();
-  await cleaner.close();
+  await cleaner?.reset();
+  await cleaner?.close();
 });
 
 async function burst(n: number, authorization: string | undefined) {
@@ -52,7 +55,7 @@ async function burst(n: number, authorization: string | undefined) {
   );
 }
 
-t('the admin API is on with --admin-token or ADMIN_TOKEN, and off without (before any address is limited)', async () => {
+test('the admin API is on with --admin-token or ADMIN_TOKEN, and off without (before any address is limited)', async () => {
   const clockOf = (i: number, token = ADMIN_TOKEN) =>
     fetch(`${instances[i]!.baseUrl.replace(/\/v1$/, '')}/__admin/clock`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.status);
   assert.equal(await Promise.all([clockOf(0), clockOf(1), clockOf(2)]), [200, 200, 404]);
@@ -65,7 +68,7 @@ t('the admin API is on with --admin-token or ADMIN_TOKEN, and off without (befor
   assert.is(reset.status, 204);
 });
 
-t('200 simultaneous requests on a fresh Free key, spread over three processes, admit exactly 60', async () => {
+test('200 simultaneous requests on a fresh Free key, spread over three processes, admit exactly 60', async () => {
   const answers = await burst(200, 'Bearer test-free-key');
   const admitted = answers.filter((a) => a.status === 200);
   const refused = answers.filter((a) => a.status === 429);
@@ -76,12 +79,12 @@ t('200 simultaneous requests on a fresh Free key, spread over three processes, a
   assert.ok(refused.every((a) => a.code === 'rate_limited_minute' || a.code === 'key_banned'));
 });
 
-t('the key stays limited on every instance afterwards', async () => {
+test('the key stays limited on every instance afterwards', async () => {
   const answers = await burst(3, 'Bearer test-free-key');
   assert.equal(answers.map((a) => a.status), [429, 429, 429]);
 });
 
-t('the per-address limit for requests without a key is shared too: exactly 30 get 401', async () => {
+test('the per-address limit for requests without a key is shared too: exactly 30 get 401', async () => {
   const answers = await burst(45, 'Bearer not-a-valid-key');
   const unauthorized = answers.filter((a) => a.status === 401).length;
   process.stdout.write(`  [3 processes, Redis] 45 bad keys from one address: ${unauthorized} got 401, ${45 - unauthorized} got 429\n`);
@@ -89,7 +92,7 @@ t('the per-address limit for requests without a key is shared too: exactly 30 ge
   assert.ok(answers.filter((a) => a.status === 429).every((a) => a.code === 'rate_limited_ip' || a.code === 'ip_blocked'));
 });
 
-t('a limiter reset through the admin API of one instance frees the key on every instance', async () => {
+test('a limiter reset through the admin API of one instance frees the key on every instance', async () => {
   const reset = await fetch(`${instances[0]!.baseUrl.replace(/\/v1$/, '')}/__admin/rate-limits/reset`, {
     method: 'POST',
     headers: { authorization: `Bearer ${ADMIN_TOKEN}` },

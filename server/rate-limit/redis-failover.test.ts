@@ -1,8 +1,9 @@
 // Redis goes away and comes back: the server keeps answering (fail open, per-instance memory
 // limits) and returns to the shared counts when Redis does. This test runs its own redis-server
 // on a free port, stops it and starts it again.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Redis } from 'ioredis';
@@ -13,14 +14,15 @@ import type { FailoverStore } from './failover-store.ts';
 import { RedisStore } from './redis-store.ts';
 import { StoreUnavailableError } from './store.ts';
 import { keyWindows } from './policy.ts';
-import { freePort } from '../../lib/processes.ts';
+import { freePort, spawnChild } from '../../lib/processes.ts';
+import { serviceForTests } from '../test/services.ts';
 
 const PREFIX = `adoption-test:failover:${randomUUID()}:`;
 const FREE = 'Bearer test-free-key';
 
 
 async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const child = spawnChild('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
   const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => 50, maxRetriesPerRequest: 0 });
   client.on('error', () => {});
   try {
@@ -56,7 +58,15 @@ async function keysIn(port: number): Promise<string[]> {
   }
 }
 
+/** This file starts and stops Redis servers of its own: it needs the redis-server program. */
+const binary = await serviceForTests(
+  'redis-failover.test.ts',
+  'redis-server',
+  async () => ((process.env.PATH ?? '').split(':').some((dir) => existsSync(`${dir}/redis-server`)) ? null : 'not on PATH'),
+  'install it (apt-get install redis-server)',
+);
 const t = suite('Redis down and back');
+const test = binary.register(t);
 let port: number;
 let redis: ChildProcess;
 let server: Server;
@@ -64,6 +74,7 @@ let store: FailoverStore<RedisStore>;
 const events: string[] = [];
 
 t.before(async () => {
+  if (binary.missing) return;
   port = await freePort();
   redis = await startRedis(port);
   server = await createServer({
@@ -81,13 +92,14 @@ t.before(async () => {
 });
 
 t.after(async () => {
+  if (binary.missing) return;
   await server.stop();
   await stopRedis(redis);
 });
 
 const get = (authorization = FREE) => server.inject({ method: 'GET', url: '/v1/pets?limit=1', headers: { authorization } });
 
-t('with Redis up, requests are counted in Redis', async () => {
+test('with Redis up, requests are counted in Redis', async () => {
   assert.ok(store.primary.ready);
   const res = await get();
   assert.is(res.statusCode, 200);
@@ -97,7 +109,7 @@ t('with Redis up, requests are counted in Redis', async () => {
   assert.not.ok(store.degraded);
 });
 
-t('with Redis gone, the server keeps answering and limits on its own (fail open)', async () => {
+test('with Redis gone, the server keeps answering and limits on its own (fail open)', async () => {
   await stopRedis(redis);
   const first = await get();
   assert.is(first.statusCode, 200);
@@ -111,7 +123,7 @@ t('with Redis gone, the server keeps answering and limits on its own (fail open)
   assert.ok(events.some((e) => /Redis unavailable/.test(e)), events.join(' | '));
 });
 
-t('when Redis returns, the store reconnects by itself and counts in Redis again', async () => {
+test('when Redis returns, the store reconnects by itself and counts in Redis again', async () => {
   redis = await startRedis(port);
   await Promise.race([
     store.primary.whenReady(),
@@ -128,7 +140,7 @@ t('when Redis returns, the store reconnects by itself and counts in Redis again'
   assert.is((await get()).headers['x-ratelimit-remaining'], '59');
 });
 
-t('admin clock moves reach the Redis TTLs', async () => {
+test('admin clock moves reach the Redis TTLs', async () => {
   const admin = await createServer({
     port: 0,
     logger: false,
@@ -156,7 +168,7 @@ t.run();
 
 const late = suite('Redis absent at start');
 
-late('the server starts and serves with the memory fallback, then joins Redis once it answers', async () => {
+binary.register(late)('the server starts and serves with the memory fallback, then joins Redis once it answers', async () => {
   const latePort = await freePort();
   const lateServer = await createServer({
     port: 0,
@@ -198,7 +210,7 @@ late.run();
 
 const hung = suite('Redis that hangs (connected, not answering)');
 
-hung('a command fails after the command timeout instead of waiting, and works again when Redis does', async () => {
+binary.register(hung)('a command fails after the command timeout instead of waiting, and works again when Redis does', async () => {
   const hungPort = await freePort();
   const hungRedis = await startRedis(hungPort);
   const direct = new RedisStore({ url: `redis://127.0.0.1:${hungPort}`, prefix: `${PREFIX}hung:`, commandTimeoutMs: 200 });

@@ -8,8 +8,8 @@ import { MemoryStore } from './memory-store.ts';
 import { DAY_MS, MINUTE_MS, ipWindows, keyWindows, type BanSpec, type WindowSpec } from './policy.ts';
 import { RedisStore } from './redis-store.ts';
 import type { ConsumeRequest, ConsumeResult, LimiterStore } from './store.ts';
+import { REDIS_URL, redisForTests } from '../test/services.ts';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 interface Fixture {
   store: LimiterStore;
@@ -28,7 +28,7 @@ const factories: Record<string, () => Promise<Fixture>> = {
   },
   redis: async () => {
     const store = new RedisStore({ url: REDIS_URL, prefix: `adoption-test:stores:${randomUUID()}:` });
-    assert.ok(await store.connect(), `Redis must be running at ${REDIS_URL}`);
+    assert.ok(await store.connect(), `Redis stopped answering at ${REDIS_URL}`);
     return {
       store,
       slackMs: 1_000,
@@ -62,13 +62,16 @@ function within(actual: number, expected: number, slack: number) {
 const outcomes = (results: ConsumeResult[]) => results.map((r) => r.outcome);
 const used = (result: ConsumeResult, name: string) => result.windows.find((w) => w.spec.name === name)!.used;
 
+const redis = await redisForTests('stores.test.ts');
+
 for (const [name, make] of Object.entries(factories)) {
-  const t = suite(`${name} store`);
+  const s = suite(`${name} store`);
+  const t = name === 'redis' ? redis.register(s) : s;
   let fx: Fixture;
-  t.before.each(async () => {
+  s.before.each(async () => {
     fx = await make();
   });
-  t.after.each(async () => {
+  s.after.each(async () => {
     await fx.done();
   });
 
@@ -212,5 +215,5 @@ for (const [name, make] of Object.entries(factories)) {
     assert.is(Math.max(...results.map((r) => used(r, 'minute'))), 60);
   });
 
-  t.run();
+  s.run();
 }

@@ -3,7 +3,8 @@
 // tests are counted as skipped, and the file says why.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import type { Callback, Test } from 'uvu';
+import type { Test } from 'uvu';
+import { serviceForTests, type Register } from '../test/services.ts';
 
 /** A maintenance database on the server the tests use (trust auth on the local one). */
 export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -72,8 +73,6 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   };
 }
 
-/** Registers a test: the suite itself when the database is there, else one that counts it as skipped. */
-export type Register = (name: string, handler: Callback) => void;
 
 export interface PostgresForTests {
   /** Null when PostgreSQL does not answer (outside CI only). */
@@ -86,12 +85,6 @@ export interface PostgresForTests {
  * file drops in an `after` hook (uvu runs those even when tests fail).
  */
 export async function postgresForTests(file: string): Promise<PostgresForTests> {
-  const reason = await probe();
-  if (reason !== null) {
-    const message = `PostgreSQL does not answer at ${new URL(ADMIN_URL).host} (${reason}); start it or set TEST_DATABASE_URL.`;
-    if (process.env.CI === 'true') throw new Error(`${file}: ${message} Under CI these tests must run.`);
-    console.warn(`${file}: ${message} Its PostgreSQL tests are counted as skipped.`);
-    return { db: null, register: (suite) => (name, handler) => suite.skip(name, handler) };
-  }
-  return { db: await createTestDatabase(), register: (suite) => suite };
+  const service = await serviceForTests(file, 'PostgreSQL', probe, `start it (pg_ctlcluster <version> main start) or set TEST_DATABASE_URL`);
+  return { db: service.missing === null ? await createTestDatabase() : null, register: service.register };
 }

@@ -1,0 +1,130 @@
+// The package as a consumer gets it: `npm pack`, installed into a fresh project, lean (without the
+// optional Dredd and Prism) and full. Under plain node, with no TypeScript loader: the server guide's
+// library snippet runs, `adoption-kit serve` serves and stops on SIGTERM, and the commands that need
+// an optional dependency say how to get it. The install sizes are printed (the README quotes them).
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { awaitGone, collectOutput, descendants, running, spawnChild, waitForOutput } from '../lib/processes.ts';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const work = mkdtempSync(join(tmpdir(), 'adoption-package-'));
+const npm = (args: string[], cwd: string) => execFileSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } });
+
+function folderBytes(dir: string): number {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) total += folderBytes(path);
+    else if (entry.isFile()) total += statSync(path).size;
+  }
+  return total;
+}
+
+const packages = (dir: string) => Object.keys(JSON.parse(readFileSync(join(dir, 'node_modules', '.package-lock.json'), 'utf8')).packages).filter((p) => p.startsWith('node_modules/')).length;
+
+function consumer(name: string, tarball: string, omitOptional: boolean): string {
+  const dir = join(work, name);
+  execFileSync('mkdir', ['-p', dir]);
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `consumer-${name}`, private: true, type: 'module' }));
+  npm(['install', tarball, ...(omitOptional ? ['--omit=optional'] : [])], dir);
+  const mb = folderBytes(join(dir, 'node_modules')) / 1e6;
+  process.stdout.write(`  [install] ${name}: ${packages(dir)} packages, ${mb.toFixed(1)} MB in node_modules\n`);
+  return dir;
+}
+
+/** The library snippet of the server guide, exactly as it is written there. */
+function guideSnippet(): string {
+  const guide = readFileSync(join(root, 'server', 'README.md'), 'utf8');
+  const block = /## In your own tests\n\n```ts\n([\s\S]*?)```/.exec(guide);
+  assert.ok(block, 'server/README.md has a library snippet under "In your own tests"');
+  return block[1]!;
+}
+
+const t = suite('the packed package in a fresh project');
+let tarball: string;
+let lean: string;
+
+t.before(() => {
+  const packed = JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', work], root)) as Array<{ filename: string; size: number; unpackedSize: number; entryCount: number }>;
+  tarball = join(work, packed[0]!.filename);
+  process.stdout.write(`  [pack] ${packed[0]!.filename}: ${packed[0]!.entryCount} files, ${(packed[0]!.size / 1e6).toFixed(2)} MB packed, ${(packed[0]!.unpackedSize / 1e6).toFixed(2)} MB unpacked\n`);
+  lean = consumer('lean', tarball, true);
+});
+t.after(() => rmSync(work, { recursive: true, force: true }));
+
+t('ships compiled JavaScript with type declarations, and no TypeScript source to run', () => {
+  const pkg = join(lean, 'node_modules', 'adoption-store-kit');
+  for (const file of ['dist/server/index.js', 'dist/server/index.d.ts', 'dist/conformance/index.js', 'dist/spec/rules/index.js', 'dist/bin/adoption-kit.js', 'dist/spec/openapi.yaml', 'spec/openapi.yaml']) {
+    assert.ok(statSync(join(pkg, file)).isFile(), file);
+  }
+  const ts = execFileSync('find', [pkg, '-name', '*.ts', '-not', '-name', '*.d.ts'], { encoding: 'utf8' }).trim();
+  assert.is(ts, '', 'no .ts file but declarations');
+  for (const left of ['dredd', '@stoplight/prism-cli', 'tsx']) {
+    assert.not.ok(existsSync(join(lean, 'node_modules', left, 'package.json')), `${left} is not installed by a lean install`);
+  }
+});
+
+t("the server guide's library snippet runs under plain node", () => {
+  writeFileSync(join(lean, 'snippet.mjs'), `${guideSnippet()}\nif (res.statusCode !== 200) throw new Error('status ' + res.statusCode);\nconsole.log('snippet ok', res.statusCode);\n`);
+  const out = execFileSync(process.execPath, ['snippet.mjs'], { cwd: lean, encoding: 'utf8', timeout: 30_000 });
+  assert.match(out, /snippet ok 200/);
+  writeFileSync(join(lean, 'rules.mjs'), "import { PET_STATUSES, parseRetryAfter } from 'adoption-store-kit/rules';\nimport { runConformance } from 'adoption-store-kit/conformance';\nconsole.log(PET_STATUSES.join(','), parseRetryAfter('42', Date.now()).form, typeof runConformance);\n");
+  assert.match(execFileSync(process.execPath, ['rules.mjs'], { cwd: lean, encoding: 'utf8' }), /available,pending,sold delay-seconds function/);
+});
+
+t('adoption-kit serve serves, and SIGTERM stops it: nothing is left holding the port', async () => {
+  const bin = join(lean, 'node_modules', '.bin', 'adoption-kit');
+  const server = spawnChild(bin, ['serve', '--memory', '--port', '0', '--quiet'], { cwd: lean, stdio: ['ignore', 'pipe', 'pipe'] });
+  const match = await waitForOutput(server, collectOutput(server), /listening on (http:\/\/\S+\/v1)/, 20_000, 'adoption-kit serve');
+  const res = await fetch(`${match[1]}/pets?limit=1`, { headers: { authorization: 'Bearer test-free-key' } });
+  assert.is(res.status, 200);
+  server.kill('SIGTERM');
+  assert.is(await new Promise((resolve) => server.once('exit', resolve)), 0);
+  assert.not.ok(running(server.pid!));
+  assert.not.ok(await fetch(`${match[1]}/pets`).then(() => true, () => false), 'nothing answers on the port any more');
+});
+
+t('without the optional dependencies, mock and the Dredd run of conform say how to get them', async () => {
+  const bin = join(lean, 'node_modules', '.bin', 'adoption-kit');
+  const run = (args: string[]) => {
+    try {
+      execFileSync(bin, args, { cwd: lean, encoding: 'utf8', stdio: 'pipe', timeout: 60_000 });
+      return { status: 0, stderr: '' };
+    } catch (error) {
+      const e = error as { status: number; stderr: string; stdout: string };
+      return { status: e.status, stderr: `${e.stderr}${e.stdout}` };
+    }
+  };
+  const mock = run(['mock', '--port', '0']);
+  assert.is(mock.status, 1);
+  assert.match(mock.stderr, /needs @stoplight\/prism-cli, an optional dependency that is not installed: run "npm install @stoplight\/prism-cli"/);
+  const server = spawnChild(join(lean, 'node_modules', '.bin', 'adoption-kit'), ['serve', '--memory', '--port', '0', '--quiet'], { cwd: lean, stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    const base = (await waitForOutput(server, collectOutput(server), /listening on (http:\/\/\S+\/v1)/, 20_000, 'serve'))[1]!;
+    const conform = run(['conform', '--base-url', base, '--api-key', 'test-enterprise-key']);
+    assert.match(conform.stderr, /needs dredd, an optional dependency that is not installed: run "npm install dredd", or run conform with --no-dredd/);
+  } finally {
+    server.kill('SIGKILL');
+  }
+});
+
+t('npx adoption-kit serve stops on SIGTERM to npx, with every process it started', async () => {
+  const npx = spawnChild('npx', ['adoption-kit', 'serve', '--memory', '--port', '0', '--quiet'], { cwd: lean, stdio: ['ignore', 'pipe', 'pipe'] });
+  const origin = (await waitForOutput(npx, collectOutput(npx), /listening on (http:\/\/\S+)\/v1/, 60_000, 'npx adoption-kit serve'))[1]!;
+  const tree = [npx.pid!, ...descendants(npx.pid!)];
+  npx.kill('SIGTERM');
+  assert.equal(await awaitGone(tree, 20_000), [], 'no process of the tree survives');
+  assert.not.ok(await fetch(`${origin}/v1/pets`).then(() => true, () => false));
+});
+
+t('a full install brings Dredd and Prism', () => {
+  const full = consumer('full', tarball, false);
+  for (const dependency of ['dredd', '@stoplight/prism-cli']) assert.ok(statSync(join(full, 'node_modules', dependency, 'package.json')).isFile(), dependency);
+});
+
+t.run();

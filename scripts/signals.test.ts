@@ -1,0 +1,37 @@
+// Stopping works like any server: SIGTERM to `npm start` or `npm run mock` (what a process manager
+// sends: npm passes it to a shell that does not pass it on) and Ctrl-C (SIGINT to the whole process
+// group, what a terminal sends) stop the server itself, and no process of the tree survives holding
+// the port. Runs the compiled package, as `npm start` does.
+import { fileURLToPath } from 'node:url';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { awaitGone, collectOutput, descendants, spawnChild, waitForOutput } from '../lib/processes.ts';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+const t = suite('stopping through npm');
+
+const START = ['start', '--', '--memory', '--port', '0', '--quiet'];
+const MOCK = ['run', 'mock', '--', '--port', '0', '--quiet'];
+const SERVER = /listening on (http:\/\/\S+)\/v1/;
+const PRISM = /Prism mock of .* at (http:\/\/\S+)\/v1/;
+const cases: Array<[string, string[], RegExp, 'SIGTERM to npm' | 'Ctrl-C']> = [
+  ['npm start', START, SERVER, 'SIGTERM to npm'],
+  ['npm start', START, SERVER, 'Ctrl-C'],
+  ['npm run mock', MOCK, PRISM, 'SIGTERM to npm'],
+  ['npm run mock', MOCK, PRISM, 'Ctrl-C'],
+];
+for (const [name, args, ready, how] of cases) {
+  t(`${name}, ${how}: the server stops, nothing is left holding the port`, async () => {
+    const npm = spawnChild('npm', args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], group: true });
+    const origin = (await waitForOutput(npm, collectOutput(npm), ready, 60_000, name))[1]!;
+    const tree = [npm.pid!, ...descendants(npm.pid!)];
+    assert.ok(tree.length >= 3, `npm runs the server through a shell: ${tree.join(', ')}`);
+    if (how === 'Ctrl-C') process.kill(-npm.pid!, 'SIGINT');
+    else npm.kill('SIGTERM');
+    assert.equal(await awaitGone(tree, 20_000), [], 'no process of the tree survives');
+    assert.not.ok(await fetch(`${origin}/v1/pets`).then(() => true, () => false), `${origin} still answers`);
+  });
+}
+
+t.run();

@@ -1,0 +1,10 @@
+// @ts-check
+// The shared rules as one module, for the package's "adoption-store-kit/rules" entry. k6 scripts
+// import the single files by relative path instead (they load only what they use).
+export * from './contract.js';
+export * from './fields.js';
+export * from './link.js';
+export * from './structured-fields.js';
+export { DEFAULT_TOLERANCES, readSnapshot, slackSeconds, retryAtSeconds, retryWaitMs } from './snapshot.js';
+export { RULES, EVENTS } from './rules.js';
+export { createWindowRules } from './window-rules.js';
