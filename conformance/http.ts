@@ -49,6 +49,8 @@ export interface Exchange {
   retried?: string;
   /** The request as a curl command, keys replaced by the environment variables that hold them. */
   replay?: string;
+  /** A failing input that shrinking replaced by a smaller one: the smaller one is reported. */
+  superseded?: boolean;
   /** The clock's time when the request left (epoch ms). */
   sentAt: number;
   /** The clock's time when the response arrived (epoch ms). */

@@ -27,8 +27,14 @@ test('without --rate-limit-key no rate-limit check runs, and none is reported as
     assert.match(result.reason ?? '', /--rate-limit-key/);
   }
   assert.is(report.exitCode, 0);
-  // The whole full profile without rate limits stays small.
-  assert.ok(report.requests <= 40, `${report.requests} requests`);
+  // The fixed checks stay small; the generated phases send no more than --max-requests.
+  const fixed = report.requests - report.generated.sent;
+  assert.ok(fixed <= 40, `${fixed} requests besides the generated ones`);
+  assert.ok(report.generated.sent <= report.generated.sent + report.generated.leftOut);
+  const capped = await conformOn(target, { maxRequests: 50 });
+  assert.is(capped.generated.sent, 50);
+  assert.ok(capped.generated.leftOut > 0);
+  assert.is(capped.exitCode, 0);
 });
 
 test('re-admission waits exactly what Retry-After says, on the injected clock', async () => {
@@ -95,7 +101,7 @@ test('a Retry-After longer than --max-wait is not waited for', async () => {
 });
 
 test('a key too large to exhaust is refused, not hammered', async () => {
-  const report = await conformOn(target, { rateLimitKey: 'test-business-key', maxRateLimitRequests: 100 });
+  const report = await conformOn(target, { rateLimitKey: 'test-business-key', maxRateLimitRequests: 100, phases: [] });
   const exact = report.results.find((r) => r.id === 'ratelimit.exhaustion-exact')!;
   assert.is(exact.outcome, 'not-run');
   assert.match(exact.reason ?? '', /above --max-rate-limit-requests 100/);

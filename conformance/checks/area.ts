@@ -64,6 +64,10 @@ export interface Facts {
   dredd?: DreddOutcome;
   /** The preflight's GET /pets without Authorization. */
   keyless?: Exchange;
+  /** Names carried by invalid bodies the generated phases sent, with the exchange that sent each. */
+  markers?: Map<string, Exchange>;
+  /** Ids of the pets the generated phases created. */
+  createdIds?: Map<number, Exchange>;
 }
 
 export interface RunContext {

@@ -33,6 +33,7 @@ export const responsesArea: Area = {
   inspect: (ex, ctx) => {
     const { ledger, contract } = ctx;
     const res = ex.response;
+    if (ex.superseded) return;
     if (res && res.status >= 500) {
       // 503 with Retry-After is the one server error that says "later", not "broken" (RFC 9110 §15.6.4).
       const later = res.status === 503 && res.headers['retry-after'] !== undefined;
