@@ -7,7 +7,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parseOptions } from '../lib/cli-options.ts';
 import { KitError, UsageError } from '../lib/errors.ts';
-import { CATALOGUE, NEED_FLAGS, type Profile } from './catalogue.ts';
+import { CATALOGUE, checkSelector, NEED_FLAGS, type Profile } from './catalogue.ts';
 import { readConfig } from './config.ts';
 import { isEntryPoint } from './entry.ts';
 import { GENERATED_PHASES, HELP, OPTIONS, type GeneratedPhase } from './options.ts';
@@ -116,6 +116,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   if (typeof v.seed === 'number') options.seed = v.seed;
   if (Array.isArray(v.checks)) options.checks = v.checks;
   if (Array.isArray(v.excludeChecks)) options.excludeChecks = v.excludeChecks;
+  const { unknown } = checkSelector(CATALOGUE, options.checks, options.excludeChecks);
+  if (unknown.length > 0) throw new UsageError(`--checks/--exclude-checks: ${unknown.join(', ')} names no check (see --list-checks)`);
   if (typeof v.caFile === 'string') {
     try {
       options.ca = readFileSync(resolve(v.caFile), 'utf8');
