@@ -6,8 +6,10 @@
 
 export type Level = 'must' | 'should';
 export type Profile = 'contract' | 'full';
-/** What a check needs besides its profile before it can run. */
-export type Need = 'rate-limit-key' | 'ban-check' | 'dredd';
+import type { GeneratedPhase } from './options.ts';
+
+/** What a check needs besides its profile before it can run: a key, an option, or a generated phase. */
+export type Need = 'rate-limit-key' | 'ban-check' | 'dredd' | GeneratedPhase;
 
 export interface CheckDef {
   id: string;
@@ -25,6 +27,23 @@ export const NEED_FLAGS: Readonly<Record<Need, string>> = {
   'rate-limit-key': '--rate-limit-key',
   'ban-check': '--ban-check',
   dredd: 'Dredd (off with --no-dredd)',
+  examples: '--phases examples',
+  coverage: '--phases coverage',
+  fuzzing: '--phases fuzzing',
+  stateful: '--phases stateful',
 };
 
 export { CATALOGUE } from './checks/index.ts';
+
+/**
+ * Whether a check id is in a run given --checks and --exclude-checks: each pattern is an id, or a
+ * prefix ending in `*` (`input.*`). A pattern that names no check is a mistake the caller reports.
+ */
+export function checkSelector(catalogue: readonly CheckDef[], include: readonly string[] = [], exclude: readonly string[] = []): { selected: (id: string) => boolean; unknown: string[] } {
+  const matches = (pattern: string, id: string) => (pattern.endsWith('*') ? id.startsWith(pattern.slice(0, -1)) : id === pattern);
+  const unknown = [...include, ...exclude].filter((p) => !catalogue.some((c) => matches(p, c.id)));
+  return {
+    selected: (id) => (include.length === 0 || include.some((p) => matches(p, id))) && !exclude.some((p) => matches(p, id)),
+    unknown,
+  };
+}

@@ -8,6 +8,7 @@ import { freePort } from '../lib/processes.ts';
 import { createServer } from '../server/index.ts';
 import { CATALOGUE } from './catalogue.ts';
 import { HELP, main, parseCli } from './cli.ts';
+import { configArguments } from './config.ts';
 import { MOCK_HELP } from './mock.ts';
 import { OPTIONS } from './options.ts';
 import { resolveOptions } from './run.ts';
@@ -45,6 +46,12 @@ const usageErrors: Array<[string, string[], RegExp]> = [
   ['a rate-limit key with the contract profile', [...BASE, '--profile', 'contract', '--rate-limit-key', 'r'], /full profile only/],
   ['a non-numeric --max-wait', [...BASE, '--max-wait', 'soon'], /--max-wait must be an integer/],
   ['a zero --ban-probe', [...BASE, '--ban-probe', '0'], /--ban-probe must be at least 1/],
+  ['an unknown phase', [...BASE, '--phases', 'coverage,everything'], /--phases must name some of examples, coverage, fuzzing, stateful \(or none\), not everything/],
+  ['a check that does not exist', [...BASE, '--checks', 'input.*,nothing.here'], /nothing\.here names no check/],
+  ['a header that is not "Name: value"', [...BASE, '--header', 'nonsense'], /--header "nonsense" is not "Name: value"/],
+  ['a header the kit sets itself', [...BASE, '--header', 'Authorization: Bearer x'], /--header cannot set Authorization: the kit sets it \(use --api-key\)/],
+  ['--insecure with --ca', [...BASE, '--insecure', '--ca', 'ca.pem'], /--insecure and --ca exclude each other/],
+  ['a config file that does not exist', [...BASE, '--config', '/nonexistent/conform.yaml'], /--config \/nonexistent\/conform\.yaml cannot be read/],
 ];
 for (const [name, argv, message] of usageErrors) {
   usage(`${name}: exit 2 with a message`, async () => {
@@ -68,12 +75,27 @@ usage('defaults: full profile, Dredd on, waits on, not strict; keys may come fro
   assert.equal([flags.dredd, flags.wait, flags.strict, flags.prefer, flags.profile], [false, false, true, true, 'contract']);
 });
 
+usage('a config file: options by flag name, ${NAME} from the environment, the command line and environment win', async () => {
+  const document = { 'base-url': 'http://h/v1', 'api-key': '${MY_KEY}', header: ['X-Tenant: ci, eu', 'X-Trace: 1'], strict: true, 'max-requests': 50, 'rate-limit-key': 'from-file' };
+  const args = configArguments(document, OPTIONS, { MY_KEY: 'secret-from-env', CONFORMANCE_RATE_LIMIT_KEY: 'from-env' }, 'conform.yaml');
+  const options = parseCli([...args, '--max-requests', '60'], { CONFORMANCE_RATE_LIMIT_KEY: 'from-env' });
+  assert.is(options.apiKey, 'secret-from-env');
+  assert.equal(options.headers, { 'x-tenant': 'ci, eu', 'x-trace': '1' });
+  assert.is(options.strict, true);
+  assert.is(options.maxRequests, 60);
+  assert.is(options.rateLimitKey, 'from-env');
+  assert.throws(() => configArguments({ 'api-key': '${UNSET_VARIABLE}' }, OPTIONS, {}, 'c.yaml'), /reads \$\{UNSET_VARIABLE\}, which is not set/);
+  assert.throws(() => configArguments({ fast: true }, OPTIONS, {}, 'c.yaml'), /unknown option "fast"/);
+});
+
 usage('the command line and runConformance apply the same defaults, from the one options table', () => {
   const fromCli = parseCli(BASE, {});
   const fromApi = resolveOptions({ baseUrl: 'http://127.0.0.1:3000/v1', apiKey: 'k' });
-  for (const key of ['profile', 'prefer', 'dredd', 'wait', 'maxWaitSeconds', 'banCheck', 'banProbe', 'maxRateLimitRequests', 'clockToleranceSeconds', 'timeoutMs', 'strict'] as const) {
+  for (const key of ['profile', 'prefer', 'dredd', 'wait', 'maxWaitSeconds', 'banCheck', 'banProbe', 'maxRateLimitRequests', 'clockToleranceSeconds', 'timeoutMs', 'strict', 'waitForTargetSeconds', 'maxExamples', 'maxRequests'] as const) {
     assert.is(fromCli[key], fromApi[key], key);
   }
+  assert.equal(fromCli.phases, [...fromApi.phases]);
+  assert.is(fromCli.insecure, fromApi.tls.insecure);
   assert.is(fromApi.maxWaitSeconds, OPTIONS.find((o) => o.key === 'maxWaitSeconds')!.default);
   assert.is(fromApi.dredd, !OPTIONS.find((o) => o.key === 'noDredd')!.default);
 });

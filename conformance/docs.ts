@@ -21,8 +21,12 @@ export function checksTable(): string {
 export function faultsTable(): string {
   const rows = FAULTS.map((f) => {
     const def = CATALOGUE.find((c) => c.id === f.caughtBy);
-    const needs = (def?.needs ?? []).filter((n) => n !== 'dredd').map((n) => `\`${NEED_FLAGS[n]}\``);
-    const how = [def?.level === 'should' ? 'should: fails with `--strict`, warns without' : '', needs.length ? `with ${needs.join(', ')}` : ''].filter(Boolean);
+    const needs = (def?.needs ?? []).filter((n) => n === 'rate-limit-key' || n === 'ban-check').map((n) => `\`${NEED_FLAGS[n]}\``);
+    const how = [
+      f.foundBy ? `generated only: the ${f.foundBy} phase` : '',
+      def?.level === 'should' ? 'should: fails with `--strict`, warns without' : '',
+      needs.length ? `with ${needs.join(', ')}` : '',
+    ].filter(Boolean);
     return `| \`${f.id}\` | ${f.area} | ${cell(f.description)} | \`${f.caughtBy}\`${how.length ? ` (${how.join('; ')})` : ''} |`;
   });
   return ['| fault | area | what is broken | caught by |', '|---|---|---|---|', ...rows].join('\n');

@@ -13,6 +13,7 @@ import { optionalPackage } from '../lib/optional.ts';
 import { collectOutput, spawnChild, stopChild } from '../lib/processes.ts';
 import { UNKNOWN_PET_ID } from './checks/support.ts';
 import type { Contract } from './openapi.ts';
+import type { TlsSettings } from './transport.ts';
 
 const WORKER = fileURLToPath(new URL('./dredd/worker.cjs', import.meta.url));
 const HOOKS = fileURLToPath(new URL('./dredd/hooks.cjs', import.meta.url));
@@ -176,6 +177,9 @@ export interface DreddRunOptions {
   timeoutMs: number;
   /** Run plain Dredd over this description instead of the derived one: hooks add only the key (to prove the difference). */
   rawDescription?: string;
+  /** Headers added to every transaction (--header). */
+  headers?: Record<string, string>;
+  tls?: TlsSettings;
 }
 
 export async function runDredd(options: DreddRunOptions): Promise<DreddOutcome> {
@@ -199,12 +203,21 @@ export async function runDredd(options: DreddRunOptions): Promise<DreddOutcome> 
         basePath: new URL(options.baseUrl).pathname.replace(/\/+$/, ''),
         transactions: plans,
         createName,
+        headers: options.headers ?? {},
       },
     };
     const configPath = join(dir, 'config.json');
     const resultPath = join(dir, 'result.json');
     await writeFile(configPath, JSON.stringify(config));
-    const { code, log, timedOut } = await spawnWorker([WORKER, configPath, resultPath], options.timeoutMs);
+    // Dredd's requests go through Node's TLS, which reads these when the worker starts.
+    const env: Record<string, string> = {};
+    if (options.tls?.ca) {
+      const caPath = join(dir, 'ca.pem');
+      await writeFile(caPath, options.tls.ca);
+      env.NODE_EXTRA_CA_CERTS = caPath;
+    }
+    if (options.tls?.insecure) env.NODE_TLS_REJECT_UNAUTHORIZED = '0';
+    const { code, log, timedOut } = await spawnWorker([WORKER, configPath, resultPath], options.timeoutMs, env);
     let parsed: { error?: string; results: DreddTransaction[] };
     try {
       parsed = JSON.parse(await readFile(resultPath, 'utf8')) as typeof parsed;
@@ -220,8 +233,8 @@ export async function runDredd(options: DreddRunOptions): Promise<DreddOutcome> 
   }
 }
 
-async function spawnWorker(args: string[], timeoutMs: number): Promise<{ code: number; log: string; timedOut: boolean }> {
-  const child = spawnChild(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0' } });
+async function spawnWorker(args: string[], timeoutMs: number, env: Record<string, string>): Promise<{ code: number; log: string; timedOut: boolean }> {
+  const child = spawnChild(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0', ...env } });
   const output = collectOutput(child);
   const closed = new Promise<number>((resolve) => child.once('close', (code) => resolve(code ?? 1)));
   let timedOut = false;

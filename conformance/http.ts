@@ -1,8 +1,11 @@
 // The one way the kit talks to the implementation under test: every request and response is kept as
 // an Exchange, so each check can show what it sent and what came back, and so every response can be
-// validated against the description afterwards.
+// validated against the description afterwards. A gate (the run's pacer) sees every request before
+// it leaves and every answer after it comes, so the kit keeps within the target's rate limits.
 import { KitError } from '../lib/errors.ts';
 import type { OperationId } from './openapi.ts';
+import { curlLine, isSecretHeader, type Secrets } from './report/curl.ts';
+import { NetworkFailure, Transport, type TlsSettings } from './transport.ts';
 
 export interface Clock {
   now(): number;
@@ -12,7 +15,10 @@ export interface ExchangeRequest {
   method: string;
   url: string;
   headers: Record<string, string>;
+  /** The body as text; bytes that are not UTF-8 shown as \xNN. */
   body?: string;
+  /** The body's bytes, when they are not UTF-8 text (a replay must send exactly these). */
+  bytes?: Buffer;
 }
 
 export interface ExchangeResponse {
@@ -28,8 +34,23 @@ export interface Exchange {
   purpose: string;
   request: ExchangeRequest;
   response?: ExchangeResponse;
-  /** Network failure: refused, reset, timed out. */
+  /** Network failure: refused, reset, timed out, TLS. */
   error?: string;
+  /** The network failure was TLS's. */
+  tlsError?: boolean;
+  /**
+   * Why the request is outside what the description describes (another method, media type or a body
+   * that is not JSON): its answer is judged only by the checks that sent it and by errors.no-server-error.
+   */
+  outside?: string;
+  /** The generated phase that sent it (examples, coverage, fuzzing, stateful). */
+  phase?: string;
+  /** This answer was a 429 the kit attributed and waited out; the same request was sent again. */
+  retried?: string;
+  /** The request as a curl command, keys replaced by the environment variables that hold them. */
+  replay?: string;
+  /** A failing input that shrinking replaced by a smaller one: the smaller one is reported. */
+  superseded?: boolean;
   /** The clock's time when the request left (epoch ms). */
   sentAt: number;
   /** The clock's time when the response arrived (epoch ms). */
@@ -39,7 +60,7 @@ export interface Exchange {
 export interface SendOptions {
   operationId: OperationId;
   purpose: string;
-  method: 'GET' | 'POST';
+  method: string;
   /** Path below the base URL ('/pets', '/pets/3'), optionally with a query string; or an absolute URL. */
   path: string;
   query?: Record<string, string | number | undefined>;
@@ -47,14 +68,43 @@ export interface SendOptions {
   authorization?: string | null;
   json?: unknown;
   /** Raw body sent as-is (for malformed bodies). */
-  rawBody?: string;
+  rawBody?: string | Buffer;
+  /** Content-Type of a body: application/json unless given; null sends none. */
+  contentType?: string | null;
   headers?: Record<string, string>;
+  outside?: string;
+  phase?: string;
+}
+
+/** What paces the requests: told before each request leaves and after each answer comes. */
+export interface RequestGate {
+  before(request: ExchangeRequest): Promise<void>;
+  /** Whether to send the same request again (a 429 attributed and waited out). */
+  after(exchange: Exchange): Promise<boolean>;
 }
 
 /** The target answered nothing at all: it is down, or the base URL is wrong. */
 export class UnreachableError extends KitError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('unreachable', message, options);
+  }
+}
+
+/** TLS failed: the certificate is not trusted, expired or for another host, or the port speaks no TLS. */
+export class TlsError extends KitError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('tls', message, options);
+  }
+}
+
+/** Text of a body for reports; bytes that are not UTF-8 as \xNN. */
+export function bodyText(bytes: Buffer): { text: string; utf8: boolean } {
+  try {
+    return { text: new TextDecoder('utf-8', { fatal: true }).decode(bytes), utf8: true };
+  } catch {
+    let text = '';
+    for (const byte of bytes) text += byte < 0x80 ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, '0')}`;
+    return { text, utf8: false };
   }
 }
 
@@ -65,12 +115,44 @@ export class HttpClient {
   readonly #apiKey: string;
   readonly #clock: Clock;
   readonly #timeoutMs: number;
+  readonly #headers: Record<string, string>;
+  readonly #transport: Transport;
+  readonly #secrets: Secrets;
+  #gate: RequestGate | undefined;
 
-  constructor(options: { baseUrl: string; apiKey: string; clock: Clock; timeoutMs: number }) {
+  constructor(options: {
+    baseUrl: string;
+    apiKey: string;
+    clock: Clock;
+    timeoutMs: number;
+    headers?: Record<string, string>;
+    tls?: TlsSettings;
+    gate?: RequestGate;
+    /** Keys by the environment variable a replay line names instead of them. */
+    secrets?: Secrets;
+  }) {
     this.#baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.#apiKey = options.apiKey;
     this.#clock = options.clock;
     this.#timeoutMs = options.timeoutMs;
+    this.#headers = Object.fromEntries(Object.entries(options.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+    this.#transport = new Transport(options.tls ?? {});
+    this.#secrets = options.secrets ?? { CONFORMANCE_API_KEY: options.apiKey };
+    this.#gate = options.gate;
+  }
+
+  set gate(gate: RequestGate | undefined) {
+    this.#gate = gate;
+  }
+
+  /** The request as a curl command that sends it again, without the keys. */
+  replay(request: ExchangeRequest): string {
+    return curlLine(request, this.#secrets);
+  }
+
+  /** Closes the kept-alive connections. */
+  close(): void {
+    this.#transport.close();
   }
 
   get baseUrl(): string {
@@ -90,15 +172,31 @@ export class HttpClient {
   }
 
   async send(options: SendOptions): Promise<Exchange> {
-    const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
+    const headers: Record<string, string> = { accept: 'application/json', ...this.#headers, ...options.headers };
     const authorization = options.authorization === undefined ? this.bearer() : options.authorization;
     if (authorization !== null) headers.authorization = authorization;
-    let body: string | undefined;
-    if (options.rawBody !== undefined) body = options.rawBody;
-    else if (options.json !== undefined) body = JSON.stringify(options.json);
-    if (body !== undefined) headers['content-type'] ??= 'application/json';
+    let bytes: Buffer | undefined;
+    if (options.rawBody !== undefined) bytes = Buffer.isBuffer(options.rawBody) ? options.rawBody : Buffer.from(options.rawBody, 'utf8');
+    else if (options.json !== undefined) bytes = Buffer.from(JSON.stringify(options.json), 'utf8');
+    if (bytes !== undefined) {
+      const type = options.contentType === undefined ? 'application/json' : options.contentType;
+      if (type !== null) headers['content-type'] ??= type;
+    }
     const request: ExchangeRequest = { method: options.method, url: this.url(options.path, options.query), headers };
-    if (body !== undefined) request.body = body;
+    if (bytes !== undefined) {
+      const { text, utf8 } = bodyText(bytes);
+      request.body = text;
+      if (!utf8) request.bytes = bytes;
+    }
+    for (let attempt = 1; ; attempt++) {
+      await this.#gate?.before(request);
+      const exchange = await this.#perform(options, request, bytes);
+      if (attempt === 1 && this.#gate && (await this.#gate.after(exchange))) continue;
+      return exchange;
+    }
+  }
+
+  async #perform(options: SendOptions, request: ExchangeRequest, bytes: Buffer | undefined): Promise<Exchange> {
     const exchange: Exchange = {
       seq: ++this.#seq,
       operationId: options.operationId,
@@ -106,23 +204,17 @@ export class HttpClient {
       request,
       sentAt: this.#clock.now(),
       receivedAt: 0,
+      ...(options.outside ? { outside: options.outside } : {}),
+      ...(options.phase ? { phase: options.phase } : {}),
+      replay: this.replay(request),
     };
     try {
-      const res = await fetch(request.url, {
-        method: request.method,
-        headers,
-        ...(body !== undefined ? { body } : {}),
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.#timeoutMs),
-      });
-      const responseHeaders: Record<string, string> = {};
-      res.headers.forEach((value, name) => {
-        responseHeaders[name] = value;
-      });
-      exchange.response = { status: res.status, headers: responseHeaders, body: await res.text() };
+      exchange.response = await this.#transport.send({ method: request.method, url: request.url, headers: request.headers, ...(bytes ? { body: bytes } : {}), timeoutMs: this.#timeoutMs });
     } catch (error) {
-      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      exchange.error = cause?.code ?? cause?.message ?? (error as Error).message;
+      if (error instanceof NetworkFailure) {
+        exchange.error = error.tls ? `TLS: ${error.message}` : error.failure;
+        if (error.tls) exchange.tlsError = true;
+      } else exchange.error = (error as Error).message;
     }
     exchange.receivedAt = this.#clock.now();
     this.exchanges.push(exchange);
@@ -147,13 +239,19 @@ export function redactAuthorization(value: string): string {
   return `${m[1]} ${secret.length > 6 ? `${secret.slice(0, 6)}…(${secret.length} chars)` : secret}`;
 }
 
+/** A request header's value as reports show it. */
+export function redactHeader(name: string, value: string): string {
+  if (name.toLowerCase() === 'authorization') return redactAuthorization(value);
+  return isSecretHeader(name) ? '<redacted>' : value;
+}
+
 /** An exchange as text, the way a failed check shows it. */
 export function formatExchange(exchange: Exchange, maxBody = 600): string {
   const lines: string[] = [];
   const { request } = exchange;
   lines.push(`> ${request.method} ${request.url}`);
   for (const [name, value] of Object.entries(request.headers)) {
-    lines.push(`> ${name}: ${name === 'authorization' ? redactAuthorization(value) : value}`);
+    lines.push(`> ${name}: ${redactHeader(name, value)}`);
   }
   if (request.body !== undefined) lines.push(`> ${truncate(request.body, maxBody)}`);
   if (exchange.error) {

@@ -5,7 +5,7 @@
 // Every response the kit sees goes through `validateResponse`, so nothing escapes validation.
 import type { Ajv, ValidateFunction } from 'ajv';
 import { KitError } from '../lib/errors.ts';
-import { asObject, createAjv, DEFAULT_SPEC_PATH, loadDocument, toJsonSchema, type JsonObject, type Level as SchemaLevel } from '../lib/openapi.ts';
+import { asObject, createAjv, type Json, DEFAULT_SPEC_PATH, loadDocument, toJsonSchema, type JsonObject, type Level as SchemaLevel } from '../lib/openapi.ts';
 import { contractFacts, type ContractFacts, type Deprecation } from '../spec/contract-facts.ts';
 import { parseInteger } from '../spec/rules/fields.js';
 
@@ -36,6 +36,17 @@ export interface DocumentedResponse {
   levels: Record<SchemaLevel, ResponseRules>;
 }
 
+/** A parameter as the description states it, at both levels. */
+export interface DescribedParameter {
+  name: string;
+  in: 'query' | 'path' | 'header' | 'cookie';
+  required: boolean;
+  /** The whole parameter is the reference server's decision (x-decision: true): never generated. */
+  decision: boolean;
+  schema: Record<SchemaLevel, JsonObject>;
+  example?: Json;
+}
+
 export interface Operation {
   operationId: OperationId;
   method: string;
@@ -46,6 +57,9 @@ export interface Operation {
   responses: Map<string, DocumentedResponse>;
   /** The schema of the JSON request body at each level, when there is one. */
   requestSchema?: Record<SchemaLevel, JsonObject>;
+  /** The request body's examples (`example`, then every `examples` value). */
+  requestExamples: Json[];
+  parameters: DescribedParameter[];
 }
 
 export interface Contract {
@@ -94,6 +108,22 @@ function operationOf(ajv: Ajv, operationId: OperationId, method: string, path: s
   }
   const requestMedia = asObject(asObject(asObject(operation.requestBody).content)['application/json']);
   const deprecation = facts.deprecations[operationId];
+  const requestExamples: Json[] = [
+    ...(requestMedia.example !== undefined ? [requestMedia.example] : []),
+    ...Object.values(asObject(requestMedia.examples)).map((e) => asObject(e).value ?? null),
+  ];
+  const parameters: DescribedParameter[] = (Array.isArray(operation.parameters) ? operation.parameters : []).map((p) => {
+    const param = asObject(p);
+    const schema = asObject(param.schema);
+    return {
+      name: String(param.name),
+      in: String(param.in) as DescribedParameter['in'],
+      required: param.required === true,
+      decision: param['x-decision'] === true,
+      schema: { must: toJsonSchema(schema, 'must') as JsonObject, should: toJsonSchema(schema, 'should') as JsonObject },
+      ...(param.example !== undefined ? { example: param.example } : schema.example !== undefined ? { example: schema.example } : {}),
+    };
+  });
   return {
     operationId,
     method: method.toUpperCase(),
@@ -101,6 +131,8 @@ function operationOf(ajv: Ajv, operationId: OperationId, method: string, path: s
     deprecated: operation.deprecated === true,
     ...(deprecation ? { deprecation } : {}),
     responses,
+    requestExamples,
+    parameters,
     ...(requestMedia.schema
       ? { requestSchema: { must: toJsonSchema(requestMedia.schema, 'must') as JsonObject, should: toJsonSchema(requestMedia.schema, 'should') as JsonObject } }
       : {}),

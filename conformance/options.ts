@@ -24,6 +24,25 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: 'A key whose minute window the kit may exhaust; without it the rate-limit checks are reported as not run. Prefer a key on a small plan.',
   },
   {
+    key: 'headers',
+    flag: 'header',
+    type: 'list',
+    value: '<name: value>',
+    group: 'Target',
+    help: 'A header sent with every request, e.g. for a gateway in front of the target; repeatable. Values of headers named like a secret (token, key, secret, cookie, authorization) are redacted in reports.',
+  },
+  { key: 'caFile', flag: 'ca', type: 'string', value: '<file>', group: 'Target', help: 'PEM certificate(s) of the CA that signed the target\'s certificate, trusted besides the system\'s (Dredd included).' },
+  { key: 'insecure', flag: 'insecure', type: 'boolean', default: false, group: 'Target', help: 'Do not verify the target\'s TLS certificate (a test server with a self-signed certificate; never production).' },
+  { key: 'waitForTargetSeconds', flag: 'wait-for-target', type: 'integer', value: '<s>', default: 0, min: 0, group: 'Target', help: 'Keep trying to reach the target this long before giving up (a server still starting in CI).' },
+  {
+    key: 'config',
+    flag: 'config',
+    type: 'string',
+    value: '<file>',
+    group: 'Target',
+    help: 'A JSON or YAML file of options by flag name ({ "base-url": "...", "header": ["X-A: 1"] }); ${NAME} in a value is read from the environment, so secrets stay out of the file. The command line wins over the environment, the environment over the file.',
+  },
+  {
     key: 'profile',
     flag: 'profile',
     type: 'string',
@@ -35,16 +54,56 @@ export const OPTIONS: readonly OptionSpec[] = [
   },
   { key: 'prefer', flag: 'prefer', type: 'boolean', default: false, group: 'What to run', help: 'Send Prism\'s "Prefer: code=404" where a stateless mock cannot choose the status itself (contract checks and Dredd only; reported as such).' },
   { key: 'noDredd', flag: 'no-dredd', type: 'boolean', default: false, group: 'What to run', help: 'Skip the Dredd run.' },
-  { key: 'noWait', flag: 'no-wait', type: 'boolean', default: false, group: 'What to run', help: 'Do not wait for Retry-After; re-admission is then reported as not run.' },
-  { key: 'maxWaitSeconds', flag: 'max-wait', type: 'integer', value: '<seconds>', default: 120, min: 0, group: 'What to run', help: 'Longest wait for a Retry-After.' },
+  {
+    key: 'noWait',
+    flag: 'no-wait',
+    type: 'boolean',
+    default: false,
+    group: 'What to run',
+    help: 'Do not wait out the Retry-After of --rate-limit-key; re-admission is then reported as not run. The kit still paces its own requests (within --max-wait).',
+  },
+  {
+    key: 'maxWaitSeconds',
+    flag: 'max-wait',
+    type: 'integer',
+    value: '<seconds>',
+    default: 120,
+    min: 0,
+    group: 'What to run',
+    help: 'Longest single wait: for a Retry-After, or for a window to reopen before an allowance runs out (longer: the run stops with exit 2).',
+  },
   { key: 'banCheck', flag: 'ban-check', type: 'boolean', default: false, group: 'What to run', help: 'After the first 429, repeat requests to observe a temporary ban (needs --rate-limit-key; may get that key banned for a while).' },
   { key: 'banProbe', flag: 'ban-probe', type: 'integer', value: '<n>', default: 10, min: 1, group: 'What to run', help: 'Requests the ban check sends after the first 429.' },
   { key: 'maxRateLimitRequests', flag: 'max-rate-limit-requests', type: 'integer', value: '<n>', default: 1100, min: 1, group: 'What to run', help: 'Never exhaust a window larger than this.' },
   { key: 'clockToleranceSeconds', flag: 'clock-tolerance', type: 'integer', value: '<s>', default: 2, min: 0, group: 'What to run', help: "Allowed difference between the kit's and the server's clocks, in seconds, when a response has no Date header." },
   { key: 'timeoutMs', flag: 'timeout', type: 'integer', value: '<ms>', default: 10_000, min: 1, group: 'What to run', help: 'Per-request timeout.' },
   { key: 'specPath', flag: 'spec', type: 'string', value: '<path>', defaultText: "the kit's spec/openapi.yaml", group: 'What to run', help: 'The OpenAPI description.' },
+  {
+    key: 'phases',
+    flag: 'phases',
+    type: 'list',
+    value: '<list>',
+    default: ['examples', 'coverage', 'fuzzing', 'stateful'],
+    group: 'Generated inputs',
+    help: 'The generated phases to run, from the description\'s schemas: examples, coverage (boundaries, negative data, other methods and media types), fuzzing (fast-check), stateful (full profile); "none" runs only the fixed checks.',
+  },
+  { key: 'maxExamples', flag: 'max-examples', type: 'integer', value: '<n>', default: 25, min: 1, group: 'Generated inputs', help: 'Examples each fuzzed property tries (before shrinking).' },
+  {
+    key: 'maxRequests',
+    flag: 'max-requests',
+    type: 'integer',
+    value: '<n>',
+    default: 400,
+    min: 0,
+    group: 'Generated inputs',
+    help: 'Most requests the generated phases send, shrinking included; what does not fit is reported as not run.',
+  },
+  { key: 'seed', flag: 'seed', type: 'integer', value: '<n>', defaultText: 'random, printed in the summary', min: 0, max: 4294967295, group: 'Generated inputs', help: 'Seed of the generated inputs: the same seed replays the same run.' },
+  { key: 'checks', flag: 'checks', type: 'list', value: '<ids>', group: 'What to run', help: 'Run only these checks (ids, or prefixes ending in *: input.*,media.*); the others are reported as not run.' },
+  { key: 'excludeChecks', flag: 'exclude-checks', type: 'list', value: '<ids>', group: 'What to run', help: 'Do not run these checks (ids or prefixes ending in *).' },
   { key: 'strict', flag: 'strict', type: 'boolean', default: false, group: 'What to run', help: 'should-level failures fail the run too.' },
   { key: 'junit', flag: 'junit', type: 'string', value: '<file>', group: 'Output', help: 'Also write JUnit XML (one testcase per check).' },
+  { key: 'html', flag: 'html', type: 'string', value: '<file>', group: 'Output', help: 'Also write one self-contained HTML page (no network needed): the verdict per check, each failure\'s request, response and curl replay line.' },
   { key: 'json', flag: 'json', type: 'string', value: '<file>', group: 'Output', help: 'Also write the full report as JSON (keys redacted).' },
   { key: 'verbose', flag: 'verbose', type: 'boolean', default: false, group: 'Output', help: 'List every check in the table, also those outside the profile.' },
   { key: 'listChecks', flag: 'list-checks', type: 'boolean', default: false, group: 'Output', help: 'Print the catalogue of checks and exit.' },
@@ -58,10 +117,10 @@ export const HELP = helpText(
 Checks an implementation of the Animal Adoption Store API against spec/openapi.yaml and the
 specification's rules, and reports each check by id, level (must/should) and section.`,
   OPTIONS,
-  '\nExit status: 0 conforms, 1 a check failed, 2 usage error or target unreachable.',
+  '\nExit status: 0 conforms, 1 a check failed, 2 the run could not check: a usage error, or the preflight found the\ntarget unreachable, its TLS untrusted, /pets not below --base-url, the key refused, or an allowance used up.',
 );
 
-function defaultOf<T extends string | number | boolean>(key: string): T {
+function defaultOf<T extends string | number | boolean | readonly string[]>(key: string): T {
   const spec = OPTIONS.find((o) => o.key === key);
   if (spec?.default === undefined) throw new Error(`option ${key} has no default`);
   return spec.default as T;
@@ -80,4 +139,13 @@ export const RUN_DEFAULTS = {
   clockToleranceSeconds: defaultOf<number>('clockToleranceSeconds'),
   timeoutMs: defaultOf<number>('timeoutMs'),
   strict: defaultOf<boolean>('strict'),
+  insecure: defaultOf<boolean>('insecure'),
+  waitForTargetSeconds: defaultOf<number>('waitForTargetSeconds'),
+  phases: defaultOf<readonly GeneratedPhase[]>('phases'),
+  maxExamples: defaultOf<number>('maxExamples'),
+  maxRequests: defaultOf<number>('maxRequests'),
 } as const;
+
+/** The generated phases, in the order they run. */
+export const GENERATED_PHASES = ['examples', 'coverage', 'fuzzing', 'stateful'] as const;
+export type GeneratedPhase = (typeof GENERATED_PHASES)[number];

@@ -5,16 +5,21 @@
 import type { CheckDef, Profile } from '../catalogue.ts';
 import type { DreddOutcome } from '../dredd.ts';
 import type { Clock, Exchange, HttpClient } from '../http.ts';
+import type { RequestBudget } from '../generate/budget.ts';
 import type { CheckLedger } from '../ledger.ts';
 import type { Contract } from '../openapi.ts';
+import type { GeneratedPhase } from '../options.ts';
+import type { Pacer } from '../pacing.ts';
+import type { TlsSettings } from '../transport.ts';
 
-export type Phase = 'contract' | 'dredd' | 'behaviour' | 'rate-limit';
+export type Phase = 'contract' | 'dredd' | 'behaviour' | GeneratedPhase | 'rate-limit';
 
 export type ProgressEvent =
   | { type: 'phase'; name: string }
   | { type: 'request'; exchange: Exchange }
   | { type: 'wait'; ms: number; why: string }
-  | { type: 'dredd'; outcome: DreddOutcome };
+  | { type: 'dredd'; outcome: DreddOutcome }
+  | { type: 'note'; text: string };
 
 /** The run's options with every default applied. */
 export interface ResolvedOptions {
@@ -35,6 +40,16 @@ export interface ResolvedOptions {
   specPath: string;
   /** Whether a response's Date header is the server's clock (not when a test injects the server's own clock). */
   dateHeader: boolean;
+  /** Sent with every request (--header). */
+  headers: Record<string, string>;
+  tls: TlsSettings;
+  waitForTargetSeconds: number;
+  phases: readonly GeneratedPhase[];
+  maxExamples: number;
+  maxRequests: number;
+  seed: number;
+  /** Whether a check is in the run (--checks, --exclude-checks). */
+  selected: (id: string) => boolean;
 }
 
 /** What one area leaves for another. */
@@ -47,6 +62,12 @@ export interface Facts {
   getCreated?: Exchange;
   notFound?: { exchange: Exchange; preferred: boolean };
   dredd?: DreddOutcome;
+  /** The preflight's GET /pets without Authorization. */
+  keyless?: Exchange;
+  /** Names carried by invalid bodies the generated phases sent, with the exchange that sent each. */
+  markers?: Map<string, Exchange>;
+  /** Ids of the pets the generated phases created. */
+  createdIds?: Map<number, Exchange>;
 }
 
 export interface RunContext {
@@ -55,7 +76,12 @@ export interface RunContext {
   options: ResolvedOptions;
   clock: Clock;
   sleep: (ms: number) => Promise<void>;
+  /** Waits on the run's clock and says why (the console shows a countdown). */
+  wait: (ms: number, why: string) => Promise<void>;
   progress: (event: ProgressEvent) => void;
+  pacer: Pacer;
+  /** What the generated phases may still send (--max-requests). */
+  budget: RequestBudget;
   /** Unique to this run, so the pets it creates are its own. */
   token: string;
   /** Checks that sent Prism's Prefer header. */

@@ -20,7 +20,7 @@ const checks: readonly CheckDef[] = [
 
 function inspect(ex: Exchange, ctx: AreaContext): void {
   const res = ex.response;
-  if (!res || ctx.options.profile !== 'full') return;
+  if (!res || ex.outside || ctx.options.profile !== 'full') return;
   const { ledger } = ctx;
   const op = ctx.contract.operations.get(ex.operationId);
   if (!op?.deprecated) {

@@ -1,7 +1,7 @@
 // A real Dredd 14 run over the description derived from spec/openapi.yaml, bodies checked against
 // the must-level schemas (conformance/dredd.ts explains why Dredd needs that help).
 import type { CheckDef } from '../catalogue.ts';
-import { runDredd, type DreddOutcome } from '../dredd.ts';
+import { runDredd, transactionPlans, type DreddOutcome } from '../dredd.ts';
 import type { Exchange } from '../http.ts';
 import type { Area, AreaContext } from './area.ts';
 
@@ -21,7 +21,8 @@ function lowerKeys(headers: Record<string, string> | undefined): Record<string, 
 }
 
 /** A Dredd transaction shown like the kit's own exchanges. */
-function evidence(baseUrl: string, t: DreddOutcome['transactions'][number]): Exchange[] {
+function evidence(ctx: AreaContext, t: DreddOutcome['transactions'][number]): Exchange[] {
+  const baseUrl = ctx.options.baseUrl;
   if (!t.request) return [];
   const exchange: Exchange = {
     seq: 0,
@@ -32,6 +33,7 @@ function evidence(baseUrl: string, t: DreddOutcome['transactions'][number]): Exc
     receivedAt: 0,
   };
   if (t.request.body) exchange.request.body = t.request.body;
+  exchange.replay = ctx.http.replay(exchange.request);
   if (t.response) exchange.response = { status: t.response.statusCode, headers: lowerKeys(t.response.headers), body: t.response.body ?? '' };
   return [exchange];
 }
@@ -39,6 +41,10 @@ function evidence(baseUrl: string, t: DreddOutcome['transactions'][number]): Exc
 async function dredd(ctx: AreaContext): Promise<void> {
   const { options, ledger } = ctx;
   if (options.prefer) ctx.preferUsed.push('dredd.transactions');
+  // Dredd's requests cannot be paced one by one: both allowances must hold all of them first.
+  const plans = Object.values(transactionPlans(ctx.contract));
+  await ctx.pacer.ensure('address', plans.filter((p) => p.authorization === 'none').length + 1, 'the Dredd run');
+  await ctx.pacer.ensure('key', plans.filter((p) => p.authorization === 'key').length, 'the Dredd run');
   const outcome = await runDredd({
     baseUrl: options.baseUrl,
     apiKey: options.apiKey,
@@ -46,14 +52,19 @@ async function dredd(ctx: AreaContext): Promise<void> {
     contract: ctx.contract,
     specPath: options.specPath,
     timeoutMs: Math.max(60_000, options.timeoutMs * 6),
+    headers: options.headers,
+    tls: options.tls,
   });
   ctx.facts.dredd = outcome;
+  const sent = outcome.transactions.filter((t) => t.status !== 'skip' && t.response);
+  ctx.pacer.spent('address', sent.filter((t) => !t.request?.headers.Authorization).length);
+  ctx.pacer.spent('key', sent.filter((t) => t.request?.headers.Authorization).length);
   ctx.progress({ type: 'dredd', outcome });
   if (options.prefer) ledger.note('dredd.transactions', 'the 404 transaction sent Prefer: code=404 (--prefer)');
   if (outcome.error) ledger.fail('dredd.transactions', `Dredd did not complete: ${outcome.error}`);
   for (const t of outcome.transactions) {
     if (t.status === 'pass') ledger.pass('dredd.transactions');
-    else if (t.status !== 'skip') ledger.fail('dredd.transactions', `${t.name}: ${t.message}`, evidence(options.baseUrl, t));
+    else if (t.status !== 'skip') ledger.fail('dredd.transactions', `${t.name}: ${t.message}`, evidence(ctx, t));
   }
   if (!outcome.error && outcome.transactions.length === 0) ledger.fail('dredd.transactions', 'Dredd compiled no transactions');
 }

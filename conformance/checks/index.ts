@@ -7,13 +7,31 @@ import { createArea } from './create.ts';
 import { deprecationArea } from './deprecation.ts';
 import { dreddArea } from './dredd.ts';
 import { getArea } from './get.ts';
+import { inputArea } from './input.ts';
 import { listArea } from './list.ts';
+import { mediaArea } from './media.ts';
+import { methodsArea } from './methods.ts';
 import { rateLimitArea } from './rate-limit.ts';
 import { rateLimitHeadersArea } from './rate-limit-headers.ts';
 import { responsesArea } from './responses.ts';
+import { statefulArea } from './stateful.ts';
 
-// list first: its request also tells whether the target answers at all; create before get and
-// auth, which use the pet it created.
-export const AREAS: readonly Area[] = [listArea, createArea, getArea, authArea, responsesArea, rateLimitHeadersArea, deprecationArea, dreddArea, rateLimitArea];
+// create before get and auth, which use the pet it created; the generated areas (input, media,
+// methods, stateful) after the fixed ones, whose checks they do not disturb.
+export const AREAS: readonly Area[] = [
+  listArea,
+  createArea,
+  getArea,
+  authArea,
+  responsesArea,
+  rateLimitHeadersArea,
+  deprecationArea,
+  dreddArea,
+  inputArea,
+  mediaArea,
+  methodsArea,
+  statefulArea,
+  rateLimitArea,
+];
 
 export const CATALOGUE: readonly CheckDef[] = AREAS.flatMap((area) => area.checks);

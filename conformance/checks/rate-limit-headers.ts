@@ -32,7 +32,7 @@ function ietfProblems(headers: Record<string, string>, remaining: number | null)
 
 function inspect(ex: Exchange, ctx: AreaContext): void {
   const res = ex.response;
-  if (!res) return;
+  if (!res || ex.outside) return;
   const { ledger } = ctx;
   const [limit, remaining, reset] = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'].map((h) => parseInteger(res.headers[h]));
   const bad = (

@@ -110,8 +110,7 @@ async function waitRetryAfter(ctx: AreaContext, verdict: RateLimitVerdict, why: 
   if (due === null) return 'Retry-After is unusable, so there is nothing to wait for';
   const wait = Math.max(0, due - ctx.clock.now());
   if (wait > ctx.options.maxWaitSeconds * 1000) return `Retry-After asks for ${Math.ceil(wait / 1000)} s, above --max-wait ${ctx.options.maxWaitSeconds}`;
-  ctx.progress({ type: 'wait', ms: wait, why });
-  await ctx.sleep(wait);
+  await ctx.wait(wait, why);
   return null;
 }
 
@@ -160,8 +159,7 @@ async function firstAdmitted(ctx: AreaContext, request: Send): Promise<Exchange 
     const s = readSnapshot({ status: 429, headers: first.response!.headers, receivedAtMs: first.receivedAt }, { dateHeader: ctx.options.dateHeader });
     const waitMs = retryWaitMs(s, { ...DEFAULT_TOLERANCES, clockSkewSeconds: ctx.options.clockToleranceSeconds });
     if (!ctx.options.wait || waitMs === null || waitMs > ctx.options.maxWaitSeconds * 1000) return 'the --rate-limit-key is refused (429) before the checks started; use a fresh key';
-    ctx.progress({ type: 'wait', ms: waitMs, why: 'the rate-limit key starts refused; waiting for its Retry-After' });
-    await ctx.sleep(waitMs);
+    await ctx.wait(waitMs, 'the rate-limit key starts refused; waiting for its Retry-After');
     first = await request();
   }
   if (status(first) !== 200) return `the --rate-limit-key is not admitted (${describeStatus(first)})`;

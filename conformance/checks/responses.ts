@@ -1,11 +1,19 @@
-// Every response the run saw, against the description: at must level (the specification), at
-// should level (the reference server's decisions too), and error bodies naming their own status.
+// Every response the run saw: never a server error, whatever was sent; and, for requests the
+// description describes, against the description at must level (the specification), at should
+// level (the reference server's decisions too), with error bodies naming their own status.
 import type { CheckDef } from '../catalogue.ts';
 import { jsonBody } from '../http.ts';
 import { decisionProblems, validateResponse, type Problem } from '../openapi.ts';
 import { SECTION, type Area } from './area.ts';
 
 const checks: readonly CheckDef[] = [
+  {
+    id: 'errors.no-server-error',
+    level: 'must',
+    profile: 'contract',
+    section: `${SECTION.errors}; RFC 9110 §15.6`,
+    title: 'No request of any phase, valid or not, is answered with a server error (5xx; a 503 with Retry-After excepted)',
+  },
   { id: 'errors.status-field', level: 'must', profile: 'contract', section: SECTION.errors, title: "Every error body's status equals the HTTP status" },
   { id: 'schema.every-response', level: 'must', profile: 'contract', section: 'Resources and their fields; Errors', title: 'Every response seen is documented and valid against its OpenAPI schemas (ajv), the reference server\'s decisions left out' },
   {
@@ -25,6 +33,14 @@ export const responsesArea: Area = {
   inspect: (ex, ctx) => {
     const { ledger, contract } = ctx;
     const res = ex.response;
+    if (ex.superseded) return;
+    if (res && res.status >= 500) {
+      // 503 with Retry-After is the one server error that says "later", not "broken" (RFC 9110 §15.6.4).
+      const later = res.status === 503 && res.headers['retry-after'] !== undefined;
+      if (!later) ledger.fail('errors.no-server-error', `${ex.purpose}: answered ${res.status}`, [ex]);
+    } else if (res) ledger.pass('errors.no-server-error');
+    // What the description does not describe is judged by the checks that sent it.
+    if (ex.outside) return;
     if (!res) {
       ledger.fail('schema.every-response', `no response: ${ex.error}`, [ex]);
       return;

@@ -20,6 +20,7 @@ hooks.beforeEach((transaction) => {
     transaction.skip = true;
     return;
   }
+  for (const [name, value] of Object.entries(settings.headers || {})) headers[name] = value;
   if (plan.authorization === 'none') delete headers.Authorization;
   else headers.Authorization = `Bearer ${settings.apiKey}`;
   if (plan.body !== undefined) transaction.request.body = plan.body;

@@ -1,7 +1,9 @@
 // Deliberately broken implementations: the reference server behind a proxy that breaks exactly one
 // behaviour. Each names the check that must catch it; faults.test.ts runs the kit against every one.
 // Whether a fault shows only with --strict, --rate-limit-key or --ban-check follows from that check.
+import type { GeneratedPhase } from '../options.ts';
 import { BEHAVIOUR_FAULTS } from './behaviour.ts';
+import { INPUT_FAULTS } from './input.ts';
 import type { FaultBehaviour } from './proxy.ts';
 import { RATE_LIMIT_FAULTS } from './rate-limit.ts';
 
@@ -13,6 +15,8 @@ export interface Fault extends FaultBehaviour {
   description: string;
   /** The check that must report it. */
   caughtBy: string;
+  /** The generated phase that finds it: the fixed checks alone miss it. */
+  foundBy?: GeneratedPhase;
 }
 
-export const FAULTS: readonly Fault[] = [...BEHAVIOUR_FAULTS, ...RATE_LIMIT_FAULTS];
+export const FAULTS: readonly Fault[] = [...BEHAVIOUR_FAULTS, ...INPUT_FAULTS, ...RATE_LIMIT_FAULTS];

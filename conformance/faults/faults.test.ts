@@ -4,9 +4,12 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CATALOGUE } from '../catalogue.ts';
 import { FAULTS, RETRY_AFTER_AS_DATE } from './catalogue.ts';
+import type { RunOptions } from '../run.ts';
 import { conformOn, failedIds, outcomeOf, startTarget } from './harness.ts';
 
 const RATE_LIMIT_KEY = 'test-free-key';
+/** One seed for every run: a fault caught once is caught every time. */
+const SEED = 20_251_205;
 
 const clean = suite('unbroken reference server');
 
@@ -60,33 +63,60 @@ faults('the catalogue holds at least fifteen distinct faults, each naming a real
   for (const fault of FAULTS) assert.ok(CATALOGUE.some((c) => c.id === fault.caughtBy), `${fault.id} names ${fault.caughtBy}`);
 });
 
+const score = { with: 0, without: 0 };
+
 for (const fault of FAULTS) {
-  faults(`${fault.id}: ${fault.description} → ${fault.caughtBy}`, async () => {
+  const found = fault.foundBy ? `, found only by the ${fault.foundBy} phase` : '';
+  faults(`${fault.id}: ${fault.description} → ${fault.caughtBy}${found}`, async () => {
     // What the run needs to see the fault follows from the check that catches it.
     const check = CATALOGUE.find((c) => c.id === fault.caughtBy)!;
     const needsKey = check.needs?.includes('rate-limit-key') === true;
     const should = check.level === 'should';
+    const needs: Partial<RunOptions> = {
+      ...(needsKey ? { rateLimitKey: RATE_LIMIT_KEY } : {}),
+      ...(check.needs?.includes('ban-check') ? { banCheck: true, banProbe: 25, maxWaitSeconds: 900 } : {}),
+    };
     const target = await startTarget(fault);
     try {
-      const report = await conformOn(target, {
-        ...(needsKey ? { rateLimitKey: RATE_LIMIT_KEY } : {}),
-        ...(check.needs?.includes('ban-check') ? { banCheck: true, banProbe: 25, maxWaitSeconds: 900 } : {}),
-        strict: should,
-      });
+      const report = await conformOn(target, { ...needs, strict: should, seed: SEED });
       const caught = report.results.find((r) => r.id === fault.caughtBy)!;
       assert.is(caught.outcome, 'failed', `${fault.caughtBy} was ${caught.outcome}; failing: ${failedIds(report).join(', ')}`);
       assert.ok(caught.failures[0]!.message.length > 0);
       assert.is(report.exitCode, 1);
-      if (should) {
-        // Without --strict a should-level fault is a warning and the run passes.
-        const lenient = await conformOn(target, needsKey ? { rateLimitKey: RATE_LIMIT_KEY } : {});
-        assert.is(outcomeOf(lenient, fault.caughtBy), 'warned');
-        assert.is(lenient.exitCode, 0, failedIds(lenient).join(', '));
-      }
+      score.with++;
     } finally {
       await target.stop();
     }
+    // The same fault with the generated phases off (on a fresh server: faults remember what they
+    // did): the fixed checks catch it, or (for the faults only generated inputs find) the run
+    // passes, strict, without a single warning.
+    const again = await startTarget(fault);
+    try {
+      const fixed = await conformOn(again, { ...needs, strict: true, phases: [] });
+      if (fault.foundBy) assert.equal(failedIds(fixed), [], 'the fixed checks alone should miss it');
+      else {
+        assert.is(outcomeOf(fixed, fault.caughtBy), 'failed');
+        score.without++;
+      }
+    } finally {
+      await again.stop();
+    }
+    if (!should) return;
+    // Without --strict a should-level fault is a warning and the run passes (the fixed checks alone,
+    // unless only generated inputs find it: a generated must check may catch the same fault).
+    const lenientTarget = await startTarget(fault);
+    try {
+      const lenient = await conformOn(lenientTarget, { ...needs, seed: SEED, ...(fault.foundBy ? {} : { phases: [] }) });
+      assert.is(outcomeOf(lenient, fault.caughtBy), 'warned');
+      assert.is(lenient.exitCode, 0, failedIds(lenient).join(', '));
+    } finally {
+      await lenientTarget.stop();
+    }
   });
 }
+
+faults.after(() => {
+  console.log(`\n${score.with} of ${FAULTS.length} faults caught with generated phases, ${score.without} without\n`);
+});
 
 faults.run();

@@ -1,6 +1,7 @@
 // A proxy in front of a real implementation that breaks one behaviour at a time, by rewriting the
 // request it forwards or the response it returns. The reference server stays untouched.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 export interface ProxyRequest {
@@ -8,7 +9,10 @@ export interface ProxyRequest {
   /** Path and query as received, e.g. /v1/pets?limit=1. */
   url: string;
   headers: Record<string, string>;
+  /** The body as UTF-8 text; a fault that changes it has its text forwarded. */
   body: string;
+  /** The body's bytes as received, forwarded when the fault leaves `body` alone. */
+  bytes?: Buffer;
 }
 
 export interface ProxyResponse {
@@ -39,11 +43,11 @@ export interface FaultProxy {
 
 const HOP_BY_HOP = ['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'host', 'upgrade'];
 
-function readBody(req: IncomingMessage): Promise<string> {
+function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }
@@ -52,8 +56,11 @@ function isResponse(value: ProxyRequest | ProxyResponse): value is ProxyResponse
   return 'status' in value;
 }
 
-/** Starts the proxy on 127.0.0.1 at a free port; `targetOrigin` is e.g. http://127.0.0.1:3000. */
-export async function startFaultProxy(targetOrigin: string, fault: FaultBehaviour = {}): Promise<FaultProxy> {
+/**
+ * Starts the proxy on 127.0.0.1 at a free port; `targetOrigin` is e.g. http://127.0.0.1:3000. With
+ * `tls` (a PEM key and certificate) it speaks HTTPS, for the kit's TLS tests.
+ */
+export async function startFaultProxy(targetOrigin: string, fault: FaultBehaviour = {}, tls?: { key: string; cert: string }): Promise<FaultProxy> {
   const state: FaultState = { memory: new Map(), count: 0 };
   const handle = async (incoming: IncomingMessage, outgoing: ServerResponse) => {
     const headers: Record<string, string> = {};
@@ -61,7 +68,9 @@ export async function startFaultProxy(targetOrigin: string, fault: FaultBehaviou
       if (value !== undefined && !HOP_BY_HOP.includes(name)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
     }
     state.count++;
-    let req: ProxyRequest = { method: incoming.method ?? 'GET', url: incoming.url ?? '/', headers, body: await readBody(incoming) };
+    const bytes = await readBody(incoming);
+    const text = bytes.toString('utf8');
+    let req: ProxyRequest = { method: incoming.method ?? 'GET', url: incoming.url ?? '/', headers, body: text, bytes };
     let res: ProxyResponse;
     const rewritten = fault.request ? fault.request(req, state) : req;
     if (isResponse(rewritten)) {
@@ -71,7 +80,7 @@ export async function startFaultProxy(targetOrigin: string, fault: FaultBehaviou
       const upstream = await fetch(`${targetOrigin}${req.url}`, {
         method: req.method,
         headers: req.headers,
-        ...(req.body && req.method !== 'GET' && req.method !== 'HEAD' ? { body: req.body } : {}),
+        ...(req.body && req.method !== 'GET' && req.method !== 'HEAD' ? { body: req.body === text && req.bytes ? new Uint8Array(req.bytes) : req.body } : {}),
         redirect: 'manual',
       });
       const responseHeaders: Record<string, string> = {};
@@ -84,17 +93,18 @@ export async function startFaultProxy(targetOrigin: string, fault: FaultBehaviou
     outgoing.writeHead(res.status, { ...res.headers, 'content-length': Buffer.byteLength(res.body) });
     outgoing.end(res.body);
   };
-  const server: Server = createServer((incoming, outgoing) => {
+  const listener = (incoming: IncomingMessage, outgoing: ServerResponse) => {
     handle(incoming, outgoing).catch((error: unknown) => {
       outgoing.writeHead(502, { 'content-type': 'text/plain' });
       outgoing.end(`fault proxy: ${(error as Error).message}`);
     });
-  });
+  };
+  const server: Server = tls ? createHttpsServer(tls, listener) : createServer(listener);
   server.keepAliveTimeout = 1000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    origin: `http://127.0.0.1:${port}`,
+    origin: `${tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -1,7 +1,9 @@
-// Three views of one Report: a console report for people, JUnit XML for CI systems, JSON for tools.
-import { formatExchange, redactAuthorization, type Exchange } from './http.ts';
-import type { CheckResult } from './ledger.ts';
-import type { ProgressEvent, Report } from './run.ts';
+// The report for people at a terminal: progress while the run goes (a countdown during waits on a
+// terminal), then the table of checks, the details of each failure with its replay line, and a
+// summary with the seed that replays the generated inputs.
+import { formatExchange } from '../http.ts';
+import type { CheckResult } from '../ledger.ts';
+import type { ProgressEvent, Report } from '../run.ts';
 
 const MARK: Record<CheckResult['outcome'], string> = { passed: 'PASS', failed: 'FAIL', warned: 'WARN', 'not-run': 'SKIP' };
 
@@ -9,12 +11,18 @@ const MARK: Record<CheckResult['outcome'], string> = { passed: 'PASS', failed: '
 export function consoleProgress(write: (text: string) => void, tty: boolean): (event: ProgressEvent) => void {
   let requests = 0;
   let inline = false;
+  let countdown: NodeJS.Timeout | undefined;
   const endInline = () => {
+    if (countdown) clearInterval(countdown);
+    countdown = undefined;
     if (inline) write('\n');
     inline = false;
   };
   return (event) => {
-    if (event.type === 'phase') {
+    if (event.type === 'note') {
+      endInline();
+      write(`  ${event.text}\n`);
+    } else if (event.type === 'phase') {
       endInline();
       write(`▸ ${event.name}\n`);
     } else if (event.type === 'request') {
@@ -27,7 +35,17 @@ export function consoleProgress(write: (text: string) => void, tty: boolean): (e
       }
     } else if (event.type === 'wait') {
       endInline();
-      write(`  waiting ${(event.ms / 1000).toFixed(1)} s: ${event.why}\n`);
+      if (!tty || event.ms < 2000) {
+        write(`  waiting ${(event.ms / 1000).toFixed(1)} s: ${event.why}\n`);
+        return;
+      }
+      // A countdown on the same line until the next event.
+      const until = Date.now() + event.ms;
+      const show = () => write(`\r  waiting ${Math.max(0, Math.ceil((until - Date.now()) / 1000))} s: ${event.why}\x1b[K`);
+      show();
+      inline = true;
+      countdown = setInterval(show, 1000);
+      countdown.unref();
     } else if (event.type === 'dredd') {
       endInline();
       const counts = new Map<string, number>();
@@ -66,7 +84,11 @@ export function formatConsole(report: Report, options: { verbose?: boolean } = {
       // The first failures show what was sent and received; later ones only say what was wrong.
       r.failures.forEach((failure, i) => {
         out.push(`    - ${failure.message.replace(/\n/g, '\n      ')}`);
-        if (i < 2) for (const ex of failure.evidence.slice(0, 2)) out.push(indent(formatExchange(ex)));
+        if (i < 2) {
+          for (const ex of failure.evidence.slice(0, 2)) out.push(indent(formatExchange(ex)));
+          const replay = failure.evidence.at(-1)?.replay;
+          if (replay) out.push(`      replay: ${replay}`);
+        }
       });
       for (const note of r.notes) out.push(`    note: ${note}`);
     }
@@ -89,72 +111,15 @@ export function formatConsole(report: Report, options: { verbose?: boolean } = {
   out.push(`  ${pad('failed', 8)} ${report.counts.failed}`);
   out.push(`  ${pad('warned', 8)} ${report.counts.warned}`);
   out.push(`  ${pad('not run', 8)} ${report.counts.notRun}`);
+  if (report.phases.length > 0) {
+    const left = report.generated.leftOut > 0 ? `; ${report.generated.leftOut} more did not fit --max-requests` : '';
+    out.push(`  generated ${report.generated.sent} requests (${report.phases.join(', ')}) with seed ${report.seed}${left}; --seed ${report.seed} replays them`);
+  }
+  if (report.pacing.waitedMs > 0 || report.pacing.attributed.length > 0) {
+    const refusals = report.pacing.attributed.map((a) => `${a.budget}${a.code ? ` (${a.code})` : ''}`);
+    out.push(`  paced: waited ${(report.pacing.waitedMs / 1000).toFixed(0)} s for rate-limit windows${refusals.length ? `; 429s attributed to ${refusals.join(', ')}` : ''}`);
+  }
   out.push(`  ${report.requests} requests in ${(report.durationMs / 1000).toFixed(1)} s; ${report.exitCode === 0 ? 'CONFORMS' : 'DOES NOT CONFORM'} (exit ${report.exitCode})`);
   return `${out.join('\n')}\n`;
 }
 
-function xml(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    // XML 1.0 cannot carry most control characters, even escaped.
-    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, '');
-}
-
-function failureText(r: CheckResult): string {
-  return r.failures.map((f) => [f.message, ...f.evidence.slice(0, 2).map((ex) => formatExchange(ex))].join('\n')).join('\n\n');
-}
-
-/** JUnit XML: one testcase per check. `should` failures are warnings (system-out) unless strict made them failures. */
-export function formatJUnit(report: Report): string {
-  const seconds = (report.durationMs / 1000).toFixed(3);
-  const lines = [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="adoption-store-kit conformance" tests="${report.results.length}" failures="${report.counts.failed}" skipped="${report.counts.notRun}" time="${seconds}">`,
-    `  <testsuite name="conformance ${xml(report.profile)} ${xml(report.target)}" tests="${report.results.length}" failures="${report.counts.failed}" errors="0" skipped="${report.counts.notRun}" time="${seconds}" timestamp="${report.startedAt}">`,
-    '    <properties>',
-    `      <property name="target" value="${xml(report.target)}"/>`,
-    `      <property name="profile" value="${report.profile}"/>`,
-    `      <property name="strict" value="${report.strict}"/>`,
-    '    </properties>',
-  ];
-  for (const r of report.results) {
-    const name = `${r.id} [${r.level}] ${r.title}`;
-    const classname = `conformance.${r.id.split('.')[0]}`;
-    lines.push(`    <testcase classname="${xml(classname)}" name="${xml(name)}" time="0">`);
-    if (r.outcome === 'failed') {
-      lines.push(`      <failure message="${xml(r.failures[0]?.message ?? 'failed')}" type="${r.level}">${xml(failureText(r))}</failure>`);
-    } else if (r.outcome === 'not-run') {
-      lines.push(`      <skipped message="${xml(r.reason ?? 'not run')}"/>`);
-    } else if (r.outcome === 'warned') {
-      lines.push(`      <system-out>${xml(`WARNING (should): ${failureText(r)}`)}</system-out>`);
-    }
-    lines.push('    </testcase>');
-  }
-  lines.push('  </testsuite>', '</testsuites>', '');
-  return lines.join('\n');
-}
-
-function redactedExchange(ex: Exchange) {
-  const headers = { ...ex.request.headers };
-  if (headers.authorization) headers.authorization = redactAuthorization(headers.authorization);
-  return { ...ex, request: { ...ex.request, headers } };
-}
-
-/** The whole report as JSON, keys redacted in every request shown. */
-export function formatJson(report: Report): string {
-  const results = report.results.map((r) => ({
-    ...r,
-    failures: r.failures.map((f) => ({ message: f.message, evidence: f.evidence.map(redactedExchange) })),
-  }));
-  const dredd = report.dredd
-    ? {
-        durationMs: report.dredd.durationMs,
-        error: report.dredd.error,
-        transactions: report.dredd.transactions.map((t) => ({ name: t.name, status: t.status, message: t.message })),
-      }
-    : undefined;
-  return `${JSON.stringify({ ...report, results, dredd }, null, 2)}\n`;
-}
