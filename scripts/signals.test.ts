@@ -24,12 +24,14 @@ const cases: Array<[string, string[], RegExp, 'SIGTERM to npm' | 'Ctrl-C']> = [
 for (const [name, args, ready, how] of cases) {
   t(`${name}, ${how}: the server stops, nothing is left holding the port`, async () => {
     const npm = spawnChild('npm', args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], group: true });
-    const origin = (await waitForOutput(npm, collectOutput(npm), ready, 60_000, name))[1]!;
+    const output = collectOutput(npm);
+    const origin = (await waitForOutput(npm, output, ready, 60_000, name))[1]!;
     const tree = [npm.pid!, ...descendants(npm.pid!)];
     assert.ok(tree.length >= 3, `npm runs the server through a shell: ${tree.join(', ')}`);
     if (how === 'Ctrl-C') process.kill(-npm.pid!, 'SIGINT');
     else npm.kill('SIGTERM');
-    assert.equal(await awaitGone(tree, 20_000), [], 'no process of the tree survives');
+    const left = await awaitGone(tree, 20_000);
+    assert.equal(left, [], `no process of the tree survives; the tree said:\n${output.text().slice(-1500)}`);
     assert.not.ok(await fetch(`${origin}/v1/pets`).then(() => true, () => false), `${origin} still answers`);
   });
 }
