@@ -1,4 +1,3 @@
-import Boom from '@hapi/boom';
 import type { Lifecycle, Plugin, Request, ResponseToolkit } from '@hapi/hapi';
 import { apiError, errorBody, namedCode, type ErrorBody, type ErrorCode } from '../errors.ts';
 
@@ -8,8 +7,6 @@ import { apiError, errorBody, namedCode, type ErrorBody, type ErrorCode } from '
  */
 export function rejectInvalid(code: ErrorCode): Lifecycle.FailAction {
   return (_request: Request, _h: ResponseToolkit, error?: Error) => {
-    // An error that already names its code (a body that cannot be decoded) keeps it.
-    if (error && Boom.isBoom(error) && namedCode(error)) throw error;
     throw apiError(code, error?.message ?? 'The request is invalid.');
   };
 }

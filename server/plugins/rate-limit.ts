@@ -126,9 +126,29 @@ export const rateLimitPlugin: Plugin<RateLimitPluginOptions> = {
     const exempt = (request: Request) => request.method === 'options' || request.route.settings.plugins?.[RATE_LIMIT_PLUGIN] === false;
     const isAdmin = (request: Request) => request.route.settings.plugins?.[RATE_LIMIT_PLUGIN] === 'admin';
     const ranges = Array.isArray(trustProxy) ? trustedRanges(trustProxy) : undefined;
+    // Partitions are the same for every request of a key or an address: made once, not per request.
+    // Keys are a fixed set; addresses are not, so theirs is a small cache that starts over when full.
+    const keyPartitions = new Map<string, Partition>();
+    const addressPartitions = new Map<string, Partition>();
     const addressOf = (request: Request): Partition => {
       const client = ipPartitionId(clientAddress(request.info.remoteAddress, request.headers as Record<string, string | undefined>, trustProxy, ranges));
-      return (isAdmin(request) ? adminPartition : ipPartition)(client, options.ip.perMinute, ipBan);
+      const admin = isAdmin(request);
+      const cacheKey = admin ? `admin ${client}` : client;
+      let partition = addressPartitions.get(cacheKey);
+      if (!partition) {
+        if (addressPartitions.size >= 4096) addressPartitions.clear();
+        partition = (admin ? adminPartition : ipPartition)(client, options.ip.perMinute, ipBan);
+        addressPartitions.set(cacheKey, partition);
+      }
+      return partition;
+    };
+    const partitionOf = (key: ApiKey): Partition => {
+      let partition = keyPartitions.get(key.keyId);
+      if (!partition) {
+        partition = keyPartition(key.keyId, key.limits, keyBan);
+        keyPartitions.set(key.keyId, partition);
+      }
+      return partition;
     };
     const asRequest = (partition: Partition, cost: 0 | 1): ConsumeRequest => ({ partition: partition.id, windows: partition.windows, ban: partition.ban, cost });
 
@@ -138,17 +158,17 @@ export const rateLimitPlugin: Plugin<RateLimitPluginOptions> = {
      */
     async function decideKey(request: Request, key: ApiKey): Promise<Verdict> {
       const address = addressOf(request);
-      const own = keyPartition(key.keyId, key.limits, keyBan);
+      const own = partitionOf(key);
       const forced = stateOf(request).forceRefusal === true;
       const results = await store.consumeAll([asRequest(address, 0), asRequest(own, forced ? 0 : 1)]);
       const [first, second] = results;
-      if (second) return verdict(own.kind, forced && second.outcome === 'admitted' ? asRefusal(second) : second, clock.now(), forced ? 0 : 1);
-      return verdict(address.kind, first!, clock.now(), 0);
+      if (second) return verdict(own.kind, forced && second.outcome === 'admitted' ? asRefusal(second) : second, clock.now(), forced ? 0 : 1, own.windows);
+      return verdict(address.kind, first!, clock.now(), 0, address.windows);
     }
 
     async function decideAddress(request: Request, cost: 0 | 1 = 1): Promise<Verdict> {
       const address = addressOf(request);
-      return verdict(address.kind, await store.consume(asRequest(address, cost)), clock.now(), cost);
+      return verdict(address.kind, await store.consume(asRequest(address, cost)), clock.now(), cost, address.windows);
     }
 
     /** The key a request carries even where no authentication ran (unknown paths, auth-free routes). */
@@ -194,8 +214,8 @@ export const rateLimitPlugin: Plugin<RateLimitPluginOptions> = {
       // A harness call made with the admin token is not API traffic: no rate-limit headers on it.
       if (!replacement && isAdmin(request) && request.auth.isAuthenticated && state.verdict.admitted) return h.continue;
       const headers = state.verdict.headers;
-      if ('isBoom' in response && response.isBoom) Object.assign(response.output.headers, headers);
-      else for (const [name, value] of Object.entries(headers)) (response as ResponseObject).header(name, value);
+      // The names are lower case and new on this response: set them as response.header() would, without its checks.
+      Object.assign('isBoom' in response && response.isBoom ? response.output.headers : (response as ResponseObject).headers, headers);
       return replacement ?? h.continue;
     });
   },

@@ -48,8 +48,19 @@ export function bindingWindow(result: ConsumeResult, cost: 0 | 1 = 1): WindowUsa
   return best;
 }
 
-/** `RateLimit-Policy` (draft-ietf-httpapi-ratelimit-headers-11): every window of the partition. */
+const policies = new WeakMap<readonly WindowSpec[], string>();
+
+/** `RateLimit-Policy` (draft-ietf-httpapi-ratelimit-headers-11): every window of the partition; the same for every request of a partition. */
 export function formatPolicy(windows: readonly WindowSpec[]): string {
+  let policy = policies.get(windows);
+  if (policy === undefined) {
+    policy = formatPolicyOnce(windows);
+    policies.set(windows, policy);
+  }
+  return policy;
+}
+
+function formatPolicyOnce(windows: readonly WindowSpec[]): string {
   return windows.map((w) => `"${w.name}";q=${w.limit};w=${Math.round(w.windowMs / 1000)}`).join(', ');
 }
 
@@ -101,11 +112,11 @@ export function asRefusal(result: ConsumeResult): ConsumeResult {
   return { outcome: 'refused', banMs: 0, windows: [{ ...first, used: first.spec.limit }, ...rest] };
 }
 
-export function verdict(kind: PartitionKind, result: ConsumeResult, nowMs: number, cost: 0 | 1 = 1): Verdict {
+export function verdict(kind: PartitionKind, result: ConsumeResult, nowMs: number, cost: 0 | 1 = 1, specs?: readonly WindowSpec[]): Verdict {
   const binding = bindingWindow(result, cost);
   const headers: Record<string, string> = {
     'x-ratelimit-limit': String(binding.spec.limit),
-    'ratelimit-policy': formatPolicy(result.windows.map((u) => u.spec)),
+    'ratelimit-policy': formatPolicy(specs ?? result.windows.map((u) => u.spec)),
     'ratelimit': formatState(result),
   };
   if (result.outcome === 'admitted') {

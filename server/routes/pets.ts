@@ -2,9 +2,9 @@ import type { Plugin, Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
 import type { Contract } from '../contract.ts';
 import { apiError } from '../errors.ts';
 import { decodeJsonBody } from '../json-body.ts';
-import { rejectInvalid } from '../plugins/errors.ts';
 import { InvalidCursorError, PetService, type ListRequest } from '../pets/service.ts';
-import { createPetValidation } from '../pets/validation.ts';
+import { createPetValidation, InvalidInputError } from '../pets/validation.ts';
+import { JSON_TYPE, petJson, petsJson } from '../pets/json.ts';
 
 export interface PetRoutesOptions {
   service: PetService;
@@ -24,12 +24,25 @@ export const petRoutes: Plugin<PetRoutesOptions> = {
     const base = contract.basePath;
     const validation = createPetValidation(contract);
 
-    /** `Link: <...>; rel="next"` (RFC 8288) to the next page, keeping the request's filters. */
-    const nextLink = (query: ListRequest, cursor: string) => {
-      const params = new URLSearchParams({ limit: String(query.limit) });
-      if (query.status) params.set('status', query.status);
-      params.set('cursor', cursor);
-      return `<${base}/pets?${params}>; rel="next"`;
+    /**
+     * `Link: <...>; rel="next"` (RFC 8288) to the next page, keeping the request's filters. The
+     * values are a validated status (a token of the contract's enum) and a base64url cursor: nothing
+     * to escape, but escaped anyway in case a future status needs it.
+     */
+    const nextLink = (query: ListRequest, cursor: string) =>
+      `<${base}/pets?limit=${query.limit}${query.status ? `&status=${encodeURIComponent(query.status)}` : ''}&cursor=${cursor}>; rel="next"`;
+
+    /**
+     * The contract's validation, run by the handlers rather than by hapi's validation stage: the
+     * same validators and the same 400s, without a lifecycle step per request (npm run bench).
+     */
+    const checked = <T>(code: 'invalid_parameter' | 'invalid_body', validate: () => T): T => {
+      try {
+        return validate();
+      } catch (error) {
+        if (error instanceof InvalidInputError) throw apiError(code, error.message);
+        throw error;
+      }
     };
 
     const routes: ServerRoute[] = [
@@ -38,12 +51,11 @@ export const petRoutes: Plugin<PetRoutesOptions> = {
         path: `${base}/pets`,
         options: {
           id: 'listPets',
-          validate: { query: async (query) => validation.listQuery(query as Record<string, unknown>), failAction: rejectInvalid('invalid_parameter') },
           async handler(request: Request, h: ResponseToolkit) {
-            const query = request.query as unknown as ListRequest;
+            const query = checked('invalid_parameter', () => validation.listQuery(request.query)) as ListRequest;
             try {
               const page = await service.list(query);
-              const response = h.response(page.pets);
+              const response = h.response(petsJson(page.pets)).type(JSON_TYPE);
               if (page.nextCursor) response.header('Link', nextLink(query, page.nextCursor));
               return response;
             } catch (error) {
@@ -60,13 +72,10 @@ export const petRoutes: Plugin<PetRoutesOptions> = {
           id: 'createPet',
           // Raw bytes (decompressed): the server decodes the JSON itself, see json-body.ts.
           payload: { parse: 'gunzip', output: 'data' },
-          validate: {
-            payload: async (payload, options) => validation.newPet(decodeJsonBody(payload, (options as { context: { headers: Record<string, string> } }).context.headers)),
-            failAction: rejectInvalid('invalid_body'),
-          },
           async handler(request: Request, h: ResponseToolkit) {
-            const pet = await service.create(request.payload as Parameters<PetService['create']>[0]);
-            return h.response(pet).code(201).header('Location', `${base}/pets/${pet.id}`);
+            const input = checked('invalid_body', () => validation.newPet(decodeJsonBody(request.payload, request.headers as Record<string, string | undefined>)));
+            const pet = await service.create(input);
+            return h.response(petJson(pet)).type(JSON_TYPE).code(201).header('Location', `${base}/pets/${pet.id}`);
           },
         },
       },
@@ -79,12 +88,11 @@ export const petRoutes: Plugin<PetRoutesOptions> = {
             // Read by the deprecation plugin: the route says it is deprecated, no path check does.
             deprecation: { ...contract.deprecation, successor: `${base}${contract.deprecation.successor}` },
           },
-          validate: { params: async (params) => ({ petId: validation.petId(params as Record<string, unknown>) }), failAction: rejectInvalid('invalid_parameter') },
-          async handler(request: Request) {
-            const id = request.params.petId as unknown as number;
+          async handler(request: Request, h: ResponseToolkit) {
+            const id = checked('invalid_parameter', () => validation.petId(request.params));
             const pet = await service.get(id);
-            if (!pet) throw apiError('pet_not_found', `Pet ${String((request.orig.params as Record<string, string>).petId)} was not found.`);
-            return pet;
+            if (!pet) throw apiError('pet_not_found', `Pet ${String(request.params.petId)} was not found.`);
+            return h.response(petJson(pet)).type(JSON_TYPE);
           },
         },
       },
