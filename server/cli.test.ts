@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DEFAULT_DB_FILE, parseServeArgs } from './cli.ts';
+import { readFileStore } from './store/pet-store.ts';
 import { ROOT, startCli } from './test/process.ts';
 
 const args = suite('parseServeArgs');
@@ -86,7 +87,7 @@ cli('starts on the file store, prints URL and keys per plan, logs requests witho
   assert.match(log, /"statusCode":201/);
   assert.not.ok(log.includes('Bearer test-pro-key'), 'the Authorization header is never logged');
   assert.match(log, /SIGTERM received/);
-  assert.is(JSON.parse(readFileSync(db, 'utf8')).pets.length, 11);
+  assert.is(JSON.parse(readFileSync(db, 'utf8')).pets.length, 11, 'a clean stop folds the journal into db.json');
 });
 
 cli('every acknowledged create survives a kill -9 right after the 201s', async () => {
@@ -109,7 +110,7 @@ cli('every acknowledged create survives a kill -9 right after the 201s', async (
   }
   await server.exited;
   assert.is(acknowledged.length, 64);
-  const onDisk = new Set((JSON.parse(readFileSync(db, 'utf8')).pets as Array<{ id: number }>).map((p) => p.id));
+  const onDisk = new Set(readFileStore(db).map((p) => p.id));
   for (const id of acknowledged) assert.ok(onDisk.has(id), `acknowledged pet ${id} is on disk`);
 });
 

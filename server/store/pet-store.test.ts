@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +8,7 @@ import { KitError } from '../../lib/errors.ts';
 import { fixturePets } from '../fixtures.ts';
 import type { Pet } from '../types.ts';
 import { CorruptDatabaseError, DurableJsonFile } from './durable-json-file.ts';
-import { LowPetStore, type Database, type StorageOptions } from './pet-store.ts';
+import { readFileStore, LowPetStore, type Database, type StorageOptions } from './pet-store.ts';
 
 const seed: Pet[] = [
   { id: 1, name: 'A', categoryId: 1, status: 'available' },
@@ -61,8 +62,10 @@ file('a new file is created and seeded; a restart reads it back with its counter
   assert.is(await second.count(), 11);
   assert.equal(await second.get(11), { id: 11, name: 'Mochi', categoryId: 2, status: 'available' });
   assert.is((await second.create({ name: 'Next', categoryId: 1, status: 'sold' })).id, 12);
-  assert.is(readDb(path).nextId, 13);
+  assert.equal(readFileStore(path).map((p) => p.id).slice(-2), [11, 12], 'the create is durable in the journal');
   await second.close();
+  assert.is(readDb(path).nextId, 13, 'closing folds the journal into the snapshot');
+  assert.is(readFileSync(`${path}.journal`, 'utf8'), '');
 });
 
 file('every create is on disk when its promise resolves; concurrent creates share file writes', async () => {
@@ -70,16 +73,16 @@ file('every create is on disk when its promise resolves; concurrent creates shar
   const store = await LowPetStore.open({ type: 'file', path }, seed);
   const created = await Promise.all(
     Array.from({ length: 200 }, (_, i) => store.create({ name: `P${i}`, categoryId: 1, status: 'available' }).then((pet) => {
-      // At the moment this create is acknowledged, the file already holds it.
-      assert.ok(readDb(path).pets.some((p) => p.id === pet.id), `pet ${pet.id} on disk when acknowledged`);
+      // At the moment this create is acknowledged, the files already hold it.
+      assert.ok(readFileStore(path).some((p) => p.id === pet.id), `pet ${pet.id} on disk when acknowledged`);
       return pet;
     })),
   );
   assert.is(new Set(created.map((p) => p.id)).size, 200);
-  const onDisk = readDb(path);
-  assert.is(onDisk.pets.length, 203);
-  assert.is(onDisk.nextId, 206);
+  assert.is(readFileStore(path).length, 203);
+  assert.ok(readFileSync(`${path}.journal`, 'utf8').split('\n').length < 200 + 2, 'one line per create');
   await store.close();
+  assert.equal(readDb(path).nextId, 206);
 });
 
 file('grouping: 200 concurrent creates take far fewer than 200 file writes', async () => {
@@ -100,17 +103,20 @@ file('a failed write is not acknowledged and its pet is not kept; later writes s
   const dir = tempDir();
   const path = join(dir, 'db.json');
   const store = await LowPetStore.open({ type: 'file', path }, seed);
-  // The temporary file's place taken by a folder: the next write cannot happen.
-  mkdirSync(join(dir, '.db.json.tmp'));
+  // An immutable journal (chattr +i, which even root cannot write): the next append fails.
+  execFileSync('chattr', ['+i', `${path}.journal`]);
   let failed = false;
-  await store.create({ name: 'Lost', categoryId: 1, status: 'available' }).catch(() => (failed = true));
+  try {
+    await store.create({ name: 'Lost', categoryId: 1, status: 'available' }).catch(() => (failed = true));
+  } finally {
+    execFileSync('chattr', ['-i', `${path}.journal`]);
+  }
   assert.ok(failed);
   assert.is(await store.count(), 3);
   assert.is(await store.get(6), undefined);
-  rmSync(join(dir, '.db.json.tmp'), { recursive: true });
   const kept = await store.create({ name: 'Kept', categoryId: 1, status: 'available' });
   assert.is(kept.id, 7);
-  assert.equal(readDb(path).pets.map((p) => p.id), [1, 2, 5, 7]);
+  assert.equal(readFileStore(path).map((p) => p.id), [1, 2, 5, 7]);
   await store.close();
 });
 
