@@ -9,6 +9,8 @@ import { runToEnd } from './proc.ts';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** What scripts/build.mjs compiles or copies into dist/. */
 const SOURCE_DIRS = ['bin', 'lib', 'server', 'conformance', 'spec', 'fixtures'];
+/** Folders under those that runs write into (git-ignored), never sources. */
+const GENERATED = new Set(['reports', 'node_modules']);
 export const BUILT_MARKER = 'dist/server/cli.js';
 
 export interface SourceFile {
@@ -29,7 +31,9 @@ function sourceFiles(root: string): SourceFile[] {
   const walk = (dir: string) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);
-      if (entry.isDirectory()) walk(path);
+      if (entry.isDirectory()) {
+        if (!GENERATED.has(entry.name)) walk(path);
+      }
       else if (!entry.name.endsWith('.test.ts') && !entry.name.endsWith('.md')) found.push({ path: relative(root, path), mtimeMs: statSync(path).mtimeMs });
     }
   };
