@@ -200,7 +200,8 @@ export function computeRatios(cases: readonly CaseResult[]): Ratios {
 
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 /** A ratio, cut (not rounded) to `digits`, so that a value shown as meeting a target does meet it. */
-const x = (n: number, digits = 2) => `${(Math.floor(n * 10 ** digits) / 10 ** digits).toFixed(digits)}x`;
+// The epsilon keeps 0.29 (28.999... hundredths in binary) from being cut to 0.28.
+const x = (n: number, digits = 2) => `${(Math.floor(n * 10 ** digits + 1e-9) / 10 ** digits).toFixed(digits)}x`;
 
 /** Why a ratio target was missed, from what the run measured: the CPU each side spends per request, and the generator. */
 function ratioWhy(reference: CaseResult & { summary: CaseSummary }, peer: CaseResult & { summary: CaseSummary }, headroom: Headroom): string {
@@ -367,7 +368,8 @@ export function renderText(report: BenchReport): string {
   if (h.nearSaturation.length) lines.push(`WARNING: the load generator used more than ${(100 / TARGETS.headroom).toFixed(0)}% of its core in ${h.nearSaturation.join(', ')}.`);
   lines.push('');
   const r = report.ratios;
-  const show = (v: number | null, digits = 2) => (v === null ? '-' : v.toFixed(digits));
+  // Cut like the targets' figures, so that the table and the verdicts never disagree in the last digit.
+  const show = (v: number | null, digits = 2) => (v === null ? '-' : x(v, digits).slice(0, -1));
   const ratioRows = [
     ['reference over', 'hapi', 'node', 'Prism', 'json-server', ''],
     ['list', show(r.list.hapi), show(r.list.node), show(r.list.prism, 1), show(r.list.jsonServer, 1), 'by req/s'],
