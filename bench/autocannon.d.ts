@@ -12,6 +12,13 @@ declare module 'autocannon' {
     headers?: Record<string, string>;
     body?: string | Buffer;
     timeout?: number;
+    requests?: Array<{
+      method?: string;
+      path?: string;
+      body?: string;
+      headers?: Record<string, string>;
+      onResponse?: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, string>) => void;
+    }>;
   }
 
   export interface Histogram {

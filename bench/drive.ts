@@ -1,28 +1,12 @@
-// The load generator, one process for the whole run: runs autocannon against one URL at a time and reports
-// counts and every expected-status latency (in ms, full resolution, written to a binary file
-// because autocannon's own histogram keeps whole milliseconds).
-import { writeFileSync } from 'node:fs';
+// The autocannon load generator (used when wrk is not installed), one process for the whole run:
+// runs autocannon against one URL at a time and reports counts, a latency histogram at microsecond
+// resolution (autocannon's own keeps whole milliseconds) and, for creates, the ids acknowledged.
 import autocannon from 'autocannon';
 import type { DriveRequest, DriveResult } from './load.ts';
 
-class Samples {
-  #data = new Float64Array(1 << 16);
-  #length = 0;
-  push(value: number) {
-    if (this.#length === this.#data.length) {
-      const grown = new Float64Array(this.#data.length * 2);
-      grown.set(this.#data);
-      this.#data = grown;
-    }
-    this.#data[this.#length++] = value;
-  }
-  get bytes(): Uint8Array {
-    return new Uint8Array(this.#data.buffer, 0, this.#length * 8);
-  }
-}
-
 async function drive(request: DriveRequest): Promise<DriveResult> {
-  const samples = new Samples();
+  const latency = new Map<number, number>();
+  const ids: number[] = [];
   let ok = 0;
   let bytes = 0;
   const unexpected: Record<string, number> = {};
@@ -34,21 +18,47 @@ async function drive(request: DriveRequest): Promise<DriveResult> {
     connections: request.connections,
     duration: request.duration,
     timeout: 10,
+    ...(request.collectIds
+      ? {
+          requests: [
+            {
+              method: request.method,
+              body: request.body,
+              onResponse: (status: number, body: string) => {
+                if (status !== request.expectStatus) return;
+                const id = /"id"\s*:\s*(\d+)/.exec(body)?.[1];
+                if (id) ids.push(Number(id));
+              },
+            },
+          ],
+        }
+      : {}),
   });
   instance.on('response', (_client: unknown, statusCode: number, resBytes: number, responseTime: number) => {
+    bytes += resBytes;
     if (statusCode === request.expectStatus) {
       ok++;
-      bytes += resBytes;
-      samples.push(responseTime);
+      const us = Math.round(responseTime * 1000);
+      latency.set(us, (latency.get(us) ?? 0) + 1);
       if (ok === request.stopAfterOk) instance.stop();
     } else {
       unexpected[statusCode] = (unexpected[statusCode] ?? 0) + 1;
     }
   });
   const result = await instance;
-  writeFileSync(request.samplesFile, samples.bytes);
   const seconds = (result.finish.getTime() - result.start.getTime()) / 1000;
-  return { type: 'result', id: request.id, ok, unexpected, errors: result.errors, timeouts: result.timeouts, seconds, bytes, samplesFile: request.samplesFile };
+  return {
+    type: 'result',
+    id: request.id,
+    ok,
+    unexpected,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    seconds,
+    bytes,
+    latency: [...latency],
+    ids: request.collectIds ? ids : undefined,
+  };
 }
 
 // One driver serves the whole run, one measurement at a time, so that every case pays the same

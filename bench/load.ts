@@ -1,46 +1,83 @@
-// Parent side of the load generator (see drive.ts): one child process for the whole run, pinned
-// to the load core when pinning is on, identical for every case.
+// The load generator: wrk when it is installed (bench/wrk.ts), else autocannon in a Node process of
+// its own (bench/drive.ts). Either one runs on the load core, reports its own CPU time, and is the
+// same for every case of a run.
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { awaitMessage, nodeTsArgs, spawnChild, stopChild, type Pinning } from './proc.ts';
-import type { RoundMeasure } from './stats.ts';
+import { awaitMessage, nodeTsArgs, processTicks, spawnChild, stopChild, TICKS_PER_SECOND, type Pinning } from './proc.ts';
+import type { Histogram, RoundMeasure } from './stats.ts';
+import { findWrk, WrkGenerator } from './wrk.ts';
 
 const DRIVE_SCRIPT = fileURLToPath(new URL('./drive.ts', import.meta.url));
 
-export interface DriveRequest {
-  type: 'drive';
-  id: number;
+export interface LoadRequest {
   url: string;
   method: 'GET' | 'POST';
   headers: Record<string, string>;
   body?: string | undefined;
   connections: number;
-  /** Seconds. */
+  /** Whole seconds. */
   duration: number;
   /** Stop early once this many expected-status responses arrived (a warm-up that must not grow a store much). */
   stopAfterOk?: number | undefined;
   expectStatus: number;
-  /** Where to write the Float64 latency samples. */
-  samplesFile: string;
+  /** Read the id of every created pet from the 201 bodies (the create cases' durability check). */
+  collectIds?: boolean | undefined;
 }
 
-/** What the driver sends back: the round's counts, its latencies left in `samplesFile`. */
+export interface LoadMeasure extends Pick<RoundMeasure, 'ok' | 'unexpected' | 'errors' | 'timeouts' | 'seconds' | 'bytes' | 'latency' | 'generatorCpuSeconds'> {
+  /** The ids of the pets acknowledged with 201, when `collectIds` was asked. */
+  ids?: number[] | undefined;
+}
+
+export interface LoadGenerator {
+  readonly name: 'wrk' | 'autocannon';
+  readonly version: string;
+  /** Name, version and how it runs, for the report. */
+  readonly description: string;
+  run(request: LoadRequest): Promise<LoadMeasure>;
+  close(): Promise<void>;
+}
+
+export type GeneratorChoice = 'auto' | 'wrk' | 'autocannon';
+
+/** The generator to use: wrk when present (or asked for), else autocannon; `note` says why when it is not wrk. */
+export async function openGenerator(choice: GeneratorChoice, pinning: Pinning | null, dir: string): Promise<{ generator: LoadGenerator; note?: string }> {
+  if (choice !== 'autocannon') {
+    const wrk = await findWrk();
+    if (wrk) return { generator: new WrkGenerator(wrk.path, wrk.version, pinning, dir) };
+    if (choice === 'wrk') throw new Error('--generator wrk: wrk is not on PATH (Debian: apt-get install wrk)');
+    return { generator: new AutocannonGenerator(pinning), note: 'wrk is not on PATH: the load generator is autocannon, which saturates several times earlier (see bench/README.md)' };
+  }
+  return { generator: new AutocannonGenerator(pinning) };
+}
+
+/** The autocannon driver's request, over IPC. */
+export interface DriveRequest extends LoadRequest {
+  type: 'drive';
+  id: number;
+}
+
+/** What the driver sends back. */
 export interface DriveResult extends Pick<RoundMeasure, 'ok' | 'unexpected' | 'errors' | 'timeouts' | 'seconds' | 'bytes'> {
   type: 'result';
   id: number;
-  samplesFile: string;
+  /** [microseconds, count] pairs. */
+  latency: Array<[number, number]>;
+  ids?: number[] | undefined;
 }
 
 export function isDriveResult(m: unknown): m is DriveResult {
   return typeof m === 'object' && m !== null && (m as DriveResult).type === 'result';
 }
 
-export type LoadMeasure = Omit<RoundMeasure, 'round' | 'foreignCores' | 'serverCpuSeconds'>;
-export type LoadRequest = Omit<DriveRequest, 'type' | 'id'>;
+const AUTOCANNON_VERSION = (JSON.parse(readFileSync(fileURLToPath(new URL('../node_modules/autocannon/package.json', import.meta.url)), 'utf8')) as { version: string }).version;
 
-/** The load generator process: started once per run, pinned to its core, driven over IPC. */
-export class LoadGenerator {
+/** autocannon in one Node process for the whole run, pinned to the load core, driven over IPC. */
+export class AutocannonGenerator implements LoadGenerator {
+  readonly name = 'autocannon';
+  readonly version = AUTOCANNON_VERSION;
+  readonly description = `autocannon ${AUTOCANNON_VERSION}, one Node process`;
   readonly #child: ChildProcess;
   #next = 1;
 
@@ -55,18 +92,14 @@ export class LoadGenerator {
     });
   }
 
-  get pid(): number | undefined {
-    return this.#child.pid;
-  }
-
   async run(request: LoadRequest): Promise<LoadMeasure> {
     const id = this.#next++;
     const budgetMs = (request.duration + 60) * 1000;
     const answer = awaitMessage(this.#child, (m): m is DriveResult => isDriveResult(m) && m.id === id, budgetMs, `load generator for ${request.url}`);
+    const before = processTicks(this.#child.pid!);
     this.#child.send({ type: 'drive', id, ...request } satisfies DriveRequest);
     const result = await answer;
-    const raw = readFileSync(result.samplesFile);
-    rmSync(result.samplesFile, { force: true });
+    const latency: Histogram = new Map(result.latency);
     return {
       ok: result.ok,
       unexpected: result.unexpected,
@@ -74,7 +107,9 @@ export class LoadGenerator {
       timeouts: result.timeouts,
       seconds: result.seconds,
       bytes: result.bytes,
-      latencies: new Float64Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength)),
+      latency,
+      generatorCpuSeconds: (processTicks(this.#child.pid!) - before) / TICKS_PER_SECOND,
+      ids: result.ids,
     };
   }
 

@@ -1,11 +1,33 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { allowedCpus, foreignCores, machineTicks, processTicks, rssBytes, peakRssBytes, type CpuTicks } from './proc.ts';
+import { allowedCpus, choosePinning, foreignCores, machineTicks, processTicks, rssBytes, peakRssBytes, treePeakRssBytes, treeTicks, workerCores, type CpuTicks } from './proc.ts';
 
-test('machineTicks reads the summed cpu line and counts the CPUs', () => {
-  const stat = 'cpu  100 5 50 800 20 0 5 0 0 0\ncpu0 50 0 25 400 10 0 5 0 0 0\ncpu1 50 5 25 400 10 0 0 0 0 0\nintr 1 2 3\n';
-  assert.equal(machineTicks(stat), { busy: 160, total: 980, cpus: 2 });
+test('machineTicks reads the summed cpu line and counts the CPUs; idle, I/O wait and softirq are not busy', () => {
+  // user 100, nice 5, system 50, idle 800, iowait 20, irq 0, softirq 5, steal 3
+  const stat = 'cpu  100 5 50 800 20 0 5 3 0 0\ncpu0 50 0 25 400 10 0 5 3 0 0\ncpu1 50 5 25 400 10 0 0 0 0 0\nintr 1 2 3\n';
+  assert.equal(machineTicks(stat), { busy: 158, total: 983, cpus: 2 });
 });
+
+const pinnings: Array<[number[], boolean, ReturnType<typeof choosePinning>]> = [
+  [[0, 1], true, { load: '0', server: '1' }],
+  [[2, 3, 4, 5], true, { load: '2', server: '3' }],
+  [[0], true, null],
+  [[0, 1], false, null],
+];
+for (const [cpus, taskset, expected] of pinnings) {
+  test(`choosePinning on cpus ${cpus} ${taskset ? 'with' : 'without'} taskset`, () => assert.equal(choosePinning(cpus, taskset), expected));
+}
+
+const workers: Array<[number, number[], ReturnType<typeof workerCores>]> = [
+  // Two cores: the load generator keeps its own, the two workers share the other.
+  [2, [0, 1], { cpus: '1', shared: true }],
+  [2, [0, 1, 2, 3], { cpus: '1,2', shared: false }],
+  [4, [0, 1, 2], { cpus: '1,2', shared: true }],
+  [1, [0, 1, 2], { cpus: '1', shared: false }],
+];
+for (const [n, cpus, expected] of workers) {
+  test(`workerCores: ${n} workers on cpus ${cpus}`, () => assert.equal(workerCores(n, cpus), expected));
+}
 
 const machine = (busy: number, total: number): CpuTicks => ({ busy, total, cpus: 2 });
 const foreign: Array<[string, number, number]> = [
@@ -31,6 +53,11 @@ test('processTicks, rss and peak rss of this very process; 0 ticks for a process
   assert.ok(rss > 10e6, `${rss}`);
   // Read after the RSS: the peak can only have grown since.
   assert.ok(peakRssBytes(process.pid) >= rss);
+  // Each read after the figure it must not fall below: both only grow.
+  const peak = peakRssBytes(process.pid);
+  assert.ok(treePeakRssBytes(process.pid) >= peak);
+  const ticks = processTicks(process.pid);
+  assert.ok(treeTicks(process.pid) >= ticks);
   assert.is(processTicks(2 ** 22 + 7), 0);
 });
 

@@ -4,9 +4,10 @@
 import type { ChildProcess } from 'node:child_process';
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { exited, spawnChild as spawnTracked } from '../lib/processes.ts';
+import { join } from 'node:path';
+import { collectOutput, descendants, exited, spawnChild as spawnTracked, stopChild } from '../lib/processes.ts';
 
-export { exited, freePort, stopChild } from '../lib/processes.ts';
+export { descendants, exited, freePort, stopChild } from '../lib/processes.ts';
 
 export interface SpawnSpec {
   command: string;
@@ -17,13 +18,53 @@ export interface SpawnSpec {
   /** File descriptor for the child's stdout and stderr (a log file); 'ignore' drops them. */
   output: number | 'ignore' | 'pipe' | 'inherit';
   ipc?: boolean;
+  cwd?: string | undefined;
+  /** A process group of its own, so that stopping it stops what it started (cluster workers) too. */
+  group?: boolean;
 }
 
 export function spawnChild(spec: SpawnSpec): ChildProcess {
   const [command, args] = spec.cpu !== undefined ? ['taskset', ['-c', spec.cpu, spec.command, ...spec.args]] : [spec.command, spec.args];
   const stdio: Array<'ignore' | 'pipe' | 'inherit' | 'ipc' | number> = ['ignore', spec.output, spec.output];
   if (spec.ipc) stdio.push('ipc');
-  return spawnTracked(command as string, args as string[], { stdio, env: spec.env ?? process.env });
+  return spawnTracked(command as string, args as string[], { stdio, env: spec.env ?? process.env, cwd: spec.cwd, group: spec.group });
+}
+
+/** Runs a command to its end and gives its exit code and output (stdout and stderr together). */
+export function runToEnd(
+  command: string,
+  args: string[],
+  options: { cpu?: string | undefined; timeoutMs: number; cwd?: string; env?: NodeJS.ProcessEnv },
+): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawnChild({ command, args, cpu: options.cpu, output: 'pipe', cwd: options.cwd, env: options.env });
+    const output = collectOutput(child);
+    const timer = setTimeout(() => {
+      void stopChild(child, 'SIGKILL');
+      reject(new Error(`${command} ${args.join(' ')}: still running after ${options.timeoutMs} ms; killed`));
+    }, options.timeoutMs);
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output: output.text() });
+    });
+  });
+}
+
+/** The full path of an executable on PATH, or undefined. */
+export function findOnPath(bin: string): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(':').filter(Boolean)) {
+    try {
+      accessSync(join(dir, bin), constants.X_OK);
+      return join(dir, bin);
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
 }
 
 /** Node with tsx's loader, the way every TypeScript process of the benchmark is run. */
@@ -55,6 +96,17 @@ export function awaitMessage<T>(child: ChildProcess, accept: (m: unknown) => m i
 /** Peak resident set size (VmHWM) of a live process, in bytes. */
 export function peakRssBytes(pid: number): number {
   return statusField(pid, 'VmHWM');
+}
+
+/** The peaks of a process and every process below it (cluster workers), added up; 0 for what is gone. */
+export function treePeakRssBytes(pid: number): number {
+  return [pid, ...descendants(pid)].reduce((n, p) => {
+    try {
+      return n + peakRssBytes(p);
+    } catch {
+      return n;
+    }
+  }, 0);
 }
 
 export function rssBytes(pid: number): number {
@@ -113,6 +165,7 @@ export async function waitForHttp(
 }
 
 export interface Pinning {
+  /** The core of every single-process server. */
   server: string;
   load: string;
 }
@@ -122,21 +175,19 @@ export interface Pinning {
  * taskset or a second core is missing. The load generator is as CPU-bound as the server; pinned,
  * neither steals the other's core and every case gets the same split.
  */
-export function choosePinning(): Pinning | null {
-  const cpus = allowedCpus();
-  if (cpus.length < 2 || !onPath('taskset')) return null;
+export function choosePinning(cpus = allowedCpus(), taskset = findOnPath('taskset') !== undefined): Pinning | null {
+  if (cpus.length < 2 || !taskset) return null;
   return { load: String(cpus[0]), server: String(cpus[1]) };
 }
 
-function onPath(bin: string): boolean {
-  return (process.env.PATH ?? '').split(':').some((dir) => {
-    try {
-      accessSync(`${dir}/${bin}`, constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
+/**
+ * The cores of a server of `workers` processes: one each while the machine has them beside the load
+ * generator's, else they share what is left (on two cores: the server's one core).
+ */
+export function workerCores(workers: number, cpus = allowedCpus()): { cpus: string; shared: boolean } {
+  const left = cpus.slice(1);
+  const used = left.slice(0, Math.max(1, workers));
+  return { cpus: used.join(','), shared: used.length < workers };
 }
 
 /** The CPUs this process may use, from /proc/self/status. */
@@ -152,24 +203,33 @@ export function allowedCpus(status = readFileSync('/proc/self/status', 'utf8')):
 }
 
 export interface CpuTicks {
-  /** Ticks all CPUs spent on anything but idle and I/O wait. */
+  /** Ticks all CPUs spent on anything but idle, I/O wait and softirq. */
   busy: number;
   /** All ticks of all CPUs. */
   total: number;
   cpus: number;
 }
 
-/** Machine-wide CPU ticks from /proc/stat (its first line sums every CPU). */
+/**
+ * Machine-wide CPU ticks from /proc/stat (its first line sums every CPU). Softirq time is left out
+ * of `busy`: it is charged to no process, and on loopback most of it is the benchmark's own
+ * traffic (a tenth of a core at 50,000 requests/s), which would otherwise read as disturbance.
+ */
 export function machineTicks(stat = readFileSync('/proc/stat', 'utf8')): CpuTicks {
   const lines = stat.split('\n');
   const fields = lines[0]!.trim().split(/\s+/).slice(1).map(Number);
   const total = fields.slice(0, 8).reduce((a, b) => a + b, 0);
-  const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
-  return { busy: total - idle, total, cpus: lines.filter((l) => /^cpu\d+\s/.test(l)).length };
+  const notBusy = (fields[3] ?? 0) + (fields[4] ?? 0) + (fields[6] ?? 0);
+  return { busy: total - notBusy, total, cpus: lines.filter((l) => /^cpu\d+\s/.test(l)).length };
 }
 
 /** Clock ticks per second of /proc's CPU counters (USER_HZ, 100 on Linux). */
 export const TICKS_PER_SECOND = 100;
+
+/** CPU ticks of a process and every process below it (cluster workers). */
+export function treeTicks(pid: number): number {
+  return [pid, ...descendants(pid)].reduce((n, p) => n + processTicks(p), 0);
+}
 
 /** CPU ticks (user + system, every thread) a live process has used; 0 once it is gone. */
 export function processTicks(pid: number): number {

@@ -1,12 +1,16 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ownerOf, renderProfile, summarizeProfile, type CpuProfile } from './profile.ts';
+import { ownerOf, renderProfile, renderProfileMarkdown, summarizeProfile, type CpuProfile } from './profile.ts';
 
 const owners: Array<[string, string, string]> = [
   ['file:///work/main/node_modules/@hapi/hapi/lib/request.js', 'execute', '@hapi/hapi'],
   ['file:///work/main/node_modules/hapi-pino/index.js', 'onResponse', 'hapi-pino'],
   ['file:///x/node_modules/a/node_modules/pino/pino.js', 'write', 'pino'],
   ['file:///work/main/server/plugins/auth.ts', 'authenticate', 'server/plugins/auth.ts'],
+  // The compiled server: named by its place in the project.
+  ['file:///work/main/dist/server/plugins/auth.js', 'authenticate', 'server/plugins/auth.js'],
+  ['file:///work/main/dist/lib/processes.js', 'spawnChild', 'lib/processes.js'],
+  ['file:///work/main/dist/spec/rules/rules.js', 'judge', 'spec/rules/rules.js'],
   ['node:internal/streams/writable', 'write', 'node:internal'],
   ['', '(garbage collector)', '(garbage collector)'],
   ['', 'writev', '(native)'],
@@ -45,6 +49,13 @@ test('summarizeProfile: self and inclusive time, percentages of busy time', () =
   assert.is(s.inclusiveByOwner.find((x) => x.name === 'server/plugins/auth.ts')!.percent, (100 * 4) / 6);
   assert.equal(s.projectInclusive.map((x) => [x.name, x.ms]), [['authenticate server/plugins/auth.ts:1', 4]]);
   assert.match(renderProfile(s), /66\.7%\s+4 ms\s+server\/plugins\/auth\.ts/);
+});
+
+test('the Markdown table: one row per owner, self and inclusive side by side, busiest first', () => {
+  const table = renderProfileMarkdown(summarizeProfile(profile));
+  const rows = table.split('\n').filter((l) => l.startsWith('| `'));
+  assert.equal(rows, ['| `@hapi/hapi` | 33.3% | 100.0% |', '| `server/plugins/auth.ts` | 16.7% | 66.7% |', '| `node:internal` | 50.0% | 50.0% |']);
+  assert.match(table, /^6 ms busy of 10 ms sampled/);
 });
 
 test('summarizeProfile falls back to hit counts when a profile has no samples', () => {

@@ -1,6 +1,7 @@
 // Reads a V8 .cpuprofile (from `npm run bench -- --cpu-prof <dir>`) and prints where the time
 // went: self time by package or project file, the top functions by self time, and inclusive time
-// of the project's own functions. `npx tsx bench/profile.ts <file.cpuprofile> [--top N]`
+// of the project's own functions; `--markdown` prints the owners as one table for bench/RESULTS.md.
+// `npx tsx bench/profile.ts <file.cpuprofile> [--top N] [--markdown]`
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,7 +54,8 @@ export function ownerOf(frame: CallFrame): string {
     return rest[0]!.startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0]!;
   }
   if (url.startsWith('node:')) return 'node:internal';
-  const project = /\/(server|bench|conformance)\/(.*)$/.exec(url);
+  // Compiled files (dist/server/x.js) are named by their place in the project, like the sources.
+  const project = /\/(server|bench|conformance|lib|spec)\/(.*)$/.exec(url.replace(/\/dist\//, '/'));
   if (project) return `${project[1]}/${project[2]}`;
   return url;
 }
@@ -135,16 +137,38 @@ export function renderProfile(summary: ProfileSummary): string {
   ].join('\n\n') + '\n';
 }
 
+/**
+ * The owners as one Markdown table, self and inclusive time side by side, busiest first: the form
+ * the results file keeps, so that a profile before and after a change can be compared row by row.
+ */
+export function renderProfileMarkdown(summary: ProfileSummary): string {
+  const inclusive = new Map(summary.inclusiveByOwner.map((s) => [s.name, s]));
+  const self = new Map(summary.byOwner.map((s) => [s.name, s]));
+  const names = [...new Set([...summary.byOwner.map((s) => s.name), ...summary.inclusiveByOwner.map((s) => s.name)])];
+  const key = (name: string) => Math.max(self.get(name)?.ms ?? 0, inclusive.get(name)?.ms ?? 0);
+  names.sort((a, b) => key(b) - key(a));
+  const cell = (s: Share | undefined) => (s ? `${s.percent.toFixed(1)}%` : '-');
+  return [
+    `${summary.busyMs.toFixed(0)} ms busy of ${summary.totalMs.toFixed(0)} ms sampled; percentages are of busy time (inclusive: callees included, so rows overlap)`,
+    '',
+    '| owner | self | inclusive |',
+    '|---|---:|---:|',
+    ...names.map((name) => `| \`${name}\` | ${cell(self.get(name))} | ${cell(inclusive.get(name))} |`),
+  ].join('\n') + '\n';
+}
+
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);
   const topAt = args.indexOf('--top');
   const top = topAt >= 0 ? Number(args[topAt + 1]) : 25;
+  const markdown = args.includes('--markdown');
   const files = args.filter((a, i) => !a.startsWith('--') && (topAt < 0 || i !== topAt + 1));
   if (files.length === 0) {
-    process.stderr.write('usage: tsx bench/profile.ts <file.cpuprofile>... [--top N]\n');
+    process.stderr.write('usage: tsx bench/profile.ts <file.cpuprofile>... [--top N] [--markdown]\n');
     process.exit(2);
   }
   for (const file of files) {
-    process.stdout.write(`== ${file}\n${renderProfile(summarizeProfile(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, top))}\n`);
+    const summary = summarizeProfile(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, top);
+    process.stdout.write(`== ${file}\n${markdown ? renderProfileMarkdown(summary) : renderProfile(summary)}\n`);
   }
 }

@@ -2,116 +2,262 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { CaseId } from './cases.ts';
 import { CASES } from './cases.ts';
-import { checkTargets, clean, computeRatios, renderText, type BenchReport, type CaseResult, type RunSettings, type Verdict } from './report.ts';
+import {
+  checkTargets,
+  clean,
+  computeHeadroom,
+  computeRatios,
+  insertSection,
+  renderResultsSection,
+  renderText,
+  type BenchReport,
+  type CaseResult,
+  type RunSettings,
+  type Verdict,
+} from './report.ts';
 import type { CaseSummary } from './stats.ts';
+import type { Durability } from './stores.ts';
 
-const settings: RunSettings = { duration: 10, warmup: 3, connections: 64, rounds: 3, pinning: { server: '1', load: '0' }, referenceOverrides: {}, referenceNodeFlags: [] };
+const settings: RunSettings = {
+  duration: 10,
+  warmup: 3,
+  connections: 32,
+  rounds: 2,
+  pinning: { server: '1', load: '0' },
+  generator: { name: 'wrk', version: 'debian/4.1.0-3+b2', description: 'wrk debian/4.1.0-3+b2, 1 thread' },
+  build: 'compiled (dist/server/cli.js, up to date with the sources)',
+  command: 'npm run bench',
+  referenceFlags: [],
+  referenceNodeFlags: [],
+};
 
-function summary(rps: number, p99 = 10, extra: Partial<CaseSummary> = {}): CaseSummary {
-  return { rps, rpsPerRound: [rps, rps], p50: p99 / 2, p99, p999: p99, max: p99, requests: rps * 20, unexpected: {}, errors: 0, timeouts: 0, bytesPerResponse: 1500, foreignCoresMax: 0, cpuMicrosPerRequest: 1e6 / rps, ...extra };
+function summary(rps: number, extra: Partial<CaseSummary> = {}): CaseSummary {
+  return {
+    rps,
+    rpsPerRound: [rps, rps],
+    p50: 2,
+    p99: 10,
+    p999: 10,
+    max: 10,
+    requests: rps * 20,
+    cleanRounds: 2,
+    voidRounds: [],
+    unexpected: {},
+    errors: 0,
+    timeouts: 0,
+    bytesPerResponse: 1500,
+    foreignCoresMax: 0,
+    cpuMicrosPerRequest: 1e6 / rps,
+    generatorBusy: 0.2,
+    serverBusy: 1,
+    ...extra,
+  };
 }
 
 function result(id: CaseId, s: CaseSummary | null, extra: Partial<CaseResult> = {}): CaseResult {
   const spec = CASES[id];
-  return { id, label: spec.label, title: spec.title, server: spec.server, method: spec.method, path: '/v1/pets', summary: s, peakRssBytes: 100e6, ...extra };
+  return { id, label: spec.label, title: spec.title, kind: spec.kind, server: spec.server, method: spec.method, path: '/v1/pets', summary: s, peakRssBytes: 100e6, ...extra };
 }
+
+const durable = (acknowledged: number): Durability => ({
+  before: 10_000,
+  acknowledged,
+  after: 10_000 + acknowledged + 3,
+  missing: 0,
+  duplicated: 0,
+  unacknowledged: 3,
+  idsChecked: true,
+  ok: true,
+});
 
 /** A run meeting every target, for variations to break one at a time. */
 function passing(): CaseResult[] {
   return [
-    result('ref-get', summary(7000)),
-    result('hapi', summary(10000)),
-    result('node', summary(12000)),
-    result('prism', summary(500)),
-    result('ref-post', summary(2500), { durability: [{ before: 10000, acknowledged: 50000, after: 50000 + 10000, ok: true }] }),
-    result('ref-redis', summary(5000)),
-    result('list-1k', summary(7000, 10)),
-    result('list-100k', summary(7000, 11), { peakRssBytes: 140e6 }),
-    result('deep-1k', summary(7000, 10)),
-    result('deep-100k', summary(7000, 12)),
+    result('null', summary(60_000, { generatorBusy: 0.5 })),
+    result('ref-list', summary(7000)),
+    result('hapi-list', summary(10_000)),
+    result('node-list', summary(20_000)),
+    result('prism-list', summary(500)),
+    result('json-list', summary(1000)),
+    result('ref-get', summary(8000)),
+    result('hapi-get', summary(11_000)),
+    result('node-get', summary(21_000)),
+    result('prism-get', summary(600)),
+    result('json-get', summary(1200)),
+    result('ref-post', summary(6000), { durability: [durable(120_000)] }),
+    result('pg-post', summary(3000), { durability: [durable(60_000)] }),
+    result('pg-list', summary(5000)),
+    result('pg-redis-list', summary(4500)),
+    result('workers-list', summary(4000), { cpus: '1' }),
+    result('list-100k', summary(6500), { peakRssBytes: 140e6, tsx: false }),
   ];
 }
 
-const verdicts = (cases: CaseResult[], s: RunSettings = settings) => checkTargets(cases, s, computeRatios(cases)).map((t) => t.verdict);
+const TARGET_NAMES = ['list/hapi', 'list/Prism', 'list/json-server', 'get/hapi', 'get/Prism', 'get/json-server', 'create', 'RSS', 'headroom'];
+const verdicts = (cases: CaseResult[], s: RunSettings = settings) => checkTargets(cases, s, computeHeadroom(cases)).map((t) => t.verdict);
 const replace = (id: CaseId, change: (c: CaseResult) => CaseResult) => passing().map((c) => (c.id === id ? change(c) : c));
+const all = (v: Verdict): Verdict[] => TARGET_NAMES.map(() => v);
+const but = (changes: Record<number, Verdict>): Verdict[] => all('met').map((v, i) => changes[i] ?? v);
 
-test('a run meeting every target: all six met, ratios as computed', () => {
+test('a run meeting every target: all nine met; headroom and ratios as computed', () => {
   const cases = passing();
-  assert.equal(verdicts(cases), ['met', 'met', 'met', 'met', 'met', 'met']);
+  assert.equal(verdicts(cases), all('met'));
+  const h = computeHeadroom(cases);
+  assert.is(h.nullRps, 60_000);
+  assert.is(h.ceiling, 120_000, 'the null rate over the share of its core the generator used');
+  assert.equal(h.fastest, { id: 'node-get', rps: 21_000 });
+  assert.is(h.headroom, 120_000 / 21_000);
+  assert.equal(h.nearSaturation, []);
   const r = computeRatios(cases);
-  assert.is(r.referenceOverHapi, 0.7);
-  assert.is(r.referenceOverNode, 7000 / 12000);
-  assert.is(r.referenceOverPrism, 14);
-  assert.is(r.redisOverMemory, 5000 / 7000);
-  assert.is(r.listP99Growth, 1.1);
-  assert.is(r.listCpuGrowth, 1);
+  assert.equal(r.list, { hapi: 0.7, node: 0.35, prism: 14, jsonServer: 7 });
+  assert.is(r.get.hapi, 8000 / 11_000);
   // Fixture CPU cost is 1/rps: the CPU-based ratios equal the rate-based ones here.
-  assert.ok(Math.abs(r.cpuReferenceOverHapi! - 0.7) < 1e-9);
-  assert.ok(Math.abs(r.cpuReferenceOverPrism! - 14) < 1e-9);
+  assert.ok(Math.abs(r.listByCpu.hapi! - 0.7) < 1e-9);
+  assert.is(r.postgresOverFileList, 5000 / 7000);
+  assert.is(r.postgresOverFileCreate, 0.5);
+  assert.is(r.redisOverMemory, 0.9);
+  assert.is(r.workersOverOne, 4000 / 4500);
 });
 
+const voidRound = (reason: string) => ({ cleanRounds: 0, voidRounds: [{ round: 1, reason }, { round: 2, reason }], requests: 0, rps: 0, rpsPerRound: [] });
+
 const variations: Array<[string, CaseResult[], Verdict[], RunSettings?]> = [
-  ['GET at 59% of hapi', replace('ref-get', (c) => ({ ...c, summary: summary(5900) })), ['missed', 'met', 'met', 'met', 'met', 'met']],
-  ['Prism fast enough that the ratio is 9.9', replace('prism', (c) => ({ ...c, summary: summary(7000 / 9.9) })), ['met', 'missed', 'met', 'met', 'met', 'met']],
-  ['POST at 1,999/s', replace('ref-post', (c) => ({ ...c, summary: summary(1999) })), ['met', 'met', 'missed', 'met', 'met', 'met']],
-  ['POST at 32 connections: not the target\'s condition', passing(), ['met', 'met', 'not measured', 'met', 'met', 'met'], { ...settings, connections: 32 }],
+  ['list at 0.59 of bare hapi', replace('ref-list', (c) => ({ ...c, summary: summary(5900) })), but({ 0: 'missed' })],
+  ['Prism fast enough that the list ratio is 9.9', replace('prism-list', (c) => ({ ...c, summary: summary(7000 / 9.9) })), but({ 1: 'missed' })],
+  ['json-server fast enough that the get ratio is 4.9', replace('json-get', (c) => ({ ...c, summary: summary(8000 / 4.9) })), but({ 5: 'missed' })],
+  ['get at 0.59 of bare hapi', replace('hapi-get', (c) => ({ ...c, summary: summary(8000 / 0.59) })), but({ 3: 'missed' })],
+  ['create at 4,999/s', replace('ref-post', (c) => ({ ...c, summary: summary(4999) })), but({ 6: 'missed' })],
+  ['create measured at 64 connections: not the target\'s condition', passing(), but({ 6: 'not measured' }), { ...settings, connections: 64 }],
   [
-    'POST fast but an acknowledged create was lost',
-    replace('ref-post', (c) => ({ ...c, durability: [{ before: 10000, acknowledged: 100, after: 10099, ok: false }] })),
-    ['met', 'met', 'not measured', 'met', 'met', 'met'],
+    'every create round lost an acknowledged create: no clean round',
+    replace('ref-post', (c) => ({ ...c, summary: summary(9000, voidRound('1 acknowledged or original pets missing after SIGKILL')) })),
+    but({ 6: 'not measured' }),
   ],
-  ['RSS 150 MB exactly', replace('list-100k', (c) => ({ ...c, peakRssBytes: 150e6 })), ['met', 'met', 'met', 'missed', 'met', 'met']],
-  ['first-page p99 grows 30%', replace('list-100k', (c) => ({ ...c, summary: summary(7000, 13) })), ['met', 'met', 'met', 'met', 'missed', 'met']],
-  ['mid-store p99 grows 10x', replace('deep-100k', (c) => ({ ...c, summary: summary(700, 100) })), ['met', 'met', 'met', 'met', 'met', 'missed']],
-  ['reference answered 429s', replace('ref-get', (c) => ({ ...c, summary: summary(9000, 5, { unexpected: { '429': 10 } }) })), ['not measured', 'not measured', 'met', 'met', 'met', 'met']],
-  ['hapi had connection errors', replace('hapi', (c) => ({ ...c, summary: summary(9000, 5, { errors: 2 }) })), ['not measured', 'met', 'met', 'met', 'met', 'met']],
-  ['Prism not run', passing().filter((c) => c.id !== 'prism'), ['met', 'not measured', 'met', 'met', 'met', 'met']],
-  ['store-size cases skipped', replace('list-1k', (c) => ({ ...c, summary: null, skipped: 'server exited' })), ['met', 'met', 'met', 'met', 'not measured', 'met']],
+  ['RSS 150 MB exactly', replace('list-100k', (c) => ({ ...c, peakRssBytes: 150e6 })), but({ 7: 'missed' })],
+  ['RSS small but tsx in the process', replace('list-100k', (c) => ({ ...c, tsx: true })), but({ 7: 'missed' })],
+  // The generator saturated at 20,000/s: below the fastest server, so everything near it is compressed.
+  ['the generator\'s headroom is 0.95x', replace('null', (c) => ({ ...c, summary: summary(20_000, { generatorBusy: 0.99 }) })), but({ 8: 'missed' })],
+  ['no null server: headroom not measured', passing().filter((c) => c.id !== 'null'), but({ 8: 'not measured' })],
+  ['the reference answered 429s in every round', replace('ref-list', (c) => ({ ...c, summary: summary(9000, voidRound('3 x 429')) })), but({ 0: 'not measured', 1: 'not measured', 2: 'not measured' })],
+  ['one void round of two: the clean one counts', replace('ref-list', (c) => ({ ...c, summary: summary(7000, { cleanRounds: 1, voidRounds: [{ round: 2, reason: '4 socket errors' }] }) })), all('met')],
+  ['bare hapi had socket errors in every round', replace('hapi-get', (c) => ({ ...c, summary: summary(9000, voidRound('2 socket errors')) })), but({ 3: 'not measured' })],
+  ['Prism not run', passing().filter((c) => !c.id.startsWith('prism')), but({ 1: 'not measured', 4: 'not measured' })],
 ];
 for (const [name, cases, expected, s] of variations) {
   test(`targets: ${name}`, () => assert.equal(verdicts(cases, s), expected));
 }
 
-test('a case with unexpected statuses, errors or lost creates is not clean', () => {
-  assert.ok(clean(result('ref-get', summary(1))));
-  assert.not.ok(clean(result('ref-get', summary(1, 1, { unexpected: { '401': 1 } }))));
-  assert.not.ok(clean(result('ref-get', summary(1, 1, { errors: 1 }))));
-  assert.not.ok(clean(result('ref-get', summary(0, 1, { requests: 0 }))));
-  assert.not.ok(clean(result('ref-get', null)));
+test('a missed target says why from what was measured; a target not measured says which case and why', () => {
+  const slow = replace('ref-list', (c) => ({ ...c, summary: summary(5000, { cpuMicrosPerRequest: 190 }) }));
+  const [list] = checkTargets(slow, settings, computeHeadroom(slow));
+  assert.match(list!.why!, /ref-list 5,000\/s at 190 us server CPU per request, hapi-list 10,000\/s at 100 us/);
+  const compressed = slow.map((c) => (c.id === 'null' ? { ...c, summary: summary(20_000, { generatorBusy: 1 }) } : c));
+  assert.match(checkTargets(compressed, settings, computeHeadroom(compressed))[0]!.why!, /generator headroom only 0\.9x: ratios compressed/);
+  const waiting = replace('ref-post', (c) => ({ ...c, summary: summary(3000, { serverBusy: 0.6, cpuMicrosPerRequest: 200 }) }));
+  assert.match(checkTargets(waiting, settings, computeHeadroom(waiting))[6]!.why!, /60% busy \(200 us of CPU per create\): the rest is waiting/);
+  const saturated = replace('ref-post', (c) => ({ ...c, summary: summary(3000, { serverBusy: 0.98, cpuMicrosPerRequest: 330 }) }));
+  assert.match(checkTargets(saturated, settings, computeHeadroom(saturated))[6]!.why!, /saturated at 330 us of CPU per create/);
+  const limited = replace('ref-list', (c) => ({ ...c, summary: summary(9000, voidRound('3 x 429')) }));
+  assert.match(checkTargets(limited, settings, computeHeadroom(limited))[0]!.why!, /ref-list had no clean round \(round 1: 3 x 429; round 2: 3 x 429\)/);
+});
+
+test('headroom: an unknown generator CPU gives the null rate as the ceiling; busy cases are named', () => {
+  const unknown = replace('null', (c) => ({ ...c, summary: summary(50_000, { generatorBusy: Number.NaN }) }));
+  const h = computeHeadroom(unknown);
+  assert.is(h.ceiling, 50_000);
+  assert.is(h.generatorBusy, null);
+  const busy = replace('node-get', (c) => ({ ...c, summary: summary(21_000, { generatorBusy: 0.8 }) }));
+  assert.equal(computeHeadroom(busy).nearSaturation, ['node-get']);
+});
+
+test('the store-size targets appear only when their cases ran', () => {
+  assert.is(checkTargets(passing(), settings, computeHeadroom(passing())).length, 9);
+  const withSizes = [...passing(), result('list-1k', summary(7000)), result('deep-1k', summary(7000)), result('deep-100k', summary(7000, { p99: 20 }))];
+  const checks = checkTargets(withSizes, settings, computeHeadroom(withSizes));
+  assert.equal(checks.slice(9).map((t) => t.verdict), ['met', 'missed']);
+});
+
+test('a case with no clean round is not clean; one clean round is enough', () => {
+  assert.ok(clean(result('ref-list', summary(1))));
+  assert.ok(clean(result('ref-list', summary(1, { cleanRounds: 1, voidRounds: [{ round: 1, reason: 'x' }] }))));
+  assert.not.ok(clean(result('ref-list', summary(1, voidRound('x')))));
+  assert.not.ok(clean(result('ref-list', null)));
   assert.not.ok(clean(undefined));
 });
 
-test('the text report holds a row per case, the ratios, the durability line and every target', () => {
-  const cases = passing();
-  cases.push(result('list-1k', null, { skipped: 'server exited (code 1)' }));
-  const report: BenchReport = {
+function report(cases = passing(), extra: Partial<BenchReport> = {}): BenchReport {
+  const headroom = computeHeadroom(cases);
+  return {
     tool: 'adoption-store-kit bench',
-    startedAt: '2026-01-01T00:00:00.000Z',
-    finishedAt: '2026-01-01T00:05:00.000Z',
-    environment: { node: 'v20', platform: 'linux x64', cpus: 2, cpuModel: 'EPYC' },
+    startedAt: '2026-11-23T09:30:12.000Z',
+    finishedAt: '2026-11-23T09:40:00.000Z',
+    environment: { node: 'v20.20.2', platform: 'linux x64', cpus: 2, cpuModel: 'Intel(R) Xeon(R) Processor' },
     settings,
     cases,
+    headroom,
     ratios: computeRatios(cases),
-    targets: checkTargets(cases, settings, computeRatios(cases)),
+    targets: checkTargets(cases, settings, headroom),
+    notes: ['--workers 2 ran both workers on cpu 1'],
+    ...extra,
   };
-  const text = renderText(report);
+}
+
+test('the text report: a row per case, void rounds, the headroom, the ratios, durability, notes and every target', () => {
+  const cases = passing().map((c) => (c.id === 'json-get' ? { ...c, summary: summary(1200, { cleanRounds: 1, voidRounds: [{ round: 2, reason: '3 socket errors' }], errors: 3 }) } : c));
+  cases.push(result('deep-100k', null, { skipped: 'server exited (code 1)' }));
+  const r = report(cases);
+  const text = renderText(r);
   for (const c of cases) assert.ok(text.includes(c.title), c.title);
-  assert.match(text, /ref-get\s+reference GET, file store 10,000 pets\s+7,000/);
-  assert.match(text, /reference\/hapi\s+0\.70.*\(by req\/s\)/);
-  assert.match(text, /reference\/hapi\s+0\.70.*\(by server CPU per request\)/);
-  assert.match(text, /ref-get .* 143 /); // CPU us/req of a 7,000 req/s case
-  assert.match(text, /reference\/Prism\s+14\.0/);
+  assert.match(text, /ref-list\s+reference list, file store 10,000 pets\s+7,000/);
+  assert.match(text, /json-get .* 1\/2\s+3 socket errors/);
+  assert.match(text, /VOID: json-get round 2: 3 socket errors/);
   assert.match(text, /skipped: server exited \(code 1\)/);
-  assert.match(text, /1,000 -> 100,000 pets: p99 x1\.10 first page, x1\.20 mid-store page; server CPU per request x1\.00 first page/);
-  assert.match(text, /50,000 acknowledged creates, store 10,000 -> 60,000 pets after SIGKILL/);
-  assert.match(text, /server on cpu 1, load generator on cpu 0/);
-  assert.not.match(text, /NOTE: reference servers ran with/);
-  for (const t of report.targets) assert.ok(text.includes(t.target), t.target);
-  assert.not.match(text, /WARNING: other processes/);
-  const disturbedCases = cases.map((c) => (c.id === 'hapi' ? { ...c, summary: { ...c.summary!, foreignCoresMax: 0.75 } } : c));
-  assert.match(renderText({ ...report, cases: disturbedCases }), /WARNING: other processes kept up to 0\.75 of 2 cores busy during hapi/);
-  const overridden = renderText({ ...report, settings: { ...settings, referenceOverrides: { logger: false } } });
-  assert.match(overridden, /NOTE: reference servers ran with createServer overrides \{"logger":false\}/);
+  assert.match(text, /load generator: wrk debian\/4\.1\.0-3\+b2, 1 thread; reference server: compiled/);
+  assert.match(text, /load generator headroom: null server 60,000 req\/s with wrk at 50% of its core, ceiling about 120,000 req\/s; fastest server node-get 21,000 req\/s: headroom 5\.7x/);
+  assert.not.match(text, /WARNING: the load generator's headroom/);
+  assert.match(text, /list\s+0\.70\s+0\.35\s+14\.0\s+7\.0\s+by req\/s/);
+  assert.match(text, /PostgreSQL\/file store: list 0\.71, create 0\.50; Redis limiter\/memory limiter \(PostgreSQL\) 0\.90; --workers 2\/one instance 0\.88 \(workers on cpu 1\)/);
+  assert.match(text, /ref-post: 120,000 acknowledged creates, store 10,000 -> 130,003 pets after SIGKILL \(all durable, every acknowledged id found once; 3 in flight\)/);
+  assert.match(text, /note: --workers 2 ran both workers on cpu 1/);
+  for (const t of r.targets) assert.ok(text.includes(t.target), t.target);
+  assert.match(text, /servers on cpu 1, load generator on cpu 0/);
+  const squeezed = renderText(report(replace('null', (c) => ({ ...c, summary: summary(20_000, { generatorBusy: 1 }) }))));
+  assert.match(squeezed, /ceiling 20,000 req\/s \(saturated\)/);
+  assert.match(squeezed, /WARNING: the load generator's headroom is below 1\.5x/);
+  const flagged = renderText({ ...r, settings: { ...settings, referenceFlags: ['--quiet'] } });
+  assert.match(flagged, /NOTE: reference servers ran with serve flags \[--quiet\]/);
+  const disturbed = renderText(report(replace('hapi-list', (c) => ({ ...c, summary: summary(10_000, { foreignCoresMax: 0.75 }) }))));
+  assert.match(disturbed, /WARNING: other processes kept up to 0\.75 of 2 cores busy during hapi-list/);
 });
+
+test('a ratio shown as meeting its target does meet it: ratios are cut, not rounded', () => {
+  const cases = replace('ref-list', (c) => ({ ...c, summary: summary(5996) }));
+  const list = checkTargets(cases, settings, computeHeadroom(cases))[0]!;
+  assert.equal([list.measured, list.verdict], ['0.59x', 'missed']);
+  // Binary fractions do not cut a whole hundredth away: 0.29 stays 0.29.
+  const exact = replace('ref-list', (c) => ({ ...c, summary: summary(2900) }));
+  assert.is(checkTargets(exact, settings, computeHeadroom(exact))[0]!.measured, '0.29x');
+});
+
+test('the results section: date, machine, generator with its headroom, command, the whole table, the profile', () => {
+  const r = { ...report(), settings: { ...settings, command: "npm run bench -- --results bench/RESULTS.md --cases 'ref-list,hapi-list'" } };
+  const section = renderResultsSection(r, '| owner | self | inclusive |\n');
+  assert.match(section, /^## 2026-11-23 09:30 UTC: wrk, 17 cases\n/);
+  assert.match(section, /- machine: 2 x Intel\(R\) Xeon\(R\) Processor, node v20\.20\.2, linux x64/);
+  assert.match(section, /- load generator: wrk debian\/4\.1\.0-3\+b2, 1 thread; headroom 5\.7x/);
+  assert.match(section, /- command: `npm run bench -- --results bench\/RESULTS\.md --cases 'ref-list,hapi-list'`/);
+  assert.ok(section.includes(renderText(r).trimEnd()), 'the whole printed report, targets included');
+  assert.match(section, /```\n\n\| owner \| self \| inclusive \|\n$/);
+});
+
+const OLD = '# Benchmark results\n\nDated runs of `npm run bench`, newest first.\n\n## 2026-11: autocannon, before\n\nold figures\n';
+const insertions: Array<[string, string | undefined, string]> = [
+  ['newest first: before the older sections, which are kept', OLD, '# Benchmark results\n\nDated runs of `npm run bench`, newest first.\n\n## new\n\n## 2026-11: autocannon, before\n\nold figures\n'],
+  ['a missing file gets the title and intro first', undefined, '# Benchmark results\n\nDated runs of `npm run bench`, newest first. Each names the machine, the load generator and the command.\n\n## new\n'],
+  ['a file with no run yet', '# Results\n\nintro\n', '# Results\n\nintro\n\n## new\n'],
+];
+for (const [name, existing, expected] of insertions) {
+  test(`insertSection: ${name}`, () => assert.is(insertSection(existing, '## new\n'), expected));
+}
 
 test.run();

@@ -1,27 +1,28 @@
-// `npm run bench`: the reference server against the framework's and the platform's ceiling and
-// against Prism, under the same conditions, in one invocation. See docs/readme/bench.md.
+// `npm run bench`: the reference server against the framework's and the platform's ceiling, Prism
+// and json-server, with the load generator's own ceiling measured beside them, under the same
+// conditions, in one invocation. See bench/README.md.
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
-import { CASES, DEEP_STATUS, LIST_PATH, SERVERS, type CaseId, type CaseSpec, type ServerId } from './cases.ts';
-import type { CannedResponse } from './child-protocol.ts';
-import { LoadGenerator, type LoadMeasure } from './load.ts';
+import { ensureBuilt } from './build.ts';
+import { CANNED_PATHS, CASES, DEEP_STATUS, needsPostgres, needsRedis, SERVERS, type CaseId, type CaseSpec, type ServerId } from './cases.ts';
+import { openGenerator, type LoadGenerator, type LoadMeasure } from './load.ts';
 import { HELP, OptionsError, parseOptions, type BenchOptions } from './options.ts';
-import { choosePinning, exited, foreignCores, httpRequest, machineTicks, processTicks, TICKS_PER_SECOND } from './proc.ts';
-import { checkTargets, computeRatios, renderText, type BenchReport, type CaseResult, type Durability, type RunSettings } from './report.ts';
-import { interleave, summarize, type RoundMeasure } from './stats.ts';
-import { countStoredPets, writePetStore } from './stores.ts';
-import { authHeaders, launch, type LaunchContext, type RunningServer } from './targets.ts';
+import { BenchDatabase, postgresProblem } from './postgres.ts';
+import { allowedCpus, choosePinning, descendants, exited, foreignCores, httpRequest, machineTicks, processTicks, TICKS_PER_SECOND, treeTicks } from './proc.ts';
+import { renderProfileMarkdown, summarizeProfile, type CpuProfile } from './profile.ts';
+import { checkTargets, computeHeadroom, computeRatios, insertSection, renderResultsSection, renderText, type BenchReport, type CaseResult, type RunSettings } from './report.ts';
+import { interleave, summarize, voidReason, type RoundMeasure } from './stats.ts';
+import { checkDurability, storedIds, writePetArray, writePetStore, type Durability } from './stores.ts';
+import { authHeaders, launch, runsTsx, type LaunchContext, type RunningServer } from './targets.ts';
 
-/** At most this many creates warm each POST round up (for at most --warmup seconds): enough for the JIT, few enough to keep the store near 10,000. */
+/** At most this many creates warm each create round up (for at most --warmup seconds): enough for the JIT, few enough to keep the store near 10,000. */
 export const POST_WARMUP_CREATES = 1000;
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
-
-type RoundMeasureOfLoad = LoadMeasure & { foreignCores: number; serverCpuSeconds: number };
 
 interface CaseState {
   spec: CaseSpec;
@@ -30,6 +31,8 @@ interface CaseState {
   skipped?: string | undefined;
   durability: Durability[];
   peakRss: number;
+  tsx?: boolean | undefined;
+  cpus?: string | undefined;
 }
 
 class Bench {
@@ -38,28 +41,41 @@ class Bench {
   readonly #runId = randomBytes(6).toString('hex');
   readonly #servers = new Map<ServerId, RunningServer>();
   readonly #states: Map<CaseId, CaseState>;
-  #load: LoadGenerator | undefined;
-  /** Counted as the benchmark's own CPU in the Redis case: the limiter's store is part of what it measures. */
+  readonly #notes: string[] = [];
+  #generator: LoadGenerator | undefined;
+  #database: BenchDatabase | undefined;
+  #build = 'not run (no reference server selected)';
+  /** Counted as the benchmark's own CPU in the Redis cases: the limiter's store is part of what they measure. */
   #redisPid: number | undefined;
 
   constructor(options: BenchOptions) {
     this.#options = options;
     const pinning = options.pin ? choosePinning() : null;
-    if (options.pin && !pinning) log('note: taskset or a second core is missing; servers and load generator are not pinned');
+    if (options.pin && !pinning) this.#note('taskset or a second core is missing: servers and load generator are not pinned');
+    const dir = mkdtempSync(join(tmpdir(), 'adoption-bench-'));
     this.#context = {
-      dir: mkdtempSync(join(tmpdir(), 'adoption-bench-')),
+      dir,
       pinning,
+      cpus: allowedCpus(),
       // Unique per run, so that Redis counters of earlier runs never apply.
       apiKey: `bench-enterprise-${this.#runId}`,
+      apiKeysFile: join(dir, 'api-keys.json'),
       redisUrl: options.redisUrl,
       redisPrefix: `adoption-bench:${this.#runId}:`,
+      databaseUrl: undefined,
       cpuProfDir: options.cpuProf ? resolve(options.cpuProf) : undefined,
       stores: new Map(),
-      referenceOptions: options.referenceOptions,
+      seeds: new Map(),
+      referenceFlags: options.referenceFlags,
       referenceNodeFlags: options.referenceNodeFlags,
       canned: undefined,
     };
     this.#states = new Map(options.cases.map((id) => [id, { spec: CASES[id], path: CASES[id].path, rounds: [], durability: [], peakRss: 0 }]));
+  }
+
+  #note(line: string) {
+    this.#notes.push(line);
+    log(`note: ${line}`);
   }
 
   async run(): Promise<BenchReport> {
@@ -71,7 +87,14 @@ class Bench {
     process.once('SIGINT', interrupted);
     try {
       if (this.#options.cpuProf) mkdirSync(this.#options.cpuProf, { recursive: true });
-      this.#load = new LoadGenerator(this.#context.pinning);
+      // The key has limits no run can reach: the limiter runs on every request but never refuses one.
+      writeFileSync(this.#context.apiKeysFile, JSON.stringify([{ key: this.#context.apiKey, plan: 'enterprise', limits: { perMinute: 1e9, perDay: 1e12 } }]));
+      const opened = await openGenerator(this.#options.generator, this.#context.pinning, this.#context.dir);
+      this.#generator = opened.generator;
+      if (opened.note) this.#note(opened.note);
+      log(`load generator: ${this.#generator.description}`);
+      await this.#prepareServices();
+      if ([...this.#needed(true)].some((id) => SERVERS[id].kind === 'reference')) this.#build = await ensureBuilt(log);
       await this.#prepareStores();
       await this.#startServers();
       await this.#resolveDeepPaths();
@@ -85,8 +108,9 @@ class Bench {
     } finally {
       process.off('SIGINT', interrupted);
       await this.#stopAll();
-      await this.#load?.close();
+      await this.#generator?.close();
       await this.#dropRedisKeys();
+      await this.#database?.drop().catch((error: Error) => log(`could not drop database ${this.#database!.name}: ${error.message}`));
       if (this.#options.keep) log(`kept ${this.#context.dir}`);
       else rmSync(this.#context.dir, { recursive: true, force: true });
     }
@@ -98,43 +122,68 @@ class Bench {
     log(`skipping the cases on ${server}: ${reason}`);
   }
 
-  #needed(): Set<ServerId> {
-    return new Set([...this.#states.values()].filter((s) => !s.skipped).map((s) => s.spec.server));
+  /** The servers the selected cases need; with `forCanned`, the reference server the bare servers copy too. */
+  #needed(forCanned = false): Set<ServerId> {
+    const ids = new Set([...this.#states.values()].filter((s) => !s.skipped).map((s) => s.spec.server));
+    if (forCanned && (ids.has('hapi') || ids.has('node'))) ids.add('ref-10k');
+    return ids;
+  }
+
+  /** Redis and PostgreSQL: checked before anything starts; a case that needs a missing one is skipped with the reason. */
+  async #prepareServices(): Promise<void> {
+    const needed = [...this.#needed()];
+    if (needed.some((id) => needsRedis(SERVERS[id]))) {
+      const problem = await redisProblem(this.#options.redisUrl);
+      if (typeof problem === 'string') for (const id of needed.filter((i) => needsRedis(SERVERS[i]))) this.#skip(id, problem);
+      else this.#redisPid = problem.pid;
+    }
+    if ([...this.#needed()].some((id) => needsPostgres(SERVERS[id]))) {
+      const problem = await postgresProblem(this.#options.databaseUrl);
+      if (problem) {
+        for (const id of [...this.#needed()].filter((i) => needsPostgres(SERVERS[i]))) this.#skip(id, problem);
+        return;
+      }
+      this.#database = await BenchDatabase.create(this.#options.databaseUrl, this.#runId);
+      this.#context.databaseUrl = this.#database.url;
+      log(`PostgreSQL: database ${this.#database.name} (dropped at the end)`);
+    }
   }
 
   async #prepareStores(): Promise<void> {
-    const sizes = new Set<number>();
-    for (const id of this.#needed()) {
+    const files = new Set<number>();
+    const seeds = new Set<number>();
+    for (const id of this.#needed(true)) {
       const spec = SERVERS[id];
-      if (spec.kind === 'reference') sizes.add(spec.pets);
-      // The bare servers answer with the bytes a reference server on the 10,000-pet store sends.
-      if (spec.kind === 'hapi' || spec.kind === 'node') sizes.add(10_000);
+      if (spec.kind === 'reference' && spec.store === 'file') files.add(spec.pets);
+      if (spec.kind === 'reference' && spec.store === 'postgres') seeds.add(spec.pets);
+      if (spec.kind === 'json-server') seeds.add(spec.pets);
     }
-    for (const size of sizes) {
+    for (const size of files) {
       const path = join(this.#context.dir, `store-${size}.json`);
       await writePetStore(path, size);
       (this.#context.stores as Map<number, string>).set(size, path);
     }
+    for (const size of seeds) {
+      const path = join(this.#context.dir, `pets-${size}.json`);
+      await writePetArray(path, size);
+      (this.#context.seeds as Map<number, string>).set(size, path);
+    }
   }
 
   async #launchAll(ids: ServerId[]): Promise<void> {
-    await Promise.all(
-      ids.map(async (id) => {
-        try {
-          this.#servers.set(id, await launch(id, SERVERS[id], this.#context));
-        } catch (error) {
-          this.#skip(id, (error as Error).message);
-        }
-      }),
-    );
+    // One at a time: servers starting together on one core would slow each other's start-up past its timeout.
+    for (const id of ids) {
+      try {
+        const server = await launch(id, SERVERS[id], this.#context);
+        this.#servers.set(id, server);
+        log(`started ${id} (pid ${server.pid}${server.cpus ? `, cpu ${server.cpus}` : ''})`);
+      } catch (error) {
+        this.#skip(id, (error as Error).message);
+      }
+    }
   }
 
   async #startServers(): Promise<void> {
-    if (this.#needed().has('ref-redis')) {
-      const problem = await redisProblem(this.#options.redisUrl);
-      if (typeof problem === 'string') this.#skip('ref-redis', problem);
-      else this.#redisPid = problem.pid;
-    }
     const needed = this.#needed();
     await this.#launchAll(
       [...needed].filter((id) => {
@@ -149,19 +198,27 @@ class Bench {
         for (const id of ['hapi', 'node'] as const) if (needed.has(id)) this.#skip(id, `no reference bytes to answer with: ${(error as Error).message}`);
       }
     }
-    await this.#launchAll((['hapi', 'node', 'prism'] as const).filter((id) => this.#needed().has(id)));
+    await this.#launchAll((['null', 'hapi', 'node', 'prism', 'json-server'] as const).filter((id) => this.#needed().has(id)));
+    const workers = this.#servers.get('pg-workers');
+    if (workers) {
+      const count = descendants(workers.pid).length;
+      if (count < 2) this.#skip('pg-workers', `--workers 2 started ${count} worker processes`);
+    }
   }
 
-  /** The exact bytes of GET /v1/pets?limit=20 on the 10,000-pet store, for the bare servers to answer with. */
-  async #captureCanned(): Promise<CannedResponse> {
+  /** The exact bytes of the list and the get on the 10,000-pet store, for the bare servers to answer with. */
+  async #captureCanned(): Promise<NonNullable<LaunchContext['canned']>> {
     const running = this.#servers.get('ref-10k');
     const server = running ?? (await launch('ref-10k', SERVERS['ref-10k'], this.#context, 99));
     try {
-      const reply = await httpRequest(`${server.origin}${LIST_PATH}`, { headers: authHeaders(this.#context.apiKey) });
-      if (reply.status !== 200) throw new Error(`reference server answered ${reply.status}: ${reply.body.toString().slice(0, 200)}`);
-      const bodyFile = join(this.#context.dir, 'canned-body.json');
-      writeFileSync(bodyFile, reply.body);
-      return { bodyFile, contentType: String(reply.headers['content-type'] ?? 'application/json') };
+      const capture = async (name: 'list' | 'get') => {
+        const reply = await httpRequest(`${server.origin}${CANNED_PATHS[name]}`, { headers: authHeaders(this.#context.apiKey) });
+        if (reply.status !== 200) throw new Error(`reference server answered ${reply.status}: ${reply.body.toString().slice(0, 200)}`);
+        const bodyFile = join(this.#context.dir, `canned-${name}.json`);
+        writeFileSync(bodyFile, reply.body);
+        return { bodyFile, contentType: String(reply.headers['content-type'] ?? 'application/json') };
+      };
+      return { list: await capture('list'), get: await capture('get') };
     } finally {
       if (!running) await server.stop();
     }
@@ -181,13 +238,16 @@ class Bench {
     }
   }
 
-  /** One request per GET case before any load: a case that answers wrongly is reported, not measured. */
+  /**
+   * One request per GET case before any load, checked for its exact status: wrk itself only tells
+   * statuses outside 200-399 apart. A case that answers wrongly is reported, not measured.
+   */
   async #probe(): Promise<void> {
     for (const state of this.#states.values()) {
       if (state.skipped || state.spec.method !== 'GET') continue;
       const server = this.#servers.get(state.spec.server);
       if (!server) {
-        state.skipped = 'server not started';
+        state.skipped ??= 'server not started';
         continue;
       }
       const reply = await httpRequest(`${server.origin}${state.path}`, { headers: authHeaders(this.#context.apiKey) }).catch((e: Error) => e);
@@ -201,7 +261,8 @@ class Bench {
     const { warmup, rounds } = this.#options;
     if (warmup > 0) {
       for (const state of runnable) {
-        if (state.spec.server === 'ref-post') continue; // warmed per round, on its fresh store
+        const spec = SERVERS[state.spec.server];
+        if (spec.kind === 'reference' && spec.freshPerRound) continue; // warmed per round, on its fresh store
         log(`warm-up ${state.spec.id} (${warmup} s)`);
         await this.#measure(this.#servers.get(state.spec.server)!, state, warmup);
       }
@@ -209,22 +270,35 @@ class Bench {
     for (let round = 0; round < rounds; round++) {
       for (const state of interleave(runnable, round)) {
         if (state.skipped) continue;
-        const measured = state.spec.server === 'ref-post' ? await this.#postRound(state, round) : await this.#getRound(state);
+        const spec = SERVERS[state.spec.server];
+        const measured = spec.kind === 'reference' && spec.freshPerRound ? await this.#createRound(state, round) : await this.#getRound(state, round);
         if (!measured) continue;
-        state.rounds.push({ round: round + 1, ...measured });
+        state.rounds.push(measured);
         const rps = measured.seconds > 0 ? measured.ok / measured.seconds : 0;
-        const bad = Object.values(measured.unexpected).reduce((a, b) => a + b, 0) + measured.errors;
-        log(`round ${round + 1}/${rounds} ${state.spec.id.padEnd(10)} ${Math.round(rps).toLocaleString('en-US').padStart(7)} req/s${bad ? `, ${bad} unexpected` : ''}`);
+        log(`round ${round + 1}/${rounds} ${state.spec.id.padEnd(13)} ${Math.round(rps).toLocaleString('en-US').padStart(7)} req/s${measured.void ? `  VOID: ${measured.void}` : ''}`);
       }
     }
   }
 
-  async #measure(server: RunningServer, state: CaseState, seconds: number, stopAfterOk?: number): Promise<RoundMeasureOfLoad> {
-    const serverBefore = processTicks(server.pid);
-    const pids = [process.pid, server.pid, this.#load!.pid, state.spec.server === 'ref-redis' ? this.#redisPid : undefined];
-    const reading = () => ({ machine: machineTicks(), own: pids.reduce<number>((n, pid) => n + (pid ? processTicks(pid) : 0), 0) });
-    const before = reading();
-    const measured = await this.#load!.run({
+  /** One load run against a server, with the CPU every process involved used meanwhile. */
+  async #measure(
+    server: RunningServer,
+    state: CaseState,
+    seconds: number,
+    extra: { stopAfterOk?: number; collectIds?: boolean } = {},
+  ): Promise<Omit<RoundMeasure, 'round'> & { ids?: number[] | undefined }> {
+    const spec = SERVERS[state.spec.server];
+    const database = needsPostgres(spec) ? this.#database : undefined;
+    const redisPid = needsRedis(spec) ? this.#redisPid : undefined;
+    const storeTicks = async () => {
+      const pids = database ? await database.backendPids().catch(() => [] as number[]) : [];
+      return new Map(pids.map((pid) => [pid, processTicks(pid)]));
+    };
+    const storeBefore = await storeTicks();
+    const machineBefore = machineTicks();
+    const serverBefore = treeTicks(server.pid);
+    const ownBefore = processTicks(process.pid) + (redisPid ? processTicks(redisPid) : 0);
+    const measured: LoadMeasure = await this.#generator!.run({
       url: `${server.origin}${state.path}`,
       method: state.spec.method,
       headers: {
@@ -234,97 +308,136 @@ class Bench {
       body: state.spec.body,
       connections: this.#options.connections,
       duration: seconds,
-      stopAfterOk,
       expectStatus: state.spec.expectStatus,
-      samplesFile: join(this.#context.dir, `samples-${state.spec.id}-${randomBytes(4).toString('hex')}.f64`),
+      stopAfterOk: extra.stopAfterOk,
+      collectIds: extra.collectIds,
     });
-    const after = reading();
-    const serverCpuSeconds = (processTicks(server.pid) - serverBefore) / TICKS_PER_SECOND;
-    return { ...measured, foreignCores: foreignCores(before, after), serverCpuSeconds };
+    const serverTicks = treeTicks(server.pid) - serverBefore;
+    const ownAfter = processTicks(process.pid) + (redisPid ? processTicks(redisPid) : 0);
+    const machineAfter = machineTicks();
+    // A backend that appeared during the round used all its ticks in it.
+    const storeAfter = await storeTicks();
+    let backendTicks = 0;
+    for (const [pid, ticks] of storeAfter) backendTicks += ticks - (storeBefore.get(pid) ?? 0);
+    const generatorTicks = Number.isFinite(measured.generatorCpuSeconds) ? measured.generatorCpuSeconds * TICKS_PER_SECOND : 0;
+    const own = serverTicks + backendTicks + (ownAfter - ownBefore) + generatorTicks;
+    return {
+      ...measured,
+      foreignCores: foreignCores({ machine: machineBefore, own: 0 }, { machine: machineAfter, own }),
+      serverCpuSeconds: (serverTicks + backendTicks) / TICKS_PER_SECOND,
+    };
   }
 
-  async #getRound(state: CaseState): Promise<RoundMeasureOfLoad | undefined> {
+  async #getRound(state: CaseState, round: number): Promise<RoundMeasure | undefined> {
     const server = this.#servers.get(state.spec.server)!;
     if (exited(server.child)) {
       state.skipped = `server exited (code ${server.child.exitCode}, signal ${server.child.signalCode}); log ${server.logFile}`;
       return undefined;
     }
-    return this.#measure(server, state, this.#options.duration);
+    const measured = await this.#measure(server, state, this.#options.duration);
+    return { round: round + 1, ...measured, void: voidReason(measured) };
   }
 
-  /** A fresh process on a fresh copy of the 10,000-pet store; after the load it is SIGKILLed and the file is read back. */
-  async #postRound(state: CaseState, round: number): Promise<RoundMeasureOfLoad | undefined> {
-    const spec = SERVERS['ref-post'];
-    if (spec.kind !== 'reference') throw new Error('ref-post must be a reference server');
+  /** A fresh process on a fresh store of 10,000 pets; after the load it is SIGKILLed and the store is read back. */
+  async #createRound(state: CaseState, round: number): Promise<RoundMeasure | undefined> {
+    const spec = SERVERS[state.spec.server];
+    if (spec.kind !== 'reference') throw new Error(`${state.spec.server} must be a reference server`);
     let server: RunningServer;
     try {
-      server = await launch('ref-post', spec, this.#context, round + 1);
+      server = await launch(state.spec.server, spec, this.#context, round + 1);
     } catch (error) {
       state.skipped = (error as Error).message;
       return undefined;
     }
     try {
       let acknowledged = 0;
-      if (this.#options.warmup > 0) acknowledged += (await this.#measure(server, state, this.#options.warmup, POST_WARMUP_CREATES)).ok;
-      const measured = await this.#measure(server, state, this.#options.duration);
-      acknowledged += measured.ok;
+      const ids: number[] = [];
+      let idsKnown = true;
+      let runs = 0;
+      const take = (m: LoadMeasure) => {
+        runs++;
+        acknowledged += m.ok;
+        if (m.ids) ids.push(...m.ids);
+        else idsKnown = false;
+      };
+      if (this.#options.warmup > 0) take(await this.#measure(server, state, this.#options.warmup, { stopAfterOk: POST_WARMUP_CREATES, collectIds: true }));
+      const measured = await this.#measure(server, state, this.#options.duration, { collectIds: true });
+      take(measured);
       state.peakRss = Math.max(state.peakRss, server.peakRss());
+      state.tsx = runsTsx(server.pid);
       // A crash is what durability must survive; only a profiling run exits cleanly (profiles are written at exit).
       await server.stop(this.#context.cpuProfDir ? 'SIGTERM' : 'SIGKILL');
-      let after = -1;
+      let stored: number[] | Error;
       try {
-        after = countStoredPets(readFileSync(server.dbFile!, 'utf8'));
+        stored = spec.store === 'file' ? storedIds(readFileSync(server.dbFile!, 'utf8')) : await this.#database!.petIds(server.schema!);
       } catch (error) {
-        log(`ref-post round ${round + 1}: store file unreadable after SIGKILL: ${(error as Error).message}`);
+        stored = error as Error;
       }
-      state.durability.push({ before: spec.pets, acknowledged, after, ok: after >= spec.pets + acknowledged });
-      return measured;
+      const durability =
+        stored instanceof Error
+          ? { before: spec.pets, acknowledged, after: -1, missing: acknowledged, duplicated: 0, unacknowledged: 0, idsChecked: false, ok: false, problem: `store unreadable after SIGKILL: ${stored.message}` }
+          : checkDurability({ before: spec.pets, acknowledged, acknowledgedIds: idsKnown ? ids : undefined, storedIds: stored, inFlightBound: this.#options.connections * runs });
+      state.durability.push(durability);
+      const { ids: _ids, ...rest } = measured;
+      return { round: round + 1, ...rest, void: voidReason(measured, durability.problem) };
     } finally {
       await server.stop('SIGKILL');
-      rmSync(server.dbFile!, { force: true });
+      if (server.dbFile) rmSync(server.dbFile, { force: true });
     }
   }
 
   /** The limiter fails open to memory when Redis is slow; a Redis case measured that way would be mislabelled. */
   async #checkRedisWasUsed(): Promise<void> {
-    const state = this.#states.get('ref-redis');
-    const server = this.#servers.get('ref-redis');
-    if (!state || state.skipped || !server) return;
-    const keys = await this.#redisKeys().catch((e: Error) => e);
-    const fellBack = /Redis unavailable/.test(readFileSync(server.logFile, 'utf8'));
-    if (keys instanceof Error || keys.length === 0 || fellBack) {
-      state.skipped = `the limiter did not use Redis throughout (${keys instanceof Error ? keys.message : `${keys.length} keys under ${this.#context.redisPrefix}`}${fellBack ? ', fell back to memory' : ''})`;
-      state.rounds = [];
+    for (const state of this.#states.values()) {
+      const server = this.#servers.get(state.spec.server);
+      if (state.skipped || !server || !needsRedis(SERVERS[state.spec.server])) continue;
+      const prefix = `${this.#context.redisPrefix}${server.id}:`;
+      const keys = await this.#redisKeys(prefix).catch((e: Error) => e);
+      const fellBack = /Redis unavailable|Redis unreachable/.test(readFileSync(server.logFile, 'utf8'));
+      if (keys instanceof Error || keys.length === 0 || fellBack) {
+        state.skipped = `the limiter did not use Redis throughout (${keys instanceof Error ? keys.message : `${keys.length} keys under ${prefix}`}${fellBack ? ', fell back to memory' : ''})`;
+        state.rounds = [];
+      }
     }
   }
 
-  async #redisKeys(): Promise<string[]> {
-    const client = new Redis(this.#options.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2000 });
+  async #redisKeys(prefix: string): Promise<string[]> {
+    const client = new Redis(this.#options.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2000, retryStrategy: () => null });
     client.on('error', () => {});
     try {
       await client.connect();
-      return await client.keys(`${this.#context.redisPrefix}*`);
+      return await client.keys(`${prefix}*`);
     } finally {
       client.disconnect();
     }
   }
 
   async #dropRedisKeys(): Promise<void> {
-    if (!this.#states.has('ref-redis')) return;
-    const client = new Redis(this.#options.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2000, retryStrategy: () => null });
-    client.on('error', () => {});
+    if (![...this.#states.values()].some((s) => needsRedis(SERVERS[s.spec.server]))) return;
     try {
-      await client.connect();
-      const keys = await client.keys(`${this.#context.redisPrefix}*`);
-      if (keys.length) await client.del(...keys);
+      const keys = await this.#redisKeys(this.#context.redisPrefix);
+      if (keys.length === 0) return;
+      const client = new Redis(this.#options.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2000, retryStrategy: () => null });
+      client.on('error', () => {});
+      try {
+        await client.connect();
+        for (let i = 0; i < keys.length; i += 500) await client.del(...keys.slice(i, i + 500));
+      } finally {
+        client.disconnect();
+      }
     } catch {
       // Redis gone: nothing of ours to drop
-    } finally {
-      client.disconnect();
     }
   }
 
   async #stopAll(signal?: NodeJS.Signals): Promise<void> {
+    for (const [id, server] of this.#servers) {
+      const spec = SERVERS[id];
+      if (spec.kind === 'reference' && !exited(server.child)) {
+        for (const state of this.#states.values()) if (state.spec.server === id) state.tsx = runsTsx(server.pid);
+      }
+      for (const state of this.#states.values()) if (state.spec.server === id) state.cpus = server.cpus;
+    }
     await Promise.all([...this.#servers.values()].map((s) => s.stop(signal)));
   }
 
@@ -333,6 +446,7 @@ class Bench {
       id: s.spec.id,
       label: s.spec.label,
       title: s.spec.title,
+      kind: s.spec.kind,
       server: s.spec.server,
       method: s.spec.method,
       path: s.path,
@@ -340,18 +454,30 @@ class Bench {
       peakRssBytes: s.peakRss > 0 ? s.peakRss : null,
       skipped: s.skipped ?? (s.rounds.length ? undefined : 'no round completed'),
       durability: s.durability.length ? s.durability : undefined,
+      tsx: s.tsx,
+      cpus: s.cpus,
     }));
     const o = this.#options;
+    const g = this.#generator!;
     const settings: RunSettings = {
       duration: o.duration,
       warmup: o.warmup,
       connections: o.connections,
       rounds: o.rounds,
       pinning: this.#context.pinning,
-      referenceOverrides: o.referenceOptions,
+      generator: { name: g.name, version: g.version, description: g.description },
+      build: this.#build,
+      command: commandLine(process.argv.slice(2)),
+      referenceFlags: o.referenceFlags,
       referenceNodeFlags: o.referenceNodeFlags,
     };
-    const ratios = computeRatios(cases);
+    const workers = cases.find((c) => c.id === 'workers-list');
+    if (workers?.cpus && this.#context.pinning && !workers.cpus.includes(',')) {
+      this.#notes.push(
+        `--workers 2 ran both workers on cpu ${workers.cpus}: the load generator needs the other core, so on this machine the case prices the cluster, not its scaling`,
+      );
+    }
+    const headroom = computeHeadroom(cases);
     return {
       tool: 'adoption-store-kit bench',
       startedAt: startedAt.toISOString(),
@@ -359,8 +485,10 @@ class Bench {
       environment: { node: process.version, platform: `${process.platform} ${process.arch}`, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown' },
       settings,
       cases,
-      ratios,
-      targets: checkTargets(cases, settings, ratios),
+      headroom,
+      ratios: computeRatios(cases),
+      targets: checkTargets(cases, settings, headroom),
+      notes: this.#notes,
     };
   }
 }
@@ -369,7 +497,13 @@ export function runBench(options: BenchOptions): Promise<BenchReport> {
   return new Bench(options).run();
 }
 
-/** Why Redis cannot serve the Redis case, or its server's pid (when it runs on this machine). */
+/** The command that ran, as a user would type it again. */
+export function commandLine(args: readonly string[]): string {
+  const quote = (a: string) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
+  return args.length ? `npm run bench -- ${args.map(quote).join(' ')}` : 'npm run bench';
+}
+
+/** Why Redis cannot serve the Redis cases, or its server's pid (when it runs on this machine). */
 async function redisProblem(url: string): Promise<string | { pid: number | undefined }> {
   const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 2000 });
   client.on('error', () => {}); // reported through the rejected connect below
@@ -423,6 +557,19 @@ export function nextLink(header: string | string[] | undefined): string | undefi
   return undefined;
 }
 
+/** The profile table of the list case's server, for the results file: its busiest profile (a worker's, or the main thread's). */
+function profileTable(dir: string): string | undefined {
+  const folder = join(dir, 'ref-10k');
+  if (!existsSync(folder)) return undefined;
+  const files = readdirSync(folder)
+    .filter((f) => f.endsWith('.cpuprofile'))
+    .map((f) => join(folder, f))
+    .sort((a, b) => statSync(b).size - statSync(a).size);
+  if (!files[0]) return undefined;
+  const summary = summarizeProfile(JSON.parse(readFileSync(files[0], 'utf8')) as CpuProfile, 15);
+  return `Profile of the server of ref-list and ref-get (\`${files[0].slice(dir.length + 1)}\`):\n\n${renderProfileMarkdown(summary)}`;
+}
+
 async function main(): Promise<void> {
   let options: BenchOptions;
   try {
@@ -442,13 +589,17 @@ async function main(): Promise<void> {
   process.stdout.write(renderText(report));
   if (options.json) {
     mkdirSync(dirname(resolve(options.json)), { recursive: true });
-    writeFileSync(options.json, JSON.stringify(report, null, 2) + '\n');
+    writeFileSync(options.json, JSON.stringify(report, (_k, v: unknown) => (v instanceof Map ? undefined : v), 2) + '\n');
     log(`wrote ${options.json}`);
   }
-  // Missed targets are findings, not failures; a case that could not be measured cleanly is a failure.
-  const broken = report.cases.filter(
-    (c) => c.skipped || !c.summary || Object.keys(c.summary.unexpected).length || c.summary.errors || (c.durability ?? []).some((d) => !d.ok),
-  );
+  if (options.results) {
+    const file = resolve(options.results);
+    const profile = options.cpuProf ? profileTable(resolve(options.cpuProf)) : undefined;
+    writeFileSync(file, insertSection(existsSync(file) ? readFileSync(file, 'utf8') : undefined, renderResultsSection(report, profile)));
+    log(`added this run to ${options.results}`);
+  }
+  // Missed targets are findings, not failures; a case without a clean round, or a lost create, is a failure.
+  const broken = report.cases.filter((c) => c.skipped || !c.summary || c.summary.cleanRounds === 0 || (c.durability ?? []).some((d) => !d.ok));
   process.exitCode = broken.length ? 1 : 0;
 }
 

@@ -1,68 +1,112 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { interleave, median, mergeSorted, percentile, ratio, summarize, type RoundMeasure } from './stats.ts';
+import { histogramOf, interleave, median, mergeHistograms, percentiles, ratio, summarize, voidReason, type Histogram, type RoundMeasure } from './stats.ts';
 
-const sorted = (...values: number[]) => new Float64Array(values).sort();
+/** 1..n milliseconds, one response each. */
+const oneEach = (n: number): Histogram => histogramOf(Array.from({ length: n }, (_, i) => i + 1));
 
-const percentiles: Array<[string, Float64Array, number, number]> = [
-  ['p50 of 1..100 is 50 (nearest rank)', sorted(...Array.from({ length: 100 }, (_, i) => i + 1)), 50, 50],
-  ['p99 of 1..100 is 99', sorted(...Array.from({ length: 100 }, (_, i) => i + 1)), 99, 99],
-  ['p100 is the maximum', sorted(3, 1, 2), 100, 3],
-  ['p99 of 1..1000 is 990', sorted(...Array.from({ length: 1000 }, (_, i) => i + 1)), 99, 990],
-  ['p50 of one sample is that sample', sorted(7.25), 50, 7.25],
-  ['p99 of two samples is the larger', sorted(1, 2), 99, 2],
-  ['a tiny percentile is the minimum', sorted(5, 6, 7), 0.001, 5],
+const cases: Array<[string, Histogram, number, number]> = [
+  ['p50 of 1..100 ms is 50 (nearest rank)', oneEach(100), 50, 50],
+  ['p99 of 1..100 ms is 99', oneEach(100), 99, 99],
+  ['p100 is the maximum', oneEach(3), 100, 3],
+  ['p99 of 1..1000 ms is 990', oneEach(1000), 99, 990],
+  ['p50 of one sample is that sample', histogramOf([7.25]), 50, 7.25],
+  ['p99 of two samples is the larger', histogramOf([1, 2]), 99, 2],
+  ['a tiny percentile is the minimum', histogramOf([5, 6, 7]), 0.001, 5],
+  // wrk's histogram: 90 responses at 100 us and 10 at 5 ms.
+  ['counts weigh their value: p90', new Map([[100, 90], [5000, 10]]), 90, 0.1],
+  ['counts weigh their value: p91', new Map([[5000, 10], [100, 90]]), 91, 5],
 ];
-for (const [name, values, p, expected] of percentiles) {
-  test(`percentile: ${name}`, () => assert.is(percentile(values, p), expected));
+for (const [name, h, p, expected] of cases) {
+  test(`percentile: ${name}`, () => assert.is(percentiles(h, [p])[0], expected));
 }
 
-test('percentile of nothing is NaN; out-of-range percentiles are refused', () => {
-  assert.ok(Number.isNaN(percentile(new Float64Array(), 50)));
-  assert.throws(() => percentile(sorted(1), 0), /percentile/);
-  assert.throws(() => percentile(sorted(1), 101), /percentile/);
+test('percentiles of nothing are NaN; out-of-range percentiles are refused', () => {
+  assert.ok(Number.isNaN(percentiles(new Map(), [50])[0]));
+  assert.throws(() => percentiles(oneEach(1), [0]), /percentile/);
+  assert.throws(() => percentiles(oneEach(1), [101]), /percentile/);
 });
 
-test('mergeSorted sorts numerically across parts', () => {
-  assert.equal([...mergeSorted([new Float64Array([10, 2]), new Float64Array([1, 100, 3])])], [1, 2, 3, 10, 100]);
+test('histograms hold microseconds; merging adds counts', () => {
+  assert.equal([...histogramOf([0.0014, 1.5, 1.5])], [[1, 1], [1500, 2]]);
+  assert.equal([...mergeHistograms([new Map([[10, 1], [20, 2]]), new Map([[20, 3]])])].sort(), [[10, 1], [20, 5]]);
 });
 
-const round = (n: number, ok: number, seconds: number, latencies: number[], extra: Partial<RoundMeasure> = {}): RoundMeasure => ({
-  round: n,
-  ok,
-  unexpected: {},
-  errors: 0,
-  timeouts: 0,
-  seconds,
-  bytes: ok * 100,
-  latencies: new Float64Array(latencies),
-  foreignCores: 0,
-  serverCpuSeconds: ok / 1000,
-  ...extra,
-});
+const round = (n: number, ok: number, seconds: number, samplesMs: number[], extra: Partial<RoundMeasure> = {}): RoundMeasure => {
+  const r: RoundMeasure = {
+    round: n,
+    ok,
+    unexpected: {},
+    errors: 0,
+    timeouts: 0,
+    seconds,
+    bytes: ok * 100,
+    latency: histogramOf(samplesMs),
+    foreignCores: 0,
+    serverCpuSeconds: ok / 1000,
+    generatorCpuSeconds: seconds / 4,
+    ...extra,
+  };
+  return { ...r, void: extra.void ?? voidReason(r) };
+};
 
-test('summarize: rps is the median round, percentiles over all samples together, unexpected statuses added up', () => {
-  // Round 1 is fast, round 2 slow: per-round p99s would hide that 1/4 of all responses took 40 ms.
+const reasons: Array<[string, Partial<RoundMeasure>, string | undefined, string?]> = [
+  ['a clean round', { ok: 10 }, undefined],
+  ['429s', { ok: 10, unexpected: { '429': 3 } }, '3 x 429'],
+  ['wrk without a hook: statuses outside 200-399', { ok: 10, unexpected: { 'non-2xx/3xx': 2 } }, '2 x non-2xx/3xx'],
+  ['socket errors and timeouts', { ok: 10, errors: 4, timeouts: 1 }, '4 socket errors; 1 timeouts'],
+  ['nothing answered', { ok: 0 }, 'no expected response'],
+  ['a create lost after SIGKILL', { ok: 10 }, '1 acknowledged or original pets missing after SIGKILL', '1 acknowledged or original pets missing after SIGKILL'],
+  ['a zero count is no reason', { ok: 10, unexpected: { '500': 0 } }, undefined],
+];
+for (const [name, measure, expected, lost] of reasons) {
+  test(`voidReason: ${name}`, () => assert.is(voidReason({ ok: 0, unexpected: {}, errors: 0, timeouts: 0, ...measure }, lost), expected));
+}
+
+test('summarize: only clean rounds make the figures; void rounds are listed and their bad answers counted', () => {
+  // Round 2 is void (429s): its fast rate and its latencies must not move anything.
   const summary = summarize([
-    round(1, 300, 1, [...Array(300).fill(1)], { unexpected: { '429': 2 } }),
-    round(2, 100, 1, [...Array(100).fill(40)], { unexpected: { '429': 1, '500': 4 }, errors: 3 }),
+    round(1, 300, 1, Array(300).fill(1)),
+    round(2, 9000, 1, Array(100).fill(0.1), { unexpected: { '429': 5 } }),
+    round(3, 100, 1, Array(100).fill(40), { errors: 0 }),
   ]);
+  assert.is(summary.cleanRounds, 2);
+  assert.equal(summary.voidRounds, [{ round: 2, reason: '5 x 429' }]);
   assert.is(summary.requests, 400);
-  assert.is(summary.rps, 200);
   assert.equal(summary.rpsPerRound, [300, 100]);
+  assert.is(summary.rps, 200);
   assert.is(summary.p50, 1);
   assert.is(summary.p99, 40);
   assert.is(summary.max, 40);
-  assert.equal(summary.unexpected, { '429': 3, '500': 4 });
-  assert.is(summary.errors, 3);
-  assert.is(summary.bytesPerResponse, 100);
+  assert.equal(summary.unexpected, { '429': 5 });
   assert.is(summary.cpuMicrosPerRequest, 1000);
+  assert.is(summary.generatorBusy, 0.25);
 });
 
-test('summarize: one disturbed round does not move the rate; the disturbance is reported', () => {
-  const summary = summarize([round(1, 1000, 1, [1]), round(2, 200, 1, [1], { foreignCores: 0.9 }), round(3, 1100, 1, [1], { foreignCores: 0.05 })]);
+test('summarize: no clean round gives no figures, only the reasons', () => {
+  const summary = summarize([round(1, 50, 1, [1], { errors: 3 })]);
+  assert.is(summary.cleanRounds, 0);
+  assert.is(summary.rps, 0);
+  assert.ok(Number.isNaN(summary.p99));
+  assert.ok(Number.isNaN(summary.cpuMicrosPerRequest));
+  assert.equal(summary.voidRounds, [{ round: 1, reason: '3 socket errors' }]);
+});
+
+test('summarize: one disturbed round does not move the rate; the disturbance and the busiest generator are reported', () => {
+  const summary = summarize([
+    round(1, 1000, 1, [1]),
+    round(2, 200, 1, [1], { foreignCores: 0.9, generatorCpuSeconds: 0.7 }),
+    round(3, 1100, 1, [1], { foreignCores: 0.05 }),
+  ]);
   assert.is(summary.rps, 1000);
   assert.is(summary.foreignCoresMax, 0.9);
+  assert.is(summary.generatorBusy, 0.7);
+});
+
+test('server CPU per request and busy cores: over all clean rounds', () => {
+  const summary = summarize([round(1, 100, 1, [1], { serverCpuSeconds: 0.01 }), round(2, 300, 2, [1], { serverCpuSeconds: 0.05 })]);
+  assert.ok(Math.abs(summary.cpuMicrosPerRequest - 150) < 1e-9, String(summary.cpuMicrosPerRequest));
+  assert.ok(Math.abs(summary.serverBusy - (0.01 + 0.025) / 2) < 1e-9, String(summary.serverBusy));
 });
 
 const medians: Array<[number[], number]> = [
@@ -72,19 +116,6 @@ const medians: Array<[number[], number]> = [
 ];
 for (const [values, expected] of medians) test(`median of ${values} is ${expected}`, () => assert.is(median(values), expected));
 test('median of nothing is NaN', () => assert.ok(Number.isNaN(median([]))));
-
-test('server CPU per request: the CPU of all rounds over all their responses', () => {
-  const summary = summarize([round(1, 100, 1, [1], { serverCpuSeconds: 0.01 }), round(2, 300, 1, [1], { serverCpuSeconds: 0.05 })]);
-  assert.ok(Math.abs(summary.cpuMicrosPerRequest - 150) < 1e-9, String(summary.cpuMicrosPerRequest));
-});
-
-test('summarize of rounds with no response reports zero, not NaN rates', () => {
-  const summary = summarize([round(1, 0, 1, [])]);
-  assert.ok(Number.isNaN(summary.cpuMicrosPerRequest));
-  assert.is(summary.rps, 0);
-  assert.is(summary.bytesPerResponse, 0);
-  assert.ok(Number.isNaN(summary.p99));
-});
 
 const ratios: Array<[number | undefined, number | undefined, number | null]> = [
   [6, 10, 0.6],
@@ -99,11 +130,11 @@ for (const [a, b, expected] of ratios) {
 }
 
 test('interleave rotates the order so every case runs first once', () => {
-  const cases = ['a', 'b', 'c'];
-  assert.equal(interleave(cases, 0), ['a', 'b', 'c']);
-  assert.equal(interleave(cases, 1), ['b', 'c', 'a']);
-  assert.equal(interleave(cases, 2), ['c', 'a', 'b']);
-  assert.equal(interleave(cases, 3), ['a', 'b', 'c']);
+  const items = ['a', 'b', 'c'];
+  assert.equal(interleave(items, 0), ['a', 'b', 'c']);
+  assert.equal(interleave(items, 1), ['b', 'c', 'a']);
+  assert.equal(interleave(items, 2), ['c', 'a', 'b']);
+  assert.equal(interleave(items, 3), ['a', 'b', 'c']);
   assert.equal(interleave([], 2), []);
 });
 

@@ -1,65 +1,112 @@
-// Pure arithmetic over measured rounds. Latency percentiles are computed from every expected
-// sample of every round together (not averaged per round), so p99 means the 99th percentile of
-// the case; the rate is the median of the rounds' rates.
+// Pure arithmetic over measured rounds. A round with any unexpected answer, socket error or lost
+// create is void: it is reported, and left out of every figure. Latency percentiles pool every
+// clean round's histogram (not averaged per round), so p99 means the 99th percentile of the case;
+// the rate is the median of the clean rounds' rates.
+
+/** Latency histogram: microseconds -> number of responses (wrk's own resolution). */
+export type Histogram = Map<number, number>;
 
 export interface RoundMeasure {
   round: number;
   /** Responses with the expected status. */
   ok: number;
-  /** Responses with any other status, by status code. */
+  /** Responses with any other status, by status code (wrk without a response hook: `non-2xx/3xx`). */
   unexpected: Record<string, number>;
+  /** Socket errors: connect, read and write. */
   errors: number;
   timeouts: number;
   /** Wall-clock seconds of the measured load. */
   seconds: number;
-  /** Response bytes (headers and body) of the expected-status responses. */
+  /** Response bytes (headers and body) read. */
   bytes: number;
-  /** Latency in milliseconds of each expected-status response. */
-  latencies: Float64Array;
+  latency: Histogram;
   /** Cores that processes outside the benchmark kept busy during the round (see proc.ts foreignCores). */
   foreignCores: number;
-  /** CPU seconds (user + system, all threads) the server process used during the round. */
+  /** CPU seconds (user + system, all threads and processes) the server used during the round. */
   serverCpuSeconds: number;
+  /** CPU seconds the load generator used during the round. */
+  generatorCpuSeconds: number;
+  /** Why the round does not count; absent for a clean round. */
+  void?: string | undefined;
+}
+
+export interface VoidRound {
+  round: number;
+  reason: string;
 }
 
 export interface CaseSummary {
-  /** Median of the rounds' rates: one round disturbed by another process does not move it. */
+  /** Median of the clean rounds' rates: one round disturbed by another process does not move it. */
   rps: number;
   rpsPerRound: number[];
   p50: number;
   p99: number;
   p999: number;
   max: number;
+  /** Expected responses of the clean rounds. */
   requests: number;
+  cleanRounds: number;
+  voidRounds: VoidRound[];
+  /** Unexpected statuses, socket errors and timeouts of every round, void ones included. */
   unexpected: Record<string, number>;
   errors: number;
   timeouts: number;
   bytesPerResponse: number;
-  /** The most cores other processes took during any round of the case. */
+  /** The most cores other processes took during any clean round of the case. */
   foreignCoresMax: number;
   /**
    * Server CPU per expected response, in microseconds. Unlike the rate it barely moves when other
    * processes take CPU, so it prices the server's work even on a busy machine.
    */
   cpuMicrosPerRequest: number;
+  /** The largest share of its core the load generator used in a clean round (1 = saturated). */
+  generatorBusy: number;
+  /** The cores the server kept busy, averaged over the clean rounds (below 1: it waited for something). */
+  serverBusy: number;
 }
 
-/** Nearest-rank percentile of an ascending array; NaN when empty. */
-export function percentile(sorted: Float64Array, p: number): number {
-  if (!(p > 0 && p <= 100)) throw new RangeError(`percentile must be in (0, 100], got ${p}`);
-  if (sorted.length === 0) return Number.NaN;
-  const rank = Math.ceil((p / 100) * sorted.length);
-  return sorted[Math.min(sorted.length, rank) - 1]!;
+/** Why a round cannot count, or undefined when it can. `lost` describes creates missing after SIGKILL. */
+export function voidReason(round: Pick<RoundMeasure, 'ok' | 'unexpected' | 'errors' | 'timeouts'>, lost?: string): string | undefined {
+  const reasons: string[] = [];
+  const unexpected = Object.entries(round.unexpected).filter(([, n]) => n > 0);
+  if (unexpected.length) reasons.push(unexpected.map(([code, n]) => `${n} x ${code}`).join(', '));
+  if (round.errors) reasons.push(`${round.errors} socket errors`);
+  if (round.timeouts) reasons.push(`${round.timeouts} timeouts`);
+  if (lost) reasons.push(lost);
+  if (round.ok === 0 && reasons.length === 0) reasons.push('no expected response');
+  return reasons.length ? reasons.join('; ') : undefined;
 }
 
-export function mergeSorted(parts: readonly Float64Array[]): Float64Array {
-  const all = new Float64Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    all.set(part, at);
-    at += part.length;
+export function histogramOf(samplesMs: Iterable<number>): Histogram {
+  const h: Histogram = new Map();
+  for (const ms of samplesMs) {
+    const us = Math.round(ms * 1000);
+    h.set(us, (h.get(us) ?? 0) + 1);
   }
-  return all.sort();
+  return h;
+}
+
+export function mergeHistograms(parts: readonly Histogram[]): Histogram {
+  const all: Histogram = new Map();
+  for (const part of parts) for (const [us, n] of part) all.set(us, (all.get(us) ?? 0) + n);
+  return all;
+}
+
+/** Nearest-rank percentiles (in ms) of a histogram; NaN when it is empty. */
+export function percentiles(h: Histogram, ps: readonly number[]): number[] {
+  for (const p of ps) if (!(p > 0 && p <= 100)) throw new RangeError(`percentile must be in (0, 100], got ${p}`);
+  const values = [...h.keys()].sort((a, b) => a - b);
+  const total = values.reduce((n, v) => n + h.get(v)!, 0);
+  if (total === 0) return ps.map(() => Number.NaN);
+  return ps.map((p) => {
+    const rank = Math.max(1, Math.ceil((p / 100) * total));
+    let seen = 0;
+    for (const v of values) {
+      seen += h.get(v)!;
+      if (seen >= rank) return v / 1000;
+    }
+    return values[values.length - 1]! / 1000;
+  });
 }
 
 export function median(values: readonly number[]): number {
@@ -70,26 +117,32 @@ export function median(values: readonly number[]): number {
 }
 
 export function summarize(rounds: readonly RoundMeasure[]): CaseSummary {
-  const requests = rounds.reduce((n, r) => n + r.ok, 0);
-  const rpsPerRound = rounds.map((r) => (r.seconds > 0 ? r.ok / r.seconds : 0));
-  const bytes = rounds.reduce((n, r) => n + r.bytes, 0);
+  const clean = rounds.filter((r) => !r.void);
+  const requests = clean.reduce((n, r) => n + r.ok, 0);
+  const rpsPerRound = clean.map((r) => (r.seconds > 0 ? r.ok / r.seconds : 0));
+  const answered = clean.reduce((n, r) => n + r.ok + Object.values(r.unexpected).reduce((a, b) => a + b, 0), 0);
   const unexpected: Record<string, number> = {};
-  for (const r of rounds) for (const [code, n] of Object.entries(r.unexpected)) unexpected[code] = (unexpected[code] ?? 0) + n;
-  const sorted = mergeSorted(rounds.map((r) => r.latencies));
+  for (const r of rounds) for (const [code, n] of Object.entries(r.unexpected)) if (n > 0) unexpected[code] = (unexpected[code] ?? 0) + n;
+  const latency = mergeHistograms(clean.map((r) => r.latency));
+  const [p50, p99, p999, max] = percentiles(latency, [50, 99, 99.9, 100]) as [number, number, number, number];
   return {
     rps: rpsPerRound.length ? median(rpsPerRound) : 0,
     rpsPerRound,
-    p50: percentile(sorted, 50),
-    p99: percentile(sorted, 99),
-    p999: percentile(sorted, 99.9),
-    max: sorted.length ? sorted[sorted.length - 1]! : Number.NaN,
+    p50,
+    p99,
+    p999,
+    max,
     requests,
+    cleanRounds: clean.length,
+    voidRounds: rounds.filter((r) => r.void).map((r) => ({ round: r.round, reason: r.void! })),
     unexpected,
     errors: rounds.reduce((n, r) => n + r.errors, 0),
     timeouts: rounds.reduce((n, r) => n + r.timeouts, 0),
-    bytesPerResponse: requests > 0 ? bytes / requests : 0,
-    foreignCoresMax: rounds.reduce((m, r) => Math.max(m, r.foreignCores), 0),
-    cpuMicrosPerRequest: requests > 0 ? (1e6 * rounds.reduce((n, r) => n + r.serverCpuSeconds, 0)) / requests : Number.NaN,
+    bytesPerResponse: answered > 0 ? clean.reduce((n, r) => n + r.bytes, 0) / answered : 0,
+    foreignCoresMax: clean.reduce((m, r) => Math.max(m, r.foreignCores), 0),
+    cpuMicrosPerRequest: requests > 0 ? (1e6 * clean.reduce((n, r) => n + r.serverCpuSeconds, 0)) / requests : Number.NaN,
+    generatorBusy: clean.reduce((m, r) => Math.max(m, r.seconds > 0 ? r.generatorCpuSeconds / r.seconds : 0), 0),
+    serverBusy: clean.length ? clean.reduce((n, r) => n + (r.seconds > 0 ? r.serverCpuSeconds / r.seconds : 0), 0) / clean.length : Number.NaN,
   };
 }
 

@@ -1,35 +1,63 @@
-// The servers under test, launched as the benchmark launches them.
+// The servers under test, launched as the benchmark launches them: the reference server compiled,
+// through its own command line and the benchmark's key file; the peers with the reference's bytes.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { LIST_PATH, SERVERS } from './cases.ts';
+import { GET_PATH, JSON_GET_PATH, JSON_LIST_PATH, LIST_PATH, SERVERS, type ReferenceServerSpec } from './cases.ts';
 import { httpRequest } from './proc.ts';
 import { midStorePage, nextLink } from './run.ts';
-import { writePetStore } from './stores.ts';
-import { authHeaders, launch, type LaunchContext, type RunningServer } from './targets.ts';
+import { writePetArray, writePetStore } from './stores.ts';
+import { authHeaders, launch, referenceArgs, runsTsx, SCRIPTS, type LaunchContext, type RunningServer } from './targets.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-targets-'));
 const apiKey = 'bench-enterprise-test-key';
 const context: LaunchContext = {
   dir,
   pinning: null,
+  cpus: [0, 1],
   apiKey,
+  apiKeysFile: join(dir, 'api-keys.json'),
   redisUrl: 'redis://127.0.0.1:6379',
   redisPrefix: 'adoption-bench-test:',
+  databaseUrl: undefined,
   cpuProfDir: undefined,
   stores: new Map([[1000, join(dir, 'store-1000.json')]]),
-  referenceOptions: {},
+  seeds: new Map([[10_000, join(dir, 'pets-10000.json')]]),
+  referenceFlags: [],
   referenceNodeFlags: [],
   canned: undefined,
 };
 let reference: RunningServer;
 
+const args = suite('the reference server\'s command line');
+const ref = (extra: Partial<ReferenceServerSpec>): ReferenceServerSpec => ({ kind: 'reference', store: 'file', pets: 1000, redis: false, workers: 1, freshPerRound: false, ...extra });
+const withDb = { ...context, databaseUrl: 'postgres://postgres@127.0.0.1:5432/adoption_bench_x', seeds: new Map([[10_000, '/t/pets.json']]) };
+const argCases: Array<[string, ReferenceServerSpec, LaunchContext, string[]]> = [
+  ['file store', ref({}), context, ['--db-file', '/t/db.json']],
+  ['PostgreSQL: its own schema, seeded with the same pets', ref({ store: 'postgres', pets: 10_000 }), withDb, ['--database', 'postgres://postgres@127.0.0.1:5432/adoption_bench_x?schema=bench_s', '--seed', '/t/pets.json']],
+  ['Redis: a key prefix of the run and the server', ref({ redis: true }), context, ['--redis', 'redis://127.0.0.1:6379', '--redis-prefix', 'adoption-bench-test:pg-redis:']],
+  ['workers', ref({ store: 'postgres', pets: 10_000, redis: true, workers: 2 }), withDb, ['--workers', '2']],
+  ['extra flags come last', ref({}), { ...context, referenceFlags: ['--quiet'] }, ['--quiet']],
+];
+for (const [name, spec, ctx, expected] of argCases) {
+  args(name, () => {
+    const argv = referenceArgs(spec, ctx, 4100, { dbFile: '/t/db.json', schema: 'bench_s' }, 'pg-redis');
+    assert.equal(argv.slice(0, 6), ['--host', '127.0.0.1', '--port', '4100', '--api-keys', ctx.apiKeysFile]);
+    const at = argv.indexOf(expected[0]!);
+    assert.ok(at >= 0, argv.join(' '));
+    assert.equal(argv.slice(at, at + expected.length), expected);
+    if (name.startsWith('extra')) assert.is(argv.at(-1), '--quiet');
+  });
+}
+
 const servers = suite('servers under test');
 
 servers.before(async () => {
+  writeFileSync(context.apiKeysFile, JSON.stringify([{ key: apiKey, plan: 'enterprise', limits: { perMinute: 1e9, perDay: 1e12 } }]));
   await writePetStore(join(dir, 'store-1000.json'), 1000);
+  await writePetArray(join(dir, 'pets-10000.json'), 10_000);
   reference = await launch('ref-1k', SERVERS['ref-1k'], context);
 });
 servers.after(async () => {
@@ -37,51 +65,84 @@ servers.after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-servers('the reference server runs in its own process, on its own copy of the store, logging each request', async () => {
+servers('the reference server runs compiled (no tsx), on its own copy of the store, with the benchmark\'s key, logging each request', async () => {
   assert.is.not(reference.pid, process.pid);
+  assert.match(readFileSync(`/proc/${reference.pid}/cmdline`, 'utf8'), new RegExp(SCRIPTS.reference));
+  assert.not.ok(runsTsx(reference.pid));
   assert.ok(reference.dbFile!.startsWith(dir) && reference.dbFile !== join(dir, 'store-1000.json'));
   const ok = await httpRequest(`${reference.origin}${LIST_PATH}`, { headers: authHeaders(apiKey) });
   assert.is(ok.status, 200);
   assert.is(JSON.parse(ok.body.toString()).length, 20);
-  // Auth is on: no key, no pets.
+  // The key file replaces the fixture keys, and auth is on: no key, no pets.
+  assert.is((await httpRequest(`${reference.origin}${LIST_PATH}`, { headers: authHeaders('test-enterprise-key') })).status, 401);
   assert.is((await httpRequest(`${reference.origin}${LIST_PATH}`)).status, 401);
   const log = readFileSync(reference.logFile, 'utf8');
   assert.match(log, /"url":"\/v1\/pets(\?[^"]*)?"/);
-  assert.not.match(log, new RegExp(apiKey), 'the key never reaches the log');
-  // Peak RSS comes from /proc/<pid>/status of that process: a node server is tens of MB at least.
+  // The start-up banner names the keys, as `npm start` prints them; the request lines never do.
+  const requestLines = log.split('\n').filter((l) => l.includes('"req":'));
+  assert.ok(requestLines.length > 0);
+  assert.not.ok(requestLines.some((l) => l.includes(apiKey)), 'the key never reaches a request line');
   assert.ok(reference.peakRss() > 20e6, `${reference.peakRss()}`);
 });
 
-servers('bare hapi and bare node:http answer the reference bytes, byte for byte, on the same path', async () => {
-  const reply = await httpRequest(`${reference.origin}${LIST_PATH}`, { headers: authHeaders(apiKey) });
-  const bodyFile = join(dir, 'canned.json');
-  writeFileSync(bodyFile, reply.body);
-  const contentType = String(reply.headers['content-type']);
-  const withCanned = { ...context, canned: { bodyFile, contentType } };
+servers('bare hapi and bare node:http answer the reference list and get, byte for byte, on the same paths; the null server answers two bytes', async () => {
+  const capture = async (path: string, name: string) => {
+    const reply = await httpRequest(`${reference.origin}${path}`, { headers: authHeaders(apiKey) });
+    assert.is(reply.status, 200, path);
+    const bodyFile = join(dir, `canned-${name}.json`);
+    writeFileSync(bodyFile, reply.body);
+    return { reply, answer: { bodyFile, contentType: String(reply.headers['content-type']) } };
+  };
+  const list = await capture(LIST_PATH, 'list');
+  const get = await capture('/v1/pets/500', 'get');
+  const withCanned = { ...context, canned: { list: list.answer, get: get.answer } };
   for (const id of ['hapi', 'node'] as const) {
     const bare = await launch(id, SERVERS[id], withCanned);
     try {
-      const answer = await httpRequest(`${bare.origin}${LIST_PATH}`, { headers: authHeaders(apiKey) });
-      assert.is(answer.status, 200, id);
-      assert.ok(answer.body.equals(reply.body), `${id} body`);
-      assert.is(answer.headers['content-type'], contentType, `${id} content-type`);
-      assert.ok(bare.peakRss() > 20e6, `${id} rss`);
+      for (const [path, expected] of [[LIST_PATH, list], [GET_PATH, get]] as const) {
+        const answer = await httpRequest(`${bare.origin}${path}`, { headers: authHeaders(apiKey) });
+        assert.is(answer.status, 200, `${id} ${path}`);
+        assert.ok(answer.body.equals(expected.reply.body), `${id} ${path} body`);
+        assert.is(answer.headers['content-type'], expected.answer.contentType, `${id} ${path} content-type`);
+      }
+      assert.not.ok(runsTsx(bare.pid), `${id} runs without tsx`);
     } finally {
       await bare.stop();
     }
     assert.ok(bare.child.exitCode !== null || bare.child.signalCode !== null, `${id} stopped`);
   }
+  const nul = await launch('null', SERVERS.null, context);
+  try {
+    const answer = await httpRequest(`${nul.origin}/`);
+    assert.equal([answer.status, answer.body.toString()], [200, '{}']);
+  } finally {
+    await nul.stop();
+  }
 });
 
-servers('with a profile directory, a reference server writes a CPU profile of its main thread when stopped', async () => {
+servers('json-server 0.17 serves the same 10,000 pets: a page of 20 and one pet by id', async () => {
+  const json = await launch('json-server', SERVERS['json-server'], context);
+  try {
+    const page = await httpRequest(`${json.origin}${JSON_LIST_PATH}`);
+    assert.is(page.status, 200);
+    assert.equal((JSON.parse(page.body.toString()) as Array<{ id: number }>).map((p) => p.id), Array.from({ length: 20 }, (_, i) => i + 1));
+    const one = await httpRequest(`${json.origin}${JSON_GET_PATH}`);
+    assert.is(one.status, 200);
+    assert.is((JSON.parse(one.body.toString()) as { id: number }).id, 5000);
+  } finally {
+    await json.stop();
+  }
+});
+
+servers('with a profile directory, a compiled reference server writes a CPU profile when stopped', async () => {
   const profiles = join(dir, 'profiles');
   const profiled = await launch('ref-1k', SERVERS['ref-1k'], { ...context, cpuProfDir: profiles }, 2);
   assert.is((await httpRequest(`${profiled.origin}${LIST_PATH}`, { headers: authHeaders(apiKey) })).status, 200);
   await profiled.stop();
   const files = readdirSync(join(profiles, 'ref-1k-2')).filter((f) => f.endsWith('.cpuprofile'));
-  assert.ok(files.length >= 1, `profiles: ${files}`);
-  const profile = JSON.parse(readFileSync(join(profiles, 'ref-1k-2', files.sort()[0]!), 'utf8')) as { nodes: unknown[] };
-  assert.ok(profile.nodes.length > 10);
+  assert.is(files.length, 1, `one profile, no loader thread: ${files}`);
+  const profile = JSON.parse(readFileSync(join(profiles, 'ref-1k-2', files[0]!), 'utf8')) as { nodes: Array<{ callFrame: { url: string } }> };
+  assert.ok(profile.nodes.some((n) => n.callFrame.url.includes('/dist/server/')), 'the compiled server is what ran');
 });
 
 servers('a bare server cannot start without the reference bytes', async () => {
@@ -125,5 +186,6 @@ for (const [header, expected] of cases) {
   links(`${JSON.stringify(header)} -> ${expected}`, () => assert.is(nextLink(header), expected));
 }
 
+args.run();
 servers.run();
 links.run();

@@ -1,40 +1,52 @@
-// Launching each server under test as a separate process and reading its peak RSS.
+// Launching each server under test as a process of its own and reading its peak RSS. The reference
+// server runs compiled, through its own command line (`node dist/server/cli.js`), as `npm start`
+// runs it; the peers are plain JavaScript; Prism and json-server run from node_modules.
 import type { ChildProcess } from 'node:child_process';
-import { closeSync, copyFileSync, openSync } from 'node:fs';
+import { closeSync, copyFileSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ServerId, ServerSpec } from './cases.ts';
-import { PRISM_LIST_PATH } from './cases.ts';
-import { isReady, type CannedResponse } from './child-protocol.ts';
-import { awaitMessage, exited, freePort, nodeTsArgs, peakRssBytes, spawnChild, stopChild, waitForHttp, type Pinning } from './proc.ts';
-import type { ReferenceLaunchConfig } from './reference-launcher.ts';
+import { JSON_LIST_PATH, PRISM_LIST_PATH } from './cases.ts';
+import { isReady, type CannedResponses } from './peers/protocol.mjs';
+import { awaitMessage, exited, freePort, spawnChild, stopChild, treePeakRssBytes, waitForHttp, workerCores, type Pinning } from './proc.ts';
 
-const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const SCRIPTS = {
-  reference: here('./reference-launcher.ts'),
-  hapi: here('./bare-hapi.ts'),
-  node: here('./bare-node.ts'),
+const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
+export const SCRIPTS = {
+  reference: join(ROOT, 'dist/server/cli.js'),
+  null: here('./peers/null-server.mjs'),
+  hapi: here('./peers/bare-hapi.mjs'),
+  node: here('./peers/bare-node.mjs'),
   prism: join(ROOT, 'node_modules/@stoplight/prism-cli/dist/index.js'),
+  jsonServer: join(ROOT, 'node_modules/json-server/lib/cli/bin.js'),
   spec: join(ROOT, 'spec/openapi.yaml'),
 };
 const START_TIMEOUT_MS = 60_000;
 
 export interface LaunchContext {
-  /** Temporary directory for store copies, logs and profiles' names. */
+  /** Temporary directory for store copies, logs and key files. */
   dir: string;
   pinning: Pinning | null;
+  /** The CPUs this process may use (for the cores of a server with workers). */
+  cpus: number[];
   apiKey: string;
+  /** The `--api-keys` file holding `apiKey` with limits no run can reach. */
+  apiKeysFile: string;
   redisUrl: string;
   /** Prefix of the limiter's Redis keys: the run's own, so they can be checked and dropped. */
   redisPrefix: string;
+  /** The run's own PostgreSQL database, when a case needs one. */
+  databaseUrl: string | undefined;
   cpuProfDir: string | undefined;
-  /** Template store file by pet count; each reference server gets its own copy. */
+  /** Template file store by pet count; each file-store server gets its own copy. */
   stores: ReadonlyMap<number, string>;
-  referenceOptions: Record<string, unknown>;
+  /** The same pets as a JSON array, for `--seed` of a new PostgreSQL schema and for json-server. */
+  seeds: ReadonlyMap<number, string>;
+  /** Extra `serve` flags for every reference server (pricing a component: `--quiet`, `--no-cors`). */
+  referenceFlags: string[];
   referenceNodeFlags: string[];
   /** Needed before a bare server can start. */
-  canned: CannedResponse | undefined;
+  canned: CannedResponses | undefined;
 }
 
 export interface RunningServer {
@@ -44,9 +56,13 @@ export interface RunningServer {
   pid: number;
   child: ChildProcess;
   logFile: string;
-  /** The reference server's own copy of its store. */
+  /** A file-store server's own copy of its store. */
   dbFile: string | undefined;
-  /** Highest peak RSS (bytes) seen so far; read it before stopping. */
+  /** A PostgreSQL server's schema. */
+  schema: string | undefined;
+  /** The CPUs it was pinned to, for the report. */
+  cpus: string | undefined;
+  /** Highest peak RSS (bytes) seen so far, of the process and its workers together; read it before stopping. */
   peakRss(): number;
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
@@ -55,52 +71,90 @@ export function authHeaders(apiKey: string): Record<string, string> {
   return { authorization: `Bearer ${apiKey}` };
 }
 
+/** The reference server's `serve` arguments for one server of the benchmark. */
+export function referenceArgs(
+  spec: Extract<ServerSpec, { kind: 'reference' }>,
+  context: Pick<LaunchContext, 'apiKeysFile' | 'redisUrl' | 'redisPrefix' | 'databaseUrl' | 'seeds' | 'referenceFlags'>,
+  port: number,
+  store: { dbFile?: string; schema?: string },
+  name: string,
+): string[] {
+  const args = ['--host', '127.0.0.1', '--port', String(port), '--api-keys', context.apiKeysFile];
+  if (spec.store === 'file') args.push('--db-file', store.dbFile!);
+  else {
+    if (!context.databaseUrl) throw new Error('no PostgreSQL database for the benchmark');
+    const url = new URL(context.databaseUrl);
+    url.searchParams.set('schema', store.schema!);
+    const seed = context.seeds.get(spec.pets);
+    if (!seed) throw new Error(`no seed of ${spec.pets} pets`);
+    args.push('--database', url.href, '--seed', seed);
+  }
+  // A prefix per server, so that the run can tell that each one really counted in Redis.
+  if (spec.redis) args.push('--redis', context.redisUrl, '--redis-prefix', `${context.redisPrefix}${name}:`);
+  if (spec.workers > 1) args.push('--workers', String(spec.workers));
+  return [...args, ...context.referenceFlags];
+}
+
+/** Polls a log file until `pattern` appears; rejects when the process exits first or time runs out. */
+async function waitForLog(file: string, pattern: RegExp, timeoutMs: number, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (pattern.test(readFileSync(file, 'utf8'))) return;
+    if (exited(child)) throw new Error(`exited (code ${child.exitCode}, signal ${child.signalCode}) before it was ready`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`not ready within ${timeoutMs} ms`);
+}
+
 export async function launch(id: ServerId, spec: ServerSpec, context: LaunchContext, instance = 0): Promise<RunningServer> {
   const name = instance > 0 ? `${id}-${instance}` : id;
   const logFile = join(context.dir, `${name}.log`);
   const logFd = openSync(logFile, 'a');
-  let child: ChildProcess;
-  let dbFile: string | undefined;
+  let child: ChildProcess | undefined;
   try {
     switch (spec.kind) {
       case 'reference': {
-        const template = context.stores.get(spec.pets);
-        if (!template) throw new Error(`no generated store of ${spec.pets} pets`);
-        dbFile = join(context.dir, `${name}.db.json`);
-        copyFileSync(template, dbFile);
-        const config: ReferenceLaunchConfig = {
-          dbFile,
-          apiKey: context.apiKey,
-          redisUrl: spec.redis ? context.redisUrl : undefined,
-          redisPrefix: context.redisPrefix,
-          overrides: context.referenceOptions,
-        };
-        const profile = context.cpuProfDir
-          ? // One folder per server: tsx's loader thread writes a profile of its own beside the main thread's.
-            ['--cpu-prof', `--cpu-prof-dir=${join(context.cpuProfDir, name)}`]
-          : [];
+        const port = await freePort();
+        const store: { dbFile?: string; schema?: string } = {};
+        if (spec.store === 'file') {
+          const template = context.stores.get(spec.pets);
+          if (!template) throw new Error(`no generated store of ${spec.pets} pets`);
+          store.dbFile = join(context.dir, `${name}.db.json`);
+          copyFileSync(template, store.dbFile);
+        } else {
+          // PostgreSQL reserves names starting with pg_ for itself.
+          store.schema = `bench_${name.replace(/\W/g, '_')}`;
+        }
+        const profile = context.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${join(context.cpuProfDir, name)}`] : [];
+        const cores = spec.workers > 1 && context.pinning ? workerCores(spec.workers, context.cpus).cpus : context.pinning?.server;
         child = spawnChild({
           command: process.execPath,
-          args: nodeTsArgs(SCRIPTS.reference, { nodeFlags: [...context.referenceNodeFlags, ...profile] }),
-          cpu: context.pinning?.server,
-          env: { ...process.env, BENCH_REFERENCE_CONFIG: JSON.stringify(config) },
+          args: [...context.referenceNodeFlags, ...profile, SCRIPTS.reference, ...referenceArgs(spec, context, port, store, name)],
+          cpu: cores,
+          env: serverEnv(),
           output: logFd,
-          ipc: true,
+          cwd: context.dir,
+          group: true,
         });
-        break;
+        // The banner is printed once the server listens; with workers, once every worker does.
+        await waitForLog(logFile, spec.workers > 1 ? /workers: \d+ processes/ : /listening on http/, START_TIMEOUT_MS, child);
+        return running(id, `http://127.0.0.1:${port}`, child, logFile, { ...store, cpus: cores });
       }
+      case 'null':
       case 'hapi':
       case 'node': {
-        if (!context.canned) throw new Error(`${id} needs the reference server's response bytes first`);
+        if (spec.kind !== 'null' && !context.canned) throw new Error(`${id} needs the reference server's response bytes first`);
         child = spawnChild({
           command: process.execPath,
-          args: nodeTsArgs(SCRIPTS[spec.kind]),
+          args: [SCRIPTS[spec.kind]],
           cpu: context.pinning?.server,
-          env: { ...process.env, BENCH_BODY_FILE: context.canned.bodyFile, BENCH_CONTENT_TYPE: context.canned.contentType },
+          env: { ...serverEnv(), ...(context.canned ? { BENCH_CANNED: JSON.stringify(context.canned) } : {}) },
           output: logFd,
           ipc: true,
+          group: true,
         });
-        break;
+        const ready = await awaitMessage(child, isReady, START_TIMEOUT_MS, `${name} server`);
+        return running(id, ready.origin, child, logFile, { cpus: context.pinning?.server });
       }
       case 'prism': {
         const port = await freePort();
@@ -108,41 +162,79 @@ export async function launch(id: ServerId, spec: ServerSpec, context: LaunchCont
           command: process.execPath,
           args: [SCRIPTS.prism, 'mock', SCRIPTS.spec, '--host', '127.0.0.1', '--port', String(port)],
           cpu: context.pinning?.server,
+          env: serverEnv(),
           output: logFd,
+          group: true,
         });
         const origin = `http://127.0.0.1:${port}`;
-        try {
-          await waitForHttp(`${origin}${PRISM_LIST_PATH}`, authHeaders(context.apiKey), 200, START_TIMEOUT_MS, child);
-        } catch (error) {
-          await stopChild(child, 'SIGKILL');
-          throw new Error(`prism did not start (log: ${logFile}): ${(error as Error).message}`);
-        }
-        return running(id, origin, child, logFile, undefined);
+        await waitForHttp(`${origin}${PRISM_LIST_PATH}`, authHeaders(context.apiKey), 200, START_TIMEOUT_MS, child);
+        return running(id, origin, child, logFile, { cpus: context.pinning?.server });
+      }
+      case 'json-server': {
+        const seed = context.seeds.get(spec.pets);
+        if (!seed) throw new Error(`no seed of ${spec.pets} pets`);
+        // Its own folder: json-server reads json-server.json and serves ./public from where it runs.
+        const cwd = join(context.dir, name);
+        mkdirSync(cwd, { recursive: true });
+        const dbFile = join(cwd, 'db.json');
+        writeJsonServerDb(seed, dbFile);
+        const port = await freePort();
+        child = spawnChild({
+          command: process.execPath,
+          args: [SCRIPTS.jsonServer, dbFile, '--host', '127.0.0.1', '--port', String(port)],
+          cpu: context.pinning?.server,
+          env: serverEnv(),
+          output: logFd,
+          cwd,
+          group: true,
+        });
+        const origin = `http://127.0.0.1:${port}`;
+        await waitForHttp(`${origin}${JSON_LIST_PATH}`, {}, 200, START_TIMEOUT_MS, child);
+        return running(id, origin, child, logFile, { dbFile, cpus: context.pinning?.server });
       }
     }
+  } catch (error) {
+    if (child) await stopChild(child, 'SIGKILL');
+    throw new Error(`${name} did not start: ${(error as Error).message} (log: ${logFile})`);
   } finally {
     closeSync(logFd);
   }
-  try {
-    const ready = await awaitMessage(child, isReady, START_TIMEOUT_MS, `${name} server`);
-    return running(id, ready.origin, child, logFile, dbFile);
-  } catch (error) {
-    await stopChild(child, 'SIGKILL');
-    throw new Error(`${(error as Error).message} (log: ${logFile})`);
-  }
 }
 
-function running(id: ServerId, origin: string, child: ChildProcess, logFile: string, dbFile: string | undefined): RunningServer {
+/** json-server's database: `{ "pets": [...] }`, from the same pets as the reference stores. */
+function writeJsonServerDb(seedFile: string, dbFile: string): void {
+  writeFileSync(dbFile, `{"pets":${readFileSync(seedFile, 'utf8').trim()}}\n`);
+}
+
+/**
+ * The environment of a server under test: ours, less anything that would load tsx into it (the
+ * benchmark itself runs under tsx; its servers must not).
+ */
+export function serverEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const out = { ...env };
+  if (out.NODE_OPTIONS && /tsx/.test(out.NODE_OPTIONS)) delete out.NODE_OPTIONS;
+  return out;
+}
+
+/** Whether tsx is anywhere in a live process's command line or NODE_OPTIONS. */
+export function runsTsx(pid: number): boolean {
+  const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  const environ = readFileSync(`/proc/${pid}/environ`, 'utf8');
+  const nodeOptions = environ.split('\0').find((e) => e.startsWith('NODE_OPTIONS=')) ?? '';
+  return /tsx/.test(cmdline) || /tsx/.test(nodeOptions);
+}
+
+function running(
+  id: ServerId,
+  origin: string,
+  child: ChildProcess,
+  logFile: string,
+  extra: { dbFile?: string | undefined; schema?: string | undefined; cpus: string | undefined },
+): RunningServer {
   const pid = child.pid!;
   let peak = 0;
   const peakRss = () => {
-    if (!exited(child)) {
-      try {
-        peak = Math.max(peak, peakRssBytes(pid));
-      } catch {
-        // exited between the check and the read; keep the last figure
-      }
-    }
+    if (!exited(child)) peak = Math.max(peak, treePeakRssBytes(pid));
     return peak;
   };
   return {
@@ -151,7 +243,9 @@ function running(id: ServerId, origin: string, child: ChildProcess, logFile: str
     pid,
     child,
     logFile,
-    dbFile,
+    dbFile: extra.dbFile,
+    schema: extra.schema,
+    cpus: extra.cpus,
     peakRss,
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
       peakRss();

@@ -1,12 +1,19 @@
 // @ts-check
-// The stepped arrival-rate plan of capacity.js and the reading of its results: each step ramps
-// to a rate and holds it; requests are tagged with the phase they started in, so k6 aggregates
-// every hold across all VUs and handleSummary can tell which rates the target sustained.
-// Pure JavaScript.
+// capacity.js's search for the knee: which request rates one run holds (doubling from a start rate,
+// or climbing between a rate that held and one that broke), how k6 holds them (one
+// constant-arrival-rate scenario per step, so that k6 aggregates every step on its own, dropped
+// iterations included), and the reading of the steps' results: the highest rate that held and the
+// first that broke, and what to run next. Pure JavaScript.
 
 /**
- * @typedef {{ name: string, rate: number, startS: number, endS: number }} Phase
- * @typedef {{ startRate: number, stages: Array<{ target: number, duration: string }>, phases: Phase[], totalS: number }} CapacityPlan
+ * @typedef {{ name: string, rate: number, startS: number, endS: number }} Step
+ * @typedef {{ steps: Step[], totalS: number }} StepPlan
+ * @typedef {{ count: number, errorRate: number, p95: number, p99: number, dropped: number }} StepStats
+ * @typedef {{ maxErrorRate: number, p95Ms: number, p99Ms: number, minAchieved: number, maxDropped: number }} Criteria
+ * @typedef {{ name: string, rate: number, achieved: number, errorRate: number, p95: number, p99: number, dropped: number, ok: boolean, why: string, afterKnee: boolean }} StepVerdict
+ * @typedef {{ rows: StepVerdict[], held: StepVerdict | null, broke: StepVerdict | null }} Knee
+ * @typedef {{ kind: 'found' | 'refine' | 'raise-max' | 'lower-start', between?: number[] }} NextPass
+ * @typedef {{ executor: 'constant-arrival-rate', exec: string, rate: number, timeUnit: string, duration: string, startTime: string, preAllocatedVUs: number, maxVUs: number, gracefulStop: string }} StepScenario
  */
 
 /**
@@ -29,95 +36,162 @@ export function parseRates(text) {
 }
 
 /**
- * @param {number[]} rates requests per second, rising
- * @param {number} rampS seconds to move from one rate to the next
- * @param {number} holdS seconds each rate is held
- * @returns {CapacityPlan}
+ * The first pass of the search: from `start`, each rate `factor` times the last, up to `max`.
+ * @param {number} start
+ * @param {number} max
+ * @param {number} factor
+ * @returns {number[]}
  */
-export function capacityPlan(rates, rampS, holdS) {
+export function doublingRates(start, max, factor) {
+  if (!(start >= 1) || Math.floor(start) !== start) throw new Error('START_RATE must be a positive integer');
+  if (!(max >= start)) throw new Error('MAX_RATE must be at least START_RATE');
+  if (!(factor > 1)) throw new Error('FACTOR must be above 1');
+  const rates = [start];
+  for (;;) {
+    const next = Math.round(rates[rates.length - 1] * factor);
+    if (next > max) break;
+    rates.push(next);
+  }
+  return rates;
+}
+
+/**
+ * "800,1600" (a rate that held, one that broke) into [800, 1600].
+ * @param {string} text
+ * @returns {number[]}
+ */
+export function parseBetween(text) {
+  const rates = parseRates(text);
+  if (rates.length !== 2) throw new Error('BETWEEN takes two rates, the highest that held and the first that broke: ' + text);
+  return rates;
+}
+
+/**
+ * A pass that narrows the knee: from the rate that held to the one that broke in `steps` equal
+ * climbs, both ends measured again in the same run. STEPS=2 is one bisection.
+ * @param {number} held
+ * @param {number} broke
+ * @param {number} steps
+ * @returns {number[]}
+ */
+export function refineRates(held, broke, steps) {
+  if (!(steps >= 1) || Math.floor(steps) !== steps) throw new Error('STEPS must be a positive integer');
+  /** @type {number[]} */
+  const rates = [];
+  for (let i = 0; i <= steps; i++) {
+    const r = Math.round(held + ((broke - held) * i) / steps);
+    if (rates.length === 0 || r > rates[rates.length - 1]) rates.push(r);
+  }
+  return rates;
+}
+
+/**
+ * The steps of one run: each rate held `holdS` seconds, one after another.
+ * @param {number[]} rates
+ * @param {number} holdS
+ * @returns {StepPlan}
+ */
+export function stepPlan(rates, holdS) {
   if (rates.length === 0) throw new Error('at least one rate is needed');
   if (holdS < 1) throw new Error('HOLD must be at least 1 s');
-  /** @type {Array<{ target: number, duration: string }>} */
-  const stages = [];
-  /** @type {Phase[]} */
-  const phases = [];
-  let t = 0;
-  for (let i = 0; i < rates.length; i++) {
-    if (i > 0 && rampS > 0) {
-      stages.push({ target: rates[i], duration: rampS + 's' });
-      phases.push({ name: 'ramp-' + rates[i], rate: rates[i], startS: t, endS: t + rampS });
-      t += rampS;
-    }
-    stages.push({ target: rates[i], duration: holdS + 's' });
-    phases.push({ name: 'hold-' + rates[i], rate: rates[i], startS: t, endS: t + holdS });
-    t += holdS;
-  }
-  return { startRate: rates[0], stages: stages, phases: phases, totalS: t };
+  /** @type {Step[]} */
+  const steps = [];
+  for (let i = 0; i < rates.length; i++) steps.push({ name: 'step-' + rates[i], rate: rates[i], startS: i * holdS, endS: (i + 1) * holdS });
+  return { steps: steps, totalS: rates.length * holdS };
 }
 
 /**
- * The phase a request belongs to, from the seconds since the scenario started.
- * @param {CapacityPlan} plan
- * @param {number} elapsedS
- * @returns {string}
+ * One constant-arrival-rate scenario per step: k6 tags every sample with its scenario, so each
+ * step's requests, latencies and dropped iterations are aggregated apart. VUs of steps that do not
+ * overlap are shared by k6.
+ * @param {StepPlan} plan
+ * @param {{ exec: string, maxVUs: number }} options
+ * @returns {Record<string, StepScenario>}
  */
-export function phaseAt(plan, elapsedS) {
-  for (let i = 0; i < plan.phases.length; i++) {
-    const p = plan.phases[i];
-    if (elapsedS >= p.startS && elapsedS < p.endS) return p.name;
+export function stepScenarios(plan, options) {
+  /** @type {Record<string, StepScenario>} */
+  const scenarios = {};
+  for (let i = 0; i < plan.steps.length; i++) {
+    const s = plan.steps[i];
+    scenarios[s.name] = {
+      executor: 'constant-arrival-rate',
+      exec: options.exec,
+      rate: s.rate,
+      timeUnit: '1s',
+      duration: s.endS - s.startS + 's',
+      startTime: s.startS + 's',
+      // Enough for iterations of 100 ms at the start; k6 adds VUs up to maxVUs when they run long.
+      preAllocatedVUs: Math.min(options.maxVUs, Math.max(2, Math.ceil(s.rate / 10))),
+      maxVUs: options.maxVUs,
+      gracefulStop: '5s',
+    };
   }
-  return 'after';
+  return scenarios;
 }
 
 /**
- * @typedef {{ count: number, errorRate: number, p95: number, p99: number }} PhaseStats
- * @typedef {{ maxErrorRate: number, p95Ms: number, p99Ms: number, minAchieved: number }} Criteria
- * @typedef {{ name: string, rate: number, achieved: number, errorRate: number, p95: number, p99: number, ok: boolean, why: string }} PhaseVerdict
- */
-
-/**
- * Judges every hold phase and picks the highest rate held within the criteria. A rate counts as
- * sustained only if every lower hold was sustained too: a recovery after a collapse is not capacity.
- * @param {CapacityPlan} plan
- * @param {(name: string) => PhaseStats | null} statsOf
+ * Judges every step and finds the knee: the highest rate held within the criteria with every
+ * lower step held too, and the first rate that broke. A step that holds after the first break is
+ * reported but does not count: a recovery after a collapse is not capacity.
+ * @param {StepPlan} plan
+ * @param {(name: string) => StepStats | null} statsOf
  * @param {Criteria} criteria
- * @returns {{ rows: PhaseVerdict[], best: PhaseVerdict | null }}
+ * @returns {Knee}
  */
-export function judgeCapacity(plan, statsOf, criteria) {
-  /** @type {PhaseVerdict[]} */
+export function judgeSteps(plan, statsOf, criteria) {
+  /** @type {StepVerdict[]} */
   const rows = [];
-  /** @type {PhaseVerdict | null} */
-  let best = null;
-  let broken = false;
-  for (let i = 0; i < plan.phases.length; i++) {
-    const p = plan.phases[i];
-    if (p.name.indexOf('hold-') !== 0) continue;
-    const s = statsOf(p.name);
-    const seconds = p.endS - p.startS;
+  /** @type {StepVerdict | null} */
+  let held = null;
+  /** @type {StepVerdict | null} */
+  let broke = null;
+  for (let i = 0; i < plan.steps.length; i++) {
+    const step = plan.steps[i];
+    const s = statsOf(step.name);
+    const seconds = step.endS - step.startS;
     const count = s === null ? 0 : s.count;
     const achieved = count / seconds;
+    const dropped = s === null ? 0 : s.dropped;
     /** @type {string[]} */
     const why = [];
     if (s === null || count === 0) why.push('no requests');
     else {
-      if (achieved < criteria.minAchieved * p.rate) why.push('achieved ' + achieved.toFixed(1) + '/s of ' + p.rate + '/s');
       if (s.errorRate > criteria.maxErrorRate) why.push('errors ' + (s.errorRate * 100).toFixed(2) + '%');
       if (s.p95 > criteria.p95Ms) why.push('p95 ' + s.p95.toFixed(1) + ' ms');
       if (s.p99 > criteria.p99Ms) why.push('p99 ' + s.p99.toFixed(1) + ' ms');
+      if (dropped > criteria.maxDropped * step.rate * seconds) why.push(dropped + ' iterations dropped');
+      if (achieved < criteria.minAchieved * step.rate) why.push('achieved ' + achieved.toFixed(1) + '/s of ' + step.rate + '/s');
     }
+    /** @type {StepVerdict} */
     const row = {
-      name: p.name,
-      rate: p.rate,
+      name: step.name,
+      rate: step.rate,
       achieved: achieved,
       errorRate: s === null ? 0 : s.errorRate,
       p95: s === null ? 0 : s.p95,
       p99: s === null ? 0 : s.p99,
+      dropped: dropped,
       ok: why.length === 0,
       why: why.join(', '),
+      afterKnee: broke !== null,
     };
     rows.push(row);
-    if (!row.ok) broken = true;
-    else if (!broken) best = row;
+    if (!row.ok && broke === null) broke = row;
+    else if (row.ok && broke === null) held = row;
   }
-  return { rows: rows, best: best };
+  return { rows: rows, held: held, broke: broke };
+}
+
+/**
+ * What the next run should do: narrow the knee while the gap between the rate that held and the
+ * one that broke is wider than `resolution` (a share of the rate that held).
+ * @param {Knee} knee
+ * @param {number} resolution
+ * @returns {NextPass}
+ */
+export function nextPass(knee, resolution) {
+  if (knee.broke === null) return { kind: 'raise-max' };
+  if (knee.held === null) return { kind: 'lower-start' };
+  if ((knee.broke.rate - knee.held.rate) / knee.held.rate <= resolution) return { kind: 'found' };
+  return { kind: 'refine', between: [knee.held.rate, knee.broke.rate] };
 }

@@ -1,73 +1,158 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { capacityPlan, judgeCapacity, parseRates, phaseAt } from './phases.js';
+import { doublingRates, judgeSteps, nextPass, parseBetween, parseRates, refineRates, stepPlan, stepScenarios, type StepStats } from './phases.js';
 
-test('parseRates wants positive integers that rise', () => {
+test('parseRates wants positive integers that rise; BETWEEN wants exactly two', () => {
   assert.equal(parseRates('25, 50,100'), [25, 50, 100]);
   assert.throws(() => parseRates('50,25'), /rise/);
   assert.throws(() => parseRates('10,x'), /"x"/);
   assert.throws(() => parseRates('0'), /positive/);
+  assert.equal(parseBetween('800, 1600'), [800, 1600]);
+  assert.throws(() => parseBetween('800'), /two rates/);
+  assert.throws(() => parseBetween('1600,800'), /rise/);
 });
 
-test('the plan holds each rate after ramping to it, and tags requests by the phase they start in', () => {
-  const plan = capacityPlan([10, 20, 40], 5, 20);
-  assert.is(plan.startRate, 10);
-  assert.equal(plan.stages, [
-    { target: 10, duration: '20s' },
-    { target: 20, duration: '5s' },
-    { target: 20, duration: '20s' },
-    { target: 40, duration: '5s' },
-    { target: 40, duration: '20s' },
+const doubling: Array<[number, number, number, number[]]> = [
+  [50, 12800, 2, [50, 100, 200, 400, 800, 1600, 3200, 6400, 12800]],
+  [50, 1000, 2, [50, 100, 200, 400, 800]],
+  [100, 100, 2, [100]],
+  [10, 40, 1.5, [10, 15, 23, 35]],
+];
+for (const [start, max, factor, expected] of doubling) {
+  test(`doublingRates from ${start} to ${max} by ${factor}`, () => assert.equal(doublingRates(start, max, factor), expected));
+}
+test('doublingRates refuses a start above the maximum and a factor that does not grow', () => {
+  assert.throws(() => doublingRates(100, 50, 2), /MAX_RATE/);
+  assert.throws(() => doublingRates(10, 50, 1), /FACTOR/);
+});
+
+const refine: Array<[number, number, number, number[]]> = [
+  // Both ends measured again: the rate that held must hold again in this run's conditions.
+  [1600, 3200, 4, [1600, 2000, 2400, 2800, 3200]],
+  [1600, 3200, 2, [1600, 2400, 3200]],
+  [10, 12, 4, [10, 11, 12]],
+];
+for (const [held, broke, steps, expected] of refine) {
+  test(`refineRates from ${held} to ${broke} in ${steps} steps`, () => assert.equal(refineRates(held, broke, steps), expected));
+}
+
+test('the plan holds each rate in turn, one k6 scenario per step', () => {
+  const plan = stepPlan([50, 100, 200], 10);
+  assert.equal(plan.steps, [
+    { name: 'step-50', rate: 50, startS: 0, endS: 10 },
+    { name: 'step-100', rate: 100, startS: 10, endS: 20 },
+    { name: 'step-200', rate: 200, startS: 20, endS: 30 },
   ]);
-  assert.is(plan.totalS, 70);
-  for (const [t, phase] of [
-    [0, 'hold-10'],
-    [19.9, 'hold-10'],
-    [20, 'ramp-20'],
-    [25, 'hold-20'],
-    [49, 'ramp-40'],
-    [69.9, 'hold-40'],
-    [70, 'after'],
-  ] as const) {
-    assert.is(phaseAt(plan, t), phase, `at ${t} s`);
-  }
+  assert.is(plan.totalS, 30);
+  const scenarios = stepScenarios(plan, { exec: 'capacity', maxVUs: 15 });
+  assert.equal(Object.keys(scenarios), ['step-50', 'step-100', 'step-200']);
+  assert.equal(scenarios['step-100'], {
+    executor: 'constant-arrival-rate',
+    exec: 'capacity',
+    rate: 100,
+    timeUnit: '1s',
+    duration: '10s',
+    startTime: '10s',
+    preAllocatedVUs: 10,
+    maxVUs: 15,
+    gracefulStop: '5s',
+  });
+  assert.is(scenarios['step-200']!.preAllocatedVUs, 15, 'never more than maxVUs');
+  assert.throws(() => stepPlan([], 10), /at least one rate/);
+  assert.throws(() => stepPlan([1], 0), /HOLD/);
 });
 
-const plan = capacityPlan([10, 20, 40], 5, 20);
-const criteria = { maxErrorRate: 0.01, p95Ms: 100, p99Ms: 200, minAchieved: 0.95 };
+const criteria = { maxErrorRate: 0.01, p95Ms: 100, p99Ms: 200, minAchieved: 0.95, maxDropped: 0.01 };
+const good = (rate: number, holdS = 10): StepStats => ({ count: rate * holdS, errorRate: 0, p95: 5, p99: 9, dropped: 0 });
 
-test('the highest sustained rate is the last hold within every bound, with all lower holds held too', () => {
-  const stats: Record<string, { count: number; errorRate: number; p95: number; p99: number }> = {
-    'hold-10': { count: 200, errorRate: 0, p95: 5, p99: 9 },
-    'hold-20': { count: 400, errorRate: 0.005, p95: 20, p99: 60 },
-    'hold-40': { count: 800, errorRate: 0, p95: 150, p99: 300 },
-  };
-  const v = judgeCapacity(plan, (n) => stats[n] ?? null, criteria);
-  assert.is(v.best?.rate, 20);
-  assert.equal(v.rows.map((r) => r.ok), [true, true, false]);
-  assert.match(v.rows[2]!.why, /p95 150.0 ms, p99 300.0 ms/);
+/** Recorded step results of runs against targets with a knee, and the verdict each must give. */
+const recorded: Array<[string, number[], Record<string, StepStats>, number | null, number | null, RegExp | null]> = [
+  [
+    'the p95 breaks at 800/s',
+    [100, 200, 400, 800, 1600],
+    { 'step-100': good(100), 'step-200': good(200), 'step-400': good(400), 'step-800': { ...good(800), p95: 140, p99: 190 }, 'step-1600': { ...good(1600), p95: 900, p99: 1500 } },
+    400,
+    800,
+    /^p95 140\.0 ms$/,
+  ],
+  [
+    'errors break it',
+    [100, 200, 400],
+    { 'step-100': good(100), 'step-200': { ...good(200), errorRate: 0.05 }, 'step-400': good(400) },
+    100,
+    200,
+    /errors 5\.00%/,
+  ],
+  [
+    'k6 dropped iterations: the target was too slow to keep the VUs free',
+    [100, 200],
+    { 'step-100': good(100), 'step-200': { ...good(200), count: 1950, dropped: 50 } },
+    100,
+    200,
+    /^50 iterations dropped$/,
+  ],
+  [
+    'a few dropped iterations at a step\'s start are tolerated',
+    [100, 200],
+    { 'step-100': good(100), 'step-200': { ...good(200), dropped: 15 } },
+    200,
+    null,
+    null,
+  ],
+  [
+    'the load generator could not deliver the rate',
+    [100, 200],
+    { 'step-100': good(100), 'step-200': { ...good(200), count: 1500 } },
+    100,
+    200,
+    /achieved 150\.0\/s of 200\/s/,
+  ],
+  ['a step with no requests at all', [100, 200], { 'step-100': good(100) }, 100, 200, /^no requests$/],
+  ['the first step already broke', [100, 200], { 'step-100': { ...good(100), p99: 900 }, 'step-200': good(200) }, null, 100, /p99 900\.0 ms/],
+  ['nothing broke', [100, 200, 400], { 'step-100': good(100), 'step-200': good(200), 'step-400': good(400) }, 400, null, null],
+];
+for (const [name, rates, stats, held, broke, why] of recorded) {
+  test(`judgeSteps: ${name}`, () => {
+    const knee = judgeSteps(stepPlan(rates, 10), (n) => stats[n] ?? null, criteria);
+    assert.is(knee.held === null ? null : knee.held.rate, held, 'held');
+    assert.is(knee.broke === null ? null : knee.broke.rate, broke, 'broke');
+    if (why) assert.match(knee.broke!.why, why);
+    assert.is(knee.rows.length, rates.length);
+  });
+}
+
+test('a step that holds after the first break is reported but is not capacity', () => {
+  const stats: Record<string, StepStats> = { 'step-10': good(10), 'step-20': { ...good(20), errorRate: 0.2 }, 'step-40': good(40) };
+  const knee = judgeSteps(stepPlan([10, 20, 40], 10), (n) => stats[n] ?? null, criteria);
+  assert.is(knee.held!.rate, 10);
+  assert.is(knee.broke!.rate, 20);
+  assert.equal(knee.rows.map((r) => [r.ok, r.afterKnee]), [[true, false], [false, false], [true, true]]);
 });
 
-test('a hold the load generator could not deliver, or one with errors, is not sustained', () => {
-  const v = judgeCapacity(
-    plan,
-    (n) => ({ 'hold-10': { count: 150, errorRate: 0, p95: 1, p99: 1 }, 'hold-20': { count: 400, errorRate: 0.5, p95: 1, p99: 1 } })[n] ?? null,
-    criteria,
-  );
-  assert.is(v.best, null);
-  assert.match(v.rows[0]!.why, /achieved 7.5\/s of 10\/s/);
-  assert.match(v.rows[1]!.why, /errors 50.00%/);
-  assert.match(v.rows[2]!.why, /no requests/);
-});
+const passes: Array<[string, number | null, number | null, ReturnType<typeof nextPass>]> = [
+  ['a doubling pass: narrow the gap', 1600, 3200, { kind: 'refine', between: [1600, 3200] }],
+  ['a gap of 10% of the rate that held: found', 2000, 2200, { kind: 'found' }],
+  ['a gap just above 10%: once more', 2000, 2201, { kind: 'refine', between: [2000, 2201] }],
+  ['nothing broke: go higher', 12800, null, { kind: 'raise-max' }],
+  ['the first step broke: start lower', null, 50, { kind: 'lower-start' }],
+];
+for (const [name, held, broke, expected] of passes) {
+  test(`nextPass: ${name}`, () => {
+    const row = (rate: number) => ({ name: `step-${rate}`, rate, achieved: rate, errorRate: 0, p95: 1, p99: 1, dropped: 0, ok: true, why: '', afterKnee: false });
+    assert.equal(nextPass({ rows: [], held: held === null ? null : row(held), broke: broke === null ? null : row(broke) }, 0.1), expected);
+  });
+}
 
-test('a recovery after a collapse does not count as capacity', () => {
-  const good = { errorRate: 0, p95: 1, p99: 1 };
-  const v = judgeCapacity(
-    plan,
-    (n) => ({ 'hold-10': { count: 200, ...good }, 'hold-20': { count: 400, ...good, errorRate: 0.2 }, 'hold-40': { count: 800, ...good } })[n] ?? null,
-    criteria,
-  );
-  assert.is(v.best?.rate, 10);
+test('a whole search on recorded passes: doubling finds 1600-3200, two refinements narrow it to 2400-2600', () => {
+  const knee = (rate: number) => (rate <= 2500 ? good(rate) : { ...good(rate), p95: 300 });
+  const run = (rates: number[]) => judgeSteps(stepPlan(rates, 10), (n) => knee(Number(n.slice(5))), criteria);
+  const first = nextPass(run(doublingRates(50, 12800, 2)), 0.1);
+  assert.equal(first, { kind: 'refine', between: [1600, 3200] });
+  const second = nextPass(run(refineRates(1600, 3200, 4)), 0.1);
+  assert.equal(second, { kind: 'refine', between: [2400, 2800] });
+  const third = run(refineRates(2400, 2800, 4));
+  assert.equal([third.held!.rate, third.broke!.rate], [2500, 2600]);
+  assert.equal(nextPass(third, 0.1), { kind: 'found' });
 });
 
 test.run();

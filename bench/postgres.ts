@@ -1,0 +1,80 @@
+// The benchmark's own PostgreSQL database: created at the start of a run that needs one, dropped
+// at its end. Each PostgreSQL server gets a schema of its own in it (the reference server creates
+// and seeds it); after a create round the schema's pets are read back here.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+export const DEFAULT_ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+
+function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.href;
+}
+
+/** Why PostgreSQL cannot serve the benchmark, or null when it can. */
+export async function postgresProblem(adminUrl: string): Promise<string | null> {
+  const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 3_000 });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return null;
+  } catch (error) {
+    const { message, code } = error as { message?: string; code?: string };
+    return `PostgreSQL at ${new URL(adminUrl).host} is not reachable (${message || code || String(error)})`;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+export class BenchDatabase {
+  readonly url: string;
+  readonly name: string;
+  readonly #adminUrl: string;
+  readonly #pool: pg.Pool;
+
+  private constructor(adminUrl: string, name: string) {
+    this.#adminUrl = adminUrl;
+    this.name = name;
+    this.url = withDatabase(adminUrl, name);
+    this.#pool = new pg.Pool({ connectionString: this.url, max: 1 });
+    this.#pool.on('error', () => undefined);
+  }
+
+  static async create(adminUrl: string, runId: string): Promise<BenchDatabase> {
+    const name = `adoption_bench_${runId}_${randomBytes(2).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`);
+    } finally {
+      await admin.end();
+    }
+    return new BenchDatabase(adminUrl, name);
+  }
+
+  /** The ids of the pets a schema holds (the reference server's table `<schema>.pets`). */
+  async petIds(schema: string): Promise<number[]> {
+    const rows = (await this.#pool.query<{ id: string }>(`SELECT id FROM ${pg.escapeIdentifier(schema)}.pets`)).rows;
+    return rows.map((r) => Number(r.id));
+  }
+
+  /** The server processes serving connections to this database: their CPU is the store's work. */
+  async backendPids(): Promise<number[]> {
+    const rows = (await this.#pool.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [this.name])).rows;
+    return rows.map((r) => r.pid);
+  }
+
+  async drop(): Promise<void> {
+    await this.#pool.end().catch(() => undefined);
+    const admin = new pg.Client({ connectionString: this.#adminUrl });
+    await admin.connect();
+    try {
+      // FORCE: a server killed with SIGKILL may leave a connection the database has not noticed yet.
+      await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(this.name)} WITH (FORCE)`);
+    } finally {
+      await admin.end();
+    }
+  }
+}
