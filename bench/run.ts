@@ -16,7 +16,8 @@ import { allowedCpus, choosePinning, descendants, exited, foreignCores, httpRequ
 import { renderProfileMarkdown, summarizeProfile, type CpuProfile } from './profile.ts';
 import { checkTargets, computeHeadroom, computeRatios, insertSection, renderResultsSection, renderText, type BenchReport, type CaseResult, type RunSettings } from './report.ts';
 import { interleave, summarize, voidReason, type RoundMeasure } from './stats.ts';
-import { checkDurability, storedIds, writePetArray, writePetStore, type Durability } from './stores.ts';
+import { readFileStore } from '../server/store/pet-store.ts';
+import { checkDurability, writePetArray, writePetStore, type Durability } from './stores.ts';
 import { authHeaders, launch, runsTsx, type LaunchContext, type RunningServer } from './targets.ts';
 
 /** At most this many creates warm each create round up (for at most --warmup seconds): enough for the JIT, few enough to keep the store near 10,000. */
@@ -369,7 +370,7 @@ class Bench {
       await server.stop(this.#context.cpuProfDir ? 'SIGTERM' : 'SIGKILL');
       let stored: number[] | Error;
       try {
-        stored = spec.store === 'file' ? storedIds(readFileSync(server.dbFile!, 'utf8')) : await this.#database!.petIds(server.schema!);
+        stored = spec.store === 'file' ? readFileStore(server.dbFile!).map((p) => p.id) : await this.#database!.petIds(server.schema!);
       } catch (error) {
         stored = error as Error;
       }
