@@ -358,7 +358,7 @@ class Bench {
       const take = (m: LoadMeasure) => {
         runs++;
         acknowledged += m.ok;
-        if (m.ids) ids.push(...m.ids);
+        if (m.ids) for (const id of m.ids) ids.push(id);
         else idsKnown = false;
       };
       if (this.#options.warmup > 0) take(await this.#measure(server, state, this.#options.warmup, { stopAfterOk: POST_WARMUP_CREATES, collectIds: true }));

@@ -3,16 +3,16 @@
 // as a JSON array (PostgreSQL's `--seed`, json-server), and the check of a store read back after
 // SIGKILL.
 import { writeFile } from 'node:fs/promises';
+import { PET_STATUSES } from '../spec/rules/contract.js';
 
 export interface StoredPet {
   id: number;
   name: string;
   categoryId: number;
-  status: 'available' | 'pending' | 'sold';
+  status: (typeof PET_STATUSES)[number];
 }
 
 const NAMES = ['Biscuit', 'Luna', 'Rocky', 'Pepper', 'Kiwi', 'Shadow', 'Hazel', 'Clover', 'Maple', 'Juniper'];
-const STATUSES = ['available', 'pending', 'sold'] as const;
 
 /** Deterministic, so that two runs serve the same bytes. */
 export function generatedPet(id: number): StoredPet {
@@ -20,7 +20,7 @@ export function generatedPet(id: number): StoredPet {
     id,
     name: NAMES[(id - 1) % NAMES.length]!,
     categoryId: 1 + ((id - 1) % 5),
-    status: STATUSES[(id - 1) % STATUSES.length]!,
+    status: PET_STATUSES[(id - 1) % PET_STATUSES.length]!,
   };
 }
 

@@ -6,8 +6,8 @@
 // Optional BAN=1 scenario: keeps sending after 429 and expects the temporary ban. Run it with a key
 // nobody else uses during the run: the count must be complete.
 //
-//   k6 run load/rate-limit.js                               (our server, test-free-key, ~2.5 min)
-//   k6 run -e API_KEY=... -e PLAN=pro -e BASE_URL=https://host/v1 load/rate-limit.js
+//   k6 run --no-usage-report load/rate-limit.js                               (our server, test-free-key, ~2.5 min)
+//   k6 run --no-usage-report -e API_KEY=... -e PLAN=pro -e BASE_URL=https://host/v1 load/rate-limit.js
 
 import http from 'k6/http';
 import exec from 'k6/execution';

@@ -4,8 +4,8 @@
 // a slow p95. Runs against our server, a Prism mock or any implementation: it asks only what the
 // specification states. Keep the offered rate (RATE x 4 requests/min) under the key's limit.
 //
-//   k6 run load/smoke.js
-//   k6 run -e BASE_URL=http://127.0.0.1:4010 -e API_KEY=any load/smoke.js     (Prism mock)
+//   k6 run --no-usage-report load/smoke.js
+//   k6 run --no-usage-report -e BASE_URL=http://127.0.0.1:4010 -e API_KEY=any load/smoke.js     (Prism mock)
 
 import { check, fail } from 'k6';
 import exec from 'k6/execution';

@@ -59,7 +59,6 @@ type Partitions = PartitionList<PartitionState>;
 const isKeyPartition = (id: string) => id.startsWith('key:');
 
 export class MemoryStore implements LimiterStore {
-  readonly kind = 'memory';
   readonly #clock: NowSource;
   readonly #sweepIntervalMs: number;
   readonly #maxPartitions: number;

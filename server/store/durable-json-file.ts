@@ -49,9 +49,6 @@ export class DurableJsonFile<T> implements Adapter<T> {
     mkdirSync(dirname(path), { recursive: true });
   }
 
-  get path(): string {
-    return this.#path;
-  }
 
   /** File writes completed so far (each may acknowledge many calls to write()). */
   get writesCompleted(): number {

@@ -30,14 +30,12 @@ function isPet(value: unknown): value is Pet {
 }
 
 export class PetJournal {
-  readonly #path: string;
   readonly #file: FileHandle;
   #bytes: number;
   #queue: Operation[] = [];
   #running = false;
 
-  private constructor(path: string, file: FileHandle, bytes: number) {
-    this.#path = path;
+  private constructor(file: FileHandle, bytes: number) {
     this.#file = file;
     this.#bytes = bytes;
   }
@@ -73,7 +71,7 @@ export class PetJournal {
       // A line without its newline was being written when the process died: never acknowledged.
       const droppedTail = tail !== '';
       if (droppedTail) await file.truncate(goodBytes);
-      return { journal: new PetJournal(path, file, goodBytes), replayed: { pets, droppedTail } };
+      return { journal: new PetJournal(file, goodBytes), replayed: { pets, droppedTail } };
     } catch (error) {
       await file.close();
       throw error;
@@ -104,9 +102,6 @@ export class PetJournal {
     await this.#file.close();
   }
 
-  get path(): string {
-    return this.#path;
-  }
 
   #enqueue(make: (waiting: Waiting) => Operation): Promise<void> {
     return new Promise((resolve, reject) => {
