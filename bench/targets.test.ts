@@ -76,6 +76,8 @@ servers('the reference server runs compiled (no tsx), on its own copy of the sto
   // The key file replaces the fixture keys, and auth is on: no key, no pets.
   assert.is((await httpRequest(`${reference.origin}${LIST_PATH}`, { headers: authHeaders('test-enterprise-key') })).status, 401);
   assert.is((await httpRequest(`${reference.origin}${LIST_PATH}`)).status, 401);
+  // Request lines are written in batches, at the latest 100 ms after the first of them.
+  await new Promise((resolve) => setTimeout(resolve, 250));
   const log = readFileSync(reference.logFile, 'utf8');
   assert.match(log, /"url":"\/v1\/pets(\?[^"]*)?"/);
   // The start-up banner names the keys, as `npm start` prints them; the request lines never do.

@@ -173,9 +173,15 @@ export async function main(argv: string[]): Promise<number> {
       `Try: npm run conform -- --base-url ${mock.baseUrl} --api-key any-key --profile contract --prefer\n`,
   );
   return new Promise<number>((done) => {
-    const shutdown = () => void mock.stop().then(() => done(0));
-    process.once('SIGINT', shutdown);
-    process.once('SIGTERM', shutdown);
+    let stopping = false;
+    const shutdown = (why: string) => {
+      if (stopping) return;
+      stopping = true;
+      process.stdout.write(`${why}: stopping the mock\n`);
+      void mock.stop().then(() => done(0));
+    };
+    process.once('SIGINT', () => shutdown('SIGINT received'));
+    process.once('SIGTERM', () => shutdown('SIGTERM received'));
     stopWithParent(shutdown);
     mock.child.once('exit', (code) => done(code ?? 0));
   });

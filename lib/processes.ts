@@ -109,7 +109,15 @@ export async function awaitGone(pids: readonly number[], timeoutMs: number): Pro
   const deadline = Date.now() + timeoutMs;
   while (pids.some(running) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
   const left = pids.filter(running);
-  const described = left.map((pid) => `${pid} ${commandLine(pid)}`);
+  const parentOf = (pid: number) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1];
+    } catch {
+      return '?';
+    }
+  };
+  const described = left.map((pid) => `${pid} (parent ${parentOf(pid)}) ${commandLine(pid)}`);
   for (const pid of left) {
     try {
       process.kill(pid, 'SIGKILL');
@@ -145,14 +153,22 @@ export function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM
  */
 export function stopWithParent(stop: (why: string) => void, pollMs = 250): void {
   if (!process.env.npm_command) return;
-  const parent = process.ppid;
+  const why = 'the npm process that started it has stopped';
+  // Compared with the parent at start: the parent may have gone before this was called.
+  if (process.ppid !== PARENT_AT_START) {
+    setImmediate(() => stop(why));
+    return;
+  }
   const timer = setInterval(() => {
-    if (process.ppid === parent) return;
+    if (process.ppid === PARENT_AT_START) return;
     clearInterval(timer);
-    stop('the npm process that started it has stopped');
+    stop(why);
   }, pollMs);
   timer.unref();
 }
+
+/** The parent when this module was loaded, which is when the process started. */
+const PARENT_AT_START = process.ppid;
 
 export interface OutputWatch {
   /** Everything the child wrote so far, stdout and stderr interleaved. */
