@@ -18,7 +18,10 @@ export interface LoadRequest {
   connections: number;
   /** Whole seconds. */
   duration: number;
-  /** Stop early once this many expected-status responses arrived (a warm-up that must not grow a store much). */
+  /**
+   * Stop early once this many expected-status responses arrived (a warm-up that must not grow a store
+   * much). Requests already in flight on other connections may still be answered and counted.
+   */
   stopAfterOk?: number | undefined;
   expectStatus: number;
   /** Read the id of every created pet from the 201 bodies (the create cases' durability check). */

@@ -3,29 +3,14 @@
 // and seeds it); after a create round the schema's pets are read back here.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { postgresProblem as serverProblem, withDatabase } from '../server/store/postgres-admin.ts';
 
 export const DEFAULT_ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 
-function withDatabase(url: string, database: string): string {
-  const parsed = new URL(url);
-  parsed.pathname = `/${database}`;
-  return parsed.href;
-}
-
 /** Why PostgreSQL cannot serve the benchmark, or null when it can. */
 export async function postgresProblem(adminUrl: string): Promise<string | null> {
-  const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 3_000 });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return null;
-  } catch (error) {
-    const { message, code } = error as { message?: string; code?: string };
-    return `PostgreSQL at ${new URL(adminUrl).host} is not reachable (${message || code || String(error)})`;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
+  const problem = await serverProblem(adminUrl);
+  return problem === null ? null : `PostgreSQL at ${new URL(adminUrl).host} is not reachable (${problem})`;
 }
 
 export class BenchDatabase {

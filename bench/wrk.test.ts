@@ -132,8 +132,9 @@ live('a real wrk run: the script writes a histogram of the responses, the ids of
     assert.equal(get.unexpected, {});
     assert.ok(Number.isFinite(get.generatorCpuSeconds) && get.generatorCpuSeconds >= 0);
     const post = await generator.run({ ...POST, url, connections: 2, duration: 1, stopAfterOk: 50 });
-    assert.is(post.ok, 50, 'the warm-up stops after 50 acknowledged creates');
-    assert.is(new Set(post.ids).size, 50);
+    // The thread stops at the 50th acknowledgement; the other connection's request may be in flight.
+    assert.ok(post.ok >= 50 && post.ok <= 51, `the warm-up stops after 50 acknowledged creates (${post.ok})`);
+    assert.is(new Set(post.ids).size, post.ok);
     assert.ok(post.ids!.every((id) => id > 10_000 && id <= 10_000 + created), String(post.ids));
   } finally {
     server.close();

@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { Test } from 'uvu';
+import { postgresProblem, withDatabase } from './postgres-admin.ts';
 import { serviceForTests, type Register } from '../test/services.ts';
 
 /** A maintenance database on the server the tests use (trust auth on the local one). */
@@ -20,25 +21,9 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-function withDatabase(url: string, database: string): string {
-  const parsed = new URL(url);
-  parsed.pathname = `/${database}`;
-  return parsed.href;
-}
-
 /** Whether the server answers; the reason when it does not. */
-async function probe(): Promise<string | null> {
-  const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 3_000 });
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return null;
-  } catch (error) {
-    const { message, code } = error as { message?: string; code?: string };
-    return message || code || String(error);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
+function probe(): Promise<string | null> {
+  return postgresProblem(ADMIN_URL);
 }
 
 export async function createTestDatabase(): Promise<TestDatabase> {
