@@ -6,17 +6,18 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Redis } from 'ioredis';
 import { ensureBuilt } from './build.ts';
 import { CANNED_PATHS, CASES, DEEP_STATUS, needsPostgres, needsRedis, SERVERS, type CaseId, type CaseSpec, type ServerId } from './cases.ts';
 import { openGenerator, type LoadGenerator, type LoadMeasure } from './load.ts';
 import { HELP, OptionsError, parseOptions, type BenchOptions } from './options.ts';
 import { BenchDatabase, postgresProblem } from './postgres.ts';
+import { dropRedisKeys, redisKeys, redisProblem } from './redis.ts';
 import { allowedCpus, choosePinning, descendants, exited, foreignCores, httpRequest, machineTicks, processTicks, TICKS_PER_SECOND, treeTicks } from './proc.ts';
 import { renderProfileMarkdown, summarizeProfile, type CpuProfile } from './profile.ts';
 import { checkTargets, computeHeadroom, computeRatios, insertSection, renderResultsSection, renderText, type BenchReport, type CaseResult, type RunSettings } from './report.ts';
 import { interleave, summarize, voidReason, type RoundMeasure } from './stats.ts';
 import { readFileStore } from '../server/store/pet-store.ts';
+import { linkWithRel, parseLinks } from '../spec/rules/link.js';
 import { checkDurability, writePetArray, writePetStore, type Durability } from './stores.ts';
 import { authHeaders, launch, runsTsx, type LaunchContext, type RunningServer } from './targets.ts';
 
@@ -393,7 +394,7 @@ class Bench {
       const server = this.#servers.get(state.spec.server);
       if (state.skipped || !server || !needsRedis(SERVERS[state.spec.server])) continue;
       const prefix = `${this.#context.redisPrefix}${server.id}:`;
-      const keys = await this.#redisKeys(prefix).catch((e: Error) => e);
+      const keys = await redisKeys(this.#options.redisUrl, prefix).catch((e: Error) => e);
       const fellBack = /Redis unavailable|Redis unreachable/.test(readFileSync(server.logFile, 'utf8'));
       if (keys instanceof Error || keys.length === 0 || fellBack) {
         state.skipped = `the limiter did not use Redis throughout (${keys instanceof Error ? keys.message : `${keys.length} keys under ${prefix}`}${fellBack ? ', fell back to memory' : ''})`;
@@ -402,33 +403,9 @@ class Bench {
     }
   }
 
-  async #redisKeys(prefix: string): Promise<string[]> {
-    const client = new Redis(this.#options.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2000, retryStrategy: () => null });
-    client.on('error', () => {});
-    try {
-      await client.connect();
-      return await client.keys(`${prefix}*`);
-    } finally {
-      client.disconnect();
-    }
-  }
-
   async #dropRedisKeys(): Promise<void> {
     if (![...this.#states.values()].some((s) => needsRedis(SERVERS[s.spec.server]))) return;
-    try {
-      const keys = await this.#redisKeys(this.#context.redisPrefix);
-      if (keys.length === 0) return;
-      const client = new Redis(this.#options.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2000, retryStrategy: () => null });
-      client.on('error', () => {});
-      try {
-        await client.connect();
-        for (let i = 0; i < keys.length; i += 500) await client.del(...keys.slice(i, i + 500));
-      } finally {
-        client.disconnect();
-      }
-    } catch {
-      // Redis gone: nothing of ours to drop
-    }
+    await dropRedisKeys(this.#options.redisUrl, this.#context.redisPrefix);
   }
 
   async #stopAll(signal?: NodeJS.Signals): Promise<void> {
@@ -504,23 +481,6 @@ export function commandLine(args: readonly string[]): string {
   return args.length ? `npm run bench -- ${args.map(quote).join(' ')}` : 'npm run bench';
 }
 
-/** Why Redis cannot serve the Redis cases, or its server's pid (when it runs on this machine). */
-async function redisProblem(url: string): Promise<string | { pid: number | undefined }> {
-  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 2000 });
-  client.on('error', () => {}); // reported through the rejected connect below
-  try {
-    await client.connect();
-    const pid = Number(/^process_id:(\d+)/m.exec(await client.info('server'))?.[1]);
-    const host = new URL(url).hostname;
-    const local = ['127.0.0.1', 'localhost', '::1', '[::1]'].includes(host);
-    return { pid: local && pid > 0 ? pid : undefined };
-  } catch (error) {
-    return `Redis at ${url} is not reachable (${(error as Error).message})`;
-  } finally {
-    client.disconnect();
-  }
-}
-
 /**
  * A page from the middle of the store, reached the way a client would: following
  * `Link: <...>; rel="next"` with the status filter until half the pets are behind us.
@@ -531,7 +491,8 @@ export async function midStorePage(origin: string, apiKey: string, pets: number)
     const reply = await httpRequest(`${origin}${path}`, { headers: authHeaders(apiKey) });
     if (reply.status !== 200) throw new Error(`${path} answered ${reply.status}`);
     const items = JSON.parse(reply.body.toString()) as Array<{ id: number }>;
-    const next = nextLink(reply.headers.link);
+    const link = reply.headers.link;
+    const next = linkWithRel(parseLinks(Array.isArray(link) ? link.join(', ') : link), 'next')?.target;
     if (!next) throw new Error(`no rel="next" link after id ${items.at(-1)?.id}`);
     const nextUrl = new URL(next, `${origin}${path}`);
     if ((items.at(-1)?.id ?? 0) >= pets / 2) {
@@ -541,21 +502,6 @@ export async function midStorePage(origin: string, apiKey: string, pets: number)
     path = `${nextUrl.pathname}${nextUrl.search}`;
   }
   throw new Error('the pages never reached the middle of the store');
-}
-
-/** The target of the `rel="next"` entry of a Link header (RFC 8288), if any. */
-export function nextLink(header: string | string[] | undefined): string | undefined {
-  const value = Array.isArray(header) ? header.join(', ') : header;
-  if (!value) return undefined;
-  for (const match of value.matchAll(/<([^>]*)>([^,<]*)/g)) {
-    for (const param of (match[2] ?? '').split(';')) {
-      const [name, raw] = param.split('=').map((x) => x.trim());
-      if (name?.toLowerCase() !== 'rel' || raw === undefined) continue;
-      const rels = raw.replace(/^"|"$/g, '').toLowerCase().split(/\s+/);
-      if (rels.includes('next')) return match[1];
-    }
-  }
-  return undefined;
 }
 
 /** The profile table of the list case's server, for the results file: its busiest profile (a worker's, or the main thread's). */

@@ -7,7 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { GET_PATH, JSON_GET_PATH, JSON_LIST_PATH, LIST_PATH, SERVERS, type ReferenceServerSpec } from './cases.ts';
 import { httpRequest } from './proc.ts';
-import { midStorePage, nextLink } from './run.ts';
+import { midStorePage } from './run.ts';
 import { writePetArray, writePetStore } from './stores.ts';
 import { authHeaders, launch, referenceArgs, runsTsx, SCRIPTS, type LaunchContext, type RunningServer } from './targets.ts';
 
@@ -172,22 +172,5 @@ servers('midStorePage follows rel="next" with the status filter to the middle of
   assert.ok(page.every((p) => p.status === 'available'));
 });
 
-const links = suite('nextLink');
-const cases: Array<[string | string[] | undefined, string | undefined]> = [
-  ['</v1/pets?limit=20&cursor=abc>; rel="next"', '/v1/pets?limit=20&cursor=abc'],
-  ['</a>; rel="prev", </b>; rel="next"', '/b'],
-  ['</b>; rel=next', '/b'],
-  ['</b>; title="x"; rel="prefetch next"', '/b'],
-  [['</a>; rel="prev"', '</b>; rel="next"'], '/b'],
-  ['</a>; rel="prev"', undefined],
-  ['</a>; rel="nextpage"', undefined],
-  [undefined, undefined],
-  ['', undefined],
-];
-for (const [header, expected] of cases) {
-  links(`${JSON.stringify(header)} -> ${expected}`, () => assert.is(nextLink(header), expected));
-}
-
 args.run();
 servers.run();
-links.run();
