@@ -1,6 +1,7 @@
 // Synchronous fake implementations of the API for the k6 shim (k6-shim.ts): a correct fixed-window
 // limiter and the faulty ones the load scripts must catch, plus a small pets service. Time is the
 // shim's fake clock, passed in with every request.
+import { formatHttpDate } from '../spec/rules/fields.js';
 import type { FakeRequest, FakeResponse, Handler } from './k6-shim.ts';
 
 export type LimiterFault = 'none' | 'over-admit' | 'stuck-remaining' | 'moving-reset' | 'retry-after-zero' | 'no-reset';
@@ -35,7 +36,7 @@ export function limitedTarget(opts: LimiterOptions, inner: Handler = () => json(
     const nowS = now / 1000;
     const windowStart = Math.floor(nowS / 60) * 60;
     let reset = windowStart + 60;
-    const base = { Date: new Date(now).toUTCString(), 'X-RateLimit-Limit': String(opts.limit) };
+    const base = { Date: formatHttpDate(now), 'X-RateLimit-Limit': String(opts.limit) };
     const refuse = (retryAfter: number, remaining = 0) => {
       refusals.set(windowStart, (refusals.get(windowStart) ?? 0) + 1);
       if (opts.banAfter && (refusals.get(windowStart) ?? 0) >= opts.banAfter && banUntil <= now) banUntil = now + (opts.banSeconds ?? 300) * 1000;

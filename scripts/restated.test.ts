@@ -30,6 +30,34 @@ test('no code restates a fact of the contract', () => {
   assert.equal(found, []);
 });
 
+/**
+ * Hand-made spellings of the HTTP fields spec/rules formats and parses: a Link or RateLimit field
+ * written by template, Deprecation's "@" date by template, an HTTP-date from toUTCString, a Link
+ * parsed by regular expression. Comment lines are not code.
+ */
+const FIELD_WORK: Array<[string, RegExp]> = [
+  ['a Link field written by hand (formatLinks)', />; rel=/],
+  ['a RateLimit field written by hand (formatRateLimit, formatRateLimitPolicy)', /;[qrtw]=\$\{/],
+  ['a Deprecation date written by hand (formatDeprecation)', /`@\$\{/],
+  ['an HTTP-date from toUTCString (formatHttpDate)', /\.toUTCString\(/],
+  ['a Link field parsed by hand (parseLinks)', /matchAll\(\/</],
+];
+const codeLines = (text: string) => text.split('\n').filter((line) => !/^\s*(\/\/|\/?\*)/.test(line)).join('\n');
+
+test('no code formats or parses an HTTP field of the contract outside spec/rules', () => {
+  const found: string[] = [];
+  for (const file of code.filter((f) => !f.startsWith('spec/rules/'))) {
+    const text = codeLines(readFileSync(join(root, file), 'utf8'));
+    for (const [what, pattern] of FIELD_WORK) if (pattern.test(text)) found.push(`${file}: ${what}`);
+  }
+  assert.equal(found, []);
+});
+
+test('the field check can fail: it finds a hand-written Link and RateLimit', () => {
+  const text = codeLines('// <a>; rel="next" in a comment\nconst l = `<${u}>; rel="next"`; const r = `"minute";r=${n}`;');
+  assert.equal(FIELD_WORK.filter(([, p]) => p.test(text)).map(([w]) => w), [FIELD_WORK[0]![0], FIELD_WORK[1]![0]]);
+});
+
 test('the check can fail: it finds a restated status list', () => {
   assert.ok(FACTS[0]![1].test("const STATUSES = ['available', 'pending', 'sold'];"));
 });

@@ -1,5 +1,6 @@
 // Faults in the rate limiter: its headers, its enforcement, and Retry-After. They show only when
 // the kit exhausts a window (--rate-limit-key), some only when it keeps asking after a 429.
+import { formatHttpDate } from '../../spec/rules/fields.js';
 import type { FaultBehaviour } from './proxy.ts';
 import type { Fault } from './catalogue.ts';
 import { num, withoutHeaders } from './rewrite.ts';
@@ -152,6 +153,6 @@ export const RETRY_AFTER_AS_DATE: FaultBehaviour = {
   response: (res) => {
     if (res.status !== 429 || !res.headers['retry-after']) return res;
     const reset = Number(res.headers['x-ratelimit-reset']);
-    return { ...res, headers: { ...res.headers, 'retry-after': new Date(reset * 1000).toUTCString() } };
+    return { ...res, headers: { ...res.headers, 'retry-after': formatHttpDate(reset * 1000) } };
   },
 };

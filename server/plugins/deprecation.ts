@@ -3,6 +3,8 @@
 // A route opts in with one block: `options.plugins.deprecation = { since, sunset, successor }`.
 import type { Plugin, Request, RequestRoute, ResponseObject } from '@hapi/hapi';
 import Joi from 'joi';
+import { formatDeprecation, formatSunset } from '../../spec/rules/fields.js';
+import { formatLinks } from '../../spec/rules/link.js';
 import type { Clock } from '../clock.ts';
 import { apiError } from '../errors.ts';
 import { RATE_LIMIT_PLUGIN } from './rate-limit.ts';
@@ -51,12 +53,15 @@ interface Notice {
 /** Header values for one route's settings; pure, for the tests. */
 export function deprecationHeaders(settings: DeprecationRouteOptions, defaultLink: string): Record<string, string> {
   const link = settings.link ?? defaultLink;
-  const links = [`<${link}>; rel="deprecation"; type="text/html"`, `<${link}>; rel="sunset"; type="text/html"`];
-  if (settings.successor) links.push(`<${settings.successor}>; rel="successor-version"`);
+  const links: Array<{ target: string; params: Record<string, string> }> = [
+    { target: link, params: { rel: 'deprecation', type: 'text/html' } },
+    { target: link, params: { rel: 'sunset', type: 'text/html' } },
+    ...(settings.successor ? [{ target: settings.successor, params: { rel: 'successor-version' } }] : []),
+  ];
   return {
-    deprecation: `@${Math.floor(Date.parse(settings.since) / 1000)}`,
-    sunset: new Date(Date.parse(settings.sunset)).toUTCString(),
-    link: links.join(', '),
+    deprecation: formatDeprecation(Date.parse(settings.since)),
+    sunset: formatSunset(Date.parse(settings.sunset)),
+    link: formatLinks(links),
   };
 }
 

@@ -1,5 +1,6 @@
 // Turns a store's answer into what the client is told: which window binds, the header values,
 // and for a refusal the error code and message. Pure, so every rounding rule is tested here.
+import { formatRateLimit, formatRateLimitPolicy } from '../../spec/rules/structured-fields.js';
 import type { ErrorCode } from '../errors.ts';
 import type { PartitionKind, WindowSpec } from './policy.ts';
 import type { ConsumeResult, WindowUsage } from './store.ts';
@@ -61,19 +62,16 @@ export function formatPolicy(windows: readonly WindowSpec[]): string {
 }
 
 function formatPolicyOnce(windows: readonly WindowSpec[]): string {
-  return windows.map((w) => `"${w.name}";q=${w.limit};w=${Math.round(w.windowMs / 1000)}`).join(', ');
+  return formatRateLimitPolicy(windows.map((w) => ({ name: w.name, quota: w.limit, window: Math.round(w.windowMs / 1000) })));
 }
 
 /** `RateLimit` (same draft): what is left in each window and when it resets. */
 export function formatState(result: ConsumeResult): string {
-  return result.windows
-    .map((u) => {
-      // While banned nothing is served, whatever the windows say.
-      const r = result.outcome === 'banned' ? 0 : remaining(u);
-      const t = secondsUntil(result.outcome === 'banned' ? result.banMs : u.resetMs);
-      return `"${u.spec.name}";r=${r};t=${t}`;
-    })
-    .join(', ');
+  // While banned nothing is served, whatever the windows say.
+  const banned = result.outcome === 'banned';
+  return formatRateLimit(
+    result.windows.map((u) => ({ name: u.spec.name, remaining: banned ? 0 : remaining(u), reset: secondsUntil(banned ? result.banMs : u.resetMs) })),
+  );
 }
 
 function per(windowMs: number): string {

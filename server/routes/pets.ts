@@ -1,4 +1,5 @@
 import type { Plugin, Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
+import { formatLinks } from '../../spec/rules/link.js';
 import type { Contract } from '../contract.ts';
 import { apiError } from '../errors.ts';
 import { decodeJsonBody } from '../json-body.ts';
@@ -30,7 +31,7 @@ export const petRoutes: Plugin<PetRoutesOptions> = {
      * to escape, but escaped anyway in case a future status needs it.
      */
     const nextLink = (query: ListRequest, cursor: string) =>
-      `<${base}/pets?limit=${query.limit}${query.status ? `&status=${encodeURIComponent(query.status)}` : ''}&cursor=${cursor}>; rel="next"`;
+      formatLinks([{ target: `${base}/pets?limit=${query.limit}${query.status ? `&status=${encodeURIComponent(query.status)}` : ''}&cursor=${cursor}`, params: { rel: 'next' } }]);
 
     /**
      * The contract's validation, run by the handlers rather than by hapi's validation stage: the

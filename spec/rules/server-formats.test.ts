@@ -1,6 +1,6 @@
-// The formatters of spec/rules write, byte for byte, what the reference server sends today, and the
-// parsers read it back: so the server can switch its own formatting to them, and so the kit and the
-// k6 scripts read what the server writes. Driven through the server's own functions and routes.
+// The reference server formats its headers with spec/rules, and the parsers read back exactly what
+// it sends: so the kit and the k6 scripts read what the server writes. Driven through the server's
+// own functions and routes, with the bytes pinned so that a change of form is a visible decision.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ManualClock, createServer } from '../../server/index.ts';

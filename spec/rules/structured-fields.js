@@ -100,7 +100,7 @@ export function parseList(input) {
 
 /** @param {BareItem} v @returns {string} */
 function serializeBare(v) {
-  if (typeof v === 'string') return '"' + v.replace(/(["\\])/g, '\\$1') + '"';
+  if (typeof v === 'string') return '"' + (/["\\]/.test(v) ? v.replace(/(["\\])/g, '\\$1') : v) + '"';
   if (typeof v === 'boolean') return v ? '?1' : '?0';
   if (typeof v === 'number') return Number.isInteger(v) ? String(v) : String(Math.round(v * 1000) / 1000);
   if ('token' in v) return v.token;
