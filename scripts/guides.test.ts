@@ -7,6 +7,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { optionNames } from '../server/options.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const GUIDES = ['spec/README.md', 'spec/rules/README.md', 'server/README.md', 'conformance/README.md', 'load/README.md', 'bench/README.md'];
@@ -66,6 +67,11 @@ test('no decision is written twice, within a guide or across guides', () => {
       seen.set(key, guide);
     }
   }
+});
+
+test('the server guide names every option createServer takes', () => {
+  const guide = readFileSync(join(root, 'server/README.md'), 'utf8');
+  assert.equal(optionNames().filter((name) => !guide.includes(`\`${name}\``)), []);
 });
 
 test('the top-level README is short: what, for whom, the two lines, where to go next', () => {

@@ -176,6 +176,11 @@ export function optionDefault(path: string): string | number | boolean | undefin
   return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? value : undefined;
 }
 
+/** The names of createServer's options, top level, as the schema above holds them. */
+export function optionNames(): string[] {
+  return Object.keys((serverOptionsSchema.describe() as { keys?: Record<string, unknown> }).keys ?? {});
+}
+
 export function resolveOptions(options: ServerOptions): ResolvedOptions {
   // Instances (clock, streams) must pass through untouched, not be cloned by joi.
   const { error, value } = serverOptionsSchema.validate(options, { nonEnumerables: false });
