@@ -7,14 +7,12 @@ import {
   clean,
   computeHeadroom,
   computeRatios,
-  insertSection,
-  renderResultsSection,
-  renderText,
   type BenchReport,
   type CaseResult,
   type RunSettings,
   type Verdict,
 } from './report.ts';
+import { insertSection, renderResultsSection, renderText } from './render.ts';
 import type { CaseSummary } from './stats.ts';
 import type { Durability } from './stores.ts';
 

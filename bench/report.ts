@@ -1,6 +1,7 @@
-// The results of one run: the JSON document written by `--json`, the printed table, the load
-// generator's headroom, the ratios, the verdict on each of the issue's targets and the dated section
-// `--results` appends to bench/RESULTS.md. Pure, so that every verdict is tested.
+// The results of one run: the JSON document written by `--json`, the load generator's headroom, the
+// ratios and the verdict on each of the issue's targets. Pure, so that every verdict is tested;
+// render.ts prints them.
+import { cpus } from 'node:os';
 import type { CaseId, CaseKind, ServerId } from './cases.ts';
 import { ratio, type CaseSummary } from './stats.ts';
 import type { Durability } from './stores.ts';
@@ -115,11 +116,11 @@ export const TARGETS = {
   p99Growth: 1.25,
 } as const;
 
-const MB = 1e6;
+export const MB = 1e6;
 /** Above this many cores taken by other processes in a round, the table warns that the figures are disturbed. */
 export const DISTURBED_CORES = 0.1;
 /** A generator busier than this against the null server is taken as saturated: its rate is its ceiling. */
-const SATURATED = 0.95;
+export const SATURATED = 0.95;
 
 /** A case whose figures can be used: it ran, and at least one round was clean. */
 export function clean(result: CaseResult | undefined): result is CaseResult & { summary: CaseSummary } {
@@ -198,18 +199,18 @@ export function computeRatios(cases: readonly CaseResult[]): Ratios {
   };
 }
 
-const int = (n: number) => Math.round(n).toLocaleString('en-US');
+export const formatCount = (n: number) => Math.round(n).toLocaleString('en-US');
 /** A ratio, cut (not rounded) to `digits`, so that a value shown as meeting a target does meet it. */
 // The epsilon keeps 0.29 (28.999... hundredths in binary) from being cut to 0.28.
-const x = (n: number, digits = 2) => `${(Math.floor(n * 10 ** digits + 1e-9) / 10 ** digits).toFixed(digits)}x`;
+export const formatRatio = (n: number, digits = 2) => `${(Math.floor(n * 10 ** digits + 1e-9) / 10 ** digits).toFixed(digits)}x`;
 
 /** Why a ratio target was missed, from what the run measured: the CPU each side spends per request, and the generator. */
 function ratioWhy(reference: CaseResult & { summary: CaseSummary }, peer: CaseResult & { summary: CaseSummary }, headroom: Headroom): string {
   const parts = [
-    `${reference.id} ${int(reference.summary.rps)}/s at ${int(reference.summary.cpuMicrosPerRequest)} us server CPU per request, ` +
-      `${peer.id} ${int(peer.summary.rps)}/s at ${int(peer.summary.cpuMicrosPerRequest)} us`,
+    `${reference.id} ${formatCount(reference.summary.rps)}/s at ${formatCount(reference.summary.cpuMicrosPerRequest)} us server CPU per request, ` +
+      `${peer.id} ${formatCount(peer.summary.rps)}/s at ${formatCount(peer.summary.cpuMicrosPerRequest)} us`,
   ];
-  if (headroom.headroom !== null && headroom.headroom < TARGETS.headroom) parts.push(`generator headroom only ${x(headroom.headroom, 1)}: ratios compressed`);
+  if (headroom.headroom !== null && headroom.headroom < TARGETS.headroom) parts.push(`generator headroom only ${formatRatio(headroom.headroom, 1)}: ratios compressed`);
   return parts.join('; ');
 }
 
@@ -229,25 +230,25 @@ export function checkTargets(cases: readonly CaseResult[], settings: RunSettings
     checks.push({ target, measured: fmt(value), verdict: met ? 'met' : 'missed', why: met ? undefined : ratioWhy(ref, other, headroom) });
   };
   for (const kind of ['list', 'get'] as const) {
-    ratioTarget(kind, `hapi-${kind}`, 'bare hapi', TARGETS.overHapi, (v) => x(v));
-    ratioTarget(kind, `prism-${kind}`, 'Prism', TARGETS.overPrism, (v) => x(v, 1));
-    ratioTarget(kind, `json-${kind}`, 'json-server', TARGETS.overJsonServer, (v) => x(v, 1));
+    ratioTarget(kind, `hapi-${kind}`, 'bare hapi', TARGETS.overHapi, (v) => formatRatio(v));
+    ratioTarget(kind, `prism-${kind}`, 'Prism', TARGETS.overPrism, (v) => formatRatio(v, 1));
+    ratioTarget(kind, `json-${kind}`, 'json-server', TARGETS.overJsonServer, (v) => formatRatio(v, 1));
   }
 
   const post = find(cases, 'ref-post');
-  const postTarget = `create >= ${int(TARGETS.createsPerSecond)} durable/s, file store, ${TARGETS.createConnections} connections`;
+  const postTarget = `create >= ${formatCount(TARGETS.createsPerSecond)} durable/s, file store, ${TARGETS.createConnections} connections`;
   if (!clean(post)) checks.push({ target: postTarget, measured: '-', verdict: 'not measured', why: problem(post, 'ref-post') });
   else if (settings.connections !== TARGETS.createConnections)
-    checks.push({ target: postTarget, measured: `${int(post.summary.rps)}/s`, verdict: 'not measured', why: `run with --connections ${TARGETS.createConnections}` });
+    checks.push({ target: postTarget, measured: `${formatCount(post.summary.rps)}/s`, verdict: 'not measured', why: `run with --connections ${TARGETS.createConnections}` });
   else {
     const met = post.summary.rps >= TARGETS.createsPerSecond;
     const busy = post.summary.serverBusy;
     const why = met
       ? undefined
       : busy >= 0.9
-        ? `the server's core is saturated at ${int(post.summary.cpuMicrosPerRequest)} us of CPU per create`
-        : `the server's core was ${(busy * 100).toFixed(0)}% busy (${int(post.summary.cpuMicrosPerRequest)} us of CPU per create): the rest is waiting, for the disk's fdatasync`;
-    checks.push({ target: postTarget, measured: `${int(post.summary.rps)}/s`, verdict: met ? 'met' : 'missed', why });
+        ? `the server's core is saturated at ${formatCount(post.summary.cpuMicrosPerRequest)} us of CPU per create`
+        : `the server's core was ${(busy * 100).toFixed(0)}% busy (${formatCount(post.summary.cpuMicrosPerRequest)} us of CPU per create): the rest is waiting, for the disk's fdatasync`;
+    checks.push({ target: postTarget, measured: `${formatCount(post.summary.rps)}/s`, verdict: met ? 'met' : 'missed', why });
   }
 
   const rssCase = find(cases, 'list-100k');
@@ -265,9 +266,9 @@ export function checkTargets(cases: readonly CaseResult[], settings: RunSettings
   else
     checks.push({
       target: headroomTarget,
-      measured: x(headroom.headroom, 1),
+      measured: formatRatio(headroom.headroom, 1),
       verdict: headroom.headroom >= TARGETS.headroom ? 'met' : 'missed',
-      why: headroom.headroom >= TARGETS.headroom ? undefined : `${settings.generator.name} reaches about ${int(headroom.ceiling!)}/s on its core; ${headroom.fastest!.id} ran at ${int(headroom.fastest!.rps)}/s`,
+      why: headroom.headroom >= TARGETS.headroom ? undefined : `${settings.generator.name} reaches about ${formatCount(headroom.ceiling!)}/s on its core; ${headroom.fastest!.id} ran at ${formatCount(headroom.fastest!.rps)}/s`,
     });
 
   // The store-size targets of an earlier issue, when their cases ran.
@@ -288,146 +289,25 @@ export function checkTargets(cases: readonly CaseResult[], settings: RunSettings
   return checks;
 }
 
-const ms = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '-');
-
-function pad(cells: string[][], rightAligned: ReadonlySet<number>): string {
-  const widths = cells[0]!.map((_, i) => Math.max(...cells.map((row) => row[i]!.length)));
-  return cells
-    .map((row) => row.map((cell, i) => (rightAligned.has(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ').trimEnd())
-    .join('\n');
-}
-
-function badCell(c: CaseResult): string {
-  const s = c.summary!;
-  const bad = Object.entries(s.unexpected).map(([code, n]) => `${n}x${code}`);
-  if (s.errors) bad.push(`${s.errors} socket errors`);
-  if (s.timeouts) bad.push(`${s.timeouts} timeouts`);
-  for (const d of c.durability ?? []) if (!d.ok) bad.push(d.problem ?? 'not durable');
-  return bad.length ? bad.join(', ') : '0';
-}
-
-export function headroomLine(h: Headroom, generator: string): string {
-  if (h.nullRps === null) return `load generator headroom: not measured (${h.why})`;
-  const busy = h.generatorBusy === null ? 'its CPU unknown' : `${generator} at ${(h.generatorBusy * 100).toFixed(0)}% of its core`;
-  const ceiling = h.generatorBusy !== null && h.generatorBusy < SATURATED ? `ceiling about ${int(h.ceiling!)} req/s` : `ceiling ${int(h.ceiling!)} req/s (saturated)`;
-  const fastest = h.fastest ? `; fastest server ${h.fastest.id} ${int(h.fastest.rps)} req/s: headroom ${x(h.headroom!, 1)} (at least ${TARGETS.headroom}x wanted)` : '';
-  return `load generator headroom: null server ${int(h.nullRps)} req/s with ${busy}, ${ceiling}${fastest}`;
-}
-
-export function renderText(report: BenchReport): string {
-  const s = report.settings;
-  const lines: string[] = [];
-  lines.push(
-    `adoption-store-kit bench: ${s.connections} connections, ${s.duration} s x ${s.rounds} interleaved rounds per case, ` +
-      `${s.warmup} s warm-up; ${report.environment.cpus} x ${report.environment.cpuModel}, node ${report.environment.node}; ` +
-      (s.pinning ? `servers on cpu ${s.pinning.server}, load generator on cpu ${s.pinning.load}` : 'not pinned'),
-  );
-  lines.push(`load generator: ${s.generator.description}; reference server: ${s.build}`);
-  if (s.referenceFlags.length || s.referenceNodeFlags.length) {
-    lines.push(`NOTE: reference servers ran with serve flags [${s.referenceFlags.join(' ')}] and node flags [${s.referenceNodeFlags.join(' ')}]: not the production stack.`);
+/** The report of a run that has ended: its cases and settings, with the figures derived from them and this machine. */
+export function assembleReport(run: { startedAt: Date; cases: CaseResult[]; settings: RunSettings; notes: readonly string[] }): BenchReport {
+  const { cases, settings } = run;
+  const notes = [...run.notes];
+  const workers = find(cases, 'workers-list');
+  if (workers?.cpus && settings.pinning && !workers.cpus.includes(',')) {
+    notes.push(`--workers 2 ran both workers on cpu ${workers.cpus}: the load generator needs the other core, so on this machine the case prices the cluster, not its scaling`);
   }
-  lines.push('');
-  const header = ['#', 'case', 'what', 'req/s', 'rounds min-max', 'p50 ms', 'p99 ms', 'peak RSS MB', 'bytes/resp', 'CPU us/req', 'gen CPU', 'others CPU', 'clean', 'bad'];
-  const rows = report.cases.map((c) => {
-    const v = c.summary;
-    if (!v) return [c.label, c.id, c.title, '-', '-', '-', '-', '-', '-', '-', '-', '-', '-', `skipped: ${c.skipped ?? 'not run'}`];
-    const rounds = v.rpsPerRound.length ? `${int(Math.min(...v.rpsPerRound))}-${int(Math.max(...v.rpsPerRound))}` : '-';
-    return [
-      c.label,
-      c.id,
-      c.title,
-      v.cleanRounds ? int(v.rps) : '-',
-      rounds,
-      ms(v.p50),
-      ms(v.p99),
-      c.peakRssBytes === null ? '-' : (c.peakRssBytes / MB).toFixed(1),
-      v.cleanRounds ? int(v.bytesPerResponse) : '-',
-      Number.isFinite(v.cpuMicrosPerRequest) ? int(v.cpuMicrosPerRequest) : '-',
-      Number.isFinite(v.generatorBusy) && v.cleanRounds ? v.generatorBusy.toFixed(2) : '-',
-      v.foreignCoresMax.toFixed(2),
-      `${v.cleanRounds}/${v.cleanRounds + v.voidRounds.length}`,
-      badCell(c),
-    ];
-  });
-  lines.push(pad([header, ...rows], new Set([3, 5, 6, 7, 8, 9, 10, 11])));
-  const disturbed = report.cases.filter((c) => (c.summary?.foreignCoresMax ?? 0) > DISTURBED_CORES);
-  if (disturbed.length) {
-    lines.push(
-      `WARNING: other processes kept up to ${Math.max(...disturbed.map((c) => c.summary!.foreignCoresMax)).toFixed(2)} of ` +
-        `${report.environment.cpus} cores busy during ${disturbed.map((c) => c.id).join(', ')}: those figures are disturbed; rerun on a quiet machine.`,
-    );
-  }
-  for (const c of report.cases) for (const v of c.summary?.voidRounds ?? []) lines.push(`VOID: ${c.id} round ${v.round}: ${v.reason}`);
-  for (const c of report.cases) if (c.summary && c.summary.cleanRounds === 0) lines.push(`NO CLEAN ROUND: ${c.id}: no figure of it is used`);
-  lines.push('');
-  const h = report.headroom;
-  lines.push(headroomLine(h, s.generator.name));
-  if (h.headroom !== null && h.headroom < TARGETS.headroom) {
-    lines.push(`WARNING: the load generator's headroom is below ${TARGETS.headroom}x: the fastest servers may be measured at the generator's limit, and every ratio against them is compressed.`);
-  }
-  if (h.nearSaturation.length) lines.push(`WARNING: the load generator used more than ${(100 / TARGETS.headroom).toFixed(0)}% of its core in ${h.nearSaturation.join(', ')}.`);
-  lines.push('');
-  const r = report.ratios;
-  // Cut like the targets' figures, so that the table and the verdicts never disagree in the last digit.
-  const show = (v: number | null, digits = 2) => (v === null ? '-' : x(v, digits).slice(0, -1));
-  const ratioRows = [
-    ['reference over', 'hapi', 'node', 'Prism', 'json-server', ''],
-    ['list', show(r.list.hapi), show(r.list.node), show(r.list.prism, 1), show(r.list.jsonServer, 1), 'by req/s'],
-    ['get', show(r.get.hapi), show(r.get.node), show(r.get.prism, 1), show(r.get.jsonServer, 1), 'by req/s'],
-    ['list', show(r.listByCpu.hapi), show(r.listByCpu.node), show(r.listByCpu.prism, 1), show(r.listByCpu.jsonServer, 1), 'by server CPU per request'],
-    ['get', show(r.getByCpu.hapi), show(r.getByCpu.node), show(r.getByCpu.prism, 1), show(r.getByCpu.jsonServer, 1), 'by server CPU per request'],
-  ];
-  lines.push(pad(ratioRows, new Set([1, 2, 3, 4])));
-  const workers = report.cases.find((c) => c.id === 'workers-list');
-  lines.push(
-    `PostgreSQL/file store: list ${show(r.postgresOverFileList)}, create ${show(r.postgresOverFileCreate)}; ` +
-      `Redis limiter/memory limiter (PostgreSQL) ${show(r.redisOverMemory)}; ` +
-      `--workers 2/one instance ${show(r.workersOverOne)}${workers?.cpus ? ` (workers on cpu ${workers.cpus})` : ''}`,
-  );
-  if ([r.listP99Growth, r.deepP99Growth].some((v) => v !== null)) {
-    lines.push(
-      `1,000 -> 100,000 pets: p99 x${show(r.listP99Growth)} first page, x${show(r.deepP99Growth)} mid-store page; ` +
-        `server CPU per request x${show(r.listCpuGrowth)} first page, x${show(r.deepCpuGrowth)} mid-store page`,
-    );
-  }
-  for (const c of report.cases)
-    for (const d of c.durability ?? [])
-      lines.push(
-        `${c.id}: ${int(d.acknowledged)} acknowledged creates, store ${int(d.before)} -> ${int(d.after)} pets after SIGKILL` +
-          (d.ok ? ` (all durable${d.idsChecked ? ', every acknowledged id found once' : ''}; ${int(d.unacknowledged)} in flight)` : `: ${d.problem}`),
-      );
-  for (const note of report.notes) lines.push(`note: ${note}`);
-  lines.push('');
-  lines.push(pad([['target', 'measured', 'verdict'], ...report.targets.map((t) => [t.target, t.measured, t.why ? `${t.verdict}: ${t.why}` : t.verdict])], new Set()));
-  return lines.join('\n') + '\n';
-}
-
-/** The dated section `--results` adds to the results file; `profile` is a rendered profile table, if any. */
-export function renderResultsSection(report: BenchReport, profile?: string): string {
-  const s = report.settings;
-  const date = report.startedAt.slice(0, 16).replace('T', ' ');
-  const h = report.headroom;
-  const headroom = h.headroom === null ? 'headroom not measured' : `headroom ${x(h.headroom, 1)}${h.headroom < TARGETS.headroom ? ' (below 1.5x: ratios compressed)' : ''}`;
-  const parts = [
-    `## ${date} UTC: ${s.generator.name}, ${report.cases.length} cases`,
-    '',
-    `- machine: ${report.environment.cpus} x ${report.environment.cpuModel}, node ${report.environment.node}, ${report.environment.platform}`,
-    `- load generator: ${s.generator.description}; ${headroom}`,
-    `- command: \`${s.command}\``,
-    '',
-    '```',
-    renderText(report).trimEnd(),
-    '```',
-  ];
-  if (profile) parts.push('', profile.trimEnd());
-  return parts.join('\n') + '\n';
-}
-
-/** The results file with `section` as its newest run: after the title and intro, before the first dated section. */
-export function insertSection(existing: string | undefined, section: string): string {
-  const intro = '# Benchmark results\n\nDated runs of `npm run bench`, newest first. Each names the machine, the load generator and the command.\n';
-  const text = existing && existing.trim() ? existing : intro;
-  const at = text.search(/^## /m);
-  if (at < 0) return `${text.trimEnd()}\n\n${section}`;
-  return `${text.slice(0, at)}${section}\n${text.slice(at)}`;
+  const headroom = computeHeadroom(cases);
+  return {
+    tool: 'adoption-store-kit bench',
+    startedAt: run.startedAt.toISOString(),
+    finishedAt: new Date().toISOString(),
+    environment: { node: process.version, platform: `${process.platform} ${process.arch}`, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown' },
+    settings,
+    cases,
+    headroom,
+    ratios: computeRatios(cases),
+    targets: checkTargets(cases, settings, headroom),
+    notes,
+  };
 }

@@ -8,13 +8,13 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { CaseId } from './cases.ts';
-import { postgresProblem, DEFAULT_ADMIN_URL } from './postgres.ts';
+import { ADMIN_URL, postgresService } from '../server/store/test-database.ts';
 import type { BenchReport } from './report.ts';
-import { commandLine } from './run.ts';
+import { commandLine } from './cli.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const bench = (args: string[]) =>
-  spawnSync(process.execPath, ['--import', 'tsx', 'bench/run.ts', ...args], { cwd: root, encoding: 'utf8', timeout: 180_000 });
+  spawnSync(process.execPath, ['--import', 'tsx', 'bench/cli.ts', ...args], { cwd: root, encoding: 'utf8', timeout: 180_000 });
 // A warm-up second each: on a busy machine a cold server can take longer than a one-second round to answer at all.
 const SHORT = ['--duration', '1', '--warmup', '1', '--connections', '4'];
 
@@ -76,16 +76,17 @@ test('a short run: every case clean, the headroom measured, creates proven durab
   }
 });
 
-const postgres = await postgresProblem(DEFAULT_ADMIN_URL);
-(postgres ? test.skip : test)('PostgreSQL: creates durable by id after SIGKILL, and the run drops its database', async () => {
+// The benchmark's default PostgreSQL is the one the tests use; under CI it must answer.
+const postgres = await postgresService('bench/run.test.ts');
+postgres.register(test)('PostgreSQL: creates durable by id after SIGKILL, and the run drops its database', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'bench-smoke-'));
   try {
-    const { report } = runAndRead(['--rounds', '1', '--cases', 'pg-post,pg-list'], dir);
+    const { report } = runAndRead(['--rounds', '1', '--cases', 'pg-post,pg-list', '--database', ADMIN_URL], dir);
     assertClean(report, 1);
     const [d] = report.cases.find((c) => c.id === 'pg-post')!.durability!;
     assert.ok(d!.ok && d!.idsChecked && d!.after >= 10_000 + d!.acknowledged, JSON.stringify(d));
     const pg = (await import('pg')).default;
-    const client = new pg.Client({ connectionString: DEFAULT_ADMIN_URL });
+    const client = new pg.Client({ connectionString: ADMIN_URL });
     await client.connect();
     try {
       const left = await client.query("SELECT datname FROM pg_database WHERE datname LIKE 'adoption_bench_%'");

@@ -1,25 +1,24 @@
-// `npm run bench`: the reference server against the framework's and the platform's ceiling, Prism
+// One benchmark run: the reference server against the framework's and the platform's ceiling, Prism
 // and json-server, with the load generator's own ceiling measured beside them, under the same
-// conditions, in one invocation. See bench/README.md.
+// conditions. Prepares stores and services, starts the servers, measures the rounds interleaved,
+// proves creates durable, and hands the figures to report.ts. bench/cli.ts is `npm run bench`.
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { ensureBuilt } from './build.ts';
-import { CANNED_PATHS, CASES, DEEP_STATUS, needsPostgres, needsRedis, SERVERS, type CaseId, type CaseSpec, type ServerId } from './cases.ts';
+import { CANNED_PATHS, CASES, needsPostgres, needsRedis, SERVERS, type CaseId, type CaseSpec, type ServerId } from './cases.ts';
 import { openGenerator, type LoadGenerator, type LoadMeasure } from './load.ts';
-import { HELP, OptionsError, parseOptions, type BenchOptions } from './options.ts';
+import { measureWithCpu, type CpuMeasure } from './measure.ts';
+import type { BenchOptions } from './options.ts';
 import { BenchDatabase, postgresProblem } from './postgres.ts';
 import { dropRedisKeys, redisKeys, redisProblem } from './redis.ts';
-import { allowedCpus, choosePinning, descendants, exited, foreignCores, httpRequest, machineTicks, processTicks, TICKS_PER_SECOND, treeTicks } from './proc.ts';
-import { renderProfileMarkdown, summarizeProfile, type CpuProfile } from './profile.ts';
-import { checkTargets, computeHeadroom, computeRatios, insertSection, renderResultsSection, renderText, type BenchReport, type CaseResult, type RunSettings } from './report.ts';
+import { allowedCpus, choosePinning, descendants, exited, httpRequest } from './proc.ts';
+import { assembleReport, type BenchReport, type CaseResult, type RunSettings } from './report.ts';
 import { interleave, summarize, voidReason, type RoundMeasure } from './stats.ts';
 import { readFileStore } from '../server/store/pet-store.ts';
-import { linkWithRel, parseLinks } from '../spec/rules/link.js';
 import { checkDurability, writePetArray, writePetStore, type Durability } from './stores.ts';
-import { authHeaders, launch, runsTsx, type LaunchContext, type RunningServer } from './targets.ts';
+import { authHeaders, launch, midStorePage, runsTsx, type LaunchContext, type RunningServer } from './targets.ts';
 
 /** At most this many creates warm each create round up (for at most --warmup seconds): enough for the JIT, few enough to keep the store near 10,000. */
 export const POST_WARMUP_CREATES = 1000;
@@ -39,6 +38,7 @@ interface CaseState {
 
 class Bench {
   readonly #options: BenchOptions;
+  readonly #command: string;
   readonly #context: LaunchContext;
   readonly #runId = randomBytes(6).toString('hex');
   readonly #servers = new Map<ServerId, RunningServer>();
@@ -50,8 +50,9 @@ class Bench {
   /** Counted as the benchmark's own CPU in the Redis cases: the limiter's store is part of what they measure. */
   #redisPid: number | undefined;
 
-  constructor(options: BenchOptions) {
+  constructor(options: BenchOptions, command: string) {
     this.#options = options;
+    this.#command = command;
     const pinning = options.pin ? choosePinning() : null;
     if (options.pin && !pinning) this.#note('taskset or a second core is missing: servers and load generator are not pinned');
     const dir = mkdtempSync(join(tmpdir(), 'adoption-bench-'));
@@ -282,52 +283,29 @@ class Bench {
     }
   }
 
-  /** One load run against a server, with the CPU every process involved used meanwhile. */
-  async #measure(
-    server: RunningServer,
-    state: CaseState,
-    seconds: number,
-    extra: { stopAfterOk?: number; collectIds?: boolean } = {},
-  ): Promise<Omit<RoundMeasure, 'round'> & { ids?: number[] | undefined }> {
+  /** One load run of a case against a server, with the CPU every process involved used meanwhile. */
+  #measure(server: RunningServer, state: CaseState, seconds: number, extra: { stopAfterOk?: number; collectIds?: boolean } = {}): Promise<CpuMeasure> {
     const spec = SERVERS[state.spec.server];
-    const database = needsPostgres(spec) ? this.#database : undefined;
-    const redisPid = needsRedis(spec) ? this.#redisPid : undefined;
-    const storeTicks = async () => {
-      const pids = database ? await database.backendPids().catch(() => [] as number[]) : [];
-      return new Map(pids.map((pid) => [pid, processTicks(pid)]));
-    };
-    const storeBefore = await storeTicks();
-    const machineBefore = machineTicks();
-    const serverBefore = treeTicks(server.pid);
-    const ownBefore = processTicks(process.pid) + (redisPid ? processTicks(redisPid) : 0);
-    const measured: LoadMeasure = await this.#generator!.run({
-      url: `${server.origin}${state.path}`,
-      method: state.spec.method,
-      headers: {
-        ...authHeaders(this.#context.apiKey),
-        ...(state.spec.body !== undefined ? { 'content-type': 'application/json' } : {}),
+    return measureWithCpu({
+      generator: this.#generator!,
+      serverPid: server.pid,
+      database: needsPostgres(spec) ? this.#database : undefined,
+      redisPid: needsRedis(spec) ? this.#redisPid : undefined,
+      request: {
+        url: `${server.origin}${state.path}`,
+        method: state.spec.method,
+        headers: {
+          ...authHeaders(this.#context.apiKey),
+          ...(state.spec.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
+        body: state.spec.body,
+        connections: this.#options.connections,
+        duration: seconds,
+        expectStatus: state.spec.expectStatus,
+        stopAfterOk: extra.stopAfterOk,
+        collectIds: extra.collectIds,
       },
-      body: state.spec.body,
-      connections: this.#options.connections,
-      duration: seconds,
-      expectStatus: state.spec.expectStatus,
-      stopAfterOk: extra.stopAfterOk,
-      collectIds: extra.collectIds,
     });
-    const serverTicks = treeTicks(server.pid) - serverBefore;
-    const ownAfter = processTicks(process.pid) + (redisPid ? processTicks(redisPid) : 0);
-    const machineAfter = machineTicks();
-    // A backend that appeared during the round used all its ticks in it.
-    const storeAfter = await storeTicks();
-    let backendTicks = 0;
-    for (const [pid, ticks] of storeAfter) backendTicks += ticks - (storeBefore.get(pid) ?? 0);
-    const generatorTicks = Number.isFinite(measured.generatorCpuSeconds) ? measured.generatorCpuSeconds * TICKS_PER_SECOND : 0;
-    const own = serverTicks + backendTicks + (ownAfter - ownBefore) + generatorTicks;
-    return {
-      ...measured,
-      foreignCores: foreignCores({ machine: machineBefore, own: 0 }, { machine: machineAfter, own }),
-      serverCpuSeconds: (serverTicks + backendTicks) / TICKS_PER_SECOND,
-    };
   }
 
   async #getRound(state: CaseState, round: number): Promise<RoundMeasure | undefined> {
@@ -369,16 +347,9 @@ class Bench {
       state.tsx = runsTsx(server.pid);
       // A crash is what durability must survive; only a profiling run exits cleanly (profiles are written at exit).
       await server.stop(this.#context.cpuProfDir ? 'SIGTERM' : 'SIGKILL');
-      let stored: number[] | Error;
-      try {
-        stored = spec.store === 'file' ? readFileStore(server.dbFile!).map((p) => p.id) : await this.#database!.petIds(server.schema!);
-      } catch (error) {
-        stored = error as Error;
-      }
-      const durability =
-        stored instanceof Error
-          ? { before: spec.pets, acknowledged, after: -1, missing: acknowledged, duplicated: 0, unacknowledged: 0, idsChecked: false, ok: false, problem: `store unreadable after SIGKILL: ${stored.message}` }
-          : checkDurability({ before: spec.pets, acknowledged, acknowledgedIds: idsKnown ? ids : undefined, storedIds: stored, inFlightBound: this.#options.connections * runs });
+      const read = async () => (spec.store === 'file' ? readFileStore(server.dbFile!).map((p) => p.id) : await this.#database!.petIds(server.schema!));
+      const stored = await read().catch((error: Error) => error);
+      const durability = checkDurability({ before: spec.pets, acknowledged, acknowledgedIds: idsKnown ? ids : undefined, storedIds: stored, inFlightBound: this.#options.connections * runs });
       state.durability.push(durability);
       const { ids: _ids, ...rest } = measured;
       return { round: round + 1, ...rest, void: voidReason(measured, durability.problem) };
@@ -445,109 +416,15 @@ class Bench {
       pinning: this.#context.pinning,
       generator: { name: g.name, version: g.version, description: g.description },
       build: this.#build,
-      command: commandLine(process.argv.slice(2)),
+      command: this.#command,
       referenceFlags: o.referenceFlags,
       referenceNodeFlags: o.referenceNodeFlags,
     };
-    const workers = cases.find((c) => c.id === 'workers-list');
-    if (workers?.cpus && this.#context.pinning && !workers.cpus.includes(',')) {
-      this.#notes.push(
-        `--workers 2 ran both workers on cpu ${workers.cpus}: the load generator needs the other core, so on this machine the case prices the cluster, not its scaling`,
-      );
-    }
-    const headroom = computeHeadroom(cases);
-    return {
-      tool: 'adoption-store-kit bench',
-      startedAt: startedAt.toISOString(),
-      finishedAt: new Date().toISOString(),
-      environment: { node: process.version, platform: `${process.platform} ${process.arch}`, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown' },
-      settings,
-      cases,
-      headroom,
-      ratios: computeRatios(cases),
-      targets: checkTargets(cases, settings, headroom),
-      notes: this.#notes,
-    };
+    return assembleReport({ startedAt, cases, settings, notes: this.#notes });
   }
 }
 
-export function runBench(options: BenchOptions): Promise<BenchReport> {
-  return new Bench(options).run();
+/** Runs the selected cases; `command` is how the run was asked for, as the report quotes it. */
+export function runBench(options: BenchOptions, command: string): Promise<BenchReport> {
+  return new Bench(options, command).run();
 }
-
-/** The command that ran, as a user would type it again. */
-export function commandLine(args: readonly string[]): string {
-  const quote = (a: string) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
-  return args.length ? `npm run bench -- ${args.map(quote).join(' ')}` : 'npm run bench';
-}
-
-/**
- * A page from the middle of the store, reached the way a client would: following
- * `Link: <...>; rel="next"` with the status filter until half the pets are behind us.
- */
-export async function midStorePage(origin: string, apiKey: string, pets: number): Promise<string> {
-  let path = `/v1/pets?limit=100&status=${DEEP_STATUS}`;
-  for (let page = 0; page < pets; page++) {
-    const reply = await httpRequest(`${origin}${path}`, { headers: authHeaders(apiKey) });
-    if (reply.status !== 200) throw new Error(`${path} answered ${reply.status}`);
-    const items = JSON.parse(reply.body.toString()) as Array<{ id: number }>;
-    const link = reply.headers.link;
-    const next = linkWithRel(parseLinks(Array.isArray(link) ? link.join(', ') : link), 'next')?.target;
-    if (!next) throw new Error(`no rel="next" link after id ${items.at(-1)?.id}`);
-    const nextUrl = new URL(next, `${origin}${path}`);
-    if ((items.at(-1)?.id ?? 0) >= pets / 2) {
-      nextUrl.searchParams.set('limit', '20');
-      return `${nextUrl.pathname}${nextUrl.search}`;
-    }
-    path = `${nextUrl.pathname}${nextUrl.search}`;
-  }
-  throw new Error('the pages never reached the middle of the store');
-}
-
-/** The profile table of the list case's server, for the results file: its busiest profile (a worker's, or the main thread's). */
-function profileTable(dir: string): string | undefined {
-  const folder = join(dir, 'ref-10k');
-  if (!existsSync(folder)) return undefined;
-  const files = readdirSync(folder)
-    .filter((f) => f.endsWith('.cpuprofile'))
-    .map((f) => join(folder, f))
-    .sort((a, b) => statSync(b).size - statSync(a).size);
-  if (!files[0]) return undefined;
-  const summary = summarizeProfile(JSON.parse(readFileSync(files[0], 'utf8')) as CpuProfile, 15);
-  return `Profile of the server of ref-list and ref-get (\`${files[0].slice(dir.length + 1)}\`):\n\n${renderProfileMarkdown(summary)}`;
-}
-
-async function main(): Promise<void> {
-  let options: BenchOptions;
-  try {
-    options = parseOptions(process.argv.slice(2));
-  } catch (error) {
-    if (error instanceof OptionsError) {
-      log(`bench: ${error.message}`);
-      process.exit(2);
-    }
-    throw error;
-  }
-  if (options.help) {
-    process.stdout.write(HELP);
-    return;
-  }
-  const report = await runBench(options);
-  process.stdout.write(renderText(report));
-  if (options.json) {
-    mkdirSync(dirname(resolve(options.json)), { recursive: true });
-    writeFileSync(options.json, JSON.stringify(report, (_k, v: unknown) => (v instanceof Map ? undefined : v), 2) + '\n');
-    log(`wrote ${options.json}`);
-  }
-  if (options.results) {
-    const file = resolve(options.results);
-    const profile = options.cpuProf ? profileTable(resolve(options.cpuProf)) : undefined;
-    writeFileSync(file, insertSection(existsSync(file) ? readFileSync(file, 'utf8') : undefined, renderResultsSection(report, profile)));
-    log(`added this run to ${options.results}`);
-  }
-  // Missed targets are findings, not failures; a case without a clean round, or a lost create, is a failure.
-  const broken = report.cases.filter((c) => c.skipped || !c.summary || c.summary.cleanRounds === 0 || (c.durability ?? []).some((d) => !d.ok));
-  process.exitCode = broken.length ? 1 : 0;
-}
-
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await main();

@@ -77,6 +77,11 @@ const durability: Array<[string, Parameters<typeof checkDurability>[0], Partial<
     { before: 10, acknowledged: 5, acknowledgedIds: undefined, storedIds: range(1, 13), inFlightBound: 4 },
     { ok: false, missing: 2 },
   ],
+  [
+    'a store that cannot be read back proves nothing durable',
+    { before: 10, acknowledged: 5, acknowledgedIds: range(11, 15), storedIds: new Error('unexpected end of JSON'), inFlightBound: 4 },
+    { ok: false, after: -1, missing: 5, idsChecked: false, problem: 'store unreadable after SIGKILL: unexpected end of JSON' },
+  ],
 ];
 for (const [name, input, expected] of durability) {
   test(`durability: ${name}`, () => {

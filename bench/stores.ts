@@ -83,15 +83,20 @@ export interface Durability {
 /**
  * Every acknowledged create must be in the store, none twice, the original pets too; pets stored
  * without an acknowledgement can only be creates that were in flight when the load stopped, so
- * there may be at most `inFlightBound` of them (one per connection and load run).
+ * there may be at most `inFlightBound` of them (one per connection and load run). A store that
+ * cannot be read back (`storedIds` an Error) proves nothing durable.
  */
 export function checkDurability(input: {
   before: number;
   acknowledged: number;
   acknowledgedIds: readonly number[] | undefined;
-  storedIds: readonly number[];
+  storedIds: readonly number[] | Error;
   inFlightBound: number;
 }): Durability {
+  if (input.storedIds instanceof Error) {
+    const { before, acknowledged } = input;
+    return { before, acknowledged, after: -1, missing: acknowledged, duplicated: 0, unacknowledged: 0, idsChecked: false, ok: false, problem: `store unreadable after SIGKILL: ${input.storedIds.message}` };
+  }
   const stored = new Set(input.storedIds);
   let duplicated = input.storedIds.length - stored.size;
   let originalsMissing = 0;

@@ -7,7 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { GET_PATH, JSON_GET_PATH, JSON_LIST_PATH, LIST_PATH, SERVERS, type ReferenceServerSpec } from './cases.ts';
 import { httpRequest } from './proc.ts';
-import { midStorePage } from './run.ts';
+import { midStorePage } from './targets.ts';
 import { writePetArray, writePetStore } from './stores.ts';
 import { authHeaders, launch, referenceArgs, runsTsx, SCRIPTS, type LaunchContext, type RunningServer } from './targets.ts';
 

@@ -6,9 +6,10 @@ import { closeSync, copyFileSync, mkdirSync, openSync, readFileSync, writeFileSy
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ServerId, ServerSpec } from './cases.ts';
-import { JSON_LIST_PATH, PRISM_LIST_PATH } from './cases.ts';
+import { DEEP_STATUS, JSON_LIST_PATH, PRISM_LIST_PATH } from './cases.ts';
 import { isReady, type CannedResponses } from './peers/protocol.mjs';
-import { awaitMessage, exited, freePort, spawnChild, stopChild, treePeakRssBytes, waitForHttp, workerCores, type Pinning } from './proc.ts';
+import { linkWithRel, parseLinks } from '../spec/rules/link.js';
+import { awaitMessage, exited, freePort, httpRequest, spawnChild, stopChild, treePeakRssBytes, waitForHttp, workerCores, type Pinning } from './proc.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
@@ -69,6 +70,29 @@ export interface RunningServer {
 
 export function authHeaders(apiKey: string): Record<string, string> {
   return { authorization: `Bearer ${apiKey}` };
+}
+
+/**
+ * A page from the middle of the store, reached the way a client would: following
+ * `Link: <...>; rel="next"` with the status filter until half the pets are behind us.
+ */
+export async function midStorePage(origin: string, apiKey: string, pets: number): Promise<string> {
+  let path = `/v1/pets?limit=100&status=${DEEP_STATUS}`;
+  for (let page = 0; page < pets; page++) {
+    const reply = await httpRequest(`${origin}${path}`, { headers: authHeaders(apiKey) });
+    if (reply.status !== 200) throw new Error(`${path} answered ${reply.status}`);
+    const items = JSON.parse(reply.body.toString()) as Array<{ id: number }>;
+    const link = reply.headers.link;
+    const next = linkWithRel(parseLinks(Array.isArray(link) ? link.join(', ') : link), 'next')?.target;
+    if (!next) throw new Error(`no rel="next" link after id ${items.at(-1)?.id}`);
+    const nextUrl = new URL(next, `${origin}${path}`);
+    if ((items.at(-1)?.id ?? 0) >= pets / 2) {
+      nextUrl.searchParams.set('limit', '20');
+      return `${nextUrl.pathname}${nextUrl.search}`;
+    }
+    path = `${nextUrl.pathname}${nextUrl.search}`;
+  }
+  throw new Error('the pages never reached the middle of the store');
 }
 
 /** The reference server's `serve` arguments for one server of the benchmark. */

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { Test } from 'uvu';
 import { postgresProblem, withDatabase } from './postgres-admin.ts';
-import { serviceForTests, type Register } from '../test/services.ts';
+import { serviceForTests, type Register, type ServiceForTests } from '../test/services.ts';
 
 /** A maintenance database on the server the tests use (trust auth on the local one). */
 export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -19,11 +19,6 @@ export interface TestDatabase {
   /** Runs SQL on the test database (setting up a schema by hand, inspecting the catalog). */
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<R[]>;
   drop(): Promise<void>;
-}
-
-/** Whether the server answers; the reason when it does not. */
-function probe(): Promise<string | null> {
-  return postgresProblem(ADMIN_URL);
 }
 
 export async function createTestDatabase(): Promise<TestDatabase> {
@@ -58,6 +53,10 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   };
 }
 
+/** PostgreSQL for a test file that needs the server but not a database of its own (it makes its own). */
+export function postgresService(file: string): Promise<ServiceForTests> {
+  return serviceForTests(file, 'PostgreSQL', () => postgresProblem(ADMIN_URL), `start it (pg_ctlcluster <version> main start) or set TEST_DATABASE_URL`);
+}
 
 export interface PostgresForTests {
   /** Null when PostgreSQL does not answer (outside CI only). */
@@ -70,6 +69,6 @@ export interface PostgresForTests {
  * file drops in an `after` hook (uvu runs those even when tests fail).
  */
 export async function postgresForTests(file: string): Promise<PostgresForTests> {
-  const service = await serviceForTests(file, 'PostgreSQL', probe, `start it (pg_ctlcluster <version> main start) or set TEST_DATABASE_URL`);
+  const service = await postgresService(file);
   return { db: service.missing === null ? await createTestDatabase() : null, register: service.register };
 }

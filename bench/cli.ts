@@ -1,0 +1,66 @@
+// `npm run bench`: reads the options, runs the benchmark (run.ts), prints the table and writes the
+// `--json` document and the `--results` section. Exit 1 when a case has no clean round or a create
+// was lost; a missed target is a finding, not a failure. See bench/README.md.
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { HELP, OptionsError, parseOptions, type BenchOptions } from './options.ts';
+import { renderProfileMarkdown, summarizeProfile, type CpuProfile } from './profile.ts';
+import { insertSection, renderResultsSection, renderText } from './render.ts';
+import { runBench } from './run.ts';
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+/** The command that ran, as a user would type it again. */
+export function commandLine(args: readonly string[]): string {
+  const quote = (a: string) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
+  return args.length ? `npm run bench -- ${args.map(quote).join(' ')}` : 'npm run bench';
+}
+
+/** The profile table of the list case's server, for the results file: its busiest profile (a worker's, or the main thread's). */
+function profileTable(dir: string): string | undefined {
+  const folder = join(dir, 'ref-10k');
+  if (!existsSync(folder)) return undefined;
+  const files = readdirSync(folder)
+    .filter((f) => f.endsWith('.cpuprofile'))
+    .map((f) => join(folder, f))
+    .sort((a, b) => statSync(b).size - statSync(a).size);
+  if (!files[0]) return undefined;
+  const summary = summarizeProfile(JSON.parse(readFileSync(files[0], 'utf8')) as CpuProfile, 15);
+  return `Profile of the server of ref-list and ref-get (\`${files[0].slice(dir.length + 1)}\`):\n\n${renderProfileMarkdown(summary)}`;
+}
+
+async function main(): Promise<void> {
+  let options: BenchOptions;
+  try {
+    options = parseOptions(process.argv.slice(2));
+  } catch (error) {
+    if (error instanceof OptionsError) {
+      log(`bench: ${error.message}`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  if (options.help) {
+    process.stdout.write(HELP);
+    return;
+  }
+  const report = await runBench(options, commandLine(process.argv.slice(2)));
+  process.stdout.write(renderText(report));
+  if (options.json) {
+    mkdirSync(dirname(resolve(options.json)), { recursive: true });
+    writeFileSync(options.json, JSON.stringify(report, (_k, v: unknown) => (v instanceof Map ? undefined : v), 2) + '\n');
+    log(`wrote ${options.json}`);
+  }
+  if (options.results) {
+    const file = resolve(options.results);
+    const profile = options.cpuProf ? profileTable(resolve(options.cpuProf)) : undefined;
+    writeFileSync(file, insertSection(existsSync(file) ? readFileSync(file, 'utf8') : undefined, renderResultsSection(report, profile)));
+    log(`added this run to ${options.results}`);
+  }
+  // Missed targets are findings, not failures; a case without a clean round, or a lost create, is a failure.
+  const broken = report.cases.filter((c) => c.skipped || !c.summary || c.summary.cleanRounds === 0 || (c.durability ?? []).some((d) => !d.ok));
+  process.exitCode = broken.length ? 1 : 0;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await main();

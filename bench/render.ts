@@ -1,0 +1,147 @@
+// What a run prints: the table, the headroom, the ratios and the targets, and the dated section
+// `--results` adds to bench/RESULTS.md. Figures come from report.ts; nothing is computed here.
+import { DISTURBED_CORES, formatCount, formatRatio, MB, SATURATED, TARGETS, type BenchReport, type CaseResult, type Headroom } from './report.ts';
+
+const ms = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '-');
+
+function pad(cells: string[][], rightAligned: ReadonlySet<number>): string {
+  const widths = cells[0]!.map((_, i) => Math.max(...cells.map((row) => row[i]!.length)));
+  return cells
+    .map((row) => row.map((cell, i) => (rightAligned.has(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ').trimEnd())
+    .join('\n');
+}
+
+function badCell(c: CaseResult): string {
+  const s = c.summary!;
+  const bad = Object.entries(s.unexpected).map(([code, n]) => `${n}x${code}`);
+  if (s.errors) bad.push(`${s.errors} socket errors`);
+  if (s.timeouts) bad.push(`${s.timeouts} timeouts`);
+  for (const d of c.durability ?? []) if (!d.ok) bad.push(d.problem ?? 'not durable');
+  return bad.length ? bad.join(', ') : '0';
+}
+
+export function headroomLine(h: Headroom, generator: string): string {
+  if (h.nullRps === null) return `load generator headroom: not measured (${h.why})`;
+  const busy = h.generatorBusy === null ? 'its CPU unknown' : `${generator} at ${(h.generatorBusy * 100).toFixed(0)}% of its core`;
+  const ceiling = h.generatorBusy !== null && h.generatorBusy < SATURATED ? `ceiling about ${formatCount(h.ceiling!)} req/s` : `ceiling ${formatCount(h.ceiling!)} req/s (saturated)`;
+  const fastest = h.fastest ? `; fastest server ${h.fastest.id} ${formatCount(h.fastest.rps)} req/s: headroom ${formatRatio(h.headroom!, 1)} (at least ${TARGETS.headroom}x wanted)` : '';
+  return `load generator headroom: null server ${formatCount(h.nullRps)} req/s with ${busy}, ${ceiling}${fastest}`;
+}
+
+export function renderText(report: BenchReport): string {
+  const s = report.settings;
+  const lines: string[] = [];
+  lines.push(
+    `adoption-store-kit bench: ${s.connections} connections, ${s.duration} s x ${s.rounds} interleaved rounds per case, ` +
+      `${s.warmup} s warm-up; ${report.environment.cpus} x ${report.environment.cpuModel}, node ${report.environment.node}; ` +
+      (s.pinning ? `servers on cpu ${s.pinning.server}, load generator on cpu ${s.pinning.load}` : 'not pinned'),
+  );
+  lines.push(`load generator: ${s.generator.description}; reference server: ${s.build}`);
+  if (s.referenceFlags.length || s.referenceNodeFlags.length) {
+    lines.push(`NOTE: reference servers ran with serve flags [${s.referenceFlags.join(' ')}] and node flags [${s.referenceNodeFlags.join(' ')}]: not the production stack.`);
+  }
+  lines.push('');
+  const header = ['#', 'case', 'what', 'req/s', 'rounds min-max', 'p50 ms', 'p99 ms', 'peak RSS MB', 'bytes/resp', 'CPU us/req', 'gen CPU', 'others CPU', 'clean', 'bad'];
+  const rows = report.cases.map((c) => {
+    const v = c.summary;
+    if (!v) return [c.label, c.id, c.title, '-', '-', '-', '-', '-', '-', '-', '-', '-', '-', `skipped: ${c.skipped ?? 'not run'}`];
+    const rounds = v.rpsPerRound.length ? `${formatCount(Math.min(...v.rpsPerRound))}-${formatCount(Math.max(...v.rpsPerRound))}` : '-';
+    return [
+      c.label,
+      c.id,
+      c.title,
+      v.cleanRounds ? formatCount(v.rps) : '-',
+      rounds,
+      ms(v.p50),
+      ms(v.p99),
+      c.peakRssBytes === null ? '-' : (c.peakRssBytes / MB).toFixed(1),
+      v.cleanRounds ? formatCount(v.bytesPerResponse) : '-',
+      Number.isFinite(v.cpuMicrosPerRequest) ? formatCount(v.cpuMicrosPerRequest) : '-',
+      Number.isFinite(v.generatorBusy) && v.cleanRounds ? v.generatorBusy.toFixed(2) : '-',
+      v.foreignCoresMax.toFixed(2),
+      `${v.cleanRounds}/${v.cleanRounds + v.voidRounds.length}`,
+      badCell(c),
+    ];
+  });
+  lines.push(pad([header, ...rows], new Set([3, 5, 6, 7, 8, 9, 10, 11])));
+  const disturbed = report.cases.filter((c) => (c.summary?.foreignCoresMax ?? 0) > DISTURBED_CORES);
+  if (disturbed.length) {
+    lines.push(
+      `WARNING: other processes kept up to ${Math.max(...disturbed.map((c) => c.summary!.foreignCoresMax)).toFixed(2)} of ` +
+        `${report.environment.cpus} cores busy during ${disturbed.map((c) => c.id).join(', ')}: those figures are disturbed; rerun on a quiet machine.`,
+    );
+  }
+  for (const c of report.cases) for (const v of c.summary?.voidRounds ?? []) lines.push(`VOID: ${c.id} round ${v.round}: ${v.reason}`);
+  for (const c of report.cases) if (c.summary && c.summary.cleanRounds === 0) lines.push(`NO CLEAN ROUND: ${c.id}: no figure of it is used`);
+  lines.push('');
+  const h = report.headroom;
+  lines.push(headroomLine(h, s.generator.name));
+  if (h.headroom !== null && h.headroom < TARGETS.headroom) {
+    lines.push(`WARNING: the load generator's headroom is below ${TARGETS.headroom}x: the fastest servers may be measured at the generator's limit, and every ratio against them is compressed.`);
+  }
+  if (h.nearSaturation.length) lines.push(`WARNING: the load generator used more than ${(100 / TARGETS.headroom).toFixed(0)}% of its core in ${h.nearSaturation.join(', ')}.`);
+  lines.push('');
+  const r = report.ratios;
+  // Cut like the targets' figures, so that the table and the verdicts never disagree in the last digit.
+  const show = (v: number | null, digits = 2) => (v === null ? '-' : formatRatio(v, digits).slice(0, -1));
+  const ratioRows = [
+    ['reference over', 'hapi', 'node', 'Prism', 'json-server', ''],
+    ['list', show(r.list.hapi), show(r.list.node), show(r.list.prism, 1), show(r.list.jsonServer, 1), 'by req/s'],
+    ['get', show(r.get.hapi), show(r.get.node), show(r.get.prism, 1), show(r.get.jsonServer, 1), 'by req/s'],
+    ['list', show(r.listByCpu.hapi), show(r.listByCpu.node), show(r.listByCpu.prism, 1), show(r.listByCpu.jsonServer, 1), 'by server CPU per request'],
+    ['get', show(r.getByCpu.hapi), show(r.getByCpu.node), show(r.getByCpu.prism, 1), show(r.getByCpu.jsonServer, 1), 'by server CPU per request'],
+  ];
+  lines.push(pad(ratioRows, new Set([1, 2, 3, 4])));
+  const workers = report.cases.find((c) => c.id === 'workers-list');
+  lines.push(
+    `PostgreSQL/file store: list ${show(r.postgresOverFileList)}, create ${show(r.postgresOverFileCreate)}; ` +
+      `Redis limiter/memory limiter (PostgreSQL) ${show(r.redisOverMemory)}; ` +
+      `--workers 2/one instance ${show(r.workersOverOne)}${workers?.cpus ? ` (workers on cpu ${workers.cpus})` : ''}`,
+  );
+  if ([r.listP99Growth, r.deepP99Growth].some((v) => v !== null)) {
+    lines.push(
+      `1,000 -> 100,000 pets: p99 x${show(r.listP99Growth)} first page, x${show(r.deepP99Growth)} mid-store page; ` +
+        `server CPU per request x${show(r.listCpuGrowth)} first page, x${show(r.deepCpuGrowth)} mid-store page`,
+    );
+  }
+  for (const c of report.cases)
+    for (const d of c.durability ?? [])
+      lines.push(
+        `${c.id}: ${formatCount(d.acknowledged)} acknowledged creates, store ${formatCount(d.before)} -> ${formatCount(d.after)} pets after SIGKILL` +
+          (d.ok ? ` (all durable${d.idsChecked ? ', every acknowledged id found once' : ''}; ${formatCount(d.unacknowledged)} in flight)` : `: ${d.problem}`),
+      );
+  for (const note of report.notes) lines.push(`note: ${note}`);
+  lines.push('');
+  lines.push(pad([['target', 'measured', 'verdict'], ...report.targets.map((t) => [t.target, t.measured, t.why ? `${t.verdict}: ${t.why}` : t.verdict])], new Set()));
+  return lines.join('\n') + '\n';
+}
+
+/** The dated section `--results` adds to the results file; `profile` is a rendered profile table, if any. */
+export function renderResultsSection(report: BenchReport, profile?: string): string {
+  const s = report.settings;
+  const date = report.startedAt.slice(0, 16).replace('T', ' ');
+  const h = report.headroom;
+  const headroom = h.headroom === null ? 'headroom not measured' : `headroom ${formatRatio(h.headroom, 1)}${h.headroom < TARGETS.headroom ? ' (below ${TARGETS.headroom}x: ratios compressed)' : ''}`;
+  const parts = [
+    `## ${date} UTC: ${s.generator.name}, ${report.cases.length} cases`,
+    '',
+    `- machine: ${report.environment.cpus} x ${report.environment.cpuModel}, node ${report.environment.node}, ${report.environment.platform}`,
+    `- load generator: ${s.generator.description}; ${headroom}`,
+    `- command: \`${s.command}\``,
+    '',
+    '```',
+    renderText(report).trimEnd(),
+    '```',
+  ];
+  if (profile) parts.push('', profile.trimEnd());
+  return parts.join('\n') + '\n';
+}
+
+/** The results file with `section` as its newest run: after the title and intro, before the first dated section. */
+export function insertSection(existing: string | undefined, section: string): string {
+  const intro = '# Benchmark results\n\nDated runs of `npm run bench`, newest first. Each names the machine, the load generator and the command.\n';
+  const text = existing && existing.trim() ? existing : intro;
+  const at = text.search(/^## /m);
+  if (at < 0) return `${text.trimEnd()}\n\n${section}`;
+  return `${text.slice(0, at)}${section}\n${text.slice(at)}`;
+}
