@@ -1,5 +1,6 @@
 // The benchmark's use of Redis: whether it can serve the Redis cases (and the pid of a local
-// server, whose CPU the report counts), the keys a run's servers wrote, and dropping them at the end.
+// server, whose CPU the report counts), whether a server's limiter really used it, and dropping a
+// run's keys at the end.
 import { Redis } from 'ioredis';
 
 async function withClient<T>(url: string, work: (client: Redis) => Promise<T>): Promise<T> {
@@ -24,9 +25,15 @@ export async function redisProblem(url: string): Promise<string | { pid: number 
   }
 }
 
-/** The keys under `prefix`. */
-export function redisKeys(url: string, prefix: string): Promise<string[]> {
-  return withClient(url, (client) => client.keys(`${prefix}*`));
+/**
+ * Why a server's limiter did not use Redis throughout, or null when it did: it wrote keys under
+ * `prefix`, and its log (`log`) never says it fell back to memory.
+ */
+export async function redisNotUsed(url: string, prefix: string, log: string): Promise<string | null> {
+  const keys = await withClient(url, (client) => client.keys(`${prefix}*`)).catch((e: Error) => e);
+  const fellBack = /Redis unavailable|Redis unreachable/.test(log);
+  if (!(keys instanceof Error) && keys.length > 0 && !fellBack) return null;
+  return `${keys instanceof Error ? keys.message : `${keys.length} keys under ${prefix}`}${fellBack ? ', fell back to memory' : ''}`;
 }
 
 /** Deletes the keys under `prefix`; nothing to do when Redis is gone. */

@@ -7,18 +7,18 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ensureBuilt } from './build.ts';
-import { CANNED_PATHS, CASES, needsPostgres, needsRedis, SERVERS, type CaseId, type CaseSpec, type ServerId } from './cases.ts';
+import { CASES, needsPostgres, needsRedis, SERVERS, type CaseId, type CaseSpec, type ServerId, type ServerSpec } from './cases.ts';
 import { openGenerator, type LoadGenerator, type LoadMeasure } from './load.ts';
 import { measureWithCpu, type CpuMeasure } from './measure.ts';
 import type { BenchOptions } from './options.ts';
 import { BenchDatabase, postgresProblem } from './postgres.ts';
-import { dropRedisKeys, redisKeys, redisProblem } from './redis.ts';
+import { dropRedisKeys, redisNotUsed, redisProblem } from './redis.ts';
 import { allowedCpus, choosePinning, descendants, exited, httpRequest } from './proc.ts';
 import { assembleReport, type BenchReport, type CaseResult, type RunSettings } from './report.ts';
 import { interleave, summarize, voidReason, type RoundMeasure } from './stats.ts';
 import { readFileStore } from '../server/store/pet-store.ts';
-import { checkDurability, writePetArray, writePetStore, type Durability } from './stores.ts';
-import { authHeaders, launch, midStorePage, runsTsx, type LaunchContext, type RunningServer } from './targets.ts';
+import { checkDurability, writePetArray, writePetStore, writeStores, type Durability } from './stores.ts';
+import { authHeaders, captureCanned, launch, midStorePage, runsTsx, type LaunchContext, type RunningServer } from './targets.ts';
 
 /** At most this many creates warm each create round up (for at most --warmup seconds): enough for the JIT, few enough to keep the store near 10,000. */
 export const POST_WARMUP_CREATES = 1000;
@@ -104,10 +104,6 @@ class Bench {
       await this.#probe();
       await this.#measureAll();
       await this.#checkRedisWasUsed();
-      for (const state of this.#states.values()) {
-        const server = this.#servers.get(state.spec.server);
-        if (server) state.peakRss = Math.max(state.peakRss, server.peakRss());
-      }
     } finally {
       process.off('SIGINT', interrupted);
       await this.#stopAll();
@@ -134,43 +130,34 @@ class Bench {
 
   /** Redis and PostgreSQL: checked before anything starts; a case that needs a missing one is skipped with the reason. */
   async #prepareServices(): Promise<void> {
-    const needed = [...this.#needed()];
-    if (needed.some((id) => needsRedis(SERVERS[id]))) {
+    const needing = (uses: (spec: ServerSpec) => boolean) => [...this.#needed()].filter((id) => uses(SERVERS[id]));
+    if (needing(needsRedis).length) {
       const problem = await redisProblem(this.#options.redisUrl);
-      if (typeof problem === 'string') for (const id of needed.filter((i) => needsRedis(SERVERS[i]))) this.#skip(id, problem);
+      if (typeof problem === 'string') for (const id of needing(needsRedis)) this.#skip(id, problem);
       else this.#redisPid = problem.pid;
     }
-    if ([...this.#needed()].some((id) => needsPostgres(SERVERS[id]))) {
-      const problem = await postgresProblem(this.#options.databaseUrl);
-      if (problem) {
-        for (const id of [...this.#needed()].filter((i) => needsPostgres(SERVERS[i]))) this.#skip(id, problem);
-        return;
-      }
-      this.#database = await BenchDatabase.create(this.#options.databaseUrl, this.#runId);
-      this.#context.databaseUrl = this.#database.url;
-      log(`PostgreSQL: database ${this.#database.name} (dropped at the end)`);
+    if (!needing(needsPostgres).length) return;
+    const problem = await postgresProblem(this.#options.databaseUrl);
+    if (problem) {
+      for (const id of needing(needsPostgres)) this.#skip(id, problem);
+      return;
     }
+    this.#database = await BenchDatabase.create(this.#options.databaseUrl, this.#runId);
+    this.#context.databaseUrl = this.#database.url;
+    log(`PostgreSQL: database ${this.#database.name} (dropped at the end)`);
   }
 
+  /** The pet stores and seed files the needed servers start from, generated once per size. */
   async #prepareStores(): Promise<void> {
     const files = new Set<number>();
     const seeds = new Set<number>();
     for (const id of this.#needed(true)) {
       const spec = SERVERS[id];
-      if (spec.kind === 'reference' && spec.store === 'file') files.add(spec.pets);
-      if (spec.kind === 'reference' && spec.store === 'postgres') seeds.add(spec.pets);
+      if (spec.kind === 'reference') (spec.store === 'file' ? files : seeds).add(spec.pets);
       if (spec.kind === 'json-server') seeds.add(spec.pets);
     }
-    for (const size of files) {
-      const path = join(this.#context.dir, `store-${size}.json`);
-      await writePetStore(path, size);
-      (this.#context.stores as Map<number, string>).set(size, path);
-    }
-    for (const size of seeds) {
-      const path = join(this.#context.dir, `pets-${size}.json`);
-      await writePetArray(path, size);
-      (this.#context.seeds as Map<number, string>).set(size, path);
-    }
+    this.#context.stores = await writeStores(this.#context.dir, files, 'store', writePetStore);
+    this.#context.seeds = await writeStores(this.#context.dir, seeds, 'pets', writePetArray);
   }
 
   async #launchAll(ids: ServerId[]): Promise<void> {
@@ -188,12 +175,8 @@ class Bench {
 
   async #startServers(): Promise<void> {
     const needed = this.#needed();
-    await this.#launchAll(
-      [...needed].filter((id) => {
-        const spec = SERVERS[id];
-        return spec.kind === 'reference' && !spec.freshPerRound;
-      }),
-    );
+    const reference = (spec: ServerSpec) => spec.kind === 'reference' && !spec.freshPerRound;
+    await this.#launchAll([...needed].filter((id) => reference(SERVERS[id])));
     if (needed.has('hapi') || needed.has('node')) {
       try {
         this.#context.canned = await this.#captureCanned();
@@ -214,14 +197,7 @@ class Bench {
     const running = this.#servers.get('ref-10k');
     const server = running ?? (await launch('ref-10k', SERVERS['ref-10k'], this.#context, 99));
     try {
-      const capture = async (name: 'list' | 'get') => {
-        const reply = await httpRequest(`${server.origin}${CANNED_PATHS[name]}`, { headers: authHeaders(this.#context.apiKey) });
-        if (reply.status !== 200) throw new Error(`reference server answered ${reply.status}: ${reply.body.toString().slice(0, 200)}`);
-        const bodyFile = join(this.#context.dir, `canned-${name}.json`);
-        writeFileSync(bodyFile, reply.body);
-        return { bodyFile, contentType: String(reply.headers['content-type'] ?? 'application/json') };
-      };
-      return { list: await capture('list'), get: await capture('get') };
+      return await captureCanned(server.origin, this.#context);
     } finally {
       if (!running) await server.stop();
     }
@@ -294,10 +270,7 @@ class Bench {
       request: {
         url: `${server.origin}${state.path}`,
         method: state.spec.method,
-        headers: {
-          ...authHeaders(this.#context.apiKey),
-          ...(state.spec.body !== undefined ? { 'content-type': 'application/json' } : {}),
-        },
+        headers: { ...authHeaders(this.#context.apiKey), ...(state.spec.body !== undefined ? { 'content-type': 'application/json' } : {}) },
         body: state.spec.body,
         connections: this.#options.connections,
         duration: seconds,
@@ -330,26 +303,19 @@ class Bench {
       return undefined;
     }
     try {
-      let acknowledged = 0;
-      const ids: number[] = [];
-      let idsKnown = true;
-      let runs = 0;
-      const take = (m: LoadMeasure) => {
-        runs++;
-        acknowledged += m.ok;
-        if (m.ids) for (const id of m.ids) ids.push(id);
-        else idsKnown = false;
-      };
-      if (this.#options.warmup > 0) take(await this.#measure(server, state, this.#options.warmup, { stopAfterOk: POST_WARMUP_CREATES, collectIds: true }));
+      const runs: LoadMeasure[] = [];
+      if (this.#options.warmup > 0) runs.push(await this.#measure(server, state, this.#options.warmup, { stopAfterOk: POST_WARMUP_CREATES, collectIds: true }));
       const measured = await this.#measure(server, state, this.#options.duration, { collectIds: true });
-      take(measured);
+      runs.push(measured);
+      const acknowledged = runs.reduce((sum, m) => sum + m.ok, 0);
+      const ids = runs.every((m) => m.ids) ? runs.flatMap((m) => m.ids!) : undefined;
       state.peakRss = Math.max(state.peakRss, server.peakRss());
       state.tsx = runsTsx(server.pid);
       // A crash is what durability must survive; only a profiling run exits cleanly (profiles are written at exit).
       await server.stop(this.#context.cpuProfDir ? 'SIGTERM' : 'SIGKILL');
       const read = async () => (spec.store === 'file' ? readFileStore(server.dbFile!).map((p) => p.id) : await this.#database!.petIds(server.schema!));
       const stored = await read().catch((error: Error) => error);
-      const durability = checkDurability({ before: spec.pets, acknowledged, acknowledgedIds: idsKnown ? ids : undefined, storedIds: stored, inFlightBound: this.#options.connections * runs });
+      const durability = checkDurability({ before: spec.pets, acknowledged, acknowledgedIds: ids, storedIds: stored, inFlightBound: this.#options.connections * runs.length });
       state.durability.push(durability);
       const { ids: _ids, ...rest } = measured;
       return { round: round + 1, ...rest, void: voidReason(measured, durability.problem) };
@@ -364,11 +330,9 @@ class Bench {
     for (const state of this.#states.values()) {
       const server = this.#servers.get(state.spec.server);
       if (state.skipped || !server || !needsRedis(SERVERS[state.spec.server])) continue;
-      const prefix = `${this.#context.redisPrefix}${server.id}:`;
-      const keys = await redisKeys(this.#options.redisUrl, prefix).catch((e: Error) => e);
-      const fellBack = /Redis unavailable|Redis unreachable/.test(readFileSync(server.logFile, 'utf8'));
-      if (keys instanceof Error || keys.length === 0 || fellBack) {
-        state.skipped = `the limiter did not use Redis throughout (${keys instanceof Error ? keys.message : `${keys.length} keys under ${prefix}`}${fellBack ? ', fell back to memory' : ''})`;
+      const problem = await redisNotUsed(this.#options.redisUrl, `${this.#context.redisPrefix}${server.id}:`, readFileSync(server.logFile, 'utf8'));
+      if (problem) {
+        state.skipped = `the limiter did not use Redis throughout (${problem})`;
         state.rounds = [];
       }
     }
@@ -380,12 +344,13 @@ class Bench {
   }
 
   async #stopAll(signal?: NodeJS.Signals): Promise<void> {
-    for (const [id, server] of this.#servers) {
-      const spec = SERVERS[id];
-      if (spec.kind === 'reference' && !exited(server.child)) {
-        for (const state of this.#states.values()) if (state.spec.server === id) state.tsx = runsTsx(server.pid);
-      }
-      for (const state of this.#states.values()) if (state.spec.server === id) state.cpus = server.cpus;
+    // What only a running server can tell: its peak RSS, its cores, and whether tsx runs in it.
+    for (const state of this.#states.values()) {
+      const server = this.#servers.get(state.spec.server);
+      if (!server) continue;
+      state.peakRss = Math.max(state.peakRss, server.peakRss());
+      state.cpus = server.cpus;
+      if (SERVERS[state.spec.server].kind === 'reference' && !exited(server.child)) state.tsx = runsTsx(server.pid);
     }
     await Promise.all([...this.#servers.values()].map((s) => s.stop(signal)));
   }

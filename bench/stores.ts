@@ -3,6 +3,7 @@
 // as a JSON array (PostgreSQL's `--seed`, json-server), and the check of a store read back after
 // SIGKILL.
 import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { PET_STATUSES } from '../spec/rules/contract.js';
 
 export interface StoredPet {
@@ -48,6 +49,17 @@ export async function writePetArray(path: string, count: number): Promise<void> 
 }
 
 /** Reads back how many pets a store file holds; throws if the file is not a whole store. */
+/** One file per size in `dir`, written by `write` (`<prefix>-<size>.json`): size to path. */
+export async function writeStores(dir: string, sizes: Iterable<number>, prefix: string, write: (path: string, count: number) => Promise<void>): Promise<Map<number, string>> {
+  const paths = new Map<number, string>();
+  for (const size of sizes) {
+    const path = join(dir, `${prefix}-${size}.json`);
+    await write(path, size);
+    paths.set(size, path);
+  }
+  return paths;
+}
+
 export function countStoredPets(json: string): number {
   return storedIds(json).length;
 }

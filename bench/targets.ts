@@ -6,7 +6,7 @@ import { closeSync, copyFileSync, mkdirSync, openSync, readFileSync, writeFileSy
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ServerId, ServerSpec } from './cases.ts';
-import { DEEP_STATUS, JSON_LIST_PATH, PRISM_LIST_PATH } from './cases.ts';
+import { CANNED_PATHS, DEEP_STATUS, JSON_LIST_PATH, PRISM_LIST_PATH } from './cases.ts';
 import { isReady, type CannedResponses } from './peers/protocol.mjs';
 import { linkWithRel, parseLinks } from '../spec/rules/link.js';
 import { awaitMessage, exited, freePort, httpRequest, spawnChild, stopChild, treePeakRssBytes, waitForHttp, workerCores, type Pinning } from './proc.ts';
@@ -70,6 +70,18 @@ export interface RunningServer {
 
 export function authHeaders(apiKey: string): Record<string, string> {
   return { authorization: `Bearer ${apiKey}` };
+}
+
+/** The exact bytes of the reference list and get, for the bare servers to answer with (files in the run's directory). */
+export async function captureCanned(origin: string, context: Pick<LaunchContext, 'apiKey' | 'dir'>): Promise<NonNullable<LaunchContext['canned']>> {
+  const capture = async (name: 'list' | 'get') => {
+    const reply = await httpRequest(`${origin}${CANNED_PATHS[name]}`, { headers: authHeaders(context.apiKey) });
+    if (reply.status !== 200) throw new Error(`reference server answered ${reply.status}: ${reply.body.toString().slice(0, 200)}`);
+    const bodyFile = join(context.dir, `canned-${name}.json`);
+    writeFileSync(bodyFile, reply.body);
+    return { bodyFile, contentType: String(reply.headers['content-type'] ?? 'application/json') };
+  };
+  return { list: await capture('list'), get: await capture('get') };
 }
 
 /**
