@@ -274,7 +274,7 @@ function durationSeconds(v: unknown): number {
   return total;
 }
 
-/** The iteration start times (ms after the scenario's start) that k6's arrival-rate executors would schedule. */
+/** The iteration start times (ms after the scenario's start) that k6's constant-arrival-rate executor would schedule (the only one the scripts use). */
 export function arrivalTimes(scenario: Record<string, unknown>): number[] {
   const unitS = durationSeconds(scenario.timeUnit ?? '1s');
   const times: number[] = [];
@@ -282,27 +282,6 @@ export function arrivalTimes(scenario: Record<string, unknown>): number[] {
     const perS = Number(scenario.rate) / unitS;
     const durS = durationSeconds(scenario.duration);
     for (let t = 0; t < durS; t += 1 / perS) times.push(t * 1000);
-    return times;
-  }
-  if (scenario.executor === 'ramping-arrival-rate') {
-    let rate = Number(scenario.startRate ?? 0) / unitS;
-    let t = 0;
-    let due = 0;
-    for (const stage of scenario.stages as Array<{ target: number; duration: string }>) {
-      const d = durationSeconds(stage.duration);
-      const target = stage.target / unitS;
-      const step = 0.01;
-      for (let s = 0; s < d; s += step) {
-        const r = rate + ((target - rate) * s) / d;
-        due += r * step;
-        while (due >= 1) {
-          times.push((t + s) * 1000);
-          due -= 1;
-        }
-      }
-      t += d;
-      rate = target;
-    }
     return times;
   }
   throw new Error(`the shim does not simulate the ${String(scenario.executor)} executor`);

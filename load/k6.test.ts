@@ -12,7 +12,7 @@ import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { EVENTS, RULES } from '../spec/rules/window-rules.js';
+import { EVENTS } from '../spec/rules/rules.js';
 import { limitedTarget } from './fake-targets.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -71,11 +71,9 @@ for (const script of ['smoke.js', 'rate-limit.js', 'capacity.js']) {
   });
 }
 
-test('load/README.md explains every threshold rate-limit.js can fail on', () => {
+// Each rule's row is generated into the README (scripts/generate.ts); the event counters are prose.
+test('load/README.md explains every event counter rate-limit.js reports', () => {
   const readme = readFileSync(README, 'utf8');
-  const kinds = Object.keys(RULES);
-  assert.ok(kinds.length >= 15, kinds.join(','));
-  for (const kind of kinds) assert.match(readme, new RegExp('`' + kind + '`'), `${kind} is not explained`);
   for (const event of EVENTS.filter((e) => !['admitted', 'rejected', 'transport_error'].includes(e))) {
     assert.match(readme, new RegExp('`ratelimit_' + event), `ratelimit_${event} is not explained`);
   }

@@ -13,7 +13,7 @@ import http from 'k6/http';
 import exec from 'k6/execution';
 import { Counter } from 'k6/metrics';
 import { DEFAULT_TOLERANCES, readSnapshot, retryWaitMs } from '../spec/rules/snapshot.js';
-import { EVENTS } from '../spec/rules/window-rules.js';
+import { EVENTS } from '../spec/rules/rules.js';
 import { baseUrl, boolEnv, durationEnv, expectedLimit, numberEnv, stringEnv, summaryPath } from './lib/config.js';
 import { createPacer } from './lib/pacing.js';
 import { listPets, listPetsBatchRequest, probe } from './lib/requests.js';

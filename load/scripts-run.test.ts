@@ -190,12 +190,12 @@ test('smoke.js SHAPE_ONLY=1 asks a mock only for what a mock can give', async ()
 });
 
 test('capacity.js reports the highest rate held within the bounds, and its thresholds fail past the knee', async () => {
-  const env = { RATES: '10,20,40', HOLD: '10s', RAMP: '2s', P95_MS: '100', P99_MS: '200' };
+  const env = { RATES: '10,20,40', HOLD: '10s', P95_MS: '100', P99_MS: '200' };
   const r = await run(CAPACITY, env, kneeTarget(30));
   assert.match(r.summary.stdout!, /highest sustained rate: 20 requests\/s/);
   assert.match(r.summary.stdout!, /MISSED 40\/s/);
   assert.ok(failedKeys(r).includes('http_req_duration'), failedKeys(r).join(', '));
-  assert.not.match(r.summary.stdout!, /\{phase:hold-/, 'per-step bookkeeping thresholds are hidden from the text');
+  assert.not.match(r.summary.stdout!, /\{scenario:step-/, 'per-step bookkeeping thresholds are hidden from the text');
   const json = JSON.parse(r.summary['load/results/capacity-summary.json']!);
   assert.is(json.extra.highestSustained.rate, 20);
 

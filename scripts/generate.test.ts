@@ -1,11 +1,18 @@
 // Every artifact derived from another source (spec/rules/contract.js from spec/openapi.yaml, the
-// tables of the guides from the code) is what `npm run generate` would write now.
+// tables of the guides from the code, the load/lib declarations from its JSDoc) is what
+// `npm run generate` would write now.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { GENERATED, render } from './generate.ts';
 
 test('every generated artifact is current (run npm run generate)', async () => {
   for (const file of await render()) assert.ok(file.current === file.fresh, `${file.path} is stale: run npm run generate`);
+});
+
+test('every load/lib module has its declaration registered', () => {
+  const declarations = GENERATED.filter((g) => /^load\/lib\/.*\.d\.ts$/.test(g.file)).map((g) => g.file);
+  assert.ok(declarations.length >= 6, declarations.join(', '));
+  assert.ok(declarations.includes('load/lib/phases.d.ts'));
 });
 
 test('the registry names each file and block once, and every generator writes something', async () => {

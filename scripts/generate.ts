@@ -7,6 +7,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checksTable, faultsTable, optionsTable } from '../conformance/docs.ts';
 import { replaceGenerated } from '../lib/cli-options.ts';
+import { LIB_SOURCES, libDeclaration } from '../load/declarations.ts';
 import { rulesTable } from '../load/docs.ts';
 import { contractModule } from '../spec/contract-facts.ts';
 import { serverGuideBlocks } from '../server/docs.ts';
@@ -27,6 +28,7 @@ export const GENERATED: readonly Generated[] = [
   { file: 'load/README.md', block: 'rate-limit-rules', generate: rulesTable },
   { file: 'server/README.md', block: 'serve-options', generate: () => serverGuideBlocks()['serve-options']! },
   { file: 'server/README.md', block: 'error-codes', generate: () => serverGuideBlocks()['error-codes']! },
+  ...LIB_SOURCES.map((source) => ({ file: `load/lib/${source.replace(/\.js$/, '.d.ts')}`, generate: () => libDeclaration(source) })),
 ];
 
 const root = fileURLToPath(new URL('..', import.meta.url));

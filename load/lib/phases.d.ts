@@ -16,6 +16,8 @@
 export function parseRates(text: string): number[];
 /**
  * The first pass of the search: from `start`, each rate `factor` times the last, up to `max`.
+ * Rates are whole requests per second and always rise: a factor too small to move a small rate
+ * by rounding (4 x 1.1) moves it by one instead.
  * @param {number} start
  * @param {number} max
  * @param {number} factor

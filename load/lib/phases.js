@@ -37,6 +37,8 @@ export function parseRates(text) {
 
 /**
  * The first pass of the search: from `start`, each rate `factor` times the last, up to `max`.
+ * Rates are whole requests per second and always rise: a factor too small to move a small rate
+ * by rounding (4 x 1.1) moves it by one instead.
  * @param {number} start
  * @param {number} max
  * @param {number} factor
@@ -48,7 +50,8 @@ export function doublingRates(start, max, factor) {
   if (!(factor > 1)) throw new Error('FACTOR must be above 1');
   const rates = [start];
   for (;;) {
-    const next = Math.round(rates[rates.length - 1] * factor);
+    const last = rates[rates.length - 1];
+    const next = Math.max(last + 1, Math.round(last * factor));
     if (next > max) break;
     rates.push(next);
   }

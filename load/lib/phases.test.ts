@@ -17,6 +17,9 @@ const doubling: Array<[number, number, number, number[]]> = [
   [50, 1000, 2, [50, 100, 200, 400, 800]],
   [100, 100, 2, [100]],
   [10, 40, 1.5, [10, 15, 23, 35]],
+  // Rounding would keep 4 x 1.1 at 4 for ever: the rate rises by one until the factor moves it.
+  [4, 10, 1.1, [4, 5, 6, 7, 8, 9, 10]],
+  [1, 4, 1.2, [1, 2, 3, 4]],
 ];
 for (const [start, max, factor, expected] of doubling) {
   test(`doublingRates from ${start} to ${max} by ${factor}`, () => assert.equal(doublingRates(start, max, factor), expected));

@@ -78,4 +78,4 @@ export type Sample = {
 export type RecordedResponse = import("../../spec/rules/snapshot.js").RecordedResponse;
 export type Snapshot = import("../../spec/rules/snapshot.js").Snapshot;
 export type Outcome = import("../../spec/rules/window-rules.js").Outcome;
-import { RULES } from '../../spec/rules/window-rules.js';
+import { RULES } from '../../spec/rules/rules.js';

@@ -5,7 +5,8 @@
 // must-level kind has a count==0 threshold, so it fails the run; a should-level kind only with
 // STRICT=1. Pure JavaScript, so Node tests drive it without k6.
 import { DEFAULT_TOLERANCES, readSnapshot } from '../../spec/rules/snapshot.js';
-import { EVENTS, RULES, createWindowRules } from '../../spec/rules/window-rules.js';
+import { EVENTS, RULES } from '../../spec/rules/rules.js';
+import { createWindowRules } from '../../spec/rules/window-rules.js';
 
 export const VIOLATIONS_METRIC = 'ratelimit_violations';
 

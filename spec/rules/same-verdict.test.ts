@@ -13,7 +13,7 @@ import { evaluateThresholds, type MetricType } from '../../load/k6-shim.ts';
 import { KINDS, VIOLATIONS_METRIC, createJudge, eventMetric, violationThresholds, zeroSamples } from '../../load/lib/verdict.js';
 import { SEQUENCES } from './recorded.ts';
 import type { RecordedResponse } from './snapshot.js';
-import { EVENTS, RULES } from './window-rules.js';
+import { EVENTS, RULES } from './rules.js';
 
 interface Verdict {
   /** Rules broken, each once. */

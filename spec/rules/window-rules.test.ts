@@ -4,7 +4,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CORRECT, SEQUENCES, T0, W1, W2, httpDate, lost, no, ok } from './recorded.ts';
 import { readSnapshot, type RecordedResponse } from './snapshot.js';
-import { RULES, createWindowRules } from './window-rules.js';
+import { RULES } from './rules.js';
+import { createWindowRules } from './window-rules.js';
 
 /** Plays responses through the rules; an array in the list is one batch. */
 function play(sequence: Array<RecordedResponse | RecordedResponse[]>, opts: { expectedLimit?: number; dateHeader?: boolean } = {}) {
