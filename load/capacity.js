@@ -14,7 +14,7 @@
 import { check } from 'k6';
 import exec from 'k6/execution';
 import { baseUrl, durationEnv, numberEnv, stringEnv, summaryPath } from './lib/config.js';
-import { doublingRates, judgeSteps, nextPass, parseBetween, parseRates, refineRates, stepPlan, stepScenarios } from './lib/phases.js';
+import { doublingRates, isStepMetric, judgeSteps, nextPass, parseBetween, parseRates, refineRates, stepMetric, stepPlan, stepScenarios } from './lib/phases.js';
 import { createPet, listPets, probe } from './lib/requests.js';
 import { metricValue, summaryOutputs } from './lib/summary.js';
 
@@ -37,7 +37,8 @@ const JSON_PATH = summaryPath(__ENV, 'capacity');
 
 /** @type {'rates' | 'refine' | 'search'} */
 const MODE = FIXED ? 'rates' : BETWEEN ? 'refine' : 'search';
-const RATES = FIXED ? parseRates(FIXED) : BETWEEN ? refineRates(parseBetween(BETWEEN)[0], parseBetween(BETWEEN)[1], STEPS) : doublingRates(START_RATE, MAX_RATE, FACTOR);
+const BRACKET = BETWEEN ? parseBetween(BETWEEN) : null;
+const RATES = FIXED ? parseRates(FIXED) : BRACKET ? refineRates(BRACKET[0], BRACKET[1], STEPS) : doublingRates(START_RATE, MAX_RATE, FACTOR);
 const plan = stepPlan(RATES, HOLD_S);
 const first = plan.steps[0].name;
 
@@ -52,15 +53,15 @@ if (MODE === 'rates') {
 // for handleSummary to judge. The text summary hides them.
 for (let i = 0; i < plan.steps.length; i++) {
   const name = plan.steps[i].name;
-  thresholds['http_reqs{scenario:' + name + '}'] = ['count>=0'];
-  thresholds['http_req_failed{scenario:' + name + '}'] = ['rate>=0'];
-  thresholds['http_req_duration{scenario:' + name + '}'] = ['p(95)>=0', 'p(99)>=0'];
-  thresholds['dropped_iterations{scenario:' + name + '}'] = ['count>=0'];
+  thresholds[stepMetric('http_reqs', name)] = ['count>=0'];
+  thresholds[stepMetric('http_req_failed', name)] = ['rate>=0'];
+  thresholds[stepMetric('http_req_duration', name)] = ['p(95)>=0', 'p(99)>=0'];
+  thresholds[stepMetric('dropped_iterations', name)] = ['count>=0'];
 }
 if (MODE !== 'rates') {
   // A search runs past the knee on purpose: only a target that cannot carry the first step fails the run.
-  thresholds['http_req_failed{scenario:' + first + '}'].push('rate<' + MAX_ERROR_RATE);
-  thresholds['http_req_duration{scenario:' + first + '}'].push('p(95)<' + P95_MS, 'p(99)<' + P99_MS);
+  thresholds[stepMetric('http_req_failed', first)].push('rate<' + MAX_ERROR_RATE);
+  thresholds[stepMetric('http_req_duration', first)].push('p(95)<' + P95_MS, 'p(99)<' + P99_MS);
 }
 
 export const options = {
@@ -101,14 +102,14 @@ export function handleSummary(data) {
   const knee = judgeSteps(
     plan,
     function (name) {
-      const count = metricValue(data, 'http_reqs{scenario:' + name + '}', 'count');
+      const count = metricValue(data, stepMetric('http_reqs', name), 'count');
       if (count === undefined) return null;
       return {
         count: count,
-        errorRate: stepValue(data, 'http_req_failed{scenario:' + name + '}', 'rate'),
-        p95: stepValue(data, 'http_req_duration{scenario:' + name + '}', 'p(95)'),
-        p99: stepValue(data, 'http_req_duration{scenario:' + name + '}', 'p(99)'),
-        dropped: stepValue(data, 'dropped_iterations{scenario:' + name + '}', 'count'),
+        errorRate: stepValue(data, stepMetric('http_req_failed', name), 'rate'),
+        p95: stepValue(data, stepMetric('http_req_duration', name), 'p(95)'),
+        p99: stepValue(data, stepMetric('http_req_duration', name), 'p(99)'),
+        dropped: stepValue(data, stepMetric('dropped_iterations', name), 'count'),
       };
     },
     { maxErrorRate: MAX_ERROR_RATE, p95Ms: P95_MS, p99Ms: P99_MS, minAchieved: 0.95, maxDropped: MAX_DROPPED }
@@ -142,7 +143,7 @@ export function handleSummary(data) {
     report: report,
     extra: { baseUrl: target.baseUrl, mode: MODE, rates: RATES, holdS: HOLD_S, steps: knee.rows, highestSustained: held, firstBroken: broke, next: next },
     hide: function (metric) {
-      return metric.indexOf('{scenario:step-') >= 0;
+      return isStepMetric(metric);
     },
   });
 }

@@ -41,7 +41,11 @@ const targetPerMinute = expected.limit === null ? RATE : Math.ceil(expected.limi
 // Requests per minute in the ban scenario: BAN_RATE, else twice the main rate (at least 120/min),
 // from the learned limit once it is known; the scenario's own rate is the ceiling.
 const BAN_RATE_SET = numberEnv(__ENV, 'BAN_RATE', 0, { integer: true, min: 1 });
-const BAN_RATE = BAN_RATE_SET > 0 ? BAN_RATE_SET : Math.max(120, 2 * targetPerMinute);
+/** @param {number} perMinute the main scenario's rate @returns {number} */
+function banPerMinute(perMinute) {
+  return BAN_RATE_SET > 0 ? BAN_RATE_SET : Math.max(120, 2 * perMinute);
+}
+const BAN_RATE = banPerMinute(targetPerMinute);
 
 /** @type {Record<string, Counter>} */
 const metrics = {};
@@ -146,7 +150,7 @@ function begin(mode, data) {
   const run = {
     judge: createJudge({ expectedLimit: mode === 'window' ? expected.limit : null, clockSkewSeconds: SKEW_S }),
     pacer: createPacer({
-      perSecond: (mode === 'window' ? data.perMinute : BAN_RATE_SET > 0 ? BAN_RATE_SET : Math.max(120, 2 * data.perMinute)) / 60,
+      perSecond: (mode === 'window' ? data.perMinute : banPerMinute(data.perMinute)) / 60,
       honourRetryAfter: mode === 'window',
       startMs: Date.now(),
     }),

@@ -1,19 +1,23 @@
 /**
- * @typedef {{ name: string, rate: number, startS: number, endS: number }} Step
- * @typedef {{ steps: Step[], totalS: number }} StepPlan
- * @typedef {{ count: number, errorRate: number, p95: number, p99: number, dropped: number }} StepStats
- * @typedef {{ maxErrorRate: number, p95Ms: number, p99Ms: number, minAchieved: number, maxDropped: number }} Criteria
- * @typedef {{ name: string, rate: number, achieved: number, errorRate: number, p95: number, p99: number, dropped: number, ok: boolean, why: string, afterKnee: boolean }} StepVerdict
- * @typedef {{ rows: StepVerdict[], held: StepVerdict | null, broke: StepVerdict | null }} Knee
- * @typedef {{ kind: 'found' | 'refine' | 'raise-max' | 'lower-start', between?: number[] }} NextPass
- * @typedef {{ executor: 'constant-arrival-rate', exec: string, rate: number, timeUnit: string, duration: string, startTime: string, preAllocatedVUs: number, maxVUs: number, gracefulStop: string }} StepScenario
- */
-/**
  * "25,50,100" into [25, 50, 100]: positive integers, strictly rising.
  * @param {string} text
  * @returns {number[]}
  */
 export function parseRates(text: string): number[];
+/**
+ * The name of a metric restricted to one step's scenario (`http_reqs{scenario:step-800}`): the
+ * per-step aggregates capacity.js keeps with always-true thresholds and judges in handleSummary.
+ * @param {string} metric
+ * @param {string} step a step's name, `step-<rate>`
+ * @returns {string}
+ */
+export function stepMetric(metric: string, step: string): string;
+/**
+ * Whether a metric name is one of those per-step aggregates (hidden from the text summary).
+ * @param {string} name
+ * @returns {boolean}
+ */
+export function isStepMetric(name: string): boolean;
 /**
  * The first pass of the search: from `start`, each rate `factor` times the last, up to `max`.
  * Rates are whole requests per second and always rise: a factor too small to move a small rate

@@ -16,6 +16,9 @@
  * @typedef {{ executor: 'constant-arrival-rate', exec: string, rate: number, timeUnit: string, duration: string, startTime: string, preAllocatedVUs: number, maxVUs: number, gracefulStop: string }} StepScenario
  */
 
+/** Each step is a scenario named `step-<rate>`. */
+const STEP_PREFIX = 'step-';
+
 /**
  * "25,50,100" into [25, 50, 100]: positive integers, strictly rising.
  * @param {string} text
@@ -33,6 +36,26 @@ export function parseRates(text) {
     rates.push(r);
   }
   return rates;
+}
+
+/**
+ * The name of a metric restricted to one step's scenario (`http_reqs{scenario:step-800}`): the
+ * per-step aggregates capacity.js keeps with always-true thresholds and judges in handleSummary.
+ * @param {string} metric
+ * @param {string} step a step's name, `step-<rate>`
+ * @returns {string}
+ */
+export function stepMetric(metric, step) {
+  return metric + '{scenario:' + step + '}';
+}
+
+/**
+ * Whether a metric name is one of those per-step aggregates (hidden from the text summary).
+ * @param {string} name
+ * @returns {boolean}
+ */
+export function isStepMetric(name) {
+  return name.indexOf('{scenario:' + STEP_PREFIX) >= 0;
 }
 
 /**
@@ -99,7 +122,7 @@ export function stepPlan(rates, holdS) {
   if (holdS < 1) throw new Error('HOLD must be at least 1 s');
   /** @type {Step[]} */
   const steps = [];
-  for (let i = 0; i < rates.length; i++) steps.push({ name: 'step-' + rates[i], rate: rates[i], startS: i * holdS, endS: (i + 1) * holdS });
+  for (let i = 0; i < rates.length; i++) steps.push({ name: STEP_PREFIX + rates[i], rate: rates[i], startS: i * holdS, endS: (i + 1) * holdS });
   return { steps: steps, totalS: rates.length * holdS };
 }
 

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { doublingRates, judgeSteps, nextPass, parseBetween, parseRates, refineRates, stepPlan, stepScenarios, type StepStats } from './phases.js';
+import { doublingRates, isStepMetric, judgeSteps, nextPass, parseBetween, parseRates, refineRates, stepMetric, stepPlan, stepScenarios, type StepStats } from './phases.js';
 
 test('parseRates wants positive integers that rise; BETWEEN wants exactly two', () => {
   assert.equal(parseRates('25, 50,100'), [25, 50, 100]);
@@ -10,6 +10,13 @@ test('parseRates wants positive integers that rise; BETWEEN wants exactly two', 
   assert.equal(parseBetween('800, 1600'), [800, 1600]);
   assert.throws(() => parseBetween('800'), /two rates/);
   assert.throws(() => parseBetween('1600,800'), /rise/);
+});
+
+test('stepMetric names a metric of one step, and isStepMetric knows those names and no other', () => {
+  assert.is(stepMetric('http_reqs', 'step-800'), 'http_reqs{scenario:step-800}');
+  assert.ok(isStepMetric(stepMetric('http_req_duration', stepPlan([800], 10).steps[0]!.name)));
+  assert.not.ok(isStepMetric('http_req_duration'));
+  assert.not.ok(isStepMetric('http_reqs{scenario:smoke}'));
 });
 
 const doubling: Array<[number, number, number, number[]]> = [
