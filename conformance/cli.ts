@@ -15,6 +15,7 @@ import { consoleProgress, formatConsole } from './report/console.ts';
 import { formatHtml } from './report/html.ts';
 import { formatJson } from './report/json.ts';
 import { formatJUnit } from './report/junit.ts';
+import { parseChoices } from './open-points.ts';
 import { runConformance, UnreachableError, type RunOptions } from './run.ts';
 
 export { HELP } from './options.ts';
@@ -114,6 +115,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   };
   if (rateLimitKey) options.rateLimitKey = rateLimitKey;
   if (typeof v.seed === 'number') options.seed = v.seed;
+  if (Array.isArray(v.choices)) options.choices = parseChoices(v.choices);
   if (Array.isArray(v.checks)) options.checks = v.checks;
   if (Array.isArray(v.excludeChecks)) options.excludeChecks = v.excludeChecks;
   const { unknown } = checkSelector(CATALOGUE, options.checks, options.excludeChecks);

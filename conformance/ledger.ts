@@ -20,6 +20,10 @@ export interface CheckResult {
   section: string;
   title: string;
   outcome: Outcome;
+  /** How many verdicts the check reached (passes and failures): a check that judged nothing did not run. */
+  judged: number;
+  /** How many of them were failures; `failures` keeps the first few. */
+  failed: number;
   failures: Failure[];
   /** Why a check did not run. */
   reason?: string;
@@ -48,6 +52,7 @@ export class CheckScopeError extends KitError {
 
 interface State {
   passes: number;
+  failed: number;
   failures: Failure[];
   notRun?: string;
   notes: string[];
@@ -71,7 +76,7 @@ export class Ledger {
       if (!own.has(id)) throw new CheckScopeError(`${owner} recorded a verdict for ${id}, a check it does not define`);
       let state = this.#state.get(id);
       if (!state) {
-        state = { passes: 0, failures: [], notes: [] };
+        state = { passes: 0, failed: 0, failures: [], notes: [] };
         this.#state.set(id, state);
       }
       return state;
@@ -80,6 +85,7 @@ export class Ledger {
       pass: (id) => void get(id).passes++,
       fail: (id, message, evidence = [], rule) => {
         const state = get(id);
+        state.failed++;
         const failure: Failure = rule === undefined ? { message, evidence } : { message, evidence, rule };
         if (state.failures.length < MAX_FAILURES_KEPT) state.failures.push(failure);
         else if (state.failures.length === MAX_FAILURES_KEPT) state.failures.push({ message: '(further failures not shown)', evidence: [] });
@@ -101,7 +107,7 @@ export class Ledger {
 
   results(options: { strict: boolean; selected: (def: CheckDef) => string | undefined }): CheckResult[] {
     return this.#catalogue.map((def) => {
-      const state = this.#state.get(def.id) ?? { passes: 0, failures: [], notes: [] };
+      const state = this.#state.get(def.id) ?? { passes: 0, failed: 0, failures: [], notes: [] };
       const skipped = options.selected(def);
       let outcome: Outcome;
       let reason: string | undefined;
@@ -116,7 +122,18 @@ export class Ledger {
         outcome = 'not-run';
         reason = state.notRun ?? 'nothing to check';
       }
-      const result: CheckResult = { id: def.id, level: def.level, profile: def.profile, section: def.section, title: def.title, outcome, failures: state.failures, notes: state.notes };
+      const result: CheckResult = {
+        id: def.id,
+        level: def.level,
+        profile: def.profile,
+        section: def.section,
+        title: def.title,
+        outcome,
+        judged: state.passes + state.failed,
+        failed: state.failed,
+        failures: state.failures,
+        notes: state.notes,
+      };
       if (reason !== undefined) result.reason = reason;
       return result;
     });

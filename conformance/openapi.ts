@@ -9,6 +9,13 @@ import { asObject, createAjv, type Json, DEFAULT_SPEC_PATH, loadDocument, toJson
 import { contractFacts, type ContractFacts, type Deprecation } from '../spec/contract-facts.ts';
 import { parseInteger } from '../spec/rules/fields.js';
 
+
+/** A long list of allowed values, shortened for a message: the first few and how many in all. */
+export function enumeration(values: readonly unknown[], shown = 4): string {
+  const text = values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v)));
+  return text.length <= shown + 1 ? text.join(', ') : `${text.slice(0, shown).join(', ')}, … ${text.length} in all`;
+}
+
 export { DEFAULT_SPEC_PATH, toJsonSchema, type JsonObject, type SchemaLevel };
 
 export type OperationId = 'listPets' | 'createPet' | 'getPet';
@@ -166,7 +173,7 @@ export function documentedResponse(contract: Contract, operationId: OperationId,
 function ajvMessages(validate: ValidateFunction, where: string): Problem[] {
   return (validate.errors ?? []).map((e) => ({
     where: `${where}${e.instancePath}`,
-    message: `${e.message ?? 'is invalid'}${e.params && 'allowedValues' in e.params ? ` (${(e.params.allowedValues as unknown[]).join(', ')})` : ''}`,
+    message: `${e.message ?? 'is invalid'}${e.params && 'allowedValues' in e.params ? ` (${enumeration(e.params.allowedValues as unknown[])})` : ''}`,
   }));
 }
 

@@ -43,6 +43,14 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: 'A JSON or YAML file of options by flag name ({ "base-url": "...", "header": ["X-A: 1"] }); ${NAME} in a value is read from the environment, so secrets stay out of the file. The command line wins over the environment, the environment over the file.',
   },
   {
+    key: 'choices',
+    flag: 'choice',
+    type: 'list',
+    value: '<point=value>',
+    group: 'Target',
+    help: 'What the target chose at a point the specification leaves open, which the kit then holds it to at must level (choices.declared); repeatable, or an object under choice: in --config. paging=link|none, limit-out-of-range=refuse|clamp, unknown-fields=refuse|ignore, non-integer-id=400|404, ban-status=429|403, retry-after=seconds|http-date, default-status=<PetStatus>.',
+  },
+  {
     key: 'profile',
     flag: 'profile',
     type: 'string',

@@ -65,7 +65,6 @@ export class Pacer implements RequestGate {
   readonly #state: Record<Budget, BudgetState> = { key: empty(), address: empty() };
   /** Every 429 the pacer attributed, for the report. */
   readonly attributed: Array<Attribution & { seq: number }> = [];
-  waitedMs = 0;
 
   constructor(options: PacerOptions) {
     this.#options = options;
@@ -120,7 +119,6 @@ export class Pacer implements RequestGate {
         `${cause} and its window reopens in ${Math.ceil(ms / 1000)} s, longer than --max-wait ${Math.round(this.#options.maxWaitMs / 1000)}: run again later, or with a key that has more room`,
       );
     }
-    this.waitedMs += ms;
     await this.#options.wait(ms, `${cause}; waiting for its window before ${what}`);
     // The window reopened: what was known of it no longer holds.
     const after = this.#options.clock.now();

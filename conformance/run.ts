@@ -16,6 +16,7 @@ import { DEFAULT_SPEC_PATH, loadContract } from './openapi.ts';
 import { GENERATED_PHASES, RUN_DEFAULTS, type GeneratedPhase } from './options.ts';
 import { Pacer, type Attribution } from './pacing.ts';
 import { preflight } from './preflight.ts';
+import { parseChoices } from './open-points.ts';
 
 export { TlsError, UnreachableError } from './http.ts';
 export { RateLimitedError } from './pacing.ts';
@@ -61,6 +62,8 @@ export interface RunOptions {
   maxRequests?: number;
   /** Seed of the generated inputs (default random; the report names it). */
   seed?: number;
+  /** What the target chose at points the specification leaves open, to be held to: { paging: 'none' } (open-points.ts). */
+  choices?: Record<string, string>;
   /** Check ids or prefixes ending in `*` to run, and to leave out. */
   checks?: readonly string[];
   excludeChecks?: readonly string[];
@@ -100,8 +103,13 @@ export interface Report {
   phases: readonly GeneratedPhase[];
   /** Requests the generated phases sent, and how many more they wanted beyond --max-requests. */
   generated: { sent: number; leftOut: number };
-  /** 429s the kit met, attributed to the budget that refused them, and the time it waited for windows. */
-  pacing: { attributed: Array<Attribution & { seq: number }>; waitedMs: number };
+  /**
+   * 429s the kit met, attributed to the budget that refused them, and every wait of the run (for a
+   * window, a Retry-After or a ban), each with what it waited for; waitedMs is their sum.
+   */
+  pacing: { attributed: Array<Attribution & { seq: number }>; waitedMs: number; waits: Array<{ ms: number; why: string }> };
+  /** What the target was seen to choose at the points the specification leaves open. */
+  choices: Record<string, string>;
 }
 
 interface PhasePlan {
@@ -136,6 +144,9 @@ export function resolveOptions(input: RunOptions): ResolvedOptions {
   if (selection.unknown.length > 0) throw new UsageError(`--checks/--exclude-checks: ${selection.unknown.join(', ')} names no check (see --list-checks)`);
   const unknownPhases = (given.phases ?? []).filter((p) => !(GENERATED_PHASES as readonly string[]).includes(p));
   if (unknownPhases.length > 0) throw new UsageError(`--phases: ${unknownPhases.join(', ')} is not one of ${GENERATED_PHASES.join(', ')}, none`);
+  if (rateLimitKey !== undefined && rateLimitKey === given.apiKey) {
+    throw new UsageError('--rate-limit-key is the same key as --api-key: the rate-limit checks exhaust it (and may get it banned) while the other checks need it; give --rate-limit-key a key of its own');
+  }
   return {
     ...RUN_DEFAULTS,
     specPath: DEFAULT_SPEC_PATH,
@@ -144,6 +155,7 @@ export function resolveOptions(input: RunOptions): ResolvedOptions {
     seed: randomInt(0, 2 ** 31),
     ...rest,
     tls: { ...(ca ? { ca } : {}), insecure: insecure ?? RUN_DEFAULTS.insecure },
+    choices: parseChoices(Object.entries(given.choices ?? {}).map(([point, value]) => `${point}=${value}`)),
     selected: selection.selected,
     ...(rateLimitKey ? { rateLimitKey } : {}),
   } as ResolvedOptions;
@@ -179,7 +191,10 @@ function context(options: ResolvedOptions, input: RunOptions, contract: RunConte
   const clock = input.clock ?? { now: () => Date.now() };
   const sleep = input.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const progress = input.onProgress ?? (() => {});
+  const waits: Array<{ ms: number; why: string }> = [];
   const wait = async (ms: number, why: string) => {
+    if (ms <= 0) return;
+    waits.push({ ms, why });
     progress({ type: 'wait', ms, why });
     await sleep(ms);
   };
@@ -202,7 +217,7 @@ function context(options: ResolvedOptions, input: RunOptions, contract: RunConte
     ...(options.rateLimitKey ? { rateLimitAuthorization: http.bearer(options.rateLimitKey) } : {}),
   });
   http.gate = pacer;
-  return { http, contract, options, clock, sleep, wait, progress, pacer, budget: new RequestBudget(options.maxRequests), token: randomBytes(4).toString('hex'), preferUsed: [], facts: {} };
+  return { http, contract, options, clock, sleep, wait, waits, progress, pacer, budget: new RequestBudget(options.maxRequests), token: randomBytes(4).toString('hex'), preferUsed: [], facts: { choices: new Map() } };
 }
 
 export async function runConformance(input: RunOptions): Promise<Report> {
@@ -227,6 +242,7 @@ export async function runConformance(input: RunOptions): Promise<Report> {
     for (const exchange of run.http.exchanges) {
       for (const { area, ctx } of active) area.inspect?.(exchange, ctx);
     }
+    for (const { area, ctx } of active) area.finish?.(ctx);
   } finally {
     run.http.close();
   }
@@ -248,7 +264,8 @@ export async function runConformance(input: RunOptions): Promise<Report> {
     seed: options.seed,
     phases: options.phases,
     generated: { sent: run.budget.used, leftOut: run.budget.refused },
-    pacing: { attributed: run.pacer.attributed, waitedMs: run.pacer.waitedMs },
+    pacing: { attributed: run.pacer.attributed, waitedMs: run.waits.reduce((sum, w) => sum + w.ms, 0), waits: run.waits },
+    choices: Object.fromEntries(run.facts.choices ?? []),
     ...(dredd ? { dredd } : {}),
   };
 }

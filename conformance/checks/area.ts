@@ -50,6 +50,8 @@ export interface ResolvedOptions {
   seed: number;
   /** Whether a check is in the run (--checks, --exclude-checks). */
   selected: (id: string) => boolean;
+  /** What the implementer declared at the points the specification leaves open (--choice). */
+  choices: Record<string, string>;
 }
 
 /** What one area leaves for another. */
@@ -68,6 +70,8 @@ export interface Facts {
   markers?: Map<string, Exchange>;
   /** Ids of the pets the generated phases created. */
   createdIds?: Map<number, Exchange>;
+  /** What the target was seen to choose where the specification is silent, by open point. */
+  choices?: Map<string, string>;
 }
 
 export interface RunContext {
@@ -78,6 +82,8 @@ export interface RunContext {
   sleep: (ms: number) => Promise<void>;
   /** Waits on the run's clock and says why (the console shows a countdown). */
   wait: (ms: number, why: string) => Promise<void>;
+  /** Every wait so far, with what it waited for. */
+  waits: Array<{ ms: number; why: string }>;
   progress: (event: ProgressEvent) => void;
   pacer: Pacer;
   /** What the generated phases may still send (--max-requests). */
@@ -98,6 +104,8 @@ export interface Area {
   checks: readonly CheckDef[];
   phases?: Partial<Record<Phase, (ctx: AreaContext) => Promise<void>>>;
   inspect?: (exchange: Exchange, ctx: AreaContext) => void;
+  /** After every area has inspected every exchange: verdicts that need the whole run. */
+  finish?: (ctx: AreaContext) => void;
 }
 
 /** Sections of the specification (and RFCs) the checks cite. */
@@ -106,6 +114,7 @@ export const SECTION = {
   create: 'Endpoints › Add an animal',
   get: 'Endpoints › Get an animal (deprecated)',
   auth: 'Authentication',
+  plans: 'Limits › Request rate limits by plan',
   errors: 'Errors',
   headers: 'Limits › Rate limit response headers',
   exceeded: 'Limits › Behaviour when the limit is exceeded',

@@ -5,6 +5,8 @@ import { jsonBody, type Exchange, type SendOptions } from '../http.ts';
 import { SECTION, type Area, type AreaContext } from './area.ts';
 import { describeStatus, expectResponse, isPetArray, nextPage, send, status } from './support.ts';
 
+const PET = 'Resources and their fields › Pet';
+
 const checks: readonly CheckDef[] = [
   { id: 'create.201', level: 'must', profile: 'contract', section: SECTION.create, title: 'POST /pets with a valid NewPet answers 201 with a Pet' },
   { id: 'create.400-missing', level: 'must', profile: 'contract', section: SECTION.create, title: 'POST /pets without required fields answers 400 with an Error' },
@@ -13,6 +15,14 @@ const checks: readonly CheckDef[] = [
   { id: 'create.retrievable', level: 'must', profile: 'full', section: SECTION.create, title: 'A created pet is returned by GET /pets/{id} with the same fields' },
   { id: 'create.unique-ids', level: 'must', profile: 'full', section: 'Resources and their fields › Pet', title: 'Two created pets get different ids' },
   { id: 'create.listed', level: 'must', profile: 'full', section: SECTION.list, title: 'A created pet appears in GET /pets filtered by its status' },
+  {
+    id: 'create.server-assigns-id',
+    level: 'must',
+    profile: 'full',
+    section: PET,
+    title: 'The id is assigned by the server: a create that carries an id (an existing one, a fresh one) is refused or gets an id of the server\'s, and never overwrites a pet',
+  },
+  { id: 'create.no-extra-properties', level: 'must', profile: 'full', section: PET, title: 'A pet, as created, listed or read, carries no property outside Pet, whatever the create sent' },
 ];
 
 async function contract(ctx: AreaContext): Promise<void> {
@@ -31,6 +41,7 @@ async function contract(ctx: AreaContext): Promise<void> {
     ['create.400-missing', 'create without name', { categoryId: 3 }],
     ['create.400-missing', 'create without categoryId', { name: `conformance-${ctx.token}-b` }],
     ['create.400-invalid', 'create with a string categoryId', { name: `conformance-${ctx.token}-c`, categoryId: 'three' }],
+    ['create.400-invalid', 'create with categoryId as a numeric string (no coercion)', { name: `conformance-${ctx.token}-e`, categoryId: '3' }],
     ['create.400-invalid', 'create with a status outside PetStatus', { name: `conformance-${ctx.token}-d`, categoryId: 3, status: 'adopted' }],
   ];
   for (const [id, purpose, json] of invalid) {
@@ -80,15 +91,69 @@ async function listed(ctx: AreaContext, id: number, petStatus: string): Promise<
   ctx.ledger.notRun('create.listed', `pet ${id} not found within 10 pages`);
 }
 
+/** The properties a Pet has: NewPet's and the id. */
+function petProperties(ctx: AreaContext): Set<string> {
+  const names = Object.keys((ctx.contract.operations.get('createPet')!.requestSchema?.should.properties ?? {}) as object);
+  return new Set([...names, 'id']);
+}
+
+/** A create carrying an id: an existing pet's, then one nobody has. Refused, or given an id of the server's; the existing pet unchanged. */
+async function serverAssignsId(ctx: AreaContext, created: { sent: Record<string, unknown>; id: number }): Promise<void> {
+  const { ledger } = ctx;
+  const fresh = 7_000_000_000 + Math.floor(Math.random() * 1_000_000);
+  for (const [clientId, which] of [[created.id, `the existing pet ${created.id}'s id`], [fresh, `a fresh id ${fresh}`]] as const) {
+    const json = { ...created.sent, name: `${String(created.sent.name)}-id${clientId === fresh ? 'f' : 'e'}`, id: clientId };
+    const ex = await send(ctx, { operationId: 'createPet', purpose: `create carrying ${which}`, method: 'POST', path: '/pets', json });
+    const body = jsonBody(ex) as Record<string, unknown> | undefined;
+    if (status(ex) === 201) {
+      ctx.facts.choices?.set('client-id', 'ignore: 201 with an id of the server\'s');
+      ledger.assert('create.server-assigns-id', body?.id !== clientId, `a create carrying ${which} was answered 201 with that id: the client chose it`, [ex]);
+    } else if ((status(ex) ?? 0) >= 400 && (status(ex) ?? 0) < 500) {
+      ctx.facts.choices?.set('client-id', `refuse: ${status(ex)}`);
+    }
+  }
+  const got = await send(ctx, { operationId: 'getPet', purpose: `get pet ${created.id} after creates carrying its id`, method: 'GET', path: `/pets/${created.id}` });
+  const now = jsonBody(got) as Record<string, unknown> | undefined;
+  ledger.assert('create.server-assigns-id', status(got) === 200 && now?.name === created.sent.name, `pet ${created.id} was ${status(got) === 200 ? `overwritten: its name is now ${JSON.stringify(now?.name)}` : `lost: ${describeStatus(got)}`} after a create carried its id`, [got]);
+}
+
+/** A create with a property NewPet does not name: refused, or stored without it. */
+async function extraProperty(ctx: AreaContext, created: { sent: Record<string, unknown> }): Promise<void> {
+  const extra = `nickname${ctx.token}`;
+  const ex = await send(ctx, { operationId: 'createPet', purpose: `create with a property Pet does not have (${extra})`, method: 'POST', path: '/pets', json: { ...created.sent, name: `${String(created.sent.name)}-x`, [extra]: 'Fluffy' } });
+  const code = status(ex) ?? 0;
+  if (code >= 400 && code < 500) ctx.facts.choices?.set('unknown-fields', `refuse: ${code}`);
+  const id = (jsonBody(ex) as Record<string, unknown> | undefined)?.id;
+  if (code !== 201 || typeof id !== 'number') return;
+  ctx.facts.choices?.set('unknown-fields', 'ignore: 201');
+  // The 201 and the stored pet are judged by inspect, like every other pet the run sees.
+  await send(ctx, { operationId: 'getPet', purpose: `get pet ${id}, created with ${extra}`, method: 'GET', path: `/pets/${id}` });
+}
+
+/** Every pet in every 2xx body has only Pet's properties. */
+function inspect(ex: Exchange, ctx: AreaContext): void {
+  if (ctx.options.profile !== 'full' || !ex.operationId || (status(ex) ?? 0) >= 300 || (status(ex) ?? 0) < 200) return;
+  const body = jsonBody(ex);
+  const pets = Array.isArray(body) ? body : body && typeof body === 'object' ? [body] : [];
+  const allowed = petProperties(ctx);
+  for (const pet of pets) {
+    if (!pet || typeof pet !== 'object') continue;
+    const outside = Object.keys(pet).filter((k) => !allowed.has(k));
+    ctx.ledger.assert('create.no-extra-properties', outside.length === 0, `${ex.purpose}: pet ${String((pet as Record<string, unknown>).id)} carries ${outside.join(', ')}, which Pet does not have`, [ex]);
+  }
+}
+
 async function behaviour(ctx: AreaContext): Promise<void> {
   const created = ctx.facts.created;
   if (!created || created.id === undefined || status(created.exchange) !== 201) {
-    for (const id of ['create.echo', 'create.retrievable', 'create.unique-ids', 'create.listed']) ctx.ledger.notRun(id, 'create.201 did not return a pet with an id');
+    for (const id of ['create.echo', 'create.retrievable', 'create.unique-ids', 'create.listed', 'create.server-assigns-id']) ctx.ledger.notRun(id, 'create.201 did not return a pet with an id');
     return;
   }
   const withId = { ...created, id: created.id };
   await stored(ctx, withId);
   await listed(ctx, withId.id, created.sent.status);
+  await serverAssignsId(ctx, withId);
+  await extraProperty(ctx, withId);
 }
 
-export const createArea: Area = { name: 'create', checks, phases: { contract, behaviour } };
+export const createArea: Area = { name: 'create', checks, phases: { contract, behaviour }, inspect };

@@ -3,6 +3,7 @@
 import type { CheckDef } from '../catalogue.ts';
 import type { Area } from './area.ts';
 import { authArea } from './auth.ts';
+import { choicesArea } from './choices.ts';
 import { createArea } from './create.ts';
 import { deprecationArea } from './deprecation.ts';
 import { dreddArea } from './dredd.ts';
@@ -32,6 +33,7 @@ export const AREAS: readonly Area[] = [
   methodsArea,
   statefulArea,
   rateLimitArea,
+  choicesArea,
 ];
 
 export const CATALOGUE: readonly CheckDef[] = AREAS.flatMap((area) => area.checks);

@@ -4,7 +4,7 @@
 // is a failure of the check CHECK_OF_RULE names. This module adds only what the rules cannot see:
 // the 429's Error body, and whether the run could do its part (a spare key, the waits).
 import { parseInteger } from '../../spec/rules/fields.js';
-import { DEFAULT_TOLERANCES, readSnapshot, retryWaitMs, type Tolerances } from '../../spec/rules/snapshot.js';
+import { DEFAULT_TOLERANCES, readSnapshot, REFUSAL_STATUSES, retryWaitMs, type Tolerances } from '../../spec/rules/snapshot.js';
 import { createWindowRules, type Kind, type Outcome } from '../../spec/rules/window-rules.js';
 import type { CheckDef } from '../catalogue.ts';
 import type { Exchange } from '../http.ts';
@@ -31,6 +31,14 @@ const checks: readonly CheckDef[] = [
   { id: 'ratelimit.readmitted', level: 'must', profile: 'full', section: EXCEEDED, title: 'After waiting Retry-After, the key is admitted again', needs: KEY },
   { id: 'ratelimit.refused-until-retry', level: 'must', profile: 'full', section: EXCEEDED, title: 'Requests repeated after a 429 stay refused, each with a valid Retry-After', needs: BAN },
   { id: 'ratelimit.ban-lifts', level: 'must', profile: 'full', section: EXCEEDED, title: 'A temporary ban, if one is imposed, is announced by Retry-After and lifts when it says', needs: BAN },
+  {
+    id: 'ratelimit.per-key',
+    level: 'must',
+    profile: 'full',
+    section: `${SECTION.plans}; ${SECTION.auth}`,
+    title: 'Limits apply per key: while --rate-limit-key is refused, --api-key from the same address is still admitted',
+    needs: KEY,
+  },
 ];
 
 /** The check that reports each rule of spec/rules/window-rules.js; a rule's level is its check's level. */
@@ -91,6 +99,16 @@ export function rateLimitVerdict(ledger: CheckLedger, options: { tolerances?: Pa
 }
 
 type Probe = () => Promise<{ ex: Exchange; out: Outcome }>;
+
+/** Refused by the limiter: 429, or 403 during a ban (the shared rules' REFUSAL_STATUSES). */
+function isRefusal(ex: Exchange): boolean {
+  return (REFUSAL_STATUSES as readonly number[]).includes(status(ex) ?? 0);
+}
+
+function isAdmitted(ex: Exchange): boolean {
+  const code = status(ex) ?? 0;
+  return code >= 200 && code < 300;
+}
 type Send = () => Promise<Exchange>;
 
 function giveUp(ctx: AreaContext, reason: string): void {
@@ -122,8 +140,8 @@ async function exhaust(ctx: AreaContext, probe: Probe, first: Exchange, announce
   let last = first;
   for (let sent = 0; sent <= budget; sent++) {
     const { ex, out } = await probe();
-    if (status(ex) === 429) return ex;
-    if (status(ex) !== 200) {
+    if (isRefusal(ex)) return ex;
+    if (!isAdmitted(ex)) {
       ctx.ledger.fail('ratelimit.exhaustion-exact', `a rate-limit request answered ${describeStatus(ex)}`, [ex]);
       giveUp(ctx, 'the window could not be exhausted');
       return undefined;
@@ -146,10 +164,35 @@ async function banProbe(ctx: AreaContext, probe: Probe, verdict: RateLimitVerdic
   ctx.progress({ type: 'phase', name: `rate limits: ${ctx.options.banProbe} requests after the 429 (ban check)` });
   for (let i = 0; i < ctx.options.banProbe; i++) {
     const { ex } = await probe();
-    if (status(ex) !== 429) break;
-    refusalBody(ctx, ex, `repeated (${i + 1})`);
+    if (!isRefusal(ex)) break;
+    if (status(ex) === 429) refusalBody(ctx, ex, `repeated (${i + 1})`);
+    else ctx.facts.choices?.set('ban-status', String(status(ex)));
   }
-  if (!verdict.banned()) ctx.ledger.notRun('ratelimit.ban-lifts', `no ban within ${ctx.options.banProbe} repeated requests (the specification says a ban "may" follow)`);
+  if (!verdict.banned()) {
+    ctx.ledger.notRun('ratelimit.ban-lifts', `no ban within ${ctx.options.banProbe} repeated requests (the specification says a ban "may" follow)`);
+    return;
+  }
+  ctx.facts.choices?.set('ban-status', ctx.facts.choices.get('ban-status') ?? '429');
+  await probeDuringBan(ctx, probe, verdict);
+}
+
+/** Probes spread across an announced ban, one at each third: a ban that is announced must be enforced. */
+const BAN_PROBES = 2;
+
+async function probeDuringBan(ctx: AreaContext, probe: Probe, verdict: RateLimitVerdict): Promise<void> {
+  const due = verdict.retryDueMs();
+  if (due === null) return;
+  const start = ctx.clock.now();
+  const length = due - start;
+  // Waiting out the ban is judged by ratelimit.ban-lifts, within --max-wait; probes only inside it.
+  if (!ctx.options.wait || length > ctx.options.maxWaitSeconds * 1000) return;
+  ctx.facts.choices?.set('ban-length', `${Math.round(length / 1000)} s`);
+  for (let i = 1; i <= BAN_PROBES; i++) {
+    const at = start + (length * i) / (BAN_PROBES + 1);
+    await ctx.wait(Math.max(0, at - ctx.clock.now()), `ban: the rate-limit key is banned for ${Math.round(length / 1000)} s; probe ${i} of ${BAN_PROBES} checks it is enforced`);
+    const { ex } = await probe();
+    if (!isRefusal(ex)) return;
+  }
 }
 
 /** The first admitted response of the key, after waiting out a window a previous run left closed; a reason when there is none. */
@@ -158,8 +201,11 @@ async function firstAdmitted(ctx: AreaContext, request: Send): Promise<Exchange 
   if (status(first) === 429) {
     const s = readSnapshot({ status: 429, headers: first.response!.headers, receivedAtMs: first.receivedAt }, { dateHeader: ctx.options.dateHeader });
     const waitMs = retryWaitMs(s, { ...DEFAULT_TOLERANCES, clockSkewSeconds: ctx.options.clockToleranceSeconds });
+    const finding = `the --rate-limit-key was refused (${describeStatus(first)}, Retry-After ${header(first, 'retry-after') ?? 'missing'}) by the first request this run sent with it: if nothing else uses this key, the server counts something other than the key (the address?)`;
+    ctx.ledger.note('ratelimit.per-key', finding);
+    ctx.progress({ type: 'note', text: `finding: ${finding}` });
     if (!ctx.options.wait || waitMs === null || waitMs > ctx.options.maxWaitSeconds * 1000) return 'the --rate-limit-key is refused (429) before the checks started; use a fresh key';
-    await ctx.wait(waitMs, 'the rate-limit key starts refused; waiting for its Retry-After');
+    await ctx.wait(waitMs, `window: the rate-limit key was refused at the start; waiting its Retry-After (${Math.ceil(waitMs / 1000)} s)`);
     first = await request();
   }
   if (status(first) !== 200) return `the --rate-limit-key is not admitted (${describeStatus(first)})`;
@@ -168,6 +214,17 @@ async function firstAdmitted(ctx: AreaContext, request: Send): Promise<Exchange 
   const max = ctx.options.maxRateLimitRequests;
   if (announced > max) return `Remaining is ${announced}, above --max-rate-limit-requests ${max}; use a key on a smaller plan`;
   return first;
+}
+
+/** While the rate-limit key is refused, the run's own key, from the same address, must still be admitted. */
+async function perKey(ctx: AreaContext, refused: Exchange): Promise<void> {
+  const ex = await send(ctx, { operationId: 'listPets', purpose: 'per key: --api-key while --rate-limit-key is refused', method: 'GET', path: '/pets', query: { limit: 1 } });
+  ctx.ledger.assert(
+    'ratelimit.per-key',
+    isAdmitted(ex),
+    `while --rate-limit-key was refused (${describeStatus(refused)}), --api-key from the same address answered ${describeStatus(ex)}: the limit is not counted per key`,
+    [refused, ex],
+  );
 }
 
 async function rateLimit(ctx: AreaContext): Promise<void> {
@@ -186,10 +243,12 @@ async function rateLimit(ctx: AreaContext): Promise<void> {
   verdict.observe(first);
   const refused = await exhaust(ctx, probe, first, parseInteger(header(first, 'x-ratelimit-remaining'))!);
   if (!refused) return;
-  ctx.progress({ type: 'phase', name: `rate limits: 429 after ${n} requests` });
-  refusalBody(ctx, refused, 'first');
+  ctx.progress({ type: 'phase', name: `rate limits: ${status(refused)} after ${n} requests` });
+  if (status(refused) === 429) refusalBody(ctx, refused, 'first');
+  await perKey(ctx, refused);
   if (options.banCheck) await banProbe(ctx, probe, verdict);
-  const skipped = await waitRetryAfter(ctx, verdict, `Retry-After ${header(refused, 'retry-after') ?? '(missing)'}`);
+  const banned = verdict.banned();
+  const skipped = await waitRetryAfter(ctx, verdict, `${banned ? 'ban' : 'window'}: the rate-limit key is refused${banned ? ' (banned)' : ''}; waiting until every Retry-After has passed to check it is admitted again`);
   if (skipped !== null) {
     ctx.ledger.notRun('ratelimit.readmitted', skipped);
     ctx.ledger.notRun('ratelimit.ban-lifts', skipped);

@@ -6,6 +6,7 @@ import { BEHAVIOUR_FAULTS } from './behaviour.ts';
 import { INPUT_FAULTS } from './input.ts';
 import type { FaultBehaviour } from './proxy.ts';
 import { RATE_LIMIT_FAULTS } from './rate-limit.ts';
+import { STORED_FAULTS } from './stored.ts';
 
 export { RETRY_AFTER_AS_DATE } from './rate-limit.ts';
 
@@ -19,4 +20,4 @@ export interface Fault extends FaultBehaviour {
   foundBy?: GeneratedPhase;
 }
 
-export const FAULTS: readonly Fault[] = [...BEHAVIOUR_FAULTS, ...INPUT_FAULTS, ...RATE_LIMIT_FAULTS];
+export const FAULTS: readonly Fault[] = [...BEHAVIOUR_FAULTS, ...STORED_FAULTS, ...INPUT_FAULTS, ...RATE_LIMIT_FAULTS];

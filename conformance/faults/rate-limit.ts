@@ -1,9 +1,26 @@
 // Faults in the rate limiter: its headers, its enforcement, and Retry-After. They show only when
 // the kit exhausts a window (--rate-limit-key), some only when it keeps asking after a 429.
-import { formatHttpDate } from '../../spec/rules/fields.js';
-import type { FaultBehaviour } from './proxy.ts';
+import { formatHttpDate, parseRetryAfter } from '../../spec/rules/fields.js';
+import { REFUSAL_STATUSES } from '../../spec/rules/snapshot.js';
+import type { FaultBehaviour, ProxyResponse } from './proxy.ts';
 import type { Fault } from './catalogue.ts';
 import { num, withoutHeaders } from './rewrite.ts';
+
+function isRefusal(status: number): boolean {
+  return (REFUSAL_STATUSES as readonly number[]).includes(status);
+}
+
+/**
+ * A refusal that asks for a wait well past a minute's window: a ban. A date is compared with
+ * X-RateLimit-Reset (the same clock); delay-seconds with the minute (the proxy cannot know the
+ * implementation's clock, which tests move).
+ */
+function announcesBan(res: ProxyResponse): boolean {
+  const retry = parseRetryAfter(res.headers['retry-after'], Date.now());
+  if (retry.form === 'delay-seconds') return retry.seconds > 90;
+  const reset = num(res, 'x-ratelimit-reset');
+  return retry.form === 'http-date' && reset !== undefined && retry.atMs / 1000 > reset + 60;
+}
 
 export const RATE_LIMIT_FAULTS: readonly Fault[] = [
   {
@@ -102,6 +119,51 @@ export const RATE_LIMIT_FAULTS: readonly Fault[] = [
         return { ...refusal, body: JSON.stringify({ code: 'key_banned', message: 'Banned.', status: 429 }) };
       }
       return res;
+    },
+  },
+  {
+    id: 'limits-per-address',
+    area: 'rate-limit enforcement',
+    description: 'Limits are counted per client address: while one key is refused, every key from that address is',
+    caughtBy: 'ratelimit.per-key',
+    // While some key is refused, any other key gets that key's refusal; the refused key's first
+    // admission lifts it.
+    request: (req, { memory }) => {
+      const refused = memory.get('refused') as { auth: string; res: ProxyResponse } | undefined;
+      const auth = req.headers.authorization;
+      return refused && auth && auth !== refused.auth && /^Bearer /.test(auth) ? refused.res : req;
+    },
+    response: (res, req, { memory }) => {
+      const auth = req.headers.authorization ?? '';
+      const refused = memory.get('refused') as { auth: string } | undefined;
+      if (isRefusal(res.status)) memory.set('refused', { auth, res });
+      else if (refused?.auth === auth && res.status < 300) memory.delete('refused');
+      return res;
+    },
+  },
+  {
+    id: 'ban-not-enforced',
+    area: 'rate-limit enforcement',
+    description: 'A ban is announced (Retry-After past the window) but not enforced: the key is served again within a minute',
+    caughtBy: 'ratelimit.refused-until-retry',
+    // Once a refusal announces a wait past the window's Reset (a ban), the key's requests go to the
+    // implementation under another key the kit uses, and come back with the banned key's headers.
+    request: (req, { memory }) => {
+      const auth = req.headers.authorization;
+      const keys = (memory.get('keys') as Set<string> | undefined) ?? new Set<string>();
+      memory.set('keys', keys);
+      const banned = memory.get('banned') as string | undefined;
+      if (auth && banned !== auth) return req;
+      const other = [...keys].find((k) => k !== banned);
+      return other ? { ...req, headers: { ...req.headers, authorization: other, 'x-fault-banned': '1' } } : req;
+    },
+    response: (res, req, { memory }) => {
+      const auth = req.headers.authorization ?? '';
+      if (res.status < 300 && !req.headers['x-fault-banned']) (memory.get('keys') as Set<string>).add(auth);
+      if (isRefusal(res.status) && announcesBan(res)) memory.set('banned', auth);
+      if (!req.headers['x-fault-banned']) return res;
+      const limit = (memory.get('limit') as string | undefined) ?? res.headers['x-ratelimit-limit'];
+      return { ...res, headers: { ...res.headers, ...(limit ? { 'x-ratelimit-limit': limit } : {}), 'x-ratelimit-remaining': '0' } };
     },
   },
   {

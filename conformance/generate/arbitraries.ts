@@ -74,6 +74,8 @@ export function bodyArbitrary(should: JsonObject, must: JsonObject, examples: re
 export interface InvalidText {
   value: string;
   level: 'must' | 'should';
+  /** The schema keyword the value breaks. */
+  keyword: string;
 }
 
 /**
@@ -87,12 +89,12 @@ export function invalidTextArbitrary(should: JsonObject, must: JsonObject): fc.A
   const word = fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 12 }).filter((s) => !/\d/.test(s) && s.trim() !== '');
   if (Array.isArray(should.enum)) {
     const values = should.enum.map(String);
-    options.push(word.filter((s) => !values.includes(s)).map((value) => ({ value, level: level('enum') })));
+    options.push(word.filter((s) => !values.includes(s)).map((value) => ({ value, level: level('enum'), keyword: 'enum' })));
   } else if (should.type === 'integer' || should.type === 'number') {
-    options.push(word.map((value) => ({ value, level: level('type') })));
-    if (should.type === 'integer') options.push(fc.tuple(fc.integer({ min: -1000, max: 1000 }), fc.integer({ min: 1, max: 9 })).map(([i, f]) => ({ value: `${i}.${f}`, level: level('type') })));
-    if (typeof should.minimum === 'number') options.push(fc.integer({ min: Number.MIN_SAFE_INTEGER, max: should.minimum - 1 }).map((n) => ({ value: String(n), level: level('minimum') })));
-    if (typeof should.maximum === 'number') options.push(fc.integer({ min: should.maximum + 1, max: Number.MAX_SAFE_INTEGER }).map((n) => ({ value: String(n), level: level('maximum') })));
+    options.push(word.map((value) => ({ value, level: level('type'), keyword: 'type' })));
+    if (should.type === 'integer') options.push(fc.tuple(fc.integer({ min: -1000, max: 1000 }), fc.integer({ min: 1, max: 9 })).map(([i, f]) => ({ value: `${i}.${f}`, level: level('type'), keyword: 'type' })));
+    if (typeof should.minimum === 'number') options.push(fc.integer({ min: Number.MIN_SAFE_INTEGER, max: should.minimum - 1 }).map((n) => ({ value: String(n), level: level('minimum'), keyword: 'minimum' })));
+    if (typeof should.maximum === 'number') options.push(fc.integer({ min: should.maximum + 1, max: Number.MAX_SAFE_INTEGER }).map((n) => ({ value: String(n), level: level('maximum'), keyword: 'maximum' })));
   }
   return options.length > 0 ? fc.oneof(...options) : undefined;
 }

@@ -8,7 +8,16 @@ import { invalidVariants, validAtBoth, validVariants, type Level } from './schem
 
 export type Expectation =
   | { valid: true; level: Level; success: readonly number[] }
-  | { valid: false; level: Level; where: 'body' | 'query' | 'path' };
+  | {
+      valid: false;
+      level: Level;
+      where: 'body' | 'query' | 'path';
+      /**
+       * A query value out of its range, whose handling the specification leaves open: a 2xx serving
+       * at most this many items (the value clamped into the range, or ignored) is no violation.
+       */
+      servedAtMost?: number;
+    };
 
 export interface Case {
   operationId: OperationId;
@@ -137,6 +146,19 @@ export function bodyCases(op: Operation, token: string): Case[] {
   return cases;
 }
 
+/**
+ * For a value past `minimum` or `maximum`: the most items a server may serve for it, clamping it
+ * into the range or ignoring it for the default (the specification leaves which open).
+ */
+export function outOfRange(schema: JsonObject, v: { value: Json; keyword?: string }): number | undefined {
+  if (v.keyword !== 'minimum' && v.keyword !== 'maximum') return undefined;
+  const value = Number(v.value);
+  const min = typeof schema.minimum === 'number' ? schema.minimum : -Infinity;
+  const max = typeof schema.maximum === 'number' ? schema.maximum : Infinity;
+  const clamped = Math.min(max, Math.max(min, value));
+  return Math.max(clamped, typeof schema.default === 'number' ? schema.default : clamped);
+}
+
 /** Coverage of the parameters the specification states (not the reference server's own, such as a cursor). */
 export function parameterCases(op: Operation): Case[] {
   const cases: Case[] = [];
@@ -154,7 +176,10 @@ export function parameterCases(op: Operation): Case[] {
     for (const v of invalidVariants(p.schema.should, p.schema.must, 'text')) {
       // An empty path segment is another path, not a parameter value.
       if (p.in === 'path' && v.value === '') continue;
-      cases.push({ ...on, ...send(String(v.value)), purpose: `${op.operationId} with ${p.name}=${JSON.stringify(v.value)} (${v.label})`, expect: { valid: false, level: v.level, where: p.in === 'path' ? 'path' : 'query' } });
+      const expect: Expectation = { valid: false, level: v.level, where: p.in === 'path' ? 'path' : 'query' };
+      const range = outOfRange(p.schema.should, v);
+      if (p.in === 'query' && range !== undefined) expect.servedAtMost = range;
+      cases.push({ ...on, ...send(String(v.value)), purpose: `${op.operationId} with ${p.name}=${JSON.stringify(v.value)} (${v.label})`, expect });
     }
   }
   return cases;

@@ -21,6 +21,8 @@ export interface Variant {
   /** What makes it special, in words: "maxLength 100 + 1". */
   label: string;
   level: Level;
+  /** The schema keyword the value breaks (invalid variants only). */
+  keyword?: string;
 }
 
 const ajv = createAjv();
@@ -151,7 +153,7 @@ export function invalidVariants(should: JsonObject, must: JsonObject, as: 'json'
     // A text value that the schema would read as valid is no violation.
     const typed = as === 'text' ? asTyped(should, value) : value;
     if (validator(should)(typed)) return;
-    out.push({ value, label, level: has(must, keyword) ? 'must' : 'should' });
+    out.push({ value, label, level: has(must, keyword) ? 'must' : 'should', keyword });
   };
   const type = typeOf(should);
   if (as === 'json') {

@@ -63,6 +63,9 @@ function indent(text: string, by = '      '): string {
   return text.replace(/^/gm, by);
 }
 
+/** Failures shown per check on the console. */
+const EXAMPLES_SHOWN = 3;
+
 export function formatConsole(report: Report, options: { verbose?: boolean } = {}): string {
   const out: string[] = [];
   const idWidth = Math.max(...report.results.map((r) => r.id.length));
@@ -72,7 +75,8 @@ export function formatConsole(report: Report, options: { verbose?: boolean } = {
   out.push(`  ${pad('', 4)}  ${pad('level', 6)}  ${pad('check', idWidth)}  rule`);
   for (const r of report.results) {
     if (r.outcome === 'not-run' && !options.verbose && r.reason?.startsWith('behaviour check')) continue;
-    out.push(`  ${MARK[r.outcome]}  ${pad(r.level, 6)}  ${pad(r.id, idWidth)}  ${r.title}`);
+    const judged = r.outcome === 'not-run' ? '' : r.outcome === 'passed' ? ` (${r.judged} judged)` : ` (${r.failed} of ${r.judged} failed)`;
+    out.push(`  ${MARK[r.outcome]}  ${pad(r.level, 6)}  ${pad(r.id, idWidth)}  ${r.title}${judged}`);
   }
   const problems = report.results.filter((r) => r.outcome === 'failed' || r.outcome === 'warned');
   if (problems.length > 0) {
@@ -81,15 +85,18 @@ export function formatConsole(report: Report, options: { verbose?: boolean } = {
     for (const r of problems) {
       out.push('');
       out.push(`  ${MARK[r.outcome]} ${r.id} (${r.level}; ${r.section})`);
-      // The first failures show what was sent and received; later ones only say what was wrong.
-      r.failures.forEach((failure, i) => {
+      // A few examples: the first shows what was sent and received, the next only what was wrong;
+      // every failure is in --json and --html.
+      const shown = r.failures.filter((f) => f.evidence.length > 0 || !f.message.startsWith('(further')).slice(0, EXAMPLES_SHOWN);
+      shown.forEach((failure, i) => {
         out.push(`    - ${failure.message.replace(/\n/g, '\n      ')}`);
-        if (i < 2) {
+        if (i === 0) {
           for (const ex of failure.evidence.slice(0, 2)) out.push(indent(formatExchange(ex)));
           const replay = failure.evidence.at(-1)?.replay;
           if (replay) out.push(`      replay: ${replay}`);
         }
       });
+      if (r.failed > shown.length) out.push(`    … ${r.failed - shown.length} more (every failure is in --json and --html)`);
       for (const note of r.notes) out.push(`    note: ${note}`);
     }
   }
@@ -100,6 +107,12 @@ export function formatConsole(report: Report, options: { verbose?: boolean } = {
     const byReason = new Map<string, string[]>();
     for (const r of notRun) byReason.set(r.reason ?? '', [...(byReason.get(r.reason ?? '') ?? []), r.id]);
     for (const [reason, ids] of byReason) out.push(`  ${reason}: ${ids.join(', ')}`);
+  }
+  const chosen = Object.entries(report.choices);
+  if (chosen.length > 0) {
+    out.push('');
+    out.push('What the target chose where the specification is silent');
+    for (const [point, value] of chosen) out.push(`  ${pad(point, 20)} ${value}`);
   }
   if (report.preferUsed.length > 0) {
     out.push('');
@@ -117,7 +130,7 @@ export function formatConsole(report: Report, options: { verbose?: boolean } = {
   }
   if (report.pacing.waitedMs > 0 || report.pacing.attributed.length > 0) {
     const refusals = report.pacing.attributed.map((a) => `${a.budget}${a.code ? ` (${a.code})` : ''}`);
-    out.push(`  paced: waited ${(report.pacing.waitedMs / 1000).toFixed(0)} s for rate-limit windows${refusals.length ? `; 429s attributed to ${refusals.join(', ')}` : ''}`);
+    out.push(`  waited ${(report.pacing.waitedMs / 1000).toFixed(0)} s in ${report.pacing.waits.length} waits${refusals.length ? `; 429s attributed to ${refusals.join(', ')}` : ''}`);
   }
   out.push(`  ${report.requests} requests in ${(report.durationMs / 1000).toFixed(1)} s; ${report.exitCode === 0 ? 'CONFORMS' : 'DOES NOT CONFORM'} (exit ${report.exitCode})`);
   return `${out.join('\n')}\n`;

@@ -33,6 +33,11 @@ export function ok(at: number, remaining: number | string, reset: number, extra:
   return response(200, at, { 'X-Ratelimit-Limit': String(extra.limit ?? 3), 'X-Ratelimit-Remaining': String(remaining), 'X-Ratelimit-Reset': String(reset) }, extra);
 }
 
+/** A 403 refusing a banned key, as some servers answer a ban, with Retry-After. */
+export function forbidden(at: number, reset: number, retryAfter: string, extra: Extra = {}): RecordedResponse {
+  return response(403, at, { 'X-Ratelimit-Limit': String(extra.limit ?? 3), 'X-Ratelimit-Remaining': '0', 'X-Ratelimit-Reset': String(reset), 'Retry-After': retryAfter }, extra);
+}
+
 /** A 429 with Cache-Control: no-store; retryAfter undefined leaves Retry-After out. */
 export function no(at: number, reset: number, retryAfter: string | undefined, remaining: number | string = 0, extra: Extra = {}): RecordedResponse {
   return response(
@@ -80,6 +85,21 @@ export const SEQUENCES: Sequence[] = [
   {
     name: 'a ban that lifts when it said',
     responses: [...saturate, no(4, W1, '56'), no(5, W1, '55'), no(6, BAN_END, '600'), no(7, BAN_END, '599'), ok(606, 2, T0 + 666)],
+    broken: [],
+  },
+  {
+    name: 'a ban answered 403 that lifts when it said',
+    responses: [...saturate, no(4, W1, '56'), no(5, W1, '55'), forbidden(6, BAN_END, '600'), forbidden(7, BAN_END, '599'), ok(606, 2, T0 + 666)],
+    broken: [],
+  },
+  {
+    name: 'a ban answered 403 that is not enforced',
+    responses: [...saturate, no(4, W1, '56'), no(5, W1, '55'), forbidden(6, BAN_END, '600'), ok(70, 2, T0 + 130)],
+    broken: ['ban_not_enforced'],
+  },
+  {
+    name: 'a 401 or a 500 amid the window is neither admitted nor refused',
+    responses: [ok(1, 2, W1), response(401, 2, {}, {}), response(500, 2, {}, {}), ok(3, 1, W1), ok(4, 0, W1), no(5, W1, '55')],
     broken: [],
   },
   {

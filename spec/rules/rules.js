@@ -34,6 +34,6 @@ export const RULES = {
 };
 
 /** Events worth counting; rate-limit.js requires some of them to happen. */
-export const EVENTS = ['admitted', 'rejected', 'transport_error', 'window_crossed', 'window_saturated', 'readmitted', 'window_verified', 'ban_detected', 'ban_confirmed'];
+export const EVENTS = ['admitted', 'rejected', 'transport_error', 'unexpected_status', 'window_crossed', 'window_saturated', 'readmitted', 'window_verified', 'ban_detected', 'ban_confirmed'];
 
 /** @typedef {keyof typeof RULES} Kind */

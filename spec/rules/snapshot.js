@@ -18,6 +18,12 @@ import { headerValue, parseHttpDate, parseInteger, parseRetryAfter } from './fie
  * @property {number} maxWindowSeconds the longest window the specification describes (per day)
  */
 
+/**
+ * The statuses that mean "refused by the limiter": 429 (the specification), and 403, which some
+ * servers answer during a ban. Any other non-2xx answer says nothing about the window.
+ */
+export const REFUSAL_STATUSES = [429, 403];
+
 /** @type {Tolerances} */
 export const DEFAULT_TOLERANCES = { clockSkewSeconds: 2, dateResolutionSeconds: 1, roundingSeconds: 1, maxWindowSeconds: 86400 };
 
@@ -33,7 +39,8 @@ export const DEFAULT_TOLERANCES = { clockSkewSeconds: 2, dateResolutionSeconds: 
 /**
  * @typedef {object} Snapshot
  * @property {number} status HTTP status; 0 when no response arrived
- * @property {boolean} admitted the request was served (any status but 429 and 0)
+ * @property {boolean} admitted the request was served: a 2xx, and nothing else
+ * @property {boolean} refused the limiter refused it: 429, or 403 (how some servers answer a ban)
  * @property {number | null} limit X-RateLimit-Limit
  * @property {number | null} remaining X-RateLimit-Remaining
  * @property {number | null} reset X-RateLimit-Reset, Unix seconds
@@ -74,7 +81,8 @@ export function readSnapshot(response, options) {
   }
   return {
     status: status,
-    admitted: status !== 0 && status !== 429,
+    admitted: status >= 200 && status < 300,
+    refused: REFUSAL_STATUSES.indexOf(status) >= 0,
     limit: limit,
     remaining: remaining,
     reset: reset,

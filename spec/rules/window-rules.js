@@ -285,10 +285,17 @@ export function createWindowRules(options) {
       if (win) win.uncertain = true;
       return;
     }
+    if (!s.admitted && !s.refused) {
+      // Neither served nor refused by the limiter (a 401, a 5xx): it says nothing about the window,
+      // and the server may or may not have counted it.
+      event('unexpected_status');
+      if (win) win.uncertain = true;
+      return;
+    }
     event(s.admitted ? 'admitted' : 'rejected');
     const usable = fieldRules(s);
     const after = refusalRules(s);
-    const ban = !after.paused && usable && s.status === 429 && retryAfterRules(s);
+    const ban = !after.paused && usable && s.refused && retryAfterRules(s);
     if (usable && !after.paused && !ban) {
       const placed = place(s);
       if (placed !== null) {
