@@ -5,6 +5,7 @@ import { markdownTable } from '../lib/cli-options.ts';
 import { CATALOGUE, NEED_FLAGS, type CheckDef } from './catalogue.ts';
 import { FAULTS } from './faults/catalogue.ts';
 import { OPTIONS } from './options.ts';
+import { OPEN_POINTS } from './open-points.ts';
 
 const cell = (text: string) => text.replace(/\|/g, '\\|');
 
@@ -27,9 +28,15 @@ export function faultsTable(): string {
       def?.level === 'should' ? 'should: fails with `--strict`, warns without' : '',
       needs.length ? `with ${needs.join(', ')}` : '',
     ].filter(Boolean);
-    return `| \`${f.id}\` | ${f.area} | ${cell(f.description)} | \`${f.caughtBy}\`${how.length ? ` (${how.join('; ')})` : ''} |`;
+    const second = f.notOnSecond ? `; not on the second implementation: ${cell(f.notOnSecond)}` : f.onSecond ? `; on the second implementation \`${f.onSecond}\`` : '';
+    return `| \`${f.id}\` | ${f.area} | ${cell(f.description)} | \`${f.caughtBy}\`${how.length ? ` (${how.join('; ')})` : ''}${second} |`;
   });
   return ['| fault | area | what is broken | caught by |', '|---|---|---|---|', ...rows].join('\n');
+}
+
+export function openPointsTable(): string {
+  const rows = OPEN_POINTS.map((p) => `| \`${p.id}\` | ${cell(p.specification)} | ${cell(p.kit)} | ${p.values.length ? p.values.map((v) => `\`${v}\``).join(', ') : 'reported only'} |`);
+  return ['| open point | what the specification says | what the kit requires, and at which level | `--choice` values |', '|---|---|---|---|', ...rows].join('\n');
 }
 
 export function optionsTable(): string {

@@ -5,7 +5,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { checksTable, faultsTable, optionsTable } from '../conformance/docs.ts';
+import { checksTable, faultsTable, openPointsTable, optionsTable } from '../conformance/docs.ts';
 import { replaceGenerated } from '../lib/cli-options.ts';
 import { LIB_SOURCES, libDeclaration } from '../load/declarations.ts';
 import { rulesTable } from '../load/docs.ts';
@@ -25,6 +25,7 @@ export const GENERATED: readonly Generated[] = [
   { file: 'conformance/README.md', block: 'checks', generate: checksTable },
   { file: 'conformance/README.md', block: 'faults', generate: faultsTable },
   { file: 'conformance/README.md', block: 'options', generate: optionsTable },
+  { file: 'conformance/README.md', block: 'open-points', generate: openPointsTable },
   { file: 'load/README.md', block: 'rate-limit-rules', generate: rulesTable },
   { file: 'server/README.md', block: 'serve-options', generate: () => serverGuideBlocks()['serve-options']! },
   { file: 'server/README.md', block: 'error-codes', generate: () => serverGuideBlocks()['error-codes']! },

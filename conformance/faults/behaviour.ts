@@ -12,7 +12,8 @@ const FAKE_CREATE = 'x-fault-fake-create';
 /** The first valid key the kit used, remembered so auth faults can substitute it. */
 function rememberKey(req: ProxyRequest, memory: Map<string, unknown>): void {
   const auth = req.headers.authorization;
-  if (auth && /^Bearer test-/.test(auth) && !memory.has('key')) memory.set('key', auth);
+  // The kit's preflight sends its key first: the first bearer key that is not the kit's made-up one.
+  if (auth && /^Bearer /.test(auth) && !/^Bearer conformance-unknown-/.test(auth) && !memory.has('key')) memory.set('key', auth);
 }
 
 export const BEHAVIOUR_FAULTS: readonly Fault[] = [
@@ -184,6 +185,8 @@ export const BEHAVIOUR_FAULTS: readonly Fault[] = [
     area: 'persistence',
     description: 'createPet ignores the status sent',
     caughtBy: 'create.echo',
+    // The second implementation's default is the status create.echo sends: a pet of every status shows it.
+    onSecond: 'stateful.create-get',
     request: (req) => {
       if (operationOf(req) !== 'createPet') return req;
       try {
@@ -197,9 +200,11 @@ export const BEHAVIOUR_FAULTS: readonly Fault[] = [
   {
     id: 'limit-zero-accepted',
     area: 'limit and filter',
-    description: 'limit=0 is served as limit=1 instead of being refused',
+    description: 'limit=0 is served as if no limit had been sent (the default page), neither refused nor clamped',
     caughtBy: 'list.limit-bounds',
-    request: (req) => (operationOf(req) === 'listPets' && /[?&]limit=0(&|$)/.test(req.url) ? withQuery(req, (q) => q.set('limit', '1')) : req),
+    // The second implementation declares that it clamps: serving the default breaks its declaration.
+    onSecond: 'choices.declared',
+    request: (req) => (operationOf(req) === 'listPets' && /[?&]limit=0(&|$)/.test(req.url) ? withQuery(req, (q) => q.delete('limit')) : req),
   },
   {
     id: 'next-link-repeats',

@@ -5,9 +5,8 @@ import * as assert from 'uvu/assert';
 import { CATALOGUE } from '../catalogue.ts';
 import { FAULTS, RETRY_AFTER_AS_DATE } from './catalogue.ts';
 import type { RunOptions } from '../run.ts';
-import { conformOn, failedIds, outcomeOf, startTarget } from './harness.ts';
+import { conformOn, failedIds, outcomeOf, startTarget, type Implementation } from './harness.ts';
 
-const RATE_LIMIT_KEY = 'test-free-key';
 /** One seed for every run: a fault caught once is caught every time. */
 const SEED = 20_251_205;
 
@@ -17,7 +16,7 @@ clean('passes every check, should-level included, with rate limits and the ban c
   const target = await startTarget();
   try {
     // The reference bans a key after 20 refusals in a minute, for 600 s: 25 repeats see it start.
-    const report = await conformOn(target, { rateLimitKey: RATE_LIMIT_KEY, banCheck: true, banProbe: 25, maxWaitSeconds: 900, strict: true });
+    const report = await conformOn(target, { rateLimitKey: true, banCheck: true, banProbe: 25, maxWaitSeconds: 900, strict: true });
     const problems = report.results.filter((r) => r.outcome === 'failed' || r.outcome === 'warned');
     assert.equal(problems.map((r) => `${r.id}: ${r.failures[0]?.message}`), []);
     assert.is(report.exitCode, 0);
@@ -32,7 +31,7 @@ clean('passes every check, should-level included, with rate limits and the ban c
 clean('a pass-through proxy changes nothing, so every failure below is the fault', async () => {
   const target = await startTarget({});
   try {
-    const report = await conformOn(target, { rateLimitKey: RATE_LIMIT_KEY, strict: true });
+    const report = await conformOn(target, { rateLimitKey: true, strict: true });
     assert.equal(failedIds(report), []);
   } finally {
     await target.stop();
@@ -42,7 +41,7 @@ clean('a pass-through proxy changes nothing, so every failure below is the fault
 clean('Retry-After as an HTTP-date is valid RFC 9110: must checks pass, the integer form is only a should', async () => {
   const target = await startTarget(RETRY_AFTER_AS_DATE);
   try {
-    const report = await conformOn(target, { rateLimitKey: RATE_LIMIT_KEY });
+    const report = await conformOn(target, { rateLimitKey: true });
     assert.is(outcomeOf(report, 'ratelimit.retry-after-valid'), 'passed');
     assert.is(outcomeOf(report, 'ratelimit.retry-after-consistent'), 'passed');
     assert.is(outcomeOf(report, 'ratelimit.readmitted'), 'passed');
@@ -55,35 +54,41 @@ clean('Retry-After as an HTTP-date is valid RFC 9110: must checks pass, the inte
 
 clean.run();
 
-const faults = suite('each fault is caught by the check the catalogue names');
+const faults = suite('each fault is caught by the check the catalogue names, on the reference and on the second implementation');
 
 faults('the catalogue holds at least fifteen distinct faults, each naming a real check', () => {
   assert.ok(FAULTS.length >= 15);
   assert.is(new Set(FAULTS.map((f) => f.id)).size, FAULTS.length);
-  for (const fault of FAULTS) assert.ok(CATALOGUE.some((c) => c.id === fault.caughtBy), `${fault.id} names ${fault.caughtBy}`);
+  for (const fault of FAULTS) {
+    assert.ok(CATALOGUE.some((c) => c.id === fault.caughtBy), `${fault.id} names ${fault.caughtBy}`);
+    if (fault.onSecond) assert.ok(CATALOGUE.some((c) => c.id === fault.onSecond), `${fault.id} names ${fault.onSecond}`);
+  }
 });
 
-const score = { with: 0, without: 0 };
+const score: Record<Implementation, { with: number; without: number }> = { reference: { with: 0, without: 0 }, second: { with: 0, without: 0 } };
+
+/** What the run needs to see a fault follows from the check that catches it. */
+function needsOf(checkId: string): Partial<Omit<RunOptions, 'rateLimitKey'>> & { rateLimitKey?: true } {
+  const check = CATALOGUE.find((c) => c.id === checkId)!;
+  return {
+    ...(check.needs?.includes('rate-limit-key') ? { rateLimitKey: true as const } : {}),
+    ...(check.needs?.includes('ban-check') ? { banCheck: true, banProbe: 25, maxWaitSeconds: 900 } : {}),
+  };
+}
 
 for (const fault of FAULTS) {
   const found = fault.foundBy ? `, found only by the ${fault.foundBy} phase` : '';
   faults(`${fault.id}: ${fault.description} → ${fault.caughtBy}${found}`, async () => {
-    // What the run needs to see the fault follows from the check that catches it.
     const check = CATALOGUE.find((c) => c.id === fault.caughtBy)!;
-    const needsKey = check.needs?.includes('rate-limit-key') === true;
     const should = check.level === 'should';
-    const needs: Partial<RunOptions> = {
-      ...(needsKey ? { rateLimitKey: RATE_LIMIT_KEY } : {}),
-      ...(check.needs?.includes('ban-check') ? { banCheck: true, banProbe: 25, maxWaitSeconds: 900 } : {}),
-    };
     const target = await startTarget(fault);
     try {
-      const report = await conformOn(target, { ...needs, strict: should, seed: SEED });
+      const report = await conformOn(target, { ...needsOf(fault.caughtBy), strict: should, seed: SEED });
       const caught = report.results.find((r) => r.id === fault.caughtBy)!;
       assert.is(caught.outcome, 'failed', `${fault.caughtBy} was ${caught.outcome}; failing: ${failedIds(report).join(', ')}`);
       assert.ok(caught.failures[0]!.message.length > 0);
       assert.is(report.exitCode, 1);
-      score.with++;
+      score.reference.with++;
     } finally {
       await target.stop();
     }
@@ -92,11 +97,11 @@ for (const fault of FAULTS) {
     // passes, strict, without a single warning.
     const again = await startTarget(fault);
     try {
-      const fixed = await conformOn(again, { ...needs, strict: true, phases: [] });
+      const fixed = await conformOn(again, { ...needsOf(fault.caughtBy), strict: true, phases: [] });
       if (fault.foundBy) assert.equal(failedIds(fixed), [], 'the fixed checks alone should miss it');
       else {
         assert.is(outcomeOf(fixed, fault.caughtBy), 'failed');
-        score.without++;
+        score.reference.without++;
       }
     } finally {
       await again.stop();
@@ -106,7 +111,7 @@ for (const fault of FAULTS) {
     // unless only generated inputs find it: a generated must check may catch the same fault).
     const lenientTarget = await startTarget(fault);
     try {
-      const lenient = await conformOn(lenientTarget, { ...needs, seed: SEED, ...(fault.foundBy ? {} : { phases: [] }) });
+      const lenient = await conformOn(lenientTarget, { ...needsOf(fault.caughtBy), seed: SEED, ...(fault.foundBy ? {} : { phases: [] }) });
       assert.is(outcomeOf(lenient, fault.caughtBy), 'warned');
       assert.is(lenient.exitCode, 0, failedIds(lenient).join(', '));
     } finally {
@@ -115,8 +120,45 @@ for (const fault of FAULTS) {
   });
 }
 
+// The second implementation decides every open point differently: the same faults, behind the same
+// proxy, must be caught there too, by a check that the unbroken second implementation passes.
+const baselines = new Map<string, Set<string>>();
+
+async function secondBaseline(options: Partial<Omit<RunOptions, 'rateLimitKey'>> & { rateLimitKey?: true }): Promise<Set<string>> {
+  const key = JSON.stringify(options);
+  let failing = baselines.get(key);
+  if (!failing) {
+    const target = await startTarget(undefined, 'second');
+    try {
+      failing = new Set(failedIds(await conformOn(target, { ...options, strict: true, seed: SEED })));
+      baselines.set(key, failing);
+    } finally {
+      await target.stop();
+    }
+  }
+  return failing;
+}
+
+for (const fault of FAULTS.filter((f) => f.notOnSecond === undefined)) {
+  const by = fault.onSecond ?? fault.caughtBy;
+  faults(`second implementation: ${fault.id} → ${by}`, async () => {
+    const options = { ...needsOf(by), seed: SEED };
+    const unbroken = await secondBaseline(options);
+    assert.not.ok(unbroken.has(by), `${by} already fails on the unbroken second implementation`);
+    const target = await startTarget(fault, 'second');
+    try {
+      const report = await conformOn(target, { ...options, strict: true });
+      const caught = report.results.find((r) => r.id === by)!;
+      assert.is(caught.outcome, 'failed', `${by} was ${caught.outcome}; failing: ${failedIds(report).join(', ')}`);
+      score.second.with++;
+    } finally {
+      await target.stop();
+    }
+  });
+}
+
 faults.after(() => {
-  console.log(`\n${score.with} of ${FAULTS.length} faults caught with generated phases, ${score.without} without\n`);
+  console.log(`\n${score.reference.with} of ${FAULTS.length} faults caught on the reference server with generated phases, ${score.reference.without} without; ${score.second.with} of ${FAULTS.filter((f) => f.notOnSecond === undefined).length} on the second implementation (${FAULTS.filter((f) => f.notOnSecond !== undefined).length} break a decision it does not make)\n`);
 });
 
 faults.run();

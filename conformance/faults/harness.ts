@@ -1,41 +1,89 @@
-// The fault-injection harness: an in-process reference server on a manual clock, optionally behind
-// a fault proxy, and a conformance run whose waits advance that clock instead of sleeping.
+// The fault-injection harness: an implementation on a manual clock (the in-process reference server,
+// or the second implementation of conformance/testing), optionally behind a fault proxy, and a
+// conformance run whose waits advance that clock instead of sleeping.
 import { createServer, ManualClock } from '../../server/index.ts';
 import { runConformance, type Report, type RunOptions } from '../run.ts';
+import { startSecondServer, type SecondServerOptions } from '../testing/second-server/index.ts';
 import { startFaultProxy, type FaultBehaviour, type FaultProxy } from './proxy.ts';
 
+export type Implementation = 'reference' | 'second';
+
 export interface Target {
+  implementation: Implementation;
   baseUrl: string;
   clock: ManualClock;
+  /** A key for the main checks, and a spare one whose window the rate-limit checks may exhaust. */
+  apiKey: string;
+  rateLimitKey: string;
+  /** What the implementation declares at the points the specification leaves open (--choice). */
+  choices: Record<string, string>;
   stop(): Promise<void>;
 }
 
-/** A fresh reference server (memory store, fixture keys and pets), behind `fault` when given. */
-export async function startTarget(fault?: FaultBehaviour): Promise<Target> {
+/** What the second implementation chose, declared as an implementer would (its README's table). */
+export const SECOND_CHOICES: Record<string, string> = {
+  paging: 'link',
+  'limit-out-of-range': 'clamp',
+  'unknown-fields': 'refuse',
+  'non-integer-id': '404',
+  'ban-status': '403',
+  'retry-after': 'http-date',
+  'default-status': 'pending',
+};
+
+/** A ban the runs can wait out: 90 s on the manual clock. */
+export const SECOND_BAN: SecondServerOptions = { banAfter: 5, banSeconds: 90 };
+
+/** A fresh implementation (memory store, its own keys and pets), behind `fault` when given. */
+export async function startTarget(fault?: FaultBehaviour, implementation: Implementation = 'reference', second: SecondServerOptions = {}): Promise<Target> {
   const clock = new ManualClock();
-  const server = await createServer({ host: '127.0.0.1', port: 0, storage: { type: 'memory' }, logger: false, clock });
-  await server.start();
+  let origin: string;
+  let close: () => Promise<void>;
+  let keys: { apiKey: string; rateLimitKey: string };
+  let choices: Record<string, string> = {};
+  if (implementation === 'second') {
+    const server = await startSecondServer({ ...SECOND_BAN, ...second, clock });
+    origin = server.origin;
+    close = () => server.close();
+    keys = { apiKey: server.keys.pro, rateLimitKey: server.keys.free };
+    choices = { ...SECOND_CHOICES, ...(second.paging === 'none' ? { paging: 'none' } : {}) };
+  } else {
+    const server = await createServer({ host: '127.0.0.1', port: 0, storage: { type: 'memory' }, logger: false, clock });
+    await server.start();
+    origin = server.info.uri;
+    close = () => server.stop({ timeout: 1000 });
+    keys = { apiKey: 'test-pro-key', rateLimitKey: 'test-free-key' };
+  }
   let proxy: FaultProxy | undefined;
-  if (fault) proxy = await startFaultProxy(server.info.uri, fault);
+  if (fault) proxy = await startFaultProxy(origin, fault);
   return {
-    baseUrl: `${proxy ? proxy.origin : server.info.uri}/v1`,
+    implementation,
+    baseUrl: `${proxy ? proxy.origin : origin}/v1`,
     clock,
+    ...keys,
+    choices,
     stop: async () => {
       await proxy?.close();
-      await server.stop({ timeout: 1000 });
+      await close();
     },
   };
 }
 
-/** runConformance against a target, on its clock: Retry-After waits move the clock, never sleep. */
-export function conformOn(target: Target, options: Partial<RunOptions> = {}): Promise<Report> {
+/**
+ * runConformance against a target, on its clock: Retry-After waits move the clock, never sleep.
+ * `rateLimitKey: true` uses the target's spare key.
+ */
+export function conformOn(target: Target, options: Partial<Omit<RunOptions, 'rateLimitKey'>> & { rateLimitKey?: string | true } = {}): Promise<Report> {
+  const { rateLimitKey, ...rest } = options;
   return runConformance({
     baseUrl: target.baseUrl,
-    apiKey: 'test-pro-key',
+    apiKey: target.apiKey,
     dredd: false,
     clock: target.clock,
     sleep: async (ms) => target.clock.advance(ms),
-    ...options,
+    choices: target.choices,
+    ...(rateLimitKey === true ? { rateLimitKey: target.rateLimitKey } : rateLimitKey ? { rateLimitKey } : {}),
+    ...rest,
   });
 }
 

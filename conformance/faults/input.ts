@@ -147,6 +147,7 @@ export const INPUT_FAULTS: readonly Fault[] = [
   },
   {
     id: 'name-length-off-by-one',
+    notOnSecond: 'the bound of 100 characters is a decision of the reference server (x-decision); the second implementation has no upper bound to be off by one',
     area: 'boundaries',
     description: 'A name of exactly 100 characters is refused (the bound is checked as < 100)',
     caughtBy: 'input.decision-valid-accepted',

@@ -62,6 +62,7 @@ function isResponse(value: ProxyRequest | ProxyResponse): value is ProxyResponse
  */
 export async function startFaultProxy(targetOrigin: string, fault: FaultBehaviour = {}, tls?: { key: string; cert: string }): Promise<FaultProxy> {
   const state: FaultState = { memory: new Map(), count: 0 };
+  let origin = '';
   const handle = async (incoming: IncomingMessage, outgoing: ServerResponse) => {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(incoming.headers)) {
@@ -87,6 +88,8 @@ export async function startFaultProxy(targetOrigin: string, fault: FaultBehaviou
       upstream.headers.forEach((value, name) => {
         if (!HOP_BY_HOP.includes(name)) responseHeaders[name] = value;
       });
+      // As a reverse proxy does, absolute links to the implementation name the proxy instead.
+      for (const name of ['link', 'location']) if (responseHeaders[name]) responseHeaders[name] = responseHeaders[name].split(targetOrigin).join(origin);
       res = { status: upstream.status, headers: responseHeaders, body: await upstream.text() };
       if (fault.response) res = fault.response(res, req, state);
     }
@@ -103,8 +106,9 @@ export async function startFaultProxy(targetOrigin: string, fault: FaultBehaviou
   server.keepAliveTimeout = 1000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  origin = `${tls ? 'https' : 'http'}://127.0.0.1:${port}`;
   return {
-    origin: `${tls ? 'https' : 'http'}://127.0.0.1:${port}`,
+    origin,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

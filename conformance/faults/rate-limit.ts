@@ -22,6 +22,13 @@ function announcesBan(res: ProxyResponse): boolean {
   return retry.form === 'http-date' && reset !== undefined && retry.atMs / 1000 > reset + 60;
 }
 
+/** Retry-After moved `seconds` later, in the form it was sent. */
+function later(retryAfter: string, seconds: number): string {
+  const parsed = parseRetryAfter(retryAfter, Date.now());
+  if (parsed.form === 'http-date') return formatHttpDate(parsed.atMs + seconds * 1000);
+  return String(Number(retryAfter) + seconds);
+}
+
 export const RATE_LIMIT_FAULTS: readonly Fault[] = [
   {
     id: 'no-rate-limit-headers',
@@ -32,6 +39,7 @@ export const RATE_LIMIT_FAULTS: readonly Fault[] = [
   },
   {
     id: 'ietf-fields-malformed',
+    notOnSecond: 'the second implementation does not send the IETF RateLimit fields (a draft the specification does not ask for), so there is none to malform',
     area: 'rate-limit headers',
     description: 'RateLimit is not a structured field ("minute=12")',
     caughtBy: 'ratelimit.ietf-fields',
@@ -100,7 +108,7 @@ export const RATE_LIMIT_FAULTS: readonly Fault[] = [
     description: 'The fifth request repeated after a 429 is served before Retry-After',
     caughtBy: 'ratelimit.refused-until-retry',
     response: (res, _req, { memory }) => {
-      if (res.status !== 429) return res;
+      if (!isRefusal(res.status)) return res;
       const refusals = ((memory.get('refusals') as number | undefined) ?? 0) + 1;
       memory.set('refusals', refusals);
       return refusals === 6 ? { status: 200, headers: { ...withoutHeaders(res, 'retry-after').headers, 'content-type': 'application/json' }, body: '[]' } : res;
@@ -112,11 +120,13 @@ export const RATE_LIMIT_FAULTS: readonly Fault[] = [
     description: 'A ban goes on refusing after the Retry-After it announced',
     caughtBy: 'ratelimit.ban-lifts',
     response: (res, _req, { memory }) => {
-      const retry = Number(res.headers['retry-after']);
-      if (res.status === 429 && retry > 120) memory.set('banned', true);
-      if (res.status === 200 && memory.get('banned') === true) {
-        const refusal = { ...res, status: 429, headers: { ...res.headers, 'retry-after': '600', 'x-ratelimit-remaining': '0' } };
-        return { ...refusal, body: JSON.stringify({ code: 'key_banned', message: 'Banned.', status: 429 }) };
+      if (isRefusal(res.status) && announcesBan(res)) memory.set('banned', res);
+      const ban = memory.get('banned') as ProxyResponse | undefined;
+      if (res.status === 200 && ban) {
+        // The ban's own refusal again, its Retry-After as far ahead as when it was announced.
+        const later = parseRetryAfter(ban.headers['retry-after'], Date.now());
+        const retryAfter = later.form === 'http-date' ? formatHttpDate(later.atMs + 600_000) : '600';
+        return { ...ban, headers: { ...res.headers, ...ban.headers, 'retry-after': retryAfter, 'x-ratelimit-remaining': '0' } };
       }
       return res;
     },
@@ -199,7 +209,7 @@ export const RATE_LIMIT_FAULTS: readonly Fault[] = [
     area: 'Retry-After',
     description: 'Retry-After ten minutes past X-RateLimit-Reset',
     caughtBy: 'ratelimit.retry-after-consistent',
-    response: (res) => (res.status === 429 && res.headers['retry-after'] ? { ...res, headers: { ...res.headers, 'retry-after': String(Number(res.headers['retry-after']) + 600) } } : res),
+    response: (res) => (res.status === 429 && res.headers['retry-after'] ? { ...res, headers: { ...res.headers, 'retry-after': later(res.headers['retry-after'], 600) } } : res),
   },
   {
     id: 'retry-after-zero',
