@@ -89,7 +89,7 @@ export async function createServer(input: ServerOptions = {}): Promise<Server> {
     await server.register(errorsPlugin);
     await server.register(httpRulesPlugin);
     await server.register({ plugin: authPlugin, options: { keys, realm: 'adoption-store' } });
-    await server.register({ plugin: rateLimitPlugin, options: { rateLimit: options.rateLimit, redisUrl: options.redisUrl, clock, keys, trustProxy: options.trustProxy } });
+    await server.register({ plugin: rateLimitPlugin, options: { rateLimit: options.rateLimit, redisUrl: options.redisUrl, clock, keys, trustProxy: options.trustProxy, trustProxyHeader: options.trustProxyHeader } });
     await server.register({ plugin: deprecationPlugin, options: { clock } });
     if (options.adminToken) {
       await server.register({

@@ -25,6 +25,7 @@ import {
   ipPartition,
   ipPartitionId,
   trustedRanges,
+  type ForwardingHeader,
   type TrustProxy,
   keyPartition,
   verdict,
@@ -42,6 +43,8 @@ export interface RateLimitPluginOptions {
   rateLimit: ResolvedRateLimitOptions;
   /** Which proxies' forwarding headers are believed when finding the client's address. */
   trustProxy: TrustProxy;
+  /** The header those proxies write; the other one is never read. */
+  trustProxyHeader: ForwardingHeader;
   /** Share the limiter state through this Redis; without it, each instance counts alone in memory. */
   redisUrl?: string;
   clock: Clock;
@@ -104,7 +107,7 @@ function createStore(server: Server, options: ResolvedRateLimitOptions, clock: C
 export const rateLimitPlugin: Plugin<RateLimitPluginOptions> = {
   name: RATE_LIMIT_PLUGIN,
   version: '1.0.0',
-  register(server, { rateLimit: options, redisUrl, clock, keys, trustProxy }) {
+  register(server, { rateLimit: options, redisUrl, clock, keys, trustProxy, trustProxyHeader }) {
     if (!options.enabled) return;
 
     const store = createStore(server, options, clock, redisUrl);
@@ -132,7 +135,7 @@ export const rateLimitPlugin: Plugin<RateLimitPluginOptions> = {
     const keyPartitions = new Map<string, Partition>();
     const addressPartitions = new Map<string, Partition>();
     const addressOf = (request: Request): Partition => {
-      const client = ipPartitionId(clientAddress(request.info.remoteAddress, request.headers as Record<string, string | undefined>, trustProxy, ranges));
+      const client = ipPartitionId(clientAddress(request.info.remoteAddress, request.headers as Record<string, string | undefined>, trustProxy, trustProxyHeader, ranges));
       const admin = isAdmin(request);
       const cacheKey = admin ? `admin ${client}` : client;
       let partition = addressPartitions.get(cacheKey);
