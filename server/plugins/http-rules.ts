@@ -1,7 +1,8 @@
 // HTTP rules hapi does not apply by itself: an HTTP/1.1 request must carry Host (RFC 9112 §3.2,
 // answered 400 with the Error body instead of Node's bare 400), and OPTIONS without Origin (not a
-// CORS preflight, which hapi answers) says which methods a path has (RFC 9110 §9.3.7).
-import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
+// CORS preflight, which hapi answers) says which methods a path has, and `OPTIONS *` which the
+// server has (RFC 9110 §9.3.7).
+import type { Plugin, Request, ResponseToolkit, Server } from '@hapi/hapi';
 import { apiError } from '../errors.ts';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -16,13 +17,27 @@ function allowed(request: Request): string[] | undefined {
   return own.length > 0 ? [...own, 'OPTIONS'] : undefined;
 }
 
+/** The methods any route of the server has (GET implies HEAD), and OPTIONS: the answer to `OPTIONS *`. */
+function serverMethods(server: Server): string[] {
+  const routed = new Set(server.table().map((route) => route.method.toUpperCase()));
+  return [...METHODS.filter((method) => routed.has(method === 'HEAD' ? 'GET' : method)), 'OPTIONS'];
+}
+
 export const httpRulesPlugin: Plugin<void> = {
   name: 'http-rules',
   version: '1.0.0',
   register(server) {
+    let everyMethod: string[] | undefined;
+
     server.ext('onRequest', (request: Request, h: ResponseToolkit) => {
-      if (request.raw.req.httpVersion === '1.1' && !request.headers.host) {
+      const req = request.raw.req;
+      if (req.httpVersion === '1.1' && !request.headers.host) {
         throw apiError('bad_request', 'An HTTP/1.1 request must carry a Host header.');
+      }
+      // The asterisk-form names the server itself, not a path (RFC 9112 §3.2.4): what it can do.
+      if (req.url === '*' && request.method === 'options') {
+        everyMethod ??= serverMethods(request.server);
+        return h.response().code(204).header('Allow', everyMethod.join(', ')).takeover();
       }
       if (request.method === 'options' && !request.headers.origin) {
         const allow = allowed(request);

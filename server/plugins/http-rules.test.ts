@@ -1,0 +1,47 @@
+// HTTP rules hapi does not apply by itself, over real sockets (inject cannot send two Host fields,
+// the asterisk-form or a chunked body): each refusal has the Error body, nothing is stored.
+import type { Server } from '@hapi/hapi';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { ServerOptions } from '../options.ts';
+import { createServer } from '../server.ts';
+import { exchange } from '../test/raw-http.ts';
+
+const KEY = 'Authorization: Bearer test-enterprise-key\r\n';
+const close = 'Connection: close\r\n';
+const MAX_BODY = 1024;
+
+const rules = suite('HTTP rules');
+let server: Server;
+let port: number;
+
+async function start(options: ServerOptions = {}): Promise<void> {
+  server = await createServer({ port: 0, maxBodyBytes: MAX_BODY, ...options });
+  await server.start();
+  port = Number(server.info.port);
+}
+rules.after.each(() => server.stop());
+
+rules('OPTIONS * answers 204 with the methods the server has, with or without Origin', async () => {
+  await start();
+  for (const origin of ['', 'Origin: http://example.test\r\n']) {
+    const res = await exchange(port, [`OPTIONS * HTTP/1.1\r\nHost: x\r\n${origin}${close}\r\n`]);
+    assert.is(res.status, 204, res.body);
+    assert.is(res.headers.allow, 'GET, HEAD, POST, OPTIONS');
+  }
+});
+
+rules('OPTIONS * counts the admin API among the server’s methods when it is on', async () => {
+  await start({ adminToken: 'admin-token-123' });
+  const res = await exchange(port, [`OPTIONS * HTTP/1.1\r\nHost: x\r\n${close}\r\n`]);
+  assert.is(res.headers.allow, 'GET, HEAD, POST, DELETE, OPTIONS');
+});
+
+rules('another method with the asterisk-form is 400 with the Error body', async () => {
+  await start();
+  const res = await exchange(port, [`GET * HTTP/1.1\r\nHost: x\r\n${KEY}${close}\r\n`]);
+  assert.is(res.status, 400);
+  assert.is(JSON.parse(res.body).code, 'bad_request');
+});
+
+rules.run();
