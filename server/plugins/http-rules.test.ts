@@ -44,4 +44,21 @@ rules('another method with the asterisk-form is 400 with the Error body', async 
   assert.is(JSON.parse(res.body).code, 'bad_request');
 });
 
+for (const [name, hosts] of [
+  ['two different Host fields', 'Host: x\r\nHost: y\r\n'],
+  ['the same Host twice', 'Host: x\r\nhost: x\r\n'],
+] as const) {
+  rules(`${name}: 400 bad_request with the Error body (RFC 9110 §7.2)`, async () => {
+    await start();
+    const res = await exchange(port, [`GET /v1/pets HTTP/1.1\r\n${hosts}${KEY}${close}\r\n`]);
+    assert.is(res.status, 400, res.body);
+    assert.equal(JSON.parse(res.body), { code: 'bad_request', message: 'A request must carry one Host header, not several.', status: 400 });
+  });
+}
+
+rules('one Host field is still answered', async () => {
+  await start();
+  assert.is((await exchange(port, [`GET /v1/pets HTTP/1.1\r\nHost: x\r\n${KEY}${close}\r\n`])).status, 200);
+});
+
 rules.run();

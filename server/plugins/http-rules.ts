@@ -1,7 +1,8 @@
 // HTTP rules hapi does not apply by itself: an HTTP/1.1 request must carry Host (RFC 9112 §3.2,
-// answered 400 with the Error body instead of Node's bare 400), and OPTIONS without Origin (not a
-// CORS preflight, which hapi answers) says which methods a path has, and `OPTIONS *` which the
-// server has (RFC 9110 §9.3.7).
+// answered 400 with the Error body instead of Node's bare 400) and no request may carry two (RFC
+// 9110 §7.2; Node keeps the first and drops the rest), and OPTIONS without Origin (not a CORS
+// preflight, which hapi answers) says which methods a path has, and `OPTIONS *` which the server
+// has (RFC 9110 §9.3.7).
 import type { Plugin, Request, ResponseToolkit, Server } from '@hapi/hapi';
 import { apiError } from '../errors.ts';
 
@@ -23,6 +24,13 @@ function serverMethods(server: Server): string[] {
   return [...METHODS.filter((method) => routed.has(method === 'HEAD' ? 'GET' : method)), 'OPTIONS'];
 }
 
+/** How many Host fields the request carried, as sent: Node's `headers` keeps only the first. */
+function hostFields(rawHeaders: readonly string[]): number {
+  let count = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.length === 4 && rawHeaders[i]!.toLowerCase() === 'host') count++;
+  return count;
+}
+
 export const httpRulesPlugin: Plugin<void> = {
   name: 'http-rules',
   version: '1.0.0',
@@ -34,6 +42,7 @@ export const httpRulesPlugin: Plugin<void> = {
       if (req.httpVersion === '1.1' && !request.headers.host) {
         throw apiError('bad_request', 'An HTTP/1.1 request must carry a Host header.');
       }
+      if (hostFields(req.rawHeaders) > 1) throw apiError('bad_request', 'A request must carry one Host header, not several.');
       // The asterisk-form names the server itself, not a path (RFC 9112 §3.2.4): what it can do.
       if (req.url === '*' && request.method === 'options') {
         everyMethod ??= serverMethods(request.server);
