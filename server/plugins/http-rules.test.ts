@@ -1,5 +1,6 @@
 // HTTP rules hapi does not apply by itself, over real sockets (inject cannot send two Host fields,
 // the asterisk-form or a chunked body): each refusal has the Error body, nothing is stored.
+import { gzipSync } from 'node:zlib';
 import type { Server } from '@hapi/hapi';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -60,5 +61,15 @@ rules('one Host field is still answered', async () => {
   await start();
   assert.is((await exchange(port, [`GET /v1/pets HTTP/1.1\r\nHost: x\r\n${KEY}${close}\r\n`])).status, 200);
 });
+
+for (const coding of ['GZIP', 'Gzip', ' gzip ']) {
+  rules(`Content-Encoding "${coding}" is gzip: codings are case-insensitive (RFC 9110 §8.4.1)`, async () => {
+    await start();
+    const body = gzipSync('{"name":"Zipped","categoryId":1}');
+    const res = await exchange(port, [`POST /v1/pets HTTP/1.1\r\nHost: x\r\n${KEY}${close}Content-Type: application/json\r\nContent-Encoding: ${coding}\r\nContent-Length: ${body.length}\r\n\r\n`, body]);
+    assert.is(res.status, 201, res.body);
+    assert.is(JSON.parse(res.body).name, 'Zipped');
+  });
+}
 
 rules.run();

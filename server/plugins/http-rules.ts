@@ -1,8 +1,8 @@
 // HTTP rules hapi does not apply by itself: an HTTP/1.1 request must carry Host (RFC 9112 §3.2,
 // answered 400 with the Error body instead of Node's bare 400) and no request may carry two (RFC
-// 9110 §7.2; Node keeps the first and drops the rest), and OPTIONS without Origin (not a CORS
+// 9110 §7.2; Node keeps the first and drops the rest); OPTIONS without Origin (not a CORS
 // preflight, which hapi answers) says which methods a path has, and `OPTIONS *` which the server
-// has (RFC 9110 §9.3.7).
+// has (RFC 9110 §9.3.7); and content codings are case-insensitive (RFC 9110 §8.4.1).
 import type { Plugin, Request, ResponseToolkit, Server } from '@hapi/hapi';
 import { apiError } from '../errors.ts';
 
@@ -53,6 +53,9 @@ export const httpRulesPlugin: Plugin<void> = {
         if (!allow) throw apiError('route_not_found', `No route for OPTIONS ${request.path}.`);
         return h.response().code(204).header('Allow', allow.join(', ')).takeover();
       }
+      // hapi's decoders and json-body.ts look a coding up by its exact name: "GZIP" must find gzip.
+      const encoding: unknown = request.headers['content-encoding'];
+      if (typeof encoding === 'string') request.headers['content-encoding'] = encoding.trim().toLowerCase();
       return h.continue;
     });
   },
