@@ -23,6 +23,9 @@ async function start(options: ServerOptions = {}): Promise<void> {
 }
 rules.after.each(() => server.stop());
 
+/** One chunk of `size` bytes in chunked transfer coding. */
+const chunk = (text: string) => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`;
+
 rules('OPTIONS * answers 204 with the methods the server has, with or without Origin', async () => {
   await start();
   for (const origin of ['', 'Origin: http://example.test\r\n']) {
@@ -71,5 +74,22 @@ for (const coding of ['GZIP', 'Gzip', ' gzip ']) {
     assert.is(JSON.parse(res.body).name, 'Zipped');
   });
 }
+
+const chunkedPost = `POST /v1/pets HTTP/1.1\r\nHost: x\r\n${KEY}${close}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`;
+
+rules('a chunked body over the size limit is answered 413 with the Error body, not a reset', async () => {
+  await start();
+  const name = 'a'.repeat(MAX_BODY * 4);
+  const res = await exchange(port, [chunkedPost, chunk(`{"name":"${name.slice(0, MAX_BODY)}`), chunk(name), chunk('","categoryId":1}'), '0\r\n\r\n']);
+  assert.is(res.status, 413, res.body);
+  assert.equal(JSON.parse(res.body), { code: 'payload_too_large', message: `The request body is larger than the ${MAX_BODY} bytes allowed.`, status: 413 });
+  assert.is(await server.app.store.count(), 10);
+});
+
+rules('a chunked body within the limit is read', async () => {
+  await start();
+  const res = await exchange(port, [chunkedPost, chunk('{"name":"Chunked",'), chunk('"categoryId":1}'), '0\r\n\r\n']);
+  assert.is(res.status, 201, res.body);
+});
 
 rules.run();

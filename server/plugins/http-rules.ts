@@ -2,7 +2,8 @@
 // answered 400 with the Error body instead of Node's bare 400) and no request may carry two (RFC
 // 9110 §7.2; Node keeps the first and drops the rest); OPTIONS without Origin (not a CORS
 // preflight, which hapi answers) says which methods a path has, and `OPTIONS *` which the server
-// has (RFC 9110 §9.3.7); and content codings are case-insensitive (RFC 9110 §8.4.1).
+// has (RFC 9110 §9.3.7); content codings are case-insensitive (RFC 9110 §8.4.1); and a chunked
+// body over the size limit is answered 413 instead of having its connection reset.
 import type { Plugin, Request, ResponseToolkit, Server } from '@hapi/hapi';
 import { apiError } from '../errors.ts';
 
@@ -31,6 +32,8 @@ function hostFields(rawHeaders: readonly string[]): number {
   return count;
 }
 
+const noop = () => {};
+
 export const httpRulesPlugin: Plugin<void> = {
   name: 'http-rules',
   version: '1.0.0',
@@ -56,6 +59,11 @@ export const httpRulesPlugin: Plugin<void> = {
       // hapi's decoders and json-body.ts look a coding up by its exact name: "GZIP" must find gzip.
       const encoding: unknown = request.headers['content-encoding'];
       if (typeof encoding === 'string') request.headers['content-encoding'] = encoding.trim().toLowerCase();
+      // When a body passes the size limit, hapi's reader destroys the stream it reads. Reading a
+      // chunked body straight from the request, that is the socket, and the client gets a reset
+      // instead of the 413; a 'peek' listener makes hapi read through a stream of its own, which
+      // is destroyed instead, and the rest of the body is drained as for a Content-Length too large.
+      if (request.headers['transfer-encoding'] !== undefined) request.events.on('peek', noop);
       return h.continue;
     });
   },
