@@ -60,9 +60,10 @@ for (const [name, hosts] of [
   });
 }
 
-rules('one Host field is still answered', async () => {
+rules('one Host field is still answered, over a socket and injected', async () => {
   await start();
   assert.is((await exchange(port, [`GET /v1/pets HTTP/1.1\r\nHost: x\r\n${KEY}${close}\r\n`])).status, 200);
+  assert.is((await server.inject({ url: '/v1/pets', headers: { authorization: 'Bearer test-enterprise-key' } })).statusCode, 200);
 });
 
 for (const coding of ['GZIP', 'Gzip', ' gzip ']) {

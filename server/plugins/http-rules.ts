@@ -25,10 +25,15 @@ function serverMethods(server: Server): string[] {
   return [...METHODS.filter((method) => routed.has(method === 'HEAD' ? 'GET' : method)), 'OPTIONS'];
 }
 
-/** How many Host fields the request carried, as sent: Node's `headers` keeps only the first. */
-function hostFields(rawHeaders: readonly string[]): number {
+/**
+ * How many Host fields the request carried, as sent: Node's `headers` keeps only the first. An
+ * injected request (server.inject) has no rawHeaders, and its headers object holds one Host at most.
+ */
+function hostFields(req: Request['raw']['req']): number {
+  const raw = req.rawHeaders as readonly string[] | undefined;
+  if (raw === undefined) return req.headers.host === undefined ? 0 : 1;
   let count = 0;
-  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.length === 4 && rawHeaders[i]!.toLowerCase() === 'host') count++;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') count++;
   return count;
 }
 
@@ -45,7 +50,7 @@ export const httpRulesPlugin: Plugin<void> = {
       if (req.httpVersion === '1.1' && !request.headers.host) {
         throw apiError('bad_request', 'An HTTP/1.1 request must carry a Host header.');
       }
-      if (hostFields(req.rawHeaders) > 1) throw apiError('bad_request', 'A request must carry one Host header, not several.');
+      if (hostFields(req) > 1) throw apiError('bad_request', 'A request must carry one Host header, not several.');
       // The asterisk-form names the server itself, not a path (RFC 9112 §3.2.4): what it can do.
       if (req.url === '*' && request.method === 'options') {
         everyMethod ??= serverMethods(request.server);
