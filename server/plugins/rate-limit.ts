@@ -61,6 +61,8 @@ interface RequestState {
   verdict?: Verdict;
   /** Set by the faults plugin: answer this request with the 429 its key would get, counting nothing. */
   forceRefusal?: boolean;
+  /** Set here when forceRefusal turned an admission into the 429: the fault was really injected. */
+  refusalForced?: boolean;
 }
 
 /**
@@ -171,9 +173,14 @@ export const rateLimitPlugin: Plugin<RateLimitPluginOptions> = {
     function decideKey(request: Request, key: ApiKey): Maybe<Verdict> {
       const address = addressOf(request);
       const own = partitionOf(key);
-      const forced = stateOf(request).forceRefusal === true;
+      const state = stateOf(request);
+      const forced = state.forceRefusal === true;
       return then(consumeAll([asRequest(address, 0), asRequest(own, forced ? 0 : 1)]), ([first, second]) => {
-        if (second) return verdict(own.kind, forced && second.outcome === 'admitted' ? asRefusal(second) : second, clock.now(), forced ? 0 : 1, own.windows);
+        if (second) {
+          // A key refused anyway gets its real 429; only an admission turned into one is a fault.
+          state.refusalForced = forced && second.outcome === 'admitted';
+          return verdict(own.kind, state.refusalForced ? asRefusal(second) : second, clock.now(), forced ? 0 : 1, own.windows);
+        }
         return verdict(address.kind, first!, clock.now(), 0, address.windows);
       });
     }
