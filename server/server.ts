@@ -70,7 +70,8 @@ export async function createServer(input: ServerOptions = {}): Promise<Server> {
       debug: false,
       router: { stripTrailingSlash: true },
       routes: {
-        cors: options.cors ? { origin: ['*'], additionalExposedHeaders: EXPOSED_HEADERS } : false,
+        // A browser client asks for faults with Prefer: its preflight must allow the header.
+        cors: options.cors ? { origin: ['*'], additionalExposedHeaders: EXPOSED_HEADERS, ...(options.faults ? { additionalHeaders: ['Prefer'] } : {}) } : false,
         payload: {
           maxBytes: options.maxBodyBytes,
           // The listener's request timeout answers a stalled body; hapi's own would wait for it.

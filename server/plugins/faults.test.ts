@@ -1,5 +1,5 @@
 // Fault injection (--faults): X-Fault-Injected says what a response really got, never what was
-// only asked for.
+// only asked for, and a browser client may ask (its preflight allows Prefer).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ManualClock } from '../clock.ts';
@@ -46,6 +46,21 @@ faults('an out-of-range Prefer is 400 with the Error body and nothing injected',
   assert.is(res.status, 400);
   assert.is(res.body.code, 'bad_request');
   assert.is(res.headers['x-fault-injected'], undefined);
+});
+
+const preflight = { method: 'OPTIONS', url: '/v1/pets', headers: { origin: 'http://localhost:5173', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization, prefer' } };
+
+faults('with faults on, the CORS preflight allows Prefer', async () => {
+  const server = await serverWith();
+  const res = await server.inject(preflight);
+  assert.is(res.statusCode, 200, res.payload);
+  assert.match(String(res.headers['access-control-allow-headers']).toLowerCase(), /\bprefer\b/);
+});
+
+faults('with faults off, the preflight does not allow Prefer', async () => {
+  const server = await serverWith({ faults: false });
+  const res = await server.inject(preflight);
+  assert.not.match(String(res.headers['access-control-allow-headers'] ?? '').toLowerCase(), /\bprefer\b/);
 });
 
 faults.run();
