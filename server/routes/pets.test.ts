@@ -217,11 +217,21 @@ create('a name of exactly 100 characters is accepted', async () => {
   assert.is(res.status, 201);
 });
 
+create('a name of 100 astral characters is accepted: lengths count code points, as JSON Schema does', async () => {
+  const server = await testServer();
+  const name = '🐈'.repeat(100);
+  assert.is(name.length, 200, 'two UTF-16 units each');
+  const res = await send(server, { method: 'POST', url: '/v1/pets', payload: { name, categoryId: 1 } });
+  assert.is(res.status, 201, JSON.stringify(res.body));
+  assert.is(res.body.name, name);
+});
+
 const invalidBodies: Array<[string, unknown, string]> = [
   ['name missing', { categoryId: 1 }, 'name'],
   ['name empty', { name: '', categoryId: 1 }, 'name'],
   ['name blank', { name: '   ', categoryId: 1 }, 'name'],
   ['name too long', { name: 'n'.repeat(101), categoryId: 1 }, 'name'],
+  ['name of 101 astral characters', { name: '🐈'.repeat(101), categoryId: 1 }, 'name'],
   ['name with a NUL character (no store can keep it faithfully)', { name: 'Rex\u0000', categoryId: 1 }, 'name'],
   ['name with a line break', { name: 'Rex\nMax', categoryId: 1 }, 'name'],
   ['name not a string', { name: 42, categoryId: 1 }, 'name'],
