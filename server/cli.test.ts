@@ -29,6 +29,8 @@ const cases: Array<[string, string[], NodeJS.ProcessEnv, object]> = [
   ['--no-rate-limit and --no-cors', ['--no-rate-limit', '--no-cors'], {}, { cors: false }],
   ['--api-keys and --seed read their files', ['--api-keys', keysFile, '--seed', seedFile], {}, { apiKeys: [{ key: 'my-own-key-1', plan: 'pro' }], seedPets: [{ id: 7, name: 'Seven', categoryId: 1, status: 'sold' }] }],
   ['--admin-token and --redis from the environment', [], { ADMIN_TOKEN: 'admin-token-1', REDIS_URL: 'redis://127.0.0.1:6379' }, { adminToken: 'admin-token-1', redisUrl: 'redis://127.0.0.1:6379' }],
+  ['--trust-proxy with the header its proxy writes', ['--trust-proxy', '1', '--trust-proxy-header', 'forwarded'], {}, { trustProxy: 1, trustProxyHeader: 'forwarded' }],
+  ['the proxy header defaults to X-Forwarded-For', ['--trust-proxy', '10.0.0.0/8'], {}, { trustProxy: ['10.0.0.0/8'], trustProxyHeader: 'x-forwarded-for' }],
   ['an empty environment variable counts as unset', [], { REDIS_URL: '', PORT: '' }, { port: 3000 }],
 ];
 for (const [name, argv, env, expected] of cases) {
@@ -52,6 +54,7 @@ const rejected: Array<[string, string[], RegExp]> = [
   ['--database with --memory', ['--memory', '--database', 'postgres://127.0.0.1/x'], /--memory and --database cannot be used together/],
   ['an unknown flag', ['--verbose'], /verbose/],
   ['a log level pino does not know', ['--log-level', 'loud'], /--log-level must be one of/],
+  ['a proxy header other than the two', ['--trust-proxy-header', 'x-real-ip'], /--trust-proxy-header must be one of x-forwarded-for, forwarded/],
   ['an API key file that is missing', ['--api-keys', join(dir, 'nope.json')], /The API key file .* cannot be read/],
 ];
 for (const [name, argv, message] of rejected) {

@@ -8,6 +8,7 @@ import { helpText, parseOptions, type OptionSpec } from '../lib/cli-options.ts';
 import { stopWithParent } from '../lib/processes.ts';
 import { readJsonFile } from './fixtures.ts';
 import { DEFAULT_LOG_LEVEL, InvalidOptionsError, LOG_LEVELS, optionDefault, type ServerOptions } from './options.ts';
+import { FORWARDING_HEADERS } from './rate-limit/client-ip.ts';
 import { createServer } from './server.ts';
 import { announceWorker, isWorker, runPrimary, workersRefusal } from './workers.ts';
 import type { ApiKeyRecord } from './keys.ts';
@@ -20,7 +21,7 @@ const DATA = 'Data';
 const LIMITS = 'Rate limits';
 
 /** Options whose key is a ServerOptions path take their default from the options schema. */
-const SCHEMA_BACKED = ['port', 'host', 'maxBodyBytes', 'headersTimeoutMs', 'requestTimeoutMs'];
+const SCHEMA_BACKED = ['port', 'host', 'maxBodyBytes', 'headersTimeoutMs', 'requestTimeoutMs', 'trustProxyHeader'];
 const schemaDefault = (spec: OptionSpec): OptionSpec => {
   if (!SCHEMA_BACKED.includes(spec.key) && !spec.key.startsWith('rateLimit.')) return spec;
   const value = optionDefault(spec.key);
@@ -55,7 +56,8 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = ([
   { key: 'rateLimit.ip.ban.periodSeconds', flag: 'ip-ban-period', env: 'IP_BAN_PERIOD', type: 'integer', value: '<s>', help: '...counted within this many seconds.', group: LIMITS },
   { key: 'rateLimit.ip.ban.durationSeconds', flag: 'ip-ban-duration', env: 'IP_BAN_DURATION', type: 'integer', value: '<s>', help: 'How long an address block lasts.', group: LIMITS },
   { key: 'redisUrl', flag: 'redis', env: 'REDIS_URL', type: 'string', value: '<url>', defaultText: 'per instance, in memory', help: 'Share rate limits between instances through Redis (redis:// or rediss://). If Redis goes away, each instance limits on its own until it returns.', group: LIMITS },
-  { key: 'trustProxy', flag: 'trust-proxy', env: 'TRUST_PROXY', type: 'string', value: '<n|ranges>', defaultText: 'off: the socket peer is the client', help: 'Behind reverse proxies: their number (1, 2...) or their addresses and CIDR ranges (10.0.0.0/8,::1), so the client address is read from Forwarded or X-Forwarded-For as far as they wrote it.', group: LIMITS },
+  { key: 'trustProxy', flag: 'trust-proxy', env: 'TRUST_PROXY', type: 'string', value: '<n|ranges>', defaultText: 'off: the socket peer is the client', help: 'Behind reverse proxies: their number (1, 2...) or their addresses and CIDR ranges (10.0.0.0/8,::1), so the client address is read from the header they write (--trust-proxy-header) as far as they wrote it.', group: LIMITS },
+  { key: 'trustProxyHeader', flag: 'trust-proxy-header', env: 'TRUST_PROXY_HEADER', type: 'string', value: '<header>', choices: FORWARDING_HEADERS, help: 'The header the trusted proxies write the client address in: x-forwarded-for (nginx, most load balancers) or forwarded (RFC 7239); the other one is ignored, since a proxy passes it on as the client wrote it.', group: LIMITS },
   { key: 'rateLimit.redisPrefix', flag: 'redis-prefix', env: 'REDIS_PREFIX', type: 'string', value: '<prefix>', help: 'Prefix of the rate-limit keys in Redis; instances that count together share it.', group: LIMITS },
   { key: 'help', flag: 'help', short: 'h', type: 'boolean', default: false, help: 'Show this help.', group: 'Other' },
 ] satisfies OptionSpec[]).map(schemaDefault);
@@ -113,7 +115,7 @@ export function parseServeCommand(argv: string[], env: NodeJS.ProcessEnv = proce
     storage: values.memory ? { type: 'memory' } : values.database ? { type: 'postgres', url: String(values.database) } : { type: 'file', path: resolve(String(values.dbFile)) },
   };
   for (const spec of SERVE_OPTIONS) {
-    if (spec.key.includes('.') || ['adminToken', 'redisUrl', 'specPath'].includes(spec.key)) {
+    if (spec.key.includes('.') || ['adminToken', 'redisUrl', 'specPath', 'trustProxyHeader'].includes(spec.key)) {
       if (values[spec.key] !== undefined) setPath(options, spec.key, spec.key === 'specPath' ? resolve(String(values[spec.key])) : values[spec.key]);
     }
   }

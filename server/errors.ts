@@ -7,7 +7,7 @@ export const ERRORS = {
   invalid_body: { status: 400, when: 'the body is not a JSON object, or `name`, `categoryId` or `status` is missing or invalid' },
   malformed_json: { status: 400, when: 'the body is not valid JSON' },
   invalid_parameter: { status: 400, when: '`limit`, `status` or `cursor` in the query, or `petId` in the path, is invalid' },
-  bad_request: { status: 400, when: 'a request that is not valid HTTP (bad framing, no `Host`, a malformed URL, cookie or header), or any other client error Hapi raises' },
+  bad_request: { status: 400, when: 'a request that is not valid HTTP (bad framing, no `Host` or more than one, a malformed URL, cookie or header), or any other client error Hapi raises' },
   missing_api_key: { status: 401, when: 'no `Authorization` header, or not the Bearer scheme' },
   invalid_api_key: { status: 401, when: 'an empty or unknown bearer token' },
   invalid_admin_token: { status: 401, when: 'an admin API request without the admin token' },

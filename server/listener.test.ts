@@ -1,43 +1,12 @@
 // What goes wrong below hapi, over real sockets: stalled and oversized requests, bad framing, a
 // missing Host, unmet Expect, bodies the server cannot decode, and OPTIONS. Each is answered with
 // the Error body (or the Allow list) on time, and nothing is stored.
-import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import type { Server } from '@hapi/hapi';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createServer } from './server.ts';
-
-interface Raw {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-  /** Milliseconds until the server closed the connection. */
-  closedAfterMs: number;
-}
-
-/** Writes `chunks` on a fresh connection and reads until the server closes it (at most `limitMs`). */
-function exchange(port: number, chunks: Array<string | Buffer>, limitMs = 5000): Promise<Raw> {
-  return new Promise((resolve, reject) => {
-    const started = Date.now();
-    const socket = connect(port, '127.0.0.1', () => {
-      for (const chunk of chunks) socket.write(chunk);
-    });
-    const parts: Buffer[] = [];
-    socket.on('data', (d: Buffer) => parts.push(d));
-    socket.on('error', reject);
-    const timer = setTimeout(() => socket.destroy(new Error(`still open after ${limitMs} ms: ${Buffer.concat(parts).toString().slice(0, 200)}`)), limitMs);
-    socket.on('close', (hadError) => {
-      clearTimeout(timer);
-      if (hadError) return;
-      const text = Buffer.concat(parts).toString('utf8');
-      const [head = '', body = ''] = text.split('\r\n\r\n');
-      const [statusLine = '', ...lines] = head.split('\r\n');
-      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
-      resolve({ status: Number(statusLine.split(' ')[1]), headers, body, closedAfterMs: Date.now() - started });
-    });
-  });
-}
+import { exchange } from './test/raw-http.ts';
 
 const KEY = 'Authorization: Bearer test-enterprise-key\r\n';
 const close = 'Connection: close\r\n';

@@ -8,6 +8,7 @@ import { UsageError } from '../lib/errors.ts';
 import { DEFAULT_SPEC_PATH } from '../lib/openapi.ts';
 import type { Clock } from './clock.ts';
 import type { ApiKeyRecord } from './keys.ts';
+import { FORWARDING_HEADERS, type ForwardingHeader } from './rate-limit/client-ip.ts';
 import type { StorageOptions } from './store/pet-store.ts';
 import type { Pet } from './types.ts';
 
@@ -79,6 +80,12 @@ export interface ServerOptions {
    * false: the socket peer is the client.
    */
   trustProxy?: false | number | string[];
+  /**
+   * The header the trusted proxies write the client's address in: 'x-forwarded-for' (nginx's
+   * `$proxy_add_x_forwarded_for`, most load balancers) or 'forwarded' (RFC 7239). The other header
+   * is ignored, since a proxy passes it through as the client wrote it. Default 'x-forwarded-for'.
+   */
+  trustProxyHeader?: ForwardingHeader;
   /** Fault injection for client testing (`Prefer: code=429|500|503, delay=<ms>`, /__admin/faults). Default false. */
   faults?: boolean;
 }
@@ -146,6 +153,9 @@ const serverOptionsSchema = Joi.object<ServerOptions>({
   trustProxy: Joi.alternatives()
     .try(Joi.boolean().valid(false), Joi.number().integer().min(1).max(20), Joi.array().items(Joi.string().custom(cidr, 'IP address or CIDR range')).min(1))
     .default(false),
+  trustProxyHeader: Joi.string()
+    .valid(...FORWARDING_HEADERS)
+    .default('x-forwarded-for'),
   faults: Joi.boolean().default(false),
 });
 
@@ -155,7 +165,7 @@ export type ResolvedRateLimitOptions = Required<Omit<RateLimitOptions, 'ban' | '
 };
 
 export type ResolvedOptions = Omit<ServerOptions, 'rateLimit' | 'logger'> &
-  Required<Pick<ServerOptions, 'host' | 'port' | 'specPath' | 'storage' | 'cors' | 'maxBodyBytes' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'trustProxy' | 'faults'>> & {
+  Required<Pick<ServerOptions, 'host' | 'port' | 'specPath' | 'storage' | 'cors' | 'maxBodyBytes' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'trustProxy' | 'trustProxyHeader' | 'faults'>> & {
     rateLimit: ResolvedRateLimitOptions;
     logger: false | { level: string; stream?: NodeJS.WritableStream };
   };

@@ -70,7 +70,8 @@ export async function createServer(input: ServerOptions = {}): Promise<Server> {
       debug: false,
       router: { stripTrailingSlash: true },
       routes: {
-        cors: options.cors ? { origin: ['*'], additionalExposedHeaders: EXPOSED_HEADERS } : false,
+        // A browser client asks for faults with Prefer: its preflight must allow the header.
+        cors: options.cors ? { origin: ['*'], additionalExposedHeaders: EXPOSED_HEADERS, ...(options.faults ? { additionalHeaders: ['Prefer'] } : {}) } : false,
         payload: {
           maxBytes: options.maxBodyBytes,
           // The listener's request timeout answers a stalled body; hapi's own would wait for it.
@@ -89,7 +90,7 @@ export async function createServer(input: ServerOptions = {}): Promise<Server> {
     await server.register(errorsPlugin);
     await server.register(httpRulesPlugin);
     await server.register({ plugin: authPlugin, options: { keys, realm: 'adoption-store' } });
-    await server.register({ plugin: rateLimitPlugin, options: { rateLimit: options.rateLimit, redisUrl: options.redisUrl, clock, keys, trustProxy: options.trustProxy } });
+    await server.register({ plugin: rateLimitPlugin, options: { rateLimit: options.rateLimit, redisUrl: options.redisUrl, clock, keys, trustProxy: options.trustProxy, trustProxyHeader: options.trustProxyHeader } });
     await server.register({ plugin: deprecationPlugin, options: { clock } });
     if (options.adminToken) {
       await server.register({

@@ -70,6 +70,7 @@ export const NOTABLE_STRINGS: readonly string[] = [
   'nul\u0000byte',
   'del\u007f',
   'bell\u0007',
+  'next\u0085line',
 ];
 
 /** The first enum value with another letter case, or the value with a suffix: not in the enum. */

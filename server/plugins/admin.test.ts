@@ -175,6 +175,27 @@ for (const [name, body] of badBodies) {
   });
 }
 
+for (const body of [{ seconds: 1e15 }, { ms: 8.64e15 }, { seconds: Number.MAX_SAFE_INTEGER }]) {
+  clock(`${JSON.stringify(body)}, past the last representable date: 400 invalid_body, and the clock stays and still works`, async () => {
+    const { server, clock: c } = await setup();
+    const res = await admin(server, 'POST', '/clock/advance', body);
+    assert.is(res.status, 400);
+    assert.is(res.body.code, 'invalid_body');
+    assert.is(res.body.status, 400);
+    assert.match(res.body.message, /^"(ms|seconds)" must be at most \d+/);
+    assert.is(c.now(), START);
+    assert.is((await admin(server, 'GET', '/clock')).status, 200);
+    assert.is((await send(server, { method: 'GET', url: '/v1/pets', headers: { authorization: FREE } })).status, 200);
+  });
+}
+
+clock('advancing to the last representable date is allowed', async () => {
+  const { server } = await setup();
+  const res = await admin(server, 'POST', '/clock/advance', { ms: 8.64e15 - START });
+  assert.is(res.status, 200);
+  assert.is(res.body.now, '+275760-09-13T00:00:00.000Z');
+});
+
 clock('a clock without advance() is 409', async () => {
   const server = await createServer({ port: 0, logger: false, clock: { now: () => START }, adminToken: TOKEN });
   const res = await admin(server, 'POST', '/clock/advance', { seconds: 1 });

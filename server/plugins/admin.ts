@@ -35,6 +35,8 @@ const advanceSchema = Joi.object({
   .xor('ms', 'seconds')
   .required();
 
+/** The last instant a Date can hold (ECMA-262 §21.4.1.1): a clock beyond it has no date to print. */
+const LAST_DATE_MS = 8.64e15;
 
 export const adminPlugin: Plugin<AdminPluginOptions> = {
   name: ADMIN_PLUGIN,
@@ -96,6 +98,13 @@ export const adminPlugin: Plugin<AdminPluginOptions> = {
           const ms = body.ms ?? (body.seconds ?? 0) * 1000;
           if (typeof clock.advance !== 'function') {
             throw apiError('clock_not_movable', 'This server was given a clock that cannot be moved.');
+          }
+          // Checked before moving: a clock past the last date breaks every answer that prints a date.
+          if (clock.now() + ms > LAST_DATE_MS) {
+            const field = body.ms !== undefined ? 'ms' : 'seconds';
+            const left = LAST_DATE_MS - clock.now();
+            const most = field === 'ms' ? left : Math.floor(left / 1000);
+            throw apiError('invalid_body', `"${field}" must be at most ${most}: the clock cannot move past ${new Date(LAST_DATE_MS).toISOString()}, the last date the server can represent.`);
           }
           clock.advance(ms);
           // Stores that keep their own time (Redis TTLs) move with the clock.

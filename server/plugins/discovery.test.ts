@@ -43,6 +43,16 @@ inject('the page forbids every other origin, and / links everything', async () =
   assert.is((await server.inject({ url: '/docs/assets/swagger-ui.js' })).statusCode, 404, 'only the files the page needs');
 });
 
+inject('an asset name that is a property of every object is 404, like any file the page does not need', async () => {
+  const server = await createServer({ port: 0 });
+  for (const name of ['__proto__', 'constructor', 'hasOwnProperty', 'toString', 'valueOf']) {
+    const res = await server.inject({ url: `/docs/assets/${name}` });
+    assert.is(res.statusCode, 404, name);
+    assert.is(JSON.parse(res.payload).code, 'route_not_found', name);
+  }
+  assert.is((await server.inject({ url: '/docs/assets/swagger-ui.css' })).statusCode, 200);
+});
+
 inject('/healthz says 503 with the reason when the store does not answer', async () => {
   const server = await createServer({ port: 0 });
   server.app.store.count = () => Promise.reject(new Error('connection refused'));

@@ -52,7 +52,8 @@ export const discoveryPlugin: Plugin<DiscoveryOptions> = {
       page: served(readFileSync(new URL('index.html', PAGE_DIR)), 'text/html; charset=utf-8'),
       init: served(readFileSync(new URL('init.js', PAGE_DIR), 'utf8').replaceAll('__BASE__', base), 'text/javascript; charset=utf-8'),
     };
-    const assets = Object.fromEntries(Object.entries(ASSETS).map(([name, type]) => [name, served(readFileSync(join(swaggerDir(), name)), type)]));
+    // A Map, not an object: a file named __proto__ or constructor must find nothing, not Object's own.
+    const assets = new Map(Object.entries(ASSETS).map(([name, type]) => [name, served(readFileSync(join(swaggerDir(), name)), type)]));
 
     const send = (h: ResponseToolkit, file: Served, extra: Record<string, string> = {}) => {
       const response = h.response(file.body).type(file.type).etag(file.etag).header('cache-control', 'no-cache');
@@ -73,7 +74,7 @@ export const discoveryPlugin: Plugin<DiscoveryOptions> = {
       route('/docs', (_request, h) => send(h, files.page!, { 'content-security-policy': CSP })),
       route('/docs/init.js', (_request, h) => send(h, files.init!)),
       route('/docs/assets/{file}', (request, h) => {
-        const asset = assets[request.params.file as string];
+        const asset = assets.get(request.params.file as string);
         if (!asset) throw apiError('route_not_found', `No route for GET ${request.path}.`);
         return send(h, asset);
       }),

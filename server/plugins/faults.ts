@@ -35,9 +35,14 @@ export interface FaultsOptions {
 
 const CODES = [429, 500, 503] as const;
 
+/** A request's fault: what it asked for, and the code really answered in its place, if any. */
+interface RequestFault extends Fault {
+  injectedCode?: Fault['code'];
+}
+
 declare module '@hapi/hapi' {
   interface PluginsStates {
-    faults?: Fault;
+    faults?: RequestFault;
   }
 }
 
@@ -102,24 +107,31 @@ export const faultsPlugin: Plugin<FaultsOptions> = {
     });
 
     // After the request is authenticated and counted: a 500 or 503 is an answer like any other.
+    // A request refused before it (401, a real 429, a 400) never reaches this: its code is not injected.
     server.ext('onPreHandler', (request, h) => {
-      const code = request.plugins[FAULTS_PLUGIN]?.code;
+      const fault = request.plugins[FAULTS_PLUGIN];
+      const code = fault?.code;
+      if (code === 503 || code === 500) fault!.injectedCode = code;
       if (code === 503) throw apiError('service_unavailable', 'The service is unavailable (a fault injected for client testing).', { 'retry-after': '1' });
       if (code === 500) throw apiError('internal_error', 'An unexpected error occurred (a fault injected for client testing).');
       if (code === 429 && apiKeyOf(request) && !server.plugins[RATE_LIMIT_PLUGIN]) {
+        fault!.injectedCode = code;
         throw apiError('rate_limited_minute', 'Rate limit exceeded (a fault injected for client testing); retry after 60 seconds.', { 'retry-after': '60' });
       }
       return h.continue;
     });
 
+    // X-Fault-Injected names what this answer really got: a code only where it replaced the answer.
     server.ext('onPreResponse', async (request, h) => {
       const fault = request.plugins[FAULTS_PLUGIN];
       if (!fault) return h.continue;
+      if (fault.code === 429 && request.plugins[RATE_LIMIT_PLUGIN]?.refusalForced) fault.injectedCode = 429;
       if (fault.delayMs) await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
+      const injected = [fault.injectedCode ? `code=${fault.injectedCode}` : '', fault.delayMs ? `delay=${fault.delayMs}` : ''].filter(Boolean);
+      if (injected.length === 0) return h.continue;
       const response = request.response;
-      const header = `${fault.code ? `code=${fault.code}` : ''}${fault.code && fault.delayMs ? ', ' : ''}${fault.delayMs ? `delay=${fault.delayMs}` : ''}`;
-      if ('isBoom' in response && response.isBoom) response.output.headers['x-fault-injected'] = header;
-      else (response as ResponseObject).header('x-fault-injected', header);
+      if ('isBoom' in response && response.isBoom) response.output.headers['x-fault-injected'] = injected.join(', ');
+      else (response as ResponseObject).header('x-fault-injected', injected.join(', '));
       return h.continue;
     });
 

@@ -25,6 +25,7 @@ import {
   ipPartition,
   ipPartitionId,
   trustedRanges,
+  type ForwardingHeader,
   type TrustProxy,
   keyPartition,
   verdict,
@@ -42,6 +43,8 @@ export interface RateLimitPluginOptions {
   rateLimit: ResolvedRateLimitOptions;
   /** Which proxies' forwarding headers are believed when finding the client's address. */
   trustProxy: TrustProxy;
+  /** The header those proxies write; the other one is never read. */
+  trustProxyHeader: ForwardingHeader;
   /** Share the limiter state through this Redis; without it, each instance counts alone in memory. */
   redisUrl?: string;
   clock: Clock;
@@ -58,6 +61,8 @@ interface RequestState {
   verdict?: Verdict;
   /** Set by the faults plugin: answer this request with the 429 its key would get, counting nothing. */
   forceRefusal?: boolean;
+  /** Set here when forceRefusal turned an admission into the 429: the fault was really injected. */
+  refusalForced?: boolean;
 }
 
 /**
@@ -104,7 +109,7 @@ function createStore(server: Server, options: ResolvedRateLimitOptions, clock: C
 export const rateLimitPlugin: Plugin<RateLimitPluginOptions> = {
   name: RATE_LIMIT_PLUGIN,
   version: '1.0.0',
-  register(server, { rateLimit: options, redisUrl, clock, keys, trustProxy }) {
+  register(server, { rateLimit: options, redisUrl, clock, keys, trustProxy, trustProxyHeader }) {
     if (!options.enabled) return;
 
     const store = createStore(server, options, clock, redisUrl);
@@ -132,7 +137,7 @@ export const rateLimitPlugin: Plugin<RateLimitPluginOptions> = {
     const keyPartitions = new Map<string, Partition>();
     const addressPartitions = new Map<string, Partition>();
     const addressOf = (request: Request): Partition => {
-      const client = ipPartitionId(clientAddress(request.info.remoteAddress, request.headers as Record<string, string | undefined>, trustProxy, ranges));
+      const client = ipPartitionId(clientAddress(request.info.remoteAddress, request.headers as Record<string, string | undefined>, trustProxy, trustProxyHeader, ranges));
       const admin = isAdmin(request);
       const cacheKey = admin ? `admin ${client}` : client;
       let partition = addressPartitions.get(cacheKey);
@@ -168,9 +173,14 @@ export const rateLimitPlugin: Plugin<RateLimitPluginOptions> = {
     function decideKey(request: Request, key: ApiKey): Maybe<Verdict> {
       const address = addressOf(request);
       const own = partitionOf(key);
-      const forced = stateOf(request).forceRefusal === true;
+      const state = stateOf(request);
+      const forced = state.forceRefusal === true;
       return then(consumeAll([asRequest(address, 0), asRequest(own, forced ? 0 : 1)]), ([first, second]) => {
-        if (second) return verdict(own.kind, forced && second.outcome === 'admitted' ? asRefusal(second) : second, clock.now(), forced ? 0 : 1, own.windows);
+        if (second) {
+          // A key refused anyway gets its real 429; only an admission turned into one is a fault.
+          state.refusalForced = forced && second.outcome === 'admitted';
+          return verdict(own.kind, state.refusalForced ? asRefusal(second) : second, clock.now(), forced ? 0 : 1, own.windows);
+        }
         return verdict(address.kind, first!, clock.now(), 0, address.windows);
       });
     }

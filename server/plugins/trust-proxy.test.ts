@@ -48,6 +48,27 @@ proxies('a client cannot pick its own partition by writing X-Forwarded-For itsel
   assert.is(JSON.parse((await spoofing(99)).payload).code, 'ip_blocked');
 });
 
+// An attack run found this: nginx appends the client to X-Forwarded-For and passes a Forwarded the
+// client wrote untouched, so reading Forwarded let a guesser escape its block with a random one.
+proxies('a client cannot escape its block with a Forwarded header of its own behind an X-Forwarded-For proxy', async () => {
+  const server = await serverWith({ trustProxy: 1 });
+  const guess = (i: number) => keyless(server, '', { forwarded: `for=198.51.${i % 250}.${i % 200}`, 'x-forwarded-for': '203.0.113.7' });
+  for (let i = 0; i < 51; i++) await guess(i);
+  const last = await guess(199);
+  assert.is(last.statusCode, 429);
+  assert.is(JSON.parse(last.payload).code, 'ip_blocked');
+});
+
+proxies('with trustProxyHeader forwarded, X-Forwarded-For is ignored', async () => {
+  const server = await serverWith({ trustProxy: 1, trustProxyHeader: 'forwarded' });
+  const guess = (i: number) => keyless(server, '', { 'x-forwarded-for': `198.51.${i % 250}.${i % 200}`, forwarded: 'for=203.0.113.7' });
+  for (let i = 0; i < 51; i++) await guess(i);
+  assert.is(JSON.parse((await guess(199)).payload).code, 'ip_blocked');
+  // Another client behind the same proxy, named by Forwarded, is counted on its own.
+  const other = await keyless(server, '', { forwarded: 'for=198.51.100.1' });
+  assert.is(other.statusCode, 401);
+});
+
 proxies('trustProxy is checked once, at start', async () => {
   for (const bad of [0, ['10.0.0.0/33'], ['not-an-address'], [] as string[]]) {
     try {
@@ -56,6 +77,12 @@ proxies('trustProxy is checked once, at start', async () => {
     } catch (error) {
       assert.match((error as Error).message, /Invalid server options: "trustProxy/);
     }
+  }
+  try {
+    await serverWith({ trustProxy: 1, trustProxyHeader: 'x-real-ip' as ServerOptions['trustProxyHeader'] });
+    assert.unreachable('x-real-ip');
+  } catch (error) {
+    assert.match((error as Error).message, /Invalid server options: "trustProxyHeader/);
   }
   const ok = await serverWith({ trustProxy: ['10.0.0.0/8', '::1', 'fd00::/8'] });
   assert.is((await send(ok, { method: 'GET', url: '/v1/pets' })).status, 200);

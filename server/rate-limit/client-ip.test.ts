@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { clientAddress, ipPartitionId, type TrustProxy } from './client-ip.ts';
+import { clientAddress, ipPartitionId, type ForwardingHeader, type TrustProxy } from './client-ip.ts';
 
 const cases: Array<[string | undefined, string]> = [
   ['127.0.0.1', '127.0.0.1'],
@@ -24,24 +24,29 @@ for (const [address, expected] of cases) {
 }
 
 type Headers = Record<string, string>;
-const behind: Array<[string, string, Headers, TrustProxy, string]> = [
-  ['no trust: the socket peer, whatever the headers say', '10.0.0.5', { 'x-forwarded-for': '203.0.113.7' }, false, '10.0.0.5'],
-  ['one hop: the address the proxy added', '10.0.0.5', { 'x-forwarded-for': '198.51.100.1, 203.0.113.7' }, 1, '203.0.113.7'],
-  ['two hops', '10.0.0.5', { 'x-forwarded-for': '198.51.100.1, 203.0.113.7, 10.0.0.9' }, 2, '203.0.113.7'],
-  ['more hops than entries: the leftmost', '10.0.0.5', { 'x-forwarded-for': '203.0.113.7' }, 5, '203.0.113.7'],
-  ['ranges: skip every trusted proxy from the right', '10.0.0.5', { 'x-forwarded-for': '198.51.100.1, 203.0.113.7, 10.0.0.9' }, ['10.0.0.0/8'], '203.0.113.7'],
-  ['ranges: a spoofed leftmost entry is never reached', '10.0.0.5', { 'x-forwarded-for': '10.9.9.9, 203.0.113.7' }, ['10.0.0.0/8'], '203.0.113.7'],
-  ['ranges: an untrusted peer is the client', '192.0.2.44', { 'x-forwarded-for': '203.0.113.7' }, ['10.0.0.0/8'], '192.0.2.44'],
-  ['ranges: IPv6 proxies', '::1', { 'x-forwarded-for': '2001:db8::7' }, ['::1', 'fd00::/8'], '2001:db8::7'],
-  ['Forwarded wins over X-Forwarded-For', '10.0.0.5', { forwarded: 'for=203.0.113.7;proto=https', 'x-forwarded-for': '198.51.100.1' }, 1, '203.0.113.7'],
-  ['Forwarded with a port and an IPv6 node', '10.0.0.5', { forwarded: 'for="[2001:db8::7]:4711", for=203.0.113.7:80' }, 2, '2001:db8::7'],
-  ['garbage where the client should be: counted against the proxy', '10.0.0.5', { 'x-forwarded-for': 'not-an-address' }, 1, '10.0.0.5'],
-  ['an obfuscated Forwarded node: counted against the proxy', '10.0.0.5', { forwarded: 'for=_hidden' }, 1, '10.0.0.5'],
-  ['no header behind a trusted proxy: the proxy', '10.0.0.5', {}, 1, '10.0.0.5'],
+const XFF: ForwardingHeader = 'x-forwarded-for';
+const FWD: ForwardingHeader = 'forwarded';
+const behind: Array<[string, string, Headers, TrustProxy, ForwardingHeader, string]> = [
+  ['no trust: the socket peer, whatever the headers say', '10.0.0.5', { 'x-forwarded-for': '203.0.113.7', forwarded: 'for=203.0.113.7' }, false, XFF, '10.0.0.5'],
+  ['one hop: the address the proxy added', '10.0.0.5', { 'x-forwarded-for': '198.51.100.1, 203.0.113.7' }, 1, XFF, '203.0.113.7'],
+  ['two hops', '10.0.0.5', { 'x-forwarded-for': '198.51.100.1, 203.0.113.7, 10.0.0.9' }, 2, XFF, '203.0.113.7'],
+  ['more hops than entries: the leftmost', '10.0.0.5', { 'x-forwarded-for': '203.0.113.7' }, 5, XFF, '203.0.113.7'],
+  ['ranges: skip every trusted proxy from the right', '10.0.0.5', { 'x-forwarded-for': '198.51.100.1, 203.0.113.7, 10.0.0.9' }, ['10.0.0.0/8'], XFF, '203.0.113.7'],
+  ['ranges: a spoofed leftmost entry is never reached', '10.0.0.5', { 'x-forwarded-for': '10.9.9.9, 203.0.113.7' }, ['10.0.0.0/8'], XFF, '203.0.113.7'],
+  ['ranges: an untrusted peer is the client', '192.0.2.44', { 'x-forwarded-for': '203.0.113.7' }, ['10.0.0.0/8'], XFF, '192.0.2.44'],
+  ['ranges: IPv6 proxies', '::1', { 'x-forwarded-for': '2001:db8::7' }, ['::1', 'fd00::/8'], XFF, '2001:db8::7'],
+  ['X-Forwarded-For chosen: a Forwarded the client wrote is never read', '10.0.0.5', { forwarded: 'for=198.51.100.1', 'x-forwarded-for': '203.0.113.7' }, 1, XFF, '203.0.113.7'],
+  ['X-Forwarded-For chosen, none written: the proxy, not the Forwarded the client wrote', '10.0.0.5', { forwarded: 'for=198.51.100.1' }, 1, XFF, '10.0.0.5'],
+  ['Forwarded chosen: an X-Forwarded-For the client wrote is never read', '10.0.0.5', { forwarded: 'for=203.0.113.7;proto=https', 'x-forwarded-for': '198.51.100.1' }, 1, FWD, '203.0.113.7'],
+  ['Forwarded chosen, none written: the proxy', '10.0.0.5', { 'x-forwarded-for': '198.51.100.1' }, 1, FWD, '10.0.0.5'],
+  ['Forwarded with a port and an IPv6 node', '10.0.0.5', { forwarded: 'for="[2001:db8::7]:4711", for=203.0.113.7:80' }, 2, FWD, '2001:db8::7'],
+  ['garbage where the client should be: counted against the proxy', '10.0.0.5', { 'x-forwarded-for': 'not-an-address' }, 1, XFF, '10.0.0.5'],
+  ['an obfuscated Forwarded node: counted against the proxy', '10.0.0.5', { forwarded: 'for=_hidden' }, 1, FWD, '10.0.0.5'],
+  ['no header behind a trusted proxy: the proxy', '10.0.0.5', {}, 1, XFF, '10.0.0.5'],
 ];
-for (const [name, peer, headers, trust, expected] of behind) {
+for (const [name, peer, headers, trust, header, expected] of behind) {
   test(`client address, ${name}`, () => {
-    assert.is(clientAddress(peer, headers, trust), expected);
+    assert.is(clientAddress(peer, headers, trust, header), expected);
   });
 }
 

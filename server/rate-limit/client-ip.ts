@@ -1,13 +1,19 @@
 // Which client sent a request, and the partition a request without a valid key is counted in.
 // Behind a reverse proxy every request comes from the proxy's address, so the client is read from
-// Forwarded (RFC 7239) or X-Forwarded-For, but only as far as the proxies the operator trusts:
-// every entry further left is written by the client and could be anything.
+// the one header the proxy writes, Forwarded (RFC 7239) or X-Forwarded-For, but only as far as the
+// proxies the operator trusts: every entry further left is written by the client and could be
+// anything. The other header is never read: a proxy that appends to X-Forwarded-For passes a
+// client's own Forwarded through untouched, so reading it would let the client pick its address.
 // IPv6 clients usually hold a whole /64, so counting single IPv6 addresses would let one client
 // rotate through 2^64 partitions.
 import { BlockList, isIP, isIPv4, isIPv6 } from 'node:net';
 
 /** false: the socket peer is the client. A number: that many proxies in front. A list: the proxies' addresses or CIDR ranges. */
 export type TrustProxy = false | number | readonly string[];
+
+/** The forwarding header the trusted proxies write (nginx and most load balancers: X-Forwarded-For). */
+export const FORWARDING_HEADERS = ['x-forwarded-for', 'forwarded'] as const;
+export type ForwardingHeader = (typeof FORWARDING_HEADERS)[number];
 
 /** Matches addresses against the trusted proxies' ranges ('10.0.0.0/8', '::1', 'fd00::/8'). */
 export function trustedRanges(ranges: readonly string[]): BlockList {
@@ -34,28 +40,29 @@ function forwardedFor(value: string): Array<string | undefined> {
   });
 }
 
-function forwardedChain(headers: Readonly<Record<string, string | string[] | undefined>>): Array<string | undefined> {
-  const join = (v: string | string[] | undefined) => (Array.isArray(v) ? v.join(', ') : v);
-  const forwarded = join(headers.forwarded);
-  if (forwarded) return forwardedFor(forwarded);
-  const xff = join(headers['x-forwarded-for']);
-  if (!xff) return [];
-  return xff.split(',').map((a) => (isIP(a.trim()) ? a.trim() : undefined));
+function forwardedChain(headers: Readonly<Record<string, string | string[] | undefined>>, header: ForwardingHeader): Array<string | undefined> {
+  const raw = headers[header];
+  const value = Array.isArray(raw) ? raw.join(', ') : raw;
+  if (!value) return [];
+  if (header === 'forwarded') return forwardedFor(value);
+  return value.split(',').map((a) => (isIP(a.trim()) ? a.trim() : undefined));
 }
 
 /**
  * The client's address: the socket peer, or, behind trusted proxies, the nearest address in the
- * forwarding chain that no trusted proxy wrote. When that entry is missing or not an address, the
- * request is counted against the last trusted proxy, never against anything the client wrote.
+ * forwarding chain (of `header` only) that no trusted proxy wrote. When that entry is missing or not
+ * an address, the request is counted against the last trusted proxy, never against anything the
+ * client wrote.
  */
 export function clientAddress(
   socketAddress: string | undefined,
   headers: Readonly<Record<string, string | string[] | undefined>>,
   trust: TrustProxy,
+  header: ForwardingHeader,
   ranges?: BlockList,
 ): string | undefined {
   if (trust === false || socketAddress === undefined) return socketAddress;
-  const chain = [...forwardedChain(headers), socketAddress];
+  const chain = [...forwardedChain(headers, header), socketAddress];
   let at = chain.length - 1;
   if (typeof trust === 'number') {
     at = Math.max(0, chain.length - 1 - trust);

@@ -4,4 +4,4 @@ export * from './decision.ts';
 export { MemoryStore, type MemoryStoreOptions, type NowSource } from './memory-store.ts';
 export { RedisStore, type RedisStoreOptions, type RedisStatus } from './redis-store.ts';
 export { FailoverStore, type FailoverEvent, type FailoverOptions, type SharedStore } from './failover-store.ts';
-export { clientAddress, ipPartitionId, trustedRanges, type TrustProxy } from './client-ip.ts';
+export { clientAddress, FORWARDING_HEADERS, ipPartitionId, trustedRanges, type ForwardingHeader, type TrustProxy } from './client-ip.ts';

@@ -190,7 +190,8 @@ create('unknown fields, id included, are not stored', async () => {
 
 create('names in any script, with spaces and punctuation, are accepted as sent', async () => {
   const server = await testServer();
-  for (const name of ['Mochi', ' Rex the 2nd ', 'Ünïcødé', '猫', '🐈‍⬛ Shadow', "O'Malley"]) {
+  // U+00A0 (no-break space) and U+00A1 border the C1 controls and are not controls.
+  for (const name of ['Mochi', ' Rex the 2nd ', 'Ünïcødé', '猫', '🐈‍⬛ Shadow', "O'Malley", 'Señor\u00a0Bigotes', '\u00a1Olé!']) {
     const res = await send(server, { method: 'POST', url: '/v1/pets', payload: { name, categoryId: 1 } });
     assert.is(res.status, 201, name);
     assert.is(res.body.name, name);
@@ -217,13 +218,27 @@ create('a name of exactly 100 characters is accepted', async () => {
   assert.is(res.status, 201);
 });
 
+create('a name of 100 astral characters is accepted: lengths count code points, as JSON Schema does', async () => {
+  const server = await testServer();
+  const name = '🐈'.repeat(100);
+  assert.is(name.length, 200, 'two UTF-16 units each');
+  const res = await send(server, { method: 'POST', url: '/v1/pets', payload: { name, categoryId: 1 } });
+  assert.is(res.status, 201, JSON.stringify(res.body));
+  assert.is(res.body.name, name);
+});
+
 const invalidBodies: Array<[string, unknown, string]> = [
   ['name missing', { categoryId: 1 }, 'name'],
   ['name empty', { name: '', categoryId: 1 }, 'name'],
   ['name blank', { name: '   ', categoryId: 1 }, 'name'],
   ['name too long', { name: 'n'.repeat(101), categoryId: 1 }, 'name'],
+  ['name of 101 astral characters', { name: '🐈'.repeat(101), categoryId: 1 }, 'name'],
   ['name with a NUL character (no store can keep it faithfully)', { name: 'Rex\u0000', categoryId: 1 }, 'name'],
   ['name with a line break', { name: 'Rex\nMax', categoryId: 1 }, 'name'],
+  ['name with NEL, a C1 control that breaks lines (U+0085)', { name: 'Rex\u0085Max', categoryId: 1 }, 'name'],
+  ['name with the first C1 control (U+0080)', { name: 'Rex\u0080', categoryId: 1 }, 'name'],
+  ['name with the last C1 control (U+009F)', { name: '\u009fRex', categoryId: 1 }, 'name'],
+  ['name with DEL (U+007F)', { name: 'Rex\u007f', categoryId: 1 }, 'name'],
   ['name not a string', { name: 42, categoryId: 1 }, 'name'],
   ['name null', { name: null, categoryId: 1 }, 'name'],
   ['categoryId missing', { name: 'A' }, 'categoryId'],
