@@ -108,6 +108,8 @@ export class Ledger {
   readonly acknowledged = new Map<number, string>();
   /** Pets a reader was shown, by id. */
   readonly seen = new Map<number, string>();
+  /** Acknowledged pets whose id was later acknowledged again for another pet. */
+  readonly #shadowed: Array<[number, string]> = [];
   #serial = 0;
 
   constructor(
@@ -126,7 +128,11 @@ export class Ledger {
     }
     if (answer.status === 201) {
       const pet = answer.body as { id: number; name: string };
-      if (this.acknowledged.has(pet.id)) this.row.reusedIds += 1;
+      const earlier = this.acknowledged.get(pet.id);
+      if (earlier !== undefined) {
+        this.row.reusedIds += 1;
+        this.#shadowed.push([pet.id, earlier]);
+      }
       this.acknowledged.set(pet.id, name);
       this.row.acknowledged += 1;
     } else if (answer.status >= 500) {
@@ -155,6 +161,7 @@ export class Ledger {
       if (now !== name) this.row.lost += 1;
       if (now !== undefined && now !== name) this.row.reusedIds += 1;
     }
+    for (const [id, name] of this.#shadowed) if (byId.get(id) !== name) this.row.lost += 1;
     for (const [id, name] of this.seen) {
       const now = byId.get(id);
       if (now !== name) this.row.seenThenGone += 1;
