@@ -196,7 +196,13 @@ export async function main(argv: string[]): Promise<number> {
 
   const stop = async (why: string) => {
     if (!isWorker()) process.stdout.write(`${why}: finishing in-flight requests, then stopping\n`);
-    await server.stop({ timeout: 10_000 });
+    try {
+      await server.stop({ timeout: 10_000 });
+    } catch (error) {
+      // A snapshot the disk refused: the journal was kept, but whoever stopped the server must know.
+      process.stderr.write(`adoption-kit serve: the server did not stop cleanly: ${(error as Error).message}\n`);
+      process.exit(1);
+    }
     process.exit(0);
   };
   process.once('SIGTERM', () => void stop('SIGTERM received'));

@@ -10,6 +10,7 @@ import { ManualClock } from './clock.ts';
 import { DEFAULT_SPEC_PATH, loadContract } from './contract.ts';
 import { ERRORS } from './errors.ts';
 import { createServer } from './server.ts';
+import { StorageUnavailableError } from './store/durable-json-file.ts';
 import { FREE, send, testServer } from './test/helpers.ts';
 
 const reading = suite('reading the contract');
@@ -163,6 +164,16 @@ const SITUATIONS: Record<string, () => Promise<unknown>> = {
   'TooManyRequests.keyBanned': () => bannedAfter(FREE, 60),
   'TooManyRequests.address': () => refusedAfter('Bearer unknown-key', 30, 18_000),
   'TooManyRequests.addressBlocked': () => bannedAfter('Bearer unknown-key', 30),
+  StorageUnavailable: async () => {
+    // The error the file store raises when the disk refuses the journal (its real faults are in server/store and server/chaos).
+    const server = await testServer();
+    const full = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    server.app.store.create = () => Promise.reject(new StorageUnavailableError('/data/db.json.journal', 'writing the journal', full));
+    const refused = await send(server, { method: 'POST', url: '/v1/pets', payload: { name: 'Mochi', categoryId: 2 } });
+    const documented = parse(readFileSync(DEFAULT_SPEC_PATH, 'utf8')).components.responses.StorageUnavailable.headers['Retry-After'].example;
+    assert.is(refused.headers['retry-after'], documented);
+    return refused.body;
+  },
   UnexpectedError: async () => {
     const server = await testServer();
     server.route({ method: 'GET', path: '/v1/explode', handler: () => Promise.reject(new Error('secret internals')) });

@@ -29,6 +29,7 @@ export const ERRORS = {
   headers_too_large: { status: 431, when: 'the request headers are larger than the server accepts (16 KiB)' },
   internal_error: { status: 500, when: 'an unexpected failure (details are logged, never sent)' },
   service_unavailable: { status: 503, when: 'the server cannot serve the request now' },
+  storage_unavailable: { status: 503, when: 'the disk refused to make a create durable (full, read-only, failing); nothing was created, `Retry-After` says when to try again' },
 } as const satisfies Record<string, { status: number; when: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -59,7 +59,10 @@ export async function createServer(input: ServerOptions = {}): Promise<Server> {
   const contract = await loadContract(options.specPath);
   const keys = new KeyRing(options.apiKeys ?? fixtureApiKeys(), contract.plans);
   const seedPets = checkSeedPets(options.seedPets ?? fixturePets(), contract);
-  const store = await openPetStore(options.storage, seedPets);
+  // The store may have something to say before the server (and its log) exists: kept until then.
+  const early: Array<[string, string]> = [];
+  let log = (level: string, message: string): void => void early.push([level, message]);
+  const store = await openPetStore(options.storage, seedPets, { clock, log: (level, message) => log(level, message) });
 
   try {
     const { listener, takeOverErrors } = createListener(options);
@@ -84,7 +87,18 @@ export async function createServer(input: ServerOptions = {}): Promise<Server> {
     takeOverErrors();
     server.validator(Joi);
     Object.assign(server.app, { store, clock, keys, options, contract });
-    server.ext('onPostStop', () => store.close());
+    log = (level, message) => void server.log(['storage', level], message);
+    // A store that could not close cleanly (a snapshot the disk refused) is logged here, while the
+    // log still writes, and fails stop() once every other onPostStop has run.
+    let closeFailure: unknown;
+    server.ext('onPostStop', async () => {
+      try {
+        await store.close();
+      } catch (error) {
+        closeFailure = error;
+        server.log(['storage', 'error'], `The store did not close cleanly: ${(error as Error).message}`);
+      }
+    });
 
     if (options.logger) await server.register({ plugin: requestLogPlugin, options: options.logger });
     await server.register(errorsPlugin);
@@ -107,6 +121,10 @@ export async function createServer(input: ServerOptions = {}): Promise<Server> {
     }
     await server.register({ plugin: petRoutes, options: { service: new PetService(store), contract } });
     await server.register({ plugin: discoveryPlugin, options: { contract, store } });
+    for (const [level, message] of early) log(level, message);
+    server.ext('onPostStop', () => {
+      if (closeFailure !== undefined) throw closeFailure;
+    });
     return server;
   } catch (error) {
     await store.close();

@@ -61,6 +61,17 @@ inject('/healthz says 503 with the reason when the store does not answer', async
   assert.equal(JSON.parse(res.payload), { code: 'service_unavailable', message: 'The store does not answer: connection refused', status: 503 });
 });
 
+inject('/healthz says 503 storage_unavailable with the reason while the store cannot make writes durable, 200 again once it can', async () => {
+  const server = await createServer({ port: 0 });
+  let failure: string | undefined = 'storage: ENOSPC writing the journal';
+  server.app.store.failure = async () => failure;
+  const failing = await server.inject({ url: '/healthz' });
+  assert.is(failing.statusCode, 503);
+  assert.equal(JSON.parse(failing.payload), { code: 'storage_unavailable', message: 'The store cannot make writes durable: storage: ENOSPC writing the journal.', status: 503 });
+  failure = undefined;
+  assert.is((await server.inject({ url: '/healthz' })).statusCode, 200);
+});
+
 inject.run();
 
 const browser = suite('the API reference page in headless Chromium');

@@ -79,12 +79,16 @@ export const discoveryPlugin: Plugin<DiscoveryOptions> = {
         return send(h, asset);
       }),
       route('/healthz', async (_request, h) => {
+        let failure: string | undefined;
         try {
           await store.count();
-          return h.response({ status: 'ok' }).header('cache-control', 'no-store');
+          failure = await store.failure?.();
         } catch (error) {
           throw apiError('service_unavailable', `The store does not answer: ${(error as Error).message}`, { 'cache-control': 'no-store' });
         }
+        // Reads still work, but a balancer should send creates elsewhere until the disk takes writes.
+        if (failure) throw apiError('storage_unavailable', `The store cannot make writes durable: ${failure}.`, { 'cache-control': 'no-store' });
+        return h.response({ status: 'ok' }).header('cache-control', 'no-store');
       }),
     ]);
   },

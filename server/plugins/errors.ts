@@ -26,6 +26,19 @@ export function rejectUnparsableBody(maxBodyBytes: number): Lifecycle.FailAction
 const UNAVAILABLE = new Set(['database_unavailable', 'store_unavailable']);
 
 /**
+ * Seconds a client waits after `storage_unavailable`. A full or read-only disk needs someone to act,
+ * which takes longer than a dropped connection's 1 s; 5 s keeps retries from piling up meanwhile
+ * without leaving a client waiting long once the disk takes writes again.
+ */
+export const STORAGE_RETRY_AFTER_SECONDS = 5;
+
+/** The body of a create the disk refused: the cause's errno, never a path. */
+function storageUnavailable(error: { errno?: unknown }): ErrorBody {
+  const errno = typeof error.errno === 'string' ? error.errno : 'EIO';
+  return { code: 'storage_unavailable', message: `The pet could not be stored durably (${errno}); nothing was created. Retry after the time in Retry-After.`, status: 503 };
+}
+
+/**
  * Makes every error the server sends, hapi's own included, an `application/json` body of
  * `{ code, message, status }` with `status` equal to the HTTP status, and keeps the error's headers.
  */
@@ -37,9 +50,17 @@ export const errorsPlugin: Plugin<void> = {
       const response = request.response;
       if (!('isBoom' in response) || !response.isBoom) return h.continue;
       const named = namedCode(response) !== undefined;
+      const kitCode = String((response as { code?: unknown }).code);
+      if (!named && kitCode === 'storage_unavailable') {
+        // The store remembers the failure for /healthz; one error line per refused write would flood the log.
+        response.output.statusCode = 503;
+        response.output.payload = storageUnavailable(response as { errno?: unknown }) as unknown as typeof response.output.payload;
+        response.output.headers['retry-after'] = String(STORAGE_RETRY_AFTER_SECONDS);
+        return h.continue;
+      }
       if (response.output.statusCode >= 500 && !named) request.log(['error'], response);
       // A store that stops answering is the service being unavailable, not a bug: 503, retry soon.
-      const unavailable = !named && UNAVAILABLE.has(String((response as { code?: unknown }).code));
+      const unavailable = !named && UNAVAILABLE.has(kitCode);
       if (response.output.statusCode === 404 && !named) {
         response.message = `No route for ${request.method.toUpperCase()} ${request.path}.`;
       }

@@ -1,4 +1,4 @@
-import { open, readFile, rename } from 'node:fs/promises';
+import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { mkdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Adapter } from 'lowdb';
@@ -13,6 +13,32 @@ export class CorruptDatabaseError extends KitError {
   ) {
     super('corrupt_database', `The database file ${path} cannot be used: ${reason}. It was left untouched; repair or move it, then start again.`, options);
   }
+}
+
+/**
+ * The disk refused to make a write durable (ENOSPC, EROFS, EACCES, EIO...). Nothing the write was
+ * for is kept or shown; what was durable before stays so. `reason` is short enough for /healthz.
+ */
+export class StorageUnavailableError extends KitError {
+  readonly errno: string;
+  readonly reason: string;
+
+  constructor(
+    readonly path: string,
+    readonly operation: string,
+    cause: unknown,
+  ) {
+    const errno = String((cause as NodeJS.ErrnoException).code ?? 'EIO');
+    const reason = `storage: ${errno} ${operation}`;
+    super('storage_unavailable', `${reason} (${path}): ${(cause as Error).message}`, { cause });
+    this.errno = errno;
+    this.reason = reason;
+  }
+}
+
+/** Whether `error` is the file system refusing a write (it carries an errno code), not a bug. */
+export function isStorageFailure(error: unknown): boolean {
+  return typeof (error as NodeJS.ErrnoException | null)?.code === 'string' && /^E[A-Z]+$/.test((error as NodeJS.ErrnoException).code!);
 }
 
 const settled = () => undefined;
@@ -106,6 +132,16 @@ export class DurableJsonFile<T> implements Adapter<T> {
   }
 
   async #persist(content: string | Buffer[]): Promise<void> {
+    try {
+      await this.#replace(content);
+    } catch (error) {
+      // A half-written temporary file on a full disk holds the space the next try needs.
+      await unlink(this.#tempPath).catch(() => undefined);
+      throw isStorageFailure(error) ? new StorageUnavailableError(this.#path, 'writing the snapshot', error) : error;
+    }
+  }
+
+  async #replace(content: string | Buffer[]): Promise<void> {
     const file = await open(this.#tempPath, 'w', 0o600);
     try {
       if (typeof content === 'string') {

@@ -1,19 +1,19 @@
 // The one place a storage choice becomes a store: the server asks for a PetStore and never needs
 // to know which kind it got.
 import type { Pet } from '../types.ts';
-import { LowPetStore, type PetStore, type StorageOptions } from './pet-store.ts';
+import { LowPetStore, type PetStore, type StorageOptions, type StoreOptions } from './pet-store.ts';
 import { PostgresPetStore } from './postgres-store.ts';
 
 /**
  * Opens the store `storage` names, seeding it with `seed` when it is new (a file that does not exist
  * yet, a schema without the store's table, always for memory). Rejects with the store's own error
- * (CorruptDatabaseError, DatabaseUnavailableError, IncompatibleSchemaError) when it cannot be used.
+ * (CorruptDatabaseError, StoreLockedError, DatabaseUnavailableError, IncompatibleSchemaError) when it cannot be used.
  */
-export function openPetStore(storage: StorageOptions, seed: readonly Pet[]): Promise<PetStore> {
+export function openPetStore(storage: StorageOptions, seed: readonly Pet[], options: StoreOptions = {}): Promise<PetStore> {
   switch (storage.type) {
     case 'memory':
     case 'file':
-      return LowPetStore.open(storage, seed);
+      return LowPetStore.open(storage, seed, options);
     case 'postgres':
       return PostgresPetStore.open({ url: storage.url, schema: storage.schema }, seed);
   }

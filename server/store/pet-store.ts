@@ -1,8 +1,12 @@
 import { readFileSync } from 'node:fs';
+import { open as openFile, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { Low, Memory, type Adapter } from 'lowdb';
 import { UsageError } from '../../lib/errors.ts';
-import { CorruptDatabaseError, DurableJsonFile } from './durable-json-file.ts';
+import { SystemClock, type Clock } from '../clock.ts';
+import { CorruptDatabaseError, DurableJsonFile, isStorageFailure, StorageUnavailableError } from './durable-json-file.ts';
 import { PetJournal } from './pet-journal.ts';
+import { StoreLock } from './store-lock.ts';
 import type { NewPet, Pet, PetStatus } from '../types.ts';
 
 /** The database as it is kept in memory and on disk. */
@@ -35,7 +39,20 @@ export interface PetStore {
   reset(pets: readonly Pet[]): Promise<void>;
   /** How many pets the store holds. */
   count(): Promise<number>;
+  /**
+   * Why writes cannot be made durable now, or undefined while they can. A store that knows it is
+   * failing checks again now and then when asked (at most once a second of its clock).
+   */
+  failure?(): Promise<string | undefined>;
+  /** Rejects when what was acknowledged could not be left durable in the store's own form; nothing is lost then either. */
   close(): Promise<void>;
+}
+
+export interface StoreOptions {
+  /** Paces the checks of a failing store; the system clock by default. */
+  clock?: Clock;
+  /** Told when the disk starts refusing writes (error) and when it takes them again (info). */
+  log?: (level: 'error' | 'info', message: string) => void;
 }
 
 export type StorageOptions =
@@ -147,6 +164,21 @@ export function readFileStore(path: string): Pet[] {
 
 /** The journal is folded into the snapshot once it holds this much (about 20,000 pets). */
 const CHECKPOINT_BYTES = 2 * 1024 * 1024;
+/** After a failed fold, the next one waits until the journal has grown this much more. */
+const CHECKPOINT_RETRY_BYTES = 256 * 1024;
+/** A failing store writes a probe to see whether the disk takes writes again at most this often. */
+const PROBE_INTERVAL_MS = 1000;
+/** One page: what a new line of the journal may need. */
+const PROBE_BYTES = 4096;
+
+/** What only a file store has: the journal, the lock, and the clock that paces its checks. */
+interface FileParts {
+  path: string;
+  journal: PetJournal;
+  lock: StoreLock;
+  clock: Clock;
+  log: NonNullable<StoreOptions['log']>;
+}
 
 /**
  * A PetStore over lowdb: the whole database in memory. In a file, the snapshot (db.json) is written
@@ -156,43 +188,63 @@ const CHECKPOINT_BYTES = 2 * 1024 * 1024;
 export class LowPetStore implements PetStore {
   readonly #db: Low<Database>;
   readonly #adapter: Adapter<Database>;
-  readonly #serializer: DatabaseSerializer;
-  readonly #journal: PetJournal | undefined;
+  readonly #file: FileParts | undefined;
   #byId = new Map<number, Pet>();
   #checkpoint: Promise<void> | null = null;
+  /** Journal size from which the next fold starts; raised after a failed one. */
+  #checkpointAt = CHECKPOINT_BYTES;
+  /** The disk's last refusal, until a write succeeds again. */
+  #failing: StorageUnavailableError | null = null;
+  #nextProbeAt = 0;
 
-  private constructor(db: Low<Database>, adapter: Adapter<Database>, serializer: DatabaseSerializer, journal?: PetJournal) {
+  private constructor(db: Low<Database>, adapter: Adapter<Database>, file?: FileParts) {
     this.#db = db;
     this.#adapter = adapter;
-    this.#serializer = serializer;
-    this.#journal = journal;
+    this.#file = file;
     this.#reindex();
   }
 
-  /** Opens the store, seeding it with `seed` when it holds nothing yet. A corrupt file is refused, never overwritten. */
-  static async open(storage: StorageOptions, seed: readonly Pet[]): Promise<LowPetStore> {
+  /**
+   * Opens the store, seeding it with `seed` when it holds nothing yet. A corrupt file is refused,
+   * never overwritten; a file another live process holds is refused (StoreLockedError).
+   */
+  static async open(storage: StorageOptions, seed: readonly Pet[], options: StoreOptions = {}): Promise<LowPetStore> {
     // Callers that may be handed any storage go through openPetStore (open.ts).
     if (storage.type === 'postgres') throw new UsageError('LowPetStore keeps pets in memory or in a file; open a PostgreSQL store with openPetStore().');
+    if (storage.type === 'memory') {
+      const adapter = new Memory<Database>();
+      const db = new Low<Database>(adapter, seedDatabase(seed));
+      return new LowPetStore(db, adapter);
+    }
     const serializer = new DatabaseSerializer();
-    const adapter: Adapter<Database> =
-      storage.type === 'file' ? new DurableJsonFile<Database>(storage.path, (data) => serializer.serialize(data)) : new Memory<Database>();
-    const db = new Low<Database>(adapter, seedDatabase([]));
-    const existing = await adapter.read();
-    if (existing === null) {
-      db.data = seedDatabase(seed);
-      await db.write();
-    } else {
-      db.data = checkDatabase(existing, storage.type === 'file' ? storage.path : '(memory)');
+    const adapter = new DurableJsonFile<Database>(storage.path, (data) => serializer.serialize(data));
+    const lock = await StoreLock.acquire(storage.path);
+    let journal: PetJournal | undefined;
+    try {
+      const db = new Low<Database>(adapter, seedDatabase([]));
+      const existing = await adapter.read();
+      if (existing === null) {
+        db.data = seedDatabase(seed);
+        await db.write();
+      } else {
+        db.data = checkDatabase(existing, storage.path);
+      }
+      const opened = await PetJournal.open(`${storage.path}.journal`, db.data.nextId);
+      journal = opened.journal;
+      const store = new LowPetStore(db, adapter, { path: storage.path, journal, lock, clock: options.clock ?? new SystemClock(), log: options.log ?? (() => undefined) });
+      const { pets } = opened.replayed;
+      if (pets.length > 0) {
+        for (const pet of pets) store.#add(pet);
+        db.data.nextId = pets.at(-1)!.id + 1;
+        // The journal stays the truth if the fold fails: the store serves from it and says it is failing.
+        await store.#foldJournal().catch((error: unknown) => store.#failed(error));
+      }
+      return store;
+    } catch (error) {
+      await journal?.close();
+      await lock.release();
+      throw error;
     }
-    if (storage.type !== 'file') return new LowPetStore(db, adapter, serializer);
-    const { journal, replayed } = await PetJournal.open(`${storage.path}.journal`, db.data.nextId);
-    const store = new LowPetStore(db, adapter, serializer, journal);
-    if (replayed.pets.length > 0) {
-      for (const pet of replayed.pets) store.#add(pet);
-      db.data.nextId = replayed.pets.at(-1)!.id + 1;
-      await store.#foldJournal();
-    }
-    return store;
   }
 
   async list({ limit, status, afterId = 0 }: ListQuery): Promise<ListResult> {
@@ -212,29 +264,34 @@ export class LowPetStore implements PetStore {
   }
 
   async create(input: Required<NewPet>): Promise<Pet> {
-    const data = this.#db.data;
-    const pet: Pet = { id: data.nextId, name: input.name, categoryId: input.categoryId, status: input.status };
-    data.nextId += 1;
-    this.#add(pet);
+    // The id is taken when the pet's line is about to be written, in journal order.
+    const build = (): Pet => ({ id: this.#db.data.nextId++, name: input.name, categoryId: input.categoryId, status: input.status });
+    if (!this.#file) {
+      const pet = build();
+      this.#add(pet);
+      return pet;
+    }
+    const { journal } = this.#file;
+    let pet: Pet;
     try {
-      if (this.#journal) {
-        await this.#journal.append(pet);
-        if (this.#journal.bytes >= CHECKPOINT_BYTES && !this.#checkpoint) {
-          // In the background: the pet is durable already, and a failed fold loses nothing.
-          this.#checkpoint = this.#foldJournal()
-            .catch(() => undefined)
-            .finally(() => (this.#checkpoint = null));
-        }
-      } else {
-        await this.#db.write();
-      }
+      // Visible to readers only once its line is on disk: nobody sees a pet a crash could take back.
+      pet = await journal.append(build, (durable) => this.#add(durable));
     } catch (error) {
-      // Not acknowledged, so not kept: the pet goes, its id stays used.
-      const index = data.pets.lastIndexOf(pet);
-      if (index >= 0) data.pets.splice(index, 1);
-      this.#byId.delete(pet.id);
-      this.#serializer.forget();
+      this.#failed(error);
       throw error;
+    }
+    this.#recovered();
+    if (journal.bytes >= this.#checkpointAt && !this.#checkpoint) {
+      // In the background: the pet is durable already, and a failed fold keeps the journal.
+      this.#checkpoint = this.#foldJournal()
+        .then(() => {
+          this.#checkpointAt = CHECKPOINT_BYTES;
+        })
+        .catch((error: unknown) => {
+          this.#checkpointAt = journal.bytes + CHECKPOINT_RETRY_BYTES;
+          this.#failed(error);
+        })
+        .finally(() => (this.#checkpoint = null));
     }
     return pet;
   }
@@ -243,7 +300,7 @@ export class LowPetStore implements PetStore {
     const seeded = seedDatabase(pets);
     this.#db.data = { nextId: Math.max(seeded.nextId, this.#db.data.nextId), pets: seeded.pets };
     this.#reindex();
-    if (this.#journal) await this.#foldJournal();
+    if (this.#file) await this.#foldJournal();
     else await this.#db.write();
   }
 
@@ -251,13 +308,34 @@ export class LowPetStore implements PetStore {
     return this.#db.data.pets.length;
   }
 
-  async close(): Promise<void> {
-    if (this.#journal) {
-      await this.#checkpoint;
-      await this.#foldJournal().catch(() => undefined);
-      await this.#journal.close();
+  async failure(): Promise<string | undefined> {
+    if (!this.#failing || !this.#file) return undefined;
+    const now = this.#file.clock.now();
+    if (now >= this.#nextProbeAt) {
+      this.#nextProbeAt = now + PROBE_INTERVAL_MS;
+      if (await this.#probe()) this.#recovered();
     }
+    return this.#failing?.reason;
+  }
+
+  /**
+   * Folds the journal into the snapshot and closes the files. When the snapshot cannot be written,
+   * the journal is left as it is (the next start replays it) and this rejects with the reason.
+   */
+  async close(): Promise<void> {
+    if (!this.#file) return;
+    const { journal, lock } = this.#file;
+    let failure: unknown;
+    try {
+      await this.#checkpoint;
+      await this.#foldJournal();
+    } catch (error) {
+      failure = error;
+    }
+    await journal.close();
     if (this.#adapter instanceof DurableJsonFile) await this.#adapter.flush();
+    await lock.release();
+    if (failure !== undefined) throw failure;
   }
 
   #add(pet: Pet): void {
@@ -267,7 +345,40 @@ export class LowPetStore implements PetStore {
 
   /** Writes the snapshot of everything in memory, then empties the journal (in the journal's queue). */
   #foldJournal(): Promise<void> {
-    return this.#journal!.checkpoint(() => this.#db.write());
+    return this.#file!.journal.checkpoint(() => this.#db.write());
+  }
+
+  /** Remembers a refusal of the disk for /healthz; anything else is not the disk's doing. */
+  #failed(error: unknown): void {
+    if (!(error instanceof StorageUnavailableError)) return;
+    if (this.#failing?.reason !== error.reason) this.#file!.log('error', `${error.message}; writes are refused with 503 until the disk takes them again`);
+    this.#failing = error;
+  }
+
+  #recovered(): void {
+    if (!this.#failing) return;
+    this.#file!.log('info', `storage takes writes again (after ${this.#failing.reason})`);
+    this.#failing = null;
+  }
+
+  /** Whether the data folder takes a durable write again: a page written, synced and removed. */
+  async #probe(): Promise<boolean> {
+    const path = join(dirname(this.#file!.path), `.${basename(this.#file!.path)}.probe`);
+    try {
+      const file = await openFile(path, 'w', 0o600);
+      try {
+        await file.write(Buffer.alloc(PROBE_BYTES));
+        await file.datasync();
+      } finally {
+        await file.close();
+      }
+      return true;
+    } catch (error) {
+      if (!isStorageFailure(error)) throw error;
+      return false;
+    } finally {
+      await unlink(path).catch(() => undefined);
+    }
   }
 
   #reindex(): void {

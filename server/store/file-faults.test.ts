@@ -1,0 +1,140 @@
+// The file store against real faults: a full disk (a 256 KiB tmpfs, root only; under CI these
+// run), a lock held by a live process or left by a dead one.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ManualClock } from '../clock.ts';
+import type { Pet } from '../types.ts';
+import { StorageUnavailableError } from './durable-json-file.ts';
+import { LowPetStore, readFileStore } from './pet-store.ts';
+import { StoreLockedError } from './store-lock.ts';
+
+const seed: Pet[] = [{ id: 1, name: 'A', categoryId: 1, status: 'available' }];
+const root = process.getuid?.() === 0;
+if (!root && process.env.CI === 'true') throw new Error('server/store/file-faults.test.ts mounts a tmpfs: under CI it must run as root');
+
+/** A 256 KiB tmpfs for `work`, unmounted afterwards whatever happens. */
+async function onSmallDisk(work: (dir: string, fill: () => () => void) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'full-'));
+  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', dir]);
+  const fill = () => {
+    const stats = statfsSync(dir);
+    writeFileSync(join(dir, 'filler'), Buffer.alloc(Number(stats.bavail) * Number(stats.bsize)));
+    return () => rmSync(join(dir, 'filler'));
+  };
+  try {
+    await work(dir, fill);
+  } finally {
+    execFileSync('umount', ['-l', dir]);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const create = (store: LowPetStore, name: string) => store.create({ name, categoryId: 1, status: 'available' });
+
+const full = suite('a full disk');
+const check = root ? full : full.skip;
+
+check('a create the disk refuses is a StorageUnavailableError, shows nothing and skips its id; failure() says why until the disk takes writes', async () => {
+  await onSmallDisk(async (dir, fill) => {
+    const clock = new ManualClock();
+    const store = await LowPetStore.open({ type: 'file', path: join(dir, 'db.json') }, seed, { clock });
+    const acknowledged = await create(store, 'before');
+    // Fill the disk, then use up the journal's last page.
+    const free = fill();
+    let refusal: unknown;
+    for (let i = 0; i < 200 && !refusal; i++) await create(store, `x${i}-${'y'.repeat(60)}`).catch((error) => (refusal = error));
+    assert.instance(refusal, StorageUnavailableError);
+    assert.is((refusal as StorageUnavailableError).errno, 'ENOSPC');
+    const count = await store.count();
+    const durable = readFileStore(join(dir, 'db.json'));
+    assert.is(count, durable.length, 'what is visible is exactly what is durable');
+    assert.match((await store.failure()) ?? '', /^storage: ENOSPC writing the journal/);
+    free();
+    assert.ok(await store.failure(), 'checked again only once a second of the clock has passed');
+    clock.advance(1000);
+    assert.is(await store.failure(), undefined, 'the probe found the disk writable again');
+    const after = await create(store, 'after');
+    assert.ok(after.id > durable.at(-1)!.id + 1, 'the refused id was skipped, not given to the next pet');
+    assert.equal(await store.get(acknowledged.id), acknowledged);
+    await store.close();
+  });
+});
+
+check('a close whose snapshot the disk refuses rejects and leaves the journal whole; the next start replays it', async () => {
+  await onSmallDisk(async (dir, fill) => {
+    const path = join(dir, 'db.json');
+    const store = await LowPetStore.open({ type: 'file', path }, seed);
+    const created: Pet[] = [];
+    for (let i = 0; i < 20; i++) created.push(await create(store, `p${i}`));
+    const journal = readFileSync(`${path}.journal`, 'utf8');
+    const free = fill();
+    try {
+      await store.close();
+      assert.unreachable('close() should have failed');
+    } catch (error) {
+      assert.instance(error, StorageUnavailableError);
+      assert.match((error as Error).message, /ENOSPC writing the snapshot/);
+    }
+    assert.is(readFileSync(`${path}.journal`, 'utf8'), journal, 'the journal is untouched');
+    assert.not.ok(existsSync(join(dir, '.db.json.tmp')), 'no half-written snapshot left holding space');
+    assert.not.ok(existsSync(`${path}.lock`), 'the lock was released');
+    free();
+    const again = await LowPetStore.open({ type: 'file', path }, seed);
+    for (const pet of created) assert.equal(await again.get(pet.id), pet);
+    await again.close();
+  });
+});
+
+full.run();
+
+const lock = suite('one process per file');
+const tempPath = () => join(mkdtempSync(join(tmpdir(), 'lock-')), 'db.json');
+
+lock('a second open of the same file is refused, naming the holder; after close it opens', async () => {
+  const path = tempPath();
+  const first = await LowPetStore.open({ type: 'file', path }, seed);
+  try {
+    await LowPetStore.open({ type: 'file', path }, seed);
+    assert.unreachable('the second open should be refused');
+  } catch (error) {
+    assert.instance(error, StoreLockedError);
+    assert.match((error as Error).message, new RegExp(`in use by process ${process.pid} on ${hostname()} \\(since \\d{4}-`));
+    assert.match((error as Error).message, /PostgreSQL/);
+  }
+  await first.close();
+  const second = await LowPetStore.open({ type: 'file', path }, seed);
+  await second.close();
+});
+
+lock('the stale lock of a dead process is taken over; a lock from another host is not', async () => {
+  const path = tempPath();
+  const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString();
+  writeFileSync(`${path}.lock`, JSON.stringify({ pid: Number(dead), hostname: hostname(), startedAt: new Date().toISOString(), token: 'dead' }));
+  const store = await LowPetStore.open({ type: 'file', path }, seed);
+  assert.is(JSON.parse(readFileSync(`${path}.lock`, 'utf8')).pid, process.pid);
+  await store.close();
+  writeFileSync(`${path}.lock`, JSON.stringify({ pid: Number(dead), hostname: 'elsewhere', startedAt: '2026-01-01T00:00:00.000Z', token: 'far' }));
+  try {
+    await LowPetStore.open({ type: 'file', path }, seed);
+    assert.unreachable('a lock from another host must not be taken');
+  } catch (error) {
+    assert.instance(error, StoreLockedError);
+    assert.match((error as Error).message, new RegExp(`process ${dead} on elsewhere`));
+  }
+});
+
+lock('of two opens racing for a stale lock, exactly one wins', async () => {
+  const path = tempPath();
+  writeFileSync(`${path}.lock`, JSON.stringify({ pid: 2 ** 22 + 1, hostname: hostname(), startedAt: new Date().toISOString(), token: 'dead' }));
+  const results = await Promise.allSettled([LowPetStore.open({ type: 'file', path }, seed), LowPetStore.open({ type: 'file', path }, seed)]);
+  const won = results.filter((r): r is PromiseFulfilledResult<LowPetStore> => r.status === 'fulfilled');
+  assert.is(won.length, 1);
+  assert.instance((results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason, StoreLockedError);
+  await won[0]!.value.close();
+});
+
+lock.run();
