@@ -213,7 +213,8 @@ export const BEHAVIOUR_FAULTS: readonly Fault[] = [
     caughtBy: 'list.next-link',
     response: (res) => {
       const link = res.headers.link;
-      return link ? { ...res, headers: { ...res.headers, link: link.replace(/([?&])cursor=[^&>]*&?/, '$1') } } : res;
+      // Whatever says where the next page starts (a cursor, a page, an offset) is taken out.
+      return link ? { ...res, headers: { ...res.headers, link: link.replace(/([?&])(cursor|page|offset|after)=[^&>]*&?/g, '$1') } } : res;
     },
   },
   {

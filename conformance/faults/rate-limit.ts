@@ -16,6 +16,8 @@ function isRefusal(status: number): boolean {
  * implementation's clock, which tests move).
  */
 function announcesBan(res: ProxyResponse): boolean {
+  // A 403 among the refusals is a ban whatever it says (the second implementation's choice).
+  if (res.status === 403) return true;
   const retry = parseRetryAfter(res.headers['retry-after'], Date.now());
   if (retry.form === 'delay-seconds') return retry.seconds > 90;
   const reset = num(res, 'x-ratelimit-reset');
