@@ -20,7 +20,7 @@ const DATA = 'Data';
 const LIMITS = 'Rate limits';
 
 /** Options whose key is a ServerOptions path take their default from the options schema. */
-const SCHEMA_BACKED = ['port', 'host', 'maxBodyBytes', 'headersTimeoutMs', 'requestTimeoutMs'];
+const SCHEMA_BACKED = ['port', 'host', 'maxBodyBytes', 'headersTimeoutMs', 'requestTimeoutMs', 'storageTimeoutMs'];
 const schemaDefault = (spec: OptionSpec): OptionSpec => {
   if (!SCHEMA_BACKED.includes(spec.key) && !spec.key.startsWith('rateLimit.')) return spec;
   const value = optionDefault(spec.key);
@@ -43,6 +43,7 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = ([
   { key: 'specPath', flag: 'spec', env: 'SPEC', type: 'string', value: '<file>', defaultText: "the kit's spec/openapi.yaml", help: 'The OpenAPI description whose validation, plans and sunset the server enforces.', group: DATA },
   { key: 'dbFile', flag: 'db-file', env: 'DB_FILE', type: 'string', value: '<path>', default: DEFAULT_DB_FILE, help: 'JSON database file, created and seeded if missing.', group: DATA },
   { key: 'database', flag: 'database', env: 'DATABASE_URL', type: 'string', value: '<url>', secret: true, help: 'Keep pets in PostgreSQL (postgres://user:password@host:5432/db, ?schema= picks the schema), shared by every instance started with the same URL. The schema is created and seeded if missing.', group: DATA },
+  { key: 'storageTimeoutMs', flag: 'storage-timeout', env: 'STORAGE_TIMEOUT_MS', type: 'integer', value: '<ms>', help: "Longest a read or write of the store may take (PostgreSQL: statement_timeout and the wait for a connection), and /healthz's bound; then 503 storage_unavailable with Retry-After.", group: DATA },
   { key: 'memory', flag: 'memory', env: 'MEMORY', type: 'boolean', default: false, help: 'Keep pets in memory only (nothing is written).', group: DATA },
   { key: 'seedFile', flag: 'seed', env: 'SEED_FILE', type: 'string', value: '<file>', defaultText: 'fixtures/pets.json', help: 'JSON array of pets a new store starts with.', group: DATA },
   { key: 'apiKeysFile', flag: 'api-keys', env: 'API_KEYS_FILE', type: 'string', value: '<file>', defaultText: 'fixtures/api-keys.json', help: 'JSON array of { key, plan, limits? }: your own keys and their plans.', group: DATA },
@@ -110,6 +111,7 @@ export function parseServeCommand(argv: string[], env: NodeJS.ProcessEnv = proce
     maxBodyBytes: values.maxBodyBytes,
     headersTimeoutMs: values.headersTimeoutMs,
     requestTimeoutMs: values.requestTimeoutMs,
+    storageTimeoutMs: values.storageTimeoutMs,
     storage: values.memory ? { type: 'memory' } : values.database ? { type: 'postgres', url: String(values.database) } : { type: 'file', path: resolve(String(values.dbFile)) },
   };
   for (const spec of SERVE_OPTIONS) {

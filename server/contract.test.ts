@@ -9,6 +9,7 @@ import { parse, stringify } from 'yaml';
 import { ManualClock } from './clock.ts';
 import { DEFAULT_SPEC_PATH, loadContract } from './contract.ts';
 import { ERRORS } from './errors.ts';
+import { DatabaseUnavailableError } from './store/database-errors.ts';
 import { createServer } from './server.ts';
 import { FREE, send, testServer } from './test/helpers.ts';
 
@@ -163,6 +164,14 @@ const SITUATIONS: Record<string, () => Promise<unknown>> = {
   'TooManyRequests.keyBanned': () => bannedAfter(FREE, 60),
   'TooManyRequests.address': () => refusedAfter('Bearer unknown-key', 30, 18_000),
   'TooManyRequests.addressBlocked': () => bannedAfter('Bearer unknown-key', 30),
+  StorageUnavailable: async () => {
+    const server = await testServer();
+    server.app.store.list = () => Promise.reject(new DatabaseUnavailableError('postgres://db/pets', 'Connection terminated unexpectedly'));
+    const res = await send(server, { method: 'GET', url: '/v1/pets' });
+    assert.is(res.headers['retry-after'], '2');
+    assert.ok(res.headers['x-ratelimit-remaining'] !== undefined, 'the rate-limit headers are sent with it');
+    return res.body;
+  },
   UnexpectedError: async () => {
     const server = await testServer();
     server.route({ method: 'GET', path: '/v1/explode', handler: () => Promise.reject(new Error('secret internals')) });

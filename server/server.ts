@@ -59,7 +59,7 @@ export async function createServer(input: ServerOptions = {}): Promise<Server> {
   const contract = await loadContract(options.specPath);
   const keys = new KeyRing(options.apiKeys ?? fixtureApiKeys(), contract.plans);
   const seedPets = checkSeedPets(options.seedPets ?? fixturePets(), contract);
-  const store = await openPetStore(options.storage, seedPets);
+  const store = await openPetStore(options.storage, seedPets, { timeoutMs: options.storageTimeoutMs });
 
   try {
     const { listener, takeOverErrors } = createListener(options);
@@ -105,7 +105,7 @@ export async function createServer(input: ServerOptions = {}): Promise<Server> {
       await server.register({ plugin: faultsPlugin, options: { keys, maxDelayMs: MAX_FAULT_DELAY_MS, ...(options.adminToken ? { adminStrategy: ADMIN_STRATEGY } : {}) } });
     }
     await server.register({ plugin: petRoutes, options: { service: new PetService(store), contract } });
-    await server.register({ plugin: discoveryPlugin, options: { contract, store } });
+    await server.register({ plugin: discoveryPlugin, options: { contract, store, probeTimeoutMs: options.storageTimeoutMs } });
     return server;
   } catch (error) {
     await store.close();

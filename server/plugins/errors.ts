@@ -1,5 +1,5 @@
 import type { Lifecycle, Plugin, Request, ResponseToolkit } from '@hapi/hapi';
-import { apiError, errorBody, namedCode, type ErrorBody, type ErrorCode } from '../errors.ts';
+import { apiError, errorBody, namedCode, storageUnavailable, type ErrorBody, type ErrorCode } from '../errors.ts';
 
 /**
  * The route `failAction` for validation: a 400 with `code` and the validator's message, which names
@@ -37,14 +37,16 @@ export const errorsPlugin: Plugin<void> = {
       const response = request.response;
       if (!('isBoom' in response) || !response.isBoom) return h.continue;
       const named = namedCode(response) !== undefined;
-      if (response.output.statusCode >= 500 && !named) request.log(['error'], response);
-      // A store that stops answering is the service being unavailable, not a bug: 503, retry soon.
-      const unavailable = !named && UNAVAILABLE.has(String((response as { code?: unknown }).code));
+      // A store that stops answering is the service being unavailable for a moment, not a bug: 503
+      // with Retry-After. The store's reason (which names the database) goes to the log only.
+      const unavailable = !named && UNAVAILABLE.has(String((response as { code?: unknown }).code)) ? storageUnavailable() : undefined;
+      if (unavailable) request.log(['warn', 'storage'], response.message);
+      else if (response.output.statusCode >= 500 && !named) request.log(['error'], response);
       if (response.output.statusCode === 404 && !named) {
         response.message = `No route for ${request.method.toUpperCase()} ${request.path}.`;
       }
-      const body: ErrorBody = unavailable ? { code: 'service_unavailable', message: 'The store does not answer; retry in a moment.', status: 503 } : errorBody(response);
-      if (unavailable) response.output.headers['retry-after'] = '1';
+      const body: ErrorBody = errorBody(unavailable ?? response);
+      if (unavailable) Object.assign(response.output.headers, unavailable.output.headers);
       response.output.statusCode = body.status;
       response.output.payload = body as unknown as typeof response.output.payload;
       return h.continue;
