@@ -200,7 +200,7 @@ create('names in any script, with spaces and punctuation, are accepted as sent',
 create('a name with a control character is refused, and the message says why', async () => {
   const server = await testServer();
   const res = await send(server, { method: 'POST', url: '/v1/pets', payload: { name: 'Rex\u0000', categoryId: 1 } });
-  assert.equal(res.body, { code: 'invalid_body', message: '"name" must contain a non-blank character and no control characters', status: 400 });
+  assert.equal(res.body, { code: 'invalid_body', message: '"name" must contain a non-blank character and no control characters or unpaired surrogates', status: 400 });
 });
 
 create('a store that stops answering is 503 storage_unavailable with Retry-After, not a 500', async () => {
