@@ -9,7 +9,7 @@ import { stopWithParent } from '../lib/processes.ts';
 import { readJsonFile } from './fixtures.ts';
 import { DEFAULT_LOG_LEVEL, InvalidOptionsError, LOG_LEVELS, optionDefault, type ServerOptions } from './options.ts';
 import { createServer } from './server.ts';
-import { announceWorker, isWorker, runPrimary, workersRefusal } from './workers.ts';
+import { RESTART_POLICY, announceWorker, isWorker, runPrimary, workersRefusal } from './workers.ts';
 import type { ApiKeyRecord } from './keys.ts';
 import type { Pet } from './types.ts';
 
@@ -36,6 +36,7 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = ([
   { key: 'noCors', flag: 'no-cors', env: 'NO_CORS', type: 'boolean', default: false, help: 'Turn CORS off (it is on for any origin, exposing the rate-limit, Link, Location and deprecation headers).', group: SERVER },
   { key: 'maxBodyBytes', flag: 'max-body-bytes', env: 'MAX_BODY_BYTES', type: 'integer', value: '<n>', help: 'Largest request body accepted; larger ones get 413.', group: SERVER },
   { key: 'workers', flag: 'workers', env: 'WORKERS', type: 'integer', value: '<n>', default: 1, min: 1, max: 64, help: 'Run n server processes on one port (node:cluster); needs --database and --redis, so that they share pets and limits.', group: SERVER },
+  { key: 'workerCrashLimit', flag: 'worker-crash-limit', env: 'WORKER_CRASH_LIMIT', type: 'integer', value: '<n>', default: RESTART_POLICY.maxCrashes, min: 1, max: 1000, help: 'With --workers: a crashed worker is restarted after 0.1 s, doubling to 5 s while they keep crashing; at n crashes within a minute the primary stops every worker and exits 1.', group: SERVER },
   { key: 'headersTimeoutMs', flag: 'headers-timeout', env: 'HEADERS_TIMEOUT_MS', type: 'integer', value: '<ms>', help: "Longest time to receive a request's headers; then 408 and the connection closes.", group: SERVER },
   { key: 'requestTimeoutMs', flag: 'request-timeout', env: 'REQUEST_TIMEOUT_MS', type: 'integer', value: '<ms>', help: 'Longest time to receive a whole request, body included; then 408 and the connection closes.', group: SERVER },
   { key: 'faults', flag: 'faults', env: 'FAULTS', type: 'boolean', default: false, help: 'Fault injection for client testing: a request may ask for "Prefer: code=429", "code=503" or "delay=<ms>", and the admin API schedules faults for a key.', group: SERVER },
@@ -90,6 +91,8 @@ function flagOf(path: readonly (string | number)[]): string | undefined {
 export interface ServeCommand {
   options: ServerOptions;
   workers: number;
+  /** Crashed workers within a minute at which the primary gives up. */
+  workerCrashLimit: number;
 }
 
 export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): ServerOptions | 'help' {
@@ -129,7 +132,7 @@ export function parseServeCommand(argv: string[], env: NodeJS.ProcessEnv = proce
   const workers = Number(values.workers);
   const refusal = workersRefusal(workers, options as ServerOptions);
   if (refusal) throw new InvalidOptionsError(refusal, ['workers']);
-  return { options: options as ServerOptions, workers };
+  return { options: options as ServerOptions, workers, workerCrashLimit: Number(values.workerCrashLimit) };
 }
 
 /** A URL without its password, for the banner. */
@@ -164,7 +167,9 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(HELP);
     return 0;
   }
-  if (command.workers > 1 && !isWorker()) return runPrimary(command.workers, (text) => process.stdout.write(text));
+  if (command.workers > 1 && !isWorker()) {
+    return runPrimary(command.workers, (text) => process.stdout.write(text), { ...RESTART_POLICY, maxCrashes: command.workerCrashLimit });
+  }
   const { options } = command;
 
   let server;

@@ -116,7 +116,7 @@ const COLUMNS: [keyof Tally, string][] = [
   ['sent', 'sent'],
   ['acknowledged', 'acknowledged'],
   ['refused', '503+Retry-After'],
-  ['failed', 'reset'],
+  ['failed', 'connection error'],
   ['hung', 'hung'],
   ['lost', 'lost'],
   ['duplicated', 'duplicated'],
