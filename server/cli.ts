@@ -10,7 +10,7 @@ import { readJsonFile } from './fixtures.ts';
 import { DEFAULT_LOG_LEVEL, InvalidOptionsError, LOG_LEVELS, optionDefault, type ServerOptions } from './options.ts';
 import { FORWARDING_HEADERS } from './rate-limit/client-ip.ts';
 import { createServer } from './server.ts';
-import { announceWorker, isWorker, runPrimary, workersRefusal } from './workers.ts';
+import { RESTART_POLICY, announceWorker, isWorker, runPrimary, workersRefusal } from './workers.ts';
 import type { ApiKeyRecord } from './keys.ts';
 import type { Pet } from './types.ts';
 
@@ -21,7 +21,7 @@ const DATA = 'Data';
 const LIMITS = 'Rate limits';
 
 /** Options whose key is a ServerOptions path take their default from the options schema. */
-const SCHEMA_BACKED = ['port', 'host', 'maxBodyBytes', 'headersTimeoutMs', 'requestTimeoutMs', 'trustProxyHeader'];
+const SCHEMA_BACKED = ['port', 'host', 'maxBodyBytes', 'headersTimeoutMs', 'requestTimeoutMs', 'storageTimeoutMs', 'trustProxyHeader'];
 const schemaDefault = (spec: OptionSpec): OptionSpec => {
   if (!SCHEMA_BACKED.includes(spec.key) && !spec.key.startsWith('rateLimit.')) return spec;
   const value = optionDefault(spec.key);
@@ -37,6 +37,7 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = ([
   { key: 'noCors', flag: 'no-cors', env: 'NO_CORS', type: 'boolean', default: false, help: 'Turn CORS off (it is on for any origin, exposing the rate-limit, Link, Location and deprecation headers).', group: SERVER },
   { key: 'maxBodyBytes', flag: 'max-body-bytes', env: 'MAX_BODY_BYTES', type: 'integer', value: '<n>', help: 'Largest request body accepted; larger ones get 413.', group: SERVER },
   { key: 'workers', flag: 'workers', env: 'WORKERS', type: 'integer', value: '<n>', default: 1, min: 1, max: 64, help: 'Run n server processes on one port (node:cluster); needs --database and --redis, so that they share pets and limits.', group: SERVER },
+  { key: 'workerCrashLimit', flag: 'worker-crash-limit', env: 'WORKER_CRASH_LIMIT', type: 'integer', value: '<n>', default: RESTART_POLICY.maxCrashes, min: 1, max: 1000, help: 'With --workers: a crashed worker is restarted after 0.1 s, doubling to 5 s while they keep crashing; at n crashes within a minute the primary stops every worker and exits 1.', group: SERVER },
   { key: 'headersTimeoutMs', flag: 'headers-timeout', env: 'HEADERS_TIMEOUT_MS', type: 'integer', value: '<ms>', help: "Longest time to receive a request's headers; then 408 and the connection closes.", group: SERVER },
   { key: 'requestTimeoutMs', flag: 'request-timeout', env: 'REQUEST_TIMEOUT_MS', type: 'integer', value: '<ms>', help: 'Longest time to receive a whole request, body included; then 408 and the connection closes.', group: SERVER },
   { key: 'faults', flag: 'faults', env: 'FAULTS', type: 'boolean', default: false, help: 'Fault injection for client testing: a request may ask for "Prefer: code=429", "code=503" or "delay=<ms>", and the admin API schedules faults for a key.', group: SERVER },
@@ -44,6 +45,7 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = ([
   { key: 'specPath', flag: 'spec', env: 'SPEC', type: 'string', value: '<file>', defaultText: "the kit's spec/openapi.yaml", help: 'The OpenAPI description whose validation, plans and sunset the server enforces.', group: DATA },
   { key: 'dbFile', flag: 'db-file', env: 'DB_FILE', type: 'string', value: '<path>', default: DEFAULT_DB_FILE, help: 'JSON database file, created and seeded if missing.', group: DATA },
   { key: 'database', flag: 'database', env: 'DATABASE_URL', type: 'string', value: '<url>', secret: true, help: 'Keep pets in PostgreSQL (postgres://user:password@host:5432/db, ?schema= picks the schema), shared by every instance started with the same URL. The schema is created and seeded if missing.', group: DATA },
+  { key: 'storageTimeoutMs', flag: 'storage-timeout', env: 'STORAGE_TIMEOUT_MS', type: 'integer', value: '<ms>', help: "Longest a read or write of the store may take (PostgreSQL: statement_timeout and the wait for a connection), and /healthz's bound; then 503 storage_unavailable with Retry-After.", group: DATA },
   { key: 'memory', flag: 'memory', env: 'MEMORY', type: 'boolean', default: false, help: 'Keep pets in memory only (nothing is written).', group: DATA },
   { key: 'seedFile', flag: 'seed', env: 'SEED_FILE', type: 'string', value: '<file>', defaultText: 'fixtures/pets.json', help: 'JSON array of pets a new store starts with.', group: DATA },
   { key: 'apiKeysFile', flag: 'api-keys', env: 'API_KEYS_FILE', type: 'string', value: '<file>', defaultText: 'fixtures/api-keys.json', help: 'JSON array of { key, plan, limits? }: your own keys and their plans.', group: DATA },
@@ -91,6 +93,8 @@ function flagOf(path: readonly (string | number)[]): string | undefined {
 export interface ServeCommand {
   options: ServerOptions;
   workers: number;
+  /** Crashed workers within a minute at which the primary gives up. */
+  workerCrashLimit: number;
 }
 
 export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): ServerOptions | 'help' {
@@ -112,6 +116,7 @@ export function parseServeCommand(argv: string[], env: NodeJS.ProcessEnv = proce
     maxBodyBytes: values.maxBodyBytes,
     headersTimeoutMs: values.headersTimeoutMs,
     requestTimeoutMs: values.requestTimeoutMs,
+    storageTimeoutMs: values.storageTimeoutMs,
     storage: values.memory ? { type: 'memory' } : values.database ? { type: 'postgres', url: String(values.database) } : { type: 'file', path: resolve(String(values.dbFile)) },
   };
   for (const spec of SERVE_OPTIONS) {
@@ -129,7 +134,7 @@ export function parseServeCommand(argv: string[], env: NodeJS.ProcessEnv = proce
   const workers = Number(values.workers);
   const refusal = workersRefusal(workers, options as ServerOptions);
   if (refusal) throw new InvalidOptionsError(refusal, ['workers']);
-  return { options: options as ServerOptions, workers };
+  return { options: options as ServerOptions, workers, workerCrashLimit: Number(values.workerCrashLimit) };
 }
 
 /** A URL without its password, for the banner. */
@@ -164,7 +169,9 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(HELP);
     return 0;
   }
-  if (command.workers > 1 && !isWorker()) return runPrimary(command.workers, (text) => process.stdout.write(text));
+  if (command.workers > 1 && !isWorker()) {
+    return runPrimary(command.workers, (text) => process.stdout.write(text), { ...RESTART_POLICY, maxCrashes: command.workerCrashLimit });
+  }
   const { options } = command;
 
   let server;

@@ -9,8 +9,8 @@ import { parse, stringify } from 'yaml';
 import { ManualClock } from './clock.ts';
 import { DEFAULT_SPEC_PATH, loadContract } from './contract.ts';
 import { ERRORS } from './errors.ts';
+import { DatabaseUnavailableError } from './store/database-errors.ts';
 import { createServer } from './server.ts';
-import { StorageUnavailableError } from './store/durable-json-file.ts';
 import { FREE, send, testServer } from './test/helpers.ts';
 
 const reading = suite('reading the contract');
@@ -165,14 +165,12 @@ const SITUATIONS: Record<string, () => Promise<unknown>> = {
   'TooManyRequests.address': () => refusedAfter('Bearer unknown-key', 30, 18_000),
   'TooManyRequests.addressBlocked': () => bannedAfter('Bearer unknown-key', 30),
   StorageUnavailable: async () => {
-    // The error the file store raises when the disk refuses the journal (its real faults are in server/store and server/chaos).
     const server = await testServer();
-    const full = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
-    server.app.store.create = () => Promise.reject(new StorageUnavailableError('/data/db.json.journal', 'writing the journal', full));
-    const refused = await send(server, { method: 'POST', url: '/v1/pets', payload: { name: 'Mochi', categoryId: 2 } });
-    const documented = parse(readFileSync(DEFAULT_SPEC_PATH, 'utf8')).components.responses.StorageUnavailable.headers['Retry-After'].example;
-    assert.is(refused.headers['retry-after'], documented);
-    return refused.body;
+    server.app.store.list = () => Promise.reject(new DatabaseUnavailableError('postgres://db/pets', 'Connection terminated unexpectedly'));
+    const res = await send(server, { method: 'GET', url: '/v1/pets' });
+    assert.is(res.headers['retry-after'], '2');
+    assert.ok(res.headers['x-ratelimit-remaining'] !== undefined, 'the rate-limit headers are sent with it');
+    return res.body;
   },
   UnexpectedError: async () => {
     const server = await testServer();

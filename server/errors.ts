@@ -29,10 +29,21 @@ export const ERRORS = {
   headers_too_large: { status: 431, when: 'the request headers are larger than the server accepts (16 KiB)' },
   internal_error: { status: 500, when: 'an unexpected failure (details are logged, never sent)' },
   service_unavailable: { status: 503, when: 'the server cannot serve the request now' },
-  storage_unavailable: { status: 503, when: 'the disk refused to make a create durable (full, read-only, failing); nothing was created, `Retry-After` says when to try again' },
+  storage_unavailable: { status: 503, when: 'the store cannot take or serve the request now: the disk refused to make a create durable (full, read-only, failing; nothing was created), or the database connection was lost or a query passed its time bound; `Retry-After` says when to retry' },
 } as const satisfies Record<string, { status: number; when: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;
+
+/**
+ * Seconds a client is told to wait after `storage_unavailable`: a lost connection is replaced at the
+ * next request, and a database restart or failover takes a few seconds.
+ */
+export const STORAGE_RETRY_AFTER_SECONDS = 2;
+
+/** The 503 of a store that cannot answer now: a retry soon may succeed, and says nothing about the request. */
+export function storageUnavailable(message = `The store is unavailable; retry after ${STORAGE_RETRY_AFTER_SECONDS} seconds.`, headers: Record<string, string> = {}): Boom.Boom {
+  return apiError('storage_unavailable', message, { 'retry-after': String(STORAGE_RETRY_AFTER_SECONDS), ...headers });
+}
 
 /** The code of an error that did not name one: Hapi's own errors. Anything else is 400 or 500. */
 const FALLBACK: Readonly<Record<number, ErrorCode>> = {

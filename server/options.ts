@@ -68,6 +68,11 @@ export interface ServerOptions {
   headersTimeoutMs?: number;
   /** Longest time to receive a whole request, body included; then 408 and close. Default 10000. */
   requestTimeoutMs?: number;
+  /**
+   * Longest a store read or write may take before the request is answered 503 storage_unavailable
+   * (PostgreSQL: its statement_timeout and the wait for a connection), and /healthz's bound. Default 5000.
+   */
+  storageTimeoutMs?: number;
   /** Plan limits, bans and the per-address limit. Default: on. */
   rateLimit?: RateLimitOptions;
   /** Share rate-limit state through this Redis (redis://...). Default: none, per-instance memory. */
@@ -147,6 +152,7 @@ const serverOptionsSchema = Joi.object<ServerOptions>({
     .default(16 * 1024),
   headersTimeoutMs: Joi.number().integer().min(100).default(10_000),
   requestTimeoutMs: Joi.number().integer().min(Joi.ref('headersTimeoutMs')).default(10_000),
+  storageTimeoutMs: Joi.number().integer().min(100).max(600_000).default(5_000),
   rateLimit: rateLimitSchema,
   redisUrl: Joi.string().uri({ scheme: ['redis', 'rediss'] }),
   adminToken: Joi.string().min(8),
@@ -165,7 +171,7 @@ export type ResolvedRateLimitOptions = Required<Omit<RateLimitOptions, 'ban' | '
 };
 
 export type ResolvedOptions = Omit<ServerOptions, 'rateLimit' | 'logger'> &
-  Required<Pick<ServerOptions, 'host' | 'port' | 'specPath' | 'storage' | 'cors' | 'maxBodyBytes' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'trustProxy' | 'trustProxyHeader' | 'faults'>> & {
+  Required<Pick<ServerOptions, 'host' | 'port' | 'specPath' | 'storage' | 'cors' | 'maxBodyBytes' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'storageTimeoutMs' | 'trustProxy' | 'trustProxyHeader' | 'faults'>> & {
     rateLimit: ResolvedRateLimitOptions;
     logger: false | { level: string; stream?: NodeJS.WritableStream };
   };

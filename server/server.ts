@@ -62,7 +62,7 @@ export async function createServer(input: ServerOptions = {}): Promise<Server> {
   // The store may have something to say before the server (and its log) exists: kept until then.
   const early: Array<[string, string]> = [];
   let log = (level: string, message: string): void => void early.push([level, message]);
-  const store = await openPetStore(options.storage, seedPets, { clock, log: (level, message) => log(level, message) });
+  const store = await openPetStore(options.storage, seedPets, { clock, log: (level, message) => log(level, message), timeoutMs: options.storageTimeoutMs });
 
   try {
     const { listener, takeOverErrors } = createListener(options);
@@ -120,7 +120,7 @@ export async function createServer(input: ServerOptions = {}): Promise<Server> {
       await server.register({ plugin: faultsPlugin, options: { keys, maxDelayMs: MAX_FAULT_DELAY_MS, ...(options.adminToken ? { adminStrategy: ADMIN_STRATEGY } : {}) } });
     }
     await server.register({ plugin: petRoutes, options: { service: new PetService(store), contract } });
-    await server.register({ plugin: discoveryPlugin, options: { contract, store } });
+    await server.register({ plugin: discoveryPlugin, options: { contract, store, probeTimeoutMs: options.storageTimeoutMs } });
     for (const [level, message] of early) log(level, message);
     server.ext('onPostStop', () => {
       if (closeFailure !== undefined) throw closeFailure;

@@ -1,8 +1,15 @@
 // `adoption-kit serve --workers <n>`: n server processes on one port (node:cluster), for machines with
 // more cores than one process can use. They are one server only if they share their state, so the
 // command requires the PostgreSQL store and Redis. The primary process serves nothing: it starts the
-// workers, prints the banner once they all listen, replaces a worker that dies (at most a few times a
-// minute), and on SIGTERM or SIGINT stops them all, each finishing its in-flight requests.
+// workers, prints the banner once they all listen, restarts a worker that dies (after a backoff that
+// grows while they keep dying), gives up with exit 1 when they die too often for a restart to help,
+// and on SIGTERM or SIGINT stops them all, each finishing its in-flight requests.
+//
+// Connections are accepted by the workers themselves (SCHED_NONE), never by the primary: with
+// node's round-robin the primary accepts each connection and hands it to a worker, and a worker
+// killed between the handoff and its acknowledgement leaves the primary holding the connection open
+// forever, so its client hangs. A connection owned by a worker dies with it, and its client gets a
+// reset at once.
 import cluster, { type Worker } from 'node:cluster';
 import { stopWithParent } from '../lib/processes.ts';
 import type { ServerOptions } from './options.ts';
@@ -22,22 +29,75 @@ export interface WorkerReady {
 
 const isReady = (message: unknown): message is WorkerReady => (message as WorkerReady | null)?.type === 'listening';
 
-/** How many replacements a minute before the primary gives up (a worker that cannot start). */
-const MAX_RESTARTS_PER_MINUTE = 5;
+export interface RestartPolicy {
+  /** Wait before restarting the first crashed worker of a streak; it doubles with each crash after. */
+  firstDelayMs: number;
+  /** Longest wait before a restart. */
+  maxDelayMs: number;
+  /** A worker that stayed up this long ends the streak: the next crash waits firstDelayMs again. */
+  stableMs: number;
+  /** The primary gives up at this many crashes within windowMs. */
+  maxCrashes: number;
+  windowMs: number;
+}
 
-/** Runs the primary; resolves with the exit code once every worker is gone after a stop signal. */
-export function runPrimary(workers: number, write: (text: string) => void): Promise<number> {
+export const RESTART_POLICY: RestartPolicy = { firstDelayMs: 100, maxDelayMs: 5_000, stableMs: 30_000, maxCrashes: 10, windowMs: 60_000 };
+
+export type RestartDecision = { giveUp: false; delayMs: number; crashes: number } | { giveUp: true; crashes: number };
+
+/** When to restart a crashed worker, or that restarting no longer helps. Pure: time is passed in. */
+export class RestartBackoff {
+  readonly #policy: RestartPolicy;
+  #streak = 0;
+  #crashes: number[] = [];
+
+  constructor(policy: RestartPolicy) {
+    this.#policy = policy;
+  }
+
+  /** A worker that had been up `upMs` crashed at `now`. */
+  crashed(now: number, upMs: number): RestartDecision {
+    const { firstDelayMs, maxDelayMs, stableMs, maxCrashes, windowMs } = this.#policy;
+    this.#crashes = [...this.#crashes.filter((at) => at > now - windowMs), now];
+    const crashes = this.#crashes.length;
+    if (crashes >= maxCrashes) return { giveUp: true, crashes };
+    if (upMs >= stableMs) this.#streak = 0;
+    const delayMs = Math.min(firstDelayMs * 2 ** this.#streak, maxDelayMs);
+    this.#streak++;
+    return { giveUp: false, delayMs, crashes };
+  }
+}
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+/**
+ * Runs the primary; resolves with the exit code once every worker is gone: 0 after a stop signal,
+ * 1 when it gave up on workers that kept crashing (so that a supervisor restarts the whole server)
+ * or when a worker failed while stopping.
+ */
+export function runPrimary(workers: number, write: (text: string) => void, policy: RestartPolicy = RESTART_POLICY): Promise<number> {
+  // Read by the first fork only.
+  cluster.schedulingPolicy = cluster.SCHED_NONE;
   return new Promise((done) => {
     let stopping = false;
+    let exitCode = 0;
     let announced = false;
     const ready = new Set<number>();
-    const restarts: number[] = [];
+    const startedAt = new Map<number, number>();
+    const restarts = new Set<NodeJS.Timeout>();
+    const backoff = new RestartBackoff(policy);
+    const alive = () => Object.keys(cluster.workers ?? {}).length;
+    const finishIfEmpty = () => {
+      if (alive() === 0) done(exitCode);
+    };
 
     const fork = (): Worker => {
       const worker = cluster.fork();
+      startedAt.set(worker.id, Date.now());
       worker.on('message', (message: unknown) => {
         if (!isReady(message)) return;
         ready.add(worker.id);
+        if (announced) write(`worker ${worker.process.pid} listening (restarted)\n`);
         if (!announced && ready.size >= workers) {
           announced = true;
           write(`${message.banner}  workers: ${workers} processes on one port (node:cluster), primary ${process.pid}\n`);
@@ -46,31 +106,44 @@ export function runPrimary(workers: number, write: (text: string) => void): Prom
       return worker;
     };
 
+    const stopAll = () => {
+      stopping = true;
+      for (const timer of restarts) clearTimeout(timer);
+      restarts.clear();
+      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
+      finishIfEmpty();
+    };
+
     cluster.on('exit', (worker, code, signal) => {
       ready.delete(worker.id);
+      const upMs = Date.now() - (startedAt.get(worker.id) ?? Date.now());
+      startedAt.delete(worker.id);
+      const how = signal ?? `code ${code}`;
       if (stopping) {
-        if (Object.keys(cluster.workers ?? {}).length === 0) done(0);
+        // A worker still starting when asked to stop dies of the SIGTERM itself; that is a stop too.
+        if (code !== 0 && signal !== 'SIGTERM') exitCode = 1;
+        finishIfEmpty();
         return;
       }
-      const now = Date.now();
-      restarts.push(now);
-      while (restarts[0]! < now - 60_000) restarts.shift();
-      if (restarts.length > MAX_RESTARTS_PER_MINUTE) {
-        write(`worker ${worker.process.pid} exited (${signal ?? `code ${code}`}); ${restarts.length} workers died within a minute, stopping\n`);
-        stopping = true;
-        for (const other of Object.values(cluster.workers ?? {})) other?.process.kill('SIGTERM');
-        if (Object.keys(cluster.workers ?? {}).length === 0) done(1);
+      const decision = backoff.crashed(Date.now(), upMs);
+      if (decision.giveUp) {
+        write(`worker ${worker.process.pid} exited (${how}) after ${seconds(upMs)}; ${decision.crashes} crashes within ${seconds(policy.windowMs)}: giving up, stopping every worker, exit 1\n`);
+        exitCode = 1;
+        stopAll();
         return;
       }
-      write(`worker ${worker.process.pid} exited (${signal ?? `code ${code}`}); starting another\n`);
-      fork();
+      write(`worker ${worker.process.pid} exited (${how}) after ${seconds(upMs)}; restarting it in ${seconds(decision.delayMs)} (crash ${decision.crashes} of ${policy.maxCrashes} allowed within ${seconds(policy.windowMs)})\n`);
+      const timer = setTimeout(() => {
+        restarts.delete(timer);
+        if (!stopping) fork();
+      }, decision.delayMs);
+      restarts.add(timer);
     });
 
     const stop = (signal: NodeJS.Signals) => {
       if (stopping) return;
-      stopping = true;
-      write(`${signal} received: stopping ${Object.keys(cluster.workers ?? {}).length} workers\n`);
-      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
+      write(`${signal} received: stopping ${alive()} workers\n`);
+      stopAll();
     };
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));

@@ -58,7 +58,19 @@ inject('/healthz says 503 with the reason when the store does not answer', async
   server.app.store.count = () => Promise.reject(new Error('connection refused'));
   const res = await server.inject({ url: '/healthz' });
   assert.is(res.statusCode, 503);
-  assert.equal(JSON.parse(res.payload), { code: 'service_unavailable', message: 'The store does not answer: connection refused', status: 503 });
+  assert.is(res.headers['retry-after'], '2');
+  assert.equal(JSON.parse(res.payload), { code: 'storage_unavailable', message: 'The store does not answer: connection refused', status: 503 });
+});
+
+inject('/healthz says 503 when the store does not answer within --storage-timeout, and 200 once it does', async () => {
+  const server = await createServer({ port: 0, storageTimeoutMs: 100 });
+  const count = server.app.store.count.bind(server.app.store);
+  server.app.store.count = () => new Promise(() => undefined);
+  const res = await server.inject({ url: '/healthz' });
+  assert.is(res.statusCode, 503);
+  assert.equal(JSON.parse(res.payload), { code: 'storage_unavailable', message: 'The store does not answer: no answer within 100 ms', status: 503 });
+  server.app.store.count = count;
+  assert.is((await server.inject({ url: '/healthz' })).statusCode, 200);
 });
 
 inject('/healthz says 503 storage_unavailable with the reason while the store cannot make writes durable, 200 again once it can', async () => {

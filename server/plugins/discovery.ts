@@ -1,7 +1,7 @@
 // What a client can discover without a key: an index at /, the contract the server enforces at
 // {base}/openapi.json and .yaml, an interactive API reference at /docs (Swagger UI, served from this
 // server only: it works offline and its Content-Security-Policy forbids any other origin), and
-// /healthz for load balancers. None of these needs a key, none is rate limited or counted.
+// /healthz for load balancers, which asks the store and answers within a time bound. None of these needs a key, none is rate limited or counted.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -9,12 +9,37 @@ import { dirname, join } from 'node:path';
 import type { Plugin, ResponseToolkit, ServerRoute } from '@hapi/hapi';
 import { parse as parseYaml } from 'yaml';
 import type { Contract } from '../contract.ts';
-import { apiError } from '../errors.ts';
+import { apiError, storageUnavailable } from '../errors.ts';
 import type { PetStore } from '../store/pet-store.ts';
 
 export interface DiscoveryOptions {
   contract: Contract;
   store: PetStore;
+  /** Longest /healthz waits for the store before it answers 503. */
+  probeTimeoutMs: number;
+}
+
+/**
+ * Why the store cannot serve now, or null when it answers a count within `timeoutMs`. A store error
+ * that carries a `reason` (the database's, without its address) gives that.
+ */
+async function storeProblem(store: PetStore, timeoutMs: number): Promise<string | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve(`no answer within ${timeoutMs} ms`), timeoutMs);
+  });
+  const counted = store.count().then(
+    () => null,
+    (error: unknown) => {
+      const { reason, message } = error as { reason?: unknown; message?: unknown };
+      return String(typeof reason === 'string' ? reason : (message ?? error));
+    },
+  );
+  try {
+    return await Promise.race([counted, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 const PAGE_DIR = new URL('../docs/', import.meta.url);
@@ -43,7 +68,7 @@ function swaggerDir(): string {
 export const discoveryPlugin: Plugin<DiscoveryOptions> = {
   name: 'discovery',
   version: '1.0.0',
-  register(server, { contract, store }) {
+  register(server, { contract, store, probeTimeoutMs }) {
     const base = contract.basePath;
     const yaml = readFileSync(contract.specPath, 'utf8');
     const files: Record<string, Served> = {
@@ -79,15 +104,11 @@ export const discoveryPlugin: Plugin<DiscoveryOptions> = {
         return send(h, asset);
       }),
       route('/healthz', async (_request, h) => {
-        let failure: string | undefined;
-        try {
-          await store.count();
-          failure = await store.failure?.();
-        } catch (error) {
-          throw apiError('service_unavailable', `The store does not answer: ${(error as Error).message}`, { 'cache-control': 'no-store' });
-        }
+        const problem = await storeProblem(store, probeTimeoutMs);
+        if (problem !== null) throw storageUnavailable(`The store does not answer: ${problem}`, { 'cache-control': 'no-store' });
         // Reads still work, but a balancer should send creates elsewhere until the disk takes writes.
-        if (failure) throw apiError('storage_unavailable', `The store cannot make writes durable: ${failure}.`, { 'cache-control': 'no-store' });
+        const failure = await store.failure?.();
+        if (failure) throw storageUnavailable(`The store cannot make writes durable: ${failure}.`, { 'cache-control': 'no-store' });
         return h.response({ status: 'ok' }).header('cache-control', 'no-store');
       }),
     ]);

@@ -1,5 +1,5 @@
 import type { Lifecycle, Plugin, Request, ResponseToolkit } from '@hapi/hapi';
-import { apiError, errorBody, namedCode, type ErrorBody, type ErrorCode } from '../errors.ts';
+import { apiError, errorBody, namedCode, storageUnavailable, type ErrorBody, type ErrorCode } from '../errors.ts';
 
 /**
  * The route `failAction` for validation: a 400 with `code` and the validator's message, which names
@@ -26,14 +26,14 @@ export function rejectUnparsableBody(maxBodyBytes: number): Lifecycle.FailAction
 const UNAVAILABLE = new Set(['database_unavailable', 'store_unavailable']);
 
 /**
- * Seconds a client waits after `storage_unavailable`. A full or read-only disk needs someone to act,
- * which takes longer than a dropped connection's 1 s; 5 s keeps retries from piling up meanwhile
- * without leaving a client waiting long once the disk takes writes again.
+ * Seconds a client waits after a create the disk refused. A full or read-only disk needs someone to
+ * act, which takes longer than a lost database connection (STORAGE_RETRY_AFTER_SECONDS); 5 s keeps
+ * retries from piling up meanwhile without leaving a client waiting long once the disk takes writes.
  */
-export const STORAGE_RETRY_AFTER_SECONDS = 5;
+export const DISK_RETRY_AFTER_SECONDS = 5;
 
 /** The body of a create the disk refused: the cause's errno, never a path. */
-function storageUnavailable(error: { errno?: unknown }): ErrorBody {
+function diskRefusal(error: { errno?: unknown }): ErrorBody {
   const errno = typeof error.errno === 'string' ? error.errno : 'EIO';
   return { code: 'storage_unavailable', message: `The pet could not be stored durably (${errno}); nothing was created. Retry after the time in Retry-After.`, status: 503 };
 }
@@ -54,18 +54,20 @@ export const errorsPlugin: Plugin<void> = {
       if (!named && kitCode === 'storage_unavailable') {
         // The store remembers the failure for /healthz; one error line per refused write would flood the log.
         response.output.statusCode = 503;
-        response.output.payload = storageUnavailable(response as { errno?: unknown }) as unknown as typeof response.output.payload;
-        response.output.headers['retry-after'] = String(STORAGE_RETRY_AFTER_SECONDS);
+        response.output.payload = diskRefusal(response as { errno?: unknown }) as unknown as typeof response.output.payload;
+        response.output.headers['retry-after'] = String(DISK_RETRY_AFTER_SECONDS);
         return h.continue;
       }
-      if (response.output.statusCode >= 500 && !named) request.log(['error'], response);
-      // A store that stops answering is the service being unavailable, not a bug: 503, retry soon.
-      const unavailable = !named && UNAVAILABLE.has(kitCode);
+      // A store that stops answering is the service being unavailable for a moment, not a bug: 503
+      // with Retry-After. The store's reason (which names the database) goes to the log only.
+      const unavailable = !named && UNAVAILABLE.has(kitCode) ? storageUnavailable() : undefined;
+      if (unavailable) request.log(['warn', 'storage'], response.message);
+      else if (response.output.statusCode >= 500 && !named) request.log(['error'], response);
       if (response.output.statusCode === 404 && !named) {
         response.message = `No route for ${request.method.toUpperCase()} ${request.path}.`;
       }
-      const body: ErrorBody = unavailable ? { code: 'service_unavailable', message: 'The store does not answer; retry in a moment.', status: 503 } : errorBody(response);
-      if (unavailable) response.output.headers['retry-after'] = '1';
+      const body: ErrorBody = errorBody(unavailable ?? response);
+      if (unavailable) Object.assign(response.output.headers, unavailable.output.headers);
       response.output.statusCode = body.status;
       response.output.payload = body as unknown as typeof response.output.payload;
       return h.continue;

@@ -201,15 +201,15 @@ create('names in any script, with spaces and punctuation, are accepted as sent',
 create('a name with a control character is refused, and the message says why', async () => {
   const server = await testServer();
   const res = await send(server, { method: 'POST', url: '/v1/pets', payload: { name: 'Rex\u0000', categoryId: 1 } });
-  assert.equal(res.body, { code: 'invalid_body', message: '"name" must contain a non-blank character and no control characters', status: 400 });
+  assert.equal(res.body, { code: 'invalid_body', message: '"name" must contain a non-blank character and no control characters or unpaired surrogates', status: 400 });
 });
 
-create('a store that stops answering is 503 service_unavailable with Retry-After, not a 500', async () => {
+create('a store that stops answering is 503 storage_unavailable with Retry-After, not a 500', async () => {
   const server = await testServer();
   server.app.store.create = () => Promise.reject(Object.assign(new Error('The database postgres://x:***@db/pets is unavailable: connection terminated.'), { code: 'database_unavailable' }));
   const res = await send(server, { method: 'POST', url: '/v1/pets', payload: { name: 'A', categoryId: 1 } });
-  assert.equal(res.body, { code: 'service_unavailable', message: 'The store does not answer; retry in a moment.', status: 503 });
-  assert.is(res.headers['retry-after'], '1');
+  assert.equal(res.body, { code: 'storage_unavailable', message: 'The store is unavailable; retry after 2 seconds.', status: 503 });
+  assert.is(res.headers['retry-after'], '2');
 });
 
 create('a name of exactly 100 characters is accepted', async () => {

@@ -5,7 +5,8 @@ import { KitError, UsageError } from '../../lib/errors.ts';
 
 /** The database cannot be reached or refused the store's work (down, wrong host, auth, no such database). */
 export class DatabaseUnavailableError extends KitError {
-  constructor(readonly database: string, reason: string, options?: { cause?: unknown }) {
+  /** `reason`: what pg said, without the database's address (for answers to clients). */
+  constructor(readonly database: string, readonly reason: string, options?: { cause?: unknown }) {
     super('database_unavailable', `The database ${database} is unavailable: ${reason}.`, options);
   }
 }

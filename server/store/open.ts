@@ -8,13 +8,14 @@ import { PostgresPetStore } from './postgres-store.ts';
  * Opens the store `storage` names, seeding it with `seed` when it is new (a file that does not exist
  * yet, a schema without the store's table, always for memory). Rejects with the store's own error
  * (CorruptDatabaseError, StoreLockedError, DatabaseUnavailableError, IncompatibleSchemaError) when it cannot be used.
+ * `options.timeoutMs` bounds each query of a store that can wait (PostgreSQL).
  */
-export function openPetStore(storage: StorageOptions, seed: readonly Pet[], options: StoreOptions = {}): Promise<PetStore> {
+export function openPetStore(storage: StorageOptions, seed: readonly Pet[], options: StoreOptions & { timeoutMs?: number } = {}): Promise<PetStore> {
   switch (storage.type) {
     case 'memory':
     case 'file':
       return LowPetStore.open(storage, seed, options);
     case 'postgres':
-      return PostgresPetStore.open({ url: storage.url, schema: storage.schema }, seed);
+      return PostgresPetStore.open({ url: storage.url, schema: storage.schema, queryTimeoutMs: options.timeoutMs, connectTimeoutMs: options.timeoutMs }, seed);
   }
 }

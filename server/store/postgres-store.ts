@@ -19,9 +19,17 @@ export interface PostgresStoreOptions {
   schema?: string;
   /** Connections per instance. */
   poolSize?: number;
-  /** How long to wait for a connection before the database counts as unavailable. */
+  /** How long to wait for a connection before the database counts as unavailable. Default 5000. */
   connectTimeoutMs?: number;
+  /**
+   * Longest a statement may run (PostgreSQL's statement_timeout) before it is cancelled and the
+   * request answered 503; the client gives up on a silent server one second after that. Default 5000.
+   */
+  queryTimeoutMs?: number;
 }
+
+/** What the client waits beyond statement_timeout for the server's own cancellation to arrive. */
+const CLIENT_GRACE_MS = 1_000;
 
 /** Creates grouped into one transaction, at most. */
 const MAX_GROUP = 500;
@@ -69,11 +77,17 @@ export class PostgresPetStore implements PetStore {
    */
   static async open(options: PostgresStoreOptions, seed: readonly Pet[]): Promise<PostgresPetStore> {
     const target = parseDatabaseUrl(options.url, options.schema);
+    const queryTimeoutMs = options.queryTimeoutMs ?? 5_000;
     const pool = new pg.Pool({
       connectionString: target.connectionString,
       max: options.poolSize ?? 10,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
       application_name: 'adoption-store-kit',
+      // A locked table or a lock held by another instance must cost a request its time bound, not
+      // hang it: the server cancels the statement, and the client gives up on a server that went
+      // silent (a network partition sends no error at all).
+      statement_timeout: queryTimeoutMs,
+      query_timeout: queryTimeoutMs + CLIENT_GRACE_MS,
       types,
       // A create is acknowledged once COMMIT returns; with synchronous_commit off that would not
       // yet be durable. Stronger settings (remote_apply...) are kept as the operator set them.
@@ -84,6 +98,11 @@ export class PostgresPetStore implements PetStore {
     // An idle connection that dies is dropped by the pool and replaced on the next query; without a
     // listener, the pool's 'error' event would end the process.
     pool.on('error', () => undefined);
+    // The pool listens to a client only while it is idle. A checked-out client whose connection is
+    // cut between two queries (pg_terminate_backend, a restart, a failover) emits 'error' with no one
+    // listening, which ends the process; the query in flight or the next one fails on its own, and
+    // that failure is what answers the request.
+    pool.on('connect', (client) => client.on('error', () => undefined));
 
     const names = schemaNames(target.schema);
     let client: PoolClient;
@@ -189,7 +208,9 @@ export class PostgresPetStore implements PetStore {
       return result;
     } catch (error) {
       failure = error;
-      await client.query('ROLLBACK').catch(() => undefined);
+      // A lost or timed-out connection is closed instead (the server rolls back when it goes): a
+      // ROLLBACK queued behind a query that still runs would wait out another time bound.
+      if (!isConnectionFailure(error)) await client.query('ROLLBACK').catch(() => undefined);
       throw this.#translate(error);
     } finally {
       // A connection that failed is closed, not handed to the next caller mid-transaction.
