@@ -21,25 +21,6 @@ const checks: readonly CheckDef[] = [
 /** The declarable token an observation starts with ("refuse: 400" is refuse). */
 const token = (observed: string) => observed.split(':')[0]!.trim();
 
-function kind(code: number | undefined): string {
-  return code === undefined ? 'no answer' : code >= 200 && code < 300 ? `${code}` : `${code}`;
-}
-
-async function limitOutOfRange(ctx: AreaContext): Promise<void> {
-  const { minimum, maximum } = ctx.contract.listLimit;
-  const seen: string[] = [];
-  for (const [limit, atMost] of [[maximum + 1, maximum], [minimum - 1, minimum]] as const) {
-    const ex = await send(ctx, { operationId: 'listPets', purpose: `open point: list with limit=${limit}`, method: 'GET', path: '/pets', query: { limit } });
-    const code = status(ex) ?? 0;
-    const body = jsonBody(ex);
-    if (code >= 400 && code < 500) seen.push(`refuse: ${code}`);
-    else if (code === 200 && Array.isArray(body)) seen.push(body.length <= atMost ? `clamp: ${body.length} for limit=${limit}` : `ignore: ${body.length} for limit=${limit}`);
-    else seen.push(`other: ${kind(code)}`);
-  }
-  const same = seen.every((s) => token(s) === token(seen[0]!));
-  ctx.facts.choices?.set('limit-out-of-range', same ? `${token(seen[0]!)}: ${seen.map((s) => s.split(': ')[1]).join(', ')}` : `mixed: ${seen.join('; ')}`);
-}
-
 async function behaviour(ctx: AreaContext): Promise<void> {
   const choices = ctx.facts.choices!;
   const list = ctx.facts.list ? jsonBody(ctx.facts.list) : undefined;
@@ -49,7 +30,6 @@ async function behaviour(ctx: AreaContext): Promise<void> {
     const falling = ids.every((id, i) => i === 0 || id < ids[i - 1]!);
     choices.set('order', rising ? 'oldest first (ascending id)' : falling ? 'newest first (descending id)' : 'neither ascending nor descending id');
   }
-  await limitOutOfRange(ctx);
   const word = await send(ctx, { operationId: 'getPet', purpose: 'open point: GET /pets/abc', method: 'GET', path: '/pets/abc' });
   choices.set('non-integer-id', String(status(word) ?? 'no answer'));
   const created = ctx.facts.created;
@@ -73,7 +53,6 @@ function inspect(ex: Exchange, ctx: AreaContext): void {
     let codes = codesOf.get(ctx.facts);
     if (!codes) codesOf.set(ctx.facts, (codes = new Set()));
     if (typeof body?.code === 'string') codes.add(body.code);
-    ctx.facts.choices?.set('error-codes', enumeration([...codes].sort(), 6));
   }
   const retryAfter = header(ex, 'retry-after');
   if ((code === 429 || code === 403) && retryAfter !== undefined) {
@@ -85,6 +64,8 @@ function inspect(ex: Exchange, ctx: AreaContext): void {
 
 /** Declared against seen: each declared point a pass or a failure, or a note when nothing showed it. */
 function finish(ctx: AreaContext): void {
+  const codes = codesOf.get(ctx.facts);
+  if (codes) ctx.facts.choices?.set('error-codes', enumeration([...codes].sort(), 6));
   const declared = Object.entries(ctx.options.choices);
   if (declared.length === 0) return ctx.ledger.notRun('choices.declared', 'no choice declared (--choice <point>=<value>, or choice: in --config)');
   for (const [point, value] of declared) {

@@ -45,11 +45,24 @@ async function limits(ctx: AreaContext): Promise<Exchange> {
     else ledger.note('list.limit', `the default of ${byDefault} was not judged: the list holds ${held} pets`);
   }
   if (held < 2) ledger.notRun('list.limit', `the list holds ${held} pet(s): no limit can be seen to cap it`);
+  const seen: string[] = [];
   for (const limit of [minimum - 1, maximum + 1]) {
     const ex = await send(ctx, { operationId: 'listPets', purpose: `list with limit=${limit}`, method: 'GET', path: '/pets', query: { limit } });
     ledger.assert('list.limit-bounds', status(ex) === 400, `limit=${limit} answered ${describeStatus(ex)}, expected 400`, [ex]);
+    seen.push(outOfRangeHandling(ex, limit, Math.min(maximum, Math.max(minimum, limit))));
   }
+  const same = seen.every((s) => s.split(':')[0] === seen[0]!.split(':')[0]);
+  ctx.facts.choices?.set('limit-out-of-range', same ? `${seen[0]!.split(':')[0]}: ${seen.map((s) => s.split(': ')[1]).join(', ')}` : `mixed: ${seen.join('; ')}`);
   return limitOne;
+}
+
+/** How a limit out of range was handled: refused, clamped (at most the clamped value served) or ignored. */
+function outOfRangeHandling(ex: Exchange, limit: number, clamped: number): string {
+  const code = status(ex) ?? 0;
+  const body = jsonBody(ex);
+  if (code >= 400 && code < 500) return `refuse: ${code}`;
+  if (code === 200 && Array.isArray(body)) return `${body.length <= clamped ? 'clamp' : 'ignore'}: ${body.length} for limit=${limit}`;
+  return `other: ${describeStatus(ex)}`;
 }
 
 async function statusFilter(ctx: AreaContext): Promise<void> {

@@ -4,7 +4,7 @@
 // is a failure of the check CHECK_OF_RULE names. This module adds only what the rules cannot see:
 // the 429's Error body, and whether the run could do its part (a spare key, the waits).
 import { parseInteger } from '../../spec/rules/fields.js';
-import { DEFAULT_TOLERANCES, readSnapshot, REFUSAL_STATUSES, retryWaitMs, type Tolerances } from '../../spec/rules/snapshot.js';
+import { DEFAULT_TOLERANCES, isRefusalStatus, readSnapshot, retryWaitMs, type Tolerances } from '../../spec/rules/snapshot.js';
 import { createWindowRules, type Kind, type Outcome } from '../../spec/rules/window-rules.js';
 import type { CheckDef } from '../catalogue.ts';
 import type { Exchange } from '../http.ts';
@@ -100,9 +100,9 @@ export function rateLimitVerdict(ledger: CheckLedger, options: { tolerances?: Pa
 
 type Probe = () => Promise<{ ex: Exchange; out: Outcome }>;
 
-/** Refused by the limiter: 429, or 403 during a ban (the shared rules' REFUSAL_STATUSES). */
+/** Refused by the limiter: 429, or 403 during a ban (the shared rules). */
 function isRefusal(ex: Exchange): boolean {
-  return (REFUSAL_STATUSES as readonly number[]).includes(status(ex) ?? 0);
+  return isRefusalStatus(status(ex) ?? 0);
 }
 
 function isAdmitted(ex: Exchange): boolean {

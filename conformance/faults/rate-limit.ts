@@ -1,14 +1,10 @@
 // Faults in the rate limiter: its headers, its enforcement, and Retry-After. They show only when
 // the kit exhausts a window (--rate-limit-key), some only when it keeps asking after a 429.
 import { formatHttpDate, parseRetryAfter } from '../../spec/rules/fields.js';
-import { REFUSAL_STATUSES } from '../../spec/rules/snapshot.js';
+import { isRefusalStatus as isRefusal } from '../../spec/rules/snapshot.js';
 import type { FaultBehaviour, ProxyResponse } from './proxy.ts';
 import type { Fault } from './catalogue.ts';
 import { num, withoutHeaders } from './rewrite.ts';
-
-function isRefusal(status: number): boolean {
-  return (REFUSAL_STATUSES as readonly number[]).includes(status);
-}
 
 /**
  * A refusal that asks for a wait well past a minute's window: a ban. A date is compared with

@@ -24,6 +24,15 @@ import { headerValue, parseHttpDate, parseInteger, parseRetryAfter } from './fie
  */
 export const REFUSAL_STATUSES = [429, 403];
 
+/**
+ * Whether a status is the limiter's refusal.
+ * @param {number} status
+ * @returns {boolean}
+ */
+export function isRefusalStatus(status) {
+  return REFUSAL_STATUSES.indexOf(status) >= 0;
+}
+
 /** @type {Tolerances} */
 export const DEFAULT_TOLERANCES = { clockSkewSeconds: 2, dateResolutionSeconds: 1, roundingSeconds: 1, maxWindowSeconds: 86400 };
 
@@ -82,7 +91,7 @@ export function readSnapshot(response, options) {
   return {
     status: status,
     admitted: status >= 200 && status < 300,
-    refused: REFUSAL_STATUSES.indexOf(status) >= 0,
+    refused: isRefusalStatus(status),
     limit: limit,
     remaining: remaining,
     reset: reset,
