@@ -5,6 +5,7 @@ import * as assert from 'uvu/assert';
 import { KitError } from '../lib/errors.ts';
 import { CATALOGUE, type CheckDef } from './catalogue.ts';
 import { AREAS } from './checks/index.ts';
+import type { Exchange } from './http.ts';
 import { CheckScopeError, Ledger } from './ledger.ts';
 
 const DEFS: CheckDef[] = [
@@ -25,6 +26,20 @@ test('an area records verdicts for its own checks, and for no other', () => {
   const results = ledger.results({ strict: false, selected: all });
   assert.equal(results.map((r) => r.outcome), ['passed', 'warned', 'not-run']);
   assert.is(results[1]!.failures[0]!.rule, 'some_rule');
+});
+
+test('one cause, one failure: the same problem on other requests joins the first, every one counted; a pass with nothing judged is impossible', () => {
+  const ledger = new Ledger(DEFS);
+  const a = ledger.scope('a', ['a.one', 'a.two']);
+  const ex = { request: { url: 'http://x/v1/pets' } } as unknown as Exchange;
+  a.fail('a.one', 'list without a key: body/code is not one of 25 codes', [ex]);
+  a.fail('a.one', 'create without name: body/code is not one of 25 codes', [ex]);
+  a.fail('a.one', 'create without name: categoryId is a string', [ex]);
+  const [one, two] = ledger.results({ strict: false, selected: all });
+  assert.equal(one!.failures.map((f) => f.message), ['list without a key: body/code is not one of 25 codes', 'create without name: categoryId is a string']);
+  assert.equal(one!.failures[0]!.sameCause, ['create without name: body/code is not one of 25 codes']);
+  assert.equal([one!.judged, one!.failed], [3, 3]);
+  assert.equal([two!.outcome, two!.judged, two!.reason], ['not-run', 0, 'nothing to check']);
 });
 
 test('a scope naming a check that does not exist is refused', () => {

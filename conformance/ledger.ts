@@ -11,6 +11,8 @@ export interface Failure {
   evidence: Exchange[];
   /** The rule of spec/rules/window-rules.js the failure breaks, when one does. */
   rule?: string;
+  /** Other failures of the same cause (the same message after the request it names), by message. */
+  sameCause?: string[];
 }
 
 export interface CheckResult {
@@ -60,6 +62,12 @@ interface State {
 
 const MAX_FAILURES_KEPT = 5;
 
+/** What a failure says is wrong, without the request it names ("list without a key: body/code …" → "body/code …"). */
+function causeOf(message: string): string {
+  const at = message.indexOf(': ');
+  return at < 0 ? message : message.slice(at + 2);
+}
+
 export class Ledger {
   readonly #catalogue: readonly CheckDef[];
   readonly #state = new Map<string, State>();
@@ -86,6 +94,13 @@ export class Ledger {
       fail: (id, message, evidence = [], rule) => {
         const state = get(id);
         state.failed++;
+        // One cause, one failure: the same problem on another request joins the first one's.
+        const cause = causeOf(message);
+        const first = state.failures.find((f) => f.rule === rule && causeOf(f.message) === cause && f.evidence.length > 0);
+        if (first) {
+          (first.sameCause ??= []).push(message);
+          return;
+        }
         const failure: Failure = rule === undefined ? { message, evidence } : { message, evidence, rule };
         if (state.failures.length < MAX_FAILURES_KEPT) state.failures.push(failure);
         else if (state.failures.length === MAX_FAILURES_KEPT) state.failures.push({ message: '(further failures not shown)', evidence: [] });

@@ -39,7 +39,7 @@ kit('conforms: every must check passes, its declared choices are held and report
     assert.equal(musts(report), []);
     assert.is(report.exitCode, 0);
     noVacuousVerdict(report);
-    for (const id of ['choices.declared', 'ratelimit.per-key', 'create.server-assigns-id', 'create.no-extra-properties', 'list.next-link', 'stateful.list-pages', 'input.invalid-rejected', 'ratelimit.readmitted']) {
+    for (const id of ['choices.declared', 'ratelimit.per-key', 'create.server-assigns-id', 'create.location', 'create.no-extra-properties', 'list.next-link', 'stateful.list-pages', 'input.invalid-rejected', 'ratelimit.readmitted']) {
       assert.is(outcomeOf(report, id), 'passed', id);
     }
     assert.match(report.choices.paging!, /^link: Link rel="next" with .*page/);

@@ -3,7 +3,7 @@
 import type { CheckDef } from '../catalogue.ts';
 import { jsonBody, type Exchange, type SendOptions } from '../http.ts';
 import { SECTION, type Area, type AreaContext } from './area.ts';
-import { describeStatus, expectResponse, isPetArray, nextPage, send, status } from './support.ts';
+import { describeStatus, expectResponse, header, isPetArray, nextPage, send, status } from './support.ts';
 
 const PET = 'Resources and their fields › Pet';
 
@@ -21,6 +21,13 @@ const checks: readonly CheckDef[] = [
     profile: 'full',
     section: PET,
     title: 'The id is assigned by the server: a create that carries an id (an existing one, a fresh one) is refused or gets an id of the server\'s, and never overwrites a pet',
+  },
+  {
+    id: 'create.location',
+    level: 'should',
+    profile: 'full',
+    section: 'spec/openapi.yaml x-decision',
+    title: 'A Location the 201 carries names the created pet: GET of it returns that pet',
   },
   { id: 'create.no-extra-properties', level: 'must', profile: 'full', section: PET, title: 'A pet, as created, listed or read, carries no property outside Pet, whatever the create sent' },
 ];
@@ -91,10 +98,16 @@ async function listed(ctx: AreaContext, id: number, petStatus: string): Promise<
   ctx.ledger.notRun('create.listed', `pet ${id} not found within 10 pages`);
 }
 
-/** The properties a Pet has: NewPet's and the id. */
+const propertiesOf = new WeakMap<object, Set<string>>();
+
+/** The properties a Pet has: NewPet's and the id (read once per contract). */
 function petProperties(ctx: AreaContext): Set<string> {
-  const names = Object.keys((ctx.contract.operations.get('createPet')!.requestSchema?.should.properties ?? {}) as object);
-  return new Set([...names, 'id']);
+  let names = propertiesOf.get(ctx.contract);
+  if (!names) {
+    names = new Set([...Object.keys((ctx.contract.operations.get('createPet')!.requestSchema?.should.properties ?? {}) as object), 'id']);
+    propertiesOf.set(ctx.contract, names);
+  }
+  return names;
 }
 
 /** A create carrying an id: an existing pet's, then one nobody has. Refused, or given an id of the server's; the existing pet unchanged. */
@@ -115,6 +128,21 @@ async function serverAssignsId(ctx: AreaContext, created: { sent: Record<string,
   const got = await send(ctx, { operationId: 'getPet', purpose: `get pet ${created.id} after creates carrying its id`, method: 'GET', path: `/pets/${created.id}` });
   const now = jsonBody(got) as Record<string, unknown> | undefined;
   ledger.assert('create.server-assigns-id', status(got) === 200 && now?.name === created.sent.name, `pet ${created.id} was ${status(got) === 200 ? `overwritten: its name is now ${JSON.stringify(now?.name)}` : `lost: ${describeStatus(got)}`} after a create carried its id`, [got]);
+}
+
+/** The meaning of Location, where the target sends one: the address of the pet it created. */
+async function location(ctx: AreaContext, created: { exchange: Exchange; id: number }): Promise<void> {
+  const value = header(created.exchange, 'location');
+  if (value === undefined) return ctx.ledger.notRun('create.location', 'the 201 carries no Location (the specification does not mention one)');
+  let url: URL;
+  try {
+    url = new URL(value, created.exchange.request.url);
+  } catch {
+    return ctx.ledger.fail('create.location', `Location ${JSON.stringify(value)} is no URL`, [created.exchange]);
+  }
+  const got = await send(ctx, { operationId: 'getPet', purpose: `follow Location ${value}`, method: 'GET', path: url.toString() });
+  const body = jsonBody(got) as Record<string, unknown> | undefined;
+  ctx.ledger.assert('create.location', status(got) === 200 && body?.id === created.id, `Location ${value} of pet ${created.id} answered ${status(got) === 200 ? `pet ${String(body?.id)}` : describeStatus(got)}`, [created.exchange, got]);
 }
 
 /** A create with a property NewPet does not name: refused, or stored without it. */
@@ -152,6 +180,7 @@ async function behaviour(ctx: AreaContext): Promise<void> {
   const withId = { ...created, id: created.id };
   await stored(ctx, withId);
   await listed(ctx, withId.id, created.sent.status);
+  await location(ctx, withId);
   await serverAssignsId(ctx, withId);
   await extraProperty(ctx, withId);
 }

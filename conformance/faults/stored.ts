@@ -84,6 +84,17 @@ export const STORED_FAULTS: readonly Fault[] = [
     },
   },
   {
+    id: 'location-wrong-pet',
+    area: 'persistence',
+    description: "The 201's Location names another pet than the one created (the previous id)",
+    caughtBy: 'create.location',
+    response: (res, req) => {
+      const location = res.headers.location;
+      if (operationOf(req) !== 'createPet' || res.status !== 201 || !location) return res;
+      return { ...res, headers: { ...res.headers, location: location.replace(/(\d+)(\/?)$/, (_, id: string, slash: string) => `${Number(id) - 1}${slash}`) } };
+    },
+  },
+  {
     id: 'categoryid-coerced',
     area: 'types',
     description: 'A numeric string categoryId ("3") is coerced to a number and the pet created',

@@ -89,14 +89,16 @@ export function formatConsole(report: Report, options: { verbose?: boolean } = {
       // every failure is in --json and --html.
       const shown = r.failures.filter((f) => f.evidence.length > 0 || !f.message.startsWith('(further')).slice(0, EXAMPLES_SHOWN);
       shown.forEach((failure, i) => {
-        out.push(`    - ${failure.message.replace(/\n/g, '\n      ')}`);
+        const same = failure.sameCause?.length ? ` (the same on ${failure.sameCause.length} more request${failure.sameCause.length === 1 ? '' : 's'})` : '';
+        out.push(`    - ${failure.message.replace(/\n/g, '\n      ')}${same}`);
         if (i === 0) {
           for (const ex of failure.evidence.slice(0, 2)) out.push(indent(formatExchange(ex)));
           const replay = failure.evidence.at(-1)?.replay;
           if (replay) out.push(`      replay: ${replay}`);
         }
       });
-      if (r.failed > shown.length) out.push(`    … ${r.failed - shown.length} more (every failure is in --json and --html)`);
+      const told = shown.reduce((n, f) => n + 1 + (f.sameCause?.length ?? 0), 0);
+      if (r.failed > told) out.push(`    … ${r.failed - told} more (every failure is in --json and --html)`);
       for (const note of r.notes) out.push(`    note: ${note}`);
     }
   }

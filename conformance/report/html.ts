@@ -57,7 +57,10 @@ function resultRow(r: CheckResult): string {
 
 function failureSection(r: CheckResult): string {
   const failures = r.failures
-    .map((f) => `<details open><summary>${esc(f.message)}</summary>${f.evidence.slice(0, 3).map(exchangeHtml).join('')}</details>`)
+    .map((f) => {
+      const same = f.sameCause?.length ? `<p><small>The same on ${f.sameCause.length} more: ${f.sameCause.map(esc).join('; ')}</small></p>` : '';
+      return `<details open><summary>${esc(f.message)}</summary>${f.evidence.slice(0, 3).map(exchangeHtml).join('')}${same}</details>`;
+    })
     .join('');
   const notes = r.notes.map((n) => `<p><small>note: ${esc(n)}</small></p>`).join('');
   return `<section id="${esc(r.id)}"><h2><span class="verdict ${r.outcome}">${VERDICT[r.outcome]}</span> <code>${esc(r.id)}</code> (${r.level}; ${esc(r.section)})</h2><p>${esc(r.title)}</p>${failures}${notes}</section>`;
