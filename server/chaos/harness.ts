@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { collectOutput, spawnChild, stopChild, waitForOutput, type OutputWatch } from '../../lib/processes.ts';
 import { ROOT } from '../test/process.ts';
 
-export const KEY = 'Bearer test-enterprise-key';
+export { KEY } from './tally.ts';
+import { isErrorBody, KEY } from './tally.ts';
 
 /** One scenario's account, a line of the table. */
 export interface Row {
@@ -98,10 +99,6 @@ export async function call(baseUrl: string, path: string, init: RequestInit = {}
   return { status: response.status, headers: response.headers, body };
 }
 
-function isErrorBody(body: unknown, status: number): boolean {
-  const b = body as { code?: unknown; message?: unknown; status?: unknown } | null;
-  return typeof b === 'object' && b !== null && typeof b.code === 'string' && typeof b.message === 'string' && b.status === status;
-}
 
 /** What a run of creates was told: the pets acknowledged, by id. */
 export class Ledger {

@@ -7,7 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { postgresForTests } from '../store/test-database.ts';
 import { startCli, type ServerProcess } from '../test/process.ts';
-import { create, isErrorBody, printTally, request, tally, type CreateOutcome } from './tally-pg.ts';
+import { create, isErrorBody, printTally, request, tally, type CreateOutcome } from './tally.ts';
 
 const postgres = await postgresForTests('chaos/postgres.test.ts');
 const db = postgres.db;

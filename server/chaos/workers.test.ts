@@ -10,7 +10,7 @@ import { freePort } from '../../lib/processes.ts';
 import { postgresForTests } from '../store/test-database.ts';
 import { REDIS_URL, redisForTests } from '../test/services.ts';
 import { startCli, type ServerProcess } from '../test/process.ts';
-import { create, printTally, tally, type CreateOutcome } from './tally-pg.ts';
+import { create, printTally, tally, type CreateOutcome } from './tally.ts';
 
 const postgres = await postgresForTests('chaos/workers.test.ts');
 const redis = await redisForTests('chaos/workers.test.ts');
