@@ -5,13 +5,15 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { UsageError } from '../lib/errors.ts';
 import { conformOn, failedIds, outcomeOf, startTarget, type Target } from './faults/harness.ts';
+import type { FaultBehaviour } from './faults/proxy.ts';
+import { withoutHeaders } from './faults/rewrite.ts';
 import type { Report } from './run.ts';
 import type { SecondServerOptions } from './testing/second-server/index.ts';
 
 const SEED = 20_261_123;
 
-async function on<T>(second: SecondServerOptions, run: (target: Target) => Promise<T>): Promise<T> {
-  const target = await startTarget(undefined, 'second', second);
+async function on<T>(second: SecondServerOptions, run: (target: Target) => Promise<T>, fault?: FaultBehaviour): Promise<T> {
+  const target = await startTarget(fault, 'second', second);
   try {
     return await run(target);
   } finally {
@@ -76,7 +78,8 @@ kit('a declared choice the target does not keep is a must failure of choices.dec
 
 const subjects = suite('a check whose subject is missing is "not run", with the reason, never passed');
 
-const MISSING: Array<[string, SecondServerOptions, Parameters<typeof conformOn>[1], Record<string, RegExp>]> = [
+const MISSING: Array<[string, SecondServerOptions, Parameters<typeof conformOn>[1], Record<string, RegExp>, FaultBehaviour?]> = [
+  ['no Location on the 201 (behind a proxy that drops it)', {}, { phases: [] }, { 'create.location': /carries no Location/ }, { response: (res) => withoutHeaders(res, 'location') }],
   ['no Link (paging by a page parameter only)', { paging: 'none' }, {}, { 'list.next-link': /not a Link the kit can follow/ }],
   ['an empty store', { empty: true, paging: 'none' }, { phases: [] }, { 'list.next-link': /not a Link/ }],
   ['no ban within the probes', { banAfter: 1000 }, { rateLimitKey: true, banCheck: true, banProbe: 5, phases: [] }, { 'ratelimit.ban-lifts': /no ban within 5/ }],
@@ -84,7 +87,7 @@ const MISSING: Array<[string, SecondServerOptions, Parameters<typeof conformOn>[
   ['no declaration', {}, { phases: [], choices: {} }, { 'choices.declared': /no choice declared/ }],
 ];
 
-for (const [what, second, options, expected] of MISSING) {
+for (const [what, second, options, expected, fault] of MISSING) {
   subjects(what, async () => {
     await on(second, async (target) => {
       const report = await conformOn(target, { seed: SEED, ...options });
@@ -95,7 +98,7 @@ for (const [what, second, options, expected] of MISSING) {
         assert.is(r.outcome, 'not-run', `${id}: ${r.outcome}`);
         assert.match(r.reason ?? '', reason);
       }
-    });
+    }, fault);
   });
 }
 

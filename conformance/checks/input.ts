@@ -13,7 +13,7 @@ import { invalidVariants } from '../generate/schema.ts';
 import { jsonBody, type Exchange } from '../http.ts';
 import type { OperationId } from '../openapi.ts';
 import { SECTION, type Area, type AreaContext } from './area.ts';
-import { describeStatus, isPetArray, nextPage, send, status } from './support.ts';
+import { acceptsExtra, describeStatus, isPetArray, nextPage, send, status } from './support.ts';
 
 const GENERATED = 'Endpoints; generated from spec/openapi.yaml';
 
@@ -139,7 +139,7 @@ function operation(ctx: AreaContext, id: OperationId) {
 /** Every operation with a body or parameters the specification states. */
 function coverageCases(ctx: AreaContext): Case[] {
   const cases: Case[] = [];
-  for (const op of ctx.contract.operations.values()) cases.push(...bodyCases(op, ctx.token), ...parameterCases(op));
+  for (const op of ctx.contract.operations.values()) cases.push(...bodyCases(op, ctx.token, { extra: acceptsExtra(ctx) }), ...parameterCases(op));
   // The specification's own constraints first: if the budget runs short, the decisions go.
   return [...cases.filter((c) => c.expect.level === 'must'), ...cases.filter((c) => c.expect.level === 'should')];
 }
@@ -185,7 +185,7 @@ async function fuzzing(ctx: AreaContext, markers: Markers): Promise<void> {
   const schema = create.requestSchema;
   if (schema) {
     const success = successStatuses(create);
-    await run('valid createPet bodies', bodyArbitrary(schema.should, schema.must, create.requestExamples), (g) => ({
+    await run('valid createPet bodies', bodyArbitrary(schema.should, schema.must, create.requestExamples, { extra: acceptsExtra(ctx) }), (g) => ({
       operationId: 'createPet',
       method: create.method,
       path: create.path,

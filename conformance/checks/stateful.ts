@@ -10,7 +10,7 @@ import { bodyArbitrary } from '../generate/arbitraries.ts';
 import { baseBody } from '../generate/cases.ts';
 import { jsonBody, type Exchange, type SendOptions } from '../http.ts';
 import { SECTION, type Area, type AreaContext } from './area.ts';
-import { describeStatus, isPetArray, nextPage, send, status } from './support.ts';
+import { acceptsExtra, describeStatus, isPetArray, nextPage, send, status } from './support.ts';
 
 const checks: readonly CheckDef[] = [
   {
@@ -135,7 +135,7 @@ async function stateful(ctx: AreaContext): Promise<void> {
     if (top) edge[name] = top.value;
   }
   bodies.push([edge, 'at the upper edge of every property']);
-  const generated = fc.sample(bodyArbitrary(schema.should, schema.must, create.requestExamples), { seed: ctx.options.seed + 1, numRuns: GENERATED_PETS });
+  const generated = fc.sample(bodyArbitrary(schema.should, schema.must, create.requestExamples, { extra: acceptsExtra(ctx) }), { seed: ctx.options.seed + 1, numRuns: GENERATED_PETS });
   for (const g of generated) bodies.push([g.body, `a generated pet ${JSON.stringify(g.body)}`]);
   for (const [i, [body, why]] of bodies.entries()) {
     if ((await sequence(ctx, body, limits[i]!, why)) === 'budget') {

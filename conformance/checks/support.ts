@@ -5,6 +5,11 @@ import type { Exchange, SendOptions } from '../http.ts';
 import { validateResponse } from '../openapi.ts';
 import type { AreaContext } from './area.ts';
 
+/** Whether valid bodies may carry properties the schema does not name: not for a target that declared it refuses them. */
+export function acceptsExtra(ctx: AreaContext): boolean {
+  return ctx.options.choices['unknown-fields'] !== 'refuse';
+}
+
 /** An id no implementation has handed out: the largest safe integer, well inside int64. */
 export const UNKNOWN_PET_ID = Number.MAX_SAFE_INTEGER;
 

@@ -18,8 +18,6 @@ export interface Fault extends FaultBehaviour {
   caughtBy: string;
   /** The check that catches it on the second implementation, where its choices make another check the witness. */
   onSecond?: string;
-  /** Why the fault cannot exist on the second implementation (it breaks a decision that one does not make). */
-  notOnSecond?: string;
   /** The generated phase that finds it: the fixed checks alone miss it. */
   foundBy?: GeneratedPhase;
 }

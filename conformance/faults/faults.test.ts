@@ -139,7 +139,7 @@ async function secondBaseline(options: Partial<Omit<RunOptions, 'rateLimitKey'>>
   return failing;
 }
 
-for (const fault of FAULTS.filter((f) => f.notOnSecond === undefined)) {
+for (const fault of FAULTS) {
   const by = fault.onSecond ?? fault.caughtBy;
   faults(`second implementation: ${fault.id} → ${by}`, async () => {
     const options = { ...needsOf(by), seed: SEED };
@@ -158,7 +158,7 @@ for (const fault of FAULTS.filter((f) => f.notOnSecond === undefined)) {
 }
 
 faults.after(() => {
-  console.log(`\n${score.reference.with} of ${FAULTS.length} faults caught on the reference server with generated phases, ${score.reference.without} without; ${score.second.with} of ${FAULTS.filter((f) => f.notOnSecond === undefined).length} on the second implementation (${FAULTS.filter((f) => f.notOnSecond !== undefined).length} break a decision it does not make)\n`);
+  console.log(`\n${score.reference.with} of ${FAULTS.length} faults caught on the reference server with generated phases, ${score.reference.without} without; ${score.second.with} of ${FAULTS.length} on the second implementation\n`);
 });
 
 faults.run();

@@ -37,7 +37,6 @@ export const RATE_LIMIT_FAULTS: readonly Fault[] = [
   },
   {
     id: 'ietf-fields-malformed',
-    notOnSecond: 'the second implementation does not send the IETF RateLimit fields (a draft the specification does not ask for), so there is none to malform',
     area: 'rate-limit headers',
     description: 'RateLimit is not a structured field ("minute=12")',
     caughtBy: 'ratelimit.ietf-fields',

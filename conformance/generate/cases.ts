@@ -89,7 +89,11 @@ export function exampleCases(contract: Contract): Case[] {
 }
 
 /** Coverage of a JSON request body: every property at its edges and past them, and the object itself broken. */
-export function bodyCases(op: Operation, token: string): Case[] {
+/**
+ * `extra: false` leaves out bodies with a property the schema does not name: for a target that
+ * declared it refuses them (--choice unknown-fields=refuse), whose refusal choices.declared judges.
+ */
+export function bodyCases(op: Operation, token: string, options: { extra?: boolean } = {}): Case[] {
   const schema = op.requestSchema;
   const base = baseBody(op);
   if (!schema || !base) return [];
@@ -138,7 +142,7 @@ export function bodyCases(op: Operation, token: string): Case[] {
     cases.push({ ...on, json: rest, purpose: `${op.operationId} without the required ${name}`, expect: { valid: false, level: mustRequired.has(name) ? 'must' : 'should', where: 'body' }, ...(marker ? { marker } : {}) });
   }
   if (schema.should.additionalProperties !== false) {
-    cases.push({ ...on, json: { ...base, [`extra${token}`]: 'ignored' }, purpose: `${op.operationId} with a property the schema does not name`, expect: { valid: true, level: 'should', success } });
+    if (options.extra !== false) cases.push({ ...on, json: { ...base, [`extra${token}`]: 'ignored' }, purpose: `${op.operationId} with a property the schema does not name`, expect: { valid: true, level: 'should', success } });
   }
   for (const [what, raw] of [['an array', '[]'], ['a string', JSON.stringify(String(base[nameProperty ?? ''] ?? 'x'))], ['a number', '42'], ['null', 'null']] as const) {
     cases.push({ ...on, raw, purpose: `${op.operationId} with ${what} instead of an object`, expect: { valid: false, level: 'must', where: 'body' } });

@@ -1,6 +1,7 @@
 // The chaos harness: the real server (server/cli.ts) as a child process on the file store, creates
 // driven over HTTP, a real fault (a full or read-only disk, a second process, kill -9), a restart,
-// and an account of what survived. A scenario returns one Row; nothing here decides pass or fail.
+// and an account of what survived. A scenario returns one Row (`npm run chaos` turns the Tally of a
+// PostgreSQL or --workers round into one too: rowOf); nothing here decides pass or fail.
 import type { ChildProcess } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
@@ -10,7 +11,7 @@ import { collectOutput, spawnChild, stopChild, waitForOutput, type OutputWatch }
 import { ROOT } from '../test/process.ts';
 
 export { KEY } from './tally.ts';
-import { isErrorBody, KEY } from './tally.ts';
+import { isErrorBody, KEY, type Checked } from './tally.ts';
 
 /** One scenario's account, a line of the table. */
 export interface Row {
@@ -29,6 +30,8 @@ export interface Row {
   refused: number;
   /** 5xx answers without an Error body, or a 503 without Retry-After. */
   bare5xx: number;
+  /** Requests that neither answered nor failed within their bound (only the Tally scenarios bound them). */
+  hung: number;
   /** How the processes ended, in order (e.g. "TERM→1"). */
   exits: string[];
   /** What a scenario checked on the way that the columns do not say (/healthz, messages). */
@@ -36,7 +39,13 @@ export interface Row {
 }
 
 export function newRow(scenario: string): Row {
-  return { scenario, acknowledged: 0, lost: 0, duplicated: 0, reusedIds: 0, seenThenGone: 0, refused: 0, bare5xx: 0, exits: [], checks: {} };
+  return { scenario, acknowledged: 0, lost: 0, duplicated: 0, reusedIds: 0, seenThenGone: 0, refused: 0, bare5xx: 0, hung: 0, exits: [], checks: {} };
+}
+
+/** A PostgreSQL or --workers round (a Tally and its checks) as a line of the same table. */
+export function rowOf({ tally: t, checks }: Checked): Row {
+  const { scenario, acknowledged, lost, duplicated, reusedIds, refused, bare5xx, hung } = t;
+  return { scenario, acknowledged, lost, duplicated, reusedIds, seenThenGone: 0, refused, bare5xx, hung, exits: [`server exited ${t.exits}×`], checks };
 }
 
 export interface Server {

@@ -1,5 +1,6 @@
-// The chaos scenarios, each one round: cause the fault, restart, audit. `npm test` runs each once
-// (chaos.test.ts asserts the rows), `npm run chaos -- --rounds N` runs them N times and prints them.
+// The file-store chaos scenarios, each one round: cause the fault, restart, audit. `npm test` runs each
+// once (chaos.test.ts asserts the rows), `npm run chaos -- --rounds N` runs them N times, beside the
+// PostgreSQL and --workers ones (postgres-scenarios.ts, workers-scenarios.ts), and prints them.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -146,24 +147,3 @@ export async function killUnderLoad(round = 0, durationMs = 1500): Promise<Row> 
 }
 
 export const SCENARIOS = { 'disk-full': diskFull, 'read-only': readOnly, 'two-processes': twoProcesses, 'kill-under-load': killUnderLoad } as const;
-
-const COLUMNS: Array<[string, (row: Row) => string | number]> = [
-  ['scenario', (r) => r.scenario],
-  ['acknowledged', (r) => r.acknowledged],
-  ['lost', (r) => r.lost],
-  ['duplicated', (r) => r.duplicated],
-  ['reused ids', (r) => r.reusedIds],
-  ['seen then gone', (r) => r.seenThenGone],
-  ['503 refused', (r) => r.refused],
-  ['5xx without Error body', (r) => r.bare5xx],
-  ['process exits', (r) => r.exits.join(', ')],
-  ['checks failed', (r) => Object.entries(r.checks).filter(([, ok]) => !ok).map(([name]) => name).join('; ') || '-'],
-];
-
-export function tableHead(): string {
-  return `| ${COLUMNS.map(([name]) => name).join(' | ')} |\n|${COLUMNS.map(() => '---').join('|')}|\n`;
-}
-
-export function tableLine(row: Row): string {
-  return `| ${COLUMNS.map(([, value]) => value(row)).join(' | ')} |\n`;
-}

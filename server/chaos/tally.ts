@@ -1,5 +1,5 @@
 // What a fault scenario did to the creates sent through it, counted the same way in every scenario of
-// postgres.test.ts and workers.test.ts (the file-store scenarios keep their Row in harness.ts) and printed as one table line each: acknowledged, lost,
+// postgres-scenarios.ts and workers-scenarios.ts (the file-store scenarios keep their Row in harness.ts) and printed as one table line each: acknowledged, lost,
 // duplicated, reused ids, 5xx without an Error body, process exits. Requests go out on a connection
 // of their own (no keep-alive pool), each with a bound: one that neither answers nor fails within it
 // is counted as hung, never waited for.
@@ -87,6 +87,12 @@ export interface Tally {
   bare5xx: number;
   /** Server processes that exited although nothing asked them to. */
   exits: number;
+}
+
+/** A round of a scenario counted by a Tally: the tally, and what the round checked that its columns do not say. */
+export interface Checked {
+  tally: Tally;
+  checks: Record<string, boolean>;
 }
 
 /** Counts `outcomes` against `stored`, the pets the store holds afterwards (those the scenario named). */

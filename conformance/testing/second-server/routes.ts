@@ -1,9 +1,11 @@
 // The request handler: who is calling and whether they may (rate limits, key), then which
-// operation, then the operation itself. Every response gets the clock's Date and X-RateLimit-*.
+// operation, then the operation itself. Every response gets the clock's Date, X-RateLimit-* and the
+// IETF RateLimit-Policy and RateLimit fields of the same windows.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BASE_PATH, DEPRECATIONS } from '../../../spec/rules/contract.js';
 import { formatDeprecation, formatHttpDate } from '../../../spec/rules/fields.js';
 import { formatLinks } from '../../../spec/rules/link.js';
+import { formatRateLimit, formatRateLimitPolicy } from '../../../spec/rules/structured-fields.js';
 import { ApiError, notFound } from './errors.ts';
 import { parseJson, readBody, requireJsonMedia, sendEmpty, sendError, sendJson } from './http.ts';
 import type { Decision, Limiter } from './limiter.ts';
@@ -105,7 +107,13 @@ export function bearerToken(authorization: string | undefined): string | undefin
 
 export function rateLimitHeaders(decision: Decision): Record<string, string> {
   const { limit, remaining, reset } = decision.headers;
-  return { 'X-RateLimit-Limit': String(limit), 'X-RateLimit-Remaining': String(remaining), 'X-RateLimit-Reset': String(reset) };
+  return {
+    'X-RateLimit-Limit': String(limit),
+    'X-RateLimit-Remaining': String(remaining),
+    'X-RateLimit-Reset': String(reset),
+    'RateLimit-Policy': formatRateLimitPolicy([...decision.fields.policies]),
+    RateLimit: formatRateLimit([...decision.fields.states]),
+  };
 }
 
 function refusal(decision: Decision): ApiError | undefined {

@@ -6,8 +6,10 @@ import { connect } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ManualClock } from '../../../server/clock.ts';
+import { PLAN_LIMITS } from '../../../spec/rules/contract.js';
 import { parseHttpDate, parseInteger } from '../../../spec/rules/fields.js';
 import { linkWithRel, parseLinks } from '../../../spec/rules/link.js';
+import { parseRateLimit, parseRateLimitPolicy, type RateLimitPolicy, type RateLimitState } from '../../../spec/rules/structured-fields.js';
 import { ADDRESS_LIMIT_PER_MINUTE, BODY_LIMIT_BYTES, SECOND_SERVER_CHOICES, startSecondServer, type SecondServer, type SecondServerOptions, type SeedPet } from './index.ts';
 
 interface Running {
@@ -52,8 +54,47 @@ async function withServer(options: SecondServerOptions, run: (r: Running) => Pro
 const pets = (n: number, status: SeedPet['status'] = 'available'): SeedPet[] =>
   Array.from({ length: n }, (_, i) => ({ name: `Pet ${i + 1}`, categoryId: 1 + (i % 3), status }));
 
-/** Sends one request; every answer of the API must carry X-RateLimit-* as integers. */
-async function call({ server }: Running, path: string, options: Call = {}): Promise<Reply> {
+interface Ietf {
+  policies: RateLimitPolicy[];
+  states: RateLimitState[];
+}
+
+/**
+ * RateLimit-Policy and RateLimit parsed back, held to what every answer of the API must show: the
+ * same windows in the same order, each with at most its quota left and a reset ahead, the
+ * X-RateLimit-Limit among the quotas, and one window with r = X-RateLimit-Remaining whose t from
+ * `nowMs` (the server's clock) ends within the second before or after X-RateLimit-Reset, both being
+ * the same instant rounded up.
+ */
+function ietfFields(get: (name: string) => string | null | undefined, nowMs: number, context: string): Ietf {
+  const policies = parseRateLimitPolicy(get('ratelimit-policy'));
+  const states = parseRateLimit(get('ratelimit'));
+  assert.ok(policies && policies.length > 0, `${context}: RateLimit-Policy ${get('ratelimit-policy')}`);
+  assert.ok(states, `${context}: RateLimit ${get('ratelimit')}`);
+  assert.equal(states.map((st) => st.name), policies.map((p) => p.name), `${context}: the same windows in both fields`);
+  states.forEach((st, i) => {
+    assert.ok(st.remaining <= policies[i]!.quota, `${context}: ${st.name} r=${st.remaining} over its quota`);
+    assert.ok(st.reset !== undefined && st.reset >= 1, `${context}: ${st.name} t=${st.reset}`);
+  });
+  const limit = Number(get('x-ratelimit-limit'));
+  const remaining = Number(get('x-ratelimit-remaining'));
+  const reset = Number(get('x-ratelimit-reset'));
+  assert.ok(policies.some((p) => p.quota === limit), `${context}: no policy has q=${limit} as X-RateLimit-Limit says`);
+  assert.ok(
+    states.some((st) => st.remaining === remaining && Math.abs(nowMs / 1000 + st.reset! - reset) < 1),
+    `${context}: no RateLimit item has r=${remaining} and t=${reset - nowMs / 1000} (±1) as X-RateLimit-* say: ${get('ratelimit')}`,
+  );
+  return { policies, states };
+}
+
+/** The IETF fields of a reply `call` has already checked. */
+const ietf = (reply: Reply): Ietf => ({ policies: parseRateLimitPolicy(reply.headers.get('ratelimit-policy'))!, states: parseRateLimit(reply.headers.get('ratelimit'))! });
+
+/** Seconds from the clock's now until `endMs`, rounded up: the `t` RateLimit must name for a window ending then. */
+const until = (r: Running, endMs: number) => Math.ceil((endMs - r.clock.now()) / 1000);
+
+/** Sends one request; every answer of the API must carry X-RateLimit-* as integers, and the IETF fields agreeing with them. */
+async function call({ server, clock }: Running, path: string, options: Call = {}): Promise<Reply> {
   const headers: Record<string, string> = { ...options.headers };
   const key = options.key === undefined ? server.keys.pro : options.key;
   if (key !== null) headers.authorization = `Bearer ${key}`;
@@ -74,6 +115,7 @@ async function call({ server }: Running, path: string, options: Call = {}): Prom
   for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) {
     assert.ok(parseInteger(res.headers.get(name)) !== null, `${res.status} to ${path} has ${name} ${res.headers.get(name)}`);
   }
+  ietfFields((name) => res.headers.get(name), clock.now(), `${res.status} to ${path}`);
   return { status: res.status, headers: res.headers, text, body: parsed };
 }
 
@@ -479,6 +521,10 @@ methods('a request that is not HTTP, CONNECT, or HTTP/1.1 without Host is 400 BA
       assert.equal(Object.keys(body).sort(), ['code', 'message', 'status'], request);
       assert.is(body.code, 'BAD_REQUEST', request);
       assert.ok(raw.headers['x-ratelimit-limit'] !== undefined, request);
+      const { policies } = ietfFields((name) => raw.headers[name], r.clock.now(), request);
+      // Framing errors and CONNECT count in the address window; a request without Host, in its key's.
+      const windows = request.startsWith('GET') ? ['minute', 'day'] : ['address-minute'];
+      assert.equal(policies.map((p) => p.name), windows, request);
     }
     assert.is((await call(r, '/pets')).status, 200);
   });
@@ -639,16 +685,102 @@ limits('the day limit applies in a 24 h window from the first request; Limit, Re
     assertError(refused, 429, 'RATE_LIMITED', 'the 1001st of the day');
     assert.equal(rate(refused), { limit: 1000, remaining: 0, reset: dayReset });
     assert.is(parseHttpDate(refused.headers.get('retry-after'), START_MS), dayReset * 1000);
+    assert.equal(ietf(refused).states[1], { name: 'day', remaining: 0, reset: until(r, START_MS + 86_400_000) }, 'RateLimit: the day is spent until it ends');
+    assert.is(ietf(refused).states[0]!.name, 'minute');
     for (let i = 2; i <= 5; i++) await call(r, '/pets', { key });
     const banned = await call(r, '/pets', { key });
     assertError(banned, 403, 'FORBIDDEN_BANNED', 'banned while the day is spent');
     assert.is(rate(banned).reset, dayReset, 'the ban lasts until the day window ends');
+    assert.equal(ietf(banned).states, [{ name: 'minute', remaining: 0, reset: until(r, dayReset * 1000) }, { name: 'day', remaining: 0, reset: until(r, dayReset * 1000) }]);
     r.clock.set(dayReset * 1000);
     assert.is((await call(r, '/pets', { key })).status, 200);
   });
 });
 
 limits.run();
+
+// ---------------------------------------------------------------------------------------------
+const fields = suite('IETF RateLimit-Policy and RateLimit: the windows really applied, agreeing with X-RateLimit-*');
+
+fields('an admitted request: the plan’s minute and day policies, and r and t of each window as it stands', async () => {
+  await withServer({}, async (r) => {
+    r.clock.advance(1_500);
+    const opened = r.clock.now();
+    for (const plan of ['free', 'pro', 'business'] as const) {
+      const reply = await call(r, '/pets', { key: r.server.keys[plan] });
+      assert.is(reply.status, 200);
+      const { perMinute, perDay } = PLAN_LIMITS[plan];
+      assert.is(reply.headers.get('ratelimit-policy'), `"minute";q=${perMinute};w=60, "day";q=${perDay};w=86400`, plan);
+      assert.is(reply.headers.get('ratelimit'), `"minute";r=${perMinute - 1};t=60, "day";r=${perDay - 1};t=86400`, plan);
+      assert.equal(rate(reply), { limit: perMinute, remaining: perMinute - 1, reset: Math.ceil((opened + 60_000) / 1000) }, plan);
+    }
+    const key = r.server.keys.free;
+    r.clock.advance(20_250);
+    const later = await call(r, '/pets/1', { key });
+    assert.equal(ietf(later).policies, [{ name: 'minute', quota: 60, window: 60 }, { name: 'day', quota: 1000, window: 86400 }]);
+    assert.equal(ietf(later).states, [
+      { name: 'minute', remaining: 58, reset: until(r, opened + 60_000) },
+      { name: 'day', remaining: 998, reset: until(r, opened + 86_400_000) },
+    ]);
+    assert.equal(ietf(later).states.map((st) => st.reset), [40, 86380], 't counts down with the clock, rounded up');
+    assert.is(rate(later).remaining, 58);
+  });
+});
+
+fields('a 429: the spent minute has r=0 and t until it ends, when Retry-After lets in again; the day still says what it has left', async () => {
+  await withServer({}, async (r) => {
+    const key = r.server.keys.free;
+    for (let i = 1; i <= 60; i++) await call(r, '/pets', { key });
+    r.clock.advance(12_700);
+    const refused = await call(r, '/pets', { key });
+    assertError(refused, 429, 'RATE_LIMITED', 'the 61st');
+    assert.equal(rate(refused), { limit: 60, remaining: 0, reset: Math.ceil((START_MS + 60_000) / 1000) });
+    const { policies, states } = ietf(refused);
+    assert.equal(policies, [{ name: 'minute', quota: 60, window: 60 }, { name: 'day', quota: 1000, window: 86400 }]);
+    assert.equal(states, [{ name: 'minute', remaining: 0, reset: until(r, START_MS + 60_000) }, { name: 'day', remaining: 940, reset: until(r, START_MS + 86_400_000) }]);
+    assert.is(states[0]!.reset, 48);
+    const retryAt = parseHttpDate(refused.headers.get('retry-after'), START_MS)!;
+    assert.ok(retryAt - 1000 < r.clock.now() + states[0]!.reset! * 1000 && r.clock.now() + states[0]!.reset! * 1000 <= retryAt + 1000, 't and Retry-After name the same end');
+  });
+});
+
+fields('a 403 ban: every window has r=0 until the ban ends', async () => {
+  await withServer({ banAfter: 2, banSeconds: 90 }, async (r) => {
+    const key = r.server.keys.free;
+    for (let i = 1; i <= 62; i++) await call(r, '/pets', { key });
+    r.clock.advance(5_000);
+    const banned = await call(r, '/pets', { key });
+    assertError(banned, 403, 'FORBIDDEN_BANNED', 'banned');
+    const endMs = rate(banned).reset * 1000;
+    assert.equal(ietf(banned).policies, [{ name: 'minute', quota: 60, window: 60 }, { name: 'day', quota: 1000, window: 86400 }]);
+    assert.equal(ietf(banned).states, [{ name: 'minute', remaining: 0, reset: until(r, endMs) }, { name: 'day', remaining: 0, reset: until(r, endMs) }]);
+    assert.is(ietf(banned).states[0]!.reset, 86, 'the 90 s ban ends on a whole second: 85.655 s left, rounded up');
+  });
+});
+
+fields('without a valid key (401, and a 429 beyond the address limit): only the address’s minute window', async () => {
+  await withServer({}, async (r) => {
+    const endMs = START_MS + 60_000;
+    const first = await call(r, '/pets', { key: null });
+    assertError(first, 401, 'UNAUTHORIZED', 'no key');
+    assert.is(first.headers.get('ratelimit-policy'), `"address-minute";q=${ADDRESS_LIMIT_PER_MINUTE};w=60`);
+    assert.is(first.headers.get('ratelimit'), `"address-minute";r=${ADDRESS_LIMIT_PER_MINUTE - 1};t=60`);
+    r.clock.advance(30_000);
+    const wrong = await call(r, '/pets', { key: 'wrong' });
+    assertError(wrong, 401, 'UNAUTHORIZED', 'an unknown key');
+    assert.equal(ietf(wrong).states, [{ name: 'address-minute', remaining: ADDRESS_LIMIT_PER_MINUTE - 2, reset: 30 }]);
+    assert.is(rate(wrong).remaining, ADDRESS_LIMIT_PER_MINUTE - 2);
+    for (let i = 3; i <= ADDRESS_LIMIT_PER_MINUTE; i++) await call(r, '/pets', { key: null });
+    r.clock.advance(10_500);
+    const refused = await call(r, '/pets', { key: null });
+    assertError(refused, 429, 'RATE_LIMITED', 'over the address limit');
+    assert.equal(ietf(refused).policies, [{ name: 'address-minute', quota: ADDRESS_LIMIT_PER_MINUTE, window: 60 }]);
+    assert.equal(ietf(refused).states, [{ name: 'address-minute', remaining: 0, reset: until(r, endMs) }]);
+    assert.is(ietf(refused).states[0]!.reset, 20);
+  });
+});
+
+fields.run();
 
 // ---------------------------------------------------------------------------------------------
 const lifecycle = suite('lifecycle and documentation');

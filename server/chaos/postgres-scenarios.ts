@@ -1,0 +1,162 @@
+// The PostgreSQL chaos scenarios, each one round: the real server (its own process) on a schema of the
+// caller's database (server/store/test-database.ts) while the database misbehaves. Its connections are
+// terminated in the middle of concurrent creates (what a restart or a failover does), and its table is
+// locked by another session. A round returns its Tally, its checks and what it saw; postgres.test.ts
+// asserts on them, `npm run chaos` counts them. Nothing here decides pass or fail; each round stops its
+// own server, also after a failure.
+import pg from 'pg';
+import type { TestDatabase } from '../store/test-database.ts';
+import { startCli, type ServerProcess } from '../test/process.ts';
+import { create, isErrorBody, KEY, request, tally, type Checked, type CreateOutcome } from './tally.ts';
+
+export const CONCURRENCY = 16;
+/** Longest a request may take before the scenario counts it as hung. */
+export const HANG_BOUND_MS = 15_000;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface Served {
+  server: ServerProcess;
+  /** How many times the server exited so far (nothing here asks it to before the round ends). */
+  exits: () => number;
+  stop: () => Promise<void>;
+}
+
+async function serve(db: TestDatabase, schema: string, extra: string[] = []): Promise<Served> {
+  const server = await startCli(['--port', '0', '--quiet', '--no-rate-limit', '--database', `${db.url}?schema=${schema}`, ...extra]);
+  let exits = 0;
+  void server.exited.then(() => exits++);
+  return {
+    server,
+    exits: () => exits,
+    stop: async () => {
+      server.child.kill('SIGKILL');
+      await server.exited;
+    },
+  };
+}
+
+const storedNamed = (db: TestDatabase, schema: string, prefix: string) =>
+  db.query<{ id: number; name: string }>(`SELECT id::int AS id, name FROM ${schema}.pets WHERE name LIKE $1`, [`${prefix}%`]);
+
+/** Whether a create not acknowledged was refused honestly: 503 storage_unavailable, the Error body, Retry-After. */
+export function refusedHonestly(o: CreateOutcome): boolean {
+  return o.status === 503 && isErrorBody(o.body, 503) && (o.body as { code: string }).code === 'storage_unavailable' && Number(o.retryAfter) >= 1;
+}
+
+export interface TerminateRound extends Checked {
+  /** Backends pg_terminate_backend ended. */
+  terminated: number;
+  /** The creates sent while the connections were being cut. */
+  outcomes: CreateOutcome[];
+  /** The creates sent once the cuts stopped, CONCURRENCY at once. */
+  after: CreateOutcome[];
+  /** The server's output. */
+  output: string;
+}
+
+/** Connections terminated (pg_terminate_backend) every 400 ms for 4 s during CONCURRENCY concurrent creates. */
+export async function pgTerminate(db: TestDatabase): Promise<TerminateRound> {
+  const schema = db.schema('cut');
+  const { server, exits, stop } = await serve(db, schema);
+  try {
+    const outcomes: CreateOutcome[] = [];
+    const deadline = Date.now() + 4_000;
+    let next = 0;
+    const writers = Array.from({ length: CONCURRENCY }, async () => {
+      for (let i = 0; i < 200 && Date.now() < deadline && exits() === 0; i++) outcomes.push(await create(server.baseUrl, `cut-${next++}`, HANG_BOUND_MS));
+    });
+    let terminated = 0;
+    const cutter = (async () => {
+      for (let cut = 0; cut < 8 && Date.now() < deadline; cut++) {
+        await sleep(400);
+        const rows = await db.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'adoption-store-kit'`);
+        terminated += rows.length;
+      }
+    })();
+    await Promise.all([...writers, cutter]);
+
+    const after = await Promise.all(Array.from({ length: CONCURRENCY }, (_, i) => create(server.baseUrl, `cut-after-${i}`, HANG_BOUND_MS)));
+    const result = tally(`postgres: ${terminated} backends terminated under ${CONCURRENCY} creates`, [...outcomes, ...after], await storedNamed(db, schema, 'cut-'), exits());
+    const checks = {
+      'a connection was cut': terminated > 0,
+      'the server stayed up': result.exits === 0,
+      'every create cut short was answered 503 storage_unavailable with Retry-After': outcomes.every((o) => o.status === 201 || refusedHonestly(o)),
+      'once the cuts stop, every create succeeds on new connections': after.every((o) => o.status === 201),
+    };
+    return { tally: result, checks, terminated, outcomes, after, output: server.output() };
+  } finally {
+    await stop();
+  }
+}
+
+type Answer = Omit<CreateOutcome, 'name'>;
+
+export interface LockRound extends Checked {
+  /** Four creates sent under the lock. */
+  creates: CreateOutcome[];
+  /** /healthz and a list under the lock. */
+  health: Answer;
+  list: Answer;
+  /** The longest any of those may take: --storage-timeout, the client's second, 2 s of slack. */
+  bound: number;
+  /** /healthz and a create once the lock is released. */
+  healthAfter: Answer;
+  released: CreateOutcome;
+  /** The pets of the creates sent under the lock that the store holds afterwards. */
+  storedLocked: Array<{ id: number; name: string }>;
+  /** Times the server exited during the round. */
+  exits: number;
+}
+
+/** A table locked (ACCESS EXCLUSIVE) by another session under a server with --storage-timeout 1000, then released. */
+export async function pgLock(db: TestDatabase): Promise<LockRound> {
+  const schema = db.schema('lock');
+  const timeoutMs = 1_000;
+  const { server, exits, stop } = await serve(db, schema, ['--storage-timeout', String(timeoutMs)]);
+  try {
+    const origin = server.baseUrl.replace(/\/v1$/, '');
+    // The server's statement_timeout cancels, or its client gives up a second later; 2 s of slack for a busy machine.
+    const bound = timeoutMs + 1_000 + 2_000;
+    const { creates, health, list } = await whileLocked(db, `${schema}.pets`, async () => {
+      const [creates, health, list] = await Promise.all([
+        Promise.all(Array.from({ length: 4 }, (_, i) => create(server.baseUrl, `locked-${i}`, HANG_BOUND_MS))),
+        request(`${origin}/healthz`, {}, HANG_BOUND_MS),
+        request(`${server.baseUrl}/pets`, { headers: { authorization: KEY } }, HANG_BOUND_MS),
+      ]);
+      return { creates, health, list };
+    });
+    const result = tally('postgres: table locked (ACCESS EXCLUSIVE)', creates, [], exits());
+    const healthAfter = await request(`${origin}/healthz`, {}, HANG_BOUND_MS);
+    const released = await create(server.baseUrl, 'unlocked', HANG_BOUND_MS);
+    const storedLocked = await storedNamed(db, schema, 'locked-');
+    const healthBody = (health.body ?? {}) as { code?: unknown; message?: unknown };
+    const checks = {
+      'creates under the lock are 503 storage_unavailable with Retry-After': creates.every(refusedHonestly),
+      [`everything under the lock is answered within ${bound} ms`]: [...creates, health, list].every((o) => o.ms < bound),
+      '/healthz under the lock is 503 "The store does not answer: …"': health.status === 503 && healthBody.code === 'storage_unavailable' && /^The store does not answer: /.test(String(healthBody.message)),
+      'a list under the lock is 503': list.status === 503,
+      '/healthz is 200 once the lock is released': healthAfter.status === 200,
+      'a create succeeds once the lock is released': released.status === 201,
+      'no create answered 503 under the lock was stored': storedLocked.length === 0,
+      'the server stayed up': exits() === 0,
+    };
+    return { tally: result, checks, creates, health, list, bound, healthAfter, released, storedLocked, exits: exits() };
+  } finally {
+    await stop();
+  }
+}
+
+/** Runs `work` while another session holds `table` in ACCESS EXCLUSIVE mode; releases it whatever happens. */
+async function whileLocked<T>(db: TestDatabase, table: string, work: () => Promise<T>): Promise<T> {
+  const locker = new pg.Client({ connectionString: db.url });
+  locker.on('error', () => undefined);
+  await locker.connect();
+  try {
+    await locker.query('BEGIN');
+    await locker.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
+    return await work();
+  } finally {
+    await locker.query('ROLLBACK').catch(() => undefined);
+    await locker.end();
+  }
+}
