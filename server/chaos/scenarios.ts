@@ -9,6 +9,13 @@ import { call, createWhile, fill, launch, Ledger, newRow, start, stop, workFolde
 /** Who the server runs as where a folder's permission bits must bind (root ignores them). */
 const NOBODY = 65534;
 
+/** The end of every scenario: a fresh server on the same file, and the account of what survived. */
+async function restartAndAudit(row: Row, ledger: Ledger, db: string, uid?: number): Promise<void> {
+  const again = await start(db, uid);
+  await ledger.audit(again.baseUrl);
+  row.exits.push(`restart TERM→${await stop(again, 'SIGTERM')}`);
+}
+
 /** (a) The disk fills up under creates; then a clean stop, space freed, a restart. */
 export async function diskFull(round = 0): Promise<Row> {
   const row = newRow('disk full (256 KiB tmpfs), then SIGTERM');
@@ -29,9 +36,7 @@ export async function diskFull(round = 0): Promise<Row> {
     row.exits.push(`TERM→${await stop(server, 'SIGTERM')}`);
     row.checks['the failed stop is reported'] = /did not stop cleanly: storage: ENOSPC/.test(server.output.text());
     filler.free();
-    const again = await start(db);
-    await ledger.audit(again.baseUrl);
-    row.exits.push(`restart TERM→${await stop(again, 'SIGTERM')}`);
+    await restartAndAudit(row, ledger, db);
     return row;
   } finally {
     folder.cleanup();
@@ -66,9 +71,7 @@ export async function readOnly(round = 0): Promise<Row> {
     execFileSync('mount', ['-o', 'remount,rw', mountPoint]);
     chmodSync(folder.dir, 0o777);
     for (const name of readdirSync(folder.dir)) chmodSync(join(folder.dir, name), 0o644);
-    const again = await start(db, NOBODY);
-    await ledger.audit(again.baseUrl);
-    row.exits.push(`restart TERM→${await stop(again, 'SIGTERM')}`);
+    await restartAndAudit(row, ledger, db, NOBODY);
     return row;
   } finally {
     folder.cleanup();
@@ -137,9 +140,7 @@ export async function killUnderLoad(round = 0, durationMs = 1500): Promise<Row> 
     row.exits.push(`KILL→${await stop(server, 'SIGKILL')}`);
     killed = true;
     await Promise.all([load, reader]);
-    const again = await start(db);
-    await ledger.audit(again.baseUrl);
-    row.exits.push(`restart TERM→${await stop(again, 'SIGTERM')}`);
+    await restartAndAudit(row, ledger, db);
     return row;
   } finally {
     folder.cleanup();
