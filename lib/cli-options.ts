@@ -79,18 +79,23 @@ function booleanFromEnv(spec: OptionSpec, raw: string): boolean {
  * Flags first, then the environment, then the default. Unknown flags, a missing value and a value
  * of the wrong type are UsageErrors naming the flag (or the variable) as the user wrote it.
  */
-export function parseOptions(specs: readonly OptionSpec[], argv: readonly string[], env: NodeJS.ProcessEnv = process.env): ParsedOptions {
+/**
+ * Parses argv (then the environment, then the defaults) against the table. With `positionals`, the
+ * arguments that are not options land in `_` (files, for instance); otherwise one is a usage error.
+ */
+export function parseOptions(specs: readonly OptionSpec[], argv: readonly string[], env: NodeJS.ProcessEnv = process.env, mode: { positionals?: boolean } = {}): ParsedOptions {
   const config: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = {};
   for (const spec of specs) {
     config[spec.flag] = { type: spec.type === 'boolean' ? 'boolean' : 'string', ...(spec.short ? { short: spec.short } : {}), ...(spec.type === 'list' ? { multiple: true } : {}) };
   }
   let values: Record<string, string | boolean | Array<string | boolean> | undefined>;
+  let positionals: string[];
   try {
-    ({ values } = parseArgs({ args: [...argv], options: config, strict: true, allowPositionals: false }));
+    ({ values, positionals } = parseArgs({ args: [...argv], options: config, strict: true, allowPositionals: mode.positionals === true }));
   } catch (error) {
     throw new UsageError((error as Error).message.replace(/\. To specify a positional argument.*$/s, ''), { cause: error });
   }
-  const out: ParsedOptions = {};
+  const out: ParsedOptions = mode.positionals ? { _: positionals } : {};
   for (const spec of specs) {
     const given = values[spec.flag];
     if (given !== undefined) {

@@ -1,24 +1,33 @@
 // @ts-check
 // Capacity: finds the knee of a target over listPets and createPet with a key whose limits do not
-// bind (the enterprise fixture key). One step per rate, each held HOLD seconds: by default the rate
-// doubles from START_RATE to MAX_RATE, so that the run passes the knee of anything from a mock to a
-// cluster; BETWEEN=<held>,<broke> narrows a knee found by an earlier run; RATES fixes the steps. A
-// step breaks on its p95 or p99 latency, its error rate or its dropped iterations; the summary
-// reports the highest rate that held (every lower step held too), the first that broke, and the
-// command that narrows the gap further.
+// bind (test-load-key on the reference server). One step per rate, each held HOLD seconds: by
+// default the rate doubles from START_RATE to MAX_RATE, so that the run passes the knee of anything
+// from a mock to a cluster; BETWEEN=<held>,<broke> narrows a knee found by an earlier run; RATES
+// fixes the steps. A step breaks on its p95 or p99 latency, its error rate or its dropped
+// iterations, and the report says what bound it: the server (errors, latency), the key (a 429, or a
+// window about to run out: the search stops at once, before the target can ban the key), or the
+// generator (k6 could not offer the rate while the target answered in time). The same script runs
+// on several k6 processes with --execution-segment; `npm run load:merge` sums their summaries.
 //
 //   k6 run --no-usage-report load/capacity.js
 //   k6 run --no-usage-report -e BETWEEN=1600,3200 load/capacity.js
 //   k6 run --no-usage-report -e RATES=50,100,200 -e HOLD=30s load/capacity.js
+//   k6 run --no-usage-report --execution-segment 0:1/2 --execution-segment-sequence 0,1/2,1 -e SUMMARY_JSON=a.json load/capacity.js
 
 import { check } from 'k6';
 import exec from 'k6/execution';
+import { Counter, Gauge, Trend } from 'k6/metrics';
 import { baseUrl, durationEnv, numberEnv, stringEnv, summaryPath } from './lib/config.js';
-import { doublingRates, isStepMetric, judgeSteps, nextPass, parseBetween, parseRates, refineRates, stepMetric, stepPlan, stepScenarios } from './lib/phases.js';
+import { keyLimit, keyLimitFromGauges, keyLimitLine, keyLimitSamples, KEY_LIMIT_METRICS } from './lib/key-limit.js';
+import { refusal, setupStop } from './lib/outcome.js';
+import { boundLine, doublingRates, isStepMetric, judgeSteps, nextPass, parseBetween, parseRates, refineRates, stepLine, stepMetric, stepPlan, stepScenarios, stepStats, stepThresholds } from './lib/phases.js';
 import { createPet, listPets, probe } from './lib/requests.js';
+import { segmentOf } from './lib/segments.js';
 import { metricValue, summaryOutputs } from './lib/summary.js';
 
-const target = { baseUrl: baseUrl(__ENV), apiKey: stringEnv(__ENV, 'API_KEY', 'test-enterprise-key') };
+/** The reference server's fixture key whose limits do not bind (fixtures/api-keys.json). */
+export const LOAD_KEY = 'test-load-key';
+const target = { baseUrl: baseUrl(__ENV), apiKey: stringEnv(__ENV, 'API_KEY', LOAD_KEY) };
 const FIXED = stringEnv(__ENV, 'RATES', '');
 const BETWEEN = stringEnv(__ENV, 'BETWEEN', '');
 const START_RATE = numberEnv(__ENV, 'START_RATE', 50, { integer: true, min: 1 });
@@ -33,7 +42,6 @@ const P99_MS = numberEnv(__ENV, 'P99_MS', 500, { min: 1 });
 const MAX_ERROR_RATE = numberEnv(__ENV, 'MAX_ERROR_RATE', 0.01, { min: 0, max: 1 });
 const MAX_DROPPED = numberEnv(__ENV, 'MAX_DROPPED', 0.01, { min: 0, max: 1 });
 const CREATE_RATIO = numberEnv(__ENV, 'CREATE_RATIO', 0.2, { min: 0, max: 1 });
-const JSON_PATH = summaryPath(__ENV, 'capacity');
 
 /** @type {'rates' | 'refine' | 'search'} */
 const MODE = FIXED ? 'rates' : BETWEEN ? 'refine' : 'search';
@@ -43,25 +51,26 @@ const plan = stepPlan(RATES, HOLD_S);
 const first = plan.steps[0].name;
 
 /** @type {Record<string, string[]>} */
-const thresholds = {};
+const thresholds = stepThresholds(plan);
 if (MODE === 'rates') {
   // Fixed steps are a service level: every one of them must hold.
   thresholds.http_req_failed = ['rate<' + MAX_ERROR_RATE];
   thresholds.http_req_duration = ['p(95)<' + P95_MS, 'p(99)<' + P99_MS];
-}
-// Always-true thresholds on each step: they only make k6 keep per-step aggregates (across all VUs)
-// for handleSummary to judge. The text summary hides them.
-for (let i = 0; i < plan.steps.length; i++) {
-  const name = plan.steps[i].name;
-  thresholds[stepMetric('http_reqs', name)] = ['count>=0'];
-  thresholds[stepMetric('http_req_failed', name)] = ['rate>=0'];
-  thresholds[stepMetric('http_req_duration', name)] = ['p(95)>=0', 'p(99)>=0'];
-  thresholds[stepMetric('dropped_iterations', name)] = ['count>=0'];
-}
-if (MODE !== 'rates') {
+} else {
   // A search runs past the knee on purpose: only a target that cannot carry the first step fails the run.
   thresholds[stepMetric('http_req_failed', first)].push('rate<' + MAX_ERROR_RATE);
   thresholds[stepMetric('http_req_duration', first)].push('p(95)<' + P95_MS, 'p(99)<' + P99_MS);
+}
+
+const overP95 = new Counter('capacity_over_p95');
+const overP99 = new Counter('capacity_over_p99');
+const limited = new Counter('capacity_key_limited');
+const vusBusy = new Trend('capacity_vus_busy');
+/** @type {Record<string, Gauge>} */
+const keyGauges = {};
+for (const field of Object.keys(KEY_LIMIT_METRICS)) {
+  const name = KEY_LIMIT_METRICS[/** @type {keyof typeof KEY_LIMIT_METRICS} */ (field)];
+  keyGauges[name] = new Gauge(name);
 }
 
 export const options = {
@@ -71,77 +80,134 @@ export const options = {
   summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'p(99)'],
 };
 
+/**
+ * @typedef {{ refused?: string, segment: ReturnType<typeof segmentOf>, startedMs: number, limitedAtStart: import('./lib/key-limit.js').KeyLimit | null }} SetupData
+ */
+
+/** @returns {SetupData | import('./lib/outcome.js').Refusal} */
 export function setup() {
-  const res = probe(target);
-  if (res.status === 429) throw new Error('API_KEY is already rate limited; capacity needs a key whose limits do not bind');
-  console.log('capacity.js: ' + target.baseUrl + ', ' + MODE + ': ' + RATES.join(', ') + ' requests/s, ' + HOLD_S + ' s each (' + plan.totalS + ' s in all)');
+  const segment = segmentOf(exec.test.options);
+  let res;
+  try {
+    res = probe(target);
+  } catch (e) {
+    return refusal(e instanceof Error ? e.message : String(e), { segment: segment });
+  }
+  // The probe already refused, or the window runs out within two seconds at the first rate: the key binds at the first step.
+  const atStart = keyLimit({ status: res.status, headers: res.headers, receivedAtMs: Date.now() }, RATES[0]);
+  console.log(
+    'capacity.js: ' + target.baseUrl + ', ' + MODE + ': ' + RATES.join(', ') + ' requests/s, ' + HOLD_S + ' s each (' + plan.totalS + ' s in all)' +
+      (segment.share === 1 ? '' : '; this generator runs execution segment ' + segment.segment + ' (' + (segment.share * 100).toFixed(1) + '% of each rate)')
+  );
+  return { segment: segment, startedMs: Date.now(), limitedAtStart: atStart };
 }
 
-export function capacity() {
+/** @type {Record<string, number>} */
+const stepRates = {};
+for (const step of plan.steps) stepRates[step.name] = step.rate;
+
+/**
+ * Stops the search: the key binds at this step's rate.
+ * @param {import('./lib/key-limit.js').KeyLimit} k
+ */
+function stopForKey(k) {
+  limited.add(1);
+  for (const sample of keyLimitSamples(k)) keyGauges[sample.metric].add(sample.value);
+  exec.test.abort(keyLimitLine(k));
+}
+
+/** @param {SetupData & { refused?: string }} data */
+export function capacity(data) {
+  if (data.refused) exec.test.abort(data.refused);
+  const rate = stepRates[exec.scenario.name];
+  if (data.limitedAtStart) stopForKey(Object.assign({}, data.limitedAtStart, { rate: rate }));
+  vusBusy.add(exec.instance.vusActive);
+  let res;
   if (Math.random() < CREATE_RATIO) {
-    const res = createPet(target, { name: 'k6-capacity-' + exec.vu.idInTest, categoryId: 1, status: 'available' });
+    res = createPet(target, { name: 'k6-capacity-' + exec.vu.idInTest, categoryId: 1, status: 'available' });
     check(res, { 'createPet 201': (r) => r.status === 201 });
   } else {
-    const res = listPets(target, { limit: 20 });
+    res = listPets(target, { limit: 20 });
     check(res, { 'listPets 200': (r) => r.status === 200 });
   }
+  overP95.add(res.timings.duration > P95_MS ? 1 : 0);
+  overP99.add(res.timings.duration > P99_MS ? 1 : 0);
+  const k = keyLimit({ status: res.status, headers: res.headers, receivedAtMs: Date.now() }, rate);
+  if (k !== null) stopForKey(k);
 }
 
 /**
- * @param {any} data
- * @param {string} metric
- * @param {string} stat
+ * The report's advice: what to run next, only when it can apply.
+ * @param {ReturnType<typeof nextPass>} next
+ * @param {import('./lib/phases.js').Knee} knee
  */
-function stepValue(data, metric, stat) {
-  const v = metricValue(data, metric, stat);
-  return v === undefined ? 0 : v;
+function nextLine(next, knee) {
+  const held = knee.held === null ? 0 : knee.held.rate;
+  const broke = knee.broke === null ? 0 : knee.broke.rate;
+  if (next.kind === 'refine' && next.between) return 'next: k6 run --no-usage-report -e BETWEEN=' + next.between.join(',') + ' load/capacity.js   (narrows the knee in ' + STEPS + ' steps)';
+  if (next.kind === 'found') return 'knee: between ' + held + ' and ' + broke + ' requests/s, within ' + RESOLUTION * 100 + '%';
+  if (next.kind === 'raise-max') return 'next: nothing broke; raise ' + (MODE === 'search' ? 'MAX_RATE' : 'the highest rate') + ' to find the knee';
+  if (next.kind === 'key') return 'next: the key, not the server, was measured; run again with a key whose limits do not bind (' + LOAD_KEY + ' on the reference server)';
+  if (next.kind === 'generator') return 'next: the generator, not the server, was measured; raise MAX_VUS if every VU was busy, else split the run over more k6 processes (load/README.md, "Many generators")';
+  return 'next: the first step broke on the server; lower ' + (MODE === 'search' ? 'START_RATE' : 'the lowest rate');
 }
 
 /** @param {any} data */
 export function handleSummary(data) {
-  const knee = judgeSteps(
-    plan,
-    function (name) {
-      const count = metricValue(data, stepMetric('http_reqs', name), 'count');
-      if (count === undefined) return null;
-      return {
-        count: count,
-        errorRate: stepValue(data, stepMetric('http_req_failed', name), 'rate'),
-        p95: stepValue(data, stepMetric('http_req_duration', name), 'p(95)'),
-        p99: stepValue(data, stepMetric('http_req_duration', name), 'p(99)'),
-        dropped: stepValue(data, stepMetric('dropped_iterations', name), 'count'),
-      };
-    },
-    { maxErrorRate: MAX_ERROR_RATE, p95Ms: P95_MS, p99Ms: P99_MS, minAchieved: 0.95, maxDropped: MAX_DROPPED }
-  );
+  /** @type {SetupData | undefined} */
+  const setupData = data.setup_data;
+  const segment = setupData && setupData.segment ? setupData.segment : segmentOf(null);
+  /** @param {string} metric @param {string} stat */
+  const valueOf = (metric, stat) => metricValue(data, metric, stat);
+  /** @type {Record<string, import('./lib/phases.js').StepStats | null>} */
+  const stats = {};
+  for (const step of plan.steps) stats[step.name] = stepStats(valueOf, step.name);
+  const criteria = { maxErrorRate: MAX_ERROR_RATE, p95Ms: P95_MS, p99Ms: P99_MS, minAchieved: 0.95, maxDropped: MAX_DROPPED, maxVUs: MAX_VUS, share: segment.share };
+  const knee = judgeSteps(plan, (name) => stats[name], criteria);
+  const keyLimited = keyLimitFromGauges((name) => metricValue(data, name, 'value'));
+  const setupStopped = setupStop(data);
+  const stop = setupStopped !== null ? setupStopped : keyLimited !== null ? { reason: keyLimitLine(keyLimited), exitCode: 108 } : null;
   const report = [];
-  for (let i = 0; i < knee.rows.length; i++) {
-    const r = knee.rows[i];
+  if (setupStopped === null) {
+    for (const row of knee.rows) report.push(stepLine(row));
+    const held = knee.held;
     report.push(
-      (r.ok ? 'held ' : 'MISSED ') + r.rate + '/s: achieved ' + r.achieved.toFixed(1) + '/s, errors ' + (r.errorRate * 100).toFixed(2) + '%, p95 ' + r.p95.toFixed(1) + ' ms, p99 ' + r.p99.toFixed(1) + ' ms, ' + r.dropped + ' dropped' +
-        (r.ok ? '' : ' (' + r.why + ')') +
-        (r.ok && r.afterKnee ? ' (after the first break: not counted)' : '')
+      held === null
+        ? 'highest sustained rate: none (the first step already broke)'
+        : 'highest sustained rate: ' + held.rate + ' requests/s (achieved ' + held.achieved.toFixed(1) + '/s, p95 ' + held.p95.toFixed(1) + ' ms, p99 ' + held.p99.toFixed(1) + ' ms)'
     );
+    report.push(knee.broke === null ? 'first broken rate: none up to ' + RATES[RATES.length - 1] + ' requests/s' : 'first broken rate: ' + knee.broke.rate + ' requests/s (' + knee.broke.why + ')');
+    report.push(boundLine(knee, RATES[RATES.length - 1]));
+    const busy = knee.rows.filter((r) => {
+      const s = stats[r.name];
+      return s !== null && s.vusMax !== undefined && s.vusMax >= MAX_VUS;
+    });
+    if (busy.length > 0) report.push("k6's warning \"Insufficient VUs, reached " + MAX_VUS + ' active VUs\" is expected here: this generator ran out of VUs from ' + busy[0].rate + '/s (MAX_VUS)');
+    if (segment.share !== 1) report.push('execution segment ' + segment.segment + ': this generator offered ' + (segment.share * 100).toFixed(1) + '% of each rate; merge every generator\'s summary with npm run load:merge');
+    report.push(nextLine(nextPass(knee, RESOLUTION), knee));
   }
-  const held = knee.held;
-  const broke = knee.broke;
-  report.push(
-    held === null
-      ? 'highest sustained rate: none (the first step already broke)'
-      : 'highest sustained rate: ' + held.rate + ' requests/s (achieved ' + held.achieved.toFixed(1) + '/s, p95 ' + held.p95.toFixed(1) + ' ms, p99 ' + held.p99.toFixed(1) + ' ms)'
-  );
-  report.push(broke === null ? 'first broken rate: none up to ' + RATES[RATES.length - 1] + ' requests/s' : 'first broken rate: ' + broke.rate + ' requests/s (' + broke.why + ')');
-  const next = nextPass(knee, RESOLUTION);
-  if (next.kind === 'refine' && next.between) report.push('next: k6 run --no-usage-report -e BETWEEN=' + next.between.join(',') + ' load/capacity.js   (narrows the knee in ' + STEPS + ' steps)');
-  else if (next.kind === 'found') report.push('knee: between ' + (held ? held.rate : 0) + ' and ' + (broke ? broke.rate : 0) + ' requests/s, within ' + RESOLUTION * 100 + '%');
-  else if (next.kind === 'raise-max') report.push('next: nothing broke; raise ' + (MODE === 'search' ? 'MAX_RATE' : 'the highest rate') + ' to find the knee');
-  else report.push('next: the first step broke; lower ' + (MODE === 'search' ? 'START_RATE' : 'the lowest rate'));
   return summaryOutputs(data, {
     title: 'capacity.js against ' + target.baseUrl,
     script: 'capacity',
-    jsonPath: JSON_PATH,
+    jsonPath: summaryPath(__ENV, 'capacity', segment.segment),
     report: report,
-    extra: { baseUrl: target.baseUrl, mode: MODE, rates: RATES, holdS: HOLD_S, steps: knee.rows, highestSustained: held, firstBroken: broke, next: next },
+    stop: stop,
+    extra: {
+      baseUrl: target.baseUrl,
+      mode: MODE,
+      rates: RATES,
+      holdS: HOLD_S,
+      criteria: criteria,
+      segment: segment,
+      startedMs: setupData ? setupData.startedMs : null,
+      stepStats: stats,
+      keyLimited: keyLimited,
+      bound: knee.bound,
+      steps: knee.rows,
+      highestSustained: knee.held,
+      firstBroken: knee.broke,
+      next: setupStopped === null ? nextPass(knee, RESOLUTION) : null,
+    },
     hide: function (metric) {
       return isStepMetric(metric);
     },

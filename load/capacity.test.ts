@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { kneeTarget, petsTarget } from './fake-targets.ts';
+import { kneeTarget, limitedTarget, petsTarget } from './fake-targets.ts';
 import { captureConsole, runScript } from './k6-shim.ts';
 
 const CAPACITY = join(dirname(fileURLToPath(import.meta.url)), 'capacity.js');
@@ -15,7 +15,7 @@ async function run(env: Record<string, string>, handler: Parameters<typeof runSc
   const out = captureConsole();
   try {
     const r = await runScript(CAPACITY, { env, handler, startMs: START });
-    return { ...r, json: JSON.parse(r.summary['load/results/capacity-summary.json']!) as { extra: Record<string, unknown> } };
+    return { ...r, json: JSON.parse(r.summary['capacity-summary.json']!) as { extra: Record<string, unknown> } };
   } finally {
     out.restore();
   }
@@ -55,7 +55,7 @@ test('a target that cannot carry the first step fails the run; one that never br
   const weak = await run(SMALL, kneeTarget(5));
   assert.ok(weak.failed.some((t) => t.key === 'http_req_duration{scenario:step-10}'), JSON.stringify(weak.failed));
   assert.match(weak.summary.stdout!, /highest sustained rate: none/);
-  assert.match(weak.summary.stdout!, /the first step broke; lower START_RATE/);
+  assert.match(weak.summary.stdout!, /the first step broke on the server; lower START_RATE/);
   const strong = await run({ ...SMALL, MAX_RATE: '80' }, petsTarget());
   assert.equal(strong.failed, []);
   assert.match(strong.summary.stdout!, /highest sustained rate: 80 requests\/s/);
@@ -76,6 +76,50 @@ test('bad search settings stop the run before any request', async () => {
     } catch (error) {
       assert.match((error as Error).message, message);
     }
+  }
+});
+
+test("a key whose limit binds is reported as the key's limit, stopped before a ban, and the run is ABORTED (exit 108)", async () => {
+  const r = await run({ ...SMALL, MAX_RATE: '320' }, limitedTarget({ limit: 3000, banAfter: 20 }, petsTarget()));
+  const stdout = r.summary.stdout!;
+  assert.ok(r.aborted, 'the search aborts');
+  assert.match(stdout, /^ABORTED: limited by the key at \d+\/s: X-RateLimit-Limit 3000/m);
+  assert.match(stdout, /bound found: the key's limit at \d+\/s/);
+  assert.match(stdout, /next: the key, not the server, was measured/);
+  assert.not.match(stdout, /BETWEEN=/, 'no narrowing of a knee that is the key');
+  assert.match(stdout, /result: ABORTED \(k6 exits 108\)/);
+  assert.not.match(stdout, /result: PASS/);
+  // Stopped on the forecast: not a single 429, so nothing near the ban.
+  assert.is(r.shim.samples.filter((s) => s.metric === 'http_reqs' && s.tags.status === '429').length, 0);
+  assert.equal((r.json.extra as { bound: string }).bound, 'key');
+});
+
+test('a key refused outright by a 429 is quoted with its Retry-After', async () => {
+  const r = await run({ ...SMALL, START_RATE: '40' }, (_req, nowMs) => ({ status: 429, headers: { 'X-RateLimit-Limit': '60', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(Math.floor(nowMs / 1000) + 30), 'Retry-After': '30' }, body: '{}' }));
+  assert.match(r.summary.stdout!, /ABORTED: limited by the key at 40\/s: 429 with X-RateLimit-Limit 60, Retry-After 30 s/);
+  assert.is(r.shim.requests.length, 1, 'only the probe was sent');
+});
+
+test('a setup that cannot reach the target prints ABORTED with the reason first, and no advice', async () => {
+  const r = await run(SMALL, () => ({ status: 0 }));
+  const lines = r.summary.stdout!.trim().split('\n');
+  assert.match(lines[1]!, /^ABORTED: target .* is not answering/);
+  assert.not.match(r.summary.stdout!, /next:|highest sustained/);
+  assert.match(r.summary.stdout!, /result: ABORTED \(k6 exits 108\)/);
+  assert.equal((JSON.parse(r.summary['capacity-summary.json']!) as { result: string }).result, 'ABORTED');
+});
+
+test('one generator of two runs half of each rate, judges its half, and names its summary after its segment', async () => {
+  const out = captureConsole();
+  try {
+    const r = await runScript(CAPACITY, { env: { ...SMALL, MAX_RATE: '40' }, handler: petsTarget(), startMs: START, executionSegment: '1/2:1', executionSegmentSequence: '0,1/2,1' });
+    assert.equal(r.failed, []);
+    const json = JSON.parse(r.summary['capacity-summary-1_2-1.json']!) as { extra: { segment: { share: number }; steps: Array<{ ok: boolean; offered: number }> } };
+    assert.is(json.extra.segment.share, 0.5);
+    assert.equal(json.extra.steps.map((s) => [s.ok, s.offered]), [[true, 5], [true, 10], [true, 20]]);
+    assert.match(r.summary.stdout!, /merge every generator's summary with npm run load:merge/);
+  } finally {
+    out.restore();
   }
 });
 

@@ -4,7 +4,7 @@
 import { formatHttpDate } from '../spec/rules/fields.js';
 import type { FakeRequest, FakeResponse, Handler } from './k6-shim.ts';
 
-export type LimiterFault = 'none' | 'over-admit' | 'stuck-remaining' | 'moving-reset' | 'retry-after-zero' | 'no-reset';
+export type LimiterFault = 'none' | 'over-admit' | 'stuck-remaining' | 'moving-reset' | 'retry-after-zero' | 'no-reset' | 'ban-unenforced';
 
 export interface LimiterOptions {
   limit: number;
@@ -30,6 +30,7 @@ export function limitedTarget(opts: LimiterOptions, inner: Handler = () => json(
   const refusals = new Map<number, number>();
   const sliding: number[] = [];
   let banUntil = 0;
+  let banWindow = 0;
   return (req, now) => {
     const key = bearer(req);
     if (key === undefined || (opts.keys && !opts.keys.includes(key))) return json(401, { code: 'unauthorized', message: 'no key', status: 401 });
@@ -39,7 +40,10 @@ export function limitedTarget(opts: LimiterOptions, inner: Handler = () => json(
     const base = { Date: formatHttpDate(now), 'X-RateLimit-Limit': String(opts.limit) };
     const refuse = (retryAfter: number, remaining = 0) => {
       refusals.set(windowStart, (refusals.get(windowStart) ?? 0) + 1);
-      if (opts.banAfter && (refusals.get(windowStart) ?? 0) >= opts.banAfter && banUntil <= now) banUntil = now + (opts.banSeconds ?? 300) * 1000;
+      if (opts.banAfter && (refusals.get(windowStart) ?? 0) >= opts.banAfter && banUntil <= now) {
+        banUntil = now + (opts.banSeconds ?? 300) * 1000;
+        banWindow = windowStart;
+      }
       return json(429, { code: 'rate_limited', message: 'slow down', status: 429 }, {
         ...base,
         'X-RateLimit-Remaining': String(remaining),
@@ -48,7 +52,8 @@ export function limitedTarget(opts: LimiterOptions, inner: Handler = () => json(
         'Cache-Control': 'no-store',
       });
     };
-    if (banUntil > now) return refuse(Math.ceil((banUntil - now) / 1000));
+    // ban-unenforced announces the ban, then admits the key again as soon as its window reopens.
+    if (banUntil > now && !(fault === 'ban-unenforced' && windowStart > banWindow)) return refuse(Math.ceil((banUntil - now) / 1000));
     let admitted: boolean;
     let remaining: number;
     if (fault === 'moving-reset') {

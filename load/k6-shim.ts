@@ -6,6 +6,7 @@
 // executors are simulated one VU at a time. The runs with a real k6 are in k6.test.ts.
 import { register } from 'node:module';
 import { pathToFileURL } from 'node:url';
+import { parseSegment } from './lib/segments.js';
 import { evaluateThresholds, type MetricType, type Sample, type Tags, type ThresholdResult } from './k6-thresholds.ts';
 
 export { evaluateThresholds, parseMetricKey, type MetricType, type Sample, type Tags, type ThresholdResult } from './k6-thresholds.ts';
@@ -54,7 +55,12 @@ export class Trend extends Metric { constructor(n, t) { super('trend', n, t); } 
 export class Gauge extends Metric { constructor(n, t) { super('gauge', n, t); } }
 export default { Counter, Rate, Trend, Gauge };`,
   'k6/execution': `const s = () => globalThis.__k6shim;
-export default { get scenario() { return s().execScenario(); }, get vu() { return s().execVu(); } };`,
+export default {
+  get scenario() { return s().execScenario(); },
+  get vu() { return s().execVu(); },
+  get instance() { return s().execInstance(); },
+  get test() { return { abort: (m) => s().abort(m), get options() { return s().execOptions(); } }; },
+};`,
 };
 
 let registered = false;
@@ -74,6 +80,8 @@ export async function resolve(specifier, context, next) {
 }
 
 class ScriptFailure extends Error {}
+/** What exec.test.abort throws: k6 interrupts the VU and ends the run with exit code 108. */
+export class TestAborted extends Error {}
 
 /** The state one script run shares with the stand-in modules. */
 export class K6Shim {
@@ -103,6 +111,7 @@ export class K6Shim {
       ['checks', 'rate', false],
       ['iterations', 'counter', false],
       ['dropped_iterations', 'counter', false],
+      ['iteration_duration', 'trend', true],
     ] as const) {
       this.declare(name, type, time);
     }
@@ -157,6 +166,26 @@ export class K6Shim {
     throw new ScriptFailure(message);
   }
 
+  /** The reason of exec.test.abort, once a script called it. */
+  aborted: string | null = null;
+  /** The execution segment this run was given (`--execution-segment`), null for the whole run. */
+  executionSegment: string | null = null;
+  executionSegmentSequence: string | null = null;
+
+  abort(message?: string): never {
+    this.aborted = 'test aborted' + (message === undefined ? '' : ': ' + message);
+    throw new TestAborted(this.aborted);
+  }
+
+  execOptions() {
+    return { executionSegment: this.executionSegment, executionSegmentSequence: this.executionSegmentSequence };
+  }
+
+  execInstance() {
+    // The shim runs one VU at a time.
+    return { vusActive: 1, vusInitialized: 1, iterationsCompleted: 0, iterationsInterrupted: 0, currentTestRunDuration: 0 };
+  }
+
   sleep(seconds: number): void {
     this.nowMs += seconds * 1000;
   }
@@ -197,6 +226,7 @@ export class K6Shim {
     }
     const text = res.body ?? '';
     return {
+      timings: { duration: res.latencyMs ?? 2 },
       status: res.status,
       headers,
       body: text,
@@ -247,6 +277,9 @@ export interface RunOptions {
   maxIterations?: number;
   /** Real time instead of the fake clock (for handlers that talk to real servers); startMs is then ignored. */
   realTime?: boolean;
+  /** `--execution-segment` and `--execution-segment-sequence`: the shim runs the segment's share of each arrival rate. */
+  executionSegment?: string;
+  executionSegmentSequence?: string;
 }
 
 export interface RunResult {
@@ -257,6 +290,8 @@ export interface RunResult {
   shim: K6Shim;
   iterations: number;
   setupError: Error | null;
+  /** The reason exec.test.abort was called with (k6 would exit 108), null when it was not. */
+  aborted: string | null;
   /** Threshold keys whose metric got no sample: k6 may then not evaluate them at all. */
   unsampled: string[];
 }
@@ -274,12 +309,12 @@ function durationSeconds(v: unknown): number {
   return total;
 }
 
-/** The iteration start times (ms after the scenario's start) that k6's constant-arrival-rate executor would schedule (the only one the scripts use). */
-export function arrivalTimes(scenario: Record<string, unknown>): number[] {
+/** The iteration start times (ms after the scenario's start) that k6's constant-arrival-rate executor would schedule (the only one the scripts use), for a share of the rate. */
+export function arrivalTimes(scenario: Record<string, unknown>, share = 1): number[] {
   const unitS = durationSeconds(scenario.timeUnit ?? '1s');
   const times: number[] = [];
   if (scenario.executor === 'constant-arrival-rate') {
-    const perS = Number(scenario.rate) / unitS;
+    const perS = (Number(scenario.rate) * share) / unitS;
     const durS = durationSeconds(scenario.duration);
     for (let t = 0; t < durS; t += 1 / perS) times.push(t * 1000);
     return times;
@@ -296,6 +331,9 @@ export async function runScript(file: string, opts: RunOptions): Promise<RunResu
   g.__k6shim = shim;
   g.__ENV = { ...opts.env };
   if (!opts.realTime) Date.now = () => Math.floor(shim.nowMs);
+  shim.executionSegment = opts.executionSegment ?? null;
+  shim.executionSegmentSequence = opts.executionSegmentSequence ?? null;
+  const share = parseSegment(opts.executionSegment, opts.executionSegmentSequence).share;
   const testStart = shim.nowMs;
   let iterations = 0;
   let setupError: Error | null = null;
@@ -308,6 +346,7 @@ export async function runScript(file: string, opts: RunOptions): Promise<RunResu
       setupError = e as Error;
     }
     if (setupError === null) {
+     scenarioLoop: {
       const scenarios = Object.entries(module.options?.scenarios ?? {}).sort(
         (a, b) => durationSeconds(a[1].startTime ?? 0) - durationSeconds(b[1].startTime ?? 0),
       );
@@ -320,7 +359,7 @@ export async function runScript(file: string, opts: RunOptions): Promise<RunResu
         shim.vu = { idInTest: 1, iterationInScenario: 0 };
         const fn = module[String(scenario.exec ?? 'default')];
         if (typeof fn !== 'function') throw new Error(`scenario ${name} runs ${String(scenario.exec)}, which the script does not export`);
-        for (const at of arrivalTimes(scenario)) {
+        for (const at of arrivalTimes(scenario, share)) {
           if (++iterations > max) throw new Error(`more than ${max} iterations`);
           // One VU: an iteration that starts late (the previous one ran long) is what k6 would drop.
           if (shim.nowMs > startTime + at + 1000) {
@@ -328,17 +367,21 @@ export async function runScript(file: string, opts: RunOptions): Promise<RunResu
             continue;
           }
           shim.nowMs = Math.max(shim.nowMs, startTime + at);
+          const began = shim.nowMs;
           try {
             (fn as (d: unknown) => void)(data);
           } catch (e) {
+            if (e instanceof TestAborted) break scenarioLoop;
             if (!(e instanceof ScriptFailure)) throw e;
             shim.logs.push(`iteration failed: ${e.message}`);
           }
           shim.add('iterations', 1, {});
+          shim.add('iteration_duration', shim.nowMs - began, {});
           shim.vu.iterationInScenario += 1;
           shim.scenario.iterationInTest += 1;
         }
       }
+     }
       shim.scenario = { name: '', startTime: 0, iterationInTest: 0 };
     }
     const durationS = (shim.nowMs - testStart) / 1000;
@@ -348,9 +391,11 @@ export async function runScript(file: string, opts: RunOptions): Promise<RunResu
       root_group: { name: '', path: '', checks: [...shim.checks].map(([name, c]) => ({ name, ...c })), groups: [] },
       state: { isStdOutTTY: false, isStdErrTTY: false, testRunDurationMs: shim.nowMs - testStart },
       options: { summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'p(99)'] },
+      // k6 hands setup's data to handleSummary; undefined when setup threw.
+      setup_data: setupError === null && module.setup ? data : undefined,
     };
     const summary = module.handleSummary ? module.handleSummary(summaryData) : {};
-    return { module, thresholds, failed: thresholds.filter((t) => !t.ok), summary, shim, iterations, setupError, unsampled };
+    return { module, thresholds, failed: thresholds.filter((t) => !t.ok), summary, shim, iterations, setupError, unsampled, aborted: shim.aborted };
   } finally {
     Date.now = realNow;
   }

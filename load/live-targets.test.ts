@@ -63,6 +63,7 @@ test.before(async () => {
       const keys = [
         { key: 'test-pro-key', plan: 'pro' },
         { key: 'test-enterprise-key', plan: 'enterprise', limits: { perMinute: 100000, perDay: 100000000 } },
+        { key: 'test-load-key', plan: 'enterprise', limits: { perMinute: 1000000000, perDay: 1000000000000 } },
         { key: ${JSON.stringify(SMALL_KEY)}, plan: 'enterprise', limits: { perMinute: 12, perDay: 100000 } },
       ];
       const server = await createServer({ host: '127.0.0.1', port: 0, logger: false, apiKeys: keys });

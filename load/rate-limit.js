@@ -3,11 +3,16 @@
 // API: drives GET /pets above the limit with a constant-arrival-rate scenario, across at least one
 // window boundary, and turns every rule of spec/rules/window-rules.js (the rules the conformance kit
 // applies too) into a threshold: must-level rules fail the run, should-level ones with STRICT=1.
-// Optional BAN=1 scenario: keeps sending after 429 and expects the temporary ban. Run it with a key
-// nobody else uses during the run: the count must be complete.
+// Optional BAN=1 scenario: keeps sending after 429 until the target announces a temporary ban, then
+// probes it three times (after the window it began in has ended, at two thirds of it, and after it
+// should have lifted): enforced across a window boundary, and lifted when Retry-After said. Run it
+// with a key nobody else uses during the run: the count must be complete. It runs on ONE k6 process:
+// judging a window exactly needs every request and response of the key in one place, so an
+// execution segment is refused (capacity.js and smoke.js are the scripts to split).
 //
 //   k6 run --no-usage-report load/rate-limit.js                               (our server, test-free-key, ~2.5 min)
 //   k6 run --no-usage-report -e API_KEY=... -e PLAN=pro -e BASE_URL=https://host/v1 load/rate-limit.js
+//   k6 run --no-usage-report -e BAN=1 -e BAN_DURATION=12m load/rate-limit.js    (the reference server bans for 600 s)
 
 import http from 'k6/http';
 import exec from 'k6/execution';
@@ -15,7 +20,9 @@ import { Counter } from 'k6/metrics';
 import { DEFAULT_TOLERANCES, readSnapshot, retryWaitMs } from '../spec/rules/snapshot.js';
 import { EVENTS } from '../spec/rules/rules.js';
 import { baseUrl, boolEnv, durationEnv, expectedLimit, numberEnv, stringEnv, summaryPath } from './lib/config.js';
-import { createPacer } from './lib/pacing.js';
+import { refusal, setupStop } from './lib/outcome.js';
+import { banProbeTimes, createPacer } from './lib/pacing.js';
+import { isWhole, segmentOf } from './lib/segments.js';
 import { listPets, listPetsBatchRequest, probe } from './lib/requests.js';
 import { metricValue, summaryOutputs } from './lib/summary.js';
 import { KINDS, VIOLATIONS_METRIC, WARNING_ONLY, createJudge, eventMetric, violationKey, violationLine, violationThresholds, zeroSamples } from './lib/verdict.js';
@@ -32,9 +39,13 @@ const SKEW_S = numberEnv(__ENV, 'CLOCK_SKEW', DEFAULT_TOLERANCES.clockSkewSecond
 // Should-level rules (Retry-After as integer seconds, Cache-Control: no-store on 429) fail the run too.
 const STRICT = boolEnv(__ENV, 'STRICT', false);
 const BAN = boolEnv(__ENV, 'BAN', false);
-const BAN_DURATION_S = durationEnv(__ENV, 'BAN_DURATION', '90s');
-const BAN_CONFIRM_S = durationEnv(__ENV, 'BAN_CONFIRM', '10s');
+// Long enough to provoke the ban, outlast it and see it lift: the reference server bans for 600 s.
+const BAN_DURATION_S = durationEnv(__ENV, 'BAN_DURATION', '12m');
 const JSON_PATH = summaryPath(__ENV, 'rate-limit');
+
+/** Why the script runs on one process only: its refusal of an execution segment. */
+export const ONE_PROCESS =
+  'rate-limit.js judges each window by counting every request of the key, so it runs on ONE k6 process; with an execution segment it would see only part of each window and could neither prove nor disprove the limit. Run it without --execution-segment (split capacity.js or smoke.js instead)';
 
 /** Requests per minute the main scenario aims at: OVERDRIVE times the limit, or RATE until it is learned. */
 const targetPerMinute = expected.limit === null ? RATE : Math.ceil(expected.limit * OVERDRIVE);
@@ -72,6 +83,8 @@ thresholds['http_req_failed'] = ['rate<0.01'];
 if (BAN) {
   thresholds['ratelimit_ban_detected{scenario:ban}'] = ['count>=1'];
   thresholds['ratelimit_ban_confirmed{scenario:ban}'] = ['count>=1'];
+  thresholds['ratelimit_ban_held_past_reset{scenario:ban}'] = ['count>=1'];
+  thresholds['ratelimit_ban_lifted{scenario:ban}'] = ['count>=1'];
 }
 
 /** @type {Record<string, any>} */
@@ -113,18 +126,25 @@ export const options = {
 
 export function setup() {
   add(zeroSamples());
+  if (!isWhole(segmentOf(exec.test.options))) return refusal(ONE_PROCESS);
   const sentAtMs = Date.now();
-  const res = probe(target);
+  let res;
+  try {
+    res = probe(target);
+  } catch (e) {
+    return refusal(e instanceof Error ? e.message : String(e));
+  }
   const first = { status: res.status, headers: res.headers, receivedAtMs: Date.now(), sentAtMs: sentAtMs };
   const learned = readSnapshot(first).limit;
-  if (learned === null) throw new Error('the target sent no integer X-RateLimit-Limit; nothing to verify');
+  if (learned === null) return refusal('the target sent no integer X-RateLimit-Limit; nothing to verify');
   const perMinute = expected.limit === null ? Math.ceil(learned * OVERDRIVE) : targetPerMinute;
   console.log(
     'rate-limit.js: ' + target.baseUrl + ', Limit ' + learned + (expected.limit === null ? ' (learned)' : ' (expected ' + expected.limit + ')') +
       ', offering ' + Math.min(perMinute, targetPerMinute) + ' requests/min for ' + DURATION_S + ' s' +
       (CROSS_WINDOWS ? ', must cross at least one window boundary' : ', window boundary not required (CROSS_WINDOWS=0)') +
       (BAN ? ', then the ban scenario for up to ' + BAN_DURATION_S + ' s' : '') +
-      (STRICT ? '; should-level rules fail the run (STRICT=1)' : '')
+      (STRICT ? '; should-level rules fail the run (STRICT=1)' : '') +
+      '. One VU makes every request, so k6 may warn "Insufficient VUs, reached 1 active VUs": expected, see the summary'
   );
   if (perMinute > targetPerMinute) {
     console.warn('the learned limit needs ' + perMinute + ' requests/min but RATE offers ' + targetPerMinute + '; raise RATE or set PLAN/LIMIT');
@@ -134,8 +154,8 @@ export function setup() {
 
 /**
  * @typedef {import('../spec/rules/snapshot.js').RecordedResponse} RecordedResponse
- * @typedef {{ first: RecordedResponse, perMinute: number }} SetupData
- * @typedef {{ judge: ReturnType<typeof createJudge>, pacer: ReturnType<typeof createPacer>, logged: Record<string, number>, banSeenMs: number | null }} Run
+ * @typedef {{ first: RecordedResponse, perMinute: number, refused?: string }} SetupData
+ * @typedef {{ judge: ReturnType<typeof createJudge>, pacer: ReturnType<typeof createPacer>, logged: Record<string, number>, windowEndMs: number | null, probes: number[] | null }} Run
  * @type {Record<string, Run>}
  */
 const runs = {};
@@ -155,7 +175,8 @@ function begin(mode, data) {
       startMs: Date.now(),
     }),
     logged: {},
-    banSeenMs: null,
+    windowEndMs: null,
+    probes: null,
   };
   if (mode === 'window') record(run, run.judge.observe([data.first]));
   return run;
@@ -182,11 +203,20 @@ function record(run, judged) {
  * @param {SetupData} data
  */
 function drive(mode, data) {
+  if (data.refused) exec.test.abort(data.refused);
   const name = exec.scenario.name;
   if (!runs[name]) runs[name] = begin(mode, data);
   const run = runs[name];
-  const count = run.pacer.allowance(Date.now(), BATCH);
-  if (count === 0) return;
+  let count;
+  if (run.probes !== null) {
+    // Probing a ban: one request at each planned time, nothing else.
+    if (run.probes.length === 0 || Date.now() < run.probes[0]) return;
+    run.probes.shift();
+    count = 1;
+  } else {
+    count = run.pacer.allowance(Date.now(), BATCH);
+    if (count === 0) return;
+  }
   const sentAtMs = Date.now();
   /** @type {Array<{ status: number, headers: Record<string, string> }>} */
   let responses;
@@ -212,10 +242,35 @@ function drive(mode, data) {
     now
   );
   record(run, judged);
-  if (mode === 'ban') {
-    if (run.banSeenMs === null && judged.outcome.events.indexOf('ban_detected') >= 0) run.banSeenMs = now;
-    // Once the ban has been seen and confirmed for a while, stop: more requests prove nothing.
-    if (run.banSeenMs !== null && now - run.banSeenMs >= BAN_CONFIRM_S * 1000) run.pacer.stop();
+  if (mode === 'ban' && run.probes === null) planBanProbes(run, judged.snapshots, judged.outcome.events.indexOf('ban_detected') >= 0, now);
+}
+
+/**
+ * Follows the window the ban scenario is in and, once a ban is announced, plans its probes.
+ * @param {Run} run
+ * @param {import('../spec/rules/snapshot.js').Snapshot[]} snapshots
+ * @param {boolean} detected
+ * @param {number} now
+ */
+function planBanProbes(run, snapshots, detected, now) {
+  let banDueMs = 0;
+  for (let i = 0; i < snapshots.length; i++) {
+    const s = snapshots[i];
+    const wait = retryWaitMs(s, run.judge.tolerances);
+    if (detected && s.refused && wait !== null) banDueMs = Math.max(banDueMs, s.receivedAtMs + wait);
+    if (!detected && s.reset !== null) run.windowEndMs = s.receivedAtMs + s.reset * 1000 - s.serverNowMs;
+  }
+  if (!detected || banDueMs === 0) return;
+  const plan = banProbeTimes({ detectedMs: now, banDueMs: banDueMs, windowEndMs: run.windowEndMs, slackMs: (SKEW_S + 1) * 1000 });
+  run.probes = plan.times;
+  console.log(
+    'ban announced for ' + Math.round((banDueMs - now) / 1000) + ' s; probes at ' +
+      plan.times.map(function (t) {
+        return '+' + Math.round((t - now) / 1000) + ' s';
+      }).join(', ') + (plan.pastReset ? '' : ' (the ban ends with its window: no boundary to cross while it lasts)')
+  );
+  if (plan.times[plan.times.length - 1] > exec.scenario.startTime + BAN_DURATION_S * 1000) {
+    console.warn('the ban outlasts the ban scenario (BAN_DURATION=' + BAN_DURATION_S + ' s): raise BAN_DURATION to see it lift');
   }
 }
 
@@ -254,12 +309,26 @@ export function handleSummary(data) {
     if (n > 0) report.push(violationLine(KINDS[i], n, STRICT));
   }
   if (total === 0) report.push('no rate-limit rule was broken');
-  if (BAN) report.push('ban scenario: ban detected ' + count('ratelimit_ban_detected') + ', confirmed by ' + count('ratelimit_ban_confirmed') + ' further 429(s)');
+  if (BAN) {
+    report.push(
+      'ban scenario: ban detected ' + count('ratelimit_ban_detected') + ', enforced on ' + count('ratelimit_ban_confirmed') + ' request(s) while it lasted, ' +
+        count('ratelimit_ban_held_past_reset') + ' of them after the window it began in had ended; lifted when Retry-After said: ' + (count('ratelimit_ban_lifted') > 0 ? 'yes' : 'NOT SEEN')
+    );
+  }
+  const dropped = count('dropped_iterations');
+  if (dropped > 0) {
+    report.push(
+      "k6's warning \"Insufficient VUs, reached 1 active VUs\" is expected: one VU makes every request so that each window is counted exactly, and " + dropped +
+        ' scheduled wake-ups passed while it was waiting on a response; the offered rate only drops by that much (the saturated windows above show the limit was still exceeded)'
+    );
+  }
+  const stop = setupStop(data);
   return summaryOutputs(data, {
     title: 'rate-limit.js against ' + target.baseUrl,
     script: 'rate-limit',
     jsonPath: JSON_PATH,
-    report: report,
+    stop: stop,
+    report: stop === null ? report : [],
     extra: { baseUrl: target.baseUrl, expectedLimit: expected.limit, plan: expected.plan, overdrive: OVERDRIVE, batch: BATCH, durationS: DURATION_S, ban: BAN, strict: STRICT },
     hide: function (_metric, expression) {
       return expression === WARNING_ONLY;

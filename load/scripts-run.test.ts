@@ -39,7 +39,7 @@ test('rate-limit.js passes every threshold against a correct fixed-window limite
   assert.match(stdout, /no rate-limit rule was broken/);
   assert.match(stdout, /result: PASS/);
   assert.ok(r.console.some((l) => /window boundary crossed/.test(l)), r.console.join('\n'));
-  const json = JSON.parse(r.summary['load/results/rate-limit-summary.json']!);
+  const json = JSON.parse(r.summary['rate-limit-summary.json']!);
   assert.is(json.passed, true);
   // 1.5 x 60 per minute for 150 s, less the holds after each 429: well above the limit, never a flood.
   const sent = r.shim.requests.length;
@@ -124,25 +124,45 @@ test('rate-limit.js with CROSS_WINDOWS=0 is a short check that still catches ove
   assert.ok(failedKeys(bad).includes('ratelimit_violations{kind:over_admitted}'));
 });
 
-test('BAN=1 finds the temporary ban when there is one, and fails when there is none', async () => {
-  const env = { PLAN: 'free', BAN: '1', BAN_DURATION: '60s' };
-  const banned = await run(RATE_LIMIT, env, limitedTarget({ limit: 60, banAfter: 5, banSeconds: 600 }));
-  assert.equal(banned.failed, [], JSON.stringify(banned.failed));
-  assert.match(banned.summary.stdout!, /ban scenario: ban detected 1, confirmed by \d+ further 429/);
-  // After confirming the ban the scenario stops sending instead of hammering for the rest of it.
-  const banRequests = banned.shim.requests.length;
+test('BAN=1 finds the temporary ban, sees it enforced past the window it began in and lifted when Retry-After said, with three probes', async () => {
+  const env = { PLAN: 'free', BAN: '1', BAN_DURATION: '150s' };
+  const banned = await run(RATE_LIMIT, env, limitedTarget({ limit: 60, banAfter: 5, banSeconds: 90 }));
+  assert.equal(banned.failed, [], JSON.stringify(banned.failed) + banned.summary.stdout);
+  assert.match(banned.summary.stdout!, /ban scenario: ban detected 1, enforced on \d+ request\(s\) while it lasted, [1-9]\d* of them after the window it began in had ended; lifted when Retry-After said: yes/);
+  // Once the ban is announced only three probes follow: never enough to extend it.
+  const detected = banned.shim.samples.findIndex((s) => s.metric === 'ratelimit_ban_detected' && s.value === 1);
+  const after = banned.shim.samples.slice(detected + 1).filter((s) => s.metric === 'http_reqs').length;
+  assert.is(after, 3);
   const never = await run(RATE_LIMIT, env, limitedTarget({ limit: 60 }));
-  const keys = failedKeys(never);
-  assert.ok(keys.includes('ratelimit_ban_detected{scenario:ban}'), keys.join(', '));
-  assert.ok(never.shim.requests.length > banRequests, 'the ban run stopped early once the ban was confirmed');
+  assert.ok(failedKeys(never).includes('ratelimit_ban_detected{scenario:ban}'), failedKeys(never).join(', '));
 });
 
-test('rate-limit.js setup fails fast, with the reason, when the target is down or refuses the key', async () => {
+test('BAN=1 fails a ban that is announced but lifted when the window reopens', async () => {
+  const r = await run(RATE_LIMIT, { PLAN: 'free', BAN: '1', BAN_DURATION: '150s' }, limitedTarget({ limit: 60, banAfter: 5, banSeconds: 90, fault: 'ban-unenforced' }));
+  const keys = failedKeys(r);
+  assert.ok(keys.includes('ratelimit_violations{kind:ban_not_enforced}'), keys.join(', '));
+  assert.ok(keys.includes('ratelimit_ban_held_past_reset{scenario:ban}'), keys.join(', '));
+  assert.match(r.summary.stdout!, /result: FAIL/);
+});
+
+test('rate-limit.js stops at once, ABORTED with the reason first, when the target is down or refuses the key', async () => {
   const down = await run(RATE_LIMIT, {}, (): FakeResponse => ({ status: 0 }));
-  assert.match(String(down.setupError), /not answering/);
+  assert.match(down.summary.stdout!, /^ABORTED: target .* is not answering/m);
+  assert.match(String(down.aborted), /not answering/);
   assert.is(down.shim.requests.length, 1);
   const refused = await run(RATE_LIMIT, { API_KEY: 'nope' }, limitedTarget({ limit: 60, keys: ['test-free-key'] }));
-  assert.match(String(refused.setupError), /refused API_KEY \(401\)/);
+  assert.match(refused.summary.stdout!, /result: ABORTED \(k6 exits 108\): target .* refused API_KEY \(401\)/);
+});
+
+test('rate-limit.js refuses an execution segment: a window is judged only on every request of the key', async () => {
+  const out = captureConsole();
+  try {
+    const r = await runScript(RATE_LIMIT, { env: { PLAN: 'free' }, handler: limitedTarget({ limit: 60 }), startMs: START, executionSegment: '0:1/2', executionSegmentSequence: '0,1/2,1' });
+    assert.match(r.summary.stdout!, /^ABORTED: rate-limit\.js judges each window by counting every request of the key, so it runs on ONE k6 process/m);
+    assert.is(r.shim.requests.length, 0);
+  } finally {
+    out.restore();
+  }
 });
 
 test('a mistyped environment variable stops the script at load time', async () => {
@@ -196,7 +216,7 @@ test('capacity.js reports the highest rate held within the bounds, and its thres
   assert.match(r.summary.stdout!, /MISSED 40\/s/);
   assert.ok(failedKeys(r).includes('http_req_duration'), failedKeys(r).join(', '));
   assert.not.match(r.summary.stdout!, /\{scenario:step-/, 'per-step bookkeeping thresholds are hidden from the text');
-  const json = JSON.parse(r.summary['load/results/capacity-summary.json']!);
+  const json = JSON.parse(r.summary['capacity-summary.json']!);
   assert.is(json.extra.highestSustained.rate, 20);
 
   const easy = await run(CAPACITY, env, petsTarget());

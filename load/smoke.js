@@ -6,6 +6,7 @@
 //
 //   k6 run --no-usage-report load/smoke.js
 //   k6 run --no-usage-report -e BASE_URL=http://127.0.0.1:4010 -e API_KEY=any load/smoke.js     (Prism mock)
+//   k6 run --no-usage-report --execution-segment 0:1/2 --execution-segment-sequence 0,1/2,1 load/smoke.js   (one of two generators)
 
 import { check, fail } from 'k6';
 import exec from 'k6/execution';
@@ -13,7 +14,9 @@ import { PET_STATUSES } from '../spec/rules/contract.js';
 import { headerValue } from '../spec/rules/fields.js';
 import { readSnapshot } from '../spec/rules/snapshot.js';
 import { baseUrl, boolEnv, durationEnv, numberEnv, stringEnv, summaryPath } from './lib/config.js';
+import { refusal, setupStop } from './lib/outcome.js';
 import { createPet, getPet, listPets, probe } from './lib/requests.js';
+import { segmentOf } from './lib/segments.js';
 import { hasRateLimitHeaders, isErrorBody, isPet, isPetList, jsonBody } from './lib/shapes.js';
 import { summaryOutputs } from './lib/summary.js';
 
@@ -26,7 +29,6 @@ const P95_MS = numberEnv(__ENV, 'P95_MS', 500, { min: 1 });
 // A mock (Prism) answers with the contract's examples: shapes, statuses and headers are right but
 // it neither stores what was created nor filters. SHAPE_ONLY=1 skips the checks that need that.
 const SHAPE_ONLY = boolEnv(__ENV, 'SHAPE_ONLY', false);
-const JSON_PATH = summaryPath(__ENV, 'smoke');
 
 export const options = {
   scenarios: {
@@ -65,10 +67,18 @@ function isJson(res) {
 }
 
 export function setup() {
-  probe(target);
+  const segment = segmentOf(exec.test.options);
+  try {
+    probe(target);
+  } catch (e) {
+    return refusal(e instanceof Error ? e.message : String(e), { segment: segment });
+  }
+  return { segment: segment, startedMs: Date.now() };
 }
 
-export function smoke() {
+/** @param {{ refused?: string }} data */
+export function smoke(data) {
+  if (data.refused) exec.test.abort(data.refused);
   const tag = 'k6-smoke-' + exec.vu.idInTest + '-' + exec.vu.iterationInScenario;
   const status = PET_STATUSES[exec.vu.iterationInScenario % PET_STATUSES.length];
 
@@ -142,11 +152,14 @@ export function smoke() {
 
 /** @param {any} data */
 export function handleSummary(data) {
+  const segment = data.setup_data && data.setup_data.segment ? data.setup_data.segment : segmentOf(null);
+  const share = segment.share === 1 ? '' : ' (this generator: execution segment ' + segment.segment + ', ' + (segment.share * 100).toFixed(1) + '% of it)';
   return summaryOutputs(data, {
     title: 'smoke.js against ' + target.baseUrl,
     script: 'smoke',
-    jsonPath: JSON_PATH,
-    report: ['offered ' + RATE + ' iterations/min (4 requests each) with ' + VUS + ' VU(s) for ' + DURATION_S + ' s'],
-    extra: { baseUrl: target.baseUrl, vus: VUS, rate: RATE, durationS: DURATION_S, p95Ms: P95_MS, shapeOnly: SHAPE_ONLY },
+    jsonPath: summaryPath(__ENV, 'smoke', segment.segment),
+    stop: setupStop(data),
+    report: ['offered ' + RATE + ' iterations/min (4 requests each) with ' + VUS + ' VU(s) for ' + DURATION_S + ' s' + share],
+    extra: { baseUrl: target.baseUrl, vus: VUS, rate: RATE, durationS: DURATION_S, p95Ms: P95_MS, shapeOnly: SHAPE_ONLY, segment: segment, startedMs: data.setup_data ? data.setup_data.startedMs : null },
   });
 }

@@ -1,6 +1,6 @@
 // `npm run build`: the package's JavaScript and type declarations in dist/ (tsc), and beside them the
 // files the code reads at run time by a path relative to itself: the contract, the fixtures, the API
-// reference page, the Lua scripts of the Redis limiter and Dredd's worker and hooks. Plain Node, so it
+// reference page, the Lua scripts of the Redis limiter, Dredd's worker and hooks, and the k6 scripts' library. Plain Node, so it
 // runs wherever `npm install` runs.
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
@@ -17,6 +17,8 @@ const ASSETS = [
   ['server/docs', /\.(html|js)$/],
   ['server/rate-limit', /\.lua$/],
   ['conformance/dredd', /\.cjs$/],
+  // The k6 scripts' library, read by `adoption-kit load-merge` (its .d.ts beside it hides the .js from tsc).
+  ['load/lib', /\.js$/],
 ];
 
 rmSync(dist, { recursive: true, force: true });

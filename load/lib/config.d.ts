@@ -51,12 +51,15 @@ export function expectedLimit(env: Env): {
     limit: number | null;
 };
 /**
- * Where handleSummary writes its JSON: SUMMARY_JSON, else load/results/<script>-summary.json
- * (relative to the directory k6 runs in; k6 does not create missing directories).
+ * Where handleSummary writes its JSON: SUMMARY_JSON, else <script>-summary.json in the directory
+ * k6 runs in (k6 creates no directory, and a script run from an installed package has no folder
+ * of its own to write in). A generator given an execution segment adds it to the name
+ * (capacity-summary-1_2-1.json for 1/2:1), so that generators sharing a directory keep apart.
  * @param {Env} env
  * @param {string} script
+ * @param {string | null} [segment] the execution segment, null or "0:1" for the whole run
  */
-export function summaryPath(env: Env, script: string): string;
+export function summaryPath(env: Env, script: string, segment?: string | null): string;
 /** The reference server started with `npm start`. */
 export const DEFAULT_BASE_URL: string;
 export type Env = Record<string, string | undefined>;

@@ -43,8 +43,12 @@ test('booleans, numbers and durations parse as k6 users write them', () => {
   assert.throws(() => parseDuration('2m30'), /not a duration/);
 });
 
-test('the JSON summary goes to SUMMARY_JSON or load/results/<script>-summary.json', () => {
-  assert.is(summaryPath({}, 'smoke'), 'load/results/smoke-summary.json');
+test('the JSON summary goes to SUMMARY_JSON or <script>-summary.json where k6 runs, with the segment in the name', () => {
+  assert.is(summaryPath({}, 'smoke'), 'smoke-summary.json');
+  assert.is(summaryPath({}, 'smoke', '0:1'), 'smoke-summary.json');
+  assert.is(summaryPath({}, 'capacity', '1/2:1'), 'capacity-summary-1_2-1.json');
+  assert.is(summaryPath({}, 'capacity', '0:1/3'), 'capacity-summary-0-1_3.json');
+  assert.is(summaryPath({ SUMMARY_JSON: 'a.json' }, 'capacity', '0:1/3'), 'a.json');
   assert.is(summaryPath({ SUMMARY_JSON: '/tmp/x.json' }, 'smoke'), '/tmp/x.json');
 });
 

@@ -31,3 +31,21 @@ export function createPacer(options: {
     stop: () => void;
     holding: (nowMs: number) => boolean;
 };
+/**
+ * When rate-limit.js probes a ban it has provoked, client clock in ms: once the window the ban
+ * began in has ended (so that a refusal is the ban's, not that window's 429), again at two thirds
+ * of the ban, and once after it should have lifted. Three spaced requests are far below any ban
+ * threshold, so the probes cannot extend what they observe. A ban that ends before its window does
+ * is probed at a third and two thirds instead, and `pastReset` says the boundary cannot be crossed.
+ * @param {{ detectedMs: number, banDueMs: number, windowEndMs: number | null, slackMs: number }} ban
+ * @returns {{ times: number[], pastReset: boolean }}
+ */
+export function banProbeTimes(ban: {
+    detectedMs: number;
+    banDueMs: number;
+    windowEndMs: number | null;
+    slackMs: number;
+}): {
+    times: number[];
+    pastReset: boolean;
+};

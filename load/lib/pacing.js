@@ -83,3 +83,31 @@ export function createPacer(options) {
     },
   };
 }
+
+/**
+ * When rate-limit.js probes a ban it has provoked, client clock in ms: once the window the ban
+ * began in has ended (so that a refusal is the ban's, not that window's 429), again at two thirds
+ * of the ban, and once after it should have lifted. Three spaced requests are far below any ban
+ * threshold, so the probes cannot extend what they observe. A ban that ends before its window does
+ * is probed at a third and two thirds instead, and `pastReset` says the boundary cannot be crossed.
+ * @param {{ detectedMs: number, banDueMs: number, windowEndMs: number | null, slackMs: number }} ban
+ * @returns {{ times: number[], pastReset: boolean }}
+ */
+export function banProbeTimes(ban) {
+  const length = ban.banDueMs - ban.detectedMs;
+  const third = ban.detectedMs + length / 3;
+  const twoThirds = ban.detectedMs + (2 * length) / 3;
+  const lift = ban.banDueMs + ban.slackMs + 1000;
+  const afterReset = ban.windowEndMs === null ? null : ban.windowEndMs + ban.slackMs + 1000;
+  /** @type {number[]} */
+  const times = [];
+  const pastReset = afterReset !== null && afterReset < ban.banDueMs - ban.slackMs - 1000;
+  if (pastReset) {
+    times.push(Math.max(afterReset, third));
+    if (twoThirds > times[0] + 1000 && twoThirds < ban.banDueMs - ban.slackMs) times.push(twoThirds);
+  } else {
+    times.push(third, twoThirds);
+  }
+  times.push(lift);
+  return { times: times.map(Math.round), pastReset: pastReset };
+}

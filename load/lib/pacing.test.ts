@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createPacer } from './pacing.js';
+import { banProbeTimes, createPacer } from './pacing.js';
 
 const ok = { status: 200, waitMs: null };
 const refused = (seconds: number | null) => ({ status: 429, waitMs: seconds === null ? null : seconds * 1000 });
@@ -56,6 +56,16 @@ test('setRate changes the schedule', () => {
   const p = createPacer({ perSecond: 1, honourRetryAfter: true, startMs: 0 });
   p.setRate(10);
   assert.is(p.allowance(1000, 100), 11);
+});
+
+
+test('a ban is probed after the window it began in, at two thirds, and after it lifts: three requests', () => {
+  const p = banProbeTimes({ detectedMs: 0, banDueMs: 600_000, windowEndMs: 40_000, slackMs: 2_000 });
+  assert.equal(p, { times: [200_000, 400_000, 603_000], pastReset: true });
+  // A short ban whose window ends late: the first probe waits for the boundary.
+  assert.equal(banProbeTimes({ detectedMs: 0, banDueMs: 90_000, windowEndMs: 50_000, slackMs: 2_000 }).times, [53_000, 60_000, 93_000]);
+  // A ban that ends with its window cannot be seen past a boundary.
+  assert.equal(banProbeTimes({ detectedMs: 0, banDueMs: 30_000, windowEndMs: 29_000, slackMs: 2_000 }), { times: [10_000, 20_000, 33_000], pastReset: false });
 });
 
 test.run();

@@ -27,30 +27,35 @@ export function thresholdResults(data: SummaryData): Array<{
  */
 export function metricValue(data: SummaryData, name: string, stat: string): number | undefined;
 /**
+ * @typedef {{ reason: string, exitCode: number }} Stop why the run was stopped, and the exit code k6 gives it
+ * @typedef {{ title: string, report?: string[], jsonPath?: string, stop?: Stop | null, hide?: (metric: string, expression: string) => boolean }} TextOptions
+ */
+/**
+ * The outcome of a run: ABORTED when it was stopped, else FAIL when a threshold failed, else PASS.
  * @param {SummaryData} data
- * @param {{ title: string, report?: string[], jsonPath?: string, hide?: (metric: string, expression: string) => boolean }} options
+ * @param {{ stop?: Stop | null }} options
+ */
+export function outcomeOf(data: SummaryData, options: {
+    stop?: Stop | null;
+}): import("./outcome.js").RunOutcome;
+/**
+ * @param {SummaryData} data
+ * @param {TextOptions} options
  * @returns {string}
  */
-export function textSummary(data: SummaryData, options: {
-    title: string;
-    report?: string[];
-    jsonPath?: string;
-    hide?: (metric: string, expression: string) => boolean;
-}): string;
+export function textSummary(data: SummaryData, options: TextOptions): string;
 /**
  * What handleSummary returns: the text on stdout and the JSON, with the script's own report, at
  * jsonPath.
  * @param {SummaryData} data
- * @param {{ title: string, script: string, jsonPath: string, report?: string[], extra?: Record<string, unknown>, hide?: (metric: string, expression: string) => boolean }} options
+ * @param {TextOptions & { script: string, jsonPath: string, extra?: Record<string, unknown>, files?: Record<string, string> }} options
  * @returns {Record<string, string>}
  */
-export function summaryOutputs(data: SummaryData, options: {
-    title: string;
+export function summaryOutputs(data: SummaryData, options: TextOptions & {
     script: string;
     jsonPath: string;
-    report?: string[];
     extra?: Record<string, unknown>;
-    hide?: (metric: string, expression: string) => boolean;
+    files?: Record<string, string>;
 }): Record<string, string>;
 export type SummaryMetric = {
     type?: string;
@@ -76,4 +81,18 @@ export type SummaryData = {
     state?: {
         testRunDurationMs?: number;
     };
+};
+/**
+ * why the run was stopped, and the exit code k6 gives it
+ */
+export type Stop = {
+    reason: string;
+    exitCode: number;
+};
+export type TextOptions = {
+    title: string;
+    report?: string[];
+    jsonPath?: string;
+    stop?: Stop | null;
+    hide?: (metric: string, expression: string) => boolean;
 };

@@ -1,6 +1,8 @@
 // @ts-check
 // handleSummary's output, written here because a script may not import the remote jslib: a
-// plain-text report for stdout and the full data as JSON for machines. Pure JavaScript.
+// plain-text report for stdout and the full data as JSON for machines, both with the outcome k6
+// exits with (outcome.js). Pure JavaScript.
+import { outcomeLine, runOutcome } from './outcome.js';
 
 /**
  * @typedef {{ type?: string, contains?: string, values: Record<string, number>, thresholds?: Record<string, { ok: boolean }> }} SummaryMetric
@@ -80,15 +82,34 @@ export function metricValue(data, name, stat) {
 }
 
 /**
+ * @typedef {{ reason: string, exitCode: number }} Stop why the run was stopped, and the exit code k6 gives it
+ * @typedef {{ title: string, report?: string[], jsonPath?: string, stop?: Stop | null, hide?: (metric: string, expression: string) => boolean }} TextOptions
+ */
+
+/**
+ * The outcome of a run: ABORTED when it was stopped, else FAIL when a threshold failed, else PASS.
  * @param {SummaryData} data
- * @param {{ title: string, report?: string[], jsonPath?: string, hide?: (metric: string, expression: string) => boolean }} options
+ * @param {{ stop?: Stop | null }} options
+ */
+export function outcomeOf(data, options) {
+  const failed = thresholdResults(data).filter(function (r) {
+    return !r.ok;
+  }).length;
+  return runOutcome({ failedThresholds: failed, stop: options.stop || null });
+}
+
+/**
+ * @param {SummaryData} data
+ * @param {TextOptions} options
  * @returns {string}
  */
 export function textSummary(data, options) {
   const lines = [];
   const ms = data.state && data.state.testRunDurationMs ? data.state.testRunDurationMs : 0;
+  const outcome = outcomeOf(data, options);
   lines.push('');
   lines.push('== ' + options.title + ' ==');
+  if (outcome.result === 'ABORTED') lines.push('ABORTED: ' + outcome.reason);
   const reqs = metricValue(data, 'http_reqs', 'count');
   const iters = metricValue(data, 'iterations', 'count');
   lines.push(
@@ -129,7 +150,7 @@ export function textSummary(data, options) {
     lines.push('report:');
     for (let i = 0; i < report.length; i++) lines.push('  ' + report[i]);
   }
-  lines.push('result: ' + (bad === 0 ? 'PASS' : 'FAIL (' + bad + ' of ' + rows.length + ' thresholds failed)'));
+  lines.push(outcome.result === 'FAIL' ? 'result: FAIL (k6 exits ' + outcome.exitCode + '): ' + bad + ' of ' + rows.length + ' thresholds failed' : outcomeLine(outcome));
   if (options.jsonPath) lines.push('JSON summary: ' + options.jsonPath);
   lines.push('');
   return lines.join('\n');
@@ -139,7 +160,7 @@ export function textSummary(data, options) {
  * What handleSummary returns: the text on stdout and the JSON, with the script's own report, at
  * jsonPath.
  * @param {SummaryData} data
- * @param {{ title: string, script: string, jsonPath: string, report?: string[], extra?: Record<string, unknown>, hide?: (metric: string, expression: string) => boolean }} options
+ * @param {TextOptions & { script: string, jsonPath: string, extra?: Record<string, unknown>, files?: Record<string, string> }} options
  * @returns {Record<string, string>}
  */
 export function summaryOutputs(data, options) {
@@ -149,10 +170,16 @@ export function summaryOutputs(data, options) {
   const failed = thresholdResults(data).filter(function (r) {
     return !r.ok;
   });
+  const outcome = outcomeOf(data, options);
+  const files = options.files || {};
+  for (const name of Object.keys(files)) out[name] = files[name];
   out[options.jsonPath] = JSON.stringify(
     {
       script: options.script,
-      passed: failed.length === 0,
+      passed: outcome.result === 'PASS',
+      result: outcome.result,
+      exitCode: outcome.exitCode,
+      reason: outcome.reason,
       failedThresholds: failed,
       report: options.report || [],
       extra: options.extra || {},

@@ -43,15 +43,15 @@ test('the text summary says FAIL, names failing checks and thresholds, and hides
   assert.match(text, /FAIL listPets 200: 1 of 10/);
   assert.match(text, /FAIL ratelimit_violations\{kind:over_admitted\} count==0 {2}\(observed 3\)/);
   assert.match(text, /crossed 1 window boundary/);
-  assert.match(text, /result: FAIL \(2 of 4 thresholds failed\)/);
+  assert.match(text, /result: FAIL \(k6 exits 99\): 2 of 4 thresholds failed/);
   assert.not.match(text, /hold-10/);
   assert.match(text, /JSON summary: x.json/);
 });
 
 test('summaryOutputs writes stdout and the JSON with the verdict beside the raw data', () => {
-  const out = summaryOutputs(data, { title: 't', script: 'smoke', jsonPath: 'load/results/smoke-summary.json', report: ['r'] });
-  assert.equal(Object.keys(out).sort(), ['load/results/smoke-summary.json', 'stdout']);
-  const json = JSON.parse(out['load/results/smoke-summary.json']!);
+  const out = summaryOutputs(data, { title: 't', script: 'smoke', jsonPath: 'smoke-summary.json', report: ['r'] });
+  assert.equal(Object.keys(out).sort(), ['smoke-summary.json', 'stdout']);
+  const json = JSON.parse(out['smoke-summary.json']!);
   assert.is(json.passed, false);
   assert.is(json.failedThresholds.length, 2);
   assert.equal(json.report, ['r']);

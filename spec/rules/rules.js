@@ -35,6 +35,6 @@ export const RULES = {
 };
 
 /** Events worth counting; rate-limit.js requires some of them to happen. */
-export const EVENTS = ['admitted', 'rejected', 'transport_error', 'unexpected_status', 'window_crossed', 'window_saturated', 'readmitted', 'window_verified', 'ban_detected', 'ban_confirmed'];
+export const EVENTS = ['admitted', 'rejected', 'transport_error', 'unexpected_status', 'window_crossed', 'window_saturated', 'readmitted', 'window_verified', 'ban_detected', 'ban_confirmed', 'ban_held_past_reset', 'ban_lifted'];
 
 /** @typedef {keyof typeof RULES} Kind */

@@ -145,11 +145,14 @@ export function createWindowRules(options) {
       const detail = () => 'sent ' + Math.round((s.sentAtMs - /** @type {number} */ (e.dueMs)) / 1000) + ' s after every Retry-After had passed, and refused';
       rule('not_readmitted', s, !s.admitted, detail, e.ref);
       if (banned) rule('ban_not_lifted', s, !s.admitted, detail, e.ref);
+      if (banned && s.admitted) event('ban_lifted');
       return { paused: banned && !s.admitted, early: false };
     }
     if (banned && s.sentAtMs < /** @type {number} */ (e.banDueMs) - slackMs) {
       rule('ban_not_enforced', s, s.admitted, () => 'admitted ' + Math.round((/** @type {number} */ (e.banDueMs) - s.sentAtMs) / 1000) + ' s before the announced ban ends', e.ref);
       if (!s.admitted) event('ban_confirmed');
+      // Refused after the window it began in had ended: the ban outlived the window, it is no 429 of that window.
+      if (!s.admitted && e.baseline !== null && s.serverNow > e.baseline + slackMs / 1000) event('ban_held_past_reset');
       return { paused: true, early: true };
     }
     if (banned) return { paused: true, early: false };
