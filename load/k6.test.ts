@@ -1,42 +1,25 @@
 // Runs the scripts with a real k6 against a reference server started in-process, whenever a k6
 // binary is found (K6_BIN, or k6 on PATH): smoke.js, a short rate-limit.js that must pass, the same
-// against an over-admitting limiter that must fail, and with K6_FULL=1 the full 2.5-minute
-// rate-limit.js that crosses window boundaries. Without k6 those runs are not registered at all
+// against an over-admitting limiter that must fail, capacity.js with the load key, with a key that
+// binds, split over two generators and merged, and stopped at setup; with K6_FULL=1 the full
+// rate-limit.js that crosses window boundaries and probes a ban until it lifts (about 6 minutes). Without k6 those runs are not registered at all
 // (no pass is counted for what did not run) and the file says so; the guide's tests below always run.
 import { spawn } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EVENTS } from '../spec/rules/rules.js';
 import { limitedTarget } from './fake-targets.ts';
+import { findK6 } from './k6-bin.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
 const README = join(here, 'README.md');
-
-function findK6(): string | null {
-  const explicit = process.env.K6_BIN;
-  if (explicit) {
-    accessSync(explicit, constants.X_OK); // a K6_BIN that is not there is a mistake, not a skip
-    return explicit;
-  }
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    if (!dir) continue;
-    const candidate = join(dir, 'k6');
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return null;
-}
 
 // --- always: load/README.md documents what the scripts read --------------------------------------
 
@@ -86,12 +69,13 @@ const k6 = findK6();
 interface K6Run {
   code: number | null;
   output: string;
-  summary: { passed: boolean; failedThresholds: Array<{ metric: string }>; report: string[] } | null;
+  summary: { passed: boolean; result: string; exitCode: number; failedThresholds: Array<{ metric: string }>; report: string[]; extra: Record<string, unknown> } | null;
+  summaryPath: string;
 }
 
-function runK6(script: string, env: Record<string, string>, dir: string, timeoutMs: number): Promise<K6Run> {
-  const summaryPath = join(dir, `${script.replace(/\W/g, '-')}-${Date.now()}.json`);
-  const args = ['run', '--no-usage-report', '--quiet'];
+function runK6(script: string, env: Record<string, string>, dir: string, timeoutMs: number, flags: string[] = []): Promise<K6Run> {
+  const summaryPath = join(dir, `${script.replace(/\W/g, '-')}-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
+  const args = ['run', '--no-usage-report', '--quiet', ...flags];
   for (const [k, v] of Object.entries({ ...env, SUMMARY_JSON: summaryPath })) args.push('-e', `${k}=${v}`);
   args.push(join(here, script));
   return new Promise((resolve) => {
@@ -103,7 +87,7 @@ function runK6(script: string, env: Record<string, string>, dir: string, timeout
     child.on('close', (code) => {
       clearTimeout(timer);
       const summary = existsSync(summaryPath) ? (JSON.parse(readFileSync(summaryPath, 'utf8')) as K6Run['summary']) : null;
-      resolve({ code, output, summary });
+      resolve({ code, output, summary, summaryPath });
     });
   });
 }
@@ -113,6 +97,10 @@ const K6_RUNS = [
   'k6: smoke.js passes against the reference server',
   'k6: a short rate-limit.js passes against the reference server (12/min key, boundary not required)',
   'k6: the same rate-limit.js run FAILS against a limiter that over-admits',
+  'k6: capacity.js with the default key measures the server: no 429, no ban',
+  "k6: capacity.js with a key whose limit binds reports the key's limit and exits 108, before any ban",
+  'k6: two capacity.js generators with execution segments merge into one verdict',
+  'k6: an aborted setup prints ABORTED with its reason first and exits 108; rate-limit.js refuses a segment',
 ];
 
 if (k6 === null) {
@@ -180,11 +168,67 @@ if (k6 === null) {
     }
   });
 
+  const CAPACITY = { BASE_URL: baseUrl, RATES: '50,100', HOLD: '3s' };
+
+  test(K6_RUNS[3]!, async () => {
+    const r = await runK6('capacity.js', CAPACITY, dir, 60_000);
+    expectPass(r);
+    assert.is(r.summary!.extra.keyLimited, null);
+    assert.match(r.output, /bound found: none up to 100\/s/);
+    assert.match(r.output, /held 50\/s: .* k6: VUs busy at most \d+ of 200, \d+ dropped, iteration [\d.]+ ms for a [\d.]+ ms request/);
+    const after = await fetch(`${baseUrl}/pets?limit=1`, { headers: { authorization: 'Bearer test-load-key' } });
+    assert.is(after.status, 200, 'the load key is neither limited nor banned');
+  });
+
+  test(K6_RUNS[4]!, async () => {
+    // 1,000 a minute: at 400/s the window runs out within seconds, even if it resets once meanwhile.
+    const r = await runK6('capacity.js', { ...CAPACITY, RATES: '400', HOLD: '5s', API_KEY: 'test-business-key' }, dir, 60_000);
+    assert.is(r.code, 108, r.output);
+    assert.is(r.summary!.result, 'ABORTED');
+    assert.match(r.output, /ABORTED: limited by the key at 400\/s: X-RateLimit-Limit 1000, X-RateLimit-Remaining \d+ with the window resetting in \d+ s would run out within 2 s/);
+    assert.match(r.output, /bound found: the key's limit at 400\/s/);
+    assert.not.match(r.output, /result: PASS|BETWEEN=/);
+    const after = await fetch(`${baseUrl}/pets?limit=1`, { headers: { authorization: 'Bearer test-business-key' } });
+    assert.is(after.status, 200, 'stopped before the key was refused, so it is not banned');
+  });
+
+  test(K6_RUNS[5]!, async () => {
+    const sequence = ['--execution-segment-sequence', '0,1/2,1'];
+    const [a, b] = await Promise.all([
+      runK6('capacity.js', CAPACITY, dir, 60_000, ['--execution-segment', '0:1/2', ...sequence]),
+      runK6('capacity.js', CAPACITY, dir, 60_000, ['--execution-segment', '1/2:1', ...sequence]),
+    ]);
+    expectPass(a);
+    expectPass(b);
+    const { mergeSummaries } = await import('./lib/merge.js');
+    const merged = mergeSummaries([a, b].map((r) => ({ name: r.summaryPath, summary: JSON.parse(readFileSync(r.summaryPath, 'utf8')) })));
+    assert.is(merged.result, 'PASS', merged.lines.join('\n'));
+    assert.match(merged.lines.join('\n'), /held 50\/s: achieved (4[89]|5[01])\.\d\/s/);
+  });
+
+  test(K6_RUNS[6]!, async () => {
+    const down = await runK6('capacity.js', { ...CAPACITY, BASE_URL: 'http://127.0.0.1:9/v1' }, dir, 60_000);
+    assert.is(down.code, 108, down.output);
+    assert.match(down.output, /== capacity\.js against http:\/\/127\.0\.0\.1:9\/v1 ==\nABORTED: target .* is not answering/);
+    assert.not.match(down.output, /next:|result: PASS/);
+    const segment = await runK6('rate-limit.js', { BASE_URL: baseUrl, API_KEY: SMALL.key }, dir, 60_000, ['--execution-segment', '0:1/2', '--execution-segment-sequence', '0,1/2,1']);
+    assert.is(segment.code, 108, segment.output);
+    assert.match(segment.output, /ABORTED: rate-limit\.js judges each window by counting every request of the key, so it runs on ONE k6 process/);
+  });
+
   if (process.env.K6_FULL === '1') {
     test('k6 (K6_FULL=1): the full rate-limit.js crosses window boundaries and passes, with the ban scenario', async () => {
-      const r = await runK6('rate-limit.js', { BASE_URL: baseUrl, API_KEY: 'test-free-key', PLAN: 'free', BAN: '1', BAN_DURATION: '45s' }, dir, 360_000);
-      expectPass(r);
-      assert.ok(r.summary!.report.some((l) => /crossed \d+ window boundar/.test(l)), r.summary!.report.join('\n'));
+      // A server of its own, whose ban (5 refusals) lasts 90 s: the probes see it past its window and lifted.
+      const banning = await createServer({ host: '127.0.0.1', port: 0, logger: false, rateLimit: { ban: { threshold: 5, periodSeconds: 60, durationSeconds: 90 } } });
+      await banning.start();
+      try {
+        const r = await runK6('rate-limit.js', { BASE_URL: `${banning.info.uri}/v1`, API_KEY: 'test-free-key', PLAN: 'free', BAN: '1', BAN_DURATION: '200s' }, dir, 600_000);
+        expectPass(r);
+        assert.ok(r.summary!.report.some((l) => /crossed \d+ window boundar/.test(l)), r.summary!.report.join('\n'));
+        assert.ok(r.summary!.report.some((l) => /after the window it began in had ended; lifted when Retry-After said: yes/.test(l)), r.summary!.report.join('\n'));
+      } finally {
+        await banning.stop({ timeout: 1000 });
+      }
     });
   } else {
     process.stdout.write('K6_FULL is not 1: the full 2.5-minute rate-limit.js run (window boundaries, ban) is left out.\n');

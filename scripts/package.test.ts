@@ -10,6 +10,9 @@ import { fileURLToPath } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { awaitGone, collectOutput, descendants, running, spawnChild, waitForOutput } from '../lib/processes.ts';
+import { petsTarget } from '../load/fake-targets.ts';
+import { findK6 } from '../load/k6-bin.ts';
+import { captureConsole, runScript } from '../load/k6-shim.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'adoption-package-'));
@@ -120,6 +123,35 @@ t('npx adoption-kit serve stops on SIGTERM to npx, with every process it started
   npx.kill('SIGTERM');
   assert.equal(await awaitGone(tree, 20_000), [], 'no process of the tree survives');
   assert.not.ok(await fetch(`${origin}/v1/pets`).then(() => true, () => false));
+});
+
+t("the k6 scripts run from the package: the summary lands where k6 runs, and load-merge reads it", async () => {
+  const script = join(lean, 'node_modules', 'adoption-store-kit', 'load', 'smoke.js');
+  const out = captureConsole();
+  let outputs: Record<string, string>;
+  try {
+    outputs = (await runScript(script, { env: { DURATION: '4s' }, handler: petsTarget(), startMs: Date.UTC(2026, 10, 23, 12) })).summary;
+  } finally {
+    out.restore();
+  }
+  // k6 writes each key of handleSummary's result relative to its working directory, and creates no folder.
+  assert.equal(Object.keys(outputs).sort(), ['smoke-summary.json', 'stdout']);
+  writeFileSync(join(lean, 'smoke-summary.json'), outputs['smoke-summary.json']!);
+  const merged = execFileSync(join(lean, 'node_modules', '.bin', 'adoption-kit'), ['load-merge', 'smoke-summary.json'], { cwd: lean, encoding: 'utf8' });
+  assert.match(merged, /merged 1 smoke\.js summaries[\s\S]*result: PASS/);
+});
+
+const k6 = findK6();
+(k6 === null ? t.skip : t)('k6 runs the packaged smoke.js from the consumer\'s folder and writes its summary there', async () => {
+  rmSync(join(lean, 'smoke-summary.json'), { force: true });
+  const server = spawnChild(join(lean, 'node_modules', '.bin', 'adoption-kit'), ['serve', '--memory', '--port', '0', '--quiet'], { cwd: lean, stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    const base = (await waitForOutput(server, collectOutput(server), /listening on (http:\/\/\S+\/v1)/, 20_000, 'serve'))[1]!;
+    execFileSync(k6!, ['run', '--no-usage-report', '--quiet', '-e', `BASE_URL=${base}`, '-e', 'DURATION=4s', 'node_modules/adoption-store-kit/load/smoke.js'], { cwd: lean, encoding: 'utf8', timeout: 60_000 });
+    assert.ok(existsSync(join(lean, 'smoke-summary.json')), 'k6 wrote the summary in the folder it ran in');
+  } finally {
+    server.kill('SIGKILL');
+  }
 });
 
 t('a full install brings Dredd and Prism', () => {

@@ -49,6 +49,7 @@ test('the JSON summary goes to SUMMARY_JSON or <script>-summary.json where k6 ru
   assert.is(summaryPath({}, 'capacity', '1/2:1'), 'capacity-summary-1_2-1.json');
   assert.is(summaryPath({}, 'capacity', '0:1/3'), 'capacity-summary-0-1_3.json');
   assert.is(summaryPath({ SUMMARY_JSON: 'a.json' }, 'capacity', '0:1/3'), 'a.json');
+  assert.is(summaryPath({ SUMMARY_DIR: '/results/' }, 'capacity', '1/2:1'), '/results/capacity-summary-1_2-1.json');
   assert.is(summaryPath({ SUMMARY_JSON: '/tmp/x.json' }, 'smoke'), '/tmp/x.json');
 });
 

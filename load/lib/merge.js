@@ -17,8 +17,10 @@ import { boundLine, judgeSteps, meetsObjectives, stepLine, stepPlan } from './ph
  * @typedef {{ script: string, result: 'PASS' | 'FAIL' | 'ABORTED', exitCode: number, lines: string[], merged: Record<string, unknown> }} Merged
  */
 
-/** Generators whose starts lie further apart than this share of a step do not measure the same step. */
-const MAX_START_SPREAD = 0.1;
+/** Generators whose starts lie further apart than this share of a step are noted: the target saw the summed rate for less of the step. */
+const NOTE_START_SPREAD = 0.1;
+/** ...and further apart than this, their steps hardly overlapped: they are not one run. */
+const MAX_START_SPREAD = 0.5;
 
 /**
  * @param {Part[]} parts
@@ -58,6 +60,7 @@ function startSpread(parts, stepS) {
   const spreadS = (Math.max.apply(null, starts) - Math.min.apply(null, starts)) / 1000;
   const line = 'the generators started ' + spreadS.toFixed(1) + ' s apart';
   if (stepS !== null && spreadS > MAX_START_SPREAD * stepS) return { line: line + ', more than ' + MAX_START_SPREAD * 100 + '% of a ' + stepS + ' s step: their steps did not overlap enough to be summed; start them together', bad: true };
+  if (stepS !== null && spreadS > NOTE_START_SPREAD * stepS) return { line: line + ': the target saw the summed rate for ' + Math.round((1 - spreadS / stepS) * 100) + '% of each ' + stepS + ' s step (start them together, or hold each step longer)', bad: false };
   return { line: line, bad: false };
 }
 

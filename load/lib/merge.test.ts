@@ -56,7 +56,9 @@ test('summaries that are not one run are refused with the reason', async () => {
   const other = await generator('capacity.js', { ...SMALL, MAX_RATE: '40' }, petsTarget(), '1/2:1');
   assert.match(mergeSummaries([a, other]).lines.join('\n'), /CANNOT MERGE: .* ran other steps/);
   const late = await generator('capacity.js', SMALL, petsTarget(), '1/2:1', START + 3_000);
-  assert.match(mergeSummaries([a, late]).lines.join('\n'), /CANNOT MERGE: the generators started 3\.0 s apart, more than 10% of a 5 s step/);
+  assert.match(mergeSummaries([a, late]).lines.join('\n'), /CANNOT MERGE: the generators started 3\.0 s apart, more than 50% of a 5 s step/);
+  const near = await generator('capacity.js', SMALL, petsTarget(), '1/2:1', START + 1_000);
+  assert.match(mergeSummaries([a, near]).lines.join('\n'), /the generators started 1\.0 s apart: the target saw the summed rate for 80% of each 5 s step/);
   const smoke = await generator('smoke.js', { DURATION: '4s' }, petsTarget(), '1/2:1');
   assert.match(mergeSummaries([a, smoke]).lines.join('\n'), /CANNOT MERGE: .* is a smoke\.js summary/);
 });
