@@ -5,8 +5,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { kneeTarget, limitedTarget, petsTarget } from './fake-targets.ts';
-import { captureConsole, runScript } from './k6-shim.ts';
+import { kneeTarget, limitedTarget, petsTarget } from './testing/fake-targets.ts';
+import { captureConsole, runScript } from './testing/k6-shim.ts';
 
 const CAPACITY = join(dirname(fileURLToPath(import.meta.url)), 'capacity.js');
 const START = Date.UTC(2026, 10, 22, 10, 0, 17, 300);

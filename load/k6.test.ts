@@ -14,8 +14,8 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EVENTS } from '../spec/rules/rules.js';
-import { limitedTarget } from './fake-targets.ts';
-import { findK6 } from './k6-bin.ts';
+import { limitedTarget } from './testing/fake-targets.ts';
+import { findK6 } from './testing/k6-bin.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');

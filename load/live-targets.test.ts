@@ -9,7 +9,7 @@ import { Worker } from 'node:worker_threads';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startMock, type RunningMock } from '../conformance/mock.ts';
-import { captureConsole, runScript, type FakeRequest, type FakeResponse } from './k6-shim.ts';
+import { captureConsole, runScript, type FakeRequest, type FakeResponse } from './testing/k6-shim.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const script = (name: string) => join(here, name);

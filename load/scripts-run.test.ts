@@ -6,8 +6,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { kneeTarget, limitedTarget, petsTarget, type LimiterFault } from './fake-targets.ts';
-import { captureConsole, runScript, type FakeResponse, type RunResult } from './k6-shim.ts';
+import { kneeTarget, limitedTarget, petsTarget, type LimiterFault } from './testing/fake-targets.ts';
+import { captureConsole, runScript, type FakeResponse, type RunResult } from './testing/k6-shim.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const RATE_LIMIT = join(here, 'rate-limit.js');

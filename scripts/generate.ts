@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { checksTable, faultsTable, openPointsTable, optionsTable } from '../conformance/docs.ts';
 import { replaceGenerated } from '../lib/cli-options.ts';
 import { LIB_SOURCES, libDeclaration } from '../load/declarations.ts';
-import { rulesTable } from '../load/docs.ts';
+import { rulesTable } from '../load/readme-tables.ts';
 import { contractModule } from '../spec/contract-facts.ts';
 import { serverGuideBlocks } from '../server/docs.ts';
 

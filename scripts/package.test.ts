@@ -10,9 +10,9 @@ import { fileURLToPath } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { awaitGone, collectOutput, descendants, running, spawnChild, waitForOutput } from '../lib/processes.ts';
-import { petsTarget } from '../load/fake-targets.ts';
-import { findK6 } from '../load/k6-bin.ts';
-import { captureConsole, runScript } from '../load/k6-shim.ts';
+import { petsTarget } from '../load/testing/fake-targets.ts';
+import { findK6 } from '../load/testing/k6-bin.ts';
+import { captureConsole, runScript } from '../load/testing/k6-shim.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'adoption-package-'));

@@ -4,8 +4,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { kneeTarget, petsTarget } from '../fake-targets.ts';
-import { captureConsole, runScript } from '../k6-shim.ts';
+import { kneeTarget, petsTarget } from '../testing/fake-targets.ts';
+import { captureConsole, runScript } from '../testing/k6-shim.ts';
 import { mergeSummaries, sumStepStats, type Part } from './merge.js';
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -9,7 +9,7 @@ import { CHECK_OF_RULE, rateLimitArea, rateLimitVerdict } from '../../conformanc
 import type { Exchange } from '../../conformance/http.ts';
 import { Ledger } from '../../conformance/ledger.ts';
 import { RUN_DEFAULTS } from '../../conformance/options.ts';
-import { evaluateThresholds, type MetricType } from '../../load/k6-shim.ts';
+import { evaluateThresholds, type MetricType } from '../../load/testing/k6-shim.ts';
 import { KINDS, VIOLATIONS_METRIC, createJudge, eventMetric, violationThresholds, zeroSamples } from '../../load/lib/verdict.js';
 import { SEQUENCES } from './recorded.ts';
 import type { RecordedResponse } from './snapshot.js';

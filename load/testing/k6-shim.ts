@@ -6,7 +6,7 @@
 // executors are simulated one VU at a time. The runs with a real k6 are in k6.test.ts.
 import { register } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { parseSegment } from './lib/segments.js';
+import { parseSegment } from '../lib/segments.js';
 import { evaluateThresholds, type MetricType, type Sample, type Tags, type ThresholdResult } from './k6-thresholds.ts';
 
 export { evaluateThresholds, parseMetricKey, type MetricType, type Sample, type Tags, type ThresholdResult } from './k6-thresholds.ts';

@@ -1,7 +1,7 @@
 // Synchronous fake implementations of the API for the k6 shim (k6-shim.ts): a correct fixed-window
 // limiter and the faulty ones the load scripts must catch, plus a small pets service. Time is the
 // shim's fake clock, passed in with every request.
-import { formatHttpDate } from '../spec/rules/fields.js';
+import { formatHttpDate } from '../../spec/rules/fields.js';
 import type { FakeRequest, FakeResponse, Handler } from './k6-shim.ts';
 
 export type LimiterFault = 'none' | 'over-admit' | 'stuck-remaining' | 'moving-reset' | 'retry-after-zero' | 'no-reset' | 'ban-unenforced';
