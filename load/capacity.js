@@ -74,7 +74,7 @@ for (const field of Object.keys(KEY_LIMIT_METRICS)) {
 }
 
 export const options = {
-  scenarios: stepScenarios(plan, { exec: 'capacity', maxVUs: MAX_VUS }),
+  scenarios: stepScenarios(plan, { exec: 'capacity', maxVUs: MAX_VUS, headroomMs: P95_MS }),
   thresholds: thresholds,
   setupTimeout: '30s',
   summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'p(99)'],

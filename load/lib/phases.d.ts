@@ -55,12 +55,14 @@ export function stepPlan(rates: number[], holdS: number): StepPlan;
  * step's requests, latencies and dropped iterations are aggregated apart. VUs of steps that do not
  * overlap are shared by k6.
  * @param {StepPlan} plan
- * @param {{ exec: string, maxVUs: number }} options
+ * @param {{ exec: string, maxVUs: number, headroomMs?: number }} options headroomMs: the request time the
+ *   pre-allocated VUs cover at the step's rate (default 100 ms)
  * @returns {Record<string, StepScenario>}
  */
 export function stepScenarios(plan: StepPlan, options: {
     exec: string;
     maxVUs: number;
+    headroomMs?: number;
 }): Record<string, StepScenario>;
 /**
  * Whether a step's (or several steps' summed) statistics meet the error and latency objectives:

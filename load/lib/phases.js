@@ -145,7 +145,8 @@ export function stepPlan(rates, holdS) {
  * step's requests, latencies and dropped iterations are aggregated apart. VUs of steps that do not
  * overlap are shared by k6.
  * @param {StepPlan} plan
- * @param {{ exec: string, maxVUs: number }} options
+ * @param {{ exec: string, maxVUs: number, headroomMs?: number }} options headroomMs: the request time the
+ *   pre-allocated VUs cover at the step's rate (default 100 ms)
  * @returns {Record<string, StepScenario>}
  */
 export function stepScenarios(plan, options) {
@@ -160,8 +161,10 @@ export function stepScenarios(plan, options) {
       timeUnit: '1s',
       duration: s.endS - s.startS + 's',
       startTime: s.startS + 's',
-      // Enough for iterations of 100 ms at the start; k6 adds VUs up to maxVUs when they run long.
-      preAllocatedVUs: Math.min(options.maxVUs, Math.max(2, Math.ceil(s.rate / 10))),
+      // Enough for requests as slow as the p95 objective from the first second: k6 adds VUs up to
+      // maxVUs when they run long, but starting one mid-step drops iterations, which would then be
+      // the generator's doing, not the target's.
+      preAllocatedVUs: Math.min(options.maxVUs, Math.max(2, Math.ceil((s.rate * (options.headroomMs === undefined ? 100 : options.headroomMs)) / 1000))),
       maxVUs: options.maxVUs,
       gracefulStop: '5s',
     };

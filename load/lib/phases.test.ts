@@ -68,6 +68,7 @@ test('the plan holds each rate in turn, one k6 scenario per step', () => {
     gracefulStop: '5s',
   });
   assert.is(scenarios['step-200']!.preAllocatedVUs, 15, 'never more than maxVUs');
+  assert.is(stepScenarios(plan, { exec: 'capacity', maxVUs: 200, headroomMs: 250 })['step-100']!.preAllocatedVUs, 25, 'VUs for requests as slow as the p95 objective');
   assert.throws(() => stepPlan([], 10), /at least one rate/);
   assert.throws(() => stepPlan([1], 0), /HOLD/);
 });
