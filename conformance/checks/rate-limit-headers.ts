@@ -1,6 +1,6 @@
 // The rate-limit headers of every response: the X-RateLimit-* the specification defines, and the
 // IETF RateLimit fields as good practice.
-import { parseInteger } from '../../spec/rules/fields.js';
+import { rateLimitHeaderProblems, readSnapshot } from '../../spec/rules/snapshot.js';
 import { parseRateLimit, parseRateLimitPolicy } from '../../spec/rules/structured-fields.js';
 import type { CheckDef } from '../catalogue.ts';
 import type { Exchange } from '../http.ts';
@@ -34,19 +34,12 @@ function inspect(ex: Exchange, ctx: AreaContext): void {
   const res = ex.response;
   if (!res || ex.outside) return;
   const { ledger } = ctx;
-  const [limit, remaining, reset] = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'].map((h) => parseInteger(res.headers[h]));
-  const bad = (
-    [
-      ['X-RateLimit-Limit', limit],
-      ['X-RateLimit-Remaining', remaining],
-      ['X-RateLimit-Reset', reset],
-    ] as const
-  ).filter(([, v]) => v === null || v === undefined || v < 0);
-  if (bad.length > 0) ledger.fail('headers.rate-limit', `${ex.purpose} (${res.status}): ${bad.map(([n]) => n).join(', ')} missing or not a non-negative integer`, [ex]);
-  else ledger.assert('headers.rate-limit', remaining! <= limit!, `${ex.purpose}: Remaining ${remaining} exceeds Limit ${limit}`, [ex]);
+  const snapshot = readSnapshot({ status: res.status, headers: res.headers, receivedAtMs: Date.now() });
+  const problems = rateLimitHeaderProblems(snapshot);
+  ledger.assert('headers.rate-limit', problems.length === 0, `${ex.purpose} (${res.status}): ${problems.join('; ')}`, [ex]);
   if (ctx.options.profile !== 'full') return;
-  const problems = ietfProblems(res.headers, remaining ?? null);
-  ledger.assert('ratelimit.ietf-fields', problems.length === 0, `${ex.purpose}: ${problems.join('; ')}`, [ex]);
+  const ietf = ietfProblems(res.headers, snapshot.remaining);
+  ledger.assert('ratelimit.ietf-fields', ietf.length === 0, `${ex.purpose}: ${ietf.join('; ')}`, [ex]);
 }
 
 export const rateLimitHeadersArea: Area = { name: 'rate-limit headers', checks, inspect };

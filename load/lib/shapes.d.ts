@@ -15,16 +15,6 @@ export function isPetList(value: unknown): boolean;
  */
 export function isErrorBody(value: unknown, httpStatus?: number): boolean;
 /**
- * The three rate-limit headers every response carries, as non-negative integers with
- * Remaining <= Limit. Timing is rate-limit.js's job; this holds for a mock too.
- * @param {{ limit: number | null, remaining: number | null, reset: number | null }} s
- */
-export function hasRateLimitHeaders(s: {
-    limit: number | null;
-    remaining: number | null;
-    reset: number | null;
-}): boolean;
-/**
  * Parses a JSON body without throwing.
  * @param {string | null | undefined | ArrayBuffer} body
  * @returns {unknown}

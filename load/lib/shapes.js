@@ -1,5 +1,6 @@
 // @ts-check
-// Shapes of the contract's bodies, as smoke.js checks them. Pure JavaScript. These are deliberately
+// Shapes of the contract's bodies, as smoke.js checks them (its headers are judged by
+// spec/rules/snapshot.js rateLimitHeaderProblems, as the conformance kit's are). Pure JavaScript. These are deliberately
 // the few facts the specification states (required fields and their types, the status enum, the
 // bare array); the conformance kit validates against spec/openapi.yaml in full.
 import { PET_STATUSES } from '../../spec/rules/contract.js';
@@ -43,15 +44,6 @@ export function isErrorBody(value, httpStatus) {
   const e = /** @type {Record<string, unknown>} */ (value);
   if (typeof e.code !== 'string' || typeof e.message !== 'string' || !isInteger(e.status)) return false;
   return httpStatus === undefined || e.status === httpStatus;
-}
-
-/**
- * The three rate-limit headers every response carries, as non-negative integers with
- * Remaining <= Limit. Timing is rate-limit.js's job; this holds for a mock too.
- * @param {{ limit: number | null, remaining: number | null, reset: number | null }} s
- */
-export function hasRateLimitHeaders(s) {
-  return s.limit !== null && s.remaining !== null && s.reset !== null && s.limit >= 0 && s.remaining >= 0 && s.reset >= 0 && s.remaining <= s.limit;
 }
 
 /**

@@ -109,6 +109,28 @@ export function readSnapshot(response, options) {
 }
 
 /**
+ * What is wrong with one response's X-RateLimit-* headers, judged on that response alone: a header
+ * missing or not a non-negative integer, or Remaining above Limit. Empty when they hold. The one
+ * judge of the headers for the conformance kit (headers.rate-limit) and smoke.js; timing and counts
+ * across responses are the window rules' (window-rules.js).
+ * @param {Snapshot} s
+ * @returns {string[]}
+ */
+export function rateLimitHeaderProblems(s) {
+  /** @type {string[]} */
+  const problems = [];
+  /** @param {string} name @param {number | null} value */
+  const field = (name, value) => {
+    if (value === null || value < 0) problems.push(name + ' missing or not a non-negative integer');
+  };
+  field('X-RateLimit-Limit', s.limit);
+  field('X-RateLimit-Remaining', s.remaining);
+  field('X-RateLimit-Reset', s.reset);
+  if (problems.length === 0 && /** @type {number} */ (s.remaining) > /** @type {number} */ (s.limit)) problems.push('Remaining ' + s.remaining + ' exceeds Limit ' + s.limit);
+  return problems;
+}
+
+/**
  * Seconds of slack in every comparison of Reset or Retry-After with a time or with each other: the
  * uncertainty of the server's time (the Date header's resolution, else the clock skew) plus the
  * rounding of the announced instant.
