@@ -34,7 +34,9 @@ export interface DeprecationPluginOptions {
   link?: string;
 }
 
-const DEFAULT_LINK = 'https://github.com/adoption-store/adoption-store-kit/blob/main/server/README.md#deprecation-and-sunset';
+/** The page the server itself serves about its deprecations (plugins/discovery.ts). */
+export const DEPRECATIONS_PAGE = '/docs/deprecations';
+const DEFAULT_LINK = DEPRECATIONS_PAGE;
 
 const routeSchema = Joi.object({
   since: Joi.date().iso().required(),

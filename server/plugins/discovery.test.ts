@@ -13,7 +13,7 @@ const inject = suite('discovery, in process');
 inject('/, the contract, the page and /healthz need no key and are neither limited nor counted', async () => {
   const server = await createServer({ port: 0 });
   for (let i = 0; i < 40; i++) {
-    for (const url of ['/', '/v1/openapi.json', '/v1/openapi.yaml', '/docs', '/docs/init.js', '/healthz']) {
+    for (const url of ['/', '/v1', '/v1/openapi.json', '/v1/openapi.yaml', '/docs', '/docs/init.js', '/docs/deprecations', '/healthz']) {
       const res = await server.inject({ url });
       assert.is(res.statusCode, 200, url);
       assert.is(res.headers['x-ratelimit-limit'], undefined, url);
@@ -21,7 +21,18 @@ inject('/, the contract, the page and /healthz need no key and are neither limit
   }
   const keyless = await server.inject({ url: '/v1/pets' });
   assert.is(keyless.statusCode, 401);
-  assert.is(keyless.headers['x-ratelimit-remaining'], '29', 'the 240 discovery requests counted nothing');
+  assert.is(keyless.headers['x-ratelimit-remaining'], '29', 'the 320 discovery requests counted nothing');
+});
+
+inject("the deprecation Link of getPet names a page this server serves, listing the operation and its sunset", async () => {
+  const server = await createServer({ port: 0 });
+  const res = await server.inject({ url: '/v1/pets/1', headers: { authorization: 'Bearer test-free-key' } });
+  const target = /<([^>]+)>; rel="deprecation"/.exec(String(res.headers.link))?.[1];
+  assert.is(target, '/docs/deprecations');
+  const page = await server.inject({ url: target! });
+  assert.is(page.statusCode, 200);
+  assert.match(String(page.headers['content-type']), /text\/html/);
+  assert.match(page.payload, /getPet<\/td><td>[^<]+<\/td><td>[^<]*2030[^<]*<\/td><td><code>GET \/v1\/pets\?status=available<\/code>/);
 });
 
 inject('the contract is served as written, in YAML and in JSON, with an ETag', async () => {
@@ -40,6 +51,12 @@ inject('the page forbids every other origin, and / links everything', async () =
   assert.match(String(page.headers['content-security-policy']), /default-src 'self'/);
   const index = JSON.parse((await server.inject({ url: '/' })).payload);
   assert.equal(index.links, { api: '/v1', docs: '/docs', openapi: '/v1/openapi.json', openapiYaml: '/v1/openapi.yaml', health: '/healthz' });
+  // Every link leads somewhere: none answers 404 (the collection wants a key: 401).
+  const version = JSON.parse((await server.inject({ url: '/v1' })).payload);
+  for (const link of [...Object.values(index.links), ...Object.values(version.links)] as string[]) {
+    assert.is.not((await server.inject({ url: link })).statusCode, 404, link);
+  }
+  assert.equal(version.links, { pets: '/v1/pets', openapi: '/v1/openapi.json', openapiYaml: '/v1/openapi.yaml', deprecations: '/docs/deprecations' });
   assert.is((await server.inject({ url: '/docs/assets/swagger-ui.js' })).statusCode, 404, 'only the files the page needs');
 });
 

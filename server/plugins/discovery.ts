@@ -1,7 +1,9 @@
 // What a client can discover without a key: an index at /, the contract the server enforces at
 // {base}/openapi.json and .yaml, an interactive API reference at /docs (Swagger UI, served from this
 // server only: it works offline and its Content-Security-Policy forbids any other origin), and
-// /healthz for load balancers, which asks the store and answers within a time bound. None of these needs a key, none is rate limited or counted.
+// /healthz for load balancers, which asks the store and answers within a time bound, {base} itself
+// (what the version serves) and /docs/deprecations, the page deprecated operations' Link headers
+// name. None of these needs a key, none is rate limited or counted.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -10,6 +12,7 @@ import type { Plugin, ResponseToolkit, ServerRoute } from '@hapi/hapi';
 import { parse as parseYaml } from 'yaml';
 import type { Contract } from '../contract.ts';
 import { apiError, storageUnavailable } from '../errors.ts';
+import { DEPRECATIONS_PAGE } from './deprecation.ts';
 import type { PetStore } from '../store/pet-store.ts';
 
 export interface DiscoveryOptions {
@@ -17,6 +20,23 @@ export interface DiscoveryOptions {
   store: PetStore;
   /** Longest /healthz waits for the store before it answers 503. */
   probeTimeoutMs: number;
+}
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** The page deprecated operations' Link headers point to: what is deprecated, since when, until when, and what replaces it, from the contract. */
+export function deprecationsPage(contract: Contract, base: string): string {
+  const { since, sunset, successor } = contract.deprecation;
+  const day = (iso: string) => new Date(iso).toUTCString();
+  const rows = contract.deprecatedOperations
+    .map((operation) => `<tr><td>${escapeHtml(operation)}</td><td>${escapeHtml(day(since))}</td><td>${escapeHtml(day(sunset))}</td><td><code>GET ${escapeHtml(`${base}${successor}`)}</code></td></tr>`)
+    .join('');
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Deprecations: Animal Adoption Store API</title></head><body>
+<h1>Deprecations and sunsets</h1>
+<p>A deprecated operation still answers, with <code>Deprecation</code>, <code>Sunset</code> and <code>Link</code> headers, until its sunset; after it, it answers 410 Gone.</p>
+<table><thead><tr><th>operation</th><th>deprecated since</th><th>removed (sunset)</th><th>use instead</th></tr></thead><tbody>${rows}</tbody></table>
+</body></html>
+`;
 }
 
 /**
@@ -94,6 +114,11 @@ export const discoveryPlugin: Plugin<DiscoveryOptions> = {
         apiVersion: contract.apiVersion,
         links: { api: base, docs: '/docs', openapi: `${base}/openapi.json`, openapiYaml: `${base}/openapi.yaml`, health: '/healthz' },
       })),
+      route(base, () => ({
+        apiVersion: contract.apiVersion,
+        links: { pets: `${base}/pets`, openapi: `${base}/openapi.json`, openapiYaml: `${base}/openapi.yaml`, deprecations: DEPRECATIONS_PAGE },
+      })),
+      route(DEPRECATIONS_PAGE, (_request, h) => h.response(deprecationsPage(contract, base)).type('text/html; charset=utf-8').header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'")),
       route(`${base}/openapi.json`, (_request, h) => send(h, files.json!)),
       route(`${base}/openapi.yaml`, (_request, h) => send(h, files.yaml!)),
       route('/docs', (_request, h) => send(h, files.page!, { 'content-security-policy': CSP })),
