@@ -19,8 +19,8 @@ function assertDeprecated(res: Sent) {
   assert.is(res.headers.deprecation, `@${Date.UTC(2025, 11, 5) / 1000}`);
   assert.is(res.headers.sunset, 'Thu, 05 Dec 2030 00:00:00 GMT');
   const link = String(res.headers.link);
-  assert.match(link, /<https:[^>]+>; rel="deprecation"/);
-  assert.match(link, /<https:[^>]+>; rel="sunset"/);
+  assert.match(link, /<\/docs\/deprecations>; rel="deprecation"/);
+  assert.match(link, /<\/docs\/deprecations>; rel="sunset"/);
   assert.match(link, /<\/v1\/pets\?status=available>; rel="successor-version"/);
 }
 
