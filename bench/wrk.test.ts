@@ -105,6 +105,7 @@ for (const [name, request, text, written, expected] of measures) {
 }
 
 const wrk = await findWrk();
+if (!wrk) process.stdout.write('SKIP: wrk is not installed, so the live wrk round is not run (apt-get install wrk)\n');
 const live = wrk ? test : test.skip;
 
 live('a real wrk run: the script writes a histogram of the responses, the ids of the creates, and sh reports wrk\'s CPU', async () => {

@@ -104,10 +104,7 @@ const K6_RUNS = [
 ];
 
 if (k6 === null) {
-  process.stdout.write(
-    '\n*** k6 not found (set K6_BIN or put k6 on PATH): the k6 runs of smoke.js and rate-limit.js are counted as skipped. ***\n' +
-      '*** The scripts were type-checked, syntax-checked and run under Node with a k6 shim instead (scripts*.test.ts). ***\n\n',
-  );
+  process.stdout.write('SKIP: k6 not found (set K6_BIN or put k6 on PATH), so the real k6 runs are not made; the scripts were type-checked, syntax-checked and run under the k6 shim instead\n');
   for (const name of K6_RUNS) test.skip(name, () => undefined);
 } else {
   const { createServer } = await import('../server/index.ts');
@@ -231,7 +228,7 @@ if (k6 === null) {
       }
     });
   } else {
-    process.stdout.write('K6_FULL is not 1: the full 2.5-minute rate-limit.js run (window boundaries, ban) is left out.\n');
+    process.stdout.write('K6_FULL is not 1: the full rate-limit.js run (window boundaries, a ban until it lifts) is left out.\n');
   }
 }
 

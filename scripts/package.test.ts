@@ -142,6 +142,7 @@ t("the k6 scripts run from the package: the summary lands where k6 runs, and loa
 });
 
 const k6 = findK6();
+if (k6 === null) process.stdout.write('SKIP: k6 not found, so the packaged smoke.js is not run by a real k6 (it ran under the k6 shim)\n');
 (k6 === null ? t.skip : t)('k6 runs the packaged smoke.js from the consumer\'s folder and writes its summary there', async () => {
   rmSync(join(lean, 'smoke-summary.json'), { force: true });
   const server = spawnChild(join(lean, 'node_modules', '.bin', 'adoption-kit'), ['serve', '--memory', '--port', '0', '--quiet'], { cwd: lean, stdio: ['ignore', 'pipe', 'pipe'] });

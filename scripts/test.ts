@@ -16,6 +16,8 @@ interface Outcome {
   passed: number;
   failed: number;
   skipped: number;
+  /** Why the file skipped what it skipped: its `SKIP: <reason>` lines. */
+  reasons: string[];
   output: string;
   ms: number;
 }
@@ -69,7 +71,7 @@ function run(command: string, args: string[]): Promise<{ code: number; output: s
 
 async function staticCheck(name: string, command: string, args: string[]): Promise<Outcome> {
   const { code, output, ms } = await run(command, args);
-  return { name, passed: code === 0 ? 1 : 0, failed: code === 0 ? 0 : 1, skipped: 0, output, ms };
+  return { name, passed: code === 0 ? 1 : 0, failed: code === 0 ? 0 : 1, skipped: 0, reasons: [], output, ms };
 }
 
 async function testFile(file: string): Promise<Outcome> {
@@ -87,7 +89,9 @@ async function testFile(file: string): Promise<Outcome> {
   // A file that crashed, hung or never reported still fails the run.
   if (code !== 0 && failed === 0) failed = 1;
   if (total === 0 && skipped === 0 && code === 0) failed = 1;
-  return { name, passed, failed, skipped, output, ms };
+  // A file that skips says why, on a line of its own: `SKIP: <reason>`.
+  const reasons = [...output.matchAll(/^SKIP: (.+)$/gm)].map((m) => m[1]!);
+  return { name, passed, failed, skipped, reasons, output, ms };
 }
 
 async function pool<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>, done: (r: R) => void) {
@@ -152,5 +156,8 @@ const failing = outcomes.filter((o) => o.failed > 0).map((o) => o.name);
 process.stdout.write(`\n${outcomes.length} files and checks in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 if (failing.length) process.stdout.write(`failing: ${failing.join(', ')}\n`);
 const skipped = sum('skipped');
+for (const o of outcomes.filter((o) => o.skipped > 0)) {
+  process.stdout.write(`skipped ${o.skipped} in ${o.name}: ${o.reasons.length > 0 ? o.reasons.join('; ') : 'no reason given (the file should print a SKIP: line)'}\n`);
+}
 process.stdout.write(`${sum('passed')} passed, ${sum('failed')} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
 process.exitCode = sum('failed') > 0 ? 1 : 0;

@@ -44,6 +44,7 @@ const invalid: Array<[string, ApiKeyRecord[]]> = [
   ['unknown plan', [{ key: 'some-key-1', plan: 'gold' as never }]],
   ['duplicate keys', [{ key: 'same-key-1', plan: 'free' }, { key: 'same-key-1', plan: 'pro' }]],
   ['short key', [{ key: 'abc', plan: 'free' }]],
+  ['a minute limit above the day limit (never reachable)', [{ key: 'enterprise-1', plan: 'enterprise', limits: { perMinute: 1000, perDay: 999 } }]],
   ['no keys', []],
 ];
 for (const [name, records] of invalid) {
@@ -51,5 +52,9 @@ for (const [name, records] of invalid) {
     assert.throws(() => new KeyRing(records, plans), /Invalid API key list/);
   });
 }
+
+test('the refusal of a minute limit above the day limit names both', () => {
+  assert.throws(() => new KeyRing([{ key: 'enterprise-1', plan: 'enterprise', limits: { perMinute: 1000, perDay: 999 } }], plans), /perDay" must be greater than or equal to ref:perMinute/);
+});
 
 test.run();

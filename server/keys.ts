@@ -23,7 +23,8 @@ export interface ApiKey {
 
 const limitsSchema = Joi.object({
   perMinute: Joi.number().integer().min(1).required(),
-  perDay: Joi.number().integer().min(1).required(),
+  // A minute's limit above the day's could never be reached: the day's window would refuse first.
+  perDay: Joi.number().integer().min(Joi.ref('perMinute')).required(),
 });
 
 function recordsSchema(plans: Readonly<Record<string, PlanLimits>>) {

@@ -56,6 +56,7 @@ test('curl lines quote what a shell would mangle and send bytes that are not UTF
 const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
 const available = existsSync(CHROMIUM);
 if (!available && process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing; CI installs Debian's chromium`);
+if (!available) process.stdout.write(`SKIP: ${CHROMIUM} is missing, so the HTML report is not rendered (apt-get install chromium)\n`);
 
 (available ? test : test.skip)('the HTML report renders in headless Chromium from a file, with no network request', async () => {
   const { chromium } = await import('playwright-core');

@@ -8,7 +8,7 @@ import { diskFull, killUnderLoad, readOnly, twoProcesses } from './scenarios.ts'
 
 const root = isRoot();
 if (!root && process.env.CI === 'true') throw new Error('server/chaos/chaos.test.ts mounts tmpfs file systems: under CI it must run as root');
-if (!root) process.stdout.write('server/chaos/chaos.test.ts: not root, so no tmpfs mounts; its tests are counted as skipped.\n');
+if (!root) process.stdout.write('SKIP: not root, so no tmpfs can be mounted for the chaos scenarios (run as root, as CI does)\n');
 const check = root ? test : test.skip;
 
 function assertNothingLost(row: Row): void {

@@ -14,6 +14,7 @@ import { StoreLockedError } from './store-lock.ts';
 
 const seed: Pet[] = [{ id: 1, name: 'A', categoryId: 1, status: 'available' }];
 const root = process.getuid?.() === 0;
+if (!root) process.stdout.write('SKIP: not root, so no tmpfs can be mounted to fill (run as root, as CI does)\n');
 if (!root && process.env.CI === 'true') throw new Error('server/store/file-faults.test.ts mounts a tmpfs: under CI it must run as root');
 
 /** A 256 KiB tmpfs for `work`, unmounted afterwards whatever happens. */
