@@ -18,6 +18,8 @@ derived('every path is served below the base path too, and Reset is the start pl
   assert.is(doc.paths['/v1/pets'], doc.paths['/pets']);
   assert.is(doc.components.headers['X-RateLimit-Reset'].example, Date.UTC(2030, 0, 1) / 1000 + 42);
   assert.is(source.components.headers['X-RateLimit-Reset'].example, 1794355260, 'the source is not changed');
+  assert.is(doc.paths['/pets/{petId}'].get.deprecated, undefined, "Prism's own Deprecation: true is not wanted");
+  assert.is(source.paths['/pets/{petId}'].get.deprecated, true);
 });
 
 derived.run();
@@ -57,6 +59,31 @@ live('its 429 says Remaining 0, a Retry-After and a Reset in the future', async 
   assert.is(res.headers.get('retry-after'), '42');
   assert.ok(Number(res.headers.get('x-ratelimit-reset')) > Date.now() / 1000);
   assert.is(((await res.json()) as { code: string }).code, 'rate_limited_minute');
+});
+
+live("a 503 asked for is the server's injected fault, and getPet's Deprecation the server's form", async () => {
+  const { createServer } = await import('../server/index.ts');
+  const server = await createServer({ port: 0, logger: false, faults: true });
+  try {
+    const key = { authorization: 'Bearer test-free-key' };
+    for (const [path, headers] of [
+      ['/pets', { ...key, prefer: 'code=503' }],
+      ['/pets/1', key],
+    ] as const) {
+      const real = await server.inject({ url: `/v1${path}`, headers });
+      const mocked = await get(`${mock.baseUrl}${path}`, headers);
+      assert.is(mocked.status, real.statusCode, path);
+      if (real.statusCode === 503) {
+        assert.equal(await mocked.json(), JSON.parse(real.payload));
+        assert.is(mocked.headers.get('retry-after'), real.headers['retry-after']);
+      } else {
+        assert.is(mocked.headers.get('deprecation'), real.headers.deprecation);
+        assert.is(mocked.headers.get('sl-violations'), null, 'the mock does not break its own description');
+      }
+    }
+  } finally {
+    await server.stop();
+  }
 });
 
 live.run();

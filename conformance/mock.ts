@@ -3,7 +3,9 @@
 // (/v1/pets as well as /pets), so an integrator can switch between the mock and the reference
 // server without changing paths, and gets the same error codes (they are the description's own
 // examples). A stateless mock cannot move its rate-limit headers: X-RateLimit-Reset is set, once,
-// to the moment the mock started plus the Retry-After example, so it is in the future at start.
+// to the moment the mock started plus the Retry-After example, so it is in the future at start. A 503
+// asked for with Prefer is the server's injected fault (its body and Retry-After), and getPet's
+// Deprecation header is the server's RFC 9745 form, not Prism's own "true".
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -14,6 +16,7 @@ import { KitError } from '../lib/errors.ts';
 import { optionalPackage } from '../lib/optional.ts';
 import { DEFAULT_SPEC_PATH, type JsonObject } from '../lib/openapi.ts';
 import { contractFacts } from '../spec/contract-facts.ts';
+import { INJECTED_ANSWERS } from '../server/plugins/faults.ts';
 import { collectOutput, freePort, spawnChild, stopChild, stopWithParent, waitForOutput } from '../lib/processes.ts';
 import { isEntryPoint } from './entry.ts';
 import type { ChildProcess } from 'node:child_process';
@@ -91,6 +94,22 @@ export function mockDescription(source: JsonObject, nowMs: number): JsonObject {
   const headers = ((doc.components as JsonObject | undefined)?.headers ?? {}) as Record<string, JsonObject>;
   const wait = Number(headers['Retry-After']?.example ?? 60) || 60;
   if (headers['X-RateLimit-Reset']) headers['X-RateLimit-Reset'].example = Math.floor(nowMs / 1000) + wait;
+  // Prefer: code=503 is a client asking for a fault: it gets the server's injected one.
+  const responses = ((doc.components as JsonObject | undefined)?.responses ?? {}) as Record<string, JsonObject>;
+  for (const response of Object.values(responses)) {
+    const json = (response.content as JsonObject | undefined)?.['application/json'] as JsonObject | undefined;
+    const example = json?.example as JsonObject | undefined;
+    if (example?.status !== 503) continue;
+    const injected = INJECTED_ANSWERS[503];
+    json!.example = { code: injected.code, message: injected.message, status: 503 };
+    const retryAfter = (response.headers as Record<string, JsonObject> | undefined)?.['Retry-After'];
+    if (retryAfter) retryAfter.example = injected.retryAfter;
+  }
+  // Prism answers a deprecated operation with "Deprecation: true" of its own, over the header's
+  // example; without the flag it sends the example, the server's @<epoch seconds>.
+  for (const item of Object.values(paths) as JsonObject[]) {
+    for (const op of Object.values(item)) if (op && typeof op === 'object' && (op as JsonObject).deprecated === true) delete (op as JsonObject).deprecated;
+  }
   return doc;
 }
 

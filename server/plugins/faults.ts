@@ -35,6 +35,12 @@ export interface FaultsOptions {
 
 const CODES = [429, 500, 503] as const;
 
+/** What an injected 500 or 503 answers; the mock (conformance/mock.ts) answers the same, so a client tested on either meets one form. */
+export const INJECTED_ANSWERS = {
+  503: { code: 'service_unavailable', message: 'The service is unavailable (a fault injected for client testing).', retryAfter: '1' },
+  500: { code: 'internal_error', message: 'An unexpected error occurred (a fault injected for client testing).' },
+} as const;
+
 /** A request's fault: what it asked for, and the code really answered in its place, if any. */
 interface RequestFault extends Fault {
   injectedCode?: Fault['code'];
@@ -112,8 +118,8 @@ export const faultsPlugin: Plugin<FaultsOptions> = {
       const fault = request.plugins[FAULTS_PLUGIN];
       const code = fault?.code;
       if (code === 503 || code === 500) fault!.injectedCode = code;
-      if (code === 503) throw apiError('service_unavailable', 'The service is unavailable (a fault injected for client testing).', { 'retry-after': '1' });
-      if (code === 500) throw apiError('internal_error', 'An unexpected error occurred (a fault injected for client testing).');
+      if (code === 503) throw apiError(INJECTED_ANSWERS[503].code, INJECTED_ANSWERS[503].message, { 'retry-after': INJECTED_ANSWERS[503].retryAfter });
+      if (code === 500) throw apiError(INJECTED_ANSWERS[500].code, INJECTED_ANSWERS[500].message);
       if (code === 429 && apiKeyOf(request) && !server.plugins[RATE_LIMIT_PLUGIN]) {
         fault!.injectedCode = code;
         throw apiError('rate_limited_minute', 'Rate limit exceeded (a fault injected for client testing); retry after 60 seconds.', { 'retry-after': '60' });
