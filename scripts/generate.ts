@@ -11,6 +11,7 @@ import { LIB_SOURCES, libDeclaration } from '../load/declarations.ts';
 import { rulesTable } from '../load/docs.ts';
 import { contractModule } from '../spec/contract-facts.ts';
 import { serverGuideBlocks } from '../server/docs.ts';
+import { PICTURES } from '../spec/rules/pictures.ts';
 
 export interface Generated {
   /** Relative to the repository root. */
@@ -29,6 +30,7 @@ export const GENERATED: readonly Generated[] = [
   { file: 'load/README.md', block: 'rate-limit-rules', generate: rulesTable },
   { file: 'server/README.md', block: 'serve-options', generate: () => serverGuideBlocks()['serve-options']! },
   { file: 'server/README.md', block: 'error-codes', generate: () => serverGuideBlocks()['error-codes']! },
+  ...PICTURES.map((picture) => ({ file: picture.file, generate: () => `${picture.svg()}\n` })),
   ...LIB_SOURCES.map((source) => ({ file: `load/lib/${source.replace(/\.js$/, '.d.ts')}`, generate: () => libDeclaration(source) })),
 ];
 
