@@ -99,6 +99,16 @@ export interface AreaContext extends RunContext {
   ledger: CheckLedger;
 }
 
+/**
+ * What judging one exchange on its own needs: the contract and the ledger. The judging proxy
+ * (proxy/) inspects live traffic with the areas whose inspect asks for no more (LIVE_AREAS).
+ */
+export interface InspectContext {
+  ledger: CheckLedger;
+  contract: Contract;
+  options: Pick<ResolvedOptions, 'profile'>;
+}
+
 export interface Area {
   name: string;
   checks: readonly CheckDef[];
@@ -107,6 +117,9 @@ export interface Area {
   /** After every area has inspected every exchange: verdicts that need the whole run. */
   finish?: (ctx: AreaContext) => void;
 }
+
+/** An area whose inspect judges one exchange with nothing but the contract: live traffic can be judged by it. */
+export type LiveArea = Area & { inspect: (exchange: Exchange, ctx: InspectContext) => void };
 
 /** Sections of the specification (and RFCs) the checks cite. */
 export const SECTION = {

@@ -36,6 +36,18 @@ test('a retry a little early (clock or network jitter under 250 ms) still counts
   assert.is(verdicts([[0, 429, 30], [29.9, 200]]).wait, 'yes');
 });
 
+test('seen from a proxy: a wait counts from the 429 coming back to the next request leaving, and a ban any judge announced counts', () => {
+  const recorder = new ClientRecorder(['getPet']);
+  const base = { keyId: 'k', plan: 'unknown', label: 'k…', operationId: 'listPets' };
+  // The 429 came back at 1 s after a slow answer; the retry left 30 s later and came back at 31.5 s.
+  recorder.observe({ ...base, sentAtMs: 0, atMs: 1000, status: 429, retryAfterSeconds: 30 });
+  recorder.observe({ ...base, sentAtMs: 31_000, atMs: 31_500, status: 429, retryAfterSeconds: 600, ban: true });
+  recorder.observe({ ...base, sentAtMs: 40_000, atMs: 40_100, status: 429, retryAfterSeconds: 591 });
+  const [report] = recorder.report();
+  assert.is(report!.obligations.stopsWhileBanned.verdict, 'no');
+  assert.is(report!.obligations.waitsRetryAfter.detail, '1 of 2 retries came before Retry-After (up to 591.5 s early)');
+});
+
 test('the details say what happened, with numbers', () => {
   const recorder = new ClientRecorder(['getPet']);
   const base = { keyId: 'k', plan: 'free', label: 'test-fre…', operationId: 'getPet' };

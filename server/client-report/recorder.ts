@@ -6,7 +6,10 @@
 export type Verdict = 'yes' | 'no' | 'not observed';
 
 export interface Answer {
+  /** When the answer went out (the server) or came back (a proxy). */
   atMs: number;
+  /** When the request was sent, if earlier than atMs: a proxy sees both; a wait is judged from it. */
+  sentAtMs?: number;
   keyId: string;
   plan: string;
   /** How the key is shown: its first characters. */
@@ -17,6 +20,11 @@ export interface Answer {
   /** Retry-After of a 429, in seconds. */
   retryAfterSeconds?: number;
   operationId?: string;
+  /**
+   * This refusal announces a ban. The reference server says so with the code key_banned; for any
+   * other server the window rules of spec/rules tell it from a Retry-After past the window.
+   */
+  ban?: boolean;
 }
 
 export interface Obligation {
@@ -82,20 +90,21 @@ export class ClientRecorder {
       this.#keys.set(answer.keyId, s);
     }
     s.requests++;
+    const sentAt = answer.sentAtMs ?? answer.atMs;
     if (answer.operationId !== undefined && this.#deprecated.has(answer.operationId)) s.deprecated++;
-    if (s.bannedUntil !== null && answer.atMs < s.bannedUntil - TOLERANCE_MS) s.sentWhileBanned++;
+    if (s.bannedUntil !== null && sentAt < s.bannedUntil - TOLERANCE_MS) s.sentWhileBanned++;
     if (s.retryAt !== null) {
-      if (answer.atMs < s.retryAt - TOLERANCE_MS) {
+      if (sentAt < s.retryAt - TOLERANCE_MS) {
         s.early++;
-        s.earliestByMs = Math.max(s.earliestByMs, s.retryAt - answer.atMs);
+        s.earliestByMs = Math.max(s.earliestByMs, s.retryAt - sentAt);
       } else s.honoured++;
-      s.gaps.push(answer.atMs - s.lastAt);
+      s.gaps.push(sentAt - s.lastAt);
     }
     s.lastAt = answer.atMs;
     if (answer.status === 429) {
       s.refused++;
       s.retryAt = answer.atMs + (answer.retryAfterSeconds ?? 0) * 1000;
-      if (answer.code === 'key_banned' && (s.bannedUntil === null || answer.atMs >= s.bannedUntil)) {
+      if ((answer.ban === true || answer.code === 'key_banned') && (s.bannedUntil === null || answer.atMs >= s.bannedUntil)) {
         s.bans++;
         s.bannedUntil = s.retryAt;
       }
