@@ -3,7 +3,7 @@
 // ready, 1 when one broke an obligation, 2 for a usage error or a server that cannot be read.
 import { helpText, parseOptions, type OptionSpec } from '../../lib/cli-options.ts';
 import { KitError } from '../../lib/errors.ts';
-import type { ClientReport, Obligation } from './recorder.ts';
+import { OBLIGATIONS, type ClientReport, type Obligation } from './recorder.ts';
 
 export const REPORT_OPTIONS: readonly OptionSpec[] = [
   { key: 'baseUrl', flag: 'base-url', env: 'BASE_URL', type: 'string', value: '<url>', default: 'http://127.0.0.1:3000', help: 'The reference server (its origin; a path such as /v1 is ignored).' },
@@ -20,21 +20,18 @@ How each client (API key) of a running reference server behaved: did it wait for
   REPORT_OPTIONS,
 );
 
-const NAMES: Record<keyof ClientReport['obligations'], string> = {
-  waitsRetryAfter: 'waits for Retry-After after a 429',
-  backsOffExponentially: 'backs off exponentially on repeated 429s',
-  stopsWhileBanned: 'stops sending while banned',
-  avoidsDeprecated: 'avoids deprecated operations (getPet)',
-};
+
+/** One line per obligation: the verdict, what it is, and what was seen. */
+export function obligationLines(c: ClientReport, indent = '  '): string[] {
+  return (Object.entries(c.obligations) as Array<[keyof ClientReport['obligations'], Obligation]>).map(([name, o]) => `${indent}${o.verdict.padEnd(12)} ${OBLIGATIONS[name].title.padEnd(42)} ${o.detail}`);
+}
 
 export function formatReport(origin: string, generatedAt: string, clients: readonly ClientReport[]): string {
   const lines = [`Client report of ${origin} at ${generatedAt}`, ''];
   if (clients.length === 0) lines.push('No client with a valid key has sent a request yet.');
   for (const c of clients) {
     lines.push(`${c.key} (${c.plan}): ${c.requests} requests, ${c.refused} refused with 429  ${c.ready ? 'READY' : 'NOT READY'}`);
-    for (const [name, o] of Object.entries(c.obligations) as Array<[keyof typeof NAMES, Obligation]>) {
-      lines.push(`  ${o.verdict.padEnd(12)} ${NAMES[name].padEnd(42)} ${o.detail}`);
-    }
+    lines.push(...obligationLines(c));
     lines.push('');
   }
   return `${lines.join('\n').trimEnd()}\n`;

@@ -48,6 +48,18 @@ export interface ClientReport {
   };
 }
 
+/**
+ * Each obligation: how reports name it, its level and the section it comes from. The specification
+ * tells clients to wait Retry-After and back off exponentially (must: ignoring it is what limits
+ * punish, and a ban follows), and that they should use GET /pets instead of the deprecated getPet.
+ */
+export const OBLIGATIONS: Readonly<Record<keyof ClientReport['obligations'], { id: string; title: string; level: 'must' | 'should'; section: string }>> = {
+  waitsRetryAfter: { id: 'client.waits-retry-after', title: 'waits for Retry-After after a 429', level: 'must', section: 'Limits › Behaviour when the limit is exceeded' },
+  backsOffExponentially: { id: 'client.backs-off', title: 'backs off exponentially on repeated 429s', level: 'must', section: 'Limits › Behaviour when the limit is exceeded' },
+  stopsWhileBanned: { id: 'client.stops-while-banned', title: 'stops sending while banned', level: 'must', section: 'Limits › Behaviour when the limit is exceeded' },
+  avoidsDeprecated: { id: 'client.avoids-deprecated', title: 'avoids deprecated operations (getPet)', level: 'should', section: 'Versioning' },
+};
+
 /** Slack for clocks and networks: a retry this much early still counts as waiting. */
 const TOLERANCE_MS = 250;
 /** Each wait of a retry streak must be at least this many times the one before. */
