@@ -6,12 +6,12 @@
 import { CATALOGUE } from '../conformance/catalogue.ts';
 import { LIVE_AREAS } from '../conformance/checks/index.ts';
 import { rateLimitArea, rateLimitVerdict, type RateLimitVerdict } from '../conformance/checks/rate-limit.ts';
-import type { Exchange } from '../conformance/http.ts';
+import { keyLabel, type Exchange } from '../conformance/http.ts';
 import { Ledger, type CheckLedger, type CheckResult } from '../conformance/ledger.ts';
 import type { Contract, OperationId } from '../conformance/openapi.ts';
 import { ClientRecorder, OBLIGATIONS, type ClientReport } from '../server/client-report/recorder.ts';
-import { readSnapshot, type Tolerances } from '../spec/rules/snapshot.js';
-import { timelinePoint, type Timeline, type TimelinePoint } from '../spec/rules/timeline-svg.js';
+import type { Tolerances } from '../spec/rules/snapshot.js';
+import type { Timeline } from '../spec/rules/timeline-svg.js';
 
 export type Level = 'must' | 'should';
 
@@ -62,10 +62,9 @@ export interface Observed {
 const LEVEL_OF = new Map(CATALOGUE.map((c) => [c.id, c.level]));
 const NO_KEY = '(no key)';
 
-/** How a key is shown in every report: its first eight characters. */
-export function keyLabel(key: string | undefined): string {
-  if (key === undefined) return NO_KEY;
-  return key.length > 8 ? `${key.slice(0, 8)}…` : key;
+/** How a key is shown in every report: its first six characters, as the conformance kit shows it. */
+function labelOf(key: string | undefined): string {
+  return key === undefined ? NO_KEY : keyLabel(key);
 }
 
 /** What a failure says is wrong, without the request it names (the ledger's notion of one cause). */
@@ -80,7 +79,6 @@ interface KeyState {
   ledger: Ledger;
   views: CheckLedger[];
   windows: RateLimitVerdict;
-  points: TimelinePoint[];
   requests: number;
   refused: number;
 }
@@ -111,10 +109,10 @@ export class TrafficJudge {
   }
 
   /** A ledger view that tells of each failure as it is recorded. */
-  #tapped(view: CheckLedger, state: KeyState): CheckLedger {
+  #tapped(view: CheckLedger, label: string): CheckLedger {
     const fail: CheckLedger['fail'] = (id, message, evidence = [], rule) => {
       view.fail(id, message, evidence, rule);
-      this.#tell({ atMs: this.#current.atMs, key: state.label, side: 'server', id, level: LEVEL_OF.get(id) ?? 'must', message, seq: this.#current.seq, ...(rule ? { rule } : {}) });
+      this.#tell({ atMs: this.#current.atMs, key: label, side: 'server', id, level: LEVEL_OF.get(id) ?? 'must', message, seq: this.#current.seq, ...(rule ? { rule } : {}) });
     };
     return {
       ...view,
@@ -129,17 +127,21 @@ export class TrafficJudge {
 
   #state(key: string | undefined): KeyState {
     const id = key ?? NO_KEY;
-    let state = this.#keys.get(id);
-    if (!state) {
-      const ledger = new Ledger(CATALOGUE);
-      const label = keyLabel(key);
-      state = { label, keyId: `key-${this.#keys.size + 1}`, ledger, views: [], windows: undefined as unknown as RateLimitVerdict, points: [], requests: 0, refused: 0 };
-      const self = state;
-      state.views = LIVE_AREAS.map((area) => this.#tapped(ledger.scope(area.name, area.checks.map((c) => c.id)), self));
-      const windowLedger = this.#tapped(ledger.scope(rateLimitArea.name, rateLimitArea.checks.map((c) => c.id)), self);
-      state.windows = rateLimitVerdict(windowLedger, { dateHeader: this.#options.dateHeader, ...(this.#options.tolerances ? { tolerances: this.#options.tolerances } : {}) });
-      this.#keys.set(id, state);
-    }
+    const known = this.#keys.get(id);
+    if (known) return known;
+    const ledger = new Ledger(CATALOGUE);
+    const label = labelOf(key);
+    const scoped = (area: { name: string; checks: readonly { id: string }[] }) => this.#tapped(ledger.scope(area.name, area.checks.map((c) => c.id)), label);
+    const state: KeyState = {
+      label,
+      keyId: `key-${this.#keys.size + 1}`,
+      ledger,
+      views: LIVE_AREAS.map(scoped),
+      windows: rateLimitVerdict(scoped(rateLimitArea), { dateHeader: this.#options.dateHeader, ...(this.#options.tolerances ? { tolerances: this.#options.tolerances } : {}) }),
+      requests: 0,
+      refused: 0,
+    };
+    this.#keys.set(id, state);
     return state;
   }
 
@@ -157,13 +159,7 @@ export class TrafficJudge {
       });
     }
     if (exchange.outside) return;
-    let ban = false;
-    if (!injected) {
-      const outcome = state.windows.observe(exchange);
-      const snapshot = readSnapshot({ status, headers: exchange.response?.headers ?? null, receivedAtMs: exchange.receivedAt, sentAtMs: exchange.sentAt }, { dateHeader: this.#options.dateHeader });
-      state.points.push(timelinePoint(snapshot, outcome));
-      ban = outcome.events.includes('ban_detected');
-    }
+    const ban = !injected && state.windows.observe(exchange).events.includes('ban_detected');
     if (key === undefined) return;
     const body = exchange.response ? safeJson(exchange.response.body) : undefined;
     const code = body && typeof body === 'object' && typeof (body as { code?: unknown }).code === 'string' ? (body as { code: string }).code : undefined;
@@ -203,7 +199,7 @@ export class TrafficJudge {
     return [...this.#keys.values()].map((s) => {
       const server = s.ledger.results({ strict: false, selected: () => undefined }).filter((r) => r.outcome !== 'not-run');
       const client = clients.get(s.keyId);
-      return { key: s.label, requests: s.requests, refused: s.refused, server, ...(client ? { client } : {}), timeline: { key: s.label, points: [...s.points] } };
+      return { key: s.label, requests: s.requests, refused: s.refused, server, ...(client ? { client } : {}), timeline: { key: s.label, points: s.windows.timeline() } };
     });
   }
 

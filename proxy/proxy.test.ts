@@ -71,8 +71,8 @@ reference('the client breaks every obligation; the reference server breaks no ru
   assert.is(key!.client?.ready, false);
   assert.is(report.exitCode, 1);
   // One line per finding as it happened, then the report per key.
-  assert.match(out, /^ +\+\d+\.\d s +test-fre… +client MUST +client\.waits-retry-after: .*\(#\d+\)$/m);
-  assert.match(out, /test-fre…: 100 requests, \d+ refused +server: 0 failed/);
+  assert.match(out, /^ +\+\d+\.\d s +test-f… +client MUST +client\.waits-retry-after: .*\(#\d+\)$/m);
+  assert.match(out, /test-f…: 100 requests, \d+ refused +server: 0 failed/);
   // The timeline drew the refusals, their Retry-After and the ban.
   const points = key!.timeline.points;
   assert.ok(points.some((p) => p.ban), 'the ban is on the timeline');
@@ -83,8 +83,8 @@ reference('every report holds the key only as its first characters', async () =>
   const files = await Promise.all(['r.json', 'r.xml', 'r.html', 'r.har'].map((f) => readFile(join(dir, f), 'utf8')));
   for (const text of files) assert.not.ok(text.includes(BAD_KEY), 'the key is redacted');
   const [json, xml, html, har] = files as [string, string, string, string];
-  assert.is((JSON.parse(json) as ProxyReport).keys[0]!.key, 'test-fre…');
-  assert.match(xml, /<testsuite name="key test-fre…" tests="\d+" failures="[1-9]\d*"/);
+  assert.is((JSON.parse(json) as ProxyReport).keys[0]!.key, 'test-f…');
+  assert.match(xml, /<testsuite name="key test-f…" tests="\d+" failures="[1-9]\d*"/);
   assert.match(xml, /<testcase classname="proxy.client" name="client.waits-retry-after \[must\]/);
   assert.match(html, /<svg xmlns="http:\/\/www.w3.org\/2000\/svg" class="rate-limit-timeline"/);
   assert.match(html, /class="tl-ban"/);

@@ -11,6 +11,7 @@ import type { Contract } from '../openapi.ts';
 import type { GeneratedPhase } from '../options.ts';
 import type { Pacer } from '../pacing.ts';
 import type { TlsSettings } from '../transport.ts';
+import type { TimelinePoint } from '../../spec/rules/timeline-svg.js';
 
 export type Phase = 'contract' | 'dredd' | 'behaviour' | GeneratedPhase | 'rate-limit';
 
@@ -72,6 +73,8 @@ export interface Facts {
   createdIds?: Map<number, Exchange>;
   /** What the target was seen to choose where the specification is silent, by open point. */
   choices?: Map<string, string>;
+  /** The responses to --rate-limit-key as the window rules saw them, for the report's timeline. */
+  rateLimitTimeline?: () => TimelinePoint[];
 }
 
 export interface RunContext {

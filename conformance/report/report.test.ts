@@ -91,3 +91,24 @@ if (!available && process.env.CI === 'true') throw new Error(`${CHROMIUM} is mis
 });
 
 test.run();
+
+const windows = suite('the HTML report draws the rate-limit key\'s windows');
+
+windows('a limiter that serves a retry before Retry-After: the timeline marks the rule where it broke', async () => {
+  const faulty = await startTarget(FAULTS.find((f) => f.id === 'serves-during-refusal'));
+  try {
+    const run = await conformOn(faulty, { rateLimitKey: true, phases: [], banCheck: true, banProbe: 8, seed: 7 });
+    assert.ok(run.timeline, 'the report carries the timeline');
+    assert.is(run.timeline!.key, 'test-f…');
+    const html = formatHtml(run);
+    assert.not.ok(html.includes('test-free-key'));
+    assert.match(html, /<h2 id="rate-limit-timeline">/);
+    assert.ok((html.match(/class="tl-request /g) ?? []).length >= 62, 'every request of the rate-limit key is drawn');
+    assert.match(html, /class="tl-violation tl-must" data-kind="served_before_retry_after"/);
+    assert.match(html, /class="tl-retry-after"/);
+  } finally {
+    await faulty.stop();
+  }
+});
+
+windows.run();
