@@ -11,7 +11,7 @@ import { Ledger, type CheckLedger, type CheckResult } from '../conformance/ledge
 import type { Contract, OperationId } from '../conformance/openapi.ts';
 import { ClientRecorder, OBLIGATIONS, type ClientReport } from '../server/client-report/recorder.ts';
 import type { Tolerances } from '../spec/rules/snapshot.js';
-import type { Timeline } from '../spec/rules/timeline-svg.js';
+import type { Timeline, TimelinePoint } from '../spec/rules/timeline-svg.js';
 
 export type Level = 'must' | 'should';
 
@@ -81,6 +81,10 @@ interface KeyState {
   windows: RateLimitVerdict;
   requests: number;
   refused: number;
+  /** How many of its exchanges the window rules judged: the index of the next timeline point. */
+  judged: number;
+  /** Client findings by timeline point, drawn with the server's broken rules. */
+  clientMarks: Map<number, Array<{ kind: string; level: Level; detail: string }>>;
 }
 
 export class TrafficJudge {
@@ -140,6 +144,8 @@ export class TrafficJudge {
       windows: rateLimitVerdict(scoped(rateLimitArea), { dateHeader: this.#options.dateHeader, ...(this.#options.tolerances ? { tolerances: this.#options.tolerances } : {}) }),
       requests: 0,
       refused: 0,
+      judged: 0,
+      clientMarks: new Map(),
     };
     this.#keys.set(id, state);
     return state;
@@ -160,6 +166,7 @@ export class TrafficJudge {
     }
     if (exchange.outside) return;
     const ban = !injected && state.windows.observe(exchange).events.includes('ban_detected');
+    const point = injected ? undefined : state.judged++;
     if (key === undefined) return;
     const body = exchange.response ? safeJson(exchange.response.body) : undefined;
     const code = body && typeof body === 'object' && typeof (body as { code?: unknown }).code === 'string' ? (body as { code: string }).code : undefined;
@@ -176,11 +183,11 @@ export class TrafficJudge {
       ...(retryAfter !== undefined && /^\d+$/.test(retryAfter.trim()) ? { retryAfterSeconds: Number(retryAfter) } : {}),
       ...(ban ? { ban } : {}),
     });
-    this.#clientFindings(state);
+    this.#clientFindings(state, point);
   }
 
   /** An obligation the client has now broken, told once when its verdict turns to no. */
-  #clientFindings(state: KeyState): void {
+  #clientFindings(state: KeyState, point: number | undefined): void {
     const report = this.#client.report().find((r) => r.keyId === state.keyId);
     if (!report) return;
     for (const [name, o] of Object.entries(report.obligations) as Array<[keyof ClientReport['obligations'], ClientReport['obligations'][keyof ClientReport['obligations']]]>) {
@@ -190,6 +197,7 @@ export class TrafficJudge {
       if (o.verdict !== 'no' || before === 'no') continue;
       const def = OBLIGATIONS[name];
       this.#tell({ atMs: this.#current.atMs, key: state.label, side: 'client', id: def.id, level: def.level, message: `${def.title}: ${o.detail}`, seq: this.#current.seq });
+      if (point !== undefined) state.clientMarks.set(point, [...(state.clientMarks.get(point) ?? []), { kind: def.id, level: def.level, detail: o.detail }]);
     }
   }
 
@@ -199,7 +207,15 @@ export class TrafficJudge {
     return [...this.#keys.values()].map((s) => {
       const server = s.ledger.results({ strict: false, selected: () => undefined }).filter((r) => r.outcome !== 'not-run');
       const client = clients.get(s.keyId);
-      return { key: s.label, requests: s.requests, refused: s.refused, server, ...(client ? { client } : {}), timeline: { key: s.label, points: s.windows.timeline() } };
+      return { key: s.label, requests: s.requests, refused: s.refused, server, ...(client ? { client } : {}), timeline: { key: s.label, points: this.#points(s) } };
+    });
+  }
+
+  /** The key's timeline: what the window rules saw, and where the client first broke each obligation. */
+  #points(s: KeyState): TimelinePoint[] {
+    return s.windows.timeline().map((p, i) => {
+      const marks = s.clientMarks.get(i);
+      return marks ? { ...p, violations: [...(p.violations ?? []), ...marks] } : p;
     });
   }
 

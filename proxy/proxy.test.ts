@@ -3,9 +3,11 @@
 // and the Prism mock; the findings each exchange raised, the reports in every format, keys nowhere,
 // and the exit code of --fail-on from the package command, stopped by SIGTERM.
 import type { Server } from '@hapi/hapi';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startMock, type RunningMock } from '../conformance/mock.ts';
@@ -14,9 +16,10 @@ import { ManualClock } from '../server/clock.ts';
 import { createServer } from '../server/server.ts';
 import { ROOT } from '../server/test/process.ts';
 import { parseProxyCli, runProxy, type ProxyCliOptions } from './cli.ts';
+import { MISBEHAVING_KEY, misbehavingClientTimeline, misbehavingRequests, START_MS } from './pictures.ts';
 import type { ProxyReport } from './report.ts';
 
-const BAD_KEY = 'test-free-key';
+const BAD_KEY = MISBEHAVING_KEY;
 const GOOD_KEY = 'prism-good-client-key-0123456789';
 
 function options(target: string, dir: string, extra: string[] = []): ProxyCliOptions {
@@ -39,7 +42,7 @@ let dir: string;
 let clock: ManualClock;
 
 reference.before(async () => {
-  clock = new ManualClock(Date.UTC(2026, 5, 1, 12, 0, 0));
+  clock = new ManualClock(START_MS);
   dir = await mkdtemp(join(tmpdir(), 'proxy-test-'));
   server = await createServer({ host: '127.0.0.1', port: 0, clock, storage: { type: 'memory' } });
   await server.start();
@@ -51,9 +54,8 @@ reference.after(async () => {
 
 /** Never waits for Retry-After, keeps on while banned, and reads single pets with the deprecated getPet. */
 async function misbehave(url: string): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    const path = i % 4 === 0 ? '/v1/pets/1' : '/v1/pets?limit=1';
-    await (await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${BAD_KEY}` } })).arrayBuffer();
+  for (const { path } of misbehavingRequests()) {
+    await (await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${MISBEHAVING_KEY}` } })).arrayBuffer();
     clock.advance(100);
   }
 }
@@ -77,6 +79,10 @@ reference('the client breaks every obligation; the reference server breaks no ru
   const points = key!.timeline.points;
   assert.ok(points.some((p) => p.ban), 'the ban is on the timeline');
   assert.ok(points.filter((p) => p.status === 429).every((p) => typeof p.retryAfterMs === 'number'));
+  const marked = points.flatMap((p) => (p.violations ?? []).map((v) => v.kind));
+  assert.equal(marked.sort(), ['client.avoids-deprecated', 'client.backs-off', 'client.stops-while-banned', 'client.waits-retry-after'], 'each obligation is marked where it was first broken');
+  // The guide's picture is this very timeline (drawn by npm run generate without a network).
+  assert.equal(points, (await misbehavingClientTimeline()).points);
 });
 
 reference('every report holds the key only as its first characters', async () => {
@@ -92,6 +98,29 @@ reference('every report holds the key only as its first characters', async () =>
   assert.is(entries.length, 100);
   assert.equal(entries[0]!.request.headers.find((h) => h.name === 'authorization')?.value, 'Bearer test-f…(13 chars)');
   assert.ok(entries.some((e) => e.response.status === 429));
+});
+
+const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
+const SCREENSHOTS = process.env.SCREENSHOT_DIR ?? join(tmpdir(), 'adoption-kit-screenshots');
+
+(existsSync(CHROMIUM) ? reference : reference.skip)('the HTML report renders offline in Chromium, the ban and the timeline on it', async () => {
+  const { chromium } = await import('playwright-core');
+  await mkdir(SCREENSHOTS, { recursive: true });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'] });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+    const requested: string[] = [];
+    page.on('request', (r) => requested.push(r.url()));
+    const file = pathToFileURL(join(dir, 'r.html')).href;
+    await page.goto(file);
+    assert.equal(requested, [file], 'the page fetches nothing but itself');
+    assert.is(await page.locator('section.key svg.rate-limit-timeline').count(), 1);
+    assert.ok((await page.locator('.tl-ban').boundingBox())!.width > 300, 'the ban spans the rest of the picture');
+    assert.is(await page.locator('tr[data-verdict="no"]').count(), 4, 'four obligations broken');
+    await page.screenshot({ path: join(SCREENSHOTS, 'proxy-report-misbehaving-client.png'), fullPage: true });
+  } finally {
+    await browser.close();
+  }
 });
 
 reference.run();

@@ -12,6 +12,8 @@ import { rulesTable } from '../load/docs.ts';
 import { contractModule } from '../spec/contract-facts.ts';
 import { serverGuideBlocks } from '../server/docs.ts';
 import { PICTURES } from '../spec/rules/pictures.ts';
+import { misbehavingClientTimeline } from '../proxy/pictures.ts';
+import { timelineSvg } from '../spec/rules/timeline-svg.js';
 
 export interface Generated {
   /** Relative to the repository root. */
@@ -30,6 +32,7 @@ export const GENERATED: readonly Generated[] = [
   { file: 'load/README.md', block: 'rate-limit-rules', generate: rulesTable },
   { file: 'server/README.md', block: 'serve-options', generate: () => serverGuideBlocks()['serve-options']! },
   { file: 'server/README.md', block: 'error-codes', generate: () => serverGuideBlocks()['error-codes']! },
+  { file: 'proxy/timeline-misbehaving-client.svg', generate: async () => `${timelineSvg(await misbehavingClientTimeline())}\n` },
   ...PICTURES.map((picture) => ({ file: picture.file, generate: () => `${picture.svg()}\n` })),
   ...LIB_SOURCES.map((source) => ({ file: `load/lib/${source.replace(/\.js$/, '.d.ts')}`, generate: () => libDeclaration(source) })),
 ];

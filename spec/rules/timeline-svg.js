@@ -22,7 +22,8 @@
 //       .tl-ban                an announced ban, from the 429 that announced it to its end (rect)
 //       .tl-violation.tl-must | .tl-should   each broken rule, at the request that broke it (path,
 //                              with data-kind and a <title> naming the rule)
-//     Every mark carries data-at-ms (and spans data-until-ms) with the time it stands for.
+//     Every mark carries data-at-ms (and spans data-until-ms) with the time it stands for. The
+//     picture ends one request-span after the last request; a span cut there has data-clipped.
 //
 //   capacitySvg({ rows, held, broke, title? }, { width?, height? }?) -> string
 //     A capacity search: `rows` are steps { rate, achieved, p95, p99, ok } (judgeSteps() of
@@ -169,7 +170,18 @@ export function timelineSvg(timeline, options) {
     if (typeof p.limit === 'number' && p.limit > maxLimit) maxLimit = p.limit;
     if (typeof p.remaining === 'number' && p.remaining > maxLimit) maxLimit = p.remaining;
   }
+  // A span reaching far past the last request (a ten-minute ban after ten seconds of traffic) would
+  // squeeze the requests into a corner: the picture ends one request-span after the last request,
+  // and a span cut there says so (data-clipped) and keeps its true end in data-until-ms.
+  const lastRequest = Math.max.apply(null, points.map(function (p) { return p.atMs; }));
+  const horizon = lastRequest + Math.max(lastRequest - first, 1000);
+  if (t1 > horizon) t1 = horizon;
   if (t1 - t0 < 1000) t1 = t0 + 1000;
+  const end = t1;
+  /** @param {number} until */
+  const clip = function (until) {
+    return until > end ? ' data-clipped="true"' : '';
+  };
   const pad = (t1 - t0) * 0.02;
   t0 -= pad;
   t1 += pad;
@@ -216,7 +228,7 @@ export function timelineSvg(timeline, options) {
     if (!p.ban || p.retryAfterMs === null || p.retryAfterMs === undefined) continue;
     const until = p.atMs + p.retryAfterMs;
     out.push(
-      '<rect class="tl-ban" data-at-ms="' + p.atMs + '" data-until-ms="' + until + '" x="' + x(p.atMs) + '" y="' + top + '" width="' + r1(x(until) - x(p.atMs)) + '" height="' + (plotBottom - top) + '" fill="' + COLOURS.ban + '" fill-opacity="0.12" stroke="' + COLOURS.ban + '" stroke-dasharray="2 2"><title>ban announced: ' + (p.retryAfterMs / 1000).toFixed(0) + ' s</title></rect>'
+      '<rect class="tl-ban" data-at-ms="' + p.atMs + '" data-until-ms="' + until + '"' + clip(until) + ' x="' + x(p.atMs) + '" y="' + top + '" width="' + r1(x(Math.min(until, end)) - x(p.atMs)) + '" height="' + (plotBottom - top) + '" fill="' + COLOURS.ban + '" fill-opacity="0.12" stroke="' + COLOURS.ban + '" stroke-dasharray="2 2"><title>ban announced: ' + (p.retryAfterMs / 1000).toFixed(0) + ' s</title></rect>'
     );
     out.push('<text x="' + (x(p.atMs) + 4) + '" y="' + (top + 12) + '" fill="' + COLOURS.ban + '">ban ' + (p.retryAfterMs / 1000).toFixed(0) + ' s</text>');
   }
@@ -239,7 +251,7 @@ export function timelineSvg(timeline, options) {
     if (p.retryAfterMs === null || p.retryAfterMs === undefined || requestClass(p) !== 'tl-refused') continue;
     const until = p.atMs + p.retryAfterMs;
     out.push(
-      '<rect class="tl-retry-after" data-at-ms="' + p.atMs + '" data-until-ms="' + until + '" x="' + x(p.atMs) + '" y="' + (lanes.retry - 4) + '" width="' + Math.max(1, r1(x(until) - x(p.atMs))) + '" height="8" fill="' + COLOURS.retry + '" fill-opacity="0.35" stroke="' + COLOURS.retry + '"><title>' + p.status + ': Retry-After ' + (p.retryAfterMs / 1000).toFixed(1) + ' s</title></rect>'
+      '<rect class="tl-retry-after" data-at-ms="' + p.atMs + '" data-until-ms="' + until + '"' + clip(until) + ' x="' + x(p.atMs) + '" y="' + (lanes.retry - 4) + '" width="' + Math.max(1, r1(x(Math.min(until, end)) - x(p.atMs))) + '" height="8" fill="' + COLOURS.retry + '" fill-opacity="0.35" stroke="' + COLOURS.retry + '"><title>' + p.status + ': Retry-After ' + (p.retryAfterMs / 1000).toFixed(1) + ' s</title></rect>'
     );
   }
 
