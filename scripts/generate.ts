@@ -6,7 +6,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checksTable, faultsTable, openPointsTable, optionsTable } from '../conformance/docs.ts';
-import { replaceGenerated } from '../lib/cli-options.ts';
+import { markdownTable, replaceGenerated } from '../lib/cli-options.ts';
+import { PROXY_OPTIONS } from '../proxy/options.ts';
 import { LIB_SOURCES, libDeclaration } from '../load/declarations.ts';
 import { rulesTable } from '../load/docs.ts';
 import { contractModule } from '../spec/contract-facts.ts';
@@ -32,6 +33,7 @@ export const GENERATED: readonly Generated[] = [
   { file: 'load/README.md', block: 'rate-limit-rules', generate: rulesTable },
   { file: 'server/README.md', block: 'serve-options', generate: () => serverGuideBlocks()['serve-options']! },
   { file: 'server/README.md', block: 'error-codes', generate: () => serverGuideBlocks()['error-codes']! },
+  { file: 'proxy/README.md', block: 'options', generate: () => markdownTable(PROXY_OPTIONS) },
   { file: 'proxy/timeline-misbehaving-client.svg', generate: async () => `${timelineSvg(await misbehavingClientTimeline())}\n` },
   ...PICTURES.map((picture) => ({ file: picture.file, generate: () => `${picture.svg()}\n` })),
   ...LIB_SOURCES.map((source) => ({ file: `load/lib/${source.replace(/\.js$/, '.d.ts')}`, generate: () => libDeclaration(source) })),
