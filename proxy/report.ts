@@ -142,7 +142,7 @@ const CSS = `
 :root { --pass: #1a7f37; --fail: #cf222e; --warn: #9a6700; --skip: #6e7781; font-family: system-ui, sans-serif; }
 body { margin: 2rem auto; max-width: 72rem; padding: 0 1rem; color: #1f2328; }
 h1 { font-size: 1.4rem; } h2 { font-size: 1.15rem; margin-top: 2.5rem; } h3 { font-size: 1rem; }
-.verdict { font-weight: bold; padding: .1rem .5rem; border-radius: .3rem; color: #fff; }
+.verdict { font-weight: bold; padding: .1rem .5rem; border-radius: .3rem; color: #fff; white-space: nowrap; }
 .passed, .yes { background: var(--pass); } .failed, .no { background: var(--fail); } .warned { background: var(--warn); } .not-run, .not-observed { background: var(--skip); }
 table { border-collapse: collapse; width: 100%; } td, th { text-align: left; padding: .3rem .5rem; border-bottom: 1px solid #d0d7de; vertical-align: top; }
 code, pre { font-family: ui-monospace, monospace; font-size: .85rem; }

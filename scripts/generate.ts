@@ -14,6 +14,7 @@ import { contractModule } from '../spec/contract-facts.ts';
 import { serverGuideBlocks } from '../server/docs.ts';
 import { PICTURES } from '../spec/rules/pictures.ts';
 import { misbehavingClientTimeline } from '../proxy/pictures.ts';
+import { badlyBehavedClientSvg } from '../server/client-report/pictures.ts';
 import { timelineSvg } from '../spec/rules/timeline-svg.js';
 
 export interface Generated {
@@ -33,6 +34,7 @@ export const GENERATED: readonly Generated[] = [
   { file: 'load/README.md', block: 'rate-limit-rules', generate: rulesTable },
   { file: 'server/README.md', block: 'serve-options', generate: () => serverGuideBlocks()['serve-options']! },
   { file: 'server/README.md', block: 'error-codes', generate: () => serverGuideBlocks()['error-codes']! },
+  { file: 'server/client-report/timeline-badly-behaved-client.svg', generate: async () => `${await badlyBehavedClientSvg()}\n` },
   { file: 'proxy/README.md', block: 'options', generate: () => markdownTable(PROXY_OPTIONS) },
   { file: 'proxy/timeline-misbehaving-client.svg', generate: async () => `${timelineSvg(await misbehavingClientTimeline())}\n` },
   ...PICTURES.map((picture) => ({ file: picture.file, generate: () => `${picture.svg()}\n` })),

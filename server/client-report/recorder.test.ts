@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ClientRecorder, type Answer, type Verdict } from './recorder.ts';
+import { ClientRecorder, TIMELINE_POINTS, type Answer, type Verdict } from './recorder.ts';
 
 type Step = [atSeconds: number, status: number, retryAfter?: number, code?: string, operationId?: string];
 
@@ -46,6 +46,19 @@ test('seen from a proxy: a wait counts from the 429 coming back to the next requ
   const [report] = recorder.report();
   assert.is(report!.obligations.stopsWhileBanned.verdict, 'no');
   assert.is(report!.obligations.waitsRetryAfter.detail, '1 of 2 retries came before Retry-After (up to 591.5 s early)');
+});
+
+test('the timeline keeps the last requests and marks each obligation once, where it was first broken', () => {
+  const recorder = new ClientRecorder(['getPet']);
+  const base = { keyId: 'k', plan: 'free', label: 'k…' };
+  for (let i = 0; i < TIMELINE_POINTS + 5; i++) recorder.observe({ ...base, atMs: i * 1000, status: 200, operationId: 'listPets', remaining: 5 });
+  recorder.observe({ ...base, atMs: 2_000_000, status: 429, retryAfterSeconds: 30, operationId: 'getPet', remaining: 0 });
+  recorder.observe({ ...base, atMs: 2_000_001, status: 429, retryAfterSeconds: 30, operationId: 'getPet', remaining: 0 });
+  const [report] = recorder.report();
+  assert.is(report!.timeline.length, TIMELINE_POINTS);
+  const marked = report!.timeline.flatMap((p, i) => (p.violations ?? []).map((v) => `${i}:${v.kind}`));
+  assert.equal(marked, [`${TIMELINE_POINTS - 2}:client.avoids-deprecated`, `${TIMELINE_POINTS - 1}:client.waits-retry-after`]);
+  assert.is(report!.timeline.at(-2)!.retryAfterMs, 30_000);
 });
 
 test('the details say what happened, with numbers', () => {

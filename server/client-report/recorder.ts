@@ -1,7 +1,10 @@
 // How each client (API key) behaves against the obligations the specification puts on clients:
 // after a 429, wait for Retry-After; on repeated 429s, back off exponentially; while banned, stop;
 // and move off the deprecated getPet. Fed with every answered request of a key, in the order the
-// server answered them; pure, so every verdict is tested with a fake timeline.
+// server answered them; pure, so every verdict is tested with a fake timeline. It also keeps each
+// key's last requests as timeline points, with the first breach of each obligation marked, for the
+// picture the client report draws (spec/rules/timeline-svg.js).
+import type { TimelinePoint } from '../../spec/rules/timeline-svg.js';
 
 export type Verdict = 'yes' | 'no' | 'not observed';
 
@@ -25,6 +28,10 @@ export interface Answer {
    * other server the window rules of spec/rules tell it from a Retry-After past the window.
    */
   ban?: boolean;
+  /** X-RateLimit-Limit, -Remaining and the moment -Reset names (ms), when the answer carried them: for the timeline. */
+  limit?: number;
+  remaining?: number;
+  resetAtMs?: number;
 }
 
 export interface Obligation {
@@ -46,6 +53,8 @@ export interface ClientReport {
     stopsWhileBanned: Obligation;
     avoidsDeprecated: Obligation;
   };
+  /** The key's last requests (at most TIMELINE_POINTS), each obligation marked where it was first broken. */
+  timeline: TimelinePoint[];
 }
 
 /**
@@ -59,6 +68,9 @@ export const OBLIGATIONS: Readonly<Record<keyof ClientReport['obligations'], { i
   stopsWhileBanned: { id: 'client.stops-while-banned', title: 'stops sending while banned', level: 'must', section: 'Limits › Behaviour when the limit is exceeded' },
   avoidsDeprecated: { id: 'client.avoids-deprecated', title: 'avoids deprecated operations (getPet)', level: 'should', section: 'Versioning' },
 };
+
+/** How many of a key's last requests the timeline keeps. */
+export const TIMELINE_POINTS = 1000;
 
 /** Slack for clocks and networks: a retry this much early still counts as waiting. */
 const TOLERANCE_MS = 250;
@@ -84,6 +96,9 @@ interface KeyState {
   bans: number;
   sentWhileBanned: number;
   deprecated: number;
+  timeline: TimelinePoint[];
+  /** Obligations already marked on the timeline. */
+  marked: Set<keyof ClientReport['obligations']>;
 }
 
 export class ClientRecorder {
@@ -98,11 +113,22 @@ export class ClientRecorder {
   observe(answer: Answer): void {
     let s = this.#keys.get(answer.keyId);
     if (!s) {
-      s = { plan: answer.plan, label: answer.label, requests: 0, refused: 0, retryAt: null, honoured: 0, early: 0, earliestByMs: 0, lastAt: 0, gaps: [], streaks: 0, streaksExponential: 0, flatExample: null, bannedUntil: null, bans: 0, sentWhileBanned: 0, deprecated: 0 };
+      s = { plan: answer.plan, label: answer.label, requests: 0, refused: 0, retryAt: null, honoured: 0, early: 0, earliestByMs: 0, lastAt: 0, gaps: [], streaks: 0, streaksExponential: 0, flatExample: null, bannedUntil: null, bans: 0, sentWhileBanned: 0, deprecated: 0, timeline: [], marked: new Set() };
       this.#keys.set(answer.keyId, s);
     }
     s.requests++;
     const sentAt = answer.sentAtMs ?? answer.atMs;
+    const point: TimelinePoint = {
+      atMs: sentAt,
+      status: answer.status,
+      ...(answer.limit !== undefined ? { limit: answer.limit } : {}),
+      ...(answer.remaining !== undefined ? { remaining: answer.remaining } : {}),
+      ...(answer.resetAtMs !== undefined ? { resetAtMs: answer.resetAtMs } : {}),
+      ...(answer.status === 429 && answer.retryAfterSeconds !== undefined ? { retryAfterMs: answer.retryAfterSeconds * 1000 } : {}),
+    };
+    s.timeline.push(point);
+    if (s.timeline.length > TIMELINE_POINTS) s.timeline.shift();
+    const broken = { early: s.early, banned: s.sentWhileBanned, deprecated: s.deprecated, flat: s.streaks - s.streaksExponential };
     if (answer.operationId !== undefined && this.#deprecated.has(answer.operationId)) s.deprecated++;
     if (s.bannedUntil !== null && sentAt < s.bannedUntil - TOLERANCE_MS) s.sentWhileBanned++;
     if (s.retryAt !== null) {
@@ -119,11 +145,24 @@ export class ClientRecorder {
       if ((answer.ban === true || answer.code === 'key_banned') && (s.bannedUntil === null || answer.atMs >= s.bannedUntil)) {
         s.bans++;
         s.bannedUntil = s.retryAt;
+        point.ban = true;
       }
     } else {
       this.#closeStreak(s);
       s.retryAt = null;
     }
+    if (s.early > broken.early) this.#mark(s, point, 'waitsRetryAfter');
+    if (s.sentWhileBanned > broken.banned) this.#mark(s, point, 'stopsWhileBanned');
+    if (s.deprecated > broken.deprecated) this.#mark(s, point, 'avoidsDeprecated');
+    if (s.streaks - s.streaksExponential > broken.flat) this.#mark(s, point, 'backsOffExponentially');
+  }
+
+  /** The first breach of an obligation, marked on the request that showed it. */
+  #mark(s: KeyState, point: TimelinePoint, name: keyof ClientReport['obligations']): void {
+    if (s.marked.has(name)) return;
+    s.marked.add(name);
+    const def = OBLIGATIONS[name];
+    point.violations = [...(point.violations ?? []), { kind: def.id, level: def.level, detail: def.title }];
   }
 
   /** A run of retries after 429s ends: it backed off exponentially if each wait grew enough. */
@@ -142,6 +181,9 @@ export class ClientRecorder {
     return [...this.#keys].map(([keyId, live]) => {
       const s = { ...live, gaps: [...live.gaps] };
       this.#closeStreak(s);
+      // A run of 429s still open is judged now: its last request is where it showed.
+      const last = live.timeline.at(-1);
+      if (s.streaks > s.streaksExponential && last) this.#mark(live, last, 'backsOffExponentially');
       const obligations: ClientReport['obligations'] = {
         waitsRetryAfter:
           s.early > 0
@@ -167,7 +209,7 @@ export class ClientRecorder {
             : { verdict: 'yes', detail: 'no call to a deprecated operation' },
       };
       const ready = Object.values(obligations).every((o) => o.verdict !== 'no');
-      return { key: s.label, keyId, plan: s.plan, requests: s.requests, refused: s.refused, ready, obligations };
+      return { key: s.label, keyId, plan: s.plan, requests: s.requests, refused: s.refused, ready, obligations, timeline: live.timeline.map((p) => ({ ...p })) };
     });
   }
 
