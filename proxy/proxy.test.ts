@@ -10,8 +10,10 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { startFaultProxy, type FaultProxy, type ProxyRequest } from '../conformance/faults/proxy.ts';
+import { startTarget, type Target } from '../conformance/faults/harness.ts';
 import { startMock, type RunningMock } from '../conformance/mock.ts';
-import { spawnChild, stopChild } from '../lib/processes.ts';
+import { collectOutput, spawnChild, stopChild } from '../lib/processes.ts';
 import { ManualClock } from '../server/clock.ts';
 import { createServer } from '../server/server.ts';
 import { ROOT } from '../server/test/process.ts';
@@ -177,6 +179,63 @@ prism('the client keeps every obligation; the mock is judged for what a stateles
 });
 
 prism.run();
+
+const tls = suite('proxy: a staging server over TLS, as conform reaches it');
+let staging: Target | undefined;
+let stagingTls: FaultProxy | undefined;
+let tlsDir: string;
+const tenants: Array<string | undefined> = [];
+
+tls.before(async () => {
+  staging = await startTarget();
+  tlsDir = await mkdtemp(join(tmpdir(), 'proxy-tls-'));
+  // A self-signed certificate for 127.0.0.1, made for this test, in front of the reference server.
+  const child = spawnChild('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', join(tlsDir, 'key.pem'), '-out', join(tlsDir, 'cert.pem'), '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const output = collectOutput(child);
+  if ((await new Promise<number | null>((resolve) => child.once('exit', resolve))) !== 0) throw new Error(`openssl failed: ${output.text()}`);
+  const record = { request: (req: ProxyRequest) => (tenants.push(req.headers['x-tenant']), req) };
+  stagingTls = await startFaultProxy(staging.baseUrl.replace(/\/v1$/, ''), record, { key: await readFile(join(tlsDir, 'key.pem'), 'utf8'), cert: await readFile(join(tlsDir, 'cert.pem'), 'utf8') });
+});
+tls.after(async () => {
+  await stagingTls?.close();
+  await staging?.stop();
+  await rm(tlsDir, { recursive: true, force: true });
+});
+
+const twoRequests = (url: string) => async () => {
+  const statuses: number[] = [];
+  for (let i = 0; i < 2; i++) {
+    const res = await fetch(`${url}/v1/pets?limit=1`, { headers: { authorization: `Bearer ${GOOD_KEY}` } });
+    await res.arrayBuffer();
+    statuses.push(res.status);
+  }
+  return statuses;
+};
+
+tls('--ca trusts the staging server and --header reaches it; without them the client gets 502 naming the TLS failure', async () => {
+  const target = stagingTls!.origin;
+  const cases: Array<[string, string[], number, RegExp | null]> = [
+    ['--ca', ['--ca', join(tlsDir, 'cert.pem'), '--header', 'X-Tenant: conformance'], 401, null],
+    ['--insecure', ['--insecure', '--header', 'X-Tenant: conformance'], 401, null],
+    ['neither', [], 502, /TLS: the certificate is self-signed and not trusted \(DEPTH_ZERO_SELF_SIGNED_CERT\)/],
+  ];
+  for (const [name, extra, status, failure] of cases) {
+    tenants.length = 0;
+    let statuses: number[] = [];
+    const { report } = await through(options(target, tlsDir, extra), staging!.clock, async (url) => void (statuses = await twoRequests(url)()));
+    assert.equal(statuses, [status, status], name);
+    if (failure) {
+      assert.equal(tenants, [], `${name}: nothing reached the server`);
+      assert.match(JSON.parse(await readFile(join(tlsDir, 'r.har'), 'utf8')).log.entries[0].response.statusText, failure);
+    } else {
+      assert.equal(tenants, ['conformance', 'conformance'], `${name}: --header reached the server`);
+      // An unknown key is refused with a documented 401: the server side has nothing to report.
+      assert.equal(report.findings.filter((f) => f.side === 'server' && f.level === 'must'), [], name);
+    }
+  }
+});
+
+tls.run();
 
 const command = suite('proxy: the package command');
 
