@@ -12,8 +12,10 @@
 //     for the response (snapshot.js), `outcome` what createWindowRules().observe([snapshot])
 //     answered for it (window-rules.js). Its violations and a ban it announced are kept.
 //
-//   timelineSvg({ key, points, title? }, { width?, height? }?) -> string
-//     One key's timeline: `points` (TimelinePoint[], any order) drawn over the time they span.
+//   timelineSvg({ key, points, title? }, { width?, height?, axis? }?) -> string
+//     One key's timeline: `points` (TimelinePoint[], any order) drawn over the time they span, or,
+//     when requests come faster than the time axis can separate them (axis 'auto', the default),
+//     in the order sent, evenly spaced (axis 'sequence'; the root's data-axis says which).
 //     Marks, each an element with a class a test or a stylesheet can find:
 //       .tl-request.tl-admitted | .tl-refused | .tl-other | .tl-no-response   one per request (circle)
 //       .tl-remaining          X-RateLimit-Remaining as a line (polyline)
@@ -55,6 +57,7 @@ import { retryWaitMs, DEFAULT_TOLERANCES } from './snapshot.js';
  * @typedef {{ rate: number, achieved: number, p95: number, p99: number, ok: boolean, name?: string, why?: string }} CapacityRow
  * @typedef {{ rows: CapacityRow[], held?: { rate: number } | number | null, broke?: { rate: number } | number | null, title?: string }} Capacity
  * @typedef {{ width?: number, height?: number }} SvgOptions
+ * @typedef {SvgOptions & { axis?: 'auto' | 'time' | 'sequence' }} TimelineOptions
  */
 
 /**
@@ -132,7 +135,7 @@ function requestClass(p) {
 /**
  * One key's rate-limit timeline as a self-contained SVG document fragment.
  * @param {Timeline} timeline
- * @param {SvgOptions} [options]
+ * @param {TimelineOptions} [options]
  * @returns {string}
  */
 export function timelineSvg(timeline, options) {
@@ -151,14 +154,14 @@ export function timelineSvg(timeline, options) {
   const title = timeline.title || 'Rate-limit windows of ' + timeline.key;
   const out = [];
   out.push(
-    '<svg xmlns="http://www.w3.org/2000/svg" class="rate-limit-timeline" viewBox="0 0 ' + width + ' ' + height + '" width="' + width + '" height="' + height + '" role="img" aria-label="' + esc(title) + '" data-key="' + esc(timeline.key) + '" font-family="system-ui, sans-serif" font-size="11">'
+    '<svg xmlns="http://www.w3.org/2000/svg" class="rate-limit-timeline" data-axis="__axis__" viewBox="0 0 ' + width + ' ' + height + '" width="' + width + '" height="' + height + '" role="img" aria-label="' + esc(title) + '" data-key="' + esc(timeline.key) + '" font-family="system-ui, sans-serif" font-size="11">'
   );
   out.push('<title>' + esc(title) + '</title>');
   out.push('<rect x="0" y="0" width="' + width + '" height="' + height + '" fill="#ffffff"/>');
   out.push('<text x="' + left + '" y="16" font-size="13" font-weight="bold" fill="#1f2328">' + esc(title) + '</text>');
   if (points.length === 0) {
     out.push('<text x="' + left + '" y="' + height / 2 + '" fill="#6e7781">no request</text></svg>');
-    return out.join('');
+    return out.join('').replace('data-axis="__axis__"', 'data-axis="time"');
   }
 
   const first = Math.min.apply(null, points.map(function (p) { return p.atMs; }));
@@ -178,10 +181,6 @@ export function timelineSvg(timeline, options) {
   if (t1 > horizon) t1 = horizon;
   if (t1 - t0 < 1000) t1 = t0 + 1000;
   const end = t1;
-  /** @param {number} until */
-  const clip = function (until) {
-    return until > end ? ' data-clipped="true"' : '';
-  };
   const pad = (t1 - t0) * 0.02;
   t0 -= pad;
   t1 += pad;
@@ -192,6 +191,38 @@ export function timelineSvg(timeline, options) {
   /** @param {number} remaining */
   const y = function (remaining) {
     return r1(plotBottom - (Math.max(0, Math.min(remaining, maxLimit)) / maxLimit) * (plotBottom - top));
+  };
+  // Requests sent faster than the time axis can separate them (a kit on a manual clock, a burst of
+  // sixty in a second) are drawn in the order sent instead, evenly spaced: time is then not to scale,
+  // and a span reaches the first request sent at or after its end.
+  const times = points.map(function (p) {
+    return p.atMs;
+  });
+  /** @param {number} i */
+  const timeOf = function (i) {
+    return /** @type {number} */ (times[i]);
+  };
+  let crowded = 0;
+  for (let i = 1; i < points.length; i++) if (x(timeOf(i)) - x(timeOf(i - 1)) < 2) crowded += 1;
+  const axis = opts.axis === 'time' || opts.axis === 'sequence' ? opts.axis : points.length > 1 && crowded * 4 >= points.length - 1 ? 'sequence' : 'time';
+  const slot = (width - left - right) / (points.length + 1);
+  /** Where each request stands. */
+  const xs = points.map(function (p, i) {
+    return axis === 'sequence' ? r1(left + (i + 0.5) * slot) : x(p.atMs);
+  });
+  /** @param {number} i */
+  const xOf = function (i) {
+    return /** @type {number} */ (xs[i]);
+  };
+  /** Where a moment stands: on the time axis, or at the first request sent at or after it. @param {number} ms */
+  const xAt = function (ms) {
+    if (axis === 'time') return x(Math.min(ms, end));
+    for (let j = 0; j < points.length; j++) if (timeOf(j) >= ms) return r1(left + j * slot);
+    return r1(left + (points.length + 0.9) * slot);
+  };
+  /** @param {number} until */
+  const clip = function (until) {
+    return until > (axis === 'time' ? end : lastRequest) ? ' data-clipped="true"' : '';
   };
 
   // Legend
@@ -209,90 +240,101 @@ export function timelineSvg(timeline, options) {
     lx += 84;
   }
 
-  // Axes: Remaining on the left, seconds since the first request along the bottom.
+  // Axes: Remaining on the left; along the bottom seconds since the first request, or the requests in order.
   out.push('<line x1="' + left + '" y1="' + top + '" x2="' + left + '" y2="' + plotBottom + '" stroke="#d0d7de"/>');
   out.push('<line x1="' + left + '" y1="' + plotBottom + '" x2="' + (width - right) + '" y2="' + plotBottom + '" stroke="#d0d7de"/>');
   out.push('<text x="' + (left - 6) + '" y="' + (top + 4) + '" text-anchor="end" fill="#57606a">' + maxLimit + '</text>');
   out.push('<text x="' + (left - 6) + '" y="' + (plotBottom + 4) + '" text-anchor="end" fill="#57606a">0</text>');
   out.push('<text x="' + 4 + '" y="' + (top - 8) + '" fill="#57606a">Remaining</text>');
-  const stepMs = niceStep(t1 - t0, 8);
-  for (let t = Math.ceil((t0 - first) / stepMs) * stepMs; first + t <= t1; t += stepMs) {
-    const tx = x(first + t);
-    out.push('<line class="tl-tick" x1="' + tx + '" y1="' + axisY + '" x2="' + tx + '" y2="' + (axisY + 4) + '" stroke="#8c959f"/>');
-    out.push('<text x="' + tx + '" y="' + (axisY + 16) + '" text-anchor="middle" fill="#57606a">' + (t / 1000).toFixed(stepMs < 1000 ? 1 : 0) + ' s</text>');
+  if (axis === 'time') {
+    const stepMs = niceStep(t1 - t0, 8);
+    for (let t = Math.ceil((t0 - first) / stepMs) * stepMs; first + t <= t1; t += stepMs) {
+      const tx = x(first + t);
+      out.push('<line class="tl-tick" x1="' + tx + '" y1="' + axisY + '" x2="' + tx + '" y2="' + (axisY + 4) + '" stroke="#8c959f"/>');
+      out.push('<text x="' + tx + '" y="' + (axisY + 16) + '" text-anchor="middle" fill="#57606a">' + (t / 1000).toFixed(stepMs < 1000 ? 1 : 0) + ' s</text>');
+    }
+  } else {
+    const step = Math.max(1, niceStep(points.length, 8));
+    for (let n = step; n <= points.length; n += step) {
+      const tx = xOf(n - 1);
+      out.push('<line class="tl-tick" x1="' + tx + '" y1="' + axisY + '" x2="' + tx + '" y2="' + (axisY + 4) + '" stroke="#8c959f"/>');
+      out.push('<text x="' + tx + '" y="' + (axisY + 16) + '" text-anchor="middle" fill="#57606a">#' + n + ' +' + ((timeOf(n - 1) - first) / 1000).toFixed(1) + ' s</text>');
+    }
+    out.push('<text x="' + (left + 40) + '" y="' + (top - 8) + '" fill="#57606a">· requests in the order sent (time not to scale)</text>');
   }
   out.push('<line x1="' + left + '" y1="' + axisY + '" x2="' + (width - right) + '" y2="' + axisY + '" stroke="#8c959f"/>');
 
   // Bans first, so that everything else is drawn over them.
-  for (const p of points) {
-    if (!p.ban || p.retryAfterMs === null || p.retryAfterMs === undefined) continue;
+  points.forEach(function (p, i) {
+    if (!p.ban || p.retryAfterMs === null || p.retryAfterMs === undefined) return;
     const until = p.atMs + p.retryAfterMs;
+    const from = xOf(i);
     out.push(
-      '<rect class="tl-ban" data-at-ms="' + p.atMs + '" data-until-ms="' + until + '"' + clip(until) + ' x="' + x(p.atMs) + '" y="' + top + '" width="' + r1(x(Math.min(until, end)) - x(p.atMs)) + '" height="' + (plotBottom - top) + '" fill="' + COLOURS.ban + '" fill-opacity="0.12" stroke="' + COLOURS.ban + '" stroke-dasharray="2 2"><title>ban announced: ' + (p.retryAfterMs / 1000).toFixed(0) + ' s</title></rect>'
+      '<rect class="tl-ban" data-at-ms="' + p.atMs + '" data-until-ms="' + until + '"' + clip(until) + ' x="' + from + '" y="' + top + '" width="' + r1(Math.max(1, xAt(until) - from)) + '" height="' + (plotBottom - top) + '" fill="' + COLOURS.ban + '" fill-opacity="0.12" stroke="' + COLOURS.ban + '" stroke-dasharray="2 2"><title>ban announced: ' + (p.retryAfterMs / 1000).toFixed(0) + ' s</title></rect>'
     );
-    out.push('<text x="' + (x(p.atMs) + 4) + '" y="' + (top + 12) + '" fill="' + COLOURS.ban + '">ban ' + (p.retryAfterMs / 1000).toFixed(0) + ' s</text>');
-  }
+    out.push('<text x="' + (from + 4) + '" y="' + (top + 12) + '" fill="' + COLOURS.ban + '">ban ' + (p.retryAfterMs / 1000).toFixed(0) + ' s</text>');
+  });
 
-  // Window boundaries: every distinct moment Reset names (within a second).
+  // Window boundaries: every distinct moment Reset names (within a second) inside the picture.
   /** @type {number[]} */
   const resets = [];
   for (const p of points) {
     const at = p.resetAtMs;
-    if (at === null || at === undefined || at < t0 || at > t1) continue;
+    if (at === null || at === undefined || at < t0 || at > (axis === 'time' ? t1 : lastRequest)) continue;
     if (resets.some(function (r) { return Math.abs(r - at) <= 1000; })) continue;
     resets.push(at);
   }
   for (const at of resets) {
-    out.push('<line class="tl-window-boundary" data-at-ms="' + Math.round(at) + '" x1="' + x(at) + '" y1="' + (top - 4) + '" x2="' + x(at) + '" y2="' + axisY + '" stroke="' + COLOURS.boundary + '" stroke-dasharray="5 3"><title>window resets (X-RateLimit-Reset)</title></line>');
+    const bx = xAt(at);
+    out.push('<line class="tl-window-boundary" data-at-ms="' + Math.round(at) + '" x1="' + bx + '" y1="' + (top - 4) + '" x2="' + bx + '" y2="' + axisY + '" stroke="' + COLOURS.boundary + '" stroke-dasharray="5 3"><title>window resets (X-RateLimit-Reset)</title></line>');
   }
 
   // Retry-After spans, in their own lane.
-  for (const p of points) {
-    if (p.retryAfterMs === null || p.retryAfterMs === undefined || requestClass(p) !== 'tl-refused') continue;
+  points.forEach(function (p, i) {
+    if (p.retryAfterMs === null || p.retryAfterMs === undefined || requestClass(p) !== 'tl-refused') return;
     const until = p.atMs + p.retryAfterMs;
+    const from = xOf(i);
     out.push(
-      '<rect class="tl-retry-after" data-at-ms="' + p.atMs + '" data-until-ms="' + until + '"' + clip(until) + ' x="' + x(p.atMs) + '" y="' + (lanes.retry - 4) + '" width="' + Math.max(1, r1(x(Math.min(until, end)) - x(p.atMs))) + '" height="8" fill="' + COLOURS.retry + '" fill-opacity="0.35" stroke="' + COLOURS.retry + '"><title>' + p.status + ': Retry-After ' + (p.retryAfterMs / 1000).toFixed(1) + ' s</title></rect>'
+      '<rect class="tl-retry-after" data-at-ms="' + p.atMs + '" data-until-ms="' + until + '"' + clip(until) + ' x="' + from + '" y="' + (lanes.retry - 4) + '" width="' + r1(Math.max(1, xAt(until) - from)) + '" height="8" fill="' + COLOURS.retry + '" fill-opacity="0.35" stroke="' + COLOURS.retry + '"><title>' + p.status + ': Retry-After ' + (p.retryAfterMs / 1000).toFixed(1) + ' s</title></rect>'
     );
-  }
-
-  // Remaining as a line over the responses that carried it.
-  const line = points.filter(function (p) {
-    return typeof p.remaining === 'number';
   });
-  if (line.length > 0) {
-    // A step: Remaining holds until the next response says otherwise.
-    /** @type {string[]} */
-    const steps = [];
-    /** @type {number | null} */
-    let before = null;
-    for (const p of line) {
-      const remaining = /** @type {number} */ (p.remaining);
-      if (before !== null) steps.push(x(p.atMs) + ',' + y(before));
-      steps.push(x(p.atMs) + ',' + y(remaining));
-      before = remaining;
-    }
-    out.push('<polyline class="tl-remaining" data-points="' + line.length + '" fill="none" stroke="' + COLOURS.remaining + '" stroke-width="1.5" points="' + steps.join(' ') + '"/>');
-  }
+
+  // Remaining as a step line over the responses that carried it: it holds until the next says otherwise.
+  /** @type {string[]} */
+  const steps = [];
+  /** @type {number | null} */
+  let before = null;
+  let carried = 0;
+  points.forEach(function (p, i) {
+    if (typeof p.remaining !== 'number') return;
+    if (before !== null) steps.push(xOf(i) + ',' + y(before));
+    steps.push(xOf(i) + ',' + y(p.remaining));
+    before = p.remaining;
+    carried += 1;
+  });
+  if (carried > 0) out.push('<polyline class="tl-remaining" data-points="' + carried + '" fill="none" stroke="' + COLOURS.remaining + '" stroke-width="1.5" points="' + steps.join(' ') + '"/>');
 
   // Requests, then the rules they broke above them.
-  for (const p of points) {
+  const radius = axis === 'sequence' ? Math.max(1.5, Math.min(3, slot / 2.5)) : 3;
+  points.forEach(function (p, i) {
     const cls = requestClass(p);
     const colour = cls === 'tl-admitted' ? COLOURS.admitted : cls === 'tl-refused' ? COLOURS.refused : COLOURS.other;
-    out.push('<circle class="tl-request ' + cls + '" data-at-ms="' + p.atMs + '" data-status="' + p.status + '" cx="' + x(p.atMs) + '" cy="' + lanes.requests + '" r="3" fill="' + colour + '"><title>' + (p.status === 0 ? 'no response' : p.status) + (typeof p.remaining === 'number' ? ', Remaining ' + p.remaining : '') + '</title></circle>');
-  }
-  for (const p of points) {
-    let i = 0;
+    out.push('<circle class="tl-request ' + cls + '" data-index="' + i + '" data-at-ms="' + p.atMs + '" data-status="' + p.status + '" cx="' + xOf(i) + '" cy="' + lanes.requests + '" r="' + r1(radius) + '" fill="' + colour + '"><title>#' + (i + 1) + ': ' + (p.status === 0 ? 'no response' : p.status) + (typeof p.remaining === 'number' ? ', Remaining ' + p.remaining : '') + '</title></circle>');
+  });
+  points.forEach(function (p, i) {
+    let k = 0;
     for (const v of p.violations || []) {
-      const cx = x(p.atMs);
-      const cy = lanes.violations - i * 9;
+      const cx = xOf(i);
+      const cy = lanes.violations - k * 9;
       out.push(
-        '<path class="tl-violation tl-' + v.level + '" data-kind="' + esc(v.kind) + '" data-at-ms="' + p.atMs + '" d="M' + cx + ',' + (cy + 4) + ' L' + r1(cx - 4.5) + ',' + (cy - 4) + ' L' + r1(cx + 4.5) + ',' + (cy - 4) + ' Z" fill="' + (v.level === 'must' ? COLOURS.must : COLOURS.should) + '"><title>' + esc(v.kind + ' (' + v.level + '): ' + v.detail) + '</title></path>'
+        '<path class="tl-violation tl-' + v.level + '" data-kind="' + esc(v.kind) + '" data-index="' + i + '" data-at-ms="' + p.atMs + '" d="M' + cx + ',' + (cy + 4) + ' L' + r1(cx - 4.5) + ',' + (cy - 4) + ' L' + r1(cx + 4.5) + ',' + (cy - 4) + ' Z" fill="' + (v.level === 'must' ? COLOURS.must : COLOURS.should) + '"><title>' + esc(v.kind + ' (' + v.level + '): ' + v.detail) + '</title></path>'
       );
-      i += 1;
+      k += 1;
     }
-  }
+  });
   out.push('</svg>');
-  return out.join('');
+  // The root element was written before the axis was chosen.
+  return out.join('').replace('data-axis="__axis__"', 'data-axis="' + axis + '"');
 }
 
 /** @param {{ rate: number } | number | null | undefined} step */

@@ -32,6 +32,18 @@ for (const [name, svg, marks, violations] of cases) {
   });
 }
 
+test('requests too close for the time axis are drawn in the order sent, spans reaching the first request after them', () => {
+  // Three admitted and a 429 in the same millisecond, then the retry after Retry-After.
+  const burst = timelineOf('k', [ok(1, 2, W1), ok(1, 1, W1), ok(1, 0, W1), no(1, W1, '59'), ok(60, 2, W1 + 60)]);
+  const svg = timelineSvg(burst);
+  assert.match(svg, /data-axis="sequence"/);
+  const xs = [...svg.matchAll(/class="tl-request [^"]+" data-index="\d+" data-at-ms="\d+" data-status="\d+" cx="([\d.]+)"/g)].map((m) => Number(m[1]));
+  assert.is(new Set(xs).size, 5, 'every request stands apart');
+  const span = /class="tl-retry-after"[^>]* x="([\d.]+)"[^>]* width="([\d.]+)"/.exec(svg)!;
+  assert.ok(Math.abs(Number(span[1]) + Number(span[2]) - (xs[4]! - (xs[4]! - xs[3]!) / 2)) < 1, 'the span ends where the retry stands, its slot\'s left edge');
+  assert.match(timelineSvg(burst, { axis: 'time' }), /data-axis="time"/);
+});
+
 test('text from the data is escaped, and the SVG fetches nothing', () => {
   const svg = timelineSvg(timelineOf('<script>"&', [ok(1, 2, W1), no(2, W1, '58')]));
   assert.not.ok(svg.includes('<script>'));
