@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { checksTable, faultsTable, openPointsTable, optionsTable } from '../conformance/docs.ts';
 import { markdownTable, replaceGenerated } from '../lib/cli-options.ts';
 import { PROXY_OPTIONS } from '../proxy/options.ts';
-import { LIB_SOURCES, libDeclaration } from '../load/declarations.ts';
+import { LIB_SOURCES, libDeclaration, rulesDeclaration } from '../load/declarations.ts';
 import { rulesTable } from '../load/docs.ts';
 import { contractModule } from '../spec/contract-facts.ts';
 import { serverGuideBlocks } from '../server/docs.ts';
@@ -37,6 +37,7 @@ export const GENERATED: readonly Generated[] = [
   { file: 'server/client-report/timeline-badly-behaved-client.svg', generate: async () => `${await badlyBehavedClientSvg()}\n` },
   { file: 'proxy/README.md', block: 'options', generate: () => markdownTable(PROXY_OPTIONS) },
   { file: 'proxy/timeline-misbehaving-client.svg', generate: async () => `${timelineSvg(await misbehavingClientTimeline())}\n` },
+  { file: 'spec/rules/timeline-svg.d.ts', generate: () => rulesDeclaration('timeline-svg.js') },
   ...PICTURES.map((picture) => ({ file: picture.file, generate: () => `${picture.svg()}\n` })),
   ...LIB_SOURCES.map((source) => ({ file: `load/lib/${source.replace(/\.js$/, '.d.ts')}`, generate: () => libDeclaration(source) })),
 ];
