@@ -9,6 +9,7 @@ import { isEntryPoint } from '../conformance/entry.ts';
 import type { Clock } from '../conformance/http.ts';
 import { DEFAULT_SPEC_PATH, loadContract } from '../conformance/openapi.ts';
 import { parseOptions } from '../lib/cli-options.ts';
+import { stopWithParent } from '../lib/processes.ts';
 import { KitError, UsageError } from '../lib/errors.ts';
 import { PROXY_HELP, PROXY_OPTIONS } from './options.ts';
 import { buildReport, findingLine, formatConsole, formatHar, formatHtml, formatJson, formatJUnit, type FailOn, type ProxyReport } from './report.ts';
@@ -123,7 +124,7 @@ export async function runProxy(options: ProxyCliOptions, controls: RunControls):
   return report;
 }
 
-/** Until SIGINT, SIGTERM or the end of --duration, whichever comes first. */
+/** Until SIGINT, SIGTERM, the end of --duration or of the npm process that started it, whichever comes first. */
 function stopSignal(durationSeconds: number | undefined): () => Promise<void> {
   return () =>
     new Promise<void>((done) => {
@@ -136,6 +137,8 @@ function stopSignal(durationSeconds: number | undefined): () => Promise<void> {
       }
       process.once('SIGINT', finish);
       process.once('SIGTERM', finish);
+      // Under npm a SIGTERM stops npm's shell and not the proxy: it stops when its parent goes.
+      stopWithParent(finish);
     });
 }
 

@@ -128,6 +128,7 @@ export function createTrafficProxy(options: ProxyOptions): TrafficProxy {
     if (body.length > 0) request.body = bodyText(body).text;
     const exchange: Exchange = {
       seq: ++seq,
+      // Exchange wants an operation; one outside the description is marked `outside`, which every check reads first.
       operationId: operationId ?? 'listPets',
       purpose: `${req.method} ${path}`,
       request,
