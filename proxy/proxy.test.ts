@@ -102,6 +102,30 @@ reference('every report holds the key only as its first characters', async () =>
   assert.ok(entries.some((e) => e.response.status === 429));
 });
 
+reference('--faults: Prefer delay=<ms> holds the request, then the server answers it; without --faults Prefer goes to the server', async () => {
+  const waited: number[] = [];
+  for (const [extra, delays, injected] of [[['--faults'], [2000], false], [[], [], false]] as const) {
+    waited.length = 0;
+    let status = 0;
+    let marker: string | null = 'unset';
+    await runProxy(options(server!.info.uri, join(dir, 'delay'), [...extra]), {
+      clock,
+      dateHeader: false,
+      stdout: () => {},
+      sleep: async (ms) => void waited.push(ms),
+      until: async (url) => {
+        const res = await fetch(`${url}/v1/pets?limit=1`, { headers: { authorization: 'Bearer test-pro-key', prefer: 'delay=2000' } });
+        await res.arrayBuffer();
+        status = res.status;
+        marker = res.headers.get('x-fault-injected');
+      },
+    });
+    assert.equal(waited, [...delays]);
+    assert.is(status, 200);
+    assert.is(marker !== null, injected, 'the proxy marks only answers it wrote itself');
+  }
+});
+
 const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
 const SCREENSHOTS = process.env.SCREENSHOT_DIR ?? join(tmpdir(), 'adoption-kit-screenshots');
 
