@@ -162,7 +162,9 @@ export function createTrafficProxy(options: ProxyOptions): TrafficProxy {
     const before = queue;
     let done!: () => void;
     queue = new Promise<void>((resolve) => (done = resolve));
+    let judged = false;
     const judgeInTurn = async (injected: boolean) => {
+      judged = true;
       await before;
       try {
         finish(exchange, key, injected);
@@ -170,7 +172,20 @@ export function createTrafficProxy(options: ProxyOptions): TrafficProxy {
         done();
       }
     };
+    try {
+      await pass(req, res, { url, incoming, key, body, exchange, judgeInTurn });
+    } finally {
+      // A failure on the way must not hold up the exchanges that came after this one.
+      if (!judged) void before.then(done);
+    }
+  }
 
+  /** Forwards one request (or answers a fault), then has the exchange judged in its turn. */
+  async function pass(
+    req: IncomingMessage,
+    res: ServerResponse,
+    { url, incoming, key, body, exchange, judgeInTurn }: { url: string; incoming: Record<string, string>; key: string | undefined; body: Buffer; exchange: Exchange; judgeInTurn: (injected: boolean) => Promise<void> },
+  ): Promise<void> {
     if (options.faults) {
       const fault = parsePrefer(incoming.prefer, MAX_DELAY_MS);
       if (typeof fault === 'string') {
