@@ -48,7 +48,7 @@ function baseUrlOf(value: unknown): string {
 }
 
 /** `--header` values, taken out before the table parses the rest: a header value may hold commas. */
-function takeHeaders(argv: readonly string[]): { rest: string[]; headers: Record<string, string> } {
+export function takeHeaders(argv: readonly string[]): { rest: string[]; headers: Record<string, string> } {
   const rest: string[] = [];
   const headers: Record<string, string> = {};
   for (let i = 0; i < argv.length; i++) {
@@ -77,6 +77,18 @@ function phasesOf(value: unknown): GeneratedPhase[] {
   const unknown = list.filter((p) => !(GENERATED_PHASES as readonly string[]).includes(p));
   if (unknown.length > 0) throw new UsageError(`--phases must name some of ${GENERATED_PHASES.join(', ')} (or none), not ${unknown.join(', ')}`);
   return list as GeneratedPhase[];
+}
+
+/** The PEM certificates of --ca, read once where the option enters. */
+export function readCa(file: string): string {
+  let ca: string;
+  try {
+    ca = readFileSync(resolve(file), 'utf8');
+  } catch (error) {
+    throw new UsageError(`--ca ${file} cannot be read: ${(error as Error).message}`, { cause: error });
+  }
+  if (!ca.includes('-----BEGIN CERTIFICATE-----')) throw new UsageError(`--ca ${file} holds no PEM certificate`);
+  return ca;
 }
 
 /** The command line (and environment) as runConformance options; the table in options.ts holds every default. */
@@ -120,14 +132,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   if (Array.isArray(v.excludeChecks)) options.excludeChecks = v.excludeChecks;
   const { unknown } = checkSelector(CATALOGUE, options.checks, options.excludeChecks);
   if (unknown.length > 0) throw new UsageError(`--checks/--exclude-checks: ${unknown.join(', ')} names no check (see --list-checks)`);
-  if (typeof v.caFile === 'string') {
-    try {
-      options.ca = readFileSync(resolve(v.caFile), 'utf8');
-    } catch (error) {
-      throw new UsageError(`--ca ${v.caFile} cannot be read: ${(error as Error).message}`, { cause: error });
-    }
-    if (!options.ca.includes('-----BEGIN CERTIFICATE-----')) throw new UsageError(`--ca ${v.caFile} holds no PEM certificate`);
-  }
+  if (typeof v.caFile === 'string') options.ca = readCa(v.caFile);
   if (typeof v.specPath === 'string') options.specPath = resolve(v.specPath);
   for (const key of ['junit', 'json', 'html'] as const) if (typeof v[key] === 'string') options[key] = resolve(v[key]);
   return options;

@@ -10,7 +10,8 @@ import type { AreaContext, Phase, ProgressEvent, ResolvedOptions, RunContext } f
 import { AREAS } from './checks/index.ts';
 import type { DreddOutcome } from './dredd.ts';
 import { RequestBudget } from './generate/budget.ts';
-import { HttpClient, type Clock } from './http.ts';
+import { HttpClient, keyLabel, type Clock } from './http.ts';
+import type { Timeline } from '../spec/rules/timeline-svg.js';
 import { Ledger, type CheckResult } from './ledger.ts';
 import { DEFAULT_SPEC_PATH, loadContract } from './openapi.ts';
 import { GENERATED_PHASES, RUN_DEFAULTS, type GeneratedPhase } from './options.ts';
@@ -110,6 +111,8 @@ export interface Report {
   pacing: { attributed: Array<Attribution & { seq: number }>; waitedMs: number; waits: Array<{ ms: number; why: string }> };
   /** What the target was seen to choose at the points the specification leaves open. */
   choices: Record<string, string>;
+  /** The rate-limit key's responses as the window rules saw them (the HTML report draws them), when the rate-limit checks ran. */
+  timeline?: Timeline;
 }
 
 interface PhasePlan {
@@ -266,6 +269,7 @@ export async function runConformance(input: RunOptions): Promise<Report> {
     generated: { sent: run.budget.used, leftOut: run.budget.refused },
     pacing: { attributed: run.pacer.attributed, waitedMs: run.waits.reduce((sum, w) => sum + w.ms, 0), waits: run.waits },
     choices: Object.fromEntries(run.facts.choices ?? []),
+    ...(run.facts.rateLimitTimeline && options.rateLimitKey ? { timeline: { key: keyLabel(options.rateLimitKey), points: run.facts.rateLimitTimeline() } } : {}),
     ...(dredd ? { dredd } : {}),
   };
 }

@@ -1,6 +1,6 @@
 // The declaration files beside load/lib/*.js, through which the TypeScript tests import the k6
 // library: written by tsc from the JSDoc types (spec/rules needs none: the root tsconfig reads its
-// JSDoc directly). scripts/generate.ts registers one artifact per library file, so a stale
+// JSDoc directly; only timeline-svg.js, which callers outside the repository import by path, gets one). scripts/generate.ts registers one artifact per library file, so a stale
 // declaration fails the suite like any other generated file.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
@@ -44,6 +44,8 @@ function emitDeclarations(): Map<string, string> {
     // load/tsconfig.json also reads ../spec/rules, so the output mirrors the repository from its root.
     const dir = join(out, 'load', 'lib');
     emitted = new Map(readdirSync(dir).map((f) => [f, readFileSync(join(dir, f), 'utf8')]));
+    const rules = join(out, 'spec', 'rules');
+    for (const f of readdirSync(rules)) emitted.set(`../../spec/rules/${f}`, readFileSync(join(rules, f), 'utf8'));
     return emitted;
   } finally {
     rmSync(work, { recursive: true, force: true });
@@ -55,5 +57,15 @@ export function libDeclaration(source: string): string {
   const dts = source.replace(/\.js$/, '.d.ts');
   const text = emitDeclarations().get(dts);
   if (text === undefined) throw new Error(`tsc wrote no ${dts}`);
+  return text;
+}
+
+/**
+ * The declaration of one spec/rules file (`timeline-svg.js`), as tsc writes it from the JSDoc: for a
+ * module whose callers outside this repository want a .d.ts beside it.
+ */
+export function rulesDeclaration(source: string): string {
+  const text = emitDeclarations().get(`../../spec/rules/${source.replace(/\.js$/, '.d.ts')}`);
+  if (text === undefined) throw new Error(`tsc wrote no declaration for spec/rules/${source}`);
   return text;
 }

@@ -6,11 +6,16 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checksTable, faultsTable, openPointsTable, optionsTable } from '../conformance/docs.ts';
-import { replaceGenerated } from '../lib/cli-options.ts';
-import { LIB_SOURCES, libDeclaration } from '../load/declarations.ts';
+import { markdownTable, replaceGenerated } from '../lib/cli-options.ts';
+import { PROXY_OPTIONS } from '../proxy/options.ts';
+import { LIB_SOURCES, libDeclaration, rulesDeclaration } from '../load/declarations.ts';
 import { rulesTable } from '../load/readme-tables.ts';
 import { contractModule } from '../spec/contract-facts.ts';
 import { serverGuideBlocks } from '../server/docs.ts';
+import { PICTURES } from '../spec/rules/pictures.ts';
+import { misbehavingClientTimeline } from '../proxy/pictures.ts';
+import { badlyBehavedClientSvg } from '../server/client-report/pictures.ts';
+import { timelineSvg } from '../spec/rules/timeline-svg.js';
 
 export interface Generated {
   /** Relative to the repository root. */
@@ -29,6 +34,11 @@ export const GENERATED: readonly Generated[] = [
   { file: 'load/README.md', block: 'rate-limit-rules', generate: rulesTable },
   { file: 'server/README.md', block: 'serve-options', generate: () => serverGuideBlocks()['serve-options']! },
   { file: 'server/README.md', block: 'error-codes', generate: () => serverGuideBlocks()['error-codes']! },
+  { file: 'server/client-report/timeline-badly-behaved-client.svg', generate: async () => `${await badlyBehavedClientSvg()}\n` },
+  { file: 'proxy/README.md', block: 'options', generate: () => markdownTable(PROXY_OPTIONS) },
+  { file: 'proxy/timeline-misbehaving-client.svg', generate: async () => `${timelineSvg(await misbehavingClientTimeline())}\n` },
+  { file: 'spec/rules/timeline-svg.d.ts', generate: () => rulesDeclaration('timeline-svg.js') },
+  ...PICTURES.map((picture) => ({ file: picture.file, generate: () => `${picture.svg()}\n` })),
   ...LIB_SOURCES.map((source) => ({ file: `load/lib/${source.replace(/\.js$/, '.d.ts')}`, generate: () => libDeclaration(source) })),
 ];
 

@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert';
 import { optionNames } from '../server/options.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const GUIDES = ['spec/README.md', 'spec/rules/README.md', 'server/README.md', 'conformance/README.md', 'load/README.md', 'bench/README.md'];
+const GUIDES = ['spec/README.md', 'spec/rules/README.md', 'server/README.md', 'conformance/README.md', 'proxy/README.md', 'load/README.md', 'bench/README.md'];
 
 function markdownFiles(): string[] {
   const tracked = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '*.md'], { cwd: root, encoding: 'utf8' });

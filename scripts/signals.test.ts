@@ -1,4 +1,4 @@
-// Stopping works like any server: SIGTERM to `npm start` or `npm run mock` (what a process manager
+// Stopping works like any server: SIGTERM to `npm start`, `npm run mock` or `npm run proxy` (what a process manager
 // sends: npm passes it to a shell that does not pass it on) and Ctrl-C (SIGINT to the whole process
 // group, what a terminal sends) stop the server itself, and no process of the tree survives holding
 // the port. Runs the compiled package, as `npm start` does.
@@ -15,11 +15,15 @@ const START = ['start', '--', '--memory', '--port', '0', '--quiet'];
 const MOCK = ['run', 'mock', '--', '--port', '0', '--quiet'];
 const SERVER = /listening on (http:\/\/\S+)\/v1/;
 const PRISM = /Prism mock of .* at (http:\/\/\S+)\/v1/;
+const PROXY_ARGS = ['run', 'proxy', '--', '--target', 'http://127.0.0.1:9', '--port', '0'];
+const PROXY = /^proxy: (http:\/\/\S+) ->/m;
 const cases: Array<[string, string[], RegExp, 'SIGTERM to npm' | 'Ctrl-C']> = [
   ['npm start', START, SERVER, 'SIGTERM to npm'],
   ['npm start', START, SERVER, 'Ctrl-C'],
   ['npm run mock', MOCK, PRISM, 'SIGTERM to npm'],
   ['npm run mock', MOCK, PRISM, 'Ctrl-C'],
+  ['npm run proxy', PROXY_ARGS, PROXY, 'SIGTERM to npm'],
+  ['npm run proxy', PROXY_ARGS, PROXY, 'Ctrl-C'],
 ];
 for (const [name, args, ready, how] of cases) {
   t(`${name}, ${how}: the server stops, nothing is left holding the port`, async () => {

@@ -11,6 +11,7 @@ import type { Contract } from '../openapi.ts';
 import type { GeneratedPhase } from '../options.ts';
 import type { Pacer } from '../pacing.ts';
 import type { TlsSettings } from '../transport.ts';
+import type { TimelinePoint } from '../../spec/rules/timeline-svg.js';
 
 export type Phase = 'contract' | 'dredd' | 'behaviour' | GeneratedPhase | 'rate-limit';
 
@@ -72,6 +73,8 @@ export interface Facts {
   createdIds?: Map<number, Exchange>;
   /** What the target was seen to choose where the specification is silent, by open point. */
   choices?: Map<string, string>;
+  /** The responses to --rate-limit-key as the window rules saw them, for the report's timeline. */
+  rateLimitTimeline?: () => TimelinePoint[];
 }
 
 export interface RunContext {
@@ -99,6 +102,16 @@ export interface AreaContext extends RunContext {
   ledger: CheckLedger;
 }
 
+/**
+ * What judging one exchange on its own needs: the contract and the ledger. The judging proxy
+ * (proxy/) inspects live traffic with the areas whose inspect asks for no more (LIVE_AREAS).
+ */
+export interface InspectContext {
+  ledger: CheckLedger;
+  contract: Contract;
+  options: Pick<ResolvedOptions, 'profile'>;
+}
+
 export interface Area {
   name: string;
   checks: readonly CheckDef[];
@@ -107,6 +120,9 @@ export interface Area {
   /** After every area has inspected every exchange: verdicts that need the whole run. */
   finish?: (ctx: AreaContext) => void;
 }
+
+/** An area whose inspect judges one exchange with nothing but the contract: live traffic can be judged by it. */
+export type LiveArea = Area & { inspect: (exchange: Exchange, ctx: InspectContext) => void };
 
 /** Sections of the specification (and RFCs) the checks cite. */
 export const SECTION = {

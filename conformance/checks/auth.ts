@@ -1,8 +1,8 @@
 // Authentication: 401 without a key, with another scheme and with an unknown key, and the Bearer
 // challenge on every 401 the run sees.
 import type { CheckDef } from '../catalogue.ts';
-import type { SendOptions } from '../http.ts';
-import { SECTION, type Area, type AreaContext } from './area.ts';
+import type { Exchange, SendOptions } from '../http.ts';
+import { SECTION, type AreaContext, type InspectContext, type LiveArea } from './area.ts';
 import { expectResponse, send } from './support.ts';
 
 const checks: readonly CheckDef[] = [
@@ -34,11 +34,11 @@ async function behaviour(ctx: AreaContext): Promise<void> {
   expectResponse(ctx, 'auth.401-unknown-key', unknownKey, 401);
 }
 
-export const authArea: Area = {
+export const authArea: LiveArea = {
   name: 'auth',
   checks,
   phases: { contract, behaviour },
-  inspect: (ex, ctx) => {
+  inspect: (ex: Exchange, ctx: InspectContext) => {
     if (ex.response?.status !== 401 || ex.outside) return;
     const challenge = ex.response.headers['www-authenticate'];
     const ok = challenge !== undefined && /(^|,)\s*bearer(\s|,|$)/i.test(challenge);

@@ -2,7 +2,7 @@
 // a created pet: echo it, keep it, give it its own id, list it.
 import type { CheckDef } from '../catalogue.ts';
 import { jsonBody, type Exchange, type SendOptions } from '../http.ts';
-import { SECTION, type Area, type AreaContext } from './area.ts';
+import { SECTION, type AreaContext, type InspectContext, type LiveArea } from './area.ts';
 import { describeStatus, expectResponse, header, isPetArray, nextPage, send, status } from './support.ts';
 
 const PET = 'Resources and their fields › Pet';
@@ -101,7 +101,7 @@ async function listed(ctx: AreaContext, id: number, petStatus: string): Promise<
 const propertiesOf = new WeakMap<object, Set<string>>();
 
 /** The properties a Pet has: NewPet's and the id (read once per contract). */
-function petProperties(ctx: AreaContext): Set<string> {
+function petProperties(ctx: Pick<InspectContext, 'contract'>): Set<string> {
   let names = propertiesOf.get(ctx.contract);
   if (!names) {
     names = new Set([...Object.keys((ctx.contract.operations.get('createPet')!.requestSchema?.should.properties ?? {}) as object), 'id']);
@@ -159,7 +159,7 @@ async function extraProperty(ctx: AreaContext, created: { sent: Record<string, u
 }
 
 /** Every pet in every 2xx body has only Pet's properties. */
-function inspect(ex: Exchange, ctx: AreaContext): void {
+function inspect(ex: Exchange, ctx: InspectContext): void {
   if (ctx.options.profile !== 'full' || !ex.operationId || (status(ex) ?? 0) >= 300 || (status(ex) ?? 0) < 200) return;
   const body = jsonBody(ex);
   const pets = Array.isArray(body) ? body : body && typeof body === 'object' ? [body] : [];
@@ -185,4 +185,4 @@ async function behaviour(ctx: AreaContext): Promise<void> {
   await extraProperty(ctx, withId);
 }
 
-export const createArea: Area = { name: 'create', checks, phases: { contract, behaviour }, inspect };
+export const createArea: LiveArea = { name: 'create', checks, phases: { contract, behaviour }, inspect };

@@ -4,7 +4,7 @@
 import { parseDeprecation, parseSunset } from '../../spec/rules/fields.js';
 import type { CheckDef } from '../catalogue.ts';
 import type { Exchange } from '../http.ts';
-import { SECTION, type Area, type AreaContext } from './area.ts';
+import { SECTION, type InspectContext, type LiveArea } from './area.ts';
 
 const checks: readonly CheckDef[] = [
   { id: 'deprecation.header', level: 'should', profile: 'full', section: `${SECTION.versioning}; RFC 9745`, title: 'getPet responses carry Deprecation as an RFC 9745 date (@epoch)' },
@@ -18,7 +18,7 @@ const checks: readonly CheckDef[] = [
   { id: 'deprecation.scope', level: 'should', profile: 'full', section: SECTION.versioning, title: 'Operations that are not deprecated carry no Deprecation or Sunset' },
 ];
 
-function inspect(ex: Exchange, ctx: AreaContext): void {
+function inspect(ex: Exchange, ctx: InspectContext): void {
   const res = ex.response;
   if (!res || ex.outside || ctx.options.profile !== 'full') return;
   const { ledger } = ctx;
@@ -43,4 +43,4 @@ function inspect(ex: Exchange, ctx: AreaContext): void {
   ledger.assert('deprecation.sunset', sunsetAt !== null && dayOk && (deprecatedAt === null || deprecatedAt <= sunsetAt), `${ex.purpose} (${res.status}): Sunset is ${why}`, [ex]);
 }
 
-export const deprecationArea: Area = { name: 'deprecation', checks, inspect };
+export const deprecationArea: LiveArea = { name: 'deprecation', checks, inspect };

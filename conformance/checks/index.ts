@@ -1,7 +1,7 @@
 // The areas of checks, in the order they send their requests within a phase, and the catalogue
 // built from what they define.
 import type { CheckDef } from '../catalogue.ts';
-import type { Area } from './area.ts';
+import type { Area, LiveArea } from './area.ts';
 import { authArea } from './auth.ts';
 import { choicesArea } from './choices.ts';
 import { createArea } from './create.ts';
@@ -37,3 +37,6 @@ export const AREAS: readonly Area[] = [
 ];
 
 export const CATALOGUE: readonly CheckDef[] = AREAS.flatMap((area) => area.checks);
+
+/** The areas that judge each exchange on its own, which the judging proxy applies to live traffic. */
+export const LIVE_AREAS: readonly LiveArea[] = [createArea, authArea, responsesArea, rateLimitHeadersArea, deprecationArea];

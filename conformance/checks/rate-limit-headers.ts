@@ -4,7 +4,7 @@ import { rateLimitHeaderProblems, readSnapshot } from '../../spec/rules/snapshot
 import { parseRateLimit, parseRateLimitPolicy } from '../../spec/rules/structured-fields.js';
 import type { CheckDef } from '../catalogue.ts';
 import type { Exchange } from '../http.ts';
-import { SECTION, type Area, type AreaContext } from './area.ts';
+import { SECTION, type InspectContext, type LiveArea } from './area.ts';
 
 const checks: readonly CheckDef[] = [
   { id: 'headers.rate-limit', level: 'must', profile: 'contract', section: SECTION.headers, title: 'Every response carries X-RateLimit-Limit/Remaining/Reset as integers, Remaining <= Limit' },
@@ -30,7 +30,7 @@ function ietfProblems(headers: Record<string, string>, remaining: number | null)
   return problems;
 }
 
-function inspect(ex: Exchange, ctx: AreaContext): void {
+function inspect(ex: Exchange, ctx: InspectContext): void {
   const res = ex.response;
   if (!res || ex.outside) return;
   const { ledger } = ctx;
@@ -42,4 +42,4 @@ function inspect(ex: Exchange, ctx: AreaContext): void {
   ledger.assert('ratelimit.ietf-fields', ietf.length === 0, `${ex.purpose}: ${ietf.join('; ')}`, [ex]);
 }
 
-export const rateLimitHeadersArea: Area = { name: 'rate-limit headers', checks, inspect };
+export const rateLimitHeadersArea: LiveArea = { name: 'rate-limit headers', checks, inspect };

@@ -5,6 +5,7 @@
 // the 429's Error body, and whether the run could do its part (a spare key, the waits).
 import { parseInteger } from '../../spec/rules/fields.js';
 import { DEFAULT_TOLERANCES, isRefusalStatus, readSnapshot, retryWaitMs, type Tolerances } from '../../spec/rules/snapshot.js';
+import { timelinePoint, type TimelinePoint } from '../../spec/rules/timeline-svg.js';
 import { createWindowRules, type Kind, type Outcome } from '../../spec/rules/window-rules.js';
 import type { CheckDef } from '../catalogue.ts';
 import type { Exchange } from '../http.ts';
@@ -75,15 +76,20 @@ export interface RateLimitVerdict {
   /** When every Retry-After of the current refusals has passed (the kit's clock); null when none is pending. */
   retryDueMs(): number | null;
   banned(): boolean;
+  /** Every response judged so far, as the timeline draws it (spec/rules/timeline-svg.js). */
+  timeline(): TimelinePoint[];
 }
 
 /** The kit's verdict on the exchanges of one key: each rule judged is a pass of its check, each rule broken a failure. */
 export function rateLimitVerdict(ledger: CheckLedger, options: { tolerances?: Partial<Tolerances>; dateHeader: boolean }): RateLimitVerdict {
   const rules = createWindowRules(options.tolerances ? { tolerances: options.tolerances } : {});
+  const points: TimelinePoint[] = [];
   return {
     observe(ex) {
       const response = { status: ex.response?.status ?? 0, headers: ex.response?.headers ?? null, receivedAtMs: ex.receivedAt, sentAtMs: ex.sentAt, ref: ex };
-      const out = rules.observe([readSnapshot(response, { dateHeader: options.dateHeader })]);
+      const snapshot = readSnapshot(response, { dateHeader: options.dateHeader });
+      const out = rules.observe([snapshot]);
+      points.push(timelinePoint(snapshot, out));
       const broken = new Set<string>();
       for (const v of out.violations) {
         broken.add(v.kind);
@@ -95,6 +101,7 @@ export function rateLimitVerdict(ledger: CheckLedger, options: { tolerances?: Pa
     },
     retryDueMs: () => rules.retryDueMs(),
     banned: () => rules.report().banned,
+    timeline: () => [...points],
   };
 }
 
@@ -230,6 +237,7 @@ async function perKey(ctx: AreaContext, refused: Exchange): Promise<void> {
 async function rateLimit(ctx: AreaContext): Promise<void> {
   const { options } = ctx;
   const verdict = rateLimitVerdict(ctx.ledger, { tolerances: { clockSkewSeconds: options.clockToleranceSeconds }, dateHeader: options.dateHeader });
+  ctx.facts.rateLimitTimeline = () => verdict.timeline();
   let n = 0;
   const request: Send = () =>
     send(ctx, { operationId: 'listPets', purpose: `rate-limit request ${++n}`, method: 'GET', path: '/pets', query: { limit: 1 }, authorization: ctx.http.bearer(options.rateLimitKey) });

@@ -2,9 +2,9 @@
 // description describes, against the description at must level (the specification), at should
 // level (the reference server's decisions too), with error bodies naming their own status.
 import type { CheckDef } from '../catalogue.ts';
-import { jsonBody } from '../http.ts';
+import { jsonBody, type Exchange } from '../http.ts';
 import { decisionProblems, validateResponse, type Problem } from '../openapi.ts';
-import { SECTION, type Area } from './area.ts';
+import { SECTION, type InspectContext, type LiveArea } from './area.ts';
 
 const checks: readonly CheckDef[] = [
   {
@@ -27,10 +27,10 @@ const checks: readonly CheckDef[] = [
 
 const text = (problems: Problem[]) => problems.map((p) => `${p.where} ${p.message}`).join('; ');
 
-export const responsesArea: Area = {
+export const responsesArea: LiveArea = {
   name: 'responses',
   checks,
-  inspect: (ex, ctx) => {
+  inspect: (ex: Exchange, ctx: InspectContext) => {
     const { ledger, contract } = ctx;
     const res = ex.response;
     if (ex.superseded) return;

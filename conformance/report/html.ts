@@ -5,6 +5,7 @@
 import { formatExchange, type Exchange } from '../http.ts';
 import type { CheckResult } from '../ledger.ts';
 import type { Report } from '../run.ts';
+import { timelineSvg } from '../../spec/rules/timeline-svg.js';
 
 const VERDICT: Record<CheckResult['outcome'], string> = { passed: 'PASS', failed: 'FAIL', warned: 'WARN', 'not-run': 'SKIP' };
 
@@ -23,6 +24,7 @@ code, pre { font-family: ui-monospace, monospace; font-size: .85rem; }
 pre { background: #f6f8fa; padding: .6rem; overflow-x: auto; white-space: pre-wrap; word-break: break-all; }
 .summary span { margin-right: 1.2rem; }
 nav button { margin-right: .4rem; } nav button[aria-pressed="true"] { font-weight: bold; }
+svg { max-width: 100%; height: auto; }
 details { margin: .5rem 0 1rem; } .replay { display: flex; gap: .5rem; align-items: flex-start; } .replay pre { flex: 1; margin: 0; }
 `;
 
@@ -90,6 +92,7 @@ export function formatHtml(report: Report): string {
 ${report.results.map(resultRow).join('\n')}
 </tbody>
 </table>
+${report.timeline ? `<h2 id="rate-limit-timeline">The rate-limit key's windows</h2>\n${timelineSvg(report.timeline, { width: 1000 })}` : ''}
 ${problems.length > 0 ? `<h2>Failures and warnings</h2>\n${problems.map(failureSection).join('\n')}` : '<p>No check failed or warned.</p>'}
 <script>${SCRIPT}</script>
 </body>

@@ -4,7 +4,7 @@
 // (the key read from the environment, never printed).
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -92,3 +92,42 @@ if (!available) process.stdout.write(`SKIP: ${CHROMIUM} is missing, so the HTML 
 });
 
 test.run();
+
+const windows = suite('the HTML report draws the rate-limit key\'s windows');
+
+windows('a limiter that serves a retry before Retry-After: the timeline marks the rule where it broke', async () => {
+  const faulty = await startTarget(FAULTS.find((f) => f.id === 'serves-during-refusal'));
+  try {
+    const run = await conformOn(faulty, { rateLimitKey: true, phases: [], banCheck: true, banProbe: 8, seed: 7 });
+    assert.ok(run.timeline, 'the report carries the timeline');
+    assert.is(run.timeline!.key, 'test-f…');
+    const html = formatHtml(run);
+    assert.not.ok(html.includes('test-free-key'));
+    assert.match(html, /<h2 id="rate-limit-timeline">/);
+    assert.ok((html.match(/class="tl-request /g) ?? []).length >= 62, 'every request of the rate-limit key is drawn');
+    assert.match(html, /class="tl-violation tl-must" data-kind="served_before_retry_after"/);
+    assert.match(html, /class="tl-retry-after"/);
+    if (!available) return;
+    const { chromium } = await import('playwright-core');
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'] });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1100, height: 800 } });
+      await page.setContent(html);
+      const timeline = page.locator('svg.rate-limit-timeline');
+      const mark = await page.locator('.tl-violation[data-kind="served_before_retry_after"]').boundingBox();
+      const index = await page.locator('.tl-violation[data-kind="served_before_retry_after"]').getAttribute('data-index');
+      const served = await page.locator(`.tl-request[data-index="${index}"]`).boundingBox();
+      assert.is(await timeline.getAttribute('data-axis'), 'sequence', 'a kit on a manual clock sends faster than a time axis can show');
+      assert.ok(mark && served && Math.abs(mark.x + mark.width / 2 - (served.x + served.width / 2)) < 1, 'the rule is marked above the request that broke it');
+      const shots = process.env.SCREENSHOT_DIR ?? join(tmpdir(), 'adoption-kit-screenshots');
+      await mkdir(shots, { recursive: true });
+      await timeline.screenshot({ path: join(shots, 'conform-report-timeline.png') });
+    } finally {
+      await browser.close();
+    }
+  } finally {
+    await faulty.stop();
+  }
+});
+
+windows.run();

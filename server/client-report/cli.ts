@@ -1,40 +1,41 @@
 // `adoption-kit client-report --base-url <url> --admin-token <token>`: how each client of a running
 // reference server behaved against the specification's obligations. Exit 0 when every client is
 // ready, 1 when one broke an obligation, 2 for a usage error or a server that cannot be read.
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { helpText, parseOptions, type OptionSpec } from '../../lib/cli-options.ts';
 import { KitError } from '../../lib/errors.ts';
-import type { ClientReport, Obligation } from './recorder.ts';
+import { formatHtml } from './html.ts';
+import { OBLIGATIONS, type ClientReport, type Obligation } from './recorder.ts';
 
 export const REPORT_OPTIONS: readonly OptionSpec[] = [
   { key: 'baseUrl', flag: 'base-url', env: 'BASE_URL', type: 'string', value: '<url>', default: 'http://127.0.0.1:3000', help: 'The reference server (its origin; a path such as /v1 is ignored).' },
   { key: 'adminToken', flag: 'admin-token', env: 'ADMIN_TOKEN', type: 'string', value: '<token>', secret: true, help: 'The token the server was started with (--admin-token).' },
   { key: 'json', flag: 'json', type: 'boolean', default: false, help: 'Print the report as JSON.' },
+  { key: 'html', flag: 'html', type: 'string', value: '<file>', help: "Also write one self-contained HTML page: per key the verdicts and its last requests as a timeline, each obligation marked where it was first broken." },
   { key: 'help', flag: 'help', short: 'h', type: 'boolean', default: false, help: 'This text.' },
 ];
 
 export const REPORT_HELP = helpText(
-  `Usage: adoption-kit client-report --base-url <url> --admin-token <token> [--json]
+  `Usage: adoption-kit client-report --base-url <url> --admin-token <token> [--json] [--html <file>]
 
 How each client (API key) of a running reference server behaved: did it wait for Retry-After after a
 429, back off exponentially on repeated 429s, stop while banned, and move off the deprecated getPet?`,
   REPORT_OPTIONS,
 );
 
-const NAMES: Record<keyof ClientReport['obligations'], string> = {
-  waitsRetryAfter: 'waits for Retry-After after a 429',
-  backsOffExponentially: 'backs off exponentially on repeated 429s',
-  stopsWhileBanned: 'stops sending while banned',
-  avoidsDeprecated: 'avoids deprecated operations (getPet)',
-};
+
+/** One line per obligation: the verdict, what it is, and what was seen. */
+export function obligationLines(c: ClientReport, indent = '  '): string[] {
+  return (Object.entries(c.obligations) as Array<[keyof ClientReport['obligations'], Obligation]>).map(([name, o]) => `${indent}${o.verdict.padEnd(12)} ${OBLIGATIONS[name].title.padEnd(42)} ${o.detail}`);
+}
 
 export function formatReport(origin: string, generatedAt: string, clients: readonly ClientReport[]): string {
   const lines = [`Client report of ${origin} at ${generatedAt}`, ''];
   if (clients.length === 0) lines.push('No client with a valid key has sent a request yet.');
   for (const c of clients) {
     lines.push(`${c.key} (${c.plan}): ${c.requests} requests, ${c.refused} refused with 429  ${c.ready ? 'READY' : 'NOT READY'}`);
-    for (const [name, o] of Object.entries(c.obligations) as Array<[keyof typeof NAMES, Obligation]>) {
-      lines.push(`  ${o.verdict.padEnd(12)} ${NAMES[name].padEnd(42)} ${o.detail}`);
-    }
+    lines.push(...obligationLines(c));
     lines.push('');
   }
   return `${lines.join('\n').trimEnd()}\n`;
@@ -78,5 +79,10 @@ export async function main(argv: string[]): Promise<number> {
   }
   const body = (await res.json()) as { generatedAt: string; clients: ClientReport[] };
   process.stdout.write(values.json ? `${JSON.stringify(body, null, 2)}\n` : formatReport(origin, body.generatedAt, body.clients));
+  if (typeof values.html === 'string') {
+    const path = resolve(values.html);
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, formatHtml(origin, body.generatedAt, body.clients));
+  }
   return body.clients.every((c) => c.ready) ? 0 : 1;
 }

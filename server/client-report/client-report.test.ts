@@ -3,6 +3,11 @@
 // getPet. The report (the admin API and the `adoption-kit client-report` command) tells them apart.
 // Waiting moves the server's clock; nothing sleeps.
 import type { Server } from '@hapi/hapi';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ManualClock } from '../clock.ts';
@@ -83,6 +88,41 @@ t('adoption-kit client-report prints it and exits 1 while a client is not ready'
   assert.match(run.stdout, /test-pro… \(pro\): .* READY/);
   assert.match(run.stdout, /test-fre… \(free\): .* NOT READY/);
   assert.match(run.stdout, /no +stops sending while banned +\d+ request\(s\) sent while banned/);
+});
+
+const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
+
+t('--html draws each key\'s last requests, the obligations marked where they were first broken', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'client-report-'));
+  try {
+    const file = join(dir, 'clients.html');
+    const run = await command('client-report', '--base-url', server.info.uri, '--admin-token', TOKEN, '--html', file);
+    assert.is(run.status, 1, run.stderr);
+    const html = await readFile(file, 'utf8');
+    assert.not.ok(html.includes('test-free-key') || html.includes('test-pro-key'), 'keys are shown by their first characters only');
+    const bad = html.slice(html.indexOf('data-key="test-fre…"'));
+    const kinds = [...bad.matchAll(/class="tl-violation tl-(must|should)" data-kind="([a-z.-]+)"/g)].map((m) => m[2]).sort();
+    assert.equal(kinds, ['client.avoids-deprecated', 'client.backs-off', 'client.stops-while-banned', 'client.waits-retry-after']);
+    assert.match(bad, /class="tl-ban"/);
+    if (!existsSync(CHROMIUM)) return;
+    const { chromium } = await import('playwright-core');
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'] });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+      const requested: string[] = [];
+      page.on('request', (r) => requested.push(r.url()));
+      await page.goto(pathToFileURL(file).href);
+      assert.is(requested.length, 1, 'the page fetches nothing but itself');
+      assert.is(await page.locator('section.client svg.rate-limit-timeline').count(), 2);
+      const shots = process.env.SCREENSHOT_DIR ?? join(tmpdir(), 'adoption-kit-screenshots');
+      await mkdir(shots, { recursive: true });
+      await page.screenshot({ path: join(shots, 'client-report.png'), fullPage: true });
+    } finally {
+      await browser.close();
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });
 
 t('with a wrong admin token the command says so and exits 2', async () => {

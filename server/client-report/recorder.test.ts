@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ClientRecorder, type Answer, type Verdict } from './recorder.ts';
+import { ClientRecorder, TIMELINE_POINTS, type Answer, type Verdict } from './recorder.ts';
 
 type Step = [atSeconds: number, status: number, retryAfter?: number, code?: string, operationId?: string];
 
@@ -34,6 +34,31 @@ for (const [name, steps, expected] of cases) {
 
 test('a retry a little early (clock or network jitter under 250 ms) still counts as waiting', () => {
   assert.is(verdicts([[0, 429, 30], [29.9, 200]]).wait, 'yes');
+});
+
+test('seen from a proxy: a wait counts from the 429 coming back to the next request leaving, and a ban any judge announced counts', () => {
+  const recorder = new ClientRecorder(['getPet']);
+  const base = { keyId: 'k', plan: 'unknown', label: 'k…', operationId: 'listPets' };
+  // The 429 came back at 1 s after a slow answer; the retry left 30 s later and came back at 31.5 s.
+  recorder.observe({ ...base, sentAtMs: 0, atMs: 1000, status: 429, retryAfterSeconds: 30 });
+  recorder.observe({ ...base, sentAtMs: 31_000, atMs: 31_500, status: 429, retryAfterSeconds: 600, ban: true });
+  recorder.observe({ ...base, sentAtMs: 40_000, atMs: 40_100, status: 429, retryAfterSeconds: 591 });
+  const [report] = recorder.report();
+  assert.is(report!.obligations.stopsWhileBanned.verdict, 'no');
+  assert.is(report!.obligations.waitsRetryAfter.detail, '1 of 2 retries came before Retry-After (up to 591.5 s early)');
+});
+
+test('the timeline keeps the last requests and marks each obligation once, where it was first broken', () => {
+  const recorder = new ClientRecorder(['getPet']);
+  const base = { keyId: 'k', plan: 'free', label: 'k…' };
+  for (let i = 0; i < TIMELINE_POINTS + 5; i++) recorder.observe({ ...base, atMs: i * 1000, status: 200, operationId: 'listPets', remaining: 5 });
+  recorder.observe({ ...base, atMs: 2_000_000, status: 429, retryAfterSeconds: 30, operationId: 'getPet', remaining: 0 });
+  recorder.observe({ ...base, atMs: 2_000_001, status: 429, retryAfterSeconds: 30, operationId: 'getPet', remaining: 0 });
+  const [report] = recorder.report();
+  assert.is(report!.timeline.length, TIMELINE_POINTS);
+  const marked = report!.timeline.flatMap((p, i) => (p.violations ?? []).map((v) => `${i}:${v.kind}`));
+  assert.equal(marked, [`${TIMELINE_POINTS - 2}:client.avoids-deprecated`, `${TIMELINE_POINTS - 1}:client.waits-retry-after`]);
+  assert.is(report!.timeline.at(-2)!.retryAfterMs, 30_000);
 });
 
 test('the details say what happened, with numbers', () => {

@@ -1,12 +1,18 @@
 // How each client (API key) behaves against the obligations the specification puts on clients:
 // after a 429, wait for Retry-After; on repeated 429s, back off exponentially; while banned, stop;
 // and move off the deprecated getPet. Fed with every answered request of a key, in the order the
-// server answered them; pure, so every verdict is tested with a fake timeline.
+// server answered them; pure, so every verdict is tested with a fake timeline. It also keeps each
+// key's last requests as timeline points, with the first breach of each obligation marked, for the
+// picture the client report draws (spec/rules/timeline-svg.js).
+import type { TimelinePoint } from '../../spec/rules/timeline-svg.js';
 
 export type Verdict = 'yes' | 'no' | 'not observed';
 
 export interface Answer {
+  /** When the answer went out (the server) or came back (a proxy). */
   atMs: number;
+  /** When the request was sent, if earlier than atMs: a proxy sees both; a wait is judged from it. */
+  sentAtMs?: number;
   keyId: string;
   plan: string;
   /** How the key is shown: its first characters. */
@@ -17,6 +23,15 @@ export interface Answer {
   /** Retry-After of a 429, in seconds. */
   retryAfterSeconds?: number;
   operationId?: string;
+  /**
+   * This refusal announces a ban. The reference server says so with the code key_banned; for any
+   * other server the window rules of spec/rules tell it from a Retry-After past the window.
+   */
+  ban?: boolean;
+  /** X-RateLimit-Limit, -Remaining and the moment -Reset names (ms), when the answer carried them: for the timeline. */
+  limit?: number;
+  remaining?: number;
+  resetAtMs?: number;
 }
 
 export interface Obligation {
@@ -38,7 +53,24 @@ export interface ClientReport {
     stopsWhileBanned: Obligation;
     avoidsDeprecated: Obligation;
   };
+  /** The key's last requests (at most TIMELINE_POINTS), each obligation marked where it was first broken. */
+  timeline: TimelinePoint[];
 }
+
+/**
+ * Each obligation: how reports name it, its level and the section it comes from. The specification
+ * tells clients to wait Retry-After and back off exponentially (must: ignoring it is what limits
+ * punish, and a ban follows), and that they should use GET /pets instead of the deprecated getPet.
+ */
+export const OBLIGATIONS: Readonly<Record<keyof ClientReport['obligations'], { id: string; title: string; level: 'must' | 'should'; section: string }>> = {
+  waitsRetryAfter: { id: 'client.waits-retry-after', title: 'waits for Retry-After after a 429', level: 'must', section: 'Limits › Behaviour when the limit is exceeded' },
+  backsOffExponentially: { id: 'client.backs-off', title: 'backs off exponentially on repeated 429s', level: 'must', section: 'Limits › Behaviour when the limit is exceeded' },
+  stopsWhileBanned: { id: 'client.stops-while-banned', title: 'stops sending while banned', level: 'must', section: 'Limits › Behaviour when the limit is exceeded' },
+  avoidsDeprecated: { id: 'client.avoids-deprecated', title: 'avoids deprecated operations (getPet)', level: 'should', section: 'Versioning' },
+};
+
+/** How many of a key's last requests the timeline keeps. */
+export const TIMELINE_POINTS = 1000;
 
 /** Slack for clocks and networks: a retry this much early still counts as waiting. */
 const TOLERANCE_MS = 250;
@@ -64,6 +96,9 @@ interface KeyState {
   bans: number;
   sentWhileBanned: number;
   deprecated: number;
+  timeline: TimelinePoint[];
+  /** Obligations already marked on the timeline. */
+  marked: Set<keyof ClientReport['obligations']>;
 }
 
 export class ClientRecorder {
@@ -78,31 +113,56 @@ export class ClientRecorder {
   observe(answer: Answer): void {
     let s = this.#keys.get(answer.keyId);
     if (!s) {
-      s = { plan: answer.plan, label: answer.label, requests: 0, refused: 0, retryAt: null, honoured: 0, early: 0, earliestByMs: 0, lastAt: 0, gaps: [], streaks: 0, streaksExponential: 0, flatExample: null, bannedUntil: null, bans: 0, sentWhileBanned: 0, deprecated: 0 };
+      s = { plan: answer.plan, label: answer.label, requests: 0, refused: 0, retryAt: null, honoured: 0, early: 0, earliestByMs: 0, lastAt: 0, gaps: [], streaks: 0, streaksExponential: 0, flatExample: null, bannedUntil: null, bans: 0, sentWhileBanned: 0, deprecated: 0, timeline: [], marked: new Set() };
       this.#keys.set(answer.keyId, s);
     }
     s.requests++;
+    const sentAt = answer.sentAtMs ?? answer.atMs;
+    const point: TimelinePoint = {
+      atMs: sentAt,
+      status: answer.status,
+      ...(answer.limit !== undefined ? { limit: answer.limit } : {}),
+      ...(answer.remaining !== undefined ? { remaining: answer.remaining } : {}),
+      ...(answer.resetAtMs !== undefined ? { resetAtMs: answer.resetAtMs } : {}),
+      ...(answer.status === 429 && answer.retryAfterSeconds !== undefined ? { retryAfterMs: answer.retryAfterSeconds * 1000 } : {}),
+    };
+    s.timeline.push(point);
+    if (s.timeline.length > TIMELINE_POINTS) s.timeline.shift();
+    const broken = { early: s.early, banned: s.sentWhileBanned, deprecated: s.deprecated, flat: s.streaks - s.streaksExponential };
     if (answer.operationId !== undefined && this.#deprecated.has(answer.operationId)) s.deprecated++;
-    if (s.bannedUntil !== null && answer.atMs < s.bannedUntil - TOLERANCE_MS) s.sentWhileBanned++;
+    if (s.bannedUntil !== null && sentAt < s.bannedUntil - TOLERANCE_MS) s.sentWhileBanned++;
     if (s.retryAt !== null) {
-      if (answer.atMs < s.retryAt - TOLERANCE_MS) {
+      if (sentAt < s.retryAt - TOLERANCE_MS) {
         s.early++;
-        s.earliestByMs = Math.max(s.earliestByMs, s.retryAt - answer.atMs);
+        s.earliestByMs = Math.max(s.earliestByMs, s.retryAt - sentAt);
       } else s.honoured++;
-      s.gaps.push(answer.atMs - s.lastAt);
+      s.gaps.push(sentAt - s.lastAt);
     }
     s.lastAt = answer.atMs;
     if (answer.status === 429) {
       s.refused++;
       s.retryAt = answer.atMs + (answer.retryAfterSeconds ?? 0) * 1000;
-      if (answer.code === 'key_banned' && (s.bannedUntil === null || answer.atMs >= s.bannedUntil)) {
+      if ((answer.ban === true || answer.code === 'key_banned') && (s.bannedUntil === null || answer.atMs >= s.bannedUntil)) {
         s.bans++;
         s.bannedUntil = s.retryAt;
+        point.ban = true;
       }
     } else {
       this.#closeStreak(s);
       s.retryAt = null;
     }
+    if (s.early > broken.early) this.#mark(s, point, 'waitsRetryAfter');
+    if (s.sentWhileBanned > broken.banned) this.#mark(s, point, 'stopsWhileBanned');
+    if (s.deprecated > broken.deprecated) this.#mark(s, point, 'avoidsDeprecated');
+    if (s.streaks - s.streaksExponential > broken.flat) this.#mark(s, point, 'backsOffExponentially');
+  }
+
+  /** The first breach of an obligation, marked on the request that showed it. */
+  #mark(s: KeyState, point: TimelinePoint, name: keyof ClientReport['obligations']): void {
+    if (s.marked.has(name)) return;
+    s.marked.add(name);
+    const def = OBLIGATIONS[name];
+    point.violations = [...(point.violations ?? []), { kind: def.id, level: def.level, detail: def.title }];
   }
 
   /** A run of retries after 429s ends: it backed off exponentially if each wait grew enough. */
@@ -121,6 +181,9 @@ export class ClientRecorder {
     return [...this.#keys].map(([keyId, live]) => {
       const s = { ...live, gaps: [...live.gaps] };
       this.#closeStreak(s);
+      // A run of 429s still open is judged now: its last request is where it showed.
+      const last = live.timeline.at(-1);
+      if (s.streaks > s.streaksExponential && last) this.#mark(live, last, 'backsOffExponentially');
       const obligations: ClientReport['obligations'] = {
         waitsRetryAfter:
           s.early > 0
@@ -146,7 +209,7 @@ export class ClientRecorder {
             : { verdict: 'yes', detail: 'no call to a deprecated operation' },
       };
       const ready = Object.values(obligations).every((o) => o.verdict !== 'no');
-      return { key: s.label, keyId, plan: s.plan, requests: s.requests, refused: s.refused, ready, obligations };
+      return { key: s.label, keyId, plan: s.plan, requests: s.requests, refused: s.refused, ready, obligations, timeline: live.timeline.map((p) => ({ ...p })) };
     });
   }
 

@@ -5,6 +5,7 @@ import { ClientRecorder } from '../client-report/recorder.ts';
 import type { Clock } from '../clock.ts';
 import { apiKeyOf } from './auth.ts';
 import { RATE_LIMIT_PLUGIN } from './rate-limit.ts';
+import { headerValue, parseInteger, type HeaderMap } from '../../spec/rules/fields.js';
 
 export interface ClientReportOptions {
   clock: Clock;
@@ -15,17 +16,30 @@ export interface ClientReportOptions {
   labels: ReadonlyMap<string, string>;
 }
 
-function answerOf(request: Request): { status: number; code?: string; retryAfter?: string } {
+interface Answered {
+  status: number;
+  code?: string;
+  retryAfter?: string;
+  limit?: number;
+  remaining?: number;
+  reset?: number;
+}
+
+function answerOf(request: Request): Answered {
   const response = request.response;
-  if ('isBoom' in response && response.isBoom) {
-    const payload = response.output.payload as { code?: string };
-    const retryAfter = response.output.headers['retry-after'] ?? response.output.headers['Retry-After'];
-    return { status: response.output.statusCode, ...(payload.code ? { code: payload.code } : {}), ...(retryAfter !== undefined ? { retryAfter: String(retryAfter) } : {}) };
-  }
-  const plain = response as ResponseObject;
-  const source = plain.source as { code?: unknown } | null;
-  const retryAfter = plain.headers['retry-after'];
-  return { status: plain.statusCode, ...(typeof source?.code === 'string' ? { code: source.code } : {}), ...(retryAfter !== undefined ? { retryAfter: String(retryAfter) } : {}) };
+  const boom = 'isBoom' in response && response.isBoom;
+  const headers = (boom ? response.output.headers : (response as ResponseObject).headers) as HeaderMap;
+  const code = boom ? (response.output.payload as { code?: string }).code : ((response as ResponseObject).source as { code?: unknown } | null)?.code;
+  const retryAfter = headerValue(headers, 'retry-after');
+  const [limit, remaining, reset] = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'].map((name) => parseInteger(headerValue(headers, name)));
+  return {
+    status: boom ? response.output.statusCode : (response as ResponseObject).statusCode,
+    ...(typeof code === 'string' ? { code } : {}),
+    ...(retryAfter !== undefined ? { retryAfter } : {}),
+    ...(limit !== null && limit !== undefined ? { limit } : {}),
+    ...(remaining !== null && remaining !== undefined ? { remaining } : {}),
+    ...(reset !== null && reset !== undefined ? { reset } : {}),
+  };
 }
 
 export const clientReportPlugin: Plugin<ClientReportOptions> = {
@@ -38,7 +52,7 @@ export const clientReportPlugin: Plugin<ClientReportOptions> = {
       (request, h) => {
         const key = apiKeyOf(request);
         if (!key || !request.response) return h.continue;
-        const { status, code, retryAfter } = answerOf(request);
+        const { status, code, retryAfter, limit, remaining, reset } = answerOf(request);
         recorder.observe({
           atMs: clock.now(),
           keyId: key.keyId,
@@ -48,6 +62,9 @@ export const clientReportPlugin: Plugin<ClientReportOptions> = {
           ...(code ? { code } : {}),
           ...(retryAfter !== undefined && /^\d+$/.test(retryAfter) ? { retryAfterSeconds: Number(retryAfter) } : {}),
           ...(request.route.settings.id ? { operationId: request.route.settings.id } : {}),
+          ...(limit !== undefined ? { limit } : {}),
+          ...(remaining !== undefined ? { remaining } : {}),
+          ...(reset !== undefined ? { resetAtMs: reset * 1000 } : {}),
         });
         return h.continue;
       },

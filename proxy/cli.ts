@@ -1,0 +1,177 @@
+// `adoption-kit proxy --target <url> [--port <n>]` and `npm run proxy`: the judging proxy from the
+// command line. Options are validated once, here; runProxy is the same run from code (tests pass
+// their clock and say when to stop). Exit 0, or 1 with --fail-on when a finding of that level was
+// seen; 2 for a usage error or a port that cannot be listened on.
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { readCa, takeHeaders } from '../conformance/cli.ts';
+import { isEntryPoint } from '../conformance/entry.ts';
+import type { Clock } from '../conformance/http.ts';
+import { DEFAULT_SPEC_PATH, loadContract } from '../conformance/openapi.ts';
+import { parseOptions } from '../lib/cli-options.ts';
+import { stopWithParent } from '../lib/processes.ts';
+import { KitError, UsageError } from '../lib/errors.ts';
+import { PROXY_HELP, PROXY_OPTIONS } from './options.ts';
+import { buildReport, findingLine, formatConsole, formatHar, formatHtml, formatJson, formatJUnit, type FailOn, type ProxyReport } from './report.ts';
+import { createTrafficProxy } from './server.ts';
+
+export { PROXY_HELP };
+
+export interface ProxyCliOptions {
+  target: string;
+  host: string;
+  port: number;
+  headers: Record<string, string>;
+  ca?: string;
+  insecure: boolean;
+  timeoutMs: number;
+  durationSeconds?: number;
+  faults: boolean;
+  specPath: string;
+  clockToleranceSeconds: number;
+  failOn: FailOn;
+  verbose: boolean;
+  json?: string;
+  junit?: string;
+  html?: string;
+  har?: string;
+}
+
+/** The command line (and environment) as the proxy's options, every value checked. */
+export function parseProxyCli(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): ProxyCliOptions | 'help' {
+  const { rest, headers } = takeHeaders(argv);
+  const v = parseOptions(PROXY_OPTIONS, rest, env);
+  if (v.help) return 'help';
+  if (typeof v.target !== 'string') throw new UsageError('--target is required (or set PROXY_TARGET): the URL of the implementation to forward to');
+  let target: URL;
+  try {
+    target = new URL(v.target);
+  } catch (error) {
+    throw new UsageError(`--target ${JSON.stringify(v.target)} is not an absolute URL`, { cause: error });
+  }
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new UsageError('--target must be http:// or https://');
+  if (target.search || target.hash) throw new UsageError('--target must not carry a query or fragment');
+  if (v.insecure && typeof v.caFile === 'string') throw new UsageError('--insecure and --ca exclude each other: --ca trusts a CA, --insecure trusts anything');
+  const options: ProxyCliOptions = {
+    target: target.toString().replace(/\/+$/, ''),
+    host: v.host as string,
+    port: v.port as number,
+    headers,
+    insecure: v.insecure as boolean,
+    timeoutMs: v.timeoutMs as number,
+    faults: v.faults as boolean,
+    specPath: typeof v.specPath === 'string' ? resolve(v.specPath) : DEFAULT_SPEC_PATH,
+    clockToleranceSeconds: v.clockToleranceSeconds as number,
+    failOn: v.failOn as FailOn,
+    verbose: v.verbose as boolean,
+  };
+  if (typeof v.caFile === 'string') options.ca = readCa(v.caFile);
+  if (typeof v.durationSeconds === 'number') options.durationSeconds = v.durationSeconds;
+  for (const key of ['json', 'junit', 'html', 'har'] as const) if (typeof v[key] === 'string') options[key] = resolve(v[key]);
+  return options;
+}
+
+export interface RunControls {
+  /** Resolves when the proxy should stop (signals, --duration); the command line builds it. */
+  until: (url: string) => Promise<void>;
+  stdout: (text: string) => void;
+  clock?: Clock;
+  /** False when the target's Date header is not its clock (a test server on a manual clock). */
+  dateHeader?: boolean;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** Starts the proxy, tells of each finding as it happens, and at the end writes the reports asked for. */
+export async function runProxy(options: ProxyCliOptions, controls: RunControls): Promise<ProxyReport> {
+  const clock = controls.clock ?? { now: () => Date.now() };
+  const startedAt = clock.now();
+  const contract = await loadContract(options.specPath);
+  const proxy = createTrafficProxy({
+    target: options.target,
+    host: options.host,
+    port: options.port,
+    contract,
+    headers: options.headers,
+    tls: { ...(options.ca ? { ca: options.ca } : {}), insecure: options.insecure },
+    timeoutMs: options.timeoutMs,
+    faults: options.faults,
+    clock,
+    dateHeader: controls.dateHeader ?? true,
+    clockToleranceSeconds: options.clockToleranceSeconds,
+    onFinding: (f) => controls.stdout(`${findingLine(f, startedAt)}\n`),
+    ...(controls.sleep ? { sleep: controls.sleep } : {}),
+  });
+  const url = await proxy.start();
+  controls.stdout(`proxy: ${url} -> ${options.target}${options.faults ? ' (faults on request: Prefer)' : ''}; one line per finding, a report per key at exit\n`);
+  try {
+    await controls.until(url);
+  } finally {
+    await proxy.stop();
+  }
+  const report = buildReport({ target: options.target, startedAt, endedAt: clock.now(), keys: proxy.judge.report(), findings: proxy.judge.findings, requests: proxy.exchanges.length, failOn: options.failOn });
+  controls.stdout(formatConsole(report, { verbose: options.verbose }));
+  const outputs: Array<[string | undefined, () => string]> = [
+    [options.json, () => formatJson(report)],
+    [options.junit, () => formatJUnit(report)],
+    [options.html, () => formatHtml(report)],
+    [options.har, () => formatHar(proxy.exchanges)],
+  ];
+  for (const [path, text] of outputs) {
+    if (!path) continue;
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, text());
+  }
+  return report;
+}
+
+/** Until SIGINT, SIGTERM, the end of --duration or of the npm process that started it, whichever comes first. */
+function stopSignal(durationSeconds: number | undefined): () => Promise<void> {
+  return () =>
+    new Promise<void>((done) => {
+      const timer = durationSeconds === undefined ? undefined : setTimeout(finish, durationSeconds * 1000);
+      function finish() {
+        if (timer) clearTimeout(timer);
+        process.off('SIGINT', finish);
+        process.off('SIGTERM', finish);
+        done();
+      }
+      process.once('SIGINT', finish);
+      process.once('SIGTERM', finish);
+      // Under npm a SIGTERM stops npm's shell and not the proxy: it stops when its parent goes.
+      stopWithParent(finish);
+    });
+}
+
+export async function main(argv: string[]): Promise<number> {
+  let options: ProxyCliOptions | 'help';
+  try {
+    options = parseProxyCli(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`proxy: ${error.message}\nRun with --help for usage.\n`);
+    return 2;
+  }
+  if (options === 'help') {
+    process.stdout.write(PROXY_HELP);
+    return 0;
+  }
+  try {
+    const report = await runProxy(options, { until: stopSignal(options.durationSeconds), stdout: (text) => process.stdout.write(text) });
+    return report.exitCode;
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES') {
+      process.stderr.write(`proxy: cannot listen on ${options.host}:${options.port} (${code}); choose another --port\n`);
+      return 2;
+    }
+    if (error instanceof KitError) {
+      process.stderr.write(`proxy: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+}
+
+if (isEntryPoint(import.meta.url)) {
+  process.exitCode = await main(process.argv.slice(2));
+}

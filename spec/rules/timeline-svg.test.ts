@@ -1,0 +1,157 @@
+// The rate-limit timeline and the capacity chart: which marks the SVG text holds for a correct and a
+// faulty limiter, and, rendered in headless Chromium, where they land. The screenshots are written to
+// $SCREENSHOT_DIR (default: a folder in the system's temporary directory) to be looked at.
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { CAPACITY, CORRECT_LIMITER, FAULTY_LIMITER, timelineOf } from './pictures.ts';
+import { no, ok, W1 } from './recorded.ts';
+import { capacitySvg, timelineSvg } from './timeline-svg.js';
+
+const count = (svg: string, cls: string) => (svg.match(new RegExp(`class="[^"]*\\b${cls}\\b`, 'g')) ?? []).length;
+const kinds = (svg: string) => [...svg.matchAll(/class="tl-violation tl-(must|should)" data-kind="([a-z_]+)"/g)].map((m) => `${m[2]} (${m[1]})`).sort();
+
+const cases: Array<[name: string, svg: () => string, marks: Record<string, number>, violations: string[]]> = [
+  ['a correct limiter', () => timelineSvg(CORRECT_LIMITER), { 'tl-admitted': 9, 'tl-refused': 3, 'tl-retry-after': 3, 'tl-window-boundary': 3, 'tl-ban': 0, 'tl-remaining': 1, 'tl-violation': 0 }, []],
+  [
+    'a faulty limiter',
+    () => timelineSvg(FAULTY_LIMITER),
+    { 'tl-admitted': 6, 'tl-refused': 3, 'tl-retry-after': 3, 'tl-ban': 1, 'tl-remaining': 1, 'tl-violation': 6 },
+    ['ban_not_enforced (must)', 'over_admitted (must)', 'over_admitted (must)', 'remaining_not_decremented (must)', 'remaining_not_decremented (must)', 'served_before_retry_after (must)'],
+  ],
+];
+
+for (const [name, svg, marks, violations] of cases) {
+  test(`${name}: the SVG holds its marks`, () => {
+    const text = svg();
+    for (const [cls, n] of Object.entries(marks)) assert.is(count(text, cls), n, cls);
+    assert.equal(kinds(text), violations);
+  });
+}
+
+test('requests too close for the time axis are drawn in the order sent, spans reaching the first request after them', () => {
+  // Three admitted and a 429 in the same millisecond, then the retry after Retry-After.
+  const burst = timelineOf('k', [ok(1, 2, W1), ok(1, 1, W1), ok(1, 0, W1), no(1, W1, '59'), ok(60, 2, W1 + 60)]);
+  const svg = timelineSvg(burst);
+  assert.match(svg, /data-axis="sequence"/);
+  const xs = [...svg.matchAll(/class="tl-request [^"]+" data-index="\d+" data-at-ms="\d+" data-status="\d+" cx="([\d.]+)"/g)].map((m) => Number(m[1]));
+  assert.is(new Set(xs).size, 5, 'every request stands apart');
+  const span = /class="tl-retry-after"[^>]* x="([\d.]+)"[^>]* width="([\d.]+)"/.exec(svg)!;
+  assert.ok(Math.abs(Number(span[1]) + Number(span[2]) - (xs[4]! - (xs[4]! - xs[3]!) / 2)) < 1, 'the span ends where the retry stands, its slot\'s left edge');
+  assert.match(timelineSvg(burst, { axis: 'time' }), /data-axis="time"/);
+});
+
+test('text from the data is escaped, and the SVG fetches nothing', () => {
+  const svg = timelineSvg(timelineOf('<script>"&', [ok(1, 2, W1), no(2, W1, '58')]));
+  assert.not.ok(svg.includes('<script>'));
+  assert.ok(svg.includes('&lt;script&gt;&quot;&amp;'));
+  assert.not.match(svg, /<(script|image|foreignObject|style)\b|href=|url\(/);
+});
+
+test('no request and no step draw an empty picture that says so', () => {
+  assert.match(timelineSvg({ key: 'k', points: [] }), /no request<\/text><\/svg>$/);
+  assert.match(capacitySvg({ rows: [], held: null, broke: null }), /no step<\/text><\/svg>$/);
+});
+
+test('the capacity chart marks each step and the knee between held and broke', () => {
+  const svg = capacitySvg(CAPACITY);
+  assert.is(count(svg, 'cap-ok'), 4);
+  assert.is(count(svg, 'cap-broke'), 2);
+  assert.match(svg, /class="cap-knee" data-held="400" data-broke="500"/);
+  assert.is(count(svg, 'cap-p95'), 1);
+  assert.is(count(svg, 'cap-p99'), 1);
+});
+
+const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
+const available = existsSync(CHROMIUM);
+if (!available && process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing; CI installs Debian's chromium`);
+const SCREENSHOTS = process.env.SCREENSHOT_DIR ?? join(tmpdir(), 'adoption-kit-screenshots');
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'];
+
+interface Box {
+  cls: string;
+  at: number;
+  x: number;
+  y: number;
+  width: number;
+  kind: string | null;
+}
+
+(available ? test : test.skip)('in Chromium: the marks land where their times are, and the screenshots show them', async () => {
+  const { chromium } = await import('playwright-core');
+  await mkdir(SCREENSHOTS, { recursive: true });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  try {
+    const page = await browser.newPage({ viewport: { width: 940, height: 380 } });
+    const requested: string[] = [];
+    page.on('request', (r) => requested.push(r.url()));
+    const boxes = async (): Promise<Box[]> =>
+      page.locator('svg [data-at-ms]').evaluateAll((els) =>
+        els.map((el) => {
+          const b = el.getBoundingClientRect();
+          return { cls: el.getAttribute('class') ?? '', at: Number(el.getAttribute('data-at-ms')), x: b.x + b.width / 2, y: b.y + b.height / 2, width: b.width, kind: el.getAttribute('data-kind') };
+        }),
+      );
+    const show = async (svg: string, file: string) => {
+      await page.setContent(`<!doctype html><body style="margin:20px;background:#fff">${svg}</body>`);
+      await page.locator('svg').screenshot({ path: join(SCREENSHOTS, file) });
+    };
+
+    await show(timelineSvg(CORRECT_LIMITER), 'timeline-correct-limiter.png');
+    let marks = await boxes();
+    const requests = marks.filter((m) => m.cls.includes('tl-request'));
+    assert.is(requests.length, 12);
+    // Later requests stand further right.
+    for (let i = 1; i < requests.length; i++) assert.ok(requests[i]!.x > requests[i - 1]!.x, `request ${i} is right of the one before`);
+    assert.is(marks.filter((m) => m.cls.includes('tl-violation')).length, 0);
+    // Each Retry-After span starts at its 429 and ends at the next admitted request (the client waited exactly).
+    const spans = await page.locator('.tl-retry-after').evaluateAll((els) => els.map((el) => el.getBoundingClientRect()).map((b) => ({ from: b.x, to: b.x + b.width })));
+    const refused = requests.filter((m) => m.cls.includes('tl-refused'));
+    assert.is(spans.length, 3);
+    spans.forEach((span, i) => {
+      assert.ok(Math.abs(span.from - refused[i]!.x) < 1.5, `span ${i} starts at its 429`);
+      const next = requests.find((r) => r.x > refused[i]!.x + 2);
+      if (next) assert.ok(Math.abs(span.to - next.x) < 4, `span ${i} ends where the client came back (${span.to} vs ${next.x})`);
+    });
+    // Window boundaries sit between the 429 that closed a window and the request that opened the next.
+    const boundaries = marks.filter((m) => m.cls.includes('tl-window-boundary'));
+    assert.ok(boundaries.length >= 2);
+    assert.ok(boundaries[0]!.x > refused[0]!.x && boundaries[0]!.x <= requests[4]!.x + 1, 'the first boundary falls between the first 429 and the next window');
+    const line = await page.locator('.tl-remaining').evaluate((el) => Number(el.getAttribute('data-points')));
+    assert.is(line, 12, 'Remaining is drawn through every response');
+
+    await show(timelineSvg(FAULTY_LIMITER), 'timeline-faulty-limiter.png');
+    marks = await boxes();
+    const violations = marks.filter((m) => m.cls.includes('tl-violation'));
+    assert.is(violations.length, 6);
+    for (const v of violations) {
+      const request = marks.find((m) => m.cls.includes('tl-request') && m.at === v.at)!;
+      assert.ok(Math.abs(v.x - request.x) < 1, `${v.kind} is drawn above the request that broke it`);
+      assert.ok(v.y < request.y, `${v.kind} is above its request`);
+    }
+    assert.equal([...new Set(violations.filter((v) => v.cls.includes('tl-must')).map((v) => v.kind))].sort(), ['ban_not_enforced', 'over_admitted', 'remaining_not_decremented', 'served_before_retry_after']);
+    const ban = marks.find((m) => m.cls.includes('tl-ban'))!;
+    const enforced = violations.filter((v) => v.kind === 'ban_not_enforced');
+    const banBox = await page.locator('.tl-ban').evaluate((el) => {
+      const b = el.getBoundingClientRect();
+      return { from: b.x, to: b.x + b.width };
+    });
+    for (const v of enforced) assert.ok(v.x > banBox.from && v.x < banBox.to, 'the requests served during the ban fall inside it');
+    assert.ok(ban.width > 500, 'a two-minute ban spans most of the picture');
+    assert.is(await page.locator('.tl-violation title').first().textContent(), 'over_admitted (must): request 4 admitted in the window resetting at 1800000060 with Limit 3');
+
+    await show(capacitySvg(CAPACITY), 'capacity-example.png');
+    const steps = await page.locator('.cap-step').evaluateAll((els) => els.map((el) => ({ rate: Number(el.getAttribute('data-rate')), broke: el.classList.contains('cap-broke'), x: el.getBoundingClientRect().x })));
+    const knee = await page.locator('.cap-knee').evaluate((el) => el.getBoundingClientRect().x);
+    for (const s of steps) assert.ok(s.broke ? s.x > knee : s.x < knee, `step ${s.rate}/s lies on the ${s.broke ? 'broken' : 'held'} side of the knee`);
+    assert.equal(requested, [], 'rendering fetched nothing');
+  } finally {
+    await browser.close();
+  }
+  process.stdout.write(`  screenshots in ${SCREENSHOTS}\n`);
+});
+
+test.run();
