@@ -132,13 +132,15 @@ clock('GET /__admin/clock reports the server time', async () => {
 });
 
 clock('advancing a day ends the day window', async () => {
-  const { server } = await setup({ apiKeys: [{ key: 'tiny-enterprise-key', plan: 'enterprise', limits: { perMinute: 100, perDay: 3 } }] });
+  const { server } = await setup({ apiKeys: [{ key: 'tiny-enterprise-key', plan: 'enterprise', limits: { perMinute: 3, perDay: 3 } }] });
   const get = () => send(server, { method: 'GET', url: '/v1/pets', headers: { authorization: 'Bearer tiny-enterprise-key' } });
   for (let i = 0; i < 3; i++) await get();
+  // A minute later the minute window is fresh; the day's is still spent.
+  await admin(server, 'POST', '/clock/advance', { seconds: 60 });
   assert.is((await get()).body.code, 'rate_limited_day');
-  const moved = await admin(server, 'POST', '/clock/advance', { seconds: 86_400 });
+  const moved = await admin(server, 'POST', '/clock/advance', { seconds: 86_340 });
   assert.is(moved.status, 200);
-  assert.equal(moved.body, { advancedMs: 86_400_000, now: '2026-01-02T00:00:00.000Z', epochMs: START + 86_400_000 });
+  assert.equal(moved.body, { advancedMs: 86_340_000, now: '2026-01-02T00:00:00.000Z', epochMs: START + 86_400_000 });
   assert.is((await get()).status, 200);
 });
 

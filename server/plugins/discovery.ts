@@ -13,6 +13,7 @@ import { parse as parseYaml } from 'yaml';
 import type { Contract } from '../contract.ts';
 import { apiError, storageUnavailable } from '../errors.ts';
 import { DEPRECATIONS_PAGE } from './deprecation.ts';
+import { formatHttpDate } from '../../spec/rules/fields.js';
 import type { PetStore } from '../store/pet-store.ts';
 
 export interface DiscoveryOptions {
@@ -27,7 +28,7 @@ const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.char
 /** The page deprecated operations' Link headers point to: what is deprecated, since when, until when, and what replaces it, from the contract. */
 export function deprecationsPage(contract: Contract, base: string): string {
   const { since, sunset, successor } = contract.deprecation;
-  const day = (iso: string) => new Date(iso).toUTCString();
+  const day = (iso: string) => formatHttpDate(Date.parse(iso));
   const rows = contract.deprecatedOperations
     .map((operation) => `<tr><td>${escapeHtml(operation)}</td><td>${escapeHtml(day(since))}</td><td>${escapeHtml(day(sunset))}</td><td><code>GET ${escapeHtml(`${base}${successor}`)}</code></td></tr>`)
     .join('');
