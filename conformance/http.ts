@@ -231,10 +231,7 @@ export function jsonBody(exchange: Exchange): unknown {
   }
 }
 
-/** A key as reports name it: its first six characters. */
-export function keyLabel(key: string): string {
-  return key.length > 6 ? `${key.slice(0, 6)}…` : key;
-}
+export { keyLabel } from '../spec/rules/fields.js';
 
 /** The Authorization value as reports show it: the scheme and the first characters of the key. */
 export function redactAuthorization(value: string): string {

@@ -22,6 +22,7 @@ import { keyLimit, keyLimitFromGauges, keyLimitLine, keyLimitSamples, KEY_LIMIT_
 import { refusal, setupStop } from './lib/outcome.js';
 import { boundLine, doublingRates, isStepMetric, judgeSteps, nextPass, parseBetween, parseRates, refineRates, stepLine, stepMetric, stepPlan, stepScenarios, stepStats, stepThresholds } from './lib/phases.js';
 import { createPet, listPets, probe } from './lib/requests.js';
+import { capacitySvg } from '../spec/rules/timeline-svg.js';
 import { segmentOf } from './lib/segments.js';
 import { metricValue, summaryOutputs } from './lib/summary.js';
 
@@ -186,12 +187,21 @@ export function handleSummary(data) {
     if (segment.share !== 1) report.push('execution segment ' + segment.segment + ': this generator offered ' + (segment.share * 100).toFixed(1) + '% of each rate; merge every generator\'s summary with npm run load:merge');
     report.push(nextLine(nextPass(knee, RESOLUTION), knee));
   }
+  const jsonPath = summaryPath(__ENV, 'capacity', segment.segment);
+  /** @type {Record<string, string>} */
+  const files = {};
+  if (setupStopped === null) {
+    const svgPath = jsonPath.replace(/\.json$/, '') + '.svg';
+    files[svgPath] = capacitySvg({ rows: knee.rows.filter((r) => !r.skipped), held: knee.held, broke: knee.broke, title: 'capacity.js against ' + target.baseUrl + ' (bound found: ' + (knee.bound || 'none') + ')' });
+    report.push('picture: ' + svgPath);
+  }
   return summaryOutputs(data, {
     title: 'capacity.js against ' + target.baseUrl,
     script: 'capacity',
-    jsonPath: summaryPath(__ENV, 'capacity', segment.segment),
+    jsonPath: jsonPath,
     report: report,
     stop: stop,
+    files: files,
     extra: {
       baseUrl: target.baseUrl,
       mode: MODE,

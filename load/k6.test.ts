@@ -140,6 +140,7 @@ if (k6 === null) {
     );
     expectPass(r);
     assert.match(r.output, /window boundary not required/);
+    assert.match(readFileSync(r.summaryPath.replace(/\.json$/, '.svg'), 'utf8'), /^<svg[\s\S]*tl-refused[\s\S]*<\/svg>\n?$/, 'the timeline lands beside the JSON');
   });
 
   test(K6_RUNS[2]!, async () => {
@@ -171,6 +172,7 @@ if (k6 === null) {
     const r = await runK6('capacity.js', CAPACITY, dir, 60_000);
     expectPass(r);
     assert.is(r.summary!.extra.keyLimited, null);
+    assert.match(readFileSync(r.summaryPath.replace(/\.json$/, '.svg'), 'utf8'), /class="cap-knee"|class="cap-step/, 'the chart lands beside the JSON');
     assert.match(r.output, /bound found: none up to 100\/s/);
     assert.match(r.output, /held 50\/s: .* k6: VUs busy at most \d+ of 200, \d+ dropped, iteration [\d.]+ ms for a [\d.]+ ms request/);
     const after = await fetch(`${baseUrl}/pets?limit=1`, { headers: { authorization: 'Bearer test-load-key' } });

@@ -16,8 +16,10 @@
 
 import http from 'k6/http';
 import exec from 'k6/execution';
-import { Counter } from 'k6/metrics';
+import { Counter, Trend } from 'k6/metrics';
+import { keyLabel } from '../spec/rules/fields.js';
 import { DEFAULT_TOLERANCES, readSnapshot, retryWaitMs } from '../spec/rules/snapshot.js';
+import { timelineSvg } from '../spec/rules/timeline-svg.js';
 import { EVENTS } from '../spec/rules/rules.js';
 import { baseUrl, boolEnv, durationEnv, expectedLimit, numberEnv, stringEnv, summaryPath } from './lib/config.js';
 import { refusal, setupStop } from './lib/outcome.js';
@@ -25,6 +27,7 @@ import { banProbeTimes, createPacer } from './lib/pacing.js';
 import { isWhole, segmentOf } from './lib/segments.js';
 import { listPets, listPetsBatchRequest, probe } from './lib/requests.js';
 import { metricValue, summaryOutputs } from './lib/summary.js';
+import { bucketSeconds, isTimelineMetric, TIMELINE_METRICS, timelinePoints, timelineSamples, timelineThresholds } from './lib/timeline.js';
 import { KINDS, VIOLATIONS_METRIC, WARNING_ONLY, createJudge, eventMetric, violationKey, violationLine, violationThresholds, zeroSamples } from './lib/verdict.js';
 
 const target = { baseUrl: baseUrl(__ENV), apiKey: stringEnv(__ENV, 'API_KEY', 'test-free-key') };
@@ -58,10 +61,18 @@ function banPerMinute(perMinute) {
 }
 const BAN_RATE = banPerMinute(targetPerMinute);
 
-/** @type {Record<string, Counter>} */
+/** The whole run, for the timeline's buckets: the main scenario, then the ban scenario if any. */
+const TOTAL_S = DURATION_S + 10 + (BAN ? 15 + BAN_DURATION_S : 0);
+const BUCKET_S = bucketSeconds(TOTAL_S);
+
+/** @type {Record<string, Counter | Trend>} */
 const metrics = {};
 metrics[VIOLATIONS_METRIC] = new Counter(VIOLATIONS_METRIC);
 for (let i = 0; i < EVENTS.length; i++) metrics[eventMetric(EVENTS[i])] = new Counter(eventMetric(EVENTS[i]));
+for (const field of Object.keys(TIMELINE_METRICS)) {
+  const spec = TIMELINE_METRICS[/** @type {keyof typeof TIMELINE_METRICS} */ (field)];
+  metrics[spec[0]] = spec[1] === 'count' ? new Counter(spec[0]) : new Trend(spec[0]);
+}
 
 /** @param {Array<{ metric: string, value: number, tags: Record<string, string> }>} samples */
 function add(samples) {
@@ -72,7 +83,7 @@ function add(samples) {
 http.setResponseCallback(http.expectedStatuses(200, 429));
 
 /** @type {Record<string, string[]>} */
-const thresholds = violationThresholds({ strict: STRICT });
+const thresholds = Object.assign(violationThresholds({ strict: STRICT }), timelineThresholds(TOTAL_S));
 thresholds['ratelimit_window_saturated{scenario:limit}'] = ['count>=1'];
 if (CROSS_WINDOWS) {
   thresholds['ratelimit_window_crossed{scenario:limit}'] = ['count>=1'];
@@ -121,7 +132,8 @@ export const options = {
   batch: BATCH,
   batchPerHost: BATCH,
   setupTimeout: '30s',
-  summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'p(99)'],
+  // count: the timeline tells an empty bucket from one whose lowest Remaining was 0.
+  summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'p(99)', 'count'],
 };
 
 export function setup() {
@@ -154,7 +166,7 @@ export function setup() {
 
 /**
  * @typedef {import('../spec/rules/snapshot.js').RecordedResponse} RecordedResponse
- * @typedef {{ first: RecordedResponse, perMinute: number, refused?: string }} SetupData
+ * @typedef {{ first: RecordedResponse, perMinute: number, startedMs: number, refused?: string }} SetupData
  * @typedef {{ judge: ReturnType<typeof createJudge>, pacer: ReturnType<typeof createPacer>, logged: Record<string, number>, windowEndMs: number | null, probes: number[] | null }} Run
  * @type {Record<string, Run>}
  */
@@ -242,6 +254,12 @@ function drive(mode, data) {
     now
   );
   record(run, judged);
+  for (let i = 0; i < judged.snapshots.length; i++) {
+    const s = judged.snapshots[i];
+    // A batch's broken rules and events are filed once, under its first response.
+    const outcome = i === 0 ? judged.outcome : { violations: [], events: [] };
+    add(timelineSamples(s, outcome, { startMs: data.startedMs, bucketS: BUCKET_S, waitMs: retryWaitMs(s, run.judge.tolerances) }));
+  }
   if (mode === 'ban' && run.probes === null) planBanProbes(run, judged.snapshots, judged.outcome.events.indexOf('ban_detected') >= 0, now);
 }
 
@@ -323,15 +341,27 @@ export function handleSummary(data) {
     );
   }
   const stop = setupStop(data);
+  /** @type {Record<string, string>} */
+  const files = {};
+  if (stop === null && data.setup_data) {
+    const points = timelinePoints((metric, stat) => metricValue(data, metric, stat), { startMs: data.setup_data.startedMs, totalS: TOTAL_S });
+    const svgPath = JSON_PATH.replace(/\.json$/, '') + '.svg';
+    files[svgPath] = timelineSvg(
+      { key: keyLabel(target.apiKey), points: points, title: 'rate-limit.js against ' + target.baseUrl + ', key ' + keyLabel(target.apiKey) + ' (requests per ' + BUCKET_S + ' s bucket)' },
+      { axis: 'time' }
+    );
+    report.push('timeline: ' + svgPath);
+  }
   return summaryOutputs(data, {
     title: 'rate-limit.js against ' + target.baseUrl,
     script: 'rate-limit',
     jsonPath: JSON_PATH,
     stop: stop,
+    files: files,
     report: stop === null ? report : [],
     extra: { baseUrl: target.baseUrl, expectedLimit: expected.limit, plan: expected.plan, overdrive: OVERDRIVE, batch: BATCH, durationS: DURATION_S, ban: BAN, strict: STRICT },
-    hide: function (_metric, expression) {
-      return expression === WARNING_ONLY;
+    hide: function (metric, expression) {
+      return expression === WARNING_ONLY || isTimelineMetric(metric);
     },
   });
 }

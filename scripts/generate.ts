@@ -10,6 +10,7 @@ import { markdownTable, replaceGenerated } from '../lib/cli-options.ts';
 import { PROXY_OPTIONS } from '../proxy/options.ts';
 import { LIB_SOURCES, libDeclaration, rulesDeclaration } from '../load/declarations.ts';
 import { rulesTable } from '../load/readme-tables.ts';
+import { capacityChart, rateLimitTimeline } from '../load/testing/pictures.ts';
 import { contractModule } from '../spec/contract-facts.ts';
 import { serverGuideBlocks } from '../server/docs.ts';
 import { PICTURES } from '../spec/rules/pictures.ts';
@@ -38,6 +39,8 @@ export const GENERATED: readonly Generated[] = [
   { file: 'proxy/README.md', block: 'options', generate: () => markdownTable(PROXY_OPTIONS) },
   { file: 'proxy/timeline-misbehaving-client.svg', generate: async () => `${timelineSvg(await misbehavingClientTimeline())}\n` },
   { file: 'spec/rules/timeline-svg.d.ts', generate: () => rulesDeclaration('timeline-svg.js') },
+  { file: 'load/rate-limit-timeline.svg', generate: async () => `${await rateLimitTimeline()}\n` },
+  { file: 'load/capacity-chart.svg', generate: async () => `${await capacityChart()}\n` },
   ...PICTURES.map((picture) => ({ file: picture.file, generate: () => `${picture.svg()}\n` })),
   ...LIB_SOURCES.map((source) => ({ file: `load/lib/${source.replace(/\.js$/, '.d.ts')}`, generate: () => libDeclaration(source) })),
 ];

@@ -227,3 +227,13 @@ export function parseSunset(value, referenceMs) {
 export function formatSunset(ms) {
   return formatHttpDate(ms);
 }
+
+/**
+ * An API key as every report names it (the conformance kit, the proxy, the k6 scripts): its first
+ * six characters, so that a report can be shared without the key.
+ * @param {string} key
+ * @returns {string}
+ */
+export function keyLabel(key) {
+  return key.length > 6 ? key.slice(0, 6) + '\u2026' : key;
+}

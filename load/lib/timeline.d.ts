@@ -1,0 +1,62 @@
+/** @typedef {keyof typeof TIMELINE_METRICS} Field */
+/**
+ * The bucket length for a run of `totalS` seconds.
+ * @param {number} totalS
+ */
+export function bucketSeconds(totalS: number): number;
+/**
+ * The always-true thresholds that make k6 keep every bucket.
+ * @param {number} totalS
+ * @returns {Record<string, string[]>}
+ */
+export function timelineThresholds(totalS: number): Record<string, string[]>;
+/** Whether a metric name is one of the buckets (hidden from the text summary). @param {string} name */
+export function isTimelineMetric(name: string): boolean;
+/**
+ * What one judged response adds: samples [metric, value, tags] for its bucket.
+ * @param {import('../../spec/rules/snapshot.js').Snapshot} s
+ * @param {{ violations: Array<{ kind: string, level: string }>, events: string[] }} outcome the window rules' outcome of its batch
+ * @param {{ startMs: number, bucketS: number, waitMs: number | null }} at waitMs: what its Retry-After asks
+ * @returns {Array<{ metric: string, value: number, tags: Record<string, string> }>}
+ */
+export function timelineSamples(s: import("../../spec/rules/snapshot.js").Snapshot, outcome: {
+    violations: Array<{
+        kind: string;
+        level: string;
+    }>;
+    events: string[];
+}, at: {
+    startMs: number;
+    bucketS: number;
+    waitMs: number | null;
+}): Array<{
+    metric: string;
+    value: number;
+    tags: Record<string, string>;
+}>;
+/**
+ * The points of the picture, rebuilt from the buckets a summary kept.
+ * @param {(metric: string, stat: string) => number | undefined} valueOf
+ * @param {{ startMs: number, totalS: number }} run
+ * @returns {import('../../spec/rules/timeline-svg.js').TimelinePoint[]}
+ */
+export function timelinePoints(valueOf: (metric: string, stat: string) => number | undefined, run: {
+    startMs: number;
+    totalS: number;
+}): import("../../spec/rules/timeline-svg.js").TimelinePoint[];
+/** Buckets a run is cut into at most: a few hundred thresholds, a picture sharp enough for minute windows. */
+export const MAX_BUCKETS: 60;
+export namespace TIMELINE_METRICS {
+    let admitted: string[];
+    let refused: string[];
+    let other: string[];
+    let remaining: string[];
+    let limit: string[];
+    let resetAt: string[];
+    let wait: string[];
+    let ban: string[];
+    let must: string[];
+    let should: string[];
+    let kind: string[];
+}
+export type Field = keyof typeof TIMELINE_METRICS;

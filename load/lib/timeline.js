@@ -1,0 +1,147 @@
+// @ts-check
+// rate-limit.js's timeline picture. handleSummary runs apart from the VU that made the requests and
+// sees only aggregated metrics, so the VU files what each response showed under a time bucket of the
+// run (a tag `tl`, at most MAX_BUCKETS of them, each with an always-true threshold so that k6 keeps
+// it), and handleSummary turns the buckets back into points for spec/rules/timeline-svg.js: the
+// requests of each bucket spread over it, Remaining at its lowest, each refusal's Retry-After, the
+// window boundaries Reset named, bans and broken rules. A picture at the bucket's resolution, which
+// its title states. The script lists 'count' in summaryTrendStats: k6 shows every metric that has a
+// threshold, sampled or not, and only the count tells an empty bucket from a zero. Pure JavaScript.
+import { KINDS } from './verdict.js';
+
+/** Buckets a run is cut into at most: a few hundred thresholds, a picture sharp enough for minute windows. */
+export const MAX_BUCKETS = 60;
+
+/** [metric, statistic handleSummary reads] of each bucket. */
+export const TIMELINE_METRICS = {
+  admitted: ['ratelimit_tl_admitted', 'count'],
+  refused: ['ratelimit_tl_refused', 'count'],
+  other: ['ratelimit_tl_other', 'count'],
+  remaining: ['ratelimit_tl_remaining', 'min'],
+  limit: ['ratelimit_tl_limit', 'max'],
+  resetAt: ['ratelimit_tl_reset', 'max'],
+  wait: ['ratelimit_tl_wait', 'max'],
+  ban: ['ratelimit_tl_ban', 'max'],
+  must: ['ratelimit_tl_must', 'count'],
+  should: ['ratelimit_tl_should', 'count'],
+  kind: ['ratelimit_tl_kind', 'max'],
+};
+
+/** @typedef {keyof typeof TIMELINE_METRICS} Field */
+
+/**
+ * The bucket length for a run of `totalS` seconds.
+ * @param {number} totalS
+ */
+export function bucketSeconds(totalS) {
+  return Math.max(1, Math.ceil(totalS / MAX_BUCKETS));
+}
+
+/** @param {number} bucket */
+function tag(bucket) {
+  return '{tl:' + bucket + '}';
+}
+
+/**
+ * The always-true thresholds that make k6 keep every bucket.
+ * @param {number} totalS
+ * @returns {Record<string, string[]>}
+ */
+export function timelineThresholds(totalS) {
+  const count = Math.ceil(totalS / bucketSeconds(totalS)) + 1;
+  /** @type {Record<string, string[]>} */
+  const thresholds = {};
+  for (let b = 0; b < count; b++) {
+    for (const field of /** @type {Field[]} */ (Object.keys(TIMELINE_METRICS))) {
+      const [metric, stat] = TIMELINE_METRICS[field];
+      thresholds[metric + tag(b)] = [stat + '>=0'];
+    }
+  }
+  return thresholds;
+}
+
+/** Whether a metric name is one of the buckets (hidden from the text summary). @param {string} name */
+export function isTimelineMetric(name) {
+  return name.indexOf('ratelimit_tl_') === 0;
+}
+
+/**
+ * What one judged response adds: samples [metric, value, tags] for its bucket.
+ * @param {import('../../spec/rules/snapshot.js').Snapshot} s
+ * @param {{ violations: Array<{ kind: string, level: string }>, events: string[] }} outcome the window rules' outcome of its batch
+ * @param {{ startMs: number, bucketS: number, waitMs: number | null }} at waitMs: what its Retry-After asks
+ * @returns {Array<{ metric: string, value: number, tags: Record<string, string> }>}
+ */
+export function timelineSamples(s, outcome, at) {
+  const bucket = Math.max(0, Math.floor((s.sentAtMs - at.startMs) / 1000 / at.bucketS));
+  const tags = { tl: String(bucket) };
+  /** @type {Array<{ metric: string, value: number, tags: Record<string, string> }>} */
+  const out = [];
+  /** @param {Field} field @param {number} value */
+  const add = (field, value) => out.push({ metric: TIMELINE_METRICS[field][0], value: value, tags: tags });
+  add(s.admitted ? 'admitted' : s.refused ? 'refused' : 'other', 1);
+  if (s.remaining !== null) add('remaining', s.remaining);
+  if (s.limit !== null) add('limit', s.limit);
+  if (s.reset !== null) add('resetAt', s.reset * 1000 + (s.receivedAtMs - s.serverNowMs) - at.startMs);
+  if (s.refused && at.waitMs !== null) add(outcome.events.indexOf('ban_detected') >= 0 ? 'ban' : 'wait', at.waitMs);
+  for (const v of outcome.violations) {
+    add(v.level === 'must' ? 'must' : 'should', 1);
+    add('kind', KINDS.indexOf(/** @type {any} */ (v.kind)));
+  }
+  return out;
+}
+
+/**
+ * The points of the picture, rebuilt from the buckets a summary kept.
+ * @param {(metric: string, stat: string) => number | undefined} valueOf
+ * @param {{ startMs: number, totalS: number }} run
+ * @returns {import('../../spec/rules/timeline-svg.js').TimelinePoint[]}
+ */
+export function timelinePoints(valueOf, run) {
+  const bucketS = bucketSeconds(run.totalS);
+  const count = Math.ceil(run.totalS / bucketS) + 1;
+  /** @type {import('../../spec/rules/timeline-svg.js').TimelinePoint[]} */
+  const points = [];
+  for (let b = 0; b < count; b++) {
+    /** @param {Field} field */
+    const get = (field) => {
+      const [metric, stat] = TIMELINE_METRICS[field];
+      // k6 reports a metric with a threshold even when it got no sample, with zeros: a trend counts.
+      if (stat !== 'count' && !(/** @type {number} */ (valueOf(metric + tag(b), 'count')) > 0)) return null;
+      const v = valueOf(metric + tag(b), stat);
+      return v === undefined || v === null ? null : v;
+    };
+    const admitted = get('admitted') || 0;
+    const refused = get('refused') || 0;
+    const other = get('other') || 0;
+    const n = admitted + refused + other;
+    if (n === 0) continue;
+    const from = run.startMs + b * bucketS * 1000;
+    const resetAt = get('resetAt');
+    const ban = get('ban');
+    const must = get('must') || 0;
+    const should = get('should') || 0;
+    const kind = get('kind');
+    for (let i = 0; i < n; i++) {
+      const status = i < admitted ? 200 : i < admitted + refused ? 429 : 500;
+      /** @type {import('../../spec/rules/timeline-svg.js').TimelinePoint} */
+      const point = {
+        atMs: from + ((i + 0.5) * bucketS * 1000) / n,
+        status: status,
+        limit: get('limit'),
+        remaining: i === n - 1 ? get('remaining') : null,
+        resetAtMs: resetAt === null ? null : run.startMs + resetAt,
+      };
+      if (status === 429 && i === admitted) {
+        point.retryAfterMs = ban !== null ? ban : get('wait');
+        if (ban !== null) point.ban = true;
+      }
+      if (i === 0 && must + should > 0) {
+        const name = kind !== null && kind >= 0 && kind < KINDS.length ? KINDS[kind] : 'rule';
+        point.violations = [{ kind: name, level: must > 0 ? 'must' : 'should', detail: must + should + ' broken rule(s) in this ' + bucketS + ' s bucket, the last: ' + name }];
+      }
+      points.push(point);
+    }
+  }
+  return points;
+}

@@ -1,0 +1,80 @@
+// The pictures the k6 scripts write beside their JSON summaries, rendered in headless Chromium: the
+// timeline of rate-limit.js against a correct limiter with a ban, and against a ban that is announced
+// but not enforced, and capacity.js's chart. Screenshots go to $SCREENSHOT_DIR to be looked at.
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { limitedTarget } from './fake-targets.ts';
+import { captureConsole, runScript } from './k6-shim.ts';
+import { capacityChart, rateLimitTimeline } from './pictures.ts';
+
+const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
+const available = existsSync(CHROMIUM);
+if (!available && process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing; CI installs Debian's chromium`);
+if (!available) process.stdout.write(`SKIP: ${CHROMIUM} is missing, so the k6 scripts' pictures are not rendered (apt-get install chromium)\n`);
+const SCREENSHOTS = process.env.SCREENSHOT_DIR ?? join(tmpdir(), 'adoption-kit-screenshots');
+
+async function unenforcedBan(): Promise<string> {
+  const out = captureConsole();
+  try {
+    const r = await runScript(join(dirname(fileURLToPath(import.meta.url)), '..', 'rate-limit.js'), {
+      env: { PLAN: 'free', BAN: '1', BAN_DURATION: '150s' },
+      handler: limitedTarget({ limit: 60, banAfter: 5, banSeconds: 90, fault: 'ban-unenforced' }),
+      startMs: Date.UTC(2026, 10, 22, 10, 0, 17, 300),
+    });
+    return r.summary['rate-limit-summary.svg']!;
+  } finally {
+    out.restore();
+  }
+}
+
+(available ? test : test.skip)("in Chromium: rate-limit.js's timeline shows the windows, the ban and its lifting, and a ban that is not enforced", async () => {
+  const { chromium } = await import('playwright-core');
+  await mkdir(SCREENSHOTS, { recursive: true });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'] });
+  try {
+    const page = await browser.newPage({ viewport: { width: 940, height: 380 } });
+    const show = async (svg: string, file: string) => {
+      await page.setContent(`<!doctype html><body style="margin:20px;background:#fff">${svg}</body>`);
+      await page.locator('svg').screenshot({ path: join(SCREENSHOTS, file) });
+      return page.locator('svg [data-at-ms]').evaluateAll((els) =>
+        els.map((el) => {
+          const b = el.getBoundingClientRect();
+          return { cls: el.getAttribute('class') ?? '', at: Number(el.getAttribute('data-at-ms')), until: Number(el.getAttribute('data-until-ms')), x: b.x, right: b.x + b.width, kind: el.getAttribute('data-kind') };
+        }),
+      );
+    };
+
+    const correct = await show(await rateLimitTimeline(), 'k6-rate-limit-timeline.png');
+    const of = (cls: string) => correct.filter((m) => m.cls.split(' ').includes(cls));
+    assert.ok(of('tl-window-boundary').length >= 3, 'three window boundaries');
+    assert.is(of('tl-violation').length, 0, 'a correct limiter breaks nothing');
+    const [ban] = of('tl-ban');
+    assert.ok(ban, 'the ban is drawn');
+    assert.ok(Math.abs(ban!.until - ban!.at - 90_000) < 7_000, `the ban spans its 90 s (${ban!.until - ban!.at} ms)`);
+    const inside = of('tl-request').filter((m) => m.at > ban!.at && m.at < ban!.until);
+    const after = of('tl-request').filter((m) => m.at >= ban!.until);
+    assert.ok(inside.length >= 2 && inside.every((m) => m.cls.includes('tl-refused')), 'every request while the ban lasts is refused');
+    assert.equal(after.map((m) => m.cls.includes('tl-admitted')), [true], 'the probe after the ban is admitted');
+    assert.ok(after[0]!.x >= ban!.right - 1, 'and stands after the ban');
+
+    const faulty = await show(await unenforcedBan(), 'k6-rate-limit-unenforced-ban.png');
+    const broken = faulty.filter((m) => m.cls.includes('tl-violation'));
+    assert.ok(broken.some((m) => m.kind === 'ban_not_enforced'), JSON.stringify(broken.map((m) => m.kind)));
+    const fban = faulty.find((m) => m.cls.includes('tl-ban'))!;
+    for (const v of broken.filter((m) => m.kind === 'ban_not_enforced')) assert.ok(v.x > fban.x && v.x < fban.right, 'marked inside the ban it broke');
+
+    const chart = await show(await capacityChart(), 'k6-capacity-chart.png');
+    assert.ok(chart.length >= 0);
+    assert.match(await page.locator('.cap-knee').getAttribute('data-held') ?? '', /^40$/);
+    assert.is(await page.locator('.cap-broke').count() > 0, true);
+  } finally {
+    await browser.close();
+  }
+});
+
+test.run();

@@ -1,0 +1,32 @@
+// The pictures load/README.md shows, made by the scripts themselves under the k6 shim on a fake
+// clock (so they come out the same every time): rate-limit.js's timeline of a correct limiter with a
+// ban, and capacity.js's chart of a target with a knee. scripts/generate.ts keeps them current.
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { kneeTarget, limitedTarget } from './fake-targets.ts';
+import { captureConsole, runScript } from './k6-shim.ts';
+
+const load = join(dirname(fileURLToPath(import.meta.url)), '..');
+const START = Date.UTC(2026, 10, 22, 10, 0, 17, 300);
+
+async function summaryFile(script: string, env: Record<string, string>, handler: Parameters<typeof runScript>[1]['handler'], file: string): Promise<string> {
+  const out = captureConsole();
+  try {
+    const r = await runScript(join(load, script), { env, handler, startMs: START });
+    const svg = r.summary[file];
+    if (svg === undefined) throw new Error(`${script} wrote no ${file}`);
+    return svg;
+  } finally {
+    out.restore();
+  }
+}
+
+/** rate-limit.js with BAN=1 against a correct limiter of 60 a minute that bans for 90 s after 5 refusals. */
+export function rateLimitTimeline(): Promise<string> {
+  return summaryFile('rate-limit.js', { PLAN: 'free', BAN: '1', BAN_DURATION: '150s' }, limitedTarget({ limit: 60, banAfter: 5, banSeconds: 90 }), 'rate-limit-summary.svg');
+}
+
+/** capacity.js's doubling search against a target that slows past 65 requests a second. */
+export function capacityChart(): Promise<string> {
+  return summaryFile('capacity.js', { START_RATE: '10', MAX_RATE: '400', HOLD: '5s', P95_MS: '100', P99_MS: '200', CREATE_RATIO: '0' }, kneeTarget(65), 'capacity-summary.svg');
+}
