@@ -1,0 +1,117 @@
+// @ts-check
+// What follows a 429: the episode of refusals until a request is admitted again, a retry sent before
+// Retry-After had passed (served, it breaks a rule; refused, it provokes), the readmission once every
+// Retry-After has passed, and a ban: a Retry-After reaching past the window's reset after a provoked
+// retry, enforced while it lasts and lifted when it said. Part of the window rules
+// (window-rules.js). Plain ES2015 without imports outside spec/rules.
+import { retryAtSeconds, retryWaitMs, slackSeconds } from './snapshot.js';
+
+/**
+ * @typedef {import('./snapshot.js').Snapshot} Snapshot
+ * @typedef {import('./snapshot.js').Tolerances} Tolerances
+ * @typedef {object} Episode the refusals since the last admitted request
+ * @property {number} startMs when its first 429 arrived (client clock)
+ * @property {number | null} dueMs when every Retry-After announced so far has passed (client clock)
+ * @property {number | null} baseline the later of the first 429's Retry-After and Reset (server seconds)
+ * @property {boolean} provoked the client retried before a Retry-After had passed
+ * @property {number | null} banDueMs when the announced ban ends (client clock)
+ * @property {unknown} ref the 429 that began it
+ */
+
+/**
+ * @param {import('./judgement.js').Recorder} rec
+ * @param {Tolerances} tol
+ */
+export function createRefusalRules(rec, tol) {
+  const rule = rec.rule;
+  const event = rec.event;
+  /** @type {Episode | null} */
+  let episode = null;
+  let banSeen = false;
+
+  return {
+    /**
+     * The rules about a request sent during an episode: retries before Retry-After, readmission
+     * after it, a ban's enforcement and lifting.
+     * @param {Snapshot} s
+     * @returns {{ paused: boolean, early: boolean }} paused: inside an announced ban, where the
+     *   window's numbers may describe the ban instead; early: sent before Retry-After had passed
+     */
+    judgeRetry: function (s) {
+      const e = episode;
+      if (e === null || s.sentAtMs < e.startMs) return { paused: false, early: false };
+      const slackMs = slackSeconds(s, tol) * 1000;
+      const banned = e.banDueMs !== null;
+      if (e.dueMs !== null && s.sentAtMs >= e.dueMs) {
+        const detail = () => 'sent ' + Math.round((s.sentAtMs - /** @type {number} */ (e.dueMs)) / 1000) + ' s after every Retry-After had passed, and refused';
+        rule('not_readmitted', s, !s.admitted, detail, e.ref);
+        if (banned) rule('ban_not_lifted', s, !s.admitted, detail, e.ref);
+        if (banned && s.admitted) event('ban_lifted');
+        return { paused: banned && !s.admitted, early: false };
+      }
+      if (banned && s.sentAtMs < /** @type {number} */ (e.banDueMs) - slackMs) {
+        rule('ban_not_enforced', s, s.admitted, () => 'admitted ' + Math.round((/** @type {number} */ (e.banDueMs) - s.sentAtMs) / 1000) + ' s before the announced ban ends', e.ref);
+        if (!s.admitted) event('ban_confirmed');
+        // Refused after the window it began in had ended: the ban outlived the window, it is no 429 of that window.
+        if (!s.admitted && e.baseline !== null && s.serverNow > e.baseline + slackMs / 1000) event('ban_held_past_reset');
+        return { paused: true, early: true };
+      }
+      if (banned) return { paused: true, early: false };
+      if (e.dueMs === null || s.sentAtMs >= e.dueMs - slackMs) return { paused: false, early: false };
+      e.provoked = true;
+      rule('served_before_retry_after', s, s.admitted, () => 'admitted ' + Math.round((/** @type {number} */ (e.dueMs) - s.sentAtMs) / 1000) + ' s before the Retry-After of an earlier 429 had passed', e.ref);
+      return { paused: false, early: true };
+    },
+
+    /**
+     * A 429 whose Retry-After reaches past the episode's first Reset, after the client retried too
+     * early, announces a ban; without such retries it is a Retry-After that does not match Reset.
+     * @param {Snapshot} s
+     * @returns {boolean} a ban was announced
+     */
+    judgeRetryAfter: function (s) {
+      const at = retryAtSeconds(s);
+      if (at === null) return false;
+      const slack = slackSeconds(s, tol);
+      const e = episode;
+      if (e !== null && e.provoked && e.baseline !== null && at > e.baseline + slack) {
+        e.banDueMs = s.receivedAtMs + /** @type {number} */ (retryWaitMs(s, tol));
+        banSeen = true;
+        event('ban_detected');
+        rec.note('temporary ban detected: 429 with Retry-After ' + s.retryAfterRaw + ', ' + (at - e.baseline) + ' s beyond the window reset');
+        return true;
+      }
+      const reset = /** @type {number} */ (s.reset);
+      rule('retry_after_early', s, at < reset - slack, () => 'Retry-After ' + s.retryAfterRaw + ' at ' + s.serverNow + ' ends ' + (reset - at) + ' s before Reset ' + reset);
+      rule('retry_after_late', s, at > reset + slack, () => 'Retry-After ' + s.retryAfterRaw + ' at ' + s.serverNow + ' ends ' + (at - reset) + ' s after Reset ' + reset + ', and no ban was provoked');
+      return false;
+    },
+
+    /**
+     * An admitted request ends the episode; a refusal begins or extends it.
+     * @param {Snapshot} s
+     */
+    follow: function (s) {
+      if (s.admitted) {
+        episode = null;
+        return;
+      }
+      const wait = retryWaitMs(s, tol);
+      const due = wait === null ? null : s.receivedAtMs + wait;
+      if (episode === null) episode = { startMs: s.receivedAtMs, dueMs: due, baseline: null, provoked: false, banDueMs: null, ref: s.ref };
+      else if (due !== null && (episode.dueMs === null || due > episode.dueMs)) episode.dueMs = due;
+      const at = retryAtSeconds(s);
+      if (episode.baseline === null && at !== null) episode.baseline = s.reset === null ? at : Math.max(at, s.reset);
+    },
+
+    /** When a client may retry: every Retry-After of the current refusals has passed (client clock); null when admitted or unknown. */
+    retryDueMs: function () {
+      return episode === null ? null : episode.dueMs;
+    },
+
+    /** Whether a ban was ever announced. */
+    banSeen: function () {
+      return banSeen;
+    },
+  };
+}
