@@ -10,8 +10,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { stringify as toYaml } from 'yaml';
 import { derivedDescription, mergeAllOf, runDredd, transactionPlans } from './dredd.ts';
-import { FAULTS } from './faults/catalogue.ts';
-import { startTarget, type Target } from './faults/harness.ts';
+import { FAULTS } from './testing/faults/catalogue.ts';
+import { startTarget, type Target } from './testing/faults/harness.ts';
 import { DEFAULT_SPEC_PATH, loadContract, type Contract } from './openapi.ts';
 
 const LIST_200 = '/pets > List animals > 200 > application/json';

@@ -8,8 +8,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { collectOutput, spawnChild } from '../lib/processes.ts';
 import { main } from './cli.ts';
-import { conformOn, startTarget, type Target } from './faults/harness.ts';
-import { startFaultProxy, type FaultProxy } from './faults/proxy.ts';
+import { conformOn, startTarget, type Target } from './testing/faults/harness.ts';
+import { startFaultProxy, type FaultProxy } from './testing/faults/proxy.ts';
 
 function capture() {
   const out: string[] = [];

@@ -10,15 +10,15 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startFaultProxy, type FaultProxy, type ProxyRequest } from '../conformance/faults/proxy.ts';
-import { startTarget, type Target } from '../conformance/faults/harness.ts';
+import { startFaultProxy, type FaultProxy, type ProxyRequest } from '../conformance/testing/faults/proxy.ts';
+import { startTarget, type Target } from '../conformance/testing/faults/harness.ts';
 import { startMock, type RunningMock } from '../conformance/mock.ts';
 import { collectOutput, spawnChild, stopChild } from '../lib/processes.ts';
 import { ManualClock } from '../server/clock.ts';
 import { createServer } from '../server/server.ts';
 import { ROOT } from '../server/test/process.ts';
 import { parseProxyCli, runProxy, type ProxyCliOptions } from './cli.ts';
-import { MISBEHAVING_KEY, misbehavingClientTimeline, misbehavingRequests, START_MS } from './pictures.ts';
+import { MISBEHAVING_KEY, misbehavingClientTimeline, misbehavingRequests, START_MS } from './testing/pictures.ts';
 import type { ProxyReport } from './report.ts';
 
 const BAD_KEY = MISBEHAVING_KEY;

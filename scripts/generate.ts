@@ -13,9 +13,9 @@ import { rulesTable } from '../load/readme-tables.ts';
 import { capacityChart, rateLimitTimeline } from '../load/testing/pictures.ts';
 import { contractModule } from '../spec/contract-facts.ts';
 import { serverGuideBlocks } from '../server/docs.ts';
-import { PICTURES } from '../spec/rules/pictures.ts';
-import { misbehavingClientTimeline } from '../proxy/pictures.ts';
-import { badlyBehavedClientSvg } from '../server/client-report/pictures.ts';
+import { PICTURES } from '../spec/rules/testing/pictures.ts';
+import { misbehavingClientTimeline } from '../proxy/testing/pictures.ts';
+import { badlyBehavedClientSvg } from '../server/client-report/testing/pictures.ts';
 import { timelineSvg } from '../spec/rules/timeline-svg.js';
 
 export interface Generated {

@@ -11,7 +11,7 @@ import { Ledger } from '../../conformance/ledger.ts';
 import { RUN_DEFAULTS } from '../../conformance/options.ts';
 import { evaluateThresholds, type MetricType } from '../../load/testing/k6-shim.ts';
 import { KINDS, VIOLATIONS_METRIC, createJudge, eventMetric, violationThresholds, zeroSamples } from '../../load/lib/verdict.js';
-import { SEQUENCES } from './recorded.ts';
+import { SEQUENCES } from './testing/recorded.ts';
 import type { RecordedResponse } from './snapshot.js';
 import { EVENTS, RULES } from './rules.js';
 

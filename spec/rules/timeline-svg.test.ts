@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { CAPACITY, CORRECT_LIMITER, FAULTY_LIMITER, timelineOf } from './pictures.ts';
-import { no, ok, W1 } from './recorded.ts';
+import { CAPACITY, CORRECT_LIMITER, FAULTY_LIMITER, timelineOf } from './testing/pictures.ts';
+import { no, ok, W1 } from './testing/recorded.ts';
 import { capacitySvg, timelineSvg } from './timeline-svg.js';
 
 const count = (svg: string, cls: string) => (svg.match(new RegExp(`class="[^"]*\\b${cls}\\b`, 'g')) ?? []).length;

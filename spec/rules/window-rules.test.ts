@@ -2,7 +2,7 @@
 // each faulty one breaks exactly the rules it names; batches, lost requests, clocks and bans.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { CORRECT, SEQUENCES, T0, W1, W2, httpDate, lost, no, ok } from './recorded.ts';
+import { CORRECT, SEQUENCES, T0, W1, W2, httpDate, lost, no, ok } from './testing/recorded.ts';
 import { readSnapshot, type RecordedResponse } from './snapshot.js';
 import { RULES } from './rules.js';
 import { createWindowRules } from './window-rules.js';

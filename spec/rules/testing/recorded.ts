@@ -1,7 +1,7 @@
 // Recorded rate-limit header sequences for the tests: what a correct fixed-window limiter sends, and
 // what the faulty ones do. Times are seconds after T0; a response carries the Date header of the
 // second it was sent in and arrives 250 ms into it. Headers are spelled as k6 hands them over.
-import type { RecordedResponse } from './snapshot.js';
+import type { RecordedResponse } from '../snapshot.js';
 
 /** A minute boundary, in Unix seconds. */
 export const T0 = 1_800_000_000;

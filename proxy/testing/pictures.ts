@@ -2,12 +2,12 @@
 // server, judged by the proxy's own judge. Here the client's requests reach the server by inject
 // on the same manual clock, so `npm run generate` draws it without a network; proxy.test.ts checks
 // that the real proxy, over HTTP, sees exactly these points.
-import { loadContract, type OperationId } from '../conformance/openapi.ts';
-import type { Exchange } from '../conformance/http.ts';
-import { ManualClock } from '../server/clock.ts';
-import { createServer } from '../server/server.ts';
-import type { Timeline } from '../spec/rules/timeline-svg.js';
-import { TrafficJudge } from './judge.ts';
+import { loadContract, type OperationId } from '../../conformance/openapi.ts';
+import type { Exchange } from '../../conformance/http.ts';
+import { ManualClock } from '../../server/clock.ts';
+import { createServer } from '../../server/server.ts';
+import type { Timeline } from '../../spec/rules/timeline-svg.js';
+import { TrafficJudge } from '../judge.ts';
 
 export const MISBEHAVING_KEY = 'test-free-key';
 export const START_MS = Date.UTC(2026, 5, 1, 12, 0, 0);

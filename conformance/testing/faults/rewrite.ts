@@ -1,6 +1,6 @@
 // The small rewrites faults are made of: which operation a request is, and editing JSON bodies,
 // queries and headers on their way through the fault proxy.
-import { parseInteger } from '../../spec/rules/fields.js';
+import { parseInteger } from '../../../spec/rules/fields.js';
 import type { ProxyRequest, ProxyResponse } from './proxy.ts';
 
 type Op = 'listPets' | 'createPet' | 'getPet';

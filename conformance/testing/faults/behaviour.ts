@@ -1,6 +1,6 @@
 // Faults in what the specification asks of every implementation: status codes, body shapes and
 // types, error bodies, authentication, validation, limit and filter, persistence, deprecation.
-import { PET_STATUSES } from '../../spec/rules/contract.js';
+import { PET_STATUSES } from '../../../spec/rules/contract.js';
 import type { Fault } from './catalogue.ts';
 import type { ProxyRequest } from './proxy.ts';
 import { mapErrors, mapJson, mapPets, operationOf, withoutHeaders, withQuery } from './rewrite.ts';

@@ -2,9 +2,9 @@
 // same server with any one behaviour broken fails, with the check the fault catalogue names.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { CATALOGUE } from '../catalogue.ts';
+import { CATALOGUE } from '../../catalogue.ts';
 import { FAULTS, RETRY_AFTER_AS_DATE } from './catalogue.ts';
-import type { RunOptions } from '../run.ts';
+import type { RunOptions } from '../../run.ts';
 import { conformOn, failedIds, outcomeOf, startTarget, type Implementation } from './harness.ts';
 
 /** One seed for every run: a fault caught once is caught every time. */

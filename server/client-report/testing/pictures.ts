@@ -2,10 +2,10 @@
 // client-report.test.ts (110 requests 10 ms apart, every fourth to getPet, never waiting), as
 // `adoption-kit client-report --html` draws it. Driven by inject on a manual clock, so `npm run
 // generate` draws the same picture every time.
-import { timelineSvg } from '../../spec/rules/timeline-svg.js';
-import { ManualClock } from '../clock.ts';
-import { createServer } from '../server.ts';
-import type { ClientReport } from './recorder.ts';
+import { timelineSvg } from '../../../spec/rules/timeline-svg.js';
+import { ManualClock } from '../../clock.ts';
+import { createServer } from '../../server.ts';
+import type { ClientReport } from '../recorder.ts';
 
 const TOKEN = 'picture-admin-token';
 

@@ -1,7 +1,7 @@
 // Faults in input handling, the kind only generated inputs find: the fixed checks send a handful of
 // plain requests and pass every one of these; the generated phases (the one named as `foundBy`)
 // catch each. faults.test.ts shows both and prints the score.
-import { PET_STATUSES } from '../../spec/rules/contract.js';
+import { PET_STATUSES } from '../../../spec/rules/contract.js';
 import type { Fault } from './catalogue.ts';
 import type { ProxyRequest, ProxyResponse } from './proxy.ts';
 import { operationOf, withoutHeaders, withQuery } from './rewrite.ts';

@@ -1,7 +1,7 @@
 // Faults in the rate limiter: its headers, its enforcement, and Retry-After. They show only when
 // the kit exhausts a window (--rate-limit-key), some only when it keeps asking after a 429.
-import { formatHttpDate, parseRetryAfter } from '../../spec/rules/fields.js';
-import { isRefusalStatus as isRefusal } from '../../spec/rules/snapshot.js';
+import { formatHttpDate, parseRetryAfter } from '../../../spec/rules/fields.js';
+import { isRefusalStatus as isRefusal } from '../../../spec/rules/snapshot.js';
 import type { FaultBehaviour, ProxyResponse } from './proxy.ts';
 import type { Fault } from './catalogue.ts';
 import { num, withoutHeaders } from './rewrite.ts';

@@ -1,9 +1,9 @@
 // The fault-injection harness: an implementation on a manual clock (the in-process reference server,
 // or the second implementation of conformance/testing), optionally behind a fault proxy, and a
 // conformance run whose waits advance that clock instead of sleeping.
-import { createServer, ManualClock } from '../../server/index.ts';
-import { runConformance, type Report, type RunOptions } from '../run.ts';
-import { startSecondServer, type SecondServerOptions } from '../testing/second-server/index.ts';
+import { createServer, ManualClock } from '../../../server/index.ts';
+import { runConformance, type Report, type RunOptions } from '../../run.ts';
+import { startSecondServer, type SecondServerOptions } from '../second-server/index.ts';
 import { startFaultProxy, type FaultBehaviour, type FaultProxy } from './proxy.ts';
 
 export type Implementation = 'reference' | 'second';

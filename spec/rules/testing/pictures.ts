@@ -3,9 +3,9 @@
 // test renders the same ones in Chromium and looks at them; `npm run generate` writes them beside
 // the guides, so a change to the renderer or the rules that changes a picture shows in review.
 import { CORRECT, T0, W1, no, ok } from './recorded.ts';
-import { readSnapshot, type RecordedResponse } from './snapshot.js';
-import { capacitySvg, timelinePoint, timelineSvg, type Capacity, type Timeline } from './timeline-svg.js';
-import { createWindowRules } from './window-rules.js';
+import { readSnapshot, type RecordedResponse } from '../snapshot.js';
+import { capacitySvg, timelinePoint, timelineSvg, type Capacity, type Timeline } from '../timeline-svg.js';
+import { createWindowRules } from '../window-rules.js';
 
 /** Plays responses of one key through the window rules, one request at a time, into a timeline. */
 export function timelineOf(key: string, responses: readonly RecordedResponse[], title?: string): Timeline {

@@ -1,7 +1,7 @@
 // Deliberately broken implementations: the reference server behind a proxy that breaks exactly one
 // behaviour. Each names the check that must catch it; faults.test.ts runs the kit against every one.
 // Whether a fault shows only with --strict, --rate-limit-key or --ban-check follows from that check.
-import type { GeneratedPhase } from '../options.ts';
+import type { GeneratedPhase } from '../../options.ts';
 import { BEHAVIOUR_FAULTS } from './behaviour.ts';
 import { INPUT_FAULTS } from './input.ts';
 import type { FaultBehaviour } from './proxy.ts';
