@@ -17,6 +17,7 @@ export const SCRIPTS = {
   reference: join(ROOT, 'dist/server/cli.js'),
   null: here('./peers/null-server.mjs'),
   hapi: here('./peers/bare-hapi.mjs'),
+  'hapi-floor': here('./peers/hapi-floor.mjs'),
   node: here('./peers/bare-node.mjs'),
   prism: join(ROOT, 'node_modules/@stoplight/prism-cli/dist/index.js'),
   jsonServer: join(ROOT, 'node_modules/json-server/lib/cli/bin.js'),
@@ -178,6 +179,7 @@ export async function launch(id: ServerId, spec: ServerSpec, context: LaunchCont
       }
       case 'null':
       case 'hapi':
+      case 'hapi-floor':
       case 'node': {
         if (spec.kind !== 'null' && !context.canned) throw new Error(`${id} needs the reference server's response bytes first`);
         child = spawnChild({

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import type { ConsumeRequest, ConsumeResult, LimiterStore, Outcome, WindowUsage } from './store.ts';
 import { StoreUnavailableError } from './store.ts';
+import { roundTrips } from '../round-trips.ts';
 
 const CONSUME_LUA = readFileSync(new URL('./consume.lua', import.meta.url), 'utf8');
 const ADVANCE_LUA = readFileSync(new URL('./advance.lua', import.meta.url), 'utf8');
@@ -178,6 +179,7 @@ export class RedisStore implements LimiterStore {
   async #call(name: string, numKeys: number, args: Array<string | number>): Promise<unknown> {
     const command = (this.#redis as unknown as Record<string, ScriptCommand>)[name];
     if (!command) throw new StoreUnavailableError(`script ${name} is not defined`);
+    roundTrips.redis++;
     try {
       return await command.call(this.#redis, numKeys, ...args);
     } catch (error) {

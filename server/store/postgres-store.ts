@@ -10,6 +10,7 @@ import type { Pool, PoolClient } from 'pg';
 import type { NewPet, Pet } from '../types.ts';
 import { DatabaseUnavailableError, IncompatibleSchemaError, isConnectionFailure, parseDatabaseUrl, reasonOf } from './database-errors.ts';
 import type { ListQuery, ListResult, PetStore } from './pet-store.ts';
+import { roundTrips } from '../round-trips.ts';
 import { MAX_SAFE, insertPets, keepSequenceAbove, lockSql, prepareSchema, schemaNames, type SchemaNames } from './postgres-schema.ts';
 
 export interface PostgresStoreOptions {
@@ -102,7 +103,15 @@ export class PostgresPetStore implements PetStore {
     // cut between two queries (pg_terminate_backend, a restart, a failover) emits 'error' with no one
     // listening, which ends the process; the query in flight or the next one fails on its own, and
     // that failure is what answers the request.
-    pool.on('connect', (client) => client.on('error', () => undefined));
+    pool.on('connect', (client) => {
+      client.on('error', () => undefined);
+      // Every statement goes through a client's query(), the pool's own included: counted once, here.
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+        roundTrips.postgres++;
+        return query(...args);
+      };
+    });
 
     const names = schemaNames(target.schema);
     let client: PoolClient;
