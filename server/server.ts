@@ -19,6 +19,8 @@ import { rateLimitPlugin } from './plugins/rate-limit.ts';
 import { requestLogPlugin } from './plugins/request-log.ts';
 import { petRoutes } from './routes/pets.ts';
 import { openPetStore } from './store/open.ts';
+import { PostgresPetStore } from './store/postgres-store.ts';
+import { FailoverStore, RedisStore } from './rate-limit/index.ts';
 import type { PetStore } from './store/pet-store.ts';
 
 declare module '@hapi/hapi' {
@@ -29,6 +31,19 @@ declare module '@hapi/hapi' {
     options: ResolvedOptions;
     contract: Contract;
   }
+}
+
+/**
+ * A PostgreSQL store shared through Redis keeps pets and pages in every instance, and knows when to
+ * serve them from the pets' version read on the limiter's round trip (store/pet-cache.ts). Without
+ * the Redis limiter there is no round trip to carry it: every read goes to PostgreSQL.
+ */
+function shareVersionThroughLimiter(server: Server, store: PetStore): void {
+  const limiter = server.plugins['rate-limit']?.store;
+  if (!(store instanceof PostgresPetStore) || !(limiter instanceof FailoverStore) || !(limiter.primary instanceof RedisStore)) return;
+  const redis = limiter.primary;
+  redis.sharePetsVersion(store.schema);
+  store.shareVersion({ bump: (kind) => redis.bumpPetsVersion(kind) }, (level, message) => server.log(['storage', level], message));
 }
 
 /** Longest `Prefer: delay=<ms>` a request may ask for. */
@@ -105,6 +120,7 @@ export async function createServer(input: ServerOptions = {}): Promise<Server> {
     await server.register(httpRulesPlugin);
     await server.register({ plugin: authPlugin, options: { keys, realm: 'adoption-store' } });
     await server.register({ plugin: rateLimitPlugin, options: { rateLimit: options.rateLimit, redisUrl: options.redisUrl, clock, keys, trustProxy: options.trustProxy, trustProxyHeader: options.trustProxyHeader } });
+    shareVersionThroughLimiter(server, store);
     await server.register({ plugin: deprecationPlugin, options: { clock } });
     if (options.adminToken) {
       await server.register({

@@ -9,6 +9,7 @@ import pg from 'pg';
 import type { Pool, PoolClient } from 'pg';
 import type { NewPet, Pet } from '../types.ts';
 import { DatabaseUnavailableError, IncompatibleSchemaError, isConnectionFailure, parseDatabaseUrl, reasonOf } from './database-errors.ts';
+import { MAX_AGE_MS, PetCache, pageKey, type PetsVersion, type PetsVersionSource } from './pet-cache.ts';
 import type { ListQuery, ListResult, PetStore } from './pet-store.ts';
 import { roundTrips } from '../round-trips.ts';
 import { MAX_SAFE, insertPets, keepSequenceAbove, lockSql, prepareSchema, schemaNames, type SchemaNames } from './postgres-schema.ts';
@@ -58,13 +59,21 @@ export class PostgresPetStore implements PetStore {
   readonly #pool: Pool;
   readonly #names: SchemaNames;
   readonly #database: string;
+  readonly #cache = new PetCache();
   #queue: PendingCreate[] = [];
   #writing: Promise<void> | null = null;
+  #versions: PetsVersionSource | undefined;
+  #log: (level: 'error' | 'info', message: string) => void = () => {};
 
   private constructor(pool: Pool, names: SchemaNames, database: string) {
     this.#pool = pool;
     this.#names = names;
     this.#database = database;
+  }
+
+  /** The schema holding the store: the instances that share pets share it. */
+  get schema(): string {
+    return this.#names.schema;
   }
 
   /** The database as messages name it: URL without its password, and the schema. */
@@ -134,22 +143,47 @@ export class PostgresPetStore implements PetStore {
     return new PostgresPetStore(pool, names, target.description);
   }
 
-  async list({ limit, status, afterId = 0 }: ListQuery): Promise<ListResult> {
+  /**
+   * From now on every commit moves the pets' version on through `source` before it is acknowledged,
+   * and reads that saw a version (`seen`) may be answered from this instance's cache (pet-cache.ts).
+   * Every instance that writes to the schema must share the version, or the others' caches go stale.
+   */
+  shareVersion(source: PetsVersionSource, log: (level: 'error' | 'info', message: string) => void): void {
+    this.#versions = source;
+    this.#log = log;
+  }
+
+  async list(query: ListQuery, seen?: PetsVersion): Promise<ListResult> {
+    const key = seen && this.#versions ? pageKey(query) : undefined;
+    if (key !== undefined) {
+      const hit = this.#cache.page(key, seen!);
+      if (hit) return hit;
+    }
+    const { limit, status, afterId = 0 } = query;
     // As LowPetStore: ids are integers, so "after 2.5" is "after 2"; a limit that is not a
     // non-negative integer never fills a page, so it returns every match.
     const after = Number.isNaN(afterId) ? 0 : Math.min(Math.max(Math.floor(afterId), -1), MAX_SAFE);
     const take = Number.isSafeInteger(limit) && limit >= 0 ? limit + 1 : null;
-    const filter = status === undefined ? '' : 'AND status = $3';
-    const values = status === undefined ? [after, take] : [after, take, status];
-    const { rows } = await this.#query<Pet>(`SELECT ${COLUMNS} FROM ${this.#names.pets} WHERE id > $1 ${filter} ORDER BY id LIMIT $2`, values);
-    if (take !== null && rows.length === take) return { pets: rows.slice(0, limit), hasMore: true };
-    return { pets: rows, hasMore: false };
+    // Prepared once per connection: PostgreSQL parses and plans them once, not per request.
+    const { rows } =
+      status === undefined
+        ? await this.#query<Pet>({ name: 'pets-list', text: `SELECT ${COLUMNS} FROM ${this.#names.pets} WHERE id > $1 ORDER BY id LIMIT $2`, values: [after, take] })
+        : await this.#query<Pet>({ name: 'pets-list-status', text: `SELECT ${COLUMNS} FROM ${this.#names.pets} WHERE id > $1 AND status = $3 ORDER BY id LIMIT $2`, values: [after, take, status] });
+    const pets = rows.map((row) => this.#cache.intern(row));
+    const page = take !== null && pets.length === take ? { pets: pets.slice(0, limit), hasMore: true } : { pets, hasMore: false };
+    if (key !== undefined) this.#cache.keepPage(key, page, seen!);
+    return page;
   }
 
-  async get(id: number): Promise<Pet | undefined> {
+  async get(id: number, seen?: PetsVersion): Promise<Pet | undefined> {
     if (!Number.isSafeInteger(id)) return undefined;
-    const { rows } = await this.#query<Pet>(`SELECT ${COLUMNS} FROM ${this.#names.pets} WHERE id = $1`, [id]);
-    return rows[0];
+    const cached = seen && this.#versions ? this.#cache.pet(id, seen) : undefined;
+    if (cached) return cached;
+    const { rows } = await this.#query<Pet>({ name: 'pets-get', text: `SELECT ${COLUMNS} FROM ${this.#names.pets} WHERE id = $1`, values: [id] });
+    if (!rows[0]) return undefined;
+    const pet = this.#cache.intern(rows[0]);
+    if (seen && this.#versions) this.#cache.keepPet(pet, seen);
+    return pet;
   }
 
   /** Resolves after the COMMIT that holds the pet; a failed group rejects each of its creates, whose ids stay used. */
@@ -167,6 +201,7 @@ export class PostgresPetStore implements PetStore {
       await insertPets(client, this.#names, sorted);
       await keepSequenceAbove(client, this.#names, sorted.at(-1)?.id ?? 0);
     });
+    await this.#announce('reset');
   }
 
   async count(): Promise<number> {
@@ -186,6 +221,8 @@ export class PostgresPetStore implements PetStore {
       const group = this.#queue.splice(0, MAX_GROUP);
       try {
         const pets = await this.#insertGroup(group.map((p) => p.input));
+        // Before the 201s: a list through any instance that starts after one of them must see it.
+        await this.#announce('create');
         group.forEach((pending, i) => pending.resolve(pets[i]!));
       } catch (error) {
         for (const pending of group) pending.reject(error);
@@ -202,6 +239,19 @@ export class PostgresPetStore implements PetStore {
       await insertPets(client, this.#names, pets);
       return pets;
     });
+  }
+
+  /**
+   * Tells the other instances' caches of a commit. Failing that, the commit stands (it is durable,
+   * and acknowledging it is the truth): their entries expire within MAX_AGE_MS (pet-cache.ts).
+   */
+  async #announce(kind: 'create' | 'reset'): Promise<void> {
+    if (!this.#versions) return;
+    try {
+      await this.#versions.bump(kind);
+    } catch (error) {
+      this.#log('error', `could not move the pets' version on after a ${kind} (${(error as Error).message}): other instances may serve pages cached before it for up to ${MAX_AGE_MS} ms`);
+    }
   }
 
   /** Runs `work` in a transaction under the schema's lock; resolves only after COMMIT returned. */
@@ -227,9 +277,9 @@ export class PostgresPetStore implements PetStore {
     }
   }
 
-  async #query<R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<pg.QueryResult<R>> {
+  async #query<R extends pg.QueryResultRow>(query: string | pg.QueryConfig, values: unknown[] = []): Promise<pg.QueryResult<R>> {
     try {
-      return await this.#pool.query<R>(text, values);
+      return await (typeof query === 'string' ? this.#pool.query<R>(query, values) : this.#pool.query<R>(query));
     } catch (error) {
       throw this.#translate(error);
     }
