@@ -12,7 +12,7 @@ import { DatabaseUnavailableError, IncompatibleSchemaError, isConnectionFailure,
 import { MAX_AGE_MS, PetCache, pageKey, type PetsVersion, type PetsVersionSource } from './pet-cache.ts';
 import type { ListQuery, ListResult, PetStore } from './pet-store.ts';
 import { roundTrips } from '../round-trips.ts';
-import { MAX_SAFE, insertPets, keepSequenceAbove, lockSql, prepareSchema, schemaNames, type SchemaNames } from './postgres-schema.ts';
+import { MAX_SAFE, insertPets, keepSequenceAbove, lockSql, lockStatement, prepareSchema, schemaNames, type SchemaNames } from './postgres-schema.ts';
 
 export interface PostgresStoreOptions {
   /** postgres://user:password@host:5432/database, optionally with ?schema=name. */
@@ -53,6 +53,25 @@ interface PendingCreate {
   input: Required<NewPet>;
   resolve: (pet: Pet) => void;
   reject: (error: unknown) => void;
+}
+
+/**
+ * Which returned row is whose: creates that ask for the same pet are interchangeable, so each takes
+ * a row that says what it asked for.
+ */
+function matchRows(inputs: readonly Required<NewPet>[], rows: readonly Pet[]): Pet[] {
+  const key = (p: { name: string; categoryId: number; status: string }) => `${p.categoryId} ${p.status} ${p.name}`;
+  const byContent = new Map<string, Pet[]>();
+  for (const row of [...rows].sort((a, b) => b.id - a.id)) {
+    const same = byContent.get(key(row));
+    if (same) same.push(row);
+    else byContent.set(key(row), [row]);
+  }
+  return inputs.map((input) => {
+    const row = byContent.get(key(input))?.pop();
+    if (!row) throw new Error(`no inserted row says ${JSON.stringify(input)}`);
+    return row;
+  });
 }
 
 export class PostgresPetStore implements PetStore {
@@ -231,13 +250,26 @@ export class PostgresPetStore implements PetStore {
     this.#writing = null;
   }
 
+  /**
+   * One round trip per group: BEGIN, the schema's lock, the insert and COMMIT go as one simple query
+   * (the extended protocol takes one statement at a time, so the values are escaped literals), and it
+   * resolves once COMMIT has returned. Four round trips fewer per group than a statement each.
+   */
   async #insertGroup(inputs: readonly Required<NewPet>[]): Promise<Pet[]> {
-    return this.#transaction(async (client) => {
-      const { rows } = await client.query<{ id: number }>('SELECT nextval($1::regclass) AS id FROM generate_series(1, $2)', [this.#names.ids, inputs.length]);
-      const ids = rows.map((r) => r.id).sort((a, b) => a - b);
-      const pets = inputs.map((p, i): Pet => ({ id: ids[i]!, name: p.name, categoryId: p.categoryId, status: p.status }));
-      await insertPets(client, this.#names, pets);
-      return pets;
+    const values = inputs.map((p) => {
+      if (!Number.isSafeInteger(p.categoryId)) throw new RangeError(`categoryId ${p.categoryId} is not a safe integer`);
+      return `(${pg.escapeLiteral(p.name)}, ${p.categoryId}, ${pg.escapeLiteral(p.status)})`;
+    });
+    const text =
+      `BEGIN; ${lockStatement(this.#names)}; ` +
+      `INSERT INTO ${this.#names.pets} (id, name, category_id, status) ` +
+      `SELECT nextval(${pg.escapeLiteral(this.#names.ids)}::regclass), v.name, v.category_id, v.status FROM (VALUES ${values.join(', ')}) AS v (name, category_id, status) ` +
+      `RETURNING ${COLUMNS}; COMMIT`;
+    return this.#withClient(async (client) => {
+      const results = (await client.query(text)) as unknown as Array<pg.QueryResult<Pet>>;
+      const inserted = results.find((r) => r.command === 'INSERT');
+      if (!inserted || inserted.rows.length !== inputs.length) throw new Error(`the group's insert returned ${inserted?.rows.length} rows for ${inputs.length} creates`);
+      return matchRows(inputs, inserted.rows);
     });
   }
 
@@ -255,16 +287,23 @@ export class PostgresPetStore implements PetStore {
   }
 
   /** Runs `work` in a transaction under the schema's lock; resolves only after COMMIT returned. */
-  async #transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.#connect();
-    let failure: unknown;
-    try {
+  #transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    return this.#withClient(async (client) => {
       await client.query('BEGIN');
       const lock = lockSql(this.#names);
       await client.query(lock.text, lock.values);
       const result = await work(client);
       await client.query('COMMIT');
       return result;
+    });
+  }
+
+  /** Runs `work` on a connection of its own; a failure rolls back whatever transaction it left open. */
+  async #withClient<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.#connect();
+    let failure: unknown;
+    try {
+      return await work(client);
     } catch (error) {
       failure = error;
       // A lost or timed-out connection is closed instead (the server rolls back when it goes): a
