@@ -132,6 +132,21 @@ test('pages tailed through every instance while two create: none skips, repeats 
   for (const walk of walks) assert.equal(walk, all, 'every pet once, in order');
 });
 
+test('an instance without the limiter (--no-rate-limit) caches nothing, but its creates reach the others\' caches at once', async () => {
+  const bare = await startCli(['--port', '0', '--quiet', '--database', postgres.db!.url, '--redis', REDIS_URL, '--redis-prefix', PREFIX, '--no-rate-limit']);
+  instances.push(bare);
+  const through = instances.length - 1;
+  for (let n = 0; n < 10; n++) {
+    for (const i of [0, 1]) await list(i, 'status=pending&limit=100');
+    const id = await create(through, `Unlimited ${n}`, 'pending');
+    for (const i of [0, 1]) assert.ok((await list(i, 'status=pending&limit=100')).ids.includes(id), `pet ${id} missing from the list of ${i}`);
+  }
+  const before = await roundTripsOf(bare);
+  await list(through, 'limit=7');
+  await list(through, 'limit=7');
+  assert.is((await roundTripsOf(bare)).postgres, before.postgres + 2, 'no version seen, so no page served from a cache');
+});
+
 test('a reset through one instance is seen at once by the pages and pets of the others', async () => {
   const id = await create(0, 'Before the reset');
   for (const i of [1, 2]) {
