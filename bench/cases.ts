@@ -19,6 +19,8 @@ export const CASE_IDS = [
   'pg-redis-list',
   'workers-list',
   'list-100k',
+  'floor-list',
+  'floor-get',
   'list-1k',
   'deep-1k',
   'deep-100k',
@@ -40,6 +42,7 @@ export type ServerId =
   | 'pg-redis'
   | 'pg-workers'
   | 'hapi'
+  | 'hapi-floor'
   | 'node'
   | 'prism'
   | 'json-server';
@@ -115,6 +118,8 @@ export const CASES: Readonly<Record<CaseId, CaseSpec>> = {
   'pg-redis-list': get('pg-redis-list', '14', 'list', 'pg-redis', LIST_PATH, 'reference list, PostgreSQL + Redis limiter, one instance'),
   'workers-list': get('workers-list', '15', 'list', 'pg-workers', LIST_PATH, 'reference list, PostgreSQL + Redis, --workers 2'),
   'list-100k': get('list-100k', '16', 'store-size', 'ref-100k', LIST_PATH, 'reference list, file store 100,000 pets'),
+  'floor-list': get('floor-list', '17', 'list', 'hapi-floor', LIST_PATH, 'hapi with no-op auth, hooks, listener, validator, 6 headers: list'),
+  'floor-get': get('floor-get', '18', 'get', 'hapi-floor', GET_PATH, 'hapi with no-op auth, hooks, listener, validator, 6 headers: get'),
   'list-1k': get('list-1k', 's1', 'store-size', 'ref-1k', LIST_PATH, 'reference list, file store 1,000 pets'),
   'deep-1k': get('deep-1k', 's2', 'store-size', 'ref-1k', 'deep', 'reference mid-store page, status filter, 1,000 pets'),
   'deep-100k': get('deep-100k', 's3', 'store-size', 'ref-100k', 'deep', 'reference mid-store page, status filter, 100,000 pets'),
@@ -134,6 +139,7 @@ export interface ReferenceServerSpec {
 export type ServerSpec =
   | ReferenceServerSpec
   | { kind: 'hapi' }
+  | { kind: 'hapi-floor' }
   | { kind: 'node' }
   | { kind: 'null' }
   | { kind: 'prism' }
@@ -160,6 +166,7 @@ export const SERVERS: Readonly<Record<ServerId, ServerSpec>> = {
   'pg-redis': reference('postgres', 10_000, { redis: true }),
   'pg-workers': reference('postgres', 10_000, { redis: true, workers: 2 }),
   hapi: { kind: 'hapi' },
+  'hapi-floor': { kind: 'hapi-floor' },
   node: { kind: 'node' },
   prism: { kind: 'prism' },
   'json-server': { kind: 'json-server', pets: 10_000 },

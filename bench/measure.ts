@@ -1,9 +1,11 @@
 // One load run, with the CPU each process involved used meanwhile: the server (its whole process
-// tree), the store's PostgreSQL backends, a local Redis, the load generator and this process; and
-// how busy the rest of the machine was, so that a disturbed round can be told apart.
+// tree), the store's PostgreSQL backends, a local Redis, the load generator and this process; the
+// round trips the server made to PostgreSQL and Redis; and how busy the rest of the machine was, so
+// that a disturbed round can be told apart.
 import type { LoadGenerator, LoadMeasure, LoadRequest } from './load.ts';
 import type { BenchDatabase } from './postgres.ts';
 import { foreignCores, machineTicks, processTicks, TICKS_PER_SECOND, treeTicks } from './proc.ts';
+import type { RoundTripCounter } from './round-trips.ts';
 import type { RoundMeasure } from './stats.ts';
 
 export type CpuMeasure = Omit<RoundMeasure, 'round'> & { ids?: number[] | undefined };
@@ -12,35 +14,44 @@ export interface MeasureTarget {
   generator: LoadGenerator;
   request: LoadRequest;
   serverPid: number;
-  /** The PostgreSQL database the server stores in: its backends' CPU is the server's. */
+  /** The PostgreSQL database the server stores in: its backends serve the server alone. */
   database?: BenchDatabase | undefined;
-  /** A local Redis the limiter uses: counted as the benchmark's own CPU, not as other processes'. */
+  /** A local Redis the limiter uses: its CPU is priced beside the server's. */
   redisPid?: number | undefined;
+  /** The server's own count of its round trips to PostgreSQL and Redis. */
+  roundTrips?: RoundTripCounter | undefined;
 }
 
-export async function measureWithCpu({ generator, request, serverPid, database, redisPid }: MeasureTarget): Promise<CpuMeasure> {
+export async function measureWithCpu({ generator, request, serverPid, database, redisPid, roundTrips }: MeasureTarget): Promise<CpuMeasure> {
   const storeTicks = async () => {
     const pids = database ? await database.backendPids().catch(() => [] as number[]) : [];
     return new Map(pids.map((pid) => [pid, processTicks(pid)]));
   };
-  const ownTicks = () => processTicks(process.pid) + (redisPid ? processTicks(redisPid) : 0);
+  const redisTicks = () => (redisPid ? processTicks(redisPid) : 0);
+  const tripsBefore = await roundTrips?.read();
   const storeBefore = await storeTicks();
   const machineBefore = machineTicks();
   const serverBefore = treeTicks(serverPid);
-  const ownBefore = ownTicks();
+  const ownBefore = processTicks(process.pid);
+  const redisBefore = redisTicks();
   const measured: LoadMeasure = await generator.run(request);
   const serverTicks = treeTicks(serverPid) - serverBefore;
-  const ownAfter = ownTicks();
+  const redisUsed = redisTicks() - redisBefore;
+  const ownAfter = processTicks(process.pid);
   const machineAfter = machineTicks();
   // A backend that appeared during the round used all its ticks in it.
   const storeAfter = await storeTicks();
   let backendTicks = 0;
   for (const [pid, ticks] of storeAfter) backendTicks += ticks - (storeBefore.get(pid) ?? 0);
+  const tripsAfter = await roundTrips?.read();
   const generatorTicks = Number.isFinite(measured.generatorCpuSeconds) ? measured.generatorCpuSeconds * TICKS_PER_SECOND : 0;
-  const own = serverTicks + backendTicks + (ownAfter - ownBefore) + generatorTicks;
+  const own = serverTicks + backendTicks + redisUsed + (ownAfter - ownBefore) + generatorTicks;
   return {
     ...measured,
     foreignCores: foreignCores({ machine: machineBefore, own: 0 }, { machine: machineAfter, own }),
-    serverCpuSeconds: (serverTicks + backendTicks) / TICKS_PER_SECOND,
+    serverCpuSeconds: serverTicks / TICKS_PER_SECOND,
+    postgresCpuSeconds: database ? backendTicks / TICKS_PER_SECOND : undefined,
+    redisCpuSeconds: redisPid ? redisUsed / TICKS_PER_SECOND : undefined,
+    roundTrips: tripsBefore && tripsAfter ? { postgres: tripsAfter.postgres - tripsBefore.postgres, redis: tripsAfter.redis - tripsBefore.redis } : undefined,
   };
 }

@@ -1,6 +1,6 @@
 // What a run prints: the table, the headroom, the ratios and the targets, and the dated section
 // `--results` adds to bench/RESULTS.md. Figures come from report.ts; nothing is computed here.
-import { DISTURBED_CORES, formatCount, formatRatio, MB, SATURATED, TARGETS, type BenchReport, type CaseResult, type Headroom } from './report.ts';
+import { allCpu, DISTURBED_CORES, formatCount, formatRatio, MB, SATURATED, TARGETS, type BenchReport, type CaseResult, type Headroom, type WorkersProjection } from './report.ts';
 
 const ms = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '-');
 
@@ -41,10 +41,11 @@ export function renderText(report: BenchReport): string {
     lines.push(`NOTE: reference servers ran with serve flags [${s.referenceFlags.join(' ')}] and node flags [${s.referenceNodeFlags.join(' ')}]: not the production stack.`);
   }
   lines.push('');
-  const header = ['#', 'case', 'what', 'req/s', 'rounds min-max', 'p50 ms', 'p99 ms', 'peak RSS MB', 'bytes/resp', 'CPU us/req', 'gen CPU', 'others CPU', 'clean', 'bad'];
+  const header = ['#', 'case', 'what', 'req/s', 'rounds min-max', 'p50 ms', 'p99 ms', 'peak RSS MB', 'bytes/resp', 'CPU us/req', 'PG us/req', 'Redis us/req', 'PG stmt/req', 'Redis cmd/req', 'gen CPU', 'others CPU', 'clean', 'bad'];
+  const perRequest = (n: number | null, digits: number) => (n === null || !Number.isFinite(n) ? '-' : digits === 0 ? formatCount(n) : n.toFixed(digits));
   const rows = report.cases.map((c) => {
     const v = c.summary;
-    if (!v) return [c.label, c.id, c.title, '-', '-', '-', '-', '-', '-', '-', '-', '-', '-', `skipped: ${c.skipped ?? 'not run'}`];
+    if (!v) return [c.label, c.id, c.title, '-', '-', '-', '-', '-', '-', '-', '-', '-', '-', '-', '-', '-', '-', `skipped: ${c.skipped ?? 'not run'}`];
     const rounds = v.rpsPerRound.length ? `${formatCount(Math.min(...v.rpsPerRound))}-${formatCount(Math.max(...v.rpsPerRound))}` : '-';
     return [
       c.label,
@@ -57,13 +58,17 @@ export function renderText(report: BenchReport): string {
       c.peakRssBytes === null ? '-' : (c.peakRssBytes / MB).toFixed(1),
       v.cleanRounds ? formatCount(v.bytesPerResponse) : '-',
       Number.isFinite(v.cpuMicrosPerRequest) ? formatCount(v.cpuMicrosPerRequest) : '-',
+      perRequest(v.postgresMicrosPerRequest, 0),
+      perRequest(v.redisMicrosPerRequest, 0),
+      perRequest(v.postgresPerRequest, 2),
+      perRequest(v.redisPerRequest, 2),
       Number.isFinite(v.generatorBusy) && v.cleanRounds ? v.generatorBusy.toFixed(2) : '-',
       v.foreignCoresMax.toFixed(2),
       `${v.cleanRounds}/${v.cleanRounds + v.voidRounds.length}`,
       badCell(c),
     ];
   });
-  lines.push(pad([header, ...rows], new Set([3, 5, 6, 7, 8, 9, 10, 11])));
+  lines.push(pad([header, ...rows], new Set([3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15])));
   const disturbed = report.cases.filter((c) => (c.summary?.foreignCoresMax ?? 0) > DISTURBED_CORES);
   if (disturbed.length) {
     lines.push(
@@ -98,6 +103,13 @@ export function renderText(report: BenchReport): string {
       `Redis limiter/memory limiter (PostgreSQL) ${show(r.redisOverMemory)}; ` +
       `--workers 2/one instance ${show(r.workersOverOne)}${workers?.cpus ? ` (workers on cpu ${workers.cpus})` : ''}`,
   );
+  if (r.floorOverHapi.list !== null || r.floorOverHapi.get !== null) {
+    lines.push(
+      `no-op features floor/bare hapi: list ${show(r.floorOverHapi.list)}, get ${show(r.floorOverHapi.get)}; ` +
+        `reference/floor: list ${show(r.referenceOverFloor.list)}, get ${show(r.referenceOverFloor.get)} (by req/s)`,
+    );
+  }
+  lines.push(...scaleOutLines(report));
   if ([r.listP99Growth, r.deepP99Growth].some((v) => v !== null)) {
     lines.push(
       `1,000 -> 100,000 pets: p99 x${show(r.listP99Growth)} first page, x${show(r.deepP99Growth)} mid-store page; ` +
@@ -114,6 +126,39 @@ export function renderText(report: BenchReport): string {
   lines.push('');
   lines.push(pad([['target', 'measured', 'verdict'], ...report.targets.map((t) => [t.target, t.measured, t.why ? `${t.verdict}: ${t.why}` : t.verdict])], new Set()));
   return lines.join('\n') + '\n';
+}
+
+/** Every process's CPU and round trips per request of the scale-out cases, against the file store's list, and the projection. */
+function scaleOutLines(report: BenchReport): string[] {
+  const lines: string[] = [];
+  const file = report.cases.find((c) => c.id === 'ref-list');
+  const fileCpu = file?.summary?.cleanRounds ? file.summary.cpuMicrosPerRequest : undefined;
+  for (const c of report.cases) {
+    const v = c.summary;
+    if (!v?.cleanRounds || (v.postgresMicrosPerRequest === null && v.redisMicrosPerRequest === null)) continue;
+    const parts = [`server ${formatCount(v.cpuMicrosPerRequest)}`];
+    if (v.postgresMicrosPerRequest !== null) parts.push(`PostgreSQL ${formatCount(v.postgresMicrosPerRequest)}`);
+    if (v.redisMicrosPerRequest !== null) parts.push(`Redis ${formatCount(v.redisMicrosPerRequest)}`);
+    const all = allCpu(c)!;
+    const over = fileCpu && c.kind === 'list' ? ` (${formatRatio(v.cpuMicrosPerRequest / fileCpu, 1)} server, ${formatRatio(all / fileCpu, 1)} all over ref-list's ${formatCount(fileCpu)} us)` : '';
+    const trips = [
+      v.postgresPerRequest !== null ? `${v.postgresPerRequest.toFixed(2)} PostgreSQL statements` : '',
+      v.redisPerRequest !== null ? `${v.redisPerRequest.toFixed(2)} Redis commands` : '',
+    ].filter(Boolean);
+    lines.push(`${c.id}: ${parts.join(' + ')} = ${formatCount(all)} us CPU per request${over}${trips.length ? `; ${trips.join(', ')} per request` : ''}`);
+  }
+  if (report.projection) lines.push(...projectionLines(report.projection));
+  return lines;
+}
+
+function projectionLines(p: WorkersProjection): string[] {
+  const rows = p.rows.map((r) => `${r.workers}: ${formatCount(r.rps)}/s on ${r.cores.toFixed(1)} cores${r.limitedBy === 'redis' ? ' (Redis-bound)' : ''}`);
+  return [
+    `PROJECTION, not measured: n workers with a core each and cores to spare for PostgreSQL, from ${p.from}'s CPU per request ` +
+      `(server ${formatCount(p.serverMicros)} + PostgreSQL ${formatCount(p.postgresMicros)} + Redis ${formatCount(p.redisMicros)} us)` +
+      (p.redisCeiling !== null ? `; Redis's one thread caps it at ${formatCount(p.redisCeiling)}/s` : ''),
+    `  ${rows.join('; ')}`,
+  ];
 }
 
 /** The dated section `--results` adds to the results file; `profile` is a rendered profile table, if any. */

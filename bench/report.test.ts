@@ -7,6 +7,7 @@ import {
   clean,
   computeHeadroom,
   computeRatios,
+  projectWorkers,
   type BenchReport,
   type CaseResult,
   type RunSettings,
@@ -46,6 +47,10 @@ function summary(rps: number, extra: Partial<CaseSummary> = {}): CaseSummary {
     bytesPerResponse: 1500,
     foreignCoresMax: 0,
     cpuMicrosPerRequest: 1e6 / rps,
+    postgresMicrosPerRequest: null,
+    redisMicrosPerRequest: null,
+    postgresPerRequest: null,
+    redisPerRequest: null,
     generatorBusy: 0.2,
     serverBusy: 1,
     ...extra,
@@ -83,21 +88,21 @@ function passing(): CaseResult[] {
     result('prism-get', summary(600)),
     result('json-get', summary(1200)),
     result('ref-post', summary(6000), { durability: [durable(120_000)] }),
-    result('pg-post', summary(3000), { durability: [durable(60_000)] }),
+    result('pg-post', summary(5700), { durability: [durable(114_000)] }),
     result('pg-list', summary(5000)),
-    result('pg-redis-list', summary(4500)),
-    result('workers-list', summary(4000), { cpus: '1' }),
+    result('pg-redis-list', summary(4500, { cpuMicrosPerRequest: 200, postgresMicrosPerRequest: 100, redisMicrosPerRequest: 20 })),
+    result('workers-list', summary(4200), { cpus: '1' }),
     result('list-100k', summary(6500), { peakRssBytes: 140e6, tsx: false }),
   ];
 }
 
-const TARGET_NAMES = ['list/hapi', 'list/Prism', 'list/json-server', 'get/hapi', 'get/Prism', 'get/json-server', 'create', 'RSS', 'headroom'];
+const TARGET_NAMES = ['list/hapi', 'list/Prism', 'list/json-server', 'get/hapi', 'get/Prism', 'get/json-server', 'create', 'RSS', 'headroom', 'scale-out CPU', 'pg-post', 'workers'];
 const verdicts = (cases: CaseResult[], s: RunSettings = settings) => checkTargets(cases, s, computeHeadroom(cases)).map((t) => t.verdict);
 const replace = (id: CaseId, change: (c: CaseResult) => CaseResult) => passing().map((c) => (c.id === id ? change(c) : c));
 const all = (v: Verdict): Verdict[] => TARGET_NAMES.map(() => v);
 const but = (changes: Record<number, Verdict>): Verdict[] => all('met').map((v, i) => changes[i] ?? v);
 
-test('a run meeting every target: all nine met; headroom and ratios as computed', () => {
+test('a run meeting every target: all twelve met; headroom and ratios as computed', () => {
   const cases = passing();
   assert.equal(verdicts(cases), all('met'));
   const h = computeHeadroom(cases);
@@ -112,9 +117,11 @@ test('a run meeting every target: all nine met; headroom and ratios as computed'
   // Fixture CPU cost is 1/rps: the CPU-based ratios equal the rate-based ones here.
   assert.ok(Math.abs(r.listByCpu.hapi! - 0.7) < 1e-9);
   assert.is(r.postgresOverFileList, 5000 / 7000);
-  assert.is(r.postgresOverFileCreate, 0.5);
+  assert.is(r.postgresOverFileCreate, 0.95);
   assert.is(r.redisOverMemory, 0.9);
-  assert.is(r.workersOverOne, 4000 / 4500);
+  assert.is(r.workersOverOne, 4200 / 4500);
+  assert.is(r.scaleOutCpuOverFile, 200 / (1e6 / 7000));
+  assert.is(r.scaleOutAllCpuOverFile, 320 / (1e6 / 7000));
 });
 
 const voidRound = (reason: string) => ({ cleanRounds: 0, voidRounds: [{ round: 1, reason }, { round: 2, reason }], requests: 0, rps: 0, rpsPerRound: [] });
@@ -129,17 +136,22 @@ const variations: Array<[string, CaseResult[], Verdict[], RunSettings?]> = [
   [
     'every create round lost an acknowledged create: no clean round',
     replace('ref-post', (c) => ({ ...c, summary: summary(9000, voidRound('1 acknowledged or original pets missing after SIGKILL')) })),
-    but({ 6: 'not measured' }),
+    but({ 6: 'not measured', 10: 'not measured' }),
   ],
   ['RSS 150 MB exactly', replace('list-100k', (c) => ({ ...c, peakRssBytes: 150e6 })), but({ 7: 'missed' })],
   ['RSS small but tsx in the process', replace('list-100k', (c) => ({ ...c, tsx: true })), but({ 7: 'missed' })],
   // The generator saturated at 20,000/s: below the fastest server, so everything near it is compressed.
   ['the generator\'s headroom is 0.95x', replace('null', (c) => ({ ...c, summary: summary(20_000, { generatorBusy: 0.99 }) })), but({ 8: 'missed' })],
   ['no null server: headroom not measured', passing().filter((c) => c.id !== 'null'), but({ 8: 'not measured' })],
-  ['the reference answered 429s in every round', replace('ref-list', (c) => ({ ...c, summary: summary(9000, voidRound('3 x 429')) })), but({ 0: 'not measured', 1: 'not measured', 2: 'not measured' })],
+  ['the reference answered 429s in every round', replace('ref-list', (c) => ({ ...c, summary: summary(9000, voidRound('3 x 429')) })), but({ 0: 'not measured', 1: 'not measured', 2: 'not measured', 9: 'not measured' })],
   ['one void round of two: the clean one counts', replace('ref-list', (c) => ({ ...c, summary: summary(7000, { cleanRounds: 1, voidRounds: [{ round: 2, reason: '4 socket errors' }] }) })), all('met')],
   ['bare hapi had socket errors in every round', replace('hapi-get', (c) => ({ ...c, summary: summary(9000, voidRound('2 socket errors')) })), but({ 3: 'not measured' })],
   ['Prism not run', passing().filter((c) => !c.id.startsWith('prism')), but({ 1: 'not measured', 4: 'not measured' })],
+  ['the scale-out list at 1.51x the file store\'s server CPU', replace('pg-redis-list', (c) => ({ ...c, summary: summary(4500, { cpuMicrosPerRequest: 1.51e6 / 7000 }) })), but({ 9: 'missed' })],
+  ['PostgreSQL creates at 0.89x the file store\'s', replace('pg-post', (c) => ({ ...c, summary: summary(5340) })), but({ 10: 'missed' })],
+  ['--workers 2 at 0.88x one instance', replace('workers-list', (c) => ({ ...c, summary: summary(3960) })), but({ 11: 'missed' })],
+  ['--workers 2 had no clean round', replace('workers-list', (c) => ({ ...c, summary: summary(4200, voidRound('2 socket errors')) })), but({ 11: 'not measured' })],
+  ['one instance on PostgreSQL + Redis had no clean round: the workers have nothing to be compared with', replace('pg-redis-list', (c) => ({ ...c, summary: summary(4500, voidRound('1 x 429')) })), but({ 9: 'not measured', 11: 'not measured' })],
 ];
 for (const [name, cases, expected, s] of variations) {
   test(`targets: ${name}`, () => assert.equal(verdicts(cases, s), expected));
@@ -159,6 +171,16 @@ test('a missed target says why from what was measured; a target not measured say
   assert.match(checkTargets(limited, settings, computeHeadroom(limited))[0]!.why!, /ref-list had no clean round \(round 1: 3 x 429; round 2: 3 x 429\)/);
 });
 
+test('the workers projection: from measured CPU per request, capped by Redis\'s one thread', () => {
+  const p = projectWorkers(passing())!;
+  // workers-list has no PostgreSQL or Redis figure in the fixture: one instance's is used.
+  assert.is(p.from, 'pg-redis-list');
+  assert.is(p.redisCeiling, 50_000);
+  assert.equal(p.rows[0], { workers: 1, rps: 5000, cores: 1.6, limitedBy: 'workers' });
+  assert.equal(p.rows.at(-1), { workers: 16, rps: 50_000, cores: 16, limitedBy: 'redis' });
+  assert.is(projectWorkers(passing().filter((c) => !c.id.includes('redis') && c.id !== 'workers-list')), null);
+});
+
 test('headroom: an unknown generator CPU gives the null rate as the ceiling; busy cases are named', () => {
   const unknown = replace('null', (c) => ({ ...c, summary: summary(50_000, { generatorBusy: Number.NaN }) }));
   const h = computeHeadroom(unknown);
@@ -169,10 +191,10 @@ test('headroom: an unknown generator CPU gives the null rate as the ceiling; bus
 });
 
 test('the store-size targets appear only when their cases ran', () => {
-  assert.is(checkTargets(passing(), settings, computeHeadroom(passing())).length, 9);
+  assert.is(checkTargets(passing(), settings, computeHeadroom(passing())).length, 12);
   const withSizes = [...passing(), result('list-1k', summary(7000)), result('deep-1k', summary(7000)), result('deep-100k', summary(7000, { p99: 20 }))];
   const checks = checkTargets(withSizes, settings, computeHeadroom(withSizes));
-  assert.equal(checks.slice(9).map((t) => t.verdict), ['met', 'missed']);
+  assert.equal(checks.slice(12).map((t) => t.verdict), ['met', 'missed']);
 });
 
 test('a case with no clean round is not clean; one clean round is enough', () => {
@@ -194,6 +216,7 @@ function report(cases = passing(), extra: Partial<BenchReport> = {}): BenchRepor
     cases,
     headroom,
     ratios: computeRatios(cases),
+    projection: projectWorkers(cases),
     targets: checkTargets(cases, settings, headroom),
     notes: ['--workers 2 ran both workers on cpu 1'],
     ...extra,
@@ -214,7 +237,7 @@ test('the text report: a row per case, void rounds, the headroom, the ratios, du
   assert.match(text, /load generator headroom: null server 60,000 req\/s with wrk at 50% of its core, ceiling about 120,000 req\/s; fastest server node-get 21,000 req\/s: headroom 5\.7x/);
   assert.not.match(text, /WARNING: the load generator's headroom/);
   assert.match(text, /list\s+0\.70\s+0\.35\s+14\.0\s+7\.0\s+by req\/s/);
-  assert.match(text, /PostgreSQL\/file store: list 0\.71, create 0\.50; Redis limiter\/memory limiter \(PostgreSQL\) 0\.90; --workers 2\/one instance 0\.88 \(workers on cpu 1\)/);
+  assert.match(text, /PostgreSQL\/file store: list 0\.71, create 0\.95; Redis limiter\/memory limiter \(PostgreSQL\) 0\.90; --workers 2\/one instance 0\.93 \(workers on cpu 1\)/);
   assert.match(text, /ref-post: 120,000 acknowledged creates, store 10,000 -> 130,003 pets after SIGKILL \(all durable, every acknowledged id found once; 3 in flight\)/);
   assert.match(text, /note: --workers 2 ran both workers on cpu 1/);
   for (const t of r.targets) assert.ok(text.includes(t.target), t.target);

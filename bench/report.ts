@@ -83,11 +83,30 @@ export interface Ratios {
   postgresOverFileCreate: number | null;
   redisOverMemory: number | null;
   workersOverOne: number | null;
+  /** The no-op-features floor over bare hapi, and the reference over the floor, by req/s. */
+  floorOverHapi: { list: number | null; get: number | null };
+  referenceOverFloor: { list: number | null; get: number | null };
+  /** Server CPU per request of the scale-out list (PostgreSQL + Redis, one instance) over the file store's. */
+  scaleOutCpuOverFile: number | null;
+  /** The same with the CPU of every process: server, PostgreSQL backends, Redis. */
+  scaleOutAllCpuOverFile: number | null;
   /** p99 at 100,000 pets over p99 at 1,000 pets, first page and mid-store page (store-size cases). */
   listP99Growth: number | null;
   deepP99Growth: number | null;
   listCpuGrowth: number | null;
   deepCpuGrowth: number | null;
+}
+
+/** What n workers would carry on a machine with enough cores: a projection from measured CPU, not a measurement. */
+export interface WorkersProjection {
+  /** The case whose CPU per request it starts from. */
+  from: CaseId;
+  serverMicros: number;
+  postgresMicros: number;
+  redisMicros: number;
+  /** Redis runs commands on one thread: the rate at which it fills its core. */
+  redisCeiling: number | null;
+  rows: Array<{ workers: number; rps: number; cores: number; limitedBy: 'workers' | 'redis' }>;
 }
 
 export interface BenchReport {
@@ -99,6 +118,7 @@ export interface BenchReport {
   cases: CaseResult[];
   headroom: Headroom;
   ratios: Ratios;
+  projection: WorkersProjection | null;
   targets: TargetCheck[];
   notes: string[];
 }
@@ -114,7 +134,16 @@ export const TARGETS = {
   headroom: 1.5,
   /** "p99 does not grow": the 100,000-pet p99 may exceed the 1,000-pet p99 by run-to-run noise only. */
   p99Growth: 1.25,
+  /** The scale-out list (PostgreSQL + Redis) at most this many times the file store's server CPU per request. */
+  scaleOutCpu: 1.5,
+  /** Durable creates on PostgreSQL at least this share of the file store's. */
+  postgresCreates: 0.9,
+  /** --workers 2 on one core at least this share of one instance: the cluster's own overhead. */
+  workersOverOne: 0.9,
 } as const;
+
+/** Worker counts the projection is given for. */
+export const PROJECTED_WORKERS = [1, 2, 4, 8, 16] as const;
 
 export const MB = 1e6;
 /** Above this many cores taken by other processes in a round, the table warns that the figures are disturbed. */
@@ -192,11 +221,41 @@ export function computeRatios(cases: readonly CaseResult[]): Ratios {
     postgresOverFileCreate: ratio(rps('pg-post'), rps('ref-post')),
     redisOverMemory: ratio(rps('pg-redis-list'), rps('pg-list')),
     workersOverOne: ratio(rps('workers-list'), rps('pg-redis-list')),
+    floorOverHapi: { list: ratio(rps('floor-list'), rps('hapi-list')), get: ratio(rps('floor-get'), rps('hapi-get')) },
+    referenceOverFloor: { list: ratio(rps('ref-list'), rps('floor-list')), get: ratio(rps('ref-get'), rps('floor-get')) },
+    scaleOutCpuOverFile: ratio(cpu('pg-redis-list'), cpu('ref-list')),
+    scaleOutAllCpuOverFile: ratio(allCpu(find(cases, 'pg-redis-list')), cpu('ref-list')),
     listP99Growth: ratio(p99('list-100k'), p99('list-1k')),
     deepP99Growth: ratio(p99('deep-100k'), p99('deep-1k')),
     listCpuGrowth: ratio(cpu('list-100k'), cpu('list-1k')),
     deepCpuGrowth: ratio(cpu('deep-100k'), cpu('deep-1k')),
   };
+}
+
+/** The CPU per request of every process a case used: server, PostgreSQL backends and Redis. */
+export function allCpu(c: CaseResult | undefined): number | undefined {
+  if (!clean(c)) return undefined;
+  return c.summary.cpuMicrosPerRequest + (c.summary.postgresMicrosPerRequest ?? 0) + (c.summary.redisMicrosPerRequest ?? 0);
+}
+
+/**
+ * What n workers would carry with a core each and enough cores left for PostgreSQL's backends, from
+ * the CPU per request measured for the workers (or one instance when they were not measured). Redis
+ * runs its commands on one thread, so its CPU per request caps the whole at one core of Redis.
+ */
+export function projectWorkers(cases: readonly CaseResult[]): WorkersProjection | null {
+  const base = [find(cases, 'workers-list'), find(cases, 'pg-redis-list')].find((c) => clean(c) && c.summary.redisMicrosPerRequest !== null && c.summary.postgresMicrosPerRequest !== null);
+  if (!clean(base)) return null;
+  const serverMicros = base.summary.cpuMicrosPerRequest;
+  const postgresMicros = base.summary.postgresMicrosPerRequest!;
+  const redisMicros = base.summary.redisMicrosPerRequest!;
+  const redisCeiling = redisMicros > 0 ? 1e6 / redisMicros : null;
+  const rows = PROJECTED_WORKERS.map((workers) => {
+    const byWorkers = (workers * 1e6) / serverMicros;
+    const rps = redisCeiling !== null ? Math.min(byWorkers, redisCeiling) : byWorkers;
+    return { workers, rps, cores: (rps * (serverMicros + postgresMicros + redisMicros)) / 1e6, limitedBy: rps < byWorkers ? ('redis' as const) : ('workers' as const) };
+  });
+  return { from: base.id, serverMicros, postgresMicros, redisMicros, redisCeiling, rows };
 }
 
 export const formatCount = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -271,6 +330,48 @@ export function checkTargets(cases: readonly CaseResult[], settings: RunSettings
       why: headroom.headroom >= TARGETS.headroom ? undefined : `${settings.generator.name} reaches about ${formatCount(headroom.ceiling!)}/s on its core; ${headroom.fastest!.id} ran at ${formatCount(headroom.fastest!.rps)}/s`,
     });
 
+  // The price of scaling out (PostgreSQL + Redis, --workers), when their cases ran.
+  type Measured = CaseResult & { summary: CaseSummary };
+  const pair = (target: string, a: CaseId, b: CaseId, value: (x: Measured, y: Measured) => number, met: (v: number) => boolean, why: (x: Measured, y: Measured) => string) => {
+    const x = find(cases, a);
+    const y = find(cases, b);
+    // Only when the scale-out case was selected, as the store-size targets.
+    if (!x) return;
+    if (!clean(x) || !clean(y)) {
+      const broken = !clean(x) ? a : b;
+      checks.push({ target, measured: '-', verdict: 'not measured', why: problem(find(cases, broken), broken) });
+      return;
+    }
+    const v = value(x, y);
+    checks.push({ target, measured: formatRatio(v), verdict: met(v) ? 'met' : 'missed', why: met(v) ? undefined : why(x, y) });
+  };
+  const cpuOf = (c: Measured) => `${c.id} ${formatCount(c.summary.cpuMicrosPerRequest)} us`;
+  const rateOf = (c: Measured) => `${c.id} ${formatCount(c.summary.rps)}/s`;
+  pair(
+    `pg-redis-list server CPU per request <= ${TARGETS.scaleOutCpu}x ref-list`,
+    'pg-redis-list',
+    'ref-list',
+    (x, y) => x.summary.cpuMicrosPerRequest / y.summary.cpuMicrosPerRequest,
+    (v) => v <= TARGETS.scaleOutCpu,
+    (x, y) => `${cpuOf(x)} vs ${cpuOf(y)} server CPU per request`,
+  );
+  pair(
+    `pg-post >= ${TARGETS.postgresCreates}x ref-post`,
+    'pg-post',
+    'ref-post',
+    (x, y) => x.summary.rps / y.summary.rps,
+    (v) => v >= TARGETS.postgresCreates,
+    (x, y) => `${rateOf(x)} vs ${rateOf(y)} durable creates`,
+  );
+  pair(
+    `--workers 2 >= ${TARGETS.workersOverOne}x one instance, same core`,
+    'workers-list',
+    'pg-redis-list',
+    (x, y) => x.summary.rps / y.summary.rps,
+    (v) => v >= TARGETS.workersOverOne,
+    (x, y) => `${rateOf(x)} vs ${rateOf(y)}: the cluster's own overhead on one core`,
+  );
+
   // The store-size targets of an earlier issue, when their cases ran.
   const growth = (target: string, small: CaseId, large: CaseId) => {
     const s = find(cases, small);
@@ -307,6 +408,7 @@ export function assembleReport(run: { startedAt: Date; cases: CaseResult[]; sett
     cases,
     headroom,
     ratios: computeRatios(cases),
+    projection: projectWorkers(cases),
     targets: checkTargets(cases, settings, headroom),
     notes,
   };

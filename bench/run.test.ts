@@ -81,8 +81,17 @@ const postgres = await postgresService('bench/run.test.ts');
 postgres.register(test)('PostgreSQL: creates durable by id after SIGKILL, and the run drops its database', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'bench-smoke-'));
   try {
-    const { report } = runAndRead(['--rounds', '1', '--cases', 'pg-post,pg-list', '--database', ADMIN_URL], dir);
+    const { report } = runAndRead(['--rounds', '1', '--cases', 'pg-post,pg-list,pg-redis-list', '--database', ADMIN_URL], dir);
     assertClean(report, 1);
+    // Every process of the scale-out path is priced, and its round trips counted by the server itself.
+    const list = report.cases.find((c) => c.id === 'pg-list')!.summary!;
+    assert.ok(list.postgresMicrosPerRequest! > 0, `PostgreSQL CPU ${list.postgresMicrosPerRequest}`);
+    assert.is(list.redisMicrosPerRequest, null);
+    assert.ok(list.postgresPerRequest! >= 1 && list.postgresPerRequest! < 1.1, `statements per list request ${list.postgresPerRequest}`);
+    assert.is(list.redisPerRequest, 0);
+    const redis = report.cases.find((c) => c.id === 'pg-redis-list')!.summary!;
+    assert.ok(redis.redisMicrosPerRequest! > 0, `Redis CPU ${redis.redisMicrosPerRequest}`);
+    assert.ok(redis.redisPerRequest! > 0 && redis.redisPerRequest! <= 1.01, `Redis commands per list request ${redis.redisPerRequest}`);
     const [d] = report.cases.find((c) => c.id === 'pg-post')!.durability!;
     assert.ok(d!.ok && d!.idsChecked && d!.after >= 10_000 + d!.acknowledged, JSON.stringify(d));
     const pg = (await import('pg')).default;

@@ -13,12 +13,16 @@ import { measureWithCpu, type CpuMeasure } from './measure.ts';
 import type { BenchOptions } from './options.ts';
 import { BenchDatabase, postgresProblem } from './postgres.ts';
 import { dropRedisKeys, redisNotUsed, redisProblem } from './redis.ts';
+import { RoundTripCounter } from './round-trips.ts';
 import { allowedCpus, choosePinning, descendants, exited, httpRequest } from './proc.ts';
 import { assembleReport, type BenchReport, type CaseResult, type RunSettings } from './report.ts';
 import { interleave, summarize, voidReason, type RoundMeasure } from './stats.ts';
 import { readFileStore } from '../server/store/pet-store.ts';
 import { checkDurability, writePetArray, writePetStore, writeStores, type Durability } from './stores.ts';
 import { authHeaders, captureCanned, launch, midStorePage, runsTsx, type LaunchContext, type RunningServer } from './targets.ts';
+
+/** The servers that answer with the reference server's own bytes, captured first. */
+const CANNED_SERVERS = ['hapi', 'hapi-floor', 'node'] as const;
 
 /** At most this many creates warm each create round up (for at most --warmup seconds): enough for the JIT, few enough to keep the store near 10,000. */
 export const POST_WARMUP_CREATES = 1000;
@@ -44,10 +48,11 @@ class Bench {
   readonly #servers = new Map<ServerId, RunningServer>();
   readonly #states: Map<CaseId, CaseState>;
   readonly #notes: string[] = [];
+  readonly #roundTrips = new WeakMap<RunningServer, RoundTripCounter>();
   #generator: LoadGenerator | undefined;
   #database: BenchDatabase | undefined;
   #build = 'not run (no reference server selected)';
-  /** Counted as the benchmark's own CPU in the Redis cases: the limiter's store is part of what they measure. */
+  /** Priced beside the server in the Redis cases: the limiter's store is part of what they measure. */
   #redisPid: number | undefined;
 
   constructor(options: BenchOptions, command: string) {
@@ -124,7 +129,7 @@ class Bench {
   /** The servers the selected cases need; with `forCanned`, the reference server the bare servers copy too. */
   #needed(forCanned = false): Set<ServerId> {
     const ids = new Set([...this.#states.values()].filter((s) => !s.skipped).map((s) => s.spec.server));
-    if (forCanned && (ids.has('hapi') || ids.has('node'))) ids.add('ref-10k');
+    if (forCanned && CANNED_SERVERS.some((id) => ids.has(id))) ids.add('ref-10k');
     return ids;
   }
 
@@ -177,14 +182,14 @@ class Bench {
     const needed = this.#needed();
     const reference = (spec: ServerSpec) => spec.kind === 'reference' && !spec.freshPerRound;
     await this.#launchAll([...needed].filter((id) => reference(SERVERS[id])));
-    if (needed.has('hapi') || needed.has('node')) {
+    if (CANNED_SERVERS.some((id) => needed.has(id))) {
       try {
         this.#context.canned = await this.#captureCanned();
       } catch (error) {
-        for (const id of ['hapi', 'node'] as const) if (needed.has(id)) this.#skip(id, `no reference bytes to answer with: ${(error as Error).message}`);
+        for (const id of CANNED_SERVERS) if (needed.has(id)) this.#skip(id, `no reference bytes to answer with: ${(error as Error).message}`);
       }
     }
-    await this.#launchAll((['null', 'hapi', 'node', 'prism', 'json-server'] as const).filter((id) => this.#needed().has(id)));
+    await this.#launchAll((['null', 'hapi', 'hapi-floor', 'node', 'prism', 'json-server'] as const).filter((id) => this.#needed().has(id)));
     const workers = this.#servers.get('pg-workers');
     if (workers) {
       const count = descendants(workers.pid).length;
@@ -262,11 +267,17 @@ class Bench {
   /** One load run of a case against a server, with the CPU every process involved used meanwhile. */
   #measure(server: RunningServer, state: CaseState, seconds: number, extra: { stopAfterOk?: number; collectIds?: boolean } = {}): Promise<CpuMeasure> {
     const spec = SERVERS[state.spec.server];
+    let roundTrips = this.#roundTrips.get(server);
+    if (!roundTrips && (needsPostgres(spec) || needsRedis(spec))) {
+      roundTrips = new RoundTripCounter(server.pid, server.logFile);
+      this.#roundTrips.set(server, roundTrips);
+    }
     return measureWithCpu({
       generator: this.#generator!,
       serverPid: server.pid,
       database: needsPostgres(spec) ? this.#database : undefined,
       redisPid: needsRedis(spec) ? this.#redisPid : undefined,
+      roundTrips,
       request: {
         url: `${server.origin}${state.path}`,
         method: state.spec.method,

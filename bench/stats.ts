@@ -24,6 +24,12 @@ export interface RoundMeasure {
   foreignCores: number;
   /** CPU seconds (user + system, all threads and processes) the server used during the round. */
   serverCpuSeconds: number;
+  /** CPU seconds the PostgreSQL backends serving the server's connections used (PostgreSQL cases). */
+  postgresCpuSeconds?: number | undefined;
+  /** CPU seconds the local Redis server used (Redis cases): every client's commands, the server's almost alone. */
+  redisCpuSeconds?: number | undefined;
+  /** Round trips the server made to each shared store during the round, as it counted them (server/round-trips.ts). */
+  roundTrips?: { postgres: number; redis: number } | undefined;
   /** CPU seconds the load generator used during the round. */
   generatorCpuSeconds: number;
   /** Why the round does not count; absent for a clean round. */
@@ -59,6 +65,14 @@ export interface CaseSummary {
    * processes take CPU, so it prices the server's work even on a busy machine.
    */
   cpuMicrosPerRequest: number;
+  /** PostgreSQL backends' CPU per expected response (us); null when the case uses no PostgreSQL. */
+  postgresMicrosPerRequest: number | null;
+  /** Redis's CPU per expected response (us); null when the case uses no Redis (or it is not local). */
+  redisMicrosPerRequest: number | null;
+  /** Statements sent to PostgreSQL per expected response; null when not counted. */
+  postgresPerRequest: number | null;
+  /** Commands sent to Redis per expected response; null when not counted. */
+  redisPerRequest: number | null;
   /** The largest share of its core the load generator used in a clean round (1 = saturated). */
   generatorBusy: number;
   /** The cores the server kept busy, averaged over the clean rounds (below 1: it waited for something). */
@@ -141,9 +155,21 @@ export function summarize(rounds: readonly RoundMeasure[]): CaseSummary {
     bytesPerResponse: answered > 0 ? clean.reduce((n, r) => n + r.bytes, 0) / answered : 0,
     foreignCoresMax: clean.reduce((m, r) => Math.max(m, r.foreignCores), 0),
     cpuMicrosPerRequest: requests > 0 ? (1e6 * clean.reduce((n, r) => n + r.serverCpuSeconds, 0)) / requests : Number.NaN,
+    postgresMicrosPerRequest: perRequest(clean, requests, (r) => (r.postgresCpuSeconds === undefined ? undefined : 1e6 * r.postgresCpuSeconds)),
+    redisMicrosPerRequest: perRequest(clean, requests, (r) => (r.redisCpuSeconds === undefined ? undefined : 1e6 * r.redisCpuSeconds)),
+    postgresPerRequest: perRequest(clean, requests, (r) => r.roundTrips?.postgres),
+    redisPerRequest: perRequest(clean, requests, (r) => r.roundTrips?.redis),
     generatorBusy: clean.reduce((m, r) => Math.max(m, r.seconds > 0 ? r.generatorCpuSeconds / r.seconds : 0), 0),
     serverBusy: clean.length ? clean.reduce((n, r) => n + (r.seconds > 0 ? r.serverCpuSeconds / r.seconds : 0), 0) / clean.length : Number.NaN,
   };
+}
+
+/** A per-response figure over the clean rounds, or null when no clean round measured it. */
+function perRequest(clean: readonly RoundMeasure[], requests: number, value: (r: RoundMeasure) => number | undefined): number | null {
+  const measured = clean.filter((r) => value(r) !== undefined);
+  const answered = measured.reduce((n, r) => n + r.ok, 0);
+  if (measured.length === 0 || answered === 0 || requests === 0) return null;
+  return measured.reduce((n, r) => n + value(r)!, 0) / answered;
 }
 
 /** a / b, or null when either side was not measured. */

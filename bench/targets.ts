@@ -17,6 +17,7 @@ export const SCRIPTS = {
   reference: join(ROOT, 'dist/server/cli.js'),
   null: here('./peers/null-server.mjs'),
   hapi: here('./peers/bare-hapi.mjs'),
+  'hapi-floor': here('./peers/hapi-floor.mjs'),
   node: here('./peers/bare-node.mjs'),
   prism: join(ROOT, 'node_modules/@stoplight/prism-cli/dist/index.js'),
   jsonServer: join(ROOT, 'node_modules/json-server/lib/cli/bin.js'),
@@ -68,6 +69,9 @@ export interface RunningServer {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
+/** The reference's own fields the no-op features floor sends too, with the values the reference sent. */
+export const FLOOR_HEADERS = ['link', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit', 'ratelimit-policy'] as const;
+
 export function authHeaders(apiKey: string): Record<string, string> {
   return { authorization: `Bearer ${apiKey}` };
 }
@@ -79,7 +83,9 @@ export async function captureCanned(origin: string, context: Pick<LaunchContext,
     if (reply.status !== 200) throw new Error(`reference server answered ${reply.status}: ${reply.body.toString().slice(0, 200)}`);
     const bodyFile = join(context.dir, `canned-${name}.json`);
     writeFileSync(bodyFile, reply.body);
-    return { bodyFile, contentType: String(reply.headers['content-type'] ?? 'application/json') };
+    const headers: Record<string, string> = {};
+    for (const field of FLOOR_HEADERS) if (typeof reply.headers[field] === 'string') headers[field] = reply.headers[field];
+    return { bodyFile, contentType: String(reply.headers['content-type'] ?? 'application/json'), headers };
   };
   return { list: await capture('list'), get: await capture('get') };
 }
@@ -178,6 +184,7 @@ export async function launch(id: ServerId, spec: ServerSpec, context: LaunchCont
       }
       case 'null':
       case 'hapi':
+      case 'hapi-floor':
       case 'node': {
         if (spec.kind !== 'null' && !context.canned) throw new Error(`${id} needs the reference server's response bytes first`);
         child = spawnChild({

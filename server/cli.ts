@@ -9,6 +9,7 @@ import { stopWithParent } from '../lib/processes.ts';
 import { readJsonFile } from './fixtures.ts';
 import { DEFAULT_LOG_LEVEL, InvalidOptionsError, LOG_LEVELS, optionDefault, type ServerOptions } from './options.ts';
 import { FORWARDING_HEADERS } from './rate-limit/client-ip.ts';
+import { roundTripsLine } from './round-trips.ts';
 import { createServer } from './server.ts';
 import { RESTART_POLICY, announceWorker, isWorker, runPrimary, workersRefusal } from './workers.ts';
 import type { ApiKeyRecord } from './keys.ts';
@@ -214,6 +215,7 @@ export async function main(argv: string[]): Promise<number> {
   };
   process.once('SIGTERM', () => void stop('SIGTERM received'));
   process.once('SIGINT', () => void stop('SIGINT received'));
+  process.on('SIGUSR2', () => process.stdout.write(roundTripsLine(process.pid)));
   if (!isWorker()) stopWithParent((why) => void stop(why));
   return 0;
 }

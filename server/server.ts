@@ -19,6 +19,8 @@ import { rateLimitPlugin } from './plugins/rate-limit.ts';
 import { requestLogPlugin } from './plugins/request-log.ts';
 import { petRoutes } from './routes/pets.ts';
 import { openPetStore } from './store/open.ts';
+import { PostgresPetStore } from './store/postgres-store.ts';
+import { FailoverStore, RedisStore } from './rate-limit/index.ts';
 import type { PetStore } from './store/pet-store.ts';
 
 declare module '@hapi/hapi' {
@@ -29,6 +31,36 @@ declare module '@hapi/hapi' {
     options: ResolvedOptions;
     contract: Contract;
   }
+}
+
+/**
+ * A PostgreSQL store shared through Redis keeps pets and pages in every instance, and knows when to
+ * serve them from the pets' version read on the limiter's round trip (store/pet-cache.ts). Without
+ * the Redis limiter there is no round trip to carry it: every read goes to PostgreSQL. An instance
+ * with Redis but no limiter (`--no-rate-limit`) still moves the version on after its creates, through a
+ * connection of its own, so that the caches of the instances it shares pets with hear of them.
+ */
+function shareVersionThroughRedis(server: Server, store: PetStore, options: ResolvedOptions): void {
+  if (!(store instanceof PostgresPetStore) || !options.redisUrl) return;
+  const log = (level: 'error' | 'info', message: string) => void server.log(['storage', level], message);
+  const limiter = server.plugins['rate-limit']?.store;
+  let redis: RedisStore;
+  if (limiter instanceof FailoverStore && limiter.primary instanceof RedisStore) redis = limiter.primary;
+  else {
+    const own = new RedisStore({
+      url: options.redisUrl,
+      prefix: options.rateLimit.redisPrefix,
+      commandTimeoutMs: options.rateLimit.redisCommandTimeoutMs,
+      connectTimeoutMs: options.rateLimit.redisConnectTimeoutMs,
+    });
+    server.ext('onPreStart', async () => {
+      if (!(await own.connect())) log('error', 'Redis unreachable at start: creates cannot move the pets\' version on until it answers');
+    });
+    server.ext('onPostStop', () => own.close());
+    redis = own;
+  }
+  redis.sharePetsVersion(store.schema);
+  store.shareVersion({ bump: (kind) => redis.bumpPetsVersion(kind) }, log);
 }
 
 /** Longest `Prefer: delay=<ms>` a request may ask for. */
@@ -105,6 +137,7 @@ export async function createServer(input: ServerOptions = {}): Promise<Server> {
     await server.register(httpRulesPlugin);
     await server.register({ plugin: authPlugin, options: { keys, realm: 'adoption-store' } });
     await server.register({ plugin: rateLimitPlugin, options: { rateLimit: options.rateLimit, redisUrl: options.redisUrl, clock, keys, trustProxy: options.trustProxy, trustProxyHeader: options.trustProxyHeader } });
+    shareVersionThroughRedis(server, store, options);
     await server.register({ plugin: deprecationPlugin, options: { clock } });
     if (options.adminToken) {
       await server.register({

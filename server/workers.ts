@@ -148,6 +148,10 @@ export function runPrimary(workers: number, write: (text: string) => void, polic
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
     stopWithParent(() => stop('SIGTERM'));
+    // The primary serves nothing: its workers answer for the round trips (server/round-trips.ts).
+    process.on('SIGUSR2', () => {
+      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGUSR2');
+    });
     for (let i = 0; i < workers; i++) fork();
   });
 }

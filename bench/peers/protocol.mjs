@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 
 /**
  * @typedef {{ type: 'ready', origin: string }} ReadyMessage
- * @typedef {{ bodyFile: string, contentType: string }} CannedAnswer
+ * @typedef {{ bodyFile: string, contentType: string, headers?: Record<string, string> }} CannedAnswer
  * @typedef {{ list: CannedAnswer, get: CannedAnswer }} CannedResponses
  */
 
@@ -30,15 +30,16 @@ export function announce(origin) {
 }
 
 /**
- * The reference server's answers to the list and get requests, captured by the parent at the start of the run.
- * @returns {{ list: { body: Buffer, contentType: string }, get: { body: Buffer, contentType: string } }}
+ * The reference server's answers to the list and get requests, captured by the parent at the start of the
+ * run: body, content type, and the values of its own fields the floor peer sends too (bench/targets.ts).
+ * @returns {{ list: { body: Buffer, contentType: string, headers: Record<string, string> }, get: { body: Buffer, contentType: string, headers: Record<string, string> } }}
  */
 export function cannedFromEnv() {
   const raw = process.env.BENCH_CANNED;
   if (!raw) throw new Error('BENCH_CANNED must be set');
   /** @type {CannedResponses} */
   const canned = JSON.parse(raw);
-  const read = (/** @type {CannedAnswer} */ a) => ({ body: readFileSync(a.bodyFile), contentType: a.contentType });
+  const read = (/** @type {CannedAnswer} */ a) => ({ body: readFileSync(a.bodyFile), contentType: a.contentType, headers: a.headers ?? {} });
   return { list: read(canned.list), get: read(canned.get) };
 }
 

@@ -1,3 +1,4 @@
+import type { PetsVersion } from '../store/pet-cache.ts';
 import type { PetStore } from '../store/pet-store.ts';
 import type { NewPet, Pet, PetStatus } from '../types.ts';
 import { KitError } from '../../lib/errors.ts';
@@ -33,14 +34,15 @@ export class PetService {
     this.#store = store;
   }
 
-  async list({ limit, status, cursor }: ListRequest): Promise<Page> {
+  /** `seen`: the pets' version the request saw, if any (store/pet-cache.ts). */
+  async list({ limit, status, cursor }: ListRequest, seen?: PetsVersion): Promise<Page> {
     let afterId = 0;
     if (cursor !== undefined) {
       const decoded = decodeCursor(cursor);
       if (decoded === undefined) throw new InvalidCursorError('"cursor" is not a cursor this server issued');
       afterId = decoded;
     }
-    const { pets, hasMore } = await this.#store.list({ limit, status, afterId });
+    const { pets, hasMore } = await this.#store.list({ limit, status, afterId }, seen);
     const last = pets.at(-1);
     return hasMore && last ? { pets, nextCursor: encodeCursor(last.id) } : { pets };
   }
@@ -50,7 +52,7 @@ export class PetService {
     return this.#store.create({ name: input.name, categoryId: input.categoryId, status: input.status ?? DEFAULT_STATUS });
   }
 
-  get(id: number): Promise<Pet | undefined> {
-    return Number.isSafeInteger(id) ? this.#store.get(id) : Promise.resolve(undefined);
+  get(id: number, seen?: PetsVersion): Promise<Pet | undefined> {
+    return Number.isSafeInteger(id) ? this.#store.get(id, seen) : Promise.resolve(undefined);
   }
 }

@@ -14,6 +14,7 @@ import { apiError, errorBody } from '../errors.ts';
 import type { ApiKey, KeyRing } from '../keys.ts';
 import type { BanOptions, ResolvedRateLimitOptions } from '../options.ts';
 import { apiKeyOf, bearerToken } from './auth.ts';
+import { notePetsVersion } from '../pets/version.ts';
 import {
   FailoverStore,
   MemoryStore,
@@ -176,6 +177,7 @@ export const rateLimitPlugin: Plugin<RateLimitPluginOptions> = {
       const state = stateOf(request);
       const forced = state.forceRefusal === true;
       return then(consumeAll([asRequest(address, 0), asRequest(own, forced ? 0 : 1)]), ([first, second]) => {
+        notePetsVersion(request, first!.petsVersion);
         if (second) {
           // A key refused anyway gets its real 429; only an admission turned into one is a fault.
           state.refusalForced = forced && second.outcome === 'admitted';
@@ -187,7 +189,10 @@ export const rateLimitPlugin: Plugin<RateLimitPluginOptions> = {
 
     function decideAddress(request: Request, cost: 0 | 1 = 1): Maybe<Verdict> {
       const address = addressOf(request);
-      return then(consumeAll([asRequest(address, cost)]), ([result]) => verdict(address.kind, result!, clock.now(), cost, address.windows));
+      return then(consumeAll([asRequest(address, cost)]), ([result]) => {
+        notePetsVersion(request, result!.petsVersion);
+        return verdict(address.kind, result!, clock.now(), cost, address.windows);
+      });
     }
 
     /** The key a request carries even where no authentication ran (unknown paths, auth-free routes). */

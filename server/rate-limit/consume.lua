@@ -1,18 +1,22 @@
--- Atomic limiter decisions for one request, over one or more partitions taken in order (an
--- address probe, then a key): the first partition that refuses ends the chain, and the later
--- ones are not touched. Redis holds every expiry (PEXPIRE/PTTL), so a decision never depends on
--- the clocks of the instances that share this Redis.
+-- Atomic limiter decisions for several requests at once (the requests of one event-loop turn of
+-- one instance, coalesced into one round trip), each over one or more partitions taken in order (an
+-- address probe, then a key): the first partition that refuses ends that request's chain, and its
+-- later partitions are not touched. Requests are decided one after the other, exactly as if each
+-- had made its own call in that order. Redis holds every expiry (PEXPIRE/PTTL), so a decision never
+-- depends on the clocks of the instances that share this Redis.
 --
--- ARGV[1]  number of partitions
--- then, per partition:
+-- ARGV[1]  number of requests
+-- ARGV[2]  1: KEYS[1] is the pets' version (pets-version.lua), returned first; 0: no version
+-- then, per request: number of partitions, then per partition:
 --   ARGV   cost (1 counts the request, 0 only asks whether one more would be admitted),
 --          ban threshold, ban period ms, ban duration ms (threshold 0: never ban),
 --          number of windows n, then limit and window ms for each window
 --   KEYS   ban flag, refusal counter, then one counter per window
 --
--- Returns, per partition decided: outcome (0 admitted, 1 refused, 2 banned), ban ms left, then
--- used and ms-until-reset for each window. A refused or banned request never touches a window
--- counter, so a 429 uses no quota in any window.
+-- Returns the version and epoch when asked, then per request the number of partitions decided and,
+-- per partition decided: outcome (0 admitted, 1 refused, 2 banned), ban ms left, then used and
+-- ms-until-reset for each window. A refused or banned request never touches a window counter, so a
+-- 429 uses no quota in any window.
 
 local function decide(k, a)
   local cost = tonumber(ARGV[a])
@@ -76,15 +80,32 @@ local function decide(k, a)
     out[#out + 1] = used[i]
     out[#out + 1] = reset[i]
   end
-  return out, 2 + windows, 5 + 2 * windows
+  return out
 end
 
 local reply = {}
-local k, a = 1, 2
+local k, a = 1, 3
+if tonumber(ARGV[2]) == 1 then
+  local v, e = petsVersion(KEYS[1])
+  reply[1], reply[2] = v, e
+  k = 2
+end
 for _ = 1, tonumber(ARGV[1]) do
-  local out, keysUsed, argsUsed = decide(k, a)
-  for _, v in ipairs(out) do reply[#reply + 1] = v end
-  if out[1] ~= 0 then break end
-  k, a = k + keysUsed, a + argsUsed
+  local partitions = tonumber(ARGV[a])
+  a = a + 1
+  local countAt = #reply + 1
+  reply[countAt] = 0
+  local decided, stopped = 0, false
+  for _ = 1, partitions do
+    local windows = tonumber(ARGV[a + 4])
+    if not stopped then
+      local out = decide(k, a)
+      for _, v in ipairs(out) do reply[#reply + 1] = v end
+      decided = decided + 1
+      stopped = out[1] ~= 0
+    end
+    k, a = k + 2 + windows, a + 5 + 2 * windows
+  end
+  reply[countAt] = decided
 end
 return reply

@@ -3,6 +3,7 @@
 // window or ban ends), so a store shared by several instances never compares their clocks.
 import { KitError } from '../../lib/errors.ts';
 import type { BanSpec, WindowSpec } from './policy.ts';
+import type { PetsVersion } from '../store/pet-cache.ts';
 
 export interface ConsumeRequest {
   /** Partition id, e.g. `key:<hash>` or `ip:203.0.113.7`. */
@@ -31,6 +32,8 @@ export interface ConsumeResult {
   readonly windows: readonly WindowUsage[];
   /** Milliseconds left on the ban when `outcome` is `banned`, else 0. */
   readonly banMs: number;
+  /** The pets' version read in the same round trip, when the store shares it (server/store/pet-cache.ts). */
+  readonly petsVersion?: PetsVersion | undefined;
 }
 
 export interface LimiterStore {

@@ -6,6 +6,7 @@ import { decodeJsonBody } from '../json-body.ts';
 import { InvalidCursorError, PetService, type ListRequest } from '../pets/service.ts';
 import { createPetValidation, InvalidInputError } from '../pets/validation.ts';
 import { JSON_TYPE, petJson, petsJson } from '../pets/json.ts';
+import { petsVersionOf } from '../pets/version.ts';
 
 export interface PetRoutesOptions {
   service: PetService;
@@ -55,7 +56,7 @@ export const petRoutes: Plugin<PetRoutesOptions> = {
           async handler(request: Request, h: ResponseToolkit) {
             const query = checked('invalid_parameter', () => validation.listQuery(request.query)) as ListRequest;
             try {
-              const page = await service.list(query);
+              const page = await service.list(query, petsVersionOf(request));
               const response = h.response(petsJson(page.pets)).type(JSON_TYPE);
               if (page.nextCursor) response.header('Link', nextLink(query, page.nextCursor));
               return response;
@@ -91,7 +92,7 @@ export const petRoutes: Plugin<PetRoutesOptions> = {
           },
           async handler(request: Request, h: ResponseToolkit) {
             const id = checked('invalid_parameter', () => validation.petId(request.params));
-            const pet = await service.get(id);
+            const pet = await service.get(id, petsVersionOf(request));
             if (!pet) throw apiError('pet_not_found', `Pet ${String(request.params.petId)} was not found.`);
             return h.response(petJson(pet)).type(JSON_TYPE);
           },

@@ -6,6 +6,7 @@ import { UsageError } from '../../lib/errors.ts';
 import { SystemClock, type Clock } from '../clock.ts';
 import { CorruptDatabaseError, DurableJsonFile, isStorageFailure, StorageUnavailableError } from './durable-json-file.ts';
 import { PetJournal } from './pet-journal.ts';
+import type { PetsVersion } from './pet-cache.ts';
 import { StoreLock } from './store-lock.ts';
 import type { NewPet, Pet, PetStatus } from '../types.ts';
 
@@ -31,8 +32,12 @@ export interface ListResult {
 }
 
 export interface PetStore {
-  list(query: ListQuery): Promise<ListResult>;
-  get(id: number): Promise<Pet | undefined>;
+  /**
+   * `seen`: the pets' version the request saw before asking (store/pet-cache.ts), which lets a
+   * shared store answer from its cache; stores that are not shared ignore it.
+   */
+  list(query: ListQuery, seen?: PetsVersion): Promise<ListResult>;
+  get(id: number, seen?: PetsVersion): Promise<Pet | undefined>;
   /** Resolves once the new pet is durable in the store. */
   create(pet: Required<NewPet>): Promise<Pet>;
   /** Replaces every pet (admin reset). The id counter never goes back. */

@@ -33,6 +33,11 @@ export function lockSql(names: SchemaNames): { text: string; values: unknown[] }
   return { text: 'SELECT pg_advisory_xact_lock($1, hashtext($2))', values: [LOCK_CLASS, names.schema] };
 }
 
+/** The same lock as one statement of literals, for a simple query of several statements. */
+export function lockStatement(names: SchemaNames): string {
+  return `SELECT pg_advisory_xact_lock(${LOCK_CLASS}, hashtext(${pg.escapeLiteral(names.schema)}))`;
+}
+
 /** The DDL of a new store. The CHECKs keep every stored integer exact as a JavaScript number. */
 export function createStatements(names: SchemaNames): string[] {
   return [

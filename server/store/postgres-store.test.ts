@@ -1,6 +1,7 @@
 // What only the PostgreSQL store has to get right: starting together, refusing what it cannot use,
 // acknowledging after COMMIT, and pages that neither repeat nor skip while several instances create.
 import { suite } from 'uvu';
+import { roundTrips } from '../round-trips.ts';
 import * as assert from 'uvu/assert';
 import { freePort } from '../../lib/processes.ts';
 import type { Pet } from '../types.ts';
@@ -106,6 +107,21 @@ it('a create resolves only once another connection can see it (after COMMIT)', a
       }),
     ),
   );
+  await store.close();
+});
+
+it('a group of creates is one round trip, and each create gets a row that says what it asked for, quotes and all', async () => {
+  const store = await open(db!.schema('group'));
+  const names = ["O'Brien", 'back\\slash', 'Same', 'Same', 'Same', '🐕 émoji', "'; DROP TABLE pets; --"];
+  const asked = names.map((name, i) => ({ name, categoryId: i % 2 === 0 ? 2 ** 40 + i : -i, status: i % 3 === 0 ? ('sold' as const) : ('pending' as const) }));
+  await store.create(input('connects'));
+  const before = roundTrips.postgres;
+  const created = await Promise.all(asked.map((p) => store.create(p)));
+  // The first create goes at once, alone; the six asked meanwhile go together.
+  assert.is(roundTrips.postgres - before, 2, 'BEGIN, the lock, the insert and COMMIT in one simple query per group');
+  created.forEach((pet, i) => assert.equal({ name: pet.name, categoryId: pet.categoryId, status: pet.status }, asked[i]));
+  assert.is(new Set(created.map((p) => p.id)).size, names.length, 'one id each');
+  for (const pet of created) assert.equal(await store.get(pet.id), pet, `pet ${pet.id} stored as acknowledged`);
   await store.close();
 });
 

@@ -1,0 +1,101 @@
+// What every instance on a shared PostgreSQL store keeps of it, so that most reads cost no query.
+// In v1 a pet never changes once created, and pages change only when pets are created (or all of
+// them replaced by an admin reset). So each instance keeps pets by id and list pages by query, and
+// knows when they may be served from the pets' version, shared through the limiter's Redis:
+//
+//   - every create moves `version` on after its COMMIT and before its 201; every reset moves
+//     `epoch` (and `version`) on after its COMMIT;
+//   - every request reads both on the limiter round trip it makes anyway, before its handler runs
+//     (`PetsVersion` seen by the request);
+//   - a page read from PostgreSQL after seeing version v holds every pet whose 201 was sent before
+//     v was read. So it may answer any request that saw a version up to v (same epoch): that request
+//     started after every 201 such a page could lack. A pet may answer any request of its epoch.
+//
+// A create acknowledged through any instance is so in every list that starts after its 201, and
+// pages stay keyset pages of the committed, id-ordered store: none skips or repeats a pet. A request
+// that saw no version (Redis unreachable, rate limiting off) reads PostgreSQL. Entries are also
+// served for at most MAX_AGE_MS: the bound on a stale page should an instance commit a create and
+// fail to move the version on (Redis unreachable from it alone), a case the limiter degrades too.
+import type { Pet } from '../types.ts';
+import type { ListQuery, ListResult } from './pet-store.ts';
+
+export interface PetsVersion {
+  /** Moved on by every create (and reset). */
+  readonly version: number;
+  /** Moved on by every reset; starts from Redis's clock, so a Redis that lost its data starts a new one. */
+  readonly epoch: number;
+}
+
+/** Where a store announces its commits to the other instances' caches (the limiter's Redis). */
+export interface PetsVersionSource {
+  bump(kind: 'create' | 'reset'): Promise<PetsVersion>;
+}
+
+/** Longest an entry is served, whatever the versions say (see above). */
+export const MAX_AGE_MS = 1_000;
+/** Entries kept at most, per kind; a full map starts over. */
+const MAX_PETS = 200_000;
+const MAX_PAGES = 10_000;
+
+interface Kept<T> {
+  readonly value: T;
+  readonly version: number;
+  readonly epoch: number;
+  readonly at: number;
+}
+
+export function pageKey({ limit, status, afterId = 0 }: ListQuery): string {
+  return `${limit} ${status ?? ''} ${afterId}`;
+}
+
+export class PetCache {
+  readonly #pets = new Map<number, Kept<Pet>>();
+  readonly #pages = new Map<string, Kept<ListResult>>();
+  /** The last object made for each id, whatever its epoch: see intern(). */
+  readonly #interned = new Map<number, Pet>();
+  readonly #now: () => number;
+
+  constructor(now: () => number = () => performance.now()) {
+    this.#now = now;
+  }
+
+  pet(id: number, seen: PetsVersion): Pet | undefined {
+    const kept = this.#pets.get(id);
+    return kept && this.#fresh(kept, seen) && kept.epoch === seen.epoch ? kept.value : undefined;
+  }
+
+  keepPet(pet: Pet, seen: PetsVersion): void {
+    if (this.#pets.size >= MAX_PETS) this.#pets.clear();
+    this.#pets.set(pet.id, { value: pet, version: seen.version, epoch: seen.epoch, at: this.#now() });
+  }
+
+  page(key: string, seen: PetsVersion): ListResult | undefined {
+    const kept = this.#pages.get(key);
+    return kept && this.#fresh(kept, seen) && kept.version >= seen.version ? kept.value : undefined;
+  }
+
+  /** Keeps a page read after seeing `seen`; an entry read after a later version stays. */
+  keepPage(key: string, page: ListResult, seen: PetsVersion): void {
+    const kept = this.#pages.get(key);
+    if (kept && kept.epoch === seen.epoch && kept.version > seen.version && this.#now() - kept.at < MAX_AGE_MS) return;
+    if (this.#pages.size >= MAX_PAGES) this.#pages.clear();
+    this.#pages.set(key, { value: page, version: seen.version, epoch: seen.epoch, at: this.#now() });
+  }
+
+  /**
+   * The object already made for this pet when the row says the same, else the row: a pet's JSON is
+   * encoded once per object (pets/json.ts), so rows read again cost no JSON.stringify. Checked field
+   * by field, so it needs no version: a reset that reused an id with other values gets a new object.
+   */
+  intern(row: Pet): Pet {
+    const known = this.#interned.get(row.id);
+    if (known && known.name === row.name && known.categoryId === row.categoryId && known.status === row.status) return known;
+    if (this.#interned.size >= MAX_PETS) this.#interned.clear();
+    this.#interned.set(row.id, row);
+    return row;
+  }
+
+  #fresh(kept: Kept<unknown>, seen: PetsVersion): boolean {
+    return kept.epoch === seen.epoch && this.#now() - kept.at < MAX_AGE_MS;
+  }
+}
