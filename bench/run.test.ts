@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { CaseId } from './cases.ts';
-import { ADMIN_URL, postgresService } from '../server/store/test-database.ts';
+import { ADMIN_URL, postgresService } from '../server/testing/test-database.ts';
 import type { BenchReport } from './report.ts';
 import { commandLine } from './cli.ts';
 

@@ -16,7 +16,7 @@ import { startMock, type RunningMock } from '../conformance/mock.ts';
 import { collectOutput, spawnChild, stopChild } from '../lib/processes.ts';
 import { ManualClock } from '../server/clock.ts';
 import { createServer } from '../server/server.ts';
-import { ROOT } from '../server/test/process.ts';
+import { ROOT } from '../server/testing/process.ts';
 import { parseProxyCli, runProxy, type ProxyCliOptions } from './cli.ts';
 import { MISBEHAVING_KEY, misbehavingClientTimeline, misbehavingRequests, START_MS } from './testing/pictures.ts';
 import type { ProxyReport } from './report.ts';

@@ -6,7 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DEFAULT_DB_FILE, parseServeArgs } from './cli.ts';
 import { readFileStore } from './store/pet-store.ts';
-import { ROOT, startCli } from './test/process.ts';
+import { ROOT, startCli } from './testing/process.ts';
 
 const args = suite('parseServeArgs');
 

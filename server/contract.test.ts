@@ -11,7 +11,7 @@ import { DEFAULT_SPEC_PATH, loadContract } from './contract.ts';
 import { ERRORS } from './errors.ts';
 import { DatabaseUnavailableError } from './store/database-errors.ts';
 import { createServer } from './server.ts';
-import { FREE, send, testServer } from './test/helpers.ts';
+import { FREE, send, testServer } from './testing/helpers.ts';
 
 const reading = suite('reading the contract');
 

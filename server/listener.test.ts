@@ -6,7 +6,7 @@ import type { Server } from '@hapi/hapi';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createServer } from './server.ts';
-import { exchange } from './test/raw-http.ts';
+import { exchange } from './testing/raw-http.ts';
 
 const KEY = 'Authorization: Bearer test-enterprise-key\r\n';
 const close = 'Connection: close\r\n';

@@ -8,10 +8,10 @@ import { readFileSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { RedisStore } from './rate-limit/redis-store.ts';
-import { postgresForTests } from './store/test-database.ts';
-import { REDIS_URL, redisForTests } from './test/services.ts';
+import { postgresForTests } from './testing/test-database.ts';
+import { REDIS_URL, redisForTests } from './testing/services.ts';
 import { running } from '../lib/processes.ts';
-import { ROOT, startCli, type ServerProcess } from './test/process.ts';
+import { ROOT, startCli, type ServerProcess } from './testing/process.ts';
 
 const PREFIX = `adoption-test:multi-instance:${randomUUID()}:`;
 const ENTERPRISE = { authorization: 'Bearer test-enterprise-key', 'content-type': 'application/json' };

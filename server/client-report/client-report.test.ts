@@ -13,7 +13,7 @@ import * as assert from 'uvu/assert';
 import { ManualClock } from '../clock.ts';
 import { createServer } from '../server.ts';
 import { spawnChild } from '../../lib/processes.ts';
-import { ROOT } from '../test/process.ts';
+import { ROOT } from '../testing/process.ts';
 import type { ClientReport } from './recorder.ts';
 
 const TOKEN = 'client-report-admin-token';

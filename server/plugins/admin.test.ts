@@ -4,7 +4,7 @@ import type { Server } from '@hapi/hapi';
 import { ManualClock, SystemClock } from '../clock.ts';
 import { createServer } from '../server.ts';
 import type { ServerOptions } from '../options.ts';
-import { send } from '../test/helpers.ts';
+import { send } from '../testing/helpers.ts';
 
 const TOKEN = 'harness-admin-token';
 const ADMIN = `Bearer ${TOKEN}`;

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import Hapi from '@hapi/hapi';
 import { ManualClock } from '../clock.ts';
 import { createServer } from '../server.ts';
-import { send, type Sent } from '../test/helpers.ts';
+import { send, type Sent } from '../testing/helpers.ts';
 import { deprecationHeaders, deprecationPlugin } from './deprecation.ts';
 
 const SUNSET = Date.UTC(2030, 11, 5);

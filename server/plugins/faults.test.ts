@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { ManualClock } from '../clock.ts';
 import type { ServerOptions } from '../options.ts';
 import { createServer } from '../server.ts';
-import { send } from '../test/helpers.ts';
+import { send } from '../testing/helpers.ts';
 
 const faults = suite('fault injection');
 const serverWith = (options: ServerOptions = {}) => createServer({ port: 0, clock: new ManualClock(), faults: true, ...options });

@@ -5,7 +5,7 @@ import type { Server } from '@hapi/hapi';
 import { ManualClock } from '../clock.ts';
 import { createServer, EXPOSED_HEADERS } from '../server.ts';
 import type { ServerOptions } from '../options.ts';
-import { send, type Sent } from '../test/helpers.ts';
+import { send, type Sent } from '../testing/helpers.ts';
 
 const START = Date.UTC(2026, 0, 1, 9, 0, 0);
 const KEYS = {

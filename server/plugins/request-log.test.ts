@@ -4,7 +4,7 @@ import { PassThrough } from 'node:stream';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createServer } from '../server.ts';
-import { send } from '../test/helpers.ts';
+import { send } from '../testing/helpers.ts';
 
 async function logged(level: string, act: (server: Awaited<ReturnType<typeof createServer>>) => Promise<void>): Promise<Array<Record<string, unknown>>> {
   const stream = new PassThrough();

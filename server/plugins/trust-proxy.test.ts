@@ -7,7 +7,7 @@ import type { Server } from '@hapi/hapi';
 import { ManualClock } from '../clock.ts';
 import type { ServerOptions } from '../options.ts';
 import { createServer } from '../server.ts';
-import { send } from '../test/helpers.ts';
+import { send } from '../testing/helpers.ts';
 
 const PROXY = '10.0.0.5';
 

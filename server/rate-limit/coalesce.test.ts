@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { roundTrips } from '../round-trips.ts';
-import { REDIS_URL, redisForTests } from '../test/services.ts';
+import { REDIS_URL, redisForTests } from '../testing/services.ts';
 import { ipWindows, keyWindows, MINUTE_MS } from './policy.ts';
 import { MAX_COALESCED, RedisStore } from './redis-store.ts';
 import type { ConsumeRequest } from './store.ts';

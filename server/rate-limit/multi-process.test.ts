@@ -3,8 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startCli, type ServerProcess } from '../test/process.ts';
-import { REDIS_URL, redisForTests } from '../test/services.ts';
+import { startCli, type ServerProcess } from '../testing/process.ts';
+import { REDIS_URL, redisForTests } from '../testing/services.ts';
 import { RedisStore } from './redis-store.ts';
 
 const PREFIX = `adoption-test:multi-process:${randomUUID()}:`;

@@ -15,7 +15,7 @@ import { RedisStore } from './redis-store.ts';
 import { StoreUnavailableError } from './store.ts';
 import { keyWindows } from './policy.ts';
 import { freePort, spawnChild } from '../../lib/processes.ts';
-import { serviceForTests } from '../test/services.ts';
+import { serviceForTests } from '../testing/services.ts';
 
 const PREFIX = `adoption-test:failover:${randomUUID()}:`;
 const FREE = 'Bearer test-free-key';

@@ -8,7 +8,7 @@ import { MemoryStore } from './memory-store.ts';
 import { DAY_MS, MINUTE_MS, ipWindows, keyWindows, type BanSpec, type WindowSpec } from './policy.ts';
 import { RedisStore } from './redis-store.ts';
 import type { ConsumeRequest, ConsumeResult, LimiterStore } from './store.ts';
-import { REDIS_URL, redisForTests } from '../test/services.ts';
+import { REDIS_URL, redisForTests } from '../testing/services.ts';
 
 
 interface Fixture {

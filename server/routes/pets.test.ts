@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { FREE, send, testServer, type Sent } from '../test/helpers.ts';
+import { FREE, send, testServer, type Sent } from '../testing/helpers.ts';
 import type { Pet } from '../types.ts';
 
 const manyPets = (n: number): Pet[] =>

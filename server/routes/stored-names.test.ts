@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { StorageOptions } from '../store/pet-store.ts';
-import { postgresForTests } from '../store/test-database.ts';
-import { send, testServer } from '../test/helpers.ts';
+import { postgresForTests } from '../testing/test-database.ts';
+import { send, testServer } from '../testing/helpers.ts';
 
 const postgres = await postgresForTests('stored-names.test.ts');
 const dir = mkdtempSync(join(tmpdir(), 'adoption-names-'));

@@ -9,9 +9,9 @@ import * as assert from 'uvu/assert';
 import { encodeCursor } from '../pets/cursor.ts';
 import { RedisStore } from '../rate-limit/redis-store.ts';
 import { ROUND_TRIPS_LINE, type RoundTrips } from '../round-trips.ts';
-import { startCli, type ServerProcess } from '../test/process.ts';
-import { REDIS_URL, redisForTests } from '../test/services.ts';
-import { postgresForTests } from './test-database.ts';
+import { startCli, type ServerProcess } from '../testing/process.ts';
+import { REDIS_URL, redisForTests } from '../testing/services.ts';
+import { postgresForTests } from '../testing/test-database.ts';
 
 const PREFIX = `adoption-test:pet-cache:${randomUUID()}:`;
 const ADMIN_TOKEN = 'pet-cache-admin-token';

@@ -5,7 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { collectOutput, freePort, spawnChild, stopChild, waitForOutput } from '../../lib/processes.ts';
 import { PostgresPetStore } from './postgres-store.ts';
-import { postgresForTests } from './test-database.ts';
+import { postgresForTests } from '../testing/test-database.ts';
 
 const CHILD = fileURLToPath(new URL('./postgres-durability.child.ts', import.meta.url));
 const postgres = await postgresForTests('postgres-durability.test.ts');

@@ -7,7 +7,7 @@ import { freePort } from '../../lib/processes.ts';
 import type { Pet } from '../types.ts';
 import { DatabaseUnavailableError, IncompatibleSchemaError } from './database-errors.ts';
 import { PostgresPetStore } from './postgres-store.ts';
-import { postgresForTests } from './test-database.ts';
+import { postgresForTests } from '../testing/test-database.ts';
 
 const postgres = await postgresForTests('postgres-store.test.ts');
 const db = postgres.db;

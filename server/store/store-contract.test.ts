@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import type { Pet } from '../types.ts';
 import { openPetStore } from './open.ts';
 import type { ListQuery, PetStore, StorageOptions } from './pet-store.ts';
-import { postgresForTests } from './test-database.ts';
+import { postgresForTests } from '../testing/test-database.ts';
 
 const postgres = await postgresForTests('store-contract.test.ts');
 

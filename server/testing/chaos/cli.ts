@@ -6,9 +6,9 @@
 // reused an acknowledged write, answered a 5xx without an Error body, hung or failed a check; 2 when it
 // cannot run what was asked.
 import { parseArgs } from 'node:util';
-import { ADMIN_URL, createTestDatabase, type TestDatabase } from '../store/test-database.ts';
-import { postgresProblem } from '../store/postgres-admin.ts';
-import { REDIS_URL, tcpProbe } from '../test/services.ts';
+import { ADMIN_URL, createTestDatabase, type TestDatabase } from '../test-database.ts';
+import { postgresProblem } from '../../store/postgres-admin.ts';
+import { REDIS_URL, tcpProbe } from '../services.ts';
 import { isRoot, newRow, rowOf, type Row } from './harness.ts';
 import { pgLock, pgTerminate } from './postgres-scenarios.ts';
 import { isBad, summary, tableHead, tableLine } from './report.ts';

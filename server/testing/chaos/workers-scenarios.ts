@@ -1,5 +1,5 @@
 // The --workers chaos scenarios, each one round: `--workers 2` (the real CLI) on a schema of the
-// caller's database (server/store/test-database.ts) and a Redis key prefix of its own, while its workers
+// caller's database (server/testing/test-database.ts) and a Redis key prefix of its own, while its workers
 // are killed with SIGKILL. A client with requests in flight on a killed worker must get an answer or a
 // connection error at once, never a hang; the primary restarts what died; and when workers die faster
 // than restarting helps, the primary gives up with a non-zero exit. A round returns its Tally, its checks
@@ -8,10 +8,10 @@
 // keys, also after a failure.
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { freePort } from '../../lib/processes.ts';
-import { RedisStore } from '../rate-limit/redis-store.ts';
-import type { TestDatabase } from '../store/test-database.ts';
-import { startCli, type ServerProcess } from '../test/process.ts';
+import { freePort } from '../../../lib/processes.ts';
+import { RedisStore } from '../../rate-limit/redis-store.ts';
+import type { TestDatabase } from '../test-database.ts';
+import { startCli, type ServerProcess } from '../process.ts';
 import { create, tally, type Checked, type CreateOutcome } from './tally.ts';
 
 /** A request that neither answers nor fails within this is hung. */

@@ -7,8 +7,8 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { collectOutput, spawnChild, stopChild, waitForOutput, type OutputWatch } from '../../lib/processes.ts';
-import { ROOT } from '../test/process.ts';
+import { collectOutput, spawnChild, stopChild, waitForOutput, type OutputWatch } from '../../../lib/processes.ts';
+import { ROOT } from '../process.ts';
 
 export { KEY } from './tally.ts';
 import { isErrorBody, KEY, type Checked } from './tally.ts';

@@ -1,12 +1,12 @@
 // The PostgreSQL chaos scenarios, each one round: the real server (its own process) on a schema of the
-// caller's database (server/store/test-database.ts) while the database misbehaves. Its connections are
+// caller's database (server/testing/test-database.ts) while the database misbehaves. Its connections are
 // terminated in the middle of concurrent creates (what a restart or a failover does), and its table is
 // locked by another session. A round returns its Tally, its checks and what it saw; postgres.test.ts
 // asserts on them, `npm run chaos` counts them. Nothing here decides pass or fail; each round stops its
 // own server, also after a failure.
 import pg from 'pg';
-import type { TestDatabase } from '../store/test-database.ts';
-import { startCli, type ServerProcess } from '../test/process.ts';
+import type { TestDatabase } from '../test-database.ts';
+import { startCli, type ServerProcess } from '../process.ts';
 import { create, isErrorBody, KEY, request, tally, type Checked, type CreateOutcome } from './tally.ts';
 
 export const CONCURRENCY = 16;

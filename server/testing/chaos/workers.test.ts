@@ -5,8 +5,8 @@
 // workers-scenarios.ts (`npm run chaos` runs them too); this file asserts on them.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { postgresForTests } from '../store/test-database.ts';
-import { REDIS_URL, redisForTests } from '../test/services.ts';
+import { postgresForTests } from '../test-database.ts';
+import { REDIS_URL, redisForTests } from '../services.ts';
 import { printTally } from './tally.ts';
 import { HANG_BOUND_MS, workersGiveUp, workersInFlight, type Services } from './workers-scenarios.ts';
 

@@ -4,8 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { Test } from 'uvu';
-import { postgresProblem, withDatabase } from './postgres-admin.ts';
-import { serviceForTests, type Register, type ServiceForTests } from '../test/services.ts';
+import { postgresProblem, withDatabase } from '../store/postgres-admin.ts';
+import { serviceForTests, type Register, type ServiceForTests } from './services.ts';
 
 /** A maintenance database on the server the tests use (trust auth on the local one). */
 export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';

@@ -5,7 +5,7 @@
 // scenarios are in postgres-scenarios.ts (`npm run chaos` runs them too); this file asserts on them.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { postgresForTests } from '../store/test-database.ts';
+import { postgresForTests } from '../test-database.ts';
 import { CONCURRENCY, pgLock, pgTerminate } from './postgres-scenarios.ts';
 import { isErrorBody, printTally, type CreateOutcome } from './tally.ts';
 

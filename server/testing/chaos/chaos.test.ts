@@ -7,7 +7,7 @@ import { isRoot, type Row } from './harness.ts';
 import { diskFull, killUnderLoad, readOnly, twoProcesses } from './scenarios.ts';
 
 const root = isRoot();
-if (!root && process.env.CI === 'true') throw new Error('server/chaos/chaos.test.ts mounts tmpfs file systems: under CI it must run as root');
+if (!root && process.env.CI === 'true') throw new Error('server/testing/chaos/chaos.test.ts mounts tmpfs file systems: under CI it must run as root');
 if (!root) process.stdout.write('SKIP: not root, so no tmpfs can be mounted for the chaos scenarios (run as root, as CI does)\n');
 const check = root ? test : test.skip;
 
