@@ -33,8 +33,7 @@ function sourceFiles(root: string): SourceFile[] {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) {
         if (!GENERATED.has(entry.name)) walk(path);
-      }
-      else if (!entry.name.endsWith('.test.ts') && !entry.name.endsWith('.md')) found.push({ path: relative(root, path), mtimeMs: statSync(path).mtimeMs });
+      } else if (!entry.name.endsWith('.test.ts') && !entry.name.endsWith('.md')) found.push({ path: relative(root, path), mtimeMs: statSync(path).mtimeMs });
     }
   };
   for (const dir of SOURCE_DIRS) if (existsSync(join(root, dir))) walk(join(root, dir));

@@ -101,15 +101,15 @@ const post = (id: CaseId, label: string, server: ServerId, title: string): CaseS
 });
 
 export const CASES: Readonly<Record<CaseId, CaseSpec>> = {
-  null: get('null', '0', 'ceiling', 'null', '/', 'null node:http server, 2-byte body: the load generator\'s ceiling'),
+  null: get('null', '0', 'ceiling', 'null', '/', "null node:http server, 2-byte body: the load generator's ceiling"),
   'ref-list': get('ref-list', '1', 'list', 'ref-10k', LIST_PATH, 'reference list, file store 10,000 pets'),
-  'hapi-list': get('hapi-list', '2', 'list', 'hapi', LIST_PATH, 'bare hapi, the reference list\'s bytes'),
-  'node-list': get('node-list', '3', 'list', 'node', LIST_PATH, 'bare node:http, the reference list\'s bytes'),
+  'hapi-list': get('hapi-list', '2', 'list', 'hapi', LIST_PATH, "bare hapi, the reference list's bytes"),
+  'node-list': get('node-list', '3', 'list', 'node', LIST_PATH, "bare node:http, the reference list's bytes"),
   'prism-list': get('prism-list', '4', 'list', 'prism', PRISM_LIST_PATH, 'Prism mock of spec/openapi.yaml, list'),
   'json-list': get('json-list', '5', 'list', 'json-server', JSON_LIST_PATH, 'json-server 0.17, 10,000 pets, ?_limit=20'),
   'ref-get': get('ref-get', '6', 'get', 'ref-10k', GET_PATH, 'reference get by id, file store 10,000 pets'),
-  'hapi-get': get('hapi-get', '7', 'get', 'hapi', GET_PATH, 'bare hapi, the reference get\'s bytes'),
-  'node-get': get('node-get', '8', 'get', 'node', GET_PATH, 'bare node:http, the reference get\'s bytes'),
+  'hapi-get': get('hapi-get', '7', 'get', 'hapi', GET_PATH, "bare hapi, the reference get's bytes"),
+  'node-get': get('node-get', '8', 'get', 'node', GET_PATH, "bare node:http, the reference get's bytes"),
   'prism-get': get('prism-get', '9', 'get', 'prism', PRISM_GET_PATH, 'Prism mock of spec/openapi.yaml, get'),
   'json-get': get('json-get', '10', 'get', 'json-server', JSON_GET_PATH, 'json-server 0.17, 10,000 pets, get by id'),
   'ref-post': post('ref-post', '11', 'ref-post', 'reference create, durable, file store from 10,000 pets'),

@@ -50,7 +50,10 @@ export async function openGenerator(choice: GeneratorChoice, pinning: Pinning | 
     const wrk = await findWrk();
     if (wrk) return { generator: new WrkGenerator(wrk.path, wrk.version, pinning, dir) };
     if (choice === 'wrk') throw new Error('--generator wrk: wrk is not on PATH (Debian: apt-get install wrk)');
-    return { generator: new AutocannonGenerator(pinning), note: 'wrk is not on PATH: the load generator is autocannon, which saturates several times earlier (see bench/README.md)' };
+    return {
+      generator: new AutocannonGenerator(pinning),
+      note: 'wrk is not on PATH: the load generator is autocannon, which saturates several times earlier (see bench/README.md)',
+    };
   }
   return { generator: new AutocannonGenerator(pinning) };
 }
@@ -74,7 +77,9 @@ export function isDriveResult(m: unknown): m is DriveResult {
   return typeof m === 'object' && m !== null && (m as DriveResult).type === 'result';
 }
 
-const AUTOCANNON_VERSION = (JSON.parse(readFileSync(fileURLToPath(new URL('../node_modules/autocannon/package.json', import.meta.url)), 'utf8')) as { version: string }).version;
+const AUTOCANNON_VERSION = (
+  JSON.parse(readFileSync(fileURLToPath(new URL('../node_modules/autocannon/package.json', import.meta.url)), 'utf8')) as { version: string }
+).version;
 
 /** autocannon in one Node process for the whole run, pinned to the load core, driven over IPC. */
 export class AutocannonGenerator implements LoadGenerator {

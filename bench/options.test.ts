@@ -10,7 +10,8 @@ test('no arguments: the defaults, every case but the optional store-size ones, 3
   assert.is(options.generator, 'auto');
   assert.ok(options.pin);
   for (const id of OPTIONAL_CASES) assert.not.ok(options.cases.includes(id), id);
-  for (const id of ['null', 'ref-list', 'ref-get', 'json-list', 'ref-post', 'pg-post', 'workers-list', 'list-100k'] as const) assert.ok(options.cases.includes(id), id);
+  for (const id of ['null', 'ref-list', 'ref-get', 'json-list', 'ref-post', 'pg-post', 'workers-list', 'list-100k'] as const)
+    assert.ok(options.cases.includes(id), id);
 });
 
 const accepted: Array<[string[], Partial<ReturnType<typeof parseOptions>>]> = [
@@ -67,7 +68,23 @@ for (const [argv, message] of refused) {
 }
 
 test('the help text names every option and every case', () => {
-  for (const flag of ['--duration', '--warmup', '--connections', '--rounds', '--cases', '--generator', '--json', '--results', '--redis', '--database', '--cpu-prof', '--no-pin', '--keep', '--reference-flags', '--reference-node-flags'])
+  for (const flag of [
+    '--duration',
+    '--warmup',
+    '--connections',
+    '--rounds',
+    '--cases',
+    '--generator',
+    '--json',
+    '--results',
+    '--redis',
+    '--database',
+    '--cpu-prof',
+    '--no-pin',
+    '--keep',
+    '--reference-flags',
+    '--reference-node-flags',
+  ])
     assert.ok(HELP.includes(flag), flag);
   for (const id of CASE_IDS) assert.ok(HELP.includes(id), id);
 });

@@ -87,7 +87,8 @@ export class OptionsError extends Error {
 function wholeNumber(flag: string, raw: string | undefined, { zero = false } = {}): number {
   if (raw === undefined || raw.startsWith('--')) throw new OptionsError(`${flag} needs a value`);
   const value = Number(raw);
-  if (!(Number.isInteger(value) && (zero ? value >= 0 : value > 0))) throw new OptionsError(`${flag} must be a whole number ${zero ? '>= 0' : '> 0'}, got "${raw}"`);
+  if (!(Number.isInteger(value) && (zero ? value >= 0 : value > 0)))
+    throw new OptionsError(`${flag} must be a whole number ${zero ? '>= 0' : '> 0'}, got "${raw}"`);
   return value;
 }
 
@@ -122,7 +123,10 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
         options.rounds = wholeNumber(flag, value());
         break;
       case '--cases': {
-        const wanted = text(flag, value()).split(',').map((s) => s.trim()).filter(Boolean);
+        const wanted = text(flag, value())
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
         if (wanted.length === 1 && wanted[0] === 'all') {
           options.cases = [...CASE_IDS];
           break;

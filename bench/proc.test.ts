@@ -1,6 +1,18 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { allowedCpus, choosePinning, foreignCores, machineTicks, processTicks, rssBytes, peakRssBytes, treePeakRssBytes, treeTicks, workerCores, type CpuTicks } from './proc.ts';
+import {
+  allowedCpus,
+  choosePinning,
+  foreignCores,
+  machineTicks,
+  processTicks,
+  rssBytes,
+  peakRssBytes,
+  treePeakRssBytes,
+  treeTicks,
+  workerCores,
+  type CpuTicks,
+} from './proc.ts';
 
 test('machineTicks reads the summed cpu line and counts the CPUs; idle, I/O wait and softirq are not busy', () => {
   // user 100, nice 5, system 50, idle 800, iowait 20, irq 0, softirq 5, steal 3

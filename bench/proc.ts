@@ -79,8 +79,7 @@ export function awaitMessage<T>(child: ChildProcess, accept: (m: unknown) => m i
     const onMessage = (m: unknown) => {
       if (accept(m)) done(undefined, m);
     };
-    const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
-      done(new Error(`${what}: exited (code ${code}, signal ${signal}) before answering`));
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) => done(new Error(`${what}: exited (code ${code}, signal ${signal}) before answering`));
     function done(error?: Error, value?: T) {
       clearTimeout(timer);
       child.off('message', onMessage);
@@ -141,13 +140,7 @@ export function httpRequest(url: string, init: { method?: string; headers?: Reco
 }
 
 /** Polls until `url` answers with `status`; for servers that cannot report readiness themselves. */
-export async function waitForHttp(
-  url: string,
-  headers: Record<string, string>,
-  status: number,
-  timeoutMs: number,
-  child: ChildProcess,
-): Promise<void> {
+export async function waitForHttp(url: string, headers: Record<string, string>, status: number, timeoutMs: number, child: ChildProcess): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = 'no answer';
   while (Date.now() < deadline) {

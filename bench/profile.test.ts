@@ -47,7 +47,10 @@ test('summarizeProfile: self and inclusive time, percentages of busy time', () =
   assert.is(inclusive['server/plugins/auth.ts'], 4);
   assert.is(inclusive['node:internal'], 3);
   assert.is(s.inclusiveByOwner.find((x) => x.name === 'server/plugins/auth.ts')!.percent, (100 * 4) / 6);
-  assert.equal(s.projectInclusive.map((x) => [x.name, x.ms]), [['authenticate server/plugins/auth.ts:1', 4]]);
+  assert.equal(
+    s.projectInclusive.map((x) => [x.name, x.ms]),
+    [['authenticate server/plugins/auth.ts:1', 4]],
+  );
   assert.match(renderProfile(s), /66\.7%\s+4 ms\s+server\/plugins\/auth\.ts/);
 });
 
@@ -68,7 +71,10 @@ test('summarizeProfile falls back to hit counts when a profile has no samples', 
     ],
   });
   assert.is(s.busyMs, 4);
-  assert.equal(s.byOwner.map((x) => x.name), ['server/x.ts']);
+  assert.equal(
+    s.byOwner.map((x) => x.name),
+    ['server/x.ts'],
+  );
 });
 
 test.run();

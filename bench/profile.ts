@@ -85,9 +85,7 @@ export function summarizeProfile(profile: CpuProfile, top = 25): ProfileSummary 
   for (const [id, ms] of selfMs) if (byId.get(id)!.callFrame.functionName === '(idle)') idleMs += ms;
   const busyMs = totalMs - idleMs;
   const share = (entries: Map<string, number>): Share[] =>
-    [...entries]
-      .map(([name, ms]) => ({ name, ms, percent: busyMs ? (100 * ms) / busyMs : 0 }))
-      .sort((a, b) => b.ms - a.ms);
+    [...entries].map(([name, ms]) => ({ name, ms, percent: busyMs ? (100 * ms) / busyMs : 0 })).sort((a, b) => b.ms - a.ms);
 
   const owners = new Map<string, number>();
   const functions = new Map<string, number>();
@@ -119,7 +117,9 @@ export function summarizeProfile(profile: CpuProfile, top = 25): ProfileSummary 
     totalMs,
     busyMs,
     byOwner: share(owners).slice(0, top),
-    inclusiveByOwner: share(ownersInclusive).filter((s) => !s.name.startsWith('(')).slice(0, top),
+    inclusiveByOwner: share(ownersInclusive)
+      .filter((s) => !s.name.startsWith('('))
+      .slice(0, top),
     selfTop: share(functions).slice(0, top),
     projectInclusive: share(inclusive).slice(0, top),
   };
@@ -128,13 +128,15 @@ export function summarizeProfile(profile: CpuProfile, top = 25): ProfileSummary 
 export function renderProfile(summary: ProfileSummary): string {
   const block = (title: string, rows: Share[]) =>
     [title, ...rows.map((r) => `  ${r.percent.toFixed(1).padStart(5)}%  ${r.ms.toFixed(0).padStart(7)} ms  ${r.name}`)].join('\n');
-  return [
-    `profile: ${summary.totalMs.toFixed(0)} ms sampled, ${summary.busyMs.toFixed(0)} ms busy (percentages are of busy time)`,
-    block('self time by owner', summary.byOwner),
-    block('inclusive time by owner (callees included; stacks overlap, so rows do not add up)', summary.inclusiveByOwner),
-    block('top functions, self time', summary.selfTop),
-    block('project functions (server/), inclusive time', summary.projectInclusive),
-  ].join('\n\n') + '\n';
+  return (
+    [
+      `profile: ${summary.totalMs.toFixed(0)} ms sampled, ${summary.busyMs.toFixed(0)} ms busy (percentages are of busy time)`,
+      block('self time by owner', summary.byOwner),
+      block('inclusive time by owner (callees included; stacks overlap, so rows do not add up)', summary.inclusiveByOwner),
+      block('top functions, self time', summary.selfTop),
+      block('project functions (server/), inclusive time', summary.projectInclusive),
+    ].join('\n\n') + '\n'
+  );
 }
 
 /**
@@ -148,13 +150,15 @@ export function renderProfileMarkdown(summary: ProfileSummary): string {
   const key = (name: string) => Math.max(self.get(name)?.ms ?? 0, inclusive.get(name)?.ms ?? 0);
   names.sort((a, b) => key(b) - key(a));
   const cell = (s: Share | undefined) => (s ? `${s.percent.toFixed(1)}%` : '-');
-  return [
-    `${summary.busyMs.toFixed(0)} ms busy of ${summary.totalMs.toFixed(0)} ms sampled; percentages are of busy time (inclusive: callees included, so rows overlap)`,
-    '',
-    '| owner | self | inclusive |',
-    '|---|---:|---:|',
-    ...names.map((name) => `| \`${name}\` | ${cell(self.get(name))} | ${cell(inclusive.get(name))} |`),
-  ].join('\n') + '\n';
+  return (
+    [
+      `${summary.busyMs.toFixed(0)} ms busy of ${summary.totalMs.toFixed(0)} ms sampled; percentages are of busy time (inclusive: callees included, so rows overlap)`,
+      '',
+      '| owner | self | inclusive |',
+      '|---|---:|---:|',
+      ...names.map((name) => `| \`${name}\` | ${cell(self.get(name))} | ${cell(inclusive.get(name))} |`),
+    ].join('\n') + '\n'
+  );
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -1,13 +1,30 @@
 // What a run prints: the table, the headroom, the ratios and the targets, and the dated section
 // `--results` adds to bench/RESULTS.md. Figures come from report.ts; nothing is computed here.
-import { allCpu, DISTURBED_CORES, formatCount, formatRatio, MB, SATURATED, TARGETS, type BenchReport, type CaseResult, type Headroom, type WorkersProjection } from './report.ts';
+import {
+  allCpu,
+  DISTURBED_CORES,
+  formatCount,
+  formatRatio,
+  MB,
+  SATURATED,
+  TARGETS,
+  type BenchReport,
+  type CaseResult,
+  type Headroom,
+  type WorkersProjection,
+} from './report.ts';
 
 const ms = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '-');
 
 function pad(cells: string[][], rightAligned: ReadonlySet<number>): string {
   const widths = cells[0]!.map((_, i) => Math.max(...cells.map((row) => row[i]!.length)));
   return cells
-    .map((row) => row.map((cell, i) => (rightAligned.has(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ').trimEnd())
+    .map((row) =>
+      row
+        .map((cell, i) => (rightAligned.has(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+        .join('  ')
+        .trimEnd(),
+    )
     .join('\n');
 }
 
@@ -23,8 +40,13 @@ function badCell(c: CaseResult): string {
 export function headroomLine(h: Headroom, generator: string): string {
   if (h.nullRps === null) return `load generator headroom: not measured (${h.why})`;
   const busy = h.generatorBusy === null ? 'its CPU unknown' : `${generator} at ${(h.generatorBusy * 100).toFixed(0)}% of its core`;
-  const ceiling = h.generatorBusy !== null && h.generatorBusy < SATURATED ? `ceiling about ${formatCount(h.ceiling!)} req/s` : `ceiling ${formatCount(h.ceiling!)} req/s (saturated)`;
-  const fastest = h.fastest ? `; fastest server ${h.fastest.id} ${formatCount(h.fastest.rps)} req/s: headroom ${formatRatio(h.headroom!, 1)} (at least ${TARGETS.headroom}x wanted)` : '';
+  const ceiling =
+    h.generatorBusy !== null && h.generatorBusy < SATURATED
+      ? `ceiling about ${formatCount(h.ceiling!)} req/s`
+      : `ceiling ${formatCount(h.ceiling!)} req/s (saturated)`;
+  const fastest = h.fastest
+    ? `; fastest server ${h.fastest.id} ${formatCount(h.fastest.rps)} req/s: headroom ${formatRatio(h.headroom!, 1)} (at least ${TARGETS.headroom}x wanted)`
+    : '';
   return `load generator headroom: null server ${formatCount(h.nullRps)} req/s with ${busy}, ${ceiling}${fastest}`;
 }
 
@@ -38,10 +60,31 @@ export function renderText(report: BenchReport): string {
   );
   lines.push(`load generator: ${s.generator.description}; reference server: ${s.build}`);
   if (s.referenceFlags.length || s.referenceNodeFlags.length) {
-    lines.push(`NOTE: reference servers ran with serve flags [${s.referenceFlags.join(' ')}] and node flags [${s.referenceNodeFlags.join(' ')}]: not the production stack.`);
+    lines.push(
+      `NOTE: reference servers ran with serve flags [${s.referenceFlags.join(' ')}] and node flags [${s.referenceNodeFlags.join(' ')}]: not the production stack.`,
+    );
   }
   lines.push('');
-  const header = ['#', 'case', 'what', 'req/s', 'rounds min-max', 'p50 ms', 'p99 ms', 'peak RSS MB', 'bytes/resp', 'CPU us/req', 'PG us/req', 'Redis us/req', 'PG stmt/req', 'Redis cmd/req', 'gen CPU', 'others CPU', 'clean', 'bad'];
+  const header = [
+    '#',
+    'case',
+    'what',
+    'req/s',
+    'rounds min-max',
+    'p50 ms',
+    'p99 ms',
+    'peak RSS MB',
+    'bytes/resp',
+    'CPU us/req',
+    'PG us/req',
+    'Redis us/req',
+    'PG stmt/req',
+    'Redis cmd/req',
+    'gen CPU',
+    'others CPU',
+    'clean',
+    'bad',
+  ];
   const perRequest = (n: number | null, digits: number) => (n === null || !Number.isFinite(n) ? '-' : digits === 0 ? formatCount(n) : n.toFixed(digits));
   const rows = report.cases.map((c) => {
     const v = c.summary;
@@ -82,9 +125,12 @@ export function renderText(report: BenchReport): string {
   const h = report.headroom;
   lines.push(headroomLine(h, s.generator.name));
   if (h.headroom !== null && h.headroom < TARGETS.headroom) {
-    lines.push(`WARNING: the load generator's headroom is below ${TARGETS.headroom}x: the fastest servers may be measured at the generator's limit, and every ratio against them is compressed.`);
+    lines.push(
+      `WARNING: the load generator's headroom is below ${TARGETS.headroom}x: the fastest servers may be measured at the generator's limit, and every ratio against them is compressed.`,
+    );
   }
-  if (h.nearSaturation.length) lines.push(`WARNING: the load generator used more than ${(100 / TARGETS.headroom).toFixed(0)}% of its core in ${h.nearSaturation.join(', ')}.`);
+  if (h.nearSaturation.length)
+    lines.push(`WARNING: the load generator used more than ${(100 / TARGETS.headroom).toFixed(0)}% of its core in ${h.nearSaturation.join(', ')}.`);
   lines.push('');
   const r = report.ratios;
   // Cut like the targets' figures, so that the table and the verdicts never disagree in the last digit.
@@ -124,7 +170,9 @@ export function renderText(report: BenchReport): string {
       );
   for (const note of report.notes) lines.push(`note: ${note}`);
   lines.push('');
-  lines.push(pad([['target', 'measured', 'verdict'], ...report.targets.map((t) => [t.target, t.measured, t.why ? `${t.verdict}: ${t.why}` : t.verdict])], new Set()));
+  lines.push(
+    pad([['target', 'measured', 'verdict'], ...report.targets.map((t) => [t.target, t.measured, t.why ? `${t.verdict}: ${t.why}` : t.verdict])], new Set()),
+  );
   return lines.join('\n') + '\n';
 }
 
@@ -140,7 +188,10 @@ function scaleOutLines(report: BenchReport): string[] {
     if (v.postgresMicrosPerRequest !== null) parts.push(`PostgreSQL ${formatCount(v.postgresMicrosPerRequest)}`);
     if (v.redisMicrosPerRequest !== null) parts.push(`Redis ${formatCount(v.redisMicrosPerRequest)}`);
     const all = allCpu(c)!;
-    const over = fileCpu && c.kind === 'list' ? ` (${formatRatio(v.cpuMicrosPerRequest / fileCpu, 1)} server, ${formatRatio(all / fileCpu, 1)} all over ref-list's ${formatCount(fileCpu)} us)` : '';
+    const over =
+      fileCpu && c.kind === 'list'
+        ? ` (${formatRatio(v.cpuMicrosPerRequest / fileCpu, 1)} server, ${formatRatio(all / fileCpu, 1)} all over ref-list's ${formatCount(fileCpu)} us)`
+        : '';
     const trips = [
       v.postgresPerRequest !== null ? `${v.postgresPerRequest.toFixed(2)} PostgreSQL statements` : '',
       v.redisPerRequest !== null ? `${v.redisPerRequest.toFixed(2)} Redis commands` : '',
@@ -166,7 +217,10 @@ export function renderResultsSection(report: BenchReport, profile?: string): str
   const s = report.settings;
   const date = report.startedAt.slice(0, 16).replace('T', ' ');
   const h = report.headroom;
-  const headroom = h.headroom === null ? 'headroom not measured' : `headroom ${formatRatio(h.headroom, 1)}${h.headroom < TARGETS.headroom ? ' (below ${TARGETS.headroom}x: ratios compressed)' : ''}`;
+  const headroom =
+    h.headroom === null
+      ? 'headroom not measured'
+      : `headroom ${formatRatio(h.headroom, 1)}${h.headroom < TARGETS.headroom ? ' (below ${TARGETS.headroom}x: ratios compressed)' : ''}`;
   const parts = [
     `## ${date} UTC: ${s.generator.name}, ${report.cases.length} cases`,
     '',

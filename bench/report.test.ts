@@ -59,7 +59,18 @@ function summary(rps: number, extra: Partial<CaseSummary> = {}): CaseSummary {
 
 function result(id: CaseId, s: CaseSummary | null, extra: Partial<CaseResult> = {}): CaseResult {
   const spec = CASES[id];
-  return { id, label: spec.label, title: spec.title, kind: spec.kind, server: spec.server, method: spec.method, path: '/v1/pets', summary: s, peakRssBytes: 100e6, ...extra };
+  return {
+    id,
+    label: spec.label,
+    title: spec.title,
+    kind: spec.kind,
+    server: spec.server,
+    method: spec.method,
+    path: '/v1/pets',
+    summary: s,
+    peakRssBytes: 100e6,
+    ...extra,
+  };
 }
 
 const durable = (acknowledged: number): Durability => ({
@@ -96,7 +107,20 @@ function passing(): CaseResult[] {
   ];
 }
 
-const TARGET_NAMES = ['list/hapi', 'list/Prism', 'list/json-server', 'get/hapi', 'get/Prism', 'get/json-server', 'create', 'RSS', 'headroom', 'scale-out CPU', 'pg-post', 'workers'];
+const TARGET_NAMES = [
+  'list/hapi',
+  'list/Prism',
+  'list/json-server',
+  'get/hapi',
+  'get/Prism',
+  'get/json-server',
+  'create',
+  'RSS',
+  'headroom',
+  'scale-out CPU',
+  'pg-post',
+  'workers',
+];
 const verdicts = (cases: CaseResult[], s: RunSettings = settings) => checkTargets(cases, s, computeHeadroom(cases)).map((t) => t.verdict);
 const replace = (id: CaseId, change: (c: CaseResult) => CaseResult) => passing().map((c) => (c.id === id ? change(c) : c));
 const all = (v: Verdict): Verdict[] => TARGET_NAMES.map(() => v);
@@ -124,7 +148,16 @@ test('a run meeting every target: all twelve met; headroom and ratios as compute
   assert.is(r.scaleOutAllCpuOverFile, 320 / (1e6 / 7000));
 });
 
-const voidRound = (reason: string) => ({ cleanRounds: 0, voidRounds: [{ round: 1, reason }, { round: 2, reason }], requests: 0, rps: 0, rpsPerRound: [] });
+const voidRound = (reason: string) => ({
+  cleanRounds: 0,
+  voidRounds: [
+    { round: 1, reason },
+    { round: 2, reason },
+  ],
+  requests: 0,
+  rps: 0,
+  rpsPerRound: [],
+});
 
 const variations: Array<[string, CaseResult[], Verdict[], RunSettings?]> = [
   ['list at 0.59 of bare hapi', replace('ref-list', (c) => ({ ...c, summary: summary(5900) })), but({ 0: 'missed' })],
@@ -132,7 +165,7 @@ const variations: Array<[string, CaseResult[], Verdict[], RunSettings?]> = [
   ['json-server fast enough that the get ratio is 4.9', replace('json-get', (c) => ({ ...c, summary: summary(8000 / 4.9) })), but({ 5: 'missed' })],
   ['get at 0.59 of bare hapi', replace('hapi-get', (c) => ({ ...c, summary: summary(8000 / 0.59) })), but({ 3: 'missed' })],
   ['create at 4,999/s', replace('ref-post', (c) => ({ ...c, summary: summary(4999) })), but({ 6: 'missed' })],
-  ['create measured at 64 connections: not the target\'s condition', passing(), but({ 6: 'not measured' }), { ...settings, connections: 64 }],
+  ["create measured at 64 connections: not the target's condition", passing(), but({ 6: 'not measured' }), { ...settings, connections: 64 }],
   [
     'every create round lost an acknowledged create: no clean round',
     replace('ref-post', (c) => ({ ...c, summary: summary(9000, voidRound('1 acknowledged or original pets missing after SIGKILL')) })),
@@ -141,17 +174,41 @@ const variations: Array<[string, CaseResult[], Verdict[], RunSettings?]> = [
   ['RSS 150 MB exactly', replace('list-100k', (c) => ({ ...c, peakRssBytes: 150e6 })), but({ 7: 'missed' })],
   ['RSS small but tsx in the process', replace('list-100k', (c) => ({ ...c, tsx: true })), but({ 7: 'missed' })],
   // The generator saturated at 20,000/s: below the fastest server, so everything near it is compressed.
-  ['the generator\'s headroom is 0.95x', replace('null', (c) => ({ ...c, summary: summary(20_000, { generatorBusy: 0.99 }) })), but({ 8: 'missed' })],
+  ["the generator's headroom is 0.95x", replace('null', (c) => ({ ...c, summary: summary(20_000, { generatorBusy: 0.99 }) })), but({ 8: 'missed' })],
   ['no null server: headroom not measured', passing().filter((c) => c.id !== 'null'), but({ 8: 'not measured' })],
-  ['the reference answered 429s in every round', replace('ref-list', (c) => ({ ...c, summary: summary(9000, voidRound('3 x 429')) })), but({ 0: 'not measured', 1: 'not measured', 2: 'not measured', 9: 'not measured' })],
-  ['one void round of two: the clean one counts', replace('ref-list', (c) => ({ ...c, summary: summary(7000, { cleanRounds: 1, voidRounds: [{ round: 2, reason: '4 socket errors' }] }) })), all('met')],
-  ['bare hapi had socket errors in every round', replace('hapi-get', (c) => ({ ...c, summary: summary(9000, voidRound('2 socket errors')) })), but({ 3: 'not measured' })],
+  [
+    'the reference answered 429s in every round',
+    replace('ref-list', (c) => ({ ...c, summary: summary(9000, voidRound('3 x 429')) })),
+    but({ 0: 'not measured', 1: 'not measured', 2: 'not measured', 9: 'not measured' }),
+  ],
+  [
+    'one void round of two: the clean one counts',
+    replace('ref-list', (c) => ({ ...c, summary: summary(7000, { cleanRounds: 1, voidRounds: [{ round: 2, reason: '4 socket errors' }] }) })),
+    all('met'),
+  ],
+  [
+    'bare hapi had socket errors in every round',
+    replace('hapi-get', (c) => ({ ...c, summary: summary(9000, voidRound('2 socket errors')) })),
+    but({ 3: 'not measured' }),
+  ],
   ['Prism not run', passing().filter((c) => !c.id.startsWith('prism')), but({ 1: 'not measured', 4: 'not measured' })],
-  ['the scale-out list at 1.51x the file store\'s server CPU', replace('pg-redis-list', (c) => ({ ...c, summary: summary(4500, { cpuMicrosPerRequest: 1.51e6 / 7000 }) })), but({ 9: 'missed' })],
-  ['PostgreSQL creates at 0.89x the file store\'s', replace('pg-post', (c) => ({ ...c, summary: summary(5340) })), but({ 10: 'missed' })],
+  [
+    "the scale-out list at 1.51x the file store's server CPU",
+    replace('pg-redis-list', (c) => ({ ...c, summary: summary(4500, { cpuMicrosPerRequest: 1.51e6 / 7000 }) })),
+    but({ 9: 'missed' }),
+  ],
+  ["PostgreSQL creates at 0.89x the file store's", replace('pg-post', (c) => ({ ...c, summary: summary(5340) })), but({ 10: 'missed' })],
   ['--workers 2 at 0.88x one instance', replace('workers-list', (c) => ({ ...c, summary: summary(3960) })), but({ 11: 'missed' })],
-  ['--workers 2 had no clean round', replace('workers-list', (c) => ({ ...c, summary: summary(4200, voidRound('2 socket errors')) })), but({ 11: 'not measured' })],
-  ['one instance on PostgreSQL + Redis had no clean round: the workers have nothing to be compared with', replace('pg-redis-list', (c) => ({ ...c, summary: summary(4500, voidRound('1 x 429')) })), but({ 9: 'not measured', 11: 'not measured' })],
+  [
+    '--workers 2 had no clean round',
+    replace('workers-list', (c) => ({ ...c, summary: summary(4200, voidRound('2 socket errors')) })),
+    but({ 11: 'not measured' }),
+  ],
+  [
+    'one instance on PostgreSQL + Redis had no clean round: the workers have nothing to be compared with',
+    replace('pg-redis-list', (c) => ({ ...c, summary: summary(4500, voidRound('1 x 429')) })),
+    but({ 9: 'not measured', 11: 'not measured' }),
+  ],
 ];
 for (const [name, cases, expected, s] of variations) {
   test(`targets: ${name}`, () => assert.equal(verdicts(cases, s), expected));
@@ -171,7 +228,7 @@ test('a missed target says why from what was measured; a target not measured say
   assert.match(checkTargets(limited, settings, computeHeadroom(limited))[0]!.why!, /ref-list had no clean round \(round 1: 3 x 429; round 2: 3 x 429\)/);
 });
 
-test('the workers projection: from measured CPU per request, capped by Redis\'s one thread', () => {
+test("the workers projection: from measured CPU per request, capped by Redis's one thread", () => {
   const p = projectWorkers(passing())!;
   // workers-list has no PostgreSQL or Redis figure in the fixture: one instance's is used.
   assert.is(p.from, 'pg-redis-list');
@@ -194,7 +251,10 @@ test('the store-size targets appear only when their cases ran', () => {
   assert.is(checkTargets(passing(), settings, computeHeadroom(passing())).length, 12);
   const withSizes = [...passing(), result('list-1k', summary(7000)), result('deep-1k', summary(7000)), result('deep-100k', summary(7000, { p99: 20 }))];
   const checks = checkTargets(withSizes, settings, computeHeadroom(withSizes));
-  assert.equal(checks.slice(12).map((t) => t.verdict), ['met', 'missed']);
+  assert.equal(
+    checks.slice(12).map((t) => t.verdict),
+    ['met', 'missed'],
+  );
 });
 
 test('a case with no clean round is not clean; one clean round is enough', () => {
@@ -224,7 +284,9 @@ function report(cases = passing(), extra: Partial<BenchReport> = {}): BenchRepor
 }
 
 test('the text report: a row per case, void rounds, the headroom, the ratios, durability, notes and every target', () => {
-  const cases = passing().map((c) => (c.id === 'json-get' ? { ...c, summary: summary(1200, { cleanRounds: 1, voidRounds: [{ round: 2, reason: '3 socket errors' }], errors: 3 }) } : c));
+  const cases = passing().map((c) =>
+    c.id === 'json-get' ? { ...c, summary: summary(1200, { cleanRounds: 1, voidRounds: [{ round: 2, reason: '3 socket errors' }], errors: 3 }) } : c,
+  );
   cases.push(result('deep-100k', null, { skipped: 'server exited (code 1)' }));
   const r = report(cases);
   const text = renderText(r);
@@ -234,11 +296,20 @@ test('the text report: a row per case, void rounds, the headroom, the ratios, du
   assert.match(text, /VOID: json-get round 2: 3 socket errors/);
   assert.match(text, /skipped: server exited \(code 1\)/);
   assert.match(text, /load generator: wrk debian\/4\.1\.0-3\+b2, 1 thread; reference server: compiled/);
-  assert.match(text, /load generator headroom: null server 60,000 req\/s with wrk at 50% of its core, ceiling about 120,000 req\/s; fastest server node-get 21,000 req\/s: headroom 5\.7x/);
+  assert.match(
+    text,
+    /load generator headroom: null server 60,000 req\/s with wrk at 50% of its core, ceiling about 120,000 req\/s; fastest server node-get 21,000 req\/s: headroom 5\.7x/,
+  );
   assert.not.match(text, /WARNING: the load generator's headroom/);
   assert.match(text, /list\s+0\.70\s+0\.35\s+14\.0\s+7\.0\s+by req\/s/);
-  assert.match(text, /PostgreSQL\/file store: list 0\.71, create 0\.95; Redis limiter\/memory limiter \(PostgreSQL\) 0\.90; --workers 2\/one instance 0\.93 \(workers on cpu 1\)/);
-  assert.match(text, /ref-post: 120,000 acknowledged creates, store 10,000 -> 130,003 pets after SIGKILL \(all durable, every acknowledged id found once; 3 in flight\)/);
+  assert.match(
+    text,
+    /PostgreSQL\/file store: list 0\.71, create 0\.95; Redis limiter\/memory limiter \(PostgreSQL\) 0\.90; --workers 2\/one instance 0\.93 \(workers on cpu 1\)/,
+  );
+  assert.match(
+    text,
+    /ref-post: 120,000 acknowledged creates, store 10,000 -> 130,003 pets after SIGKILL \(all durable, every acknowledged id found once; 3 in flight\)/,
+  );
   assert.match(text, /note: --workers 2 ran both workers on cpu 1/);
   for (const t of r.targets) assert.ok(text.includes(t.target), t.target);
   assert.match(text, /servers on cpu 1, load generator on cpu 0/);
@@ -273,8 +344,16 @@ test('the results section: date, machine, generator with its headroom, command, 
 
 const OLD = '# Benchmark results\n\nDated runs of `npm run bench`, newest first.\n\n## 2026-11: autocannon, before\n\nold figures\n';
 const insertions: Array<[string, string | undefined, string]> = [
-  ['newest first: before the older sections, which are kept', OLD, '# Benchmark results\n\nDated runs of `npm run bench`, newest first.\n\n## new\n\n## 2026-11: autocannon, before\n\nold figures\n'],
-  ['a missing file gets the title and intro first', undefined, '# Benchmark results\n\nDated runs of `npm run bench`, newest first. Each names the machine, the load generator and the command.\n\n## new\n'],
+  [
+    'newest first: before the older sections, which are kept',
+    OLD,
+    '# Benchmark results\n\nDated runs of `npm run bench`, newest first.\n\n## new\n\n## 2026-11: autocannon, before\n\nold figures\n',
+  ],
+  [
+    'a missing file gets the title and intro first',
+    undefined,
+    '# Benchmark results\n\nDated runs of `npm run bench`, newest first. Each names the machine, the load generator and the command.\n\n## new\n',
+  ],
   ['a file with no run yet', '# Results\n\nintro\n', '# Results\n\nintro\n\n## new\n'],
 ];
 for (const [name, existing, expected] of insertions) {

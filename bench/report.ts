@@ -244,7 +244,9 @@ export function allCpu(c: CaseResult | undefined): number | undefined {
  * runs its commands on one thread, so its CPU per request caps the whole at one core of Redis.
  */
 export function projectWorkers(cases: readonly CaseResult[]): WorkersProjection | null {
-  const base = [find(cases, 'workers-list'), find(cases, 'pg-redis-list')].find((c) => clean(c) && c.summary.redisMicrosPerRequest !== null && c.summary.postgresMicrosPerRequest !== null);
+  const base = [find(cases, 'workers-list'), find(cases, 'pg-redis-list')].find(
+    (c) => clean(c) && c.summary.redisMicrosPerRequest !== null && c.summary.postgresMicrosPerRequest !== null,
+  );
   if (!clean(base)) return null;
   const serverMicros = base.summary.cpuMicrosPerRequest;
   const postgresMicros = base.summary.postgresMicrosPerRequest!;
@@ -253,7 +255,12 @@ export function projectWorkers(cases: readonly CaseResult[]): WorkersProjection 
   const rows = PROJECTED_WORKERS.map((workers) => {
     const byWorkers = (workers * 1e6) / serverMicros;
     const rps = redisCeiling !== null ? Math.min(byWorkers, redisCeiling) : byWorkers;
-    return { workers, rps, cores: (rps * (serverMicros + postgresMicros + redisMicros)) / 1e6, limitedBy: rps < byWorkers ? ('redis' as const) : ('workers' as const) };
+    return {
+      workers,
+      rps,
+      cores: (rps * (serverMicros + postgresMicros + redisMicros)) / 1e6,
+      limitedBy: rps < byWorkers ? ('redis' as const) : ('workers' as const),
+    };
   });
   return { from: base.id, serverMicros, postgresMicros, redisMicros, redisCeiling, rows };
 }
@@ -269,7 +276,8 @@ function ratioWhy(reference: CaseResult & { summary: CaseSummary }, peer: CaseRe
     `${reference.id} ${formatCount(reference.summary.rps)}/s at ${formatCount(reference.summary.cpuMicrosPerRequest)} us server CPU per request, ` +
       `${peer.id} ${formatCount(peer.summary.rps)}/s at ${formatCount(peer.summary.cpuMicrosPerRequest)} us`,
   ];
-  if (headroom.headroom !== null && headroom.headroom < TARGETS.headroom) parts.push(`generator headroom only ${formatRatio(headroom.headroom, 1)}: ratios compressed`);
+  if (headroom.headroom !== null && headroom.headroom < TARGETS.headroom)
+    parts.push(`generator headroom only ${formatRatio(headroom.headroom, 1)}: ratios compressed`);
   return parts.join('; ');
 }
 
@@ -298,7 +306,12 @@ export function checkTargets(cases: readonly CaseResult[], settings: RunSettings
   const postTarget = `create >= ${formatCount(TARGETS.createsPerSecond)} durable/s, file store, ${TARGETS.createConnections} connections`;
   if (!clean(post)) checks.push({ target: postTarget, measured: '-', verdict: 'not measured', why: problem(post, 'ref-post') });
   else if (settings.connections !== TARGETS.createConnections)
-    checks.push({ target: postTarget, measured: `${formatCount(post.summary.rps)}/s`, verdict: 'not measured', why: `run with --connections ${TARGETS.createConnections}` });
+    checks.push({
+      target: postTarget,
+      measured: `${formatCount(post.summary.rps)}/s`,
+      verdict: 'not measured',
+      why: `run with --connections ${TARGETS.createConnections}`,
+    });
   else {
     const met = post.summary.rps >= TARGETS.createsPerSecond;
     const busy = post.summary.serverBusy;
@@ -317,7 +330,13 @@ export function checkTargets(cases: readonly CaseResult[], settings: RunSettings
     const peak = rssCase.peakRssBytes;
     const measured = `${(peak / MB).toFixed(1)} MB`;
     if (rssCase.tsx) checks.push({ target: rssTarget, measured, verdict: 'missed', why: 'tsx was found in the server process' });
-    else checks.push({ target: rssTarget, measured, verdict: peak < TARGETS.rssBytesAt100k ? 'met' : 'missed', why: peak < TARGETS.rssBytesAt100k ? undefined : `peak VmHWM of the compiled server, start-up and load included` });
+    else
+      checks.push({
+        target: rssTarget,
+        measured,
+        verdict: peak < TARGETS.rssBytesAt100k ? 'met' : 'missed',
+        why: peak < TARGETS.rssBytesAt100k ? undefined : `peak VmHWM of the compiled server, start-up and load included`,
+      });
   }
 
   const headroomTarget = `load generator headroom >= ${TARGETS.headroom}x the fastest server`;
@@ -327,12 +346,22 @@ export function checkTargets(cases: readonly CaseResult[], settings: RunSettings
       target: headroomTarget,
       measured: formatRatio(headroom.headroom, 1),
       verdict: headroom.headroom >= TARGETS.headroom ? 'met' : 'missed',
-      why: headroom.headroom >= TARGETS.headroom ? undefined : `${settings.generator.name} reaches about ${formatCount(headroom.ceiling!)}/s on its core; ${headroom.fastest!.id} ran at ${formatCount(headroom.fastest!.rps)}/s`,
+      why:
+        headroom.headroom >= TARGETS.headroom
+          ? undefined
+          : `${settings.generator.name} reaches about ${formatCount(headroom.ceiling!)}/s on its core; ${headroom.fastest!.id} ran at ${formatCount(headroom.fastest!.rps)}/s`,
     });
 
   // The price of scaling out (PostgreSQL + Redis, --workers), when their cases ran.
   type Measured = CaseResult & { summary: CaseSummary };
-  const pair = (target: string, a: CaseId, b: CaseId, value: (x: Measured, y: Measured) => number, met: (v: number) => boolean, why: (x: Measured, y: Measured) => string) => {
+  const pair = (
+    target: string,
+    a: CaseId,
+    b: CaseId,
+    value: (x: Measured, y: Measured) => number,
+    met: (v: number) => boolean,
+    why: (x: Measured, y: Measured) => string,
+  ) => {
     const x = find(cases, a);
     const y = find(cases, b);
     // Only when the scale-out case was selected, as the store-size targets.
@@ -383,7 +412,11 @@ export function checkTargets(cases: readonly CaseResult[], settings: RunSettings
       return;
     }
     const value = l.summary.p99 / s.summary.p99;
-    checks.push({ target, measured: `${l.summary.p99.toFixed(2)} vs ${s.summary.p99.toFixed(2)} ms (x${value.toFixed(2)})`, verdict: value <= TARGETS.p99Growth ? 'met' : 'missed' });
+    checks.push({
+      target,
+      measured: `${l.summary.p99.toFixed(2)} vs ${s.summary.p99.toFixed(2)} ms (x${value.toFixed(2)})`,
+      verdict: value <= TARGETS.p99Growth ? 'met' : 'missed',
+    });
   };
   growth(`list p99 at 100,000 <= ${TARGETS.p99Growth}x p99 at 1,000 pets (first page)`, 'list-1k', 'list-100k');
   growth(`list p99 at 100,000 <= ${TARGETS.p99Growth}x p99 at 1,000 pets (mid-store page)`, 'deep-1k', 'deep-100k');
@@ -396,7 +429,9 @@ export function assembleReport(run: { startedAt: Date; cases: CaseResult[]; sett
   const notes = [...run.notes];
   const workers = find(cases, 'workers-list');
   if (workers?.cpus && settings.pinning && !workers.cpus.includes(',')) {
-    notes.push(`--workers 2 ran both workers on cpu ${workers.cpus}: the load generator needs the other core, so on this machine the case prices the cluster, not its scaling`);
+    notes.push(
+      `--workers 2 ran both workers on cpu ${workers.cpus}: the load generator needs the other core, so on this machine the case prices the cluster, not its scaling`,
+    );
   }
   const headroom = computeHeadroom(cases);
   return {

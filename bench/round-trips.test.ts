@@ -10,10 +10,13 @@ test('the last counts of each process are kept, whatever the log lines around th
     roundTripsLine(12, { postgres: 1, redis: 2 }),
     roundTripsLine(11, { postgres: 6, redis: 8 }),
   ].join('\n');
-  assert.equal([...parseRoundTrips(text)], [
-    [11, { postgres: 6, redis: 8 }],
-    [12, { postgres: 1, redis: 2 }],
-  ]);
+  assert.equal(
+    [...parseRoundTrips(text)],
+    [
+      [11, { postgres: 6, redis: 8 }],
+      [12, { postgres: 1, redis: 2 }],
+    ],
+  );
 });
 
 test.run();

@@ -13,8 +13,7 @@ import type { BenchReport } from './report.ts';
 import { commandLine } from './cli.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const bench = (args: string[]) =>
-  spawnSync(process.execPath, ['--import', 'tsx', 'bench/cli.ts', ...args], { cwd: root, encoding: 'utf8', timeout: 180_000 });
+const bench = (args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'bench/cli.ts', ...args], { cwd: root, encoding: 'utf8', timeout: 180_000 });
 // A warm-up second each: on a busy machine a cold server can take longer than a one-second round to answer at all.
 const SHORT = ['--duration', '1', '--warmup', '1', '--connections', '4'];
 
@@ -46,7 +45,10 @@ test('a short run: every case clean, the headroom measured, creates proven durab
     const results = join(dir, 'RESULTS.md');
     writeFileSync(results, '# Benchmark results\n\nintro\n\n## 2026-11: an older run\n\nkept\n');
     const { report, stdout } = runAndRead(['--rounds', '2', '--cases', SMOKE.join(','), '--results', results], dir);
-    assert.equal(report.cases.map((c) => c.id), SMOKE);
+    assert.equal(
+      report.cases.map((c) => c.id),
+      SMOKE,
+    );
     assert.equal(report.settings.connections, 4);
     assertClean(report, 2);
     for (const c of report.cases) assert.ok(stdout.includes(c.title), `${c.id} row`);

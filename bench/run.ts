@@ -259,7 +259,9 @@ class Bench {
         if (!measured) continue;
         state.rounds.push(measured);
         const rps = measured.seconds > 0 ? measured.ok / measured.seconds : 0;
-        log(`round ${round + 1}/${rounds} ${state.spec.id.padEnd(13)} ${Math.round(rps).toLocaleString('en-US').padStart(7)} req/s${measured.void ? `  VOID: ${measured.void}` : ''}`);
+        log(
+          `round ${round + 1}/${rounds} ${state.spec.id.padEnd(13)} ${Math.round(rps).toLocaleString('en-US').padStart(7)} req/s${measured.void ? `  VOID: ${measured.void}` : ''}`,
+        );
       }
     }
   }
@@ -326,7 +328,13 @@ class Bench {
       await server.stop(this.#context.cpuProfDir ? 'SIGTERM' : 'SIGKILL');
       const read = async () => (spec.store === 'file' ? readFileStore(server.dbFile!).map((p) => p.id) : await this.#database!.petIds(server.schema!));
       const stored = await read().catch((error: Error) => error);
-      const durability = checkDurability({ before: spec.pets, acknowledged, acknowledgedIds: ids, storedIds: stored, inFlightBound: this.#options.connections * runs.length });
+      const durability = checkDurability({
+        before: spec.pets,
+        acknowledged,
+        acknowledgedIds: ids,
+        storedIds: stored,
+        inFlightBound: this.#options.connections * runs.length,
+      });
       state.durability.push(durability);
       const { ids: _ids, ...rest } = measured;
       return { round: round + 1, ...rest, void: voidReason(measured, durability.problem) };

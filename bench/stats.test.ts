@@ -14,8 +14,24 @@ const cases: Array<[string, Histogram, number, number]> = [
   ['p99 of two samples is the larger', histogramOf([1, 2]), 99, 2],
   ['a tiny percentile is the minimum', histogramOf([5, 6, 7]), 0.001, 5],
   // wrk's histogram: 90 responses at 100 us and 10 at 5 ms.
-  ['counts weigh their value: p90', new Map([[100, 90], [5000, 10]]), 90, 0.1],
-  ['counts weigh their value: p91', new Map([[5000, 10], [100, 90]]), 91, 5],
+  [
+    'counts weigh their value: p90',
+    new Map([
+      [100, 90],
+      [5000, 10],
+    ]),
+    90,
+    0.1,
+  ],
+  [
+    'counts weigh their value: p91',
+    new Map([
+      [5000, 10],
+      [100, 90],
+    ]),
+    91,
+    5,
+  ],
 ];
 for (const [name, h, p, expected] of cases) {
   test(`percentile: ${name}`, () => assert.is(percentiles(h, [p])[0], expected));
@@ -28,8 +44,28 @@ test('percentiles of nothing are NaN; out-of-range percentiles are refused', () 
 });
 
 test('histograms hold microseconds; merging adds counts', () => {
-  assert.equal([...histogramOf([0.0014, 1.5, 1.5])], [[1, 1], [1500, 2]]);
-  assert.equal([...mergeHistograms([new Map([[10, 1], [20, 2]]), new Map([[20, 3]])])].sort(), [[10, 1], [20, 5]]);
+  assert.equal(
+    [...histogramOf([0.0014, 1.5, 1.5])],
+    [
+      [1, 1],
+      [1500, 2],
+    ],
+  );
+  assert.equal(
+    [
+      ...mergeHistograms([
+        new Map([
+          [10, 1],
+          [20, 2],
+        ]),
+        new Map([[20, 3]]),
+      ]),
+    ].sort(),
+    [
+      [10, 1],
+      [20, 5],
+    ],
+  );
 });
 
 const round = (n: number, ok: number, seconds: number, samplesMs: number[], extra: Partial<RoundMeasure> = {}): RoundMeasure => {

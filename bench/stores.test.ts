@@ -98,7 +98,10 @@ test('the reference server opens a generated 10,000-pet store and lists its firs
     const server = await createServer({ storage: { type: 'file', path }, logger: false });
     const res = await server.inject({ url: '/v1/pets?limit=20', headers: { authorization: 'Bearer test-enterprise-key' } });
     assert.is(res.statusCode, 200);
-    assert.equal(JSON.parse(res.payload), Array.from({ length: 20 }, (_, i) => generatedPet(i + 1)));
+    assert.equal(
+      JSON.parse(res.payload),
+      Array.from({ length: 20 }, (_, i) => generatedPet(i + 1)),
+    );
     assert.is(await server.app.store.count(), 10_000);
     await server.stop();
     // Opening did not rewrite or reseed it.

@@ -50,7 +50,12 @@ export async function writePetArray(path: string, count: number): Promise<void> 
 
 /** Reads back how many pets a store file holds; throws if the file is not a whole store. */
 /** One file per size in `dir`, written by `write` (`<prefix>-<size>.json`): size to path. */
-export async function writeStores(dir: string, sizes: Iterable<number>, prefix: string, write: (path: string, count: number) => Promise<void>): Promise<Map<number, string>> {
+export async function writeStores(
+  dir: string,
+  sizes: Iterable<number>,
+  prefix: string,
+  write: (path: string, count: number) => Promise<void>,
+): Promise<Map<number, string>> {
   const paths = new Map<number, string>();
   for (const size of sizes) {
     const path = join(dir, `${prefix}-${size}.json`);
@@ -107,7 +112,17 @@ export function checkDurability(input: {
 }): Durability {
   if (input.storedIds instanceof Error) {
     const { before, acknowledged } = input;
-    return { before, acknowledged, after: -1, missing: acknowledged, duplicated: 0, unacknowledged: 0, idsChecked: false, ok: false, problem: `store unreadable after SIGKILL: ${input.storedIds.message}` };
+    return {
+      before,
+      acknowledged,
+      after: -1,
+      missing: acknowledged,
+      duplicated: 0,
+      unacknowledged: 0,
+      idsChecked: false,
+      ok: false,
+      problem: `store unreadable after SIGKILL: ${input.storedIds.message}`,
+    };
   }
   const stored = new Set(input.storedIds);
   let duplicated = input.storedIds.length - stored.size;
@@ -128,7 +143,8 @@ export function checkDurability(input: {
   const problems: string[] = [];
   if (missing) problems.push(`${missing} acknowledged or original pets missing after SIGKILL`);
   if (duplicated) problems.push(`${duplicated} ids stored or acknowledged twice`);
-  if (unacknowledged > input.inFlightBound) problems.push(`${unacknowledged} pets stored without an acknowledgement, more than the ${input.inFlightBound} creates that can be in flight`);
+  if (unacknowledged > input.inFlightBound)
+    problems.push(`${unacknowledged} pets stored without an acknowledgement, more than the ${input.inFlightBound} creates that can be in flight`);
   return {
     before: input.before,
     acknowledged: input.acknowledged,

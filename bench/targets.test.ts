@@ -31,13 +31,31 @@ const context: LaunchContext = {
 };
 let reference: RunningServer;
 
-const args = suite('the reference server\'s command line');
-const ref = (extra: Partial<ReferenceServerSpec>): ReferenceServerSpec => ({ kind: 'reference', store: 'file', pets: 1000, redis: false, workers: 1, freshPerRound: false, ...extra });
+const args = suite("the reference server's command line");
+const ref = (extra: Partial<ReferenceServerSpec>): ReferenceServerSpec => ({
+  kind: 'reference',
+  store: 'file',
+  pets: 1000,
+  redis: false,
+  workers: 1,
+  freshPerRound: false,
+  ...extra,
+});
 const withDb = { ...context, databaseUrl: 'postgres://postgres@127.0.0.1:5432/adoption_bench_x', seeds: new Map([[10_000, '/t/pets.json']]) };
 const argCases: Array<[string, ReferenceServerSpec, LaunchContext, string[]]> = [
   ['file store', ref({}), context, ['--db-file', '/t/db.json']],
-  ['PostgreSQL: its own schema, seeded with the same pets', ref({ store: 'postgres', pets: 10_000 }), withDb, ['--database', 'postgres://postgres@127.0.0.1:5432/adoption_bench_x?schema=bench_s', '--seed', '/t/pets.json']],
-  ['Redis: a key prefix of the run and the server', ref({ redis: true }), context, ['--redis', 'redis://127.0.0.1:6379', '--redis-prefix', 'adoption-bench-test:pg-redis:']],
+  [
+    'PostgreSQL: its own schema, seeded with the same pets',
+    ref({ store: 'postgres', pets: 10_000 }),
+    withDb,
+    ['--database', 'postgres://postgres@127.0.0.1:5432/adoption_bench_x?schema=bench_s', '--seed', '/t/pets.json'],
+  ],
+  [
+    'Redis: a key prefix of the run and the server',
+    ref({ redis: true }),
+    context,
+    ['--redis', 'redis://127.0.0.1:6379', '--redis-prefix', 'adoption-bench-test:pg-redis:'],
+  ],
   ['workers', ref({ store: 'postgres', pets: 10_000, redis: true, workers: 2 }), withDb, ['--workers', '2']],
   ['extra flags come last', ref({}), { ...context, referenceFlags: ['--quiet'] }, ['--quiet']],
 ];
@@ -65,7 +83,7 @@ servers.after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-servers('the reference server runs compiled (no tsx), on its own copy of the store, with the benchmark\'s key, logging each request', async () => {
+servers("the reference server runs compiled (no tsx), on its own copy of the store, with the benchmark's key, logging each request", async () => {
   assert.is.not(reference.pid, process.pid);
   assert.match(readFileSync(`/proc/${reference.pid}/cmdline`, 'utf8'), new RegExp(SCRIPTS.reference));
   assert.not.ok(runsTsx(reference.pid));
@@ -83,7 +101,10 @@ servers('the reference server runs compiled (no tsx), on its own copy of the sto
   // The start-up banner names the keys, as `npm start` prints them; the request lines never do.
   const requestLines = log.split('\n').filter((l) => l.includes('"req":'));
   assert.ok(requestLines.length > 0);
-  assert.not.ok(requestLines.some((l) => l.includes(apiKey)), 'the key never reaches a request line');
+  assert.not.ok(
+    requestLines.some((l) => l.includes(apiKey)),
+    'the key never reaches a request line',
+  );
   assert.ok(reference.peakRss() > 20e6, `${reference.peakRss()}`);
 });
 
@@ -101,7 +122,10 @@ servers('bare hapi and bare node:http answer the reference list and get, byte fo
   for (const id of ['hapi', 'node'] as const) {
     const bare = await launch(id, SERVERS[id], withCanned);
     try {
-      for (const [path, expected] of [[LIST_PATH, list], [GET_PATH, get]] as const) {
+      for (const [path, expected] of [
+        [LIST_PATH, list],
+        [GET_PATH, get],
+      ] as const) {
         const answer = await httpRequest(`${bare.origin}${path}`, { headers: authHeaders(apiKey) });
         assert.is(answer.status, 200, `${id} ${path}`);
         assert.ok(answer.body.equals(expected.reply.body), `${id} ${path} body`);
@@ -127,7 +151,10 @@ servers('json-server 0.17 serves the same 10,000 pets: a page of 20 and one pet 
   try {
     const page = await httpRequest(`${json.origin}${JSON_LIST_PATH}`);
     assert.is(page.status, 200);
-    assert.equal((JSON.parse(page.body.toString()) as Array<{ id: number }>).map((p) => p.id), Array.from({ length: 20 }, (_, i) => i + 1));
+    assert.equal(
+      (JSON.parse(page.body.toString()) as Array<{ id: number }>).map((p) => p.id),
+      Array.from({ length: 20 }, (_, i) => i + 1),
+    );
     const one = await httpRequest(`${json.origin}${JSON_GET_PATH}`);
     assert.is(one.status, 200);
     assert.is((JSON.parse(one.body.toString()) as { id: number }).id, 5000);
@@ -144,7 +171,10 @@ servers('with a profile directory, a compiled reference server writes a CPU prof
   const files = readdirSync(join(profiles, 'ref-1k-2')).filter((f) => f.endsWith('.cpuprofile'));
   assert.is(files.length, 1, `one profile, no loader thread: ${files}`);
   const profile = JSON.parse(readFileSync(join(profiles, 'ref-1k-2', files[0]!), 'utf8')) as { nodes: Array<{ callFrame: { url: string } }> };
-  assert.ok(profile.nodes.some((n) => n.callFrame.url.includes('/dist/server/')), 'the compiled server is what ran');
+  assert.ok(
+    profile.nodes.some((n) => n.callFrame.url.includes('/dist/server/')),
+    'the compiled server is what ran',
+  );
 });
 
 servers('a bare server cannot start without the reference bytes', async () => {

@@ -8,10 +8,37 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { LoadRequest } from './load.ts';
-import { findWrk, luaString, needsHook, parseGeneratorTicks, parseWrkResult, parseWrkText, parseWrkVersion, wrkArgs, wrkMeasure, wrkScript, WrkGenerator } from './wrk.ts';
+import {
+  findWrk,
+  luaString,
+  needsHook,
+  parseGeneratorTicks,
+  parseWrkResult,
+  parseWrkText,
+  parseWrkVersion,
+  wrkArgs,
+  wrkMeasure,
+  wrkScript,
+  WrkGenerator,
+} from './wrk.ts';
 
-const GET: LoadRequest = { url: 'http://127.0.0.1:1/v1/pets?limit=20', method: 'GET', headers: { authorization: 'Bearer k' }, connections: 32, duration: 10, expectStatus: 200 };
-const POST: LoadRequest = { ...GET, method: 'POST', url: 'http://127.0.0.1:1/v1/pets', body: '{"name":"Bench"}', headers: { ...GET.headers, 'content-type': 'application/json' }, expectStatus: 201, collectIds: true };
+const GET: LoadRequest = {
+  url: 'http://127.0.0.1:1/v1/pets?limit=20',
+  method: 'GET',
+  headers: { authorization: 'Bearer k' },
+  connections: 32,
+  duration: 10,
+  expectStatus: 200,
+};
+const POST: LoadRequest = {
+  ...GET,
+  method: 'POST',
+  url: 'http://127.0.0.1:1/v1/pets',
+  body: '{"name":"Bench"}',
+  headers: { ...GET.headers, 'content-type': 'application/json' },
+  expectStatus: 201,
+  collectIds: true,
+};
 
 /** What wrk 4.1 printed against a server that closed every tenth connection and answered 429 to every seventh request. */
 const RECORDED_BAD = `Running 1s test @ http://127.0.0.1:18183/
@@ -66,8 +93,20 @@ test('wrk runs one thread for whole seconds only', () => {
 });
 
 test('parseWrkText reads the count, socket errors, statuses outside 200-399 and the rate', () => {
-  assert.equal(parseWrkText(RECORDED_BAD), { requests: 9063, seconds: 1, socket: { connect: 0, read: 1007, write: 0, timeout: 0 }, non2xx3xx: 1295, requestsPerSecond: 9032.36 });
-  assert.equal(parseWrkText(RECORDED_CLEAN), { requests: 142137, seconds: 2, socket: { connect: 0, read: 0, write: 0, timeout: 0 }, non2xx3xx: 0, requestsPerSecond: 71051.94 });
+  assert.equal(parseWrkText(RECORDED_BAD), {
+    requests: 9063,
+    seconds: 1,
+    socket: { connect: 0, read: 1007, write: 0, timeout: 0 },
+    non2xx3xx: 1295,
+    requestsPerSecond: 9032.36,
+  });
+  assert.equal(parseWrkText(RECORDED_CLEAN), {
+    requests: 142137,
+    seconds: 2,
+    socket: { connect: 0, read: 0, write: 0, timeout: 0 },
+    non2xx3xx: 0,
+    requestsPerSecond: 71051.94,
+  });
   assert.throws(() => parseWrkText('unable to connect to 127.0.0.1:1 Connection refused'), /no "N requests in T" line/);
   assert.is(parseGeneratorTicks(RECORDED_BAD), 37);
   assert.is(parseGeneratorTicks('no line'), undefined);
@@ -76,7 +115,17 @@ test('parseWrkText reads the count, socket errors, statuses outside 200-399 and 
 
 test('parseWrkResult reads the histogram, the statuses and the ids the script wrote', () => {
   const r = parseWrkResult('requests 5\nduration_us 1000000\nbytes 900\nlatency 120 3\nlatency 900 2\nstatus 201 4\nstatus 500 1\nid 10001\nid 10002\n');
-  assert.equal(r, { requests: 5, durationMicros: 1e6, bytes: 900, latency: new Map([[120, 3], [900, 2]]), statuses: { '201': 4, '500': 1 }, ids: [10001, 10002] });
+  assert.equal(r, {
+    requests: 5,
+    durationMicros: 1e6,
+    bytes: 900,
+    latency: new Map([
+      [120, 3],
+      [900, 2],
+    ]),
+    statuses: { '201': 4, '500': 1 },
+    ids: [10001, 10002],
+  });
   assert.is(parseWrkResult('requests 1\nduration_us 5\n').statuses, null);
   assert.throws(() => parseWrkResult(''), /no summary/);
 });
@@ -108,7 +157,7 @@ const wrk = await findWrk();
 if (!wrk) process.stdout.write('SKIP: wrk is not installed, so the live wrk round is not run (apt-get install wrk)\n');
 const live = wrk ? test : test.skip;
 
-live('a real wrk run: the script writes a histogram of the responses, the ids of the creates, and sh reports wrk\'s CPU', async () => {
+live("a real wrk run: the script writes a histogram of the responses, the ids of the creates, and sh reports wrk's CPU", async () => {
   let created = 0;
   const server: Server = createServer((req, res) => {
     req.resume();
@@ -136,7 +185,10 @@ live('a real wrk run: the script writes a histogram of the responses, the ids of
     // The thread stops at the 50th acknowledgement; the other connection's request may be in flight.
     assert.ok(post.ok >= 50 && post.ok <= 51, `the warm-up stops after 50 acknowledged creates (${post.ok})`);
     assert.is(new Set(post.ids).size, post.ok);
-    assert.ok(post.ids!.every((id) => id > 10_000 && id <= 10_000 + created), String(post.ids));
+    assert.ok(
+      post.ids!.every((id) => id > 10_000 && id <= 10_000 + created),
+      String(post.ids),
+    );
   } finally {
     server.close();
     rmSync(dir, { recursive: true, force: true });

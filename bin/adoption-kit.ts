@@ -6,8 +6,14 @@ const COMMANDS: Record<string, { what: string; load: () => Promise<{ main(argv: 
   conform: { what: 'check any implementation against the contract (npm run conform)', load: () => import('../conformance/cli.ts') },
   mock: { what: 'run a Prism mock of the contract (npm run mock)', load: () => import('../conformance/mock.ts') },
   proxy: { what: 'forward to any implementation and judge the traffic: the server and its clients (npm run proxy)', load: () => import('../proxy/cli.ts') },
-  'client-report': { what: "how each client of a running reference server honoured the specification's obligations", load: () => import('../server/client-report/cli.ts') },
-  'load-merge': { what: 'one verdict from the k6 summaries of a run split over several generators (npm run load:merge)', load: () => import('../load/cli/merge.ts') },
+  'client-report': {
+    what: "how each client of a running reference server honoured the specification's obligations",
+    load: () => import('../server/client-report/cli.ts'),
+  },
+  'load-merge': {
+    what: 'one verdict from the k6 summaries of a run split over several generators (npm run load:merge)',
+    load: () => import('../load/cli/merge.ts'),
+  },
 };
 
 const HELP = `Usage: adoption-kit <command> [options]

@@ -39,7 +39,11 @@ export { CATALOGUE } from './checks/index.ts';
  * Whether a check id is in a run given --checks and --exclude-checks: each pattern is an id, or a
  * prefix ending in `*` (`input.*`). A pattern that names no check is a mistake the caller reports.
  */
-export function checkSelector(catalogue: readonly CheckDef[], include: readonly string[] = [], exclude: readonly string[] = []): { selected: (id: string) => boolean; unknown: string[] } {
+export function checkSelector(
+  catalogue: readonly CheckDef[],
+  include: readonly string[] = [],
+  exclude: readonly string[] = [],
+): { selected: (id: string) => boolean; unknown: string[] } {
   const matches = (pattern: string, id: string) => (pattern.endsWith('*') ? id.startsWith(pattern.slice(0, -1)) : id === pattern);
   const unknown = [...include, ...exclude].filter((p) => !catalogue.some((c) => matches(p, c.id)));
   return {

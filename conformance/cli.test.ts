@@ -46,7 +46,11 @@ const usageErrors: Array<[string, string[], RegExp]> = [
   ['a rate-limit key with the contract profile', [...BASE, '--profile', 'contract', '--rate-limit-key', 'r'], /full profile only/],
   ['a non-numeric --max-wait', [...BASE, '--max-wait', 'soon'], /--max-wait must be an integer/],
   ['a zero --ban-probe', [...BASE, '--ban-probe', '0'], /--ban-probe must be at least 1/],
-  ['an unknown phase', [...BASE, '--phases', 'coverage,everything'], /--phases must name some of examples, coverage, fuzzing, stateful \(or none\), not everything/],
+  [
+    'an unknown phase',
+    [...BASE, '--phases', 'coverage,everything'],
+    /--phases must name some of examples, coverage, fuzzing, stateful \(or none\), not everything/,
+  ],
   ['a check that does not exist', [...BASE, '--checks', 'input.*,nothing.here'], /nothing\.here names no check/],
   ['a header that is not "Name: value"', [...BASE, '--header', 'nonsense'], /--header "nonsense" is not "Name: value"/],
   ['a header the kit sets itself', [...BASE, '--header', 'Authorization: Bearer x'], /--header cannot set Authorization: the kit sets it \(use --api-key\)/],
@@ -76,7 +80,14 @@ usage('defaults: full profile, Dredd on, waits on, not strict; keys may come fro
 });
 
 usage('a config file: options by flag name, ${NAME} from the environment, the command line and environment win', async () => {
-  const document = { 'base-url': 'http://h/v1', 'api-key': '${MY_KEY}', header: ['X-Tenant: ci, eu', 'X-Trace: 1'], strict: true, 'max-requests': 50, 'rate-limit-key': 'from-file' };
+  const document = {
+    'base-url': 'http://h/v1',
+    'api-key': '${MY_KEY}',
+    header: ['X-Tenant: ci, eu', 'X-Trace: 1'],
+    strict: true,
+    'max-requests': 50,
+    'rate-limit-key': 'from-file',
+  };
   const args = configArguments(document, OPTIONS, { MY_KEY: 'secret-from-env', CONFORMANCE_RATE_LIMIT_KEY: 'from-env' }, 'conform.yaml');
   const options = parseCli([...args, '--max-requests', '60'], { CONFORMANCE_RATE_LIMIT_KEY: 'from-env' });
   assert.is(options.apiKey, 'secret-from-env');
@@ -91,7 +102,22 @@ usage('a config file: options by flag name, ${NAME} from the environment, the co
 usage('the command line and runConformance apply the same defaults, from the one options table', () => {
   const fromCli = parseCli(BASE, {});
   const fromApi = resolveOptions({ baseUrl: 'http://127.0.0.1:3000/v1', apiKey: 'k' });
-  for (const key of ['profile', 'prefer', 'dredd', 'wait', 'maxWaitSeconds', 'banCheck', 'banProbe', 'maxRateLimitRequests', 'clockToleranceSeconds', 'timeoutMs', 'strict', 'waitForTargetSeconds', 'maxExamples', 'maxRequests'] as const) {
+  for (const key of [
+    'profile',
+    'prefer',
+    'dredd',
+    'wait',
+    'maxWaitSeconds',
+    'banCheck',
+    'banProbe',
+    'maxRateLimitRequests',
+    'clockToleranceSeconds',
+    'timeoutMs',
+    'strict',
+    'waitForTargetSeconds',
+    'maxExamples',
+    'maxRequests',
+  ] as const) {
     assert.is(fromCli[key], fromApi[key], key);
   }
   assert.equal(fromCli.phases, [...fromApi.phases]);

@@ -65,7 +65,8 @@ export function takeHeaders(argv: readonly string[]): { rest: string[]; headers:
     const m = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+)\s*:\s*(.*)$/.exec(value);
     if (!m) throw new UsageError(`--header ${JSON.stringify(value)} is not "Name: value"`);
     const name = m[1]!.toLowerCase();
-    if (['authorization', 'host', 'content-length', 'transfer-encoding'].includes(name)) throw new UsageError(`--header cannot set ${m[1]}: the kit sets it${name === 'authorization' ? ' (use --api-key)' : ''}`);
+    if (['authorization', 'host', 'content-length', 'transfer-encoding'].includes(name))
+      throw new UsageError(`--header cannot set ${m[1]}: the kit sets it${name === 'authorization' ? ' (use --api-key)' : ''}`);
     headers[name] = m[2]!.trim();
   }
   return { rest, headers };
@@ -195,7 +196,7 @@ export async function main(argv: string[], io: Io = defaultIo, overrides: Partia
     return report.exitCode;
   } catch (error) {
     const message = diagnosis(error);
-    io.stderr(`\nconform: ${message ?? ((error as Error).stack ?? String(error))}\n`);
+    io.stderr(`\nconform: ${message ?? (error as Error).stack ?? String(error)}\n`);
     return 2;
   }
 }

@@ -24,7 +24,8 @@ export function configArguments(document: unknown, specs: readonly OptionSpec[],
   const args: string[] = [];
   for (const [name, raw] of Object.entries(document as Record<string, Value>)) {
     const spec = specs.find((s) => s.flag === name || s.key === name);
-    if (!spec || spec.flag === 'config' || spec.flag === 'help') throw new UsageError(`${file}: unknown option "${name}" (options go by their flag names, as --help lists them)`);
+    if (!spec || spec.flag === 'config' || spec.flag === 'help')
+      throw new UsageError(`${file}: unknown option "${name}" (options go by their flag names, as --help lists them)`);
     if (spec.env && env[spec.env] !== undefined && env[spec.env] !== '') continue;
     const where = `${file}: ${name}`;
     if (spec.type === 'boolean') {

@@ -35,8 +35,12 @@ export function faultsTable(): string {
 }
 
 export function openPointsTable(): string {
-  const rows = OPEN_POINTS.map((p) => `| \`${p.id}\` | ${cell(p.specification)} | ${cell(p.kit)} | ${p.values.length ? p.values.map((v) => `\`${v}\``).join(', ') : 'reported only'} |`);
-  return ['| open point | what the specification says | what the kit requires, and at which level | `--choice` values |', '|---|---|---|---|', ...rows].join('\n');
+  const rows = OPEN_POINTS.map(
+    (p) => `| \`${p.id}\` | ${cell(p.specification)} | ${cell(p.kit)} | ${p.values.length ? p.values.map((v) => `\`${v}\``).join(', ') : 'reported only'} |`,
+  );
+  return ['| open point | what the specification says | what the kit requires, and at which level | `--choice` values |', '|---|---|---|---|', ...rows].join(
+    '\n',
+  );
 }
 
 export function optionsTable(): string {

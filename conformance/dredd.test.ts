@@ -80,12 +80,23 @@ proof.after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const options = (baseUrl: string, rawDescription?: string) => ({ baseUrl, apiKey: 'test-pro-key', prefer: false, contract, specPath: DEFAULT_SPEC_PATH, timeoutMs: 60_000, ...(rawDescription ? { rawDescription } : {}) });
+const options = (baseUrl: string, rawDescription?: string) => ({
+  baseUrl,
+  apiKey: 'test-pro-key',
+  prefer: false,
+  contract,
+  specPath: DEFAULT_SPEC_PATH,
+  timeoutMs: 60_000,
+  ...(rawDescription ? { rawDescription } : {}),
+});
 
 proof('the derived run passes every transaction of the unbroken server, none skipped', async () => {
   const outcome = await runDredd(options(clean.baseUrl));
   assert.is(outcome.error, undefined, outcome.log);
-  assert.equal(outcome.transactions.filter((t) => t.status !== 'pass').map((t) => `${t.name}: ${t.message}`), []);
+  assert.equal(
+    outcome.transactions.filter((t) => t.status !== 'pass').map((t) => `${t.name}: ${t.message}`),
+    [],
+  );
   assert.equal(outcome.transactions.map((t) => t.name).sort(), Object.keys(transactionPlans(contract)).sort());
 });
 

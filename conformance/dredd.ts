@@ -112,7 +112,8 @@ function mustOperation(op: JsonObject): void {
     }
     // Dredd demands every header it is shown; it knows no optional ones.
     if (isObject(response) && isObject(response.headers)) {
-      for (const [name, h] of Object.entries(response.headers)) if (!isObject(h) || h.required !== true || h['x-decision'] === true) delete response.headers[name];
+      for (const [name, h] of Object.entries(response.headers))
+        if (!isObject(h) || h.required !== true || h['x-decision'] === true) delete response.headers[name];
     }
   }
 }

@@ -209,7 +209,13 @@ export class HttpClient {
       replay: this.replay(request),
     };
     try {
-      exchange.response = await this.#transport.send({ method: request.method, url: request.url, headers: request.headers, ...(bytes ? { body: bytes } : {}), timeoutMs: this.#timeoutMs });
+      exchange.response = await this.#transport.send({
+        method: request.method,
+        url: request.url,
+        headers: request.headers,
+        ...(bytes ? { body: bytes } : {}),
+        timeoutMs: this.#timeoutMs,
+      });
     } catch (error) {
       if (error instanceof NetworkFailure) {
         exchange.error = error.tls ? `TLS: ${error.message}` : error.failure;

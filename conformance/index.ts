@@ -1,6 +1,16 @@
 // The conformance kit as a library: run the checks against a base URL from your own code (with waits
 // you control), format the report, read the catalogue, or start the Prism mock.
-export { runConformance, resolveOptions, UnreachableError, type RunOptions, type Report, type Counts, type CheckResult, type Outcome, type ProgressEvent } from './run.ts';
+export {
+  runConformance,
+  resolveOptions,
+  UnreachableError,
+  type RunOptions,
+  type Report,
+  type Counts,
+  type CheckResult,
+  type Outcome,
+  type ProgressEvent,
+} from './run.ts';
 export { consoleProgress, formatConsole } from './report/console.ts';
 export { formatJUnit } from './report/junit.ts';
 export { formatJson } from './report/json.ts';

@@ -20,11 +20,23 @@ test('an area records verdicts for its own checks, and for no other', () => {
   const a = ledger.scope('a', ['a.one', 'a.two']);
   a.pass('a.one');
   a.fail('a.two', 'wrong', [], 'some_rule');
-  for (const record of [() => a.pass('b.one'), () => a.fail('b.one', 'x'), () => a.notRun('b.one', 'x'), () => a.note('b.one', 'x'), () => a.hasFailed('b.one')]) {
-    assert.throws(record, (e: unknown) => e instanceof CheckScopeError && e instanceof KitError && /a recorded a verdict for b\.one/.test((e as Error).message));
+  for (const record of [
+    () => a.pass('b.one'),
+    () => a.fail('b.one', 'x'),
+    () => a.notRun('b.one', 'x'),
+    () => a.note('b.one', 'x'),
+    () => a.hasFailed('b.one'),
+  ]) {
+    assert.throws(
+      record,
+      (e: unknown) => e instanceof CheckScopeError && e instanceof KitError && /a recorded a verdict for b\.one/.test((e as Error).message),
+    );
   }
   const results = ledger.results({ strict: false, selected: all });
-  assert.equal(results.map((r) => r.outcome), ['passed', 'warned', 'not-run']);
+  assert.equal(
+    results.map((r) => r.outcome),
+    ['passed', 'warned', 'not-run'],
+  );
   assert.is(results[1]!.failures[0]!.rule, 'some_rule');
 });
 
@@ -36,7 +48,10 @@ test('one cause, one failure: the same problem on other requests joins the first
   a.fail('a.one', 'create without name: body/code is not one of 25 codes', [ex]);
   a.fail('a.one', 'create without name: categoryId is a string', [ex]);
   const [one, two] = ledger.results({ strict: false, selected: all });
-  assert.equal(one!.failures.map((f) => f.message), ['list without a key: body/code is not one of 25 codes', 'create without name: categoryId is a string']);
+  assert.equal(
+    one!.failures.map((f) => f.message),
+    ['list without a key: body/code is not one of 25 codes', 'create without name: categoryId is a string'],
+  );
   assert.equal(one!.failures[0]!.sameCause, ['create without name: body/code is not one of 25 codes']);
   assert.equal([one!.judged, one!.failed], [3, 3]);
   assert.equal([two!.outcome, two!.judged, two!.reason], ['not-run', 0, 'nothing to check']);
@@ -52,11 +67,17 @@ test('strict turns should-level failures into failures; notRun never hides a ver
   a.notRun('a.one', 'not yet');
   a.pass('a.one');
   a.fail('a.two', 'wrong');
-  assert.equal(ledger.results({ strict: true, selected: all }).map((r) => r.outcome), ['passed', 'failed', 'not-run']);
+  assert.equal(
+    ledger.results({ strict: true, selected: all }).map((r) => r.outcome),
+    ['passed', 'failed', 'not-run'],
+  );
 });
 
 test('the catalogue is the checks of the areas, each id defined by exactly one area', () => {
-  assert.equal(CATALOGUE.map((c) => c.id), AREAS.flatMap((a) => a.checks.map((c) => c.id)));
+  assert.equal(
+    CATALOGUE.map((c) => c.id),
+    AREAS.flatMap((a) => a.checks.map((c) => c.id)),
+  );
   const owners = new Map<string, string[]>();
   for (const area of AREAS) for (const c of area.checks) owners.set(c.id, [...(owners.get(c.id) ?? []), area.name]);
   for (const [id, areas] of owners) assert.is(areas.length, 1, `${id} is defined by ${areas.join(', ')}`);
@@ -64,15 +85,48 @@ test('the catalogue is the checks of the areas, each id defined by exactly one a
 
 // Reports and CI configurations name checks by id: none may disappear or change level.
 const STABLE: Array<[string, 'must' | 'should']> = [
-  ['list.200', 'must'], ['create.201', 'must'], ['create.400-missing', 'must'], ['create.400-invalid', 'must'], ['get.200', 'must'], ['get.404', 'must'],
-  ['auth.401-missing', 'must'], ['auth.401-scheme', 'must'], ['auth.www-authenticate', 'should'], ['headers.rate-limit', 'must'], ['errors.status-field', 'must'],
-  ['schema.every-response', 'must'], ['dredd.transactions', 'must'], ['auth.401-unknown-key', 'must'], ['create.echo', 'must'], ['create.retrievable', 'must'],
-  ['create.unique-ids', 'must'], ['create.listed', 'must'], ['list.limit', 'must'], ['list.limit-bounds', 'should'], ['list.status-filter', 'must'],
-  ['list.status-invalid', 'should'], ['list.next-link', 'must'], ['get.404-unknown', 'must'], ['deprecation.header', 'should'], ['deprecation.sunset', 'should'],
-  ['deprecation.scope', 'should'], ['ratelimit.ietf-fields', 'should'], ['ratelimit.limit-constant', 'must'], ['ratelimit.remaining-decrements', 'must'],
-  ['ratelimit.reset-future', 'must'], ['ratelimit.reset-stable', 'must'], ['ratelimit.exhaustion-exact', 'must'], ['ratelimit.429', 'must'],
-  ['ratelimit.retry-after-valid', 'must'], ['ratelimit.retry-after-consistent', 'must'], ['ratelimit.retry-after-integer', 'should'], ['ratelimit.429-no-store', 'should'],
-  ['ratelimit.readmitted', 'must'], ['ratelimit.refused-until-retry', 'must'], ['ratelimit.ban-lifts', 'must'], ['schema.reference-decisions', 'should'],
+  ['list.200', 'must'],
+  ['create.201', 'must'],
+  ['create.400-missing', 'must'],
+  ['create.400-invalid', 'must'],
+  ['get.200', 'must'],
+  ['get.404', 'must'],
+  ['auth.401-missing', 'must'],
+  ['auth.401-scheme', 'must'],
+  ['auth.www-authenticate', 'should'],
+  ['headers.rate-limit', 'must'],
+  ['errors.status-field', 'must'],
+  ['schema.every-response', 'must'],
+  ['dredd.transactions', 'must'],
+  ['auth.401-unknown-key', 'must'],
+  ['create.echo', 'must'],
+  ['create.retrievable', 'must'],
+  ['create.unique-ids', 'must'],
+  ['create.listed', 'must'],
+  ['list.limit', 'must'],
+  ['list.limit-bounds', 'should'],
+  ['list.status-filter', 'must'],
+  ['list.status-invalid', 'should'],
+  ['list.next-link', 'must'],
+  ['get.404-unknown', 'must'],
+  ['deprecation.header', 'should'],
+  ['deprecation.sunset', 'should'],
+  ['deprecation.scope', 'should'],
+  ['ratelimit.ietf-fields', 'should'],
+  ['ratelimit.limit-constant', 'must'],
+  ['ratelimit.remaining-decrements', 'must'],
+  ['ratelimit.reset-future', 'must'],
+  ['ratelimit.reset-stable', 'must'],
+  ['ratelimit.exhaustion-exact', 'must'],
+  ['ratelimit.429', 'must'],
+  ['ratelimit.retry-after-valid', 'must'],
+  ['ratelimit.retry-after-consistent', 'must'],
+  ['ratelimit.retry-after-integer', 'should'],
+  ['ratelimit.429-no-store', 'should'],
+  ['ratelimit.readmitted', 'must'],
+  ['ratelimit.refused-until-retry', 'must'],
+  ['ratelimit.ban-lifts', 'must'],
+  ['schema.reference-decisions', 'should'],
 ];
 for (const [id, level] of STABLE) {
   test(`check ${id} is still in the catalogue, at level ${level}`, () => assert.is(CATALOGUE.find((c) => c.id === id)?.level, level));

@@ -25,10 +25,28 @@ export const MOCK_OPTIONS: readonly OptionSpec[] = [
   { key: 'port', flag: 'port', env: 'MOCK_PORT', type: 'integer', value: '<n>', default: 4010, min: 0, max: 65535, help: 'Port; 0 picks a free one.' },
   { key: 'host', flag: 'host', env: 'MOCK_HOST', type: 'string', value: '<host>', default: '127.0.0.1', help: 'Interface to listen on.' },
   { key: 'specPath', flag: 'spec', env: 'SPEC', type: 'string', value: '<file>', defaultText: "the kit's spec/openapi.yaml", help: 'The description to mock.' },
-  { key: 'dynamic', flag: 'dynamic', type: 'boolean', default: false, help: "Prism's --dynamic: generate bodies from the schemas instead of returning the examples." },
+  {
+    key: 'dynamic',
+    flag: 'dynamic',
+    type: 'boolean',
+    default: false,
+    help: "Prism's --dynamic: generate bodies from the schemas instead of returning the examples.",
+  },
   { key: 'seed', flag: 'seed', type: 'string', value: '<seed>', help: "Prism's --seed: make --dynamic generate the same bodies every run." },
-  { key: 'errors', flag: 'errors', type: 'boolean', default: false, help: "Prism's --errors: answer requests and responses that violate the description with an error." },
-  { key: 'ignoreExamples', flag: 'ignore-examples', type: 'boolean', default: false, help: "Prism's --ignoreExamples: build static bodies from the schemas, not from the examples." },
+  {
+    key: 'errors',
+    flag: 'errors',
+    type: 'boolean',
+    default: false,
+    help: "Prism's --errors: answer requests and responses that violate the description with an error.",
+  },
+  {
+    key: 'ignoreExamples',
+    flag: 'ignore-examples',
+    type: 'boolean',
+    default: false,
+    help: "Prism's --ignoreExamples: build static bodies from the schemas, not from the examples.",
+  },
   { key: 'quiet', flag: 'quiet', type: 'boolean', default: false, help: "Only Prism's warnings and errors, not a line per request." },
   { key: 'help', flag: 'help', short: 'h', type: 'boolean', default: false, help: 'This text.' },
 ];
@@ -132,7 +150,12 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
   const derived = join(dir, 'openapi.yaml');
   await writeFile(derived, toYaml(mockDescription(source, (options.now ?? Date.now)())));
   const args = [
-    prism, 'mock', '-h', host, '-p', String(port),
+    prism,
+    'mock',
+    '-h',
+    host,
+    '-p',
+    String(port),
     ...(options.dynamic ? ['--dynamic'] : []),
     ...(options.seed !== undefined ? ['--seed', options.seed] : []),
     ...(options.errors ? ['--errors'] : []),

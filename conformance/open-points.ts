@@ -31,7 +31,8 @@ export const OPEN_POINTS: readonly OpenPoint[] = [
   },
   {
     id: 'limit-out-of-range',
-    specification: 'Endpoints › List animals: limit "minimum 1, maximum 100"; the responses are only 200 and 401, and what a value outside the range gets is not shown',
+    specification:
+      'Endpoints › List animals: limit "minimum 1, maximum 100"; the responses are only 200 and 401, and what a value outside the range gets is not shown',
     kit: 'must: refused with a 4xx, or served with no more pets than the value clamped into 1..100 or the default would give (`input.invalid-rejected`); should: 400 with an Error (`list.limit-bounds`, `input.invalid-400`). Declared `clamp`: served with at most the clamped number; `refuse`: a 4xx',
     values: ['refuse', 'clamp'],
   },
@@ -101,7 +102,11 @@ export function parseChoices(values: readonly string[]): Choices {
     if (!m) throw new UsageError(`--choice ${JSON.stringify(text)} is not <point>=<value>`);
     const point = OPEN_POINTS.find((p) => p.id === m[1]);
     if (!point || point.values.length === 0) {
-      throw new UsageError(`--choice ${m[1]}: not a point that can be declared (${OPEN_POINTS.filter((p) => p.values.length > 0).map((p) => p.id).join(', ')})`);
+      throw new UsageError(
+        `--choice ${m[1]}: not a point that can be declared (${OPEN_POINTS.filter((p) => p.values.length > 0)
+          .map((p) => p.id)
+          .join(', ')})`,
+      );
     }
     if (!point.values.includes(m[2]!)) throw new UsageError(`--choice ${m[1]}=${m[2]}: one of ${point.values.join(', ')}`);
     choices[point.id] = m[2]!;

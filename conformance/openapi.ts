@@ -9,7 +9,6 @@ import { asObject, createAjv, type Json, DEFAULT_SPEC_PATH, loadDocument, toJson
 import { contractFacts, type ContractFacts, type Deprecation } from '../spec/contract-facts.ts';
 import { parseInteger } from '../spec/rules/fields.js';
 
-
 /** A long list of allowed values, shortened for a message: the first few and how many in all. */
 export function enumeration(values: readonly unknown[], shown = 4): string {
   const text = values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v)));
@@ -20,7 +19,6 @@ export { DEFAULT_SPEC_PATH, toJsonSchema, type JsonObject, type SchemaLevel };
 
 export type OperationId = 'listPets' | 'createPet' | 'getPet';
 const OPERATION_IDS: readonly OperationId[] = ['listPets', 'createPet', 'getPet'];
-
 
 export interface DocumentedHeader {
   name: string;

@@ -113,7 +113,10 @@ export class Pacer implements RequestGate {
     const s = this.#state[blocking];
     const now = this.#options.clock.now();
     const name = blocking === 'key' ? 'the key (--api-key)' : 'the address (requests without a valid key)';
-    const cause = s.refusedUntilMs !== null && s.refusedUntilMs > now ? `${name} was refused (429 ${s.refusedBy})` : `${name} has ${s.remaining ?? 0} of ${s.limit ?? '?'} requests left`;
+    const cause =
+      s.refusedUntilMs !== null && s.refusedUntilMs > now
+        ? `${name} was refused (429 ${s.refusedBy})`
+        : `${name} has ${s.remaining ?? 0} of ${s.limit ?? '?'} requests left`;
     if (ms > this.#options.maxWaitMs) {
       throw new RateLimitedError(
         `${cause} and its window reopens in ${Math.ceil(ms / 1000)} s, longer than --max-wait ${Math.round(this.#options.maxWaitMs / 1000)}: run again later, or with a key that has more room`,
@@ -138,7 +141,10 @@ export class Pacer implements RequestGate {
     const budget = this.budgetOf(exchange.request);
     const res = exchange.response;
     if (budget === null || !res) return false;
-    const snapshot = readSnapshot({ status: res.status, headers: res.headers, receivedAtMs: exchange.receivedAt, sentAtMs: exchange.sentAt }, { dateHeader: this.#options.dateHeader });
+    const snapshot = readSnapshot(
+      { status: res.status, headers: res.headers, receivedAtMs: exchange.receivedAt, sentAtMs: exchange.sentAt },
+      { dateHeader: this.#options.dateHeader },
+    );
     const tolerances = { ...DEFAULT_TOLERANCES, clockSkewSeconds: this.#options.clockToleranceSeconds };
     // The server's clock against the kit's: the reset instant moved onto the kit's clock, with the slack.
     const offsetMs = exchange.receivedAt - snapshot.serverNowMs;

@@ -30,7 +30,10 @@ diagnosis('a base URL without /v1: exit 2, one message naming the URL that works
   const { io, out, err } = capture();
   const origin = target.baseUrl.replace(/\/v1$/, '');
   assert.is(await main(['--base-url', origin, '--api-key', 'test-pro-key'], io), 2);
-  assert.match(err.join(''), new RegExp(`GET ${origin}/pets answered 404 \\(route_not_found: .*\\), but ${origin}/v1/pets answers 200: use --base-url ${origin}/v1`));
+  assert.match(
+    err.join(''),
+    new RegExp(`GET ${origin}/pets answered 404 \\(route_not_found: .*\\), but ${origin}/v1/pets answers 200: use --base-url ${origin}/v1`),
+  );
   assert.ok(err.join('').split('\n').filter(Boolean).length <= 2, err.join(''));
   assert.not.match(out.join(''), /PASS|FAIL/);
 });
@@ -38,7 +41,10 @@ diagnosis('a base URL without /v1: exit 2, one message naming the URL that works
 diagnosis('a refused key: exit 2, one message naming the code the target sent, the key redacted', async () => {
   const { io, err } = capture();
   assert.is(await main(['--base-url', target.baseUrl, '--api-key', 'not-a-real-key-123'], io), 2);
-  assert.match(err.join(''), /the target refused --api-key: GET .*\/v1\/pets answered 401 \(invalid_api_key: The API key is not valid\.\) to Bearer not-a-…\(18 chars\)/);
+  assert.match(
+    err.join(''),
+    /the target refused --api-key: GET .*\/v1\/pets answered 401 \(invalid_api_key: The API key is not valid\.\) to Bearer not-a-…\(18 chars\)/,
+  );
   assert.not.ok(err.join('').includes('not-a-real-key-123'));
 });
 
@@ -46,8 +52,14 @@ diagnosis('a target that keeps the address blocked longer than --max-wait: exit 
   // 30 keyless requests use up the allowance, 20 refusals block the address for 600 s.
   for (let i = 0; i < 50; i++) await fetch(`${target.baseUrl}/pets`);
   const { io, err } = capture();
-  assert.is(await main(['--base-url', target.baseUrl, '--api-key', 'test-pro-key'], io, { clock: target.clock, sleep: async (ms) => target.clock.advance(ms) }), 2);
-  assert.match(err.join(''), /the address \(requests without a valid key\) was refused \(429 ip_blocked, Retry-After \d+\) and its window reopens in \d+ s, longer than --max-wait 120/);
+  assert.is(
+    await main(['--base-url', target.baseUrl, '--api-key', 'test-pro-key'], io, { clock: target.clock, sleep: async (ms) => target.clock.advance(ms) }),
+    2,
+  );
+  assert.match(
+    err.join(''),
+    /the address \(requests without a valid key\) was refused \(429 ip_blocked, Retry-After \d+\) and its window reopens in \d+ s, longer than --max-wait 120/,
+  );
 });
 
 diagnosis('five runs in a row against one reference server, Dredd included, never meet a refusal of the address', async () => {
@@ -60,7 +72,10 @@ diagnosis('five runs in a row against one reference server, Dredd included, neve
   }
   // Each run sends 8 requests without a key (5 of its own, 3 of Dredd's) against an allowance of 30:
   // the fourth waits for the window instead of using the last one up.
-  assert.ok(waits.some((w) => /the address \(requests without a valid key\) has \d+ of 30 requests left/.test(w)), waits.join('\n'));
+  assert.ok(
+    waits.some((w) => /the address \(requests without a valid key\) has \d+ of 30 requests left/.test(w)),
+    waits.join('\n'),
+  );
 });
 
 diagnosis.run();
@@ -74,7 +89,29 @@ tls.before(async () => {
   target = await startTarget();
   dir = await mkdtemp(join(tmpdir(), 'conform-tls-'));
   // A self-signed certificate for 127.0.0.1, made for this test.
-  const child = spawnChild('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawnChild(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   const output = collectOutput(child);
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   if (code !== 0) throw new Error(`openssl failed: ${output.text()}`);
@@ -92,16 +129,31 @@ const overrides = () => ({ clock: target.clock, sleep: async (ms: number) => tar
 tls('an untrusted certificate is named as a TLS failure, exit 2', async () => {
   const { io, err } = capture();
   assert.is(await main(['--base-url', `${proxy.origin}/v1`, '--api-key', 'test-pro-key', '--no-dredd'], io, overrides()), 2);
-  assert.match(err.join(''), /TLS: the certificate is self-signed and not trusted \(DEPTH_ZERO_SELF_SIGNED_CERT\) at https:\/\/127\.0\.0\.1:\d+\/v1\/pets\. Pass --ca <file>/);
+  assert.match(
+    err.join(''),
+    /TLS: the certificate is self-signed and not trusted \(DEPTH_ZERO_SELF_SIGNED_CERT\) at https:\/\/127\.0\.0\.1:\d+\/v1\/pets\. Pass --ca <file>/,
+  );
 });
 
 tls('--ca trusts it, Dredd included; --insecure skips verification', async () => {
   await writeFile(join(dir, 'ca.pem'), cert);
   const trusted = capture();
-  assert.is(await main(['--base-url', `${proxy.origin}/v1`, '--api-key', 'test-pro-key', '--ca', join(dir, 'ca.pem'), '--phases', 'none', '--strict'], trusted.io, overrides()), 0, trusted.out.join('') + trusted.err.join(''));
+  assert.is(
+    await main(
+      ['--base-url', `${proxy.origin}/v1`, '--api-key', 'test-pro-key', '--ca', join(dir, 'ca.pem'), '--phases', 'none', '--strict'],
+      trusted.io,
+      overrides(),
+    ),
+    0,
+    trusted.out.join('') + trusted.err.join(''),
+  );
   assert.match(trusted.out.join(''), /Dredd: 8 pass/);
   const insecure = capture();
-  assert.is(await main(['--base-url', `${proxy.origin}/v1`, '--api-key', 'test-pro-key', '--insecure', '--no-dredd', '--phases', 'none'], insecure.io, overrides()), 0, insecure.err.join(''));
+  assert.is(
+    await main(['--base-url', `${proxy.origin}/v1`, '--api-key', 'test-pro-key', '--insecure', '--no-dredd', '--phases', 'none'], insecure.io, overrides()),
+    0,
+    insecure.err.join(''),
+  );
 });
 
 tls.run();

@@ -40,7 +40,9 @@ async function firstAnswer(run: RunContext): Promise<Exchange> {
     const list = await run.http.send({ ...LIST, purpose: 'list without parameters' });
     run.progress({ type: 'request', exchange: list });
     if (list.tlsError) {
-      throw new TlsError(`${list.error} at ${list.request.url}. Pass --ca <file> with the certificate of the CA that signed it, or --insecure to skip verification (never against production)`);
+      throw new TlsError(
+        `${list.error} at ${list.request.url}. Pass --ca <file> with the certificate of the CA that signed it, or --insecure to skip verification (never against production)`,
+      );
     }
     if (!list.error) return list;
     const left = deadline - run.clock.now();
@@ -70,7 +72,9 @@ async function notFound(run: RunContext, list: Exchange): Promise<never> {
     run.progress({ type: 'request', exchange: probe });
     const status = probe.response?.status;
     if (status === 200 || status === 401 || status === 429) {
-      throw new PreflightError(`GET ${list.request.url} answered 404 (${errorOf(list)}), but ${probe.request.url} answers ${status}: use --base-url ${base} (the prefix /pets is appended to, version segment included)`);
+      throw new PreflightError(
+        `GET ${list.request.url} answered 404 (${errorOf(list)}), but ${probe.request.url} answers ${status}: use --base-url ${base} (the prefix /pets is appended to, version segment included)`,
+      );
     }
   }
   throw new PreflightError(
@@ -85,11 +89,15 @@ export async function preflight(run: RunContext): Promise<PreflightResult> {
   if (status === 404) await notFound(run, list);
   if (status === 401 || status === 403) {
     const key = redactAuthorization(list.request.headers.authorization ?? '');
-    throw new PreflightError(`the target refused --api-key: GET ${list.request.url} answered ${status} (${errorOf(list)}) to ${key}. Check --api-key (or CONFORMANCE_API_KEY); no check was run`);
+    throw new PreflightError(
+      `the target refused --api-key: GET ${list.request.url} answered ${status} (${errorOf(list)}) to ${key}. Check --api-key (or CONFORMANCE_API_KEY); no check was run`,
+    );
   }
   if (status === 429) {
     // The pacer waited once already; the target still limits the key or the address.
-    throw new PreflightError(`the target is limiting this run before it started: GET ${list.request.url} answered 429 (${errorOf(list)}, Retry-After ${list.response!.headers['retry-after'] ?? 'missing'})`);
+    throw new PreflightError(
+      `the target is limiting this run before it started: GET ${list.request.url} answered 429 (${errorOf(list)}, Retry-After ${list.response!.headers['retry-after'] ?? 'missing'})`,
+    );
   }
   // The address's allowance for requests without a key: learnt here, before any check spends it.
   const keyless = await run.http.send({ ...LIST, purpose: 'list without Authorization', authorization: null });

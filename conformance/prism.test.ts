@@ -25,7 +25,10 @@ test.after(async () => {
 test('contract profile passes with --prefer, Dredd included, and says where Prefer was used', async () => {
   const report = await runConformance({ baseUrl: mock.url, apiKey: KEY, profile: 'contract', prefer: true });
   const failed = report.results.filter((r) => r.outcome === 'failed');
-  assert.equal(failed.map((r) => `${r.id}: ${r.failures[0]?.message}`), []);
+  assert.equal(
+    failed.map((r) => `${r.id}: ${r.failures[0]?.message}`),
+    [],
+  );
   assert.is(report.exitCode, 0);
   assert.is(report.results.find((r) => r.id === 'dredd.transactions')?.outcome, 'passed');
   assert.ok((report.dredd?.transactions.length ?? 0) >= 8);

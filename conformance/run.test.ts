@@ -120,9 +120,22 @@ test('an address another client used up is waited out once, the 429 attributed t
   for (let i = 0; i < 40; i++) await fetch(`${target.baseUrl}/pets`);
   const waits: string[] = [];
   const report = await conformOn(target, { onProgress: (e) => e.type === 'wait' && waits.push(e.why) });
-  assert.is(report.exitCode, 0, report.results.filter((r) => r.outcome === 'failed').map((r) => `${r.id}: ${r.failures[0]?.message}`).join('\n'));
-  assert.equal(report.pacing.attributed.map((a) => [a.budget, a.code]), [['address', 'rate_limited_ip']]);
-  assert.ok(waits.some((w) => /the address .*refused \(429 rate_limited_ip/.test(w)), waits.join('\n'));
+  assert.is(
+    report.exitCode,
+    0,
+    report.results
+      .filter((r) => r.outcome === 'failed')
+      .map((r) => `${r.id}: ${r.failures[0]?.message}`)
+      .join('\n'),
+  );
+  assert.equal(
+    report.pacing.attributed.map((a) => [a.budget, a.code]),
+    [['address', 'rate_limited_ip']],
+  );
+  assert.ok(
+    waits.some((w) => /the address .*refused \(429 rate_limited_ip/.test(w)),
+    waits.join('\n'),
+  );
 });
 
 test('an unreachable target is an UnreachableError, not a failed check', async () => {

@@ -148,7 +148,9 @@ export function resolveOptions(input: RunOptions): ResolvedOptions {
   const unknownPhases = (given.phases ?? []).filter((p) => !(GENERATED_PHASES as readonly string[]).includes(p));
   if (unknownPhases.length > 0) throw new UsageError(`--phases: ${unknownPhases.join(', ')} is not one of ${GENERATED_PHASES.join(', ')}, none`);
   if (rateLimitKey !== undefined && rateLimitKey === given.apiKey) {
-    throw new UsageError('--rate-limit-key is the same key as --api-key: the rate-limit checks exhaust it (and may get it banned) while the other checks need it; give --rate-limit-key a key of its own');
+    throw new UsageError(
+      '--rate-limit-key is the same key as --api-key: the rate-limit checks exhaust it (and may get it banned) while the other checks need it; give --rate-limit-key a key of its own',
+    );
   }
   return {
     ...RUN_DEFAULTS,
@@ -220,7 +222,21 @@ function context(options: ResolvedOptions, input: RunOptions, contract: RunConte
     ...(options.rateLimitKey ? { rateLimitAuthorization: http.bearer(options.rateLimitKey) } : {}),
   });
   http.gate = pacer;
-  return { http, contract, options, clock, sleep, wait, waits, progress, pacer, budget: new RequestBudget(options.maxRequests), token: randomBytes(4).toString('hex'), preferUsed: [], facts: { choices: new Map() } };
+  return {
+    http,
+    contract,
+    options,
+    clock,
+    sleep,
+    wait,
+    waits,
+    progress,
+    pacer,
+    budget: new RequestBudget(options.maxRequests),
+    token: randomBytes(4).toString('hex'),
+    preferUsed: [],
+    facts: { choices: new Map() },
+  };
 }
 
 export async function runConformance(input: RunOptions): Promise<Report> {
@@ -234,7 +250,16 @@ export async function runConformance(input: RunOptions): Promise<Report> {
     run.facts.keyless = checked.keyless;
     // Each area records verdicts only for the checks it defines; an area none of whose checks is
     // selected sends nothing.
-    const areas = AREAS.map((area) => ({ area, ctx: { ...run, ledger: ledger.scope(area.name, area.checks.map((c) => c.id)) } satisfies AreaContext }));
+    const areas = AREAS.map((area) => ({
+      area,
+      ctx: {
+        ...run,
+        ledger: ledger.scope(
+          area.name,
+          area.checks.map((c) => c.id),
+        ),
+      } satisfies AreaContext,
+    }));
     const active = areas.filter(({ area }) => area.checks.some((c) => options.selected(c.id)));
     for (const plan of PHASES.filter((p) => p.runs(options))) {
       const working = active.filter(({ area }) => area.phases?.[plan.phase]);
@@ -269,7 +294,9 @@ export async function runConformance(input: RunOptions): Promise<Report> {
     generated: { sent: run.budget.used, leftOut: run.budget.refused },
     pacing: { attributed: run.pacer.attributed, waitedMs: run.waits.reduce((sum, w) => sum + w.ms, 0), waits: run.waits },
     choices: Object.fromEntries(run.facts.choices ?? []),
-    ...(run.facts.rateLimitTimeline && options.rateLimitKey ? { timeline: { key: keyLabel(options.rateLimitKey), points: run.facts.rateLimitTimeline() } } : {}),
+    ...(run.facts.rateLimitTimeline && options.rateLimitKey
+      ? { timeline: { key: keyLabel(options.rateLimitKey), points: run.facts.rateLimitTimeline() } }
+      : {}),
     ...(dredd ? { dredd } : {}),
   };
 }

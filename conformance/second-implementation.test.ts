@@ -41,7 +41,17 @@ kit('conforms: every must check passes, its declared choices are held and report
     assert.equal(musts(report), []);
     assert.is(report.exitCode, 0);
     noVacuousVerdict(report);
-    for (const id of ['choices.declared', 'ratelimit.per-key', 'create.server-assigns-id', 'create.location', 'create.no-extra-properties', 'list.next-link', 'stateful.list-pages', 'input.invalid-rejected', 'ratelimit.readmitted']) {
+    for (const id of [
+      'choices.declared',
+      'ratelimit.per-key',
+      'create.server-assigns-id',
+      'create.location',
+      'create.no-extra-properties',
+      'list.next-link',
+      'stateful.list-pages',
+      'input.invalid-rejected',
+      'ratelimit.readmitted',
+    ]) {
       assert.is(outcomeOf(report, id), 'passed', id);
     }
     assert.match(report.choices.paging!, /^link: Link rel="next" with .*page/);
@@ -59,10 +69,17 @@ kit('with --ban-check: a ban answered 403 is a refusal, enforced while it lasts,
   await on({}, async (target) => {
     const report = await conformOn(target, { rateLimitKey: true, banCheck: true, banProbe: 8, maxWaitSeconds: 300, phases: [], seed: SEED });
     assert.equal(musts(report), []);
-    for (const id of ['ratelimit.refused-until-retry', 'ratelimit.ban-lifts', 'ratelimit.reset-stable', 'choices.declared']) assert.is(outcomeOf(report, id), 'passed', id);
+    for (const id of ['ratelimit.refused-until-retry', 'ratelimit.ban-lifts', 'ratelimit.reset-stable', 'choices.declared'])
+      assert.is(outcomeOf(report, id), 'passed', id);
     assert.is(report.choices['ban-status'], '403');
-    assert.ok(report.pacing.waits.some((w) => /^ban: /.test(w.why)), 'the probes inside the ban say what they wait for');
-    assert.is(report.pacing.waitedMs, report.pacing.waits.reduce((sum, w) => sum + w.ms, 0));
+    assert.ok(
+      report.pacing.waits.some((w) => /^ban: /.test(w.why)),
+      'the probes inside the ban say what they wait for',
+    );
+    assert.is(
+      report.pacing.waitedMs,
+      report.pacing.waits.reduce((sum, w) => sum + w.ms, 0),
+    );
   });
 });
 
@@ -71,34 +88,55 @@ kit('a declared choice the target does not keep is a must failure of choices.dec
     const report = await conformOn(target, { phases: [], choices: { ...target.choices, 'non-integer-id': '400', 'limit-out-of-range': 'refuse' } });
     assert.is(outcomeOf(report, 'choices.declared'), 'failed');
     const messages = report.results.find((r) => r.id === 'choices.declared')!.failures.map((f) => f.message);
-    assert.ok(messages.some((m) => /non-integer-id: declared 400, the target did 404/.test(m)), messages.join('\n'));
-    assert.ok(messages.some((m) => /limit-out-of-range: declared refuse, the target did clamp/.test(m)), messages.join('\n'));
+    assert.ok(
+      messages.some((m) => /non-integer-id: declared 400, the target did 404/.test(m)),
+      messages.join('\n'),
+    );
+    assert.ok(
+      messages.some((m) => /limit-out-of-range: declared refuse, the target did clamp/.test(m)),
+      messages.join('\n'),
+    );
   });
 });
 
 const subjects = suite('a check whose subject is missing is "not run", with the reason, never passed');
 
 const MISSING: Array<[string, SecondServerOptions, Parameters<typeof conformOn>[1], Record<string, RegExp>, FaultBehaviour?]> = [
-  ['no Location on the 201 (behind a proxy that drops it)', {}, { phases: [] }, { 'create.location': /carries no Location/ }, { response: (res) => withoutHeaders(res, 'location') }],
+  [
+    'no Location on the 201 (behind a proxy that drops it)',
+    {},
+    { phases: [] },
+    { 'create.location': /carries no Location/ },
+    { response: (res) => withoutHeaders(res, 'location') },
+  ],
   ['no Link (paging by a page parameter only)', { paging: 'none' }, {}, { 'list.next-link': /not a Link the kit can follow/ }],
   ['an empty store', { empty: true, paging: 'none' }, { phases: [] }, { 'list.next-link': /not a Link/ }],
-  ['no ban within the probes', { banAfter: 1000 }, { rateLimitKey: true, banCheck: true, banProbe: 5, phases: [] }, { 'ratelimit.ban-lifts': /no ban within 5/ }],
+  [
+    'no ban within the probes',
+    { banAfter: 1000 },
+    { rateLimitKey: true, banCheck: true, banProbe: 5, phases: [] },
+    { 'ratelimit.ban-lifts': /no ban within 5/ },
+  ],
   ['no spare key', {}, { phases: [] }, { 'ratelimit.per-key': /--rate-limit-key/, 'ratelimit.readmitted': /--rate-limit-key/ }],
   ['no declaration', {}, { phases: [], choices: {} }, { 'choices.declared': /no choice declared/ }],
 ];
 
 for (const [what, second, options, expected, fault] of MISSING) {
   subjects(what, async () => {
-    await on(second, async (target) => {
-      const report = await conformOn(target, { seed: SEED, ...options });
-      assert.equal(musts(report), []);
-      noVacuousVerdict(report);
-      for (const [id, reason] of Object.entries(expected)) {
-        const r = report.results.find((x) => x.id === id)!;
-        assert.is(r.outcome, 'not-run', `${id}: ${r.outcome}`);
-        assert.match(r.reason ?? '', reason);
-      }
-    }, fault);
+    await on(
+      second,
+      async (target) => {
+        const report = await conformOn(target, { seed: SEED, ...options });
+        assert.equal(musts(report), []);
+        noVacuousVerdict(report);
+        for (const [id, reason] of Object.entries(expected)) {
+          const r = report.results.find((x) => x.id === id)!;
+          assert.is(r.outcome, 'not-run', `${id}: ${r.outcome}`);
+          assert.match(r.reason ?? '', reason);
+        }
+      },
+      fault,
+    );
   });
 }
 

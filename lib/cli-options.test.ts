@@ -51,7 +51,10 @@ for (const [name, argv, env, message] of refused) {
 
 test('a secret value is never echoed in an error', () => {
   const specs: OptionSpec[] = [{ key: 'n', flag: 'n', type: 'integer', secret: true, help: 'x' }];
-  assert.throws(() => parseOptions(specs, ['--n', 'hunter2']), (e: Error) => !e.message.includes('hunter2'));
+  assert.throws(
+    () => parseOptions(specs, ['--n', 'hunter2']),
+    (e: Error) => !e.message.includes('hunter2'),
+  );
 });
 
 test('help lists every flag with its environment variable and default', () => {

@@ -83,10 +83,19 @@ function booleanFromEnv(spec: OptionSpec, raw: string): boolean {
  * Parses argv (then the environment, then the defaults) against the table. With `positionals`, the
  * arguments that are not options land in `_` (files, for instance); otherwise one is a usage error.
  */
-export function parseOptions(specs: readonly OptionSpec[], argv: readonly string[], env: NodeJS.ProcessEnv = process.env, mode: { positionals?: boolean } = {}): ParsedOptions {
+export function parseOptions(
+  specs: readonly OptionSpec[],
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+  mode: { positionals?: boolean } = {},
+): ParsedOptions {
   const config: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = {};
   for (const spec of specs) {
-    config[spec.flag] = { type: spec.type === 'boolean' ? 'boolean' : 'string', ...(spec.short ? { short: spec.short } : {}), ...(spec.type === 'list' ? { multiple: true } : {}) };
+    config[spec.flag] = {
+      type: spec.type === 'boolean' ? 'boolean' : 'string',
+      ...(spec.short ? { short: spec.short } : {}),
+      ...(spec.type === 'list' ? { multiple: true } : {}),
+    };
   }
   let values: Record<string, string | boolean | Array<string | boolean> | undefined>;
   let positionals: string[];

@@ -7,7 +7,10 @@ import { KitError } from './errors.ts';
 
 export class MissingDependencyError extends KitError {
   constructor(pkg: string, purpose: string, alternative: string) {
-    super('missing_dependency', `${purpose} needs ${pkg}, an optional dependency that is not installed: run "npm install ${pkg}"${alternative ? `, or ${alternative}` : ''}.`);
+    super(
+      'missing_dependency',
+      `${purpose} needs ${pkg}, an optional dependency that is not installed: run "npm install ${pkg}"${alternative ? `, or ${alternative}` : ''}.`,
+    );
   }
 }
 

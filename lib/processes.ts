@@ -199,7 +199,8 @@ export function waitForOutput(child: ChildProcess, output: OutputWatch, pattern:
       const match = pattern.exec(output.text());
       if (match) done(undefined, match);
     };
-    const onExit = (code: number | null, signal: NodeJS.Signals | null) => done(new Error(`${what} exited (code ${code}, signal ${signal}) before it was ready:\n${tail()}`));
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
+      done(new Error(`${what} exited (code ${code}, signal ${signal}) before it was ready:\n${tail()}`));
     const timer = setTimeout(() => done(new Error(`${what} was not ready within ${timeoutMs} ms:\n${tail()}`)), timeoutMs);
     function done(error?: Error, match?: RegExpExecArray) {
       clearTimeout(timer);

@@ -20,7 +20,22 @@ import { Counter, Gauge, Trend } from 'k6/metrics';
 import { baseUrl, durationEnv, numberEnv, stringEnv, summaryPath } from './lib/config.js';
 import { keyLimit, keyLimitFromGauges, keyLimitLine, keyLimitSamples, KEY_LIMIT_METRICS } from './lib/key-limit.js';
 import { refusal, setupStop } from './lib/outcome.js';
-import { boundLine, doublingRates, isStepMetric, judgeSteps, nextPass, parseBetween, parseRates, refineRates, stepLine, stepMetric, stepPlan, stepScenarios, stepStats, stepThresholds } from './lib/phases.js';
+import {
+  boundLine,
+  doublingRates,
+  isStepMetric,
+  judgeSteps,
+  nextPass,
+  parseBetween,
+  parseRates,
+  refineRates,
+  stepLine,
+  stepMetric,
+  stepPlan,
+  stepScenarios,
+  stepStats,
+  stepThresholds,
+} from './lib/phases.js';
 import { createPet, listPets, probe } from './lib/requests.js';
 import { capacitySvg } from '../spec/rules/timeline-svg.js';
 import { segmentOf } from './lib/segments.js';
@@ -97,7 +112,17 @@ export function setup() {
   // The probe already refused, or the window runs out within two seconds at the first rate: the key binds at the first step.
   const atStart = keyLimit({ status: res.status, headers: res.headers, receivedAtMs: Date.now() }, RATES[0]);
   console.log(
-    'capacity.js: ' + target.baseUrl + ', ' + MODE + ': ' + RATES.join(', ') + ' requests/s, ' + HOLD_S + ' s each (' + plan.totalS + ' s in all)' +
+    'capacity.js: ' +
+      target.baseUrl +
+      ', ' +
+      MODE +
+      ': ' +
+      RATES.join(', ') +
+      ' requests/s, ' +
+      HOLD_S +
+      ' s each (' +
+      plan.totalS +
+      ' s in all)' +
       (segment.share === 1 ? '' : '; this generator runs execution segment ' + segment.segment + ' (' + (segment.share * 100).toFixed(1) + '% of each rate)')
   );
   return { segment: segment, startedMs: Date.now(), limitedAtStart: atStart };
@@ -145,11 +170,14 @@ export function capacity(data) {
 function nextLine(next, knee) {
   const held = knee.held === null ? 0 : knee.held.rate;
   const broke = knee.broke === null ? 0 : knee.broke.rate;
-  if (next.kind === 'refine' && next.between) return 'next: k6 run --no-usage-report -e BETWEEN=' + next.between.join(',') + ' load/capacity.js   (narrows the knee in ' + STEPS + ' steps)';
+  if (next.kind === 'refine' && next.between)
+    return 'next: k6 run --no-usage-report -e BETWEEN=' + next.between.join(',') + ' load/capacity.js   (narrows the knee in ' + STEPS + ' steps)';
   if (next.kind === 'found') return 'knee: between ' + held + ' and ' + broke + ' requests/s, within ' + RESOLUTION * 100 + '%';
   if (next.kind === 'raise-max') return 'next: nothing broke; raise ' + (MODE === 'search' ? 'MAX_RATE' : 'the highest rate') + ' to find the knee';
-  if (next.kind === 'key') return 'next: the key, not the server, was measured; run again with a key whose limits do not bind (' + LOAD_KEY + ' on the reference server)';
-  if (next.kind === 'generator') return 'next: the generator, not the server, was measured; raise MAX_VUS if every VU was busy, else split the run over more k6 processes (load/README.md, "Many generators")';
+  if (next.kind === 'key')
+    return 'next: the key, not the server, was measured; run again with a key whose limits do not bind (' + LOAD_KEY + ' on the reference server)';
+  if (next.kind === 'generator')
+    return 'next: the generator, not the server, was measured; raise MAX_VUS if every VU was busy, else split the run over more k6 processes (load/README.md, "Many generators")';
   return 'next: the first step broke on the server; lower ' + (MODE === 'search' ? 'START_RATE' : 'the lowest rate');
 }
 
@@ -163,7 +191,15 @@ export function handleSummary(data) {
   /** @type {Record<string, import('./lib/phases.js').StepStats | null>} */
   const stats = {};
   for (const step of plan.steps) stats[step.name] = stepStats(valueOf, step.name);
-  const criteria = { maxErrorRate: MAX_ERROR_RATE, p95Ms: P95_MS, p99Ms: P99_MS, minAchieved: 0.95, maxDropped: MAX_DROPPED, maxVUs: MAX_VUS, share: segment.share };
+  const criteria = {
+    maxErrorRate: MAX_ERROR_RATE,
+    p95Ms: P95_MS,
+    p99Ms: P99_MS,
+    minAchieved: 0.95,
+    maxDropped: MAX_DROPPED,
+    maxVUs: MAX_VUS,
+    share: segment.share,
+  };
   const knee = judgeSteps(plan, (name) => stats[name], criteria);
   const keyLimited = keyLimitFromGauges((name) => metricValue(data, name, 'value'));
   const setupStopped = setupStop(data);
@@ -175,16 +211,42 @@ export function handleSummary(data) {
     report.push(
       held === null
         ? 'highest sustained rate: none (the first step already broke)'
-        : 'highest sustained rate: ' + held.rate + ' requests/s (achieved ' + held.achieved.toFixed(1) + '/s, p95 ' + held.p95.toFixed(1) + ' ms, p99 ' + held.p99.toFixed(1) + ' ms)'
+        : 'highest sustained rate: ' +
+            held.rate +
+            ' requests/s (achieved ' +
+            held.achieved.toFixed(1) +
+            '/s, p95 ' +
+            held.p95.toFixed(1) +
+            ' ms, p99 ' +
+            held.p99.toFixed(1) +
+            ' ms)'
     );
-    report.push(knee.broke === null ? 'first broken rate: none up to ' + RATES[RATES.length - 1] + ' requests/s' : 'first broken rate: ' + knee.broke.rate + ' requests/s (' + knee.broke.why + ')');
+    report.push(
+      knee.broke === null
+        ? 'first broken rate: none up to ' + RATES[RATES.length - 1] + ' requests/s'
+        : 'first broken rate: ' + knee.broke.rate + ' requests/s (' + knee.broke.why + ')'
+    );
     report.push(boundLine(knee, RATES[RATES.length - 1]));
     const busy = knee.rows.filter((r) => {
       const s = stats[r.name];
       return s !== null && s.vusMax !== undefined && s.vusMax >= MAX_VUS;
     });
-    if (busy.length > 0) report.push("k6's warning \"Insufficient VUs, reached " + MAX_VUS + ' active VUs\" is expected here: this generator ran out of VUs from ' + busy[0].rate + '/s (MAX_VUS)');
-    if (segment.share !== 1) report.push('execution segment ' + segment.segment + ': this generator offered ' + (segment.share * 100).toFixed(1) + '% of each rate; merge every generator\'s summary with npm run load:merge');
+    if (busy.length > 0)
+      report.push(
+        'k6\'s warning "Insufficient VUs, reached ' +
+          MAX_VUS +
+          ' active VUs\" is expected here: this generator ran out of VUs from ' +
+          busy[0].rate +
+          '/s (MAX_VUS)'
+      );
+    if (segment.share !== 1)
+      report.push(
+        'execution segment ' +
+          segment.segment +
+          ': this generator offered ' +
+          (segment.share * 100).toFixed(1) +
+          "% of each rate; merge every generator's summary with npm run load:merge"
+      );
     report.push(nextLine(nextPass(knee, RESOLUTION), knee));
   }
   const jsonPath = summaryPath(__ENV, 'capacity', segment.segment);
@@ -192,7 +254,12 @@ export function handleSummary(data) {
   const files = {};
   if (setupStopped === null) {
     const svgPath = jsonPath.replace(/\.json$/, '') + '.svg';
-    files[svgPath] = capacitySvg({ rows: knee.rows.filter((r) => !r.skipped), held: knee.held, broke: knee.broke, title: 'capacity.js against ' + target.baseUrl + ' (bound found: ' + (knee.bound || 'none') + ')' });
+    files[svgPath] = capacitySvg({
+      rows: knee.rows.filter((r) => !r.skipped),
+      held: knee.held,
+      broke: knee.broke,
+      title: 'capacity.js against ' + target.baseUrl + ' (bound found: ' + (knee.bound || 'none') + ')',
+    });
     report.push('picture: ' + svgPath);
   }
   return summaryOutputs(data, {

@@ -53,7 +53,10 @@ test('BETWEEN narrows the knee in STEPS equal climbs, both ends measured again',
 
 test('a target that cannot carry the first step fails the run; one that never breaks asks for a higher maximum', async () => {
   const weak = await run(SMALL, kneeTarget(5));
-  assert.ok(weak.failed.some((t) => t.key === 'http_req_duration{scenario:step-10}'), JSON.stringify(weak.failed));
+  assert.ok(
+    weak.failed.some((t) => t.key === 'http_req_duration{scenario:step-10}'),
+    JSON.stringify(weak.failed),
+  );
   assert.match(weak.summary.stdout!, /highest sustained rate: none/);
   assert.match(weak.summary.stdout!, /the first step broke on the server; lower START_RATE/);
   const strong = await run({ ...SMALL, MAX_RATE: '80' }, petsTarget());
@@ -95,7 +98,11 @@ test("a key whose limit binds is reported as the key's limit, stopped before a b
 });
 
 test('a key refused outright by a 429 is quoted with its Retry-After', async () => {
-  const r = await run({ ...SMALL, START_RATE: '40' }, (_req, nowMs) => ({ status: 429, headers: { 'X-RateLimit-Limit': '60', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(Math.floor(nowMs / 1000) + 30), 'Retry-After': '30' }, body: '{}' }));
+  const r = await run({ ...SMALL, START_RATE: '40' }, (_req, nowMs) => ({
+    status: 429,
+    headers: { 'X-RateLimit-Limit': '60', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(Math.floor(nowMs / 1000) + 30), 'Retry-After': '30' },
+    body: '{}',
+  }));
   assert.match(r.summary.stdout!, /ABORTED: limited by the key at 40\/s: 429 with X-RateLimit-Limit 60, Retry-After 30 s/);
   assert.is(r.shim.requests.length, 1, 'only the probe was sent');
 });
@@ -112,11 +119,26 @@ test('a setup that cannot reach the target prints ABORTED with the reason first,
 test('one generator of two runs half of each rate, judges its half, and names its summary after its segment', async () => {
   const out = captureConsole();
   try {
-    const r = await runScript(CAPACITY, { env: { ...SMALL, MAX_RATE: '40' }, handler: petsTarget(), startMs: START, executionSegment: '1/2:1', executionSegmentSequence: '0,1/2,1' });
+    const r = await runScript(CAPACITY, {
+      env: { ...SMALL, MAX_RATE: '40' },
+      handler: petsTarget(),
+      startMs: START,
+      executionSegment: '1/2:1',
+      executionSegmentSequence: '0,1/2,1',
+    });
     assert.equal(r.failed, []);
-    const json = JSON.parse(r.summary['capacity-summary-1_2-1.json']!) as { extra: { segment: { share: number }; steps: Array<{ ok: boolean; offered: number }> } };
+    const json = JSON.parse(r.summary['capacity-summary-1_2-1.json']!) as {
+      extra: { segment: { share: number }; steps: Array<{ ok: boolean; offered: number }> };
+    };
     assert.is(json.extra.segment.share, 0.5);
-    assert.equal(json.extra.steps.map((s) => [s.ok, s.offered]), [[true, 5], [true, 10], [true, 20]]);
+    assert.equal(
+      json.extra.steps.map((s) => [s.ok, s.offered]),
+      [
+        [true, 5],
+        [true, 10],
+        [true, 20],
+      ],
+    );
     assert.match(r.summary.stdout!, /merge every generator's summary with npm run load:merge/);
   } finally {
     out.restore();

@@ -48,9 +48,19 @@ for (const script of ['smoke.js', 'rate-limit.js', 'capacity.js']) {
     const lines = readFileSync(README, 'utf8')
       .split('\n')
       .filter((l) => l.includes(`k6 run`) && l.includes(`load/${script}`));
-    assert.ok(lines.some((l) => !l.includes('BASE_URL')), `a line against our server (default BASE_URL) for ${script}`);
-    if (script === 'smoke.js') assert.ok(lines.some((l) => l.includes('BASE_URL=http://127.0.0.1:4010')), 'a line against the Prism mock');
-    assert.ok(lines.some((l) => /BASE_URL=https:\/\//.test(l)), `a line against a remote implementation for ${script}`);
+    assert.ok(
+      lines.some((l) => !l.includes('BASE_URL')),
+      `a line against our server (default BASE_URL) for ${script}`,
+    );
+    if (script === 'smoke.js')
+      assert.ok(
+        lines.some((l) => l.includes('BASE_URL=http://127.0.0.1:4010')),
+        'a line against the Prism mock',
+      );
+    assert.ok(
+      lines.some((l) => /BASE_URL=https:\/\//.test(l)),
+      `a line against a remote implementation for ${script}`,
+    );
   });
 }
 
@@ -69,7 +79,14 @@ const k6 = findK6();
 interface K6Run {
   code: number | null;
   output: string;
-  summary: { passed: boolean; result: string; exitCode: number; failedThresholds: Array<{ metric: string }>; report: string[]; extra: Record<string, unknown> } | null;
+  summary: {
+    passed: boolean;
+    result: string;
+    exitCode: number;
+    failedThresholds: Array<{ metric: string }>;
+    report: string[];
+    extra: Record<string, unknown>;
+  } | null;
   summaryPath: string;
 }
 
@@ -104,7 +121,9 @@ const K6_RUNS = [
 ];
 
 if (k6 === null) {
-  process.stdout.write('SKIP: k6 not found (set K6_BIN or put k6 on PATH), so the real k6 runs are not made; the scripts were type-checked, syntax-checked and run under the k6 shim instead\n');
+  process.stdout.write(
+    'SKIP: k6 not found (set K6_BIN or put k6 on PATH), so the real k6 runs are not made; the scripts were type-checked, syntax-checked and run under the k6 shim instead\n',
+  );
   for (const name of K6_RUNS) test.skip(name, () => undefined);
 } else {
   const { createServer } = await import('../server/index.ts');
@@ -140,13 +159,25 @@ if (k6 === null) {
     );
     expectPass(r);
     assert.match(r.output, /window boundary not required/);
-    assert.match(readFileSync(r.summaryPath.replace(/\.json$/, '.svg'), 'utf8'), /^<svg[\s\S]*tl-refused[\s\S]*<\/svg>\n?$/, 'the timeline lands beside the JSON');
+    assert.match(
+      readFileSync(r.summaryPath.replace(/\.json$/, '.svg'), 'utf8'),
+      /^<svg[\s\S]*tl-refused[\s\S]*<\/svg>\n?$/,
+      'the timeline lands beside the JSON',
+    );
   });
 
   test(K6_RUNS[2]!, async () => {
     const fake = limitedTarget({ limit: 12, fault: 'over-admit' });
     const http: HttpServer = createHttpServer((req, res) => {
-      const r = fake({ method: req.method ?? 'GET', url: `http://127.0.0.1${req.url ?? '/'}`, headers: { Authorization: String(req.headers.authorization ?? '') }, body: null }, Date.now());
+      const r = fake(
+        {
+          method: req.method ?? 'GET',
+          url: `http://127.0.0.1${req.url ?? '/'}`,
+          headers: { Authorization: String(req.headers.authorization ?? '') },
+          body: null,
+        },
+        Date.now(),
+      );
       res.writeHead(r.status, r.headers);
       res.end(r.body ?? '');
     });
@@ -160,7 +191,10 @@ if (k6 === null) {
         90_000,
       );
       assert.is(r.code, 99, `k6 exits 99 when thresholds fail; it exited ${r.code}:\n${r.output}`);
-      assert.ok(r.summary!.failedThresholds.some((t) => t.metric === 'ratelimit_violations{kind:over_admitted}'), JSON.stringify(r.summary!.failedThresholds));
+      assert.ok(
+        r.summary!.failedThresholds.some((t) => t.metric === 'ratelimit_violations{kind:over_admitted}'),
+        JSON.stringify(r.summary!.failedThresholds),
+      );
     } finally {
       await new Promise((done) => http.close(done));
     }
@@ -184,7 +218,10 @@ if (k6 === null) {
     const r = await runK6('capacity.js', { ...CAPACITY, RATES: '400', HOLD: '5s', API_KEY: 'test-business-key' }, dir, 60_000);
     assert.is(r.code, 108, r.output);
     assert.is(r.summary!.result, 'ABORTED');
-    assert.match(r.output, /ABORTED: limited by the key at 400\/s: X-RateLimit-Limit 1000, X-RateLimit-Remaining \d+ with the window resetting in \d+ s would run out within 2 s/);
+    assert.match(
+      r.output,
+      /ABORTED: limited by the key at 400\/s: X-RateLimit-Limit 1000, X-RateLimit-Remaining \d+ with the window resetting in \d+ s would run out within 2 s/,
+    );
     assert.match(r.output, /bound found: the key's limit at 400\/s/);
     assert.not.match(r.output, /result: PASS|BETWEEN=/);
     const after = await fetch(`${baseUrl}/pets?limit=1`, { headers: { authorization: 'Bearer test-business-key' } });
@@ -210,7 +247,12 @@ if (k6 === null) {
     assert.is(down.code, 108, down.output);
     assert.match(down.output, /== capacity\.js against http:\/\/127\.0\.0\.1:9\/v1 ==\nABORTED: target .* is not answering/);
     assert.not.match(down.output, /next:|result: PASS/);
-    const segment = await runK6('rate-limit.js', { BASE_URL: baseUrl, API_KEY: SMALL.key }, dir, 60_000, ['--execution-segment', '0:1/2', '--execution-segment-sequence', '0,1/2,1']);
+    const segment = await runK6('rate-limit.js', { BASE_URL: baseUrl, API_KEY: SMALL.key }, dir, 60_000, [
+      '--execution-segment',
+      '0:1/2',
+      '--execution-segment-sequence',
+      '0,1/2,1',
+    ]);
     assert.is(segment.code, 108, segment.output);
     assert.match(segment.output, /ABORTED: rate-limit\.js judges each window by counting every request of the key, so it runs on ONE k6 process/);
   });
@@ -218,13 +260,29 @@ if (k6 === null) {
   if (process.env.K6_FULL === '1') {
     test('k6 (K6_FULL=1): the full rate-limit.js crosses window boundaries and passes, with the ban scenario', async () => {
       // A server of its own, whose ban (5 refusals) lasts 90 s: the probes see it past its window and lifted.
-      const banning = await createServer({ host: '127.0.0.1', port: 0, logger: false, rateLimit: { ban: { threshold: 5, periodSeconds: 60, durationSeconds: 90 } } });
+      const banning = await createServer({
+        host: '127.0.0.1',
+        port: 0,
+        logger: false,
+        rateLimit: { ban: { threshold: 5, periodSeconds: 60, durationSeconds: 90 } },
+      });
       await banning.start();
       try {
-        const r = await runK6('rate-limit.js', { BASE_URL: `${banning.info.uri}/v1`, API_KEY: 'test-free-key', PLAN: 'free', BAN: '1', BAN_DURATION: '200s' }, dir, 600_000);
+        const r = await runK6(
+          'rate-limit.js',
+          { BASE_URL: `${banning.info.uri}/v1`, API_KEY: 'test-free-key', PLAN: 'free', BAN: '1', BAN_DURATION: '200s' },
+          dir,
+          600_000,
+        );
         expectPass(r);
-        assert.ok(r.summary!.report.some((l) => /crossed \d+ window boundar/.test(l)), r.summary!.report.join('\n'));
-        assert.ok(r.summary!.report.some((l) => /after the window it began in had ended; lifted when Retry-After said: yes/.test(l)), r.summary!.report.join('\n'));
+        assert.ok(
+          r.summary!.report.some((l) => /crossed \d+ window boundar/.test(l)),
+          r.summary!.report.join('\n'),
+        );
+        assert.ok(
+          r.summary!.report.some((l) => /after the window it began in had ended; lifted when Retry-After said: yes/.test(l)),
+          r.summary!.report.join('\n'),
+        );
       } finally {
         await banning.stop({ timeout: 1000 });
       }

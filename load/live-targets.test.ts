@@ -73,10 +73,10 @@ test.before(async () => {
     })().catch((e) => { parentPort.postMessage('error: ' + e.stack); });`;
   worker = new Worker(source, { eval: true });
   baseUrl = await new Promise<string>((resolve, reject) => {
-    worker.once("message", resolve);
-    worker.once("error", reject);
+    worker.once('message', resolve);
+    worker.once('error', reject);
   });
-  if (!baseUrl.startsWith("http")) console.error(baseUrl);
+  if (!baseUrl.startsWith('http')) console.error(baseUrl);
   assert.ok(baseUrl.startsWith('http://127.0.0.1:'), baseUrl);
   mock = await startMock({ port: 0 });
 });
@@ -100,7 +100,10 @@ test('smoke.js with SHAPE_ONLY=1 passes against the Prism mock, and fails there 
   assert.is(shapes.setupError, null, String(shapes.setupError));
   assert.equal(shapes.failed, [], `${JSON.stringify(shapes.failed)}\n${shapes.summary.stdout}`);
   const full = await live(script('smoke.js'), env);
-  assert.ok(full.failed.some((t) => t.key === 'checks'), 'a stateless mock cannot return what was created');
+  assert.ok(
+    full.failed.some((t) => t.key === 'checks'),
+    'a stateless mock cannot return what was created',
+  );
 });
 
 test('a short rate-limit.js passes against the reference server over HTTP', async () => {

@@ -28,7 +28,17 @@ import { isWhole, segmentOf } from './lib/segments.js';
 import { listPets, listPetsBatchRequest, probe } from './lib/requests.js';
 import { metricValue, summaryOutputs } from './lib/summary.js';
 import { bucketSeconds, isTimelineMetric, TIMELINE_METRICS, timelinePoints, timelineSamples, timelineThresholds } from './lib/timeline.js';
-import { KINDS, VIOLATIONS_METRIC, WARNING_ONLY, createJudge, eventMetric, violationKey, violationLine, violationThresholds, zeroSamples } from './lib/verdict.js';
+import {
+  KINDS,
+  VIOLATIONS_METRIC,
+  WARNING_ONLY,
+  createJudge,
+  eventMetric,
+  violationKey,
+  violationLine,
+  violationThresholds,
+  zeroSamples,
+} from './lib/verdict.js';
 
 const target = { baseUrl: baseUrl(__ENV), apiKey: stringEnv(__ENV, 'API_KEY', 'test-free-key') };
 const expected = expectedLimit(__ENV);
@@ -151,8 +161,16 @@ export function setup() {
   if (learned === null) return refusal('the target sent no integer X-RateLimit-Limit; nothing to verify');
   const perMinute = expected.limit === null ? Math.ceil(learned * OVERDRIVE) : targetPerMinute;
   console.log(
-    'rate-limit.js: ' + target.baseUrl + ', Limit ' + learned + (expected.limit === null ? ' (learned)' : ' (expected ' + expected.limit + ')') +
-      ', offering ' + Math.min(perMinute, targetPerMinute) + ' requests/min for ' + DURATION_S + ' s' +
+    'rate-limit.js: ' +
+      target.baseUrl +
+      ', Limit ' +
+      learned +
+      (expected.limit === null ? ' (learned)' : ' (expected ' + expected.limit + ')') +
+      ', offering ' +
+      Math.min(perMinute, targetPerMinute) +
+      ' requests/min for ' +
+      DURATION_S +
+      ' s' +
       (CROSS_WINDOWS ? ', must cross at least one window boundary' : ', window boundary not required (CROSS_WINDOWS=0)') +
       (BAN ? ', then the ban scenario for up to ' + BAN_DURATION_S + ' s' : '') +
       (STRICT ? '; should-level rules fail the run (STRICT=1)' : '') +
@@ -282,10 +300,15 @@ function planBanProbes(run, snapshots, detected, now) {
   const plan = banProbeTimes({ detectedMs: now, banDueMs: banDueMs, windowEndMs: run.windowEndMs, slackMs: (SKEW_S + 1) * 1000 });
   run.probes = plan.times;
   console.log(
-    'ban announced for ' + Math.round((banDueMs - now) / 1000) + ' s; probes at ' +
-      plan.times.map(function (t) {
-        return '+' + Math.round((t - now) / 1000) + ' s';
-      }).join(', ') + (plan.pastReset ? '' : ' (the ban ends with its window: no boundary to cross while it lasts)')
+    'ban announced for ' +
+      Math.round((banDueMs - now) / 1000) +
+      ' s; probes at ' +
+      plan.times
+        .map(function (t) {
+          return '+' + Math.round((t - now) / 1000) + ' s';
+        })
+        .join(', ') +
+      (plan.pastReset ? '' : ' (the ban ends with its window: no boundary to cross while it lasts)')
   );
   if (plan.times[plan.times.length - 1] > exec.scenario.startTime + BAN_DURATION_S * 1000) {
     console.warn('the ban outlasts the ban scenario (BAN_DURATION=' + BAN_DURATION_S + ' s): raise BAN_DURATION to see it lift');
@@ -313,12 +336,17 @@ export function handleSummary(data) {
   };
   const report = [];
   const crossed = count('ratelimit_window_crossed');
-  report.push('admitted ' + count('ratelimit_admitted') + ', refused with 429 ' + count('ratelimit_rejected') + ', no response ' + count('ratelimit_transport_error'));
+  report.push(
+    'admitted ' + count('ratelimit_admitted') + ', refused with 429 ' + count('ratelimit_rejected') + ', no response ' + count('ratelimit_transport_error')
+  );
   report.push(
     (crossed > 0 ? 'crossed ' + crossed + ' window boundar' + (crossed === 1 ? 'y' : 'ies') : 'did NOT cross a window boundary') +
-      '; windows saturated at exactly Limit: ' + count('ratelimit_window_saturated') +
-      '; readmitted after a reset: ' + count('ratelimit_readmitted') +
-      '; whole windows verified: ' + count('ratelimit_window_verified')
+      '; windows saturated at exactly Limit: ' +
+      count('ratelimit_window_saturated') +
+      '; readmitted after a reset: ' +
+      count('ratelimit_readmitted') +
+      '; whole windows verified: ' +
+      count('ratelimit_window_verified')
   );
   let total = 0;
   for (let i = 0; i < KINDS.length; i++) {
@@ -329,14 +357,21 @@ export function handleSummary(data) {
   if (total === 0) report.push('no rate-limit rule was broken');
   if (BAN) {
     report.push(
-      'ban scenario: ban detected ' + count('ratelimit_ban_detected') + ', enforced on ' + count('ratelimit_ban_confirmed') + ' request(s) while it lasted, ' +
-        count('ratelimit_ban_held_past_reset') + ' of them after the window it began in had ended; lifted when Retry-After said: ' + (count('ratelimit_ban_lifted') > 0 ? 'yes' : 'NOT SEEN')
+      'ban scenario: ban detected ' +
+        count('ratelimit_ban_detected') +
+        ', enforced on ' +
+        count('ratelimit_ban_confirmed') +
+        ' request(s) while it lasted, ' +
+        count('ratelimit_ban_held_past_reset') +
+        ' of them after the window it began in had ended; lifted when Retry-After said: ' +
+        (count('ratelimit_ban_lifted') > 0 ? 'yes' : 'NOT SEEN')
     );
   }
   const dropped = count('dropped_iterations');
   if (dropped > 0) {
     report.push(
-      "k6's warning \"Insufficient VUs, reached 1 active VUs\" is expected: one VU makes every request so that each window is counted exactly, and " + dropped +
+      'k6\'s warning "Insufficient VUs, reached 1 active VUs" is expected: one VU makes every request so that each window is counted exactly, and ' +
+        dropped +
         ' scheduled wake-ups passed while it was waiting on a response; the offered rate only drops by that much (the saturated windows above show the limit was still exceeded)'
     );
   }
@@ -347,7 +382,11 @@ export function handleSummary(data) {
     const points = timelinePoints((metric, stat) => metricValue(data, metric, stat), { startMs: data.setup_data.startedMs, totalS: TOTAL_S });
     const svgPath = JSON_PATH.replace(/\.json$/, '') + '.svg';
     files[svgPath] = timelineSvg(
-      { key: keyLabel(target.apiKey), points: points, title: 'rate-limit.js against ' + target.baseUrl + ', key ' + keyLabel(target.apiKey) + ' (requests per ' + BUCKET_S + ' s bucket)' },
+      {
+        key: keyLabel(target.apiKey),
+        points: points,
+        title: 'rate-limit.js against ' + target.baseUrl + ', key ' + keyLabel(target.apiKey) + ' (requests per ' + BUCKET_S + ' s bucket)',
+      },
       { axis: 'time' }
     );
     report.push('timeline: ' + svgPath);
@@ -359,7 +398,16 @@ export function handleSummary(data) {
     stop: stop,
     files: files,
     report: stop === null ? report : [],
-    extra: { baseUrl: target.baseUrl, expectedLimit: expected.limit, plan: expected.plan, overdrive: OVERDRIVE, batch: BATCH, durationS: DURATION_S, ban: BAN, strict: STRICT },
+    extra: {
+      baseUrl: target.baseUrl,
+      expectedLimit: expected.limit,
+      plan: expected.plan,
+      overdrive: OVERDRIVE,
+      batch: BATCH,
+      durationS: DURATION_S,
+      ban: BAN,
+      strict: STRICT,
+    },
     hide: function (metric, expression) {
       return expression === WARNING_ONLY || isTimelineMetric(metric);
     },

@@ -42,7 +42,10 @@ async function drive(server: Awaited<ReturnType<typeof createServer>>, clock: Ma
     const snaps: Snapshot[] = responses.map((r) =>
       readSnapshot({ status: r.statusCode, headers: r.headers as Record<string, string>, receivedAtMs: clock.now(), sentAtMs }, { dateHeader: false }),
     );
-    pacer.after(snaps.map((s) => ({ status: s.status, waitMs: retryWaitMs(s, DEFAULT_TOLERANCES) })), clock.now());
+    pacer.after(
+      snaps.map((s) => ({ status: s.status, waitMs: retryWaitMs(s, DEFAULT_TOLERANCES) })),
+      clock.now(),
+    );
     for (const v of rules.observe(snaps).violations) violations.push(`${v.kind}: ${v.detail}`);
   }
   return { violations, report: rules.report(), sent };
@@ -83,7 +86,7 @@ test('... and in concurrent batches of four (pro plan)', async () => {
   }
 });
 
-test('the ban scenario finds the reference server\'s temporary ban and sees it enforced', async () => {
+test("the ban scenario finds the reference server's temporary ban and sees it enforced", async () => {
   const { clock, server } = await freshServer([{ key: 'k6-ban-key', plan: 'enterprise', limits: { perMinute: 10, perDay: 100_000 } }]);
   try {
     const r = await drive(server, clock, { key: 'k6-ban-key', perMinute: 180, seconds: 60, mode: 'ban' });

@@ -34,7 +34,11 @@ test('rate-limit.js passes every threshold against a correct fixed-window limite
   assert.is(r.setupError, null);
   assert.equal(r.failed, [], JSON.stringify(r.failed));
   // The timeline's buckets are bookkeeping (always true): a bucket with no refusal has nothing to evaluate.
-  assert.equal(r.unsampled.filter((key) => !isTimelineMetric(key)), [], 'every threshold metric got a sample, so k6 evaluates it');
+  assert.equal(
+    r.unsampled.filter((key) => !isTimelineMetric(key)),
+    [],
+    'every threshold metric got a sample, so k6 evaluates it',
+  );
   const stdout = r.summary.stdout!;
   assert.match(stdout, /crossed 2 window boundaries/);
   assert.not.match(stdout, /ratelimit_tl_/, 'the buckets are hidden from the text');
@@ -49,7 +53,10 @@ test('rate-limit.js passes every threshold against a correct fixed-window limite
   assert.match(stdout, /whole windows verified: 1/);
   assert.match(stdout, /no rate-limit rule was broken/);
   assert.match(stdout, /result: PASS/);
-  assert.ok(r.console.some((l) => /window boundary crossed/.test(l)), r.console.join('\n'));
+  assert.ok(
+    r.console.some((l) => /window boundary crossed/.test(l)),
+    r.console.join('\n'),
+  );
   const json = JSON.parse(r.summary['rate-limit-summary.json']!);
   assert.is(json.passed, true);
   // 1.5 x 60 per minute for 150 s, less the holds after each 429: well above the limit, never a flood.
@@ -139,7 +146,10 @@ test('BAN=1 finds the temporary ban, sees it enforced past the window it began i
   const env = { PLAN: 'free', BAN: '1', BAN_DURATION: '150s' };
   const banned = await run(RATE_LIMIT, env, limitedTarget({ limit: 60, banAfter: 5, banSeconds: 90 }));
   assert.equal(banned.failed, [], JSON.stringify(banned.failed) + banned.summary.stdout);
-  assert.match(banned.summary.stdout!, /ban scenario: ban detected 1, enforced on \d+ request\(s\) while it lasted, [1-9]\d* of them after the window it began in had ended; lifted when Retry-After said: yes/);
+  assert.match(
+    banned.summary.stdout!,
+    /ban scenario: ban detected 1, enforced on \d+ request\(s\) while it lasted, [1-9]\d* of them after the window it began in had ended; lifted when Retry-After said: yes/,
+  );
   // Once the ban is announced only three probes follow: never enough to extend it.
   const detected = banned.shim.samples.findIndex((s) => s.metric === 'ratelimit_ban_detected' && s.value === 1);
   const after = banned.shim.samples.slice(detected + 1).filter((s) => s.metric === 'http_reqs').length;
@@ -149,7 +159,11 @@ test('BAN=1 finds the temporary ban, sees it enforced past the window it began i
 });
 
 test('BAN=1 fails a ban that is announced but lifted when the window reopens', async () => {
-  const r = await run(RATE_LIMIT, { PLAN: 'free', BAN: '1', BAN_DURATION: '150s' }, limitedTarget({ limit: 60, banAfter: 5, banSeconds: 90, fault: 'ban-unenforced' }));
+  const r = await run(
+    RATE_LIMIT,
+    { PLAN: 'free', BAN: '1', BAN_DURATION: '150s' },
+    limitedTarget({ limit: 60, banAfter: 5, banSeconds: 90, fault: 'ban-unenforced' }),
+  );
   const keys = failedKeys(r);
   assert.ok(keys.includes('ratelimit_violations{kind:ban_not_enforced}'), keys.join(', '));
   assert.ok(keys.includes('ratelimit_ban_held_past_reset{scenario:ban}'), keys.join(', '));
@@ -168,7 +182,13 @@ test('rate-limit.js stops at once, ABORTED with the reason first, when the targe
 test('rate-limit.js refuses an execution segment: a window is judged only on every request of the key', async () => {
   const out = captureConsole();
   try {
-    const r = await runScript(RATE_LIMIT, { env: { PLAN: 'free' }, handler: limitedTarget({ limit: 60 }), startMs: START, executionSegment: '0:1/2', executionSegmentSequence: '0,1/2,1' });
+    const r = await runScript(RATE_LIMIT, {
+      env: { PLAN: 'free' },
+      handler: limitedTarget({ limit: 60 }),
+      startMs: START,
+      executionSegment: '0:1/2',
+      executionSegmentSequence: '0,1/2,1',
+    });
     assert.match(r.summary.stdout!, /^ABORTED: rate-limit\.js judges each window by counting every request of the key, so it runs on ONE k6 process/m);
     assert.is(r.shim.requests.length, 0);
   } finally {
@@ -198,7 +218,10 @@ test('smoke.js passes against a correct service and checks all three operations'
   assert.equal(r.unsampled, []);
   const ops = new Set(r.shim.requests.map((q) => `${q.method} ${new URL(q.url).pathname.replace(/\d+$/, '{id}')}`));
   assert.equal([...ops].sort(), ['GET /v1/pets', 'GET /v1/pets/{id}', 'POST /v1/pets']);
-  assert.ok(r.shim.requests.some((q) => !q.headers.Authorization), 'one request goes without a key, expecting 401');
+  assert.ok(
+    r.shim.requests.some((q) => !q.headers.Authorization),
+    'one request goes without a key, expecting 401',
+  );
   assert.match(r.summary.stdout!, /checks: \d+ passed, 0 failed/);
 });
 

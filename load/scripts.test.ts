@@ -18,7 +18,23 @@ const K6_MODULES = new Set(['k6', 'k6/http', 'k6/metrics', 'k6/execution']);
 /** The lib modules Node unit-tests must import without k6: they may import only each other and spec/rules. */
 const PURE = ['config.js', 'pacing.js', 'phases.js', 'shapes.js', 'summary.js', 'verdict.js'];
 /** Names that exist in Node or browsers but not in k6 v0.47's init or VU context. */
-const FOREIGN_GLOBALS = new Set(['process', 'require', 'module', 'exports', 'Buffer', 'setTimeout', 'setInterval', 'setImmediate', 'globalThis', '__dirname', '__filename', 'fetch', 'structuredClone', 'window', 'document']);
+const FOREIGN_GLOBALS = new Set([
+  'process',
+  'require',
+  'module',
+  'exports',
+  'Buffer',
+  'setTimeout',
+  'setInterval',
+  'setImmediate',
+  'globalThis',
+  '__dirname',
+  '__filename',
+  'fetch',
+  'structuredClone',
+  'window',
+  'document',
+]);
 
 const source = (file: string) => readFileSync(join(here, file), 'utf8');
 
@@ -56,7 +72,8 @@ export function unsupportedSyntax(text: string, file = 'script.js'): string[] {
       at(node, 'async/await');
     }
     if ((ts.isFunctionDeclaration(node) || ts.isFunctionExpression(node) || ts.isMethodDeclaration(node)) && node.asteriskToken) at(node, 'generator');
-    if ((ts.isCallExpression(node) || ts.isNewExpression(node)) && node.arguments?.hasTrailingComma) at(node, 'trailing comma after the last argument (ES2017)');
+    if ((ts.isCallExpression(node) || ts.isNewExpression(node)) && node.arguments?.hasTrailingComma)
+      at(node, 'trailing comma after the last argument (ES2017)');
     if (ts.isFunctionLike(node) && node.parameters.hasTrailingComma) at(node, 'trailing comma after the last parameter (ES2017)');
     if (node.kind === ts.SyntaxKind.BigIntLiteral) at(node, 'BigInt literal');
     if (ts.isNumericLiteral(node) && node.getText(sf).includes('_')) at(node, 'numeric separator');
@@ -141,12 +158,16 @@ const constructs: Array<[string, string]> = [
 for (const [what, code] of constructs) {
   test(`the syntax check refuses ${what}: ${code.replace(/\n/g, ' ')}`, () => {
     const found = unsupportedSyntax(code);
-    assert.ok(found.some((f) => f.endsWith(`: ${what}`)), `${JSON.stringify(found)}`);
+    assert.ok(
+      found.some((f) => f.endsWith(`: ${what}`)),
+      `${JSON.stringify(found)}`,
+    );
   });
 }
 
 test('the syntax check accepts the ES2015 the scripts are written in', () => {
-  const ok = "import http from 'k6/http';\nconst a = { b: 1 }; const { b } = a; const c = [...[1, 2]]; const f = (x) => `${x}`;\nlet g = Object.assign({}, a); for (const k of Object.keys(g)) { g[k] = Math.pow(2, 3); }\nexport function handleSummary(d) { return { stdout: JSON.stringify(d) }; }\nclass A { constructor() { this.x = 1; } m() { return this.x; } }\nconst ex = { process: 1 }; ex.process = 2;";
+  const ok =
+    "import http from 'k6/http';\nconst a = { b: 1 }; const { b } = a; const c = [...[1, 2]]; const f = (x) => `${x}`;\nlet g = Object.assign({}, a); for (const k of Object.keys(g)) { g[k] = Math.pow(2, 3); }\nexport function handleSummary(d) { return { stdout: JSON.stringify(d) }; }\nclass A { constructor() { this.x = 1; } m() { return this.x; } }\nconst ex = { process: 1 }; ex.process = 2;";
   assert.equal(unsupportedSyntax(ok), []);
 });
 
@@ -168,7 +189,8 @@ for (const file of ALL) {
 
 for (const file of PURE) {
   test(`lib/${file} imports nothing from k6, so Node can test it`, () => {
-    for (const spec of importsOf(source(`lib/${file}`))) assert.ok(spec.startsWith('./') || spec.startsWith('../../spec/rules/'), `lib/${file} imports ${spec}`);
+    for (const spec of importsOf(source(`lib/${file}`)))
+      assert.ok(spec.startsWith('./') || spec.startsWith('../../spec/rules/'), `lib/${file} imports ${spec}`);
   });
 }
 

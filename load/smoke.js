@@ -160,6 +160,15 @@ export function handleSummary(data) {
     jsonPath: summaryPath(__ENV, 'smoke', segment.segment),
     stop: setupStop(data),
     report: ['offered ' + RATE + ' iterations/min (4 requests each) with ' + VUS + ' VU(s) for ' + DURATION_S + ' s' + share],
-    extra: { baseUrl: target.baseUrl, vus: VUS, rate: RATE, durationS: DURATION_S, p95Ms: P95_MS, shapeOnly: SHAPE_ONLY, segment: segment, startedMs: data.setup_data ? data.setup_data.startedMs : null },
+    extra: {
+      baseUrl: target.baseUrl,
+      vus: VUS,
+      rate: RATE,
+      durationS: DURATION_S,
+      p95Ms: P95_MS,
+      shapeOnly: SHAPE_ONLY,
+      segment: segment,
+      startedMs: data.setup_data ? data.setup_data.startedMs : null,
+    },
   });
 }

@@ -102,13 +102,23 @@ export async function runProxy(options: ProxyCliOptions, controls: RunControls):
     ...(controls.sleep ? { sleep: controls.sleep } : {}),
   });
   const url = await proxy.start();
-  controls.stdout(`proxy: ${url} -> ${options.target}${options.faults ? ' (faults on request: Prefer)' : ''}; one line per finding, a report per key at exit\n`);
+  controls.stdout(
+    `proxy: ${url} -> ${options.target}${options.faults ? ' (faults on request: Prefer)' : ''}; one line per finding, a report per key at exit\n`,
+  );
   try {
     await controls.until(url);
   } finally {
     await proxy.stop();
   }
-  const report = buildReport({ target: options.target, startedAt, endedAt: clock.now(), keys: proxy.judge.report(), findings: proxy.judge.findings, requests: proxy.exchanges.length, failOn: options.failOn });
+  const report = buildReport({
+    target: options.target,
+    startedAt,
+    endedAt: clock.now(),
+    keys: proxy.judge.report(),
+    findings: proxy.judge.findings,
+    requests: proxy.exchanges.length,
+    failOn: options.failOn,
+  });
   controls.stdout(formatConsole(report, { verbose: options.verbose }));
   const outputs: Array<[string | undefined, () => string]> = [
     [options.json, () => formatJson(report)],

@@ -116,7 +116,16 @@ export class TrafficJudge {
   #tapped(view: CheckLedger, label: string): CheckLedger {
     const fail: CheckLedger['fail'] = (id, message, evidence = [], rule) => {
       view.fail(id, message, evidence, rule);
-      this.#tell({ atMs: this.#current.atMs, key: label, side: 'server', id, level: LEVEL_OF.get(id) ?? 'must', message, seq: this.#current.seq, ...(rule ? { rule } : {}) });
+      this.#tell({
+        atMs: this.#current.atMs,
+        key: label,
+        side: 'server',
+        id,
+        level: LEVEL_OF.get(id) ?? 'must',
+        message,
+        seq: this.#current.seq,
+        ...(rule ? { rule } : {}),
+      });
     };
     return {
       ...view,
@@ -135,13 +144,23 @@ export class TrafficJudge {
     if (known) return known;
     const ledger = new Ledger(CATALOGUE);
     const label = labelOf(key);
-    const scoped = (area: { name: string; checks: readonly { id: string }[] }) => this.#tapped(ledger.scope(area.name, area.checks.map((c) => c.id)), label);
+    const scoped = (area: { name: string; checks: readonly { id: string }[] }) =>
+      this.#tapped(
+        ledger.scope(
+          area.name,
+          area.checks.map((c) => c.id),
+        ),
+        label,
+      );
     const state: KeyState = {
       label,
       keyId: `key-${this.#keys.size + 1}`,
       ledger,
       views: LIVE_AREAS.map(scoped),
-      windows: rateLimitVerdict(scoped(rateLimitArea), { dateHeader: this.#options.dateHeader, ...(this.#options.tolerances ? { tolerances: this.#options.tolerances } : {}) }),
+      windows: rateLimitVerdict(scoped(rateLimitArea), {
+        dateHeader: this.#options.dateHeader,
+        ...(this.#options.tolerances ? { tolerances: this.#options.tolerances } : {}),
+      }),
       requests: 0,
       refused: 0,
       judged: 0,
@@ -190,13 +209,23 @@ export class TrafficJudge {
   #clientFindings(state: KeyState, point: number | undefined): void {
     const report = this.#client.report().find((r) => r.keyId === state.keyId);
     if (!report) return;
-    for (const [name, o] of Object.entries(report.obligations) as Array<[keyof ClientReport['obligations'], ClientReport['obligations'][keyof ClientReport['obligations']]]>) {
+    for (const [name, o] of Object.entries(report.obligations) as Array<
+      [keyof ClientReport['obligations'], ClientReport['obligations'][keyof ClientReport['obligations']]]
+    >) {
       const at = `${state.keyId}:${name}`;
       const before = this.#verdicts.get(at);
       this.#verdicts.set(at, o.verdict);
       if (o.verdict !== 'no' || before === 'no') continue;
       const def = OBLIGATIONS[name];
-      this.#tell({ atMs: this.#current.atMs, key: state.label, side: 'client', id: def.id, level: def.level, message: `${def.title}: ${o.detail}`, seq: this.#current.seq });
+      this.#tell({
+        atMs: this.#current.atMs,
+        key: state.label,
+        side: 'client',
+        id: def.id,
+        level: def.level,
+        message: `${def.title}: ${o.detail}`,
+        seq: this.#current.seq,
+      });
       if (point !== undefined) state.clientMarks.set(point, [...(state.clientMarks.get(point) ?? []), { kind: def.id, level: def.level, detail: o.detail }]);
     }
   }
@@ -207,7 +236,14 @@ export class TrafficJudge {
     return [...this.#keys.values()].map((s) => {
       const server = s.ledger.results({ strict: false, selected: () => undefined }).filter((r) => r.outcome !== 'not-run');
       const client = clients.get(s.keyId);
-      return { key: s.label, requests: s.requests, refused: s.refused, server, ...(client ? { client } : {}), timeline: { key: s.label, points: this.#points(s) } };
+      return {
+        key: s.label,
+        requests: s.requests,
+        refused: s.refused,
+        server,
+        ...(client ? { client } : {}),
+        timeline: { key: s.label, points: this.#points(s) },
+      };
     });
   }
 
@@ -237,7 +273,10 @@ function safeJson(text: string): unknown {
 export function operationOf(contract: Contract, method: string, path: string): OperationId | undefined {
   for (const op of contract.operations.values()) {
     if (op.method !== method.toUpperCase()) continue;
-    const pattern = op.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+').replace(/[{}]/g, '');
+    const pattern = op.path
+      .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+      .replace(/\\?\{[^}]+\\?\}/g, '[^/]+')
+      .replace(/[{}]/g, '');
     if (new RegExp(`^(?:/[^?]*)?${pattern}/?$`).test(path)) return op.operationId;
   }
   return undefined;

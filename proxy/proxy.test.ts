@@ -25,7 +25,24 @@ const BAD_KEY = MISBEHAVING_KEY;
 const GOOD_KEY = 'prism-good-client-key-0123456789';
 
 function options(target: string, dir: string, extra: string[] = []): ProxyCliOptions {
-  const parsed = parseProxyCli(['--target', target, '--port', '0', '--json', join(dir, 'r.json'), '--junit', join(dir, 'r.xml'), '--html', join(dir, 'r.html'), '--har', join(dir, 'r.har'), ...extra], {});
+  const parsed = parseProxyCli(
+    [
+      '--target',
+      target,
+      '--port',
+      '0',
+      '--json',
+      join(dir, 'r.json'),
+      '--junit',
+      join(dir, 'r.xml'),
+      '--html',
+      join(dir, 'r.html'),
+      '--har',
+      join(dir, 'r.har'),
+      ...extra,
+    ],
+    {},
+  );
   if (parsed === 'help') throw new Error('unexpected --help');
   return parsed;
 }
@@ -68,9 +85,18 @@ reference('the client breaks every obligation; the reference server breaks no ru
   assert.is(report.keys.length, 1);
   assert.is(key!.requests, 100);
   const client = report.findings.filter((f) => f.side === 'client').map((f) => `${f.level} ${f.id}`);
-  assert.equal(new Set(client), new Set(['must client.waits-retry-after', 'must client.backs-off', 'must client.stops-while-banned', 'should client.avoids-deprecated']));
-  assert.equal(report.findings.filter((f) => f.side === 'server' && f.level === 'must').map((f) => `${f.id}: ${f.message}`), []);
-  assert.ok(key!.server.some((r) => r.id === 'ratelimit.exhaustion-exact' && r.outcome === 'passed'), 'the windows were judged, and held');
+  assert.equal(
+    new Set(client),
+    new Set(['must client.waits-retry-after', 'must client.backs-off', 'must client.stops-while-banned', 'should client.avoids-deprecated']),
+  );
+  assert.equal(
+    report.findings.filter((f) => f.side === 'server' && f.level === 'must').map((f) => `${f.id}: ${f.message}`),
+    [],
+  );
+  assert.ok(
+    key!.server.some((r) => r.id === 'ratelimit.exhaustion-exact' && r.outcome === 'passed'),
+    'the windows were judged, and held',
+  );
   assert.ok(key!.server.some((r) => r.id === 'schema.every-response' && r.outcome === 'passed'));
   assert.is(key!.client?.ready, false);
   assert.is(report.exitCode, 1);
@@ -79,10 +105,17 @@ reference('the client breaks every obligation; the reference server breaks no ru
   assert.match(out, /test-f…: 100 requests, \d+ refused +server: 0 failed/);
   // The timeline drew the refusals, their Retry-After and the ban.
   const points = key!.timeline.points;
-  assert.ok(points.some((p) => p.ban), 'the ban is on the timeline');
+  assert.ok(
+    points.some((p) => p.ban),
+    'the ban is on the timeline',
+  );
   assert.ok(points.filter((p) => p.status === 429).every((p) => typeof p.retryAfterMs === 'number'));
   const marked = points.flatMap((p) => (p.violations ?? []).map((v) => v.kind));
-  assert.equal(marked.sort(), ['client.avoids-deprecated', 'client.backs-off', 'client.stops-while-banned', 'client.waits-retry-after'], 'each obligation is marked where it was first broken');
+  assert.equal(
+    marked.sort(),
+    ['client.avoids-deprecated', 'client.backs-off', 'client.stops-while-banned', 'client.waits-retry-after'],
+    'each obligation is marked where it was first broken',
+  );
   // The guide's picture is this very timeline (drawn by npm run generate without a network).
   assert.equal(points, (await misbehavingClientTimeline()).points);
 });
@@ -96,7 +129,9 @@ reference('every report holds the key only as its first characters', async () =>
   assert.match(xml, /<testcase classname="proxy.client" name="client.waits-retry-after \[must\]/);
   assert.match(html, /<svg xmlns="http:\/\/www.w3.org\/2000\/svg" class="rate-limit-timeline"/);
   assert.match(html, /class="tl-ban"/);
-  const entries = (JSON.parse(har) as { log: { entries: Array<{ request: { headers: Array<{ name: string; value: string }> }; response: { status: number } }> } }).log.entries;
+  const entries = (
+    JSON.parse(har) as { log: { entries: Array<{ request: { headers: Array<{ name: string; value: string }> }; response: { status: number } }> } }
+  ).log.entries;
   assert.is(entries.length, 100);
   assert.equal(entries[0]!.request.headers.find((h) => h.name === 'authorization')?.value, 'Bearer test-f…(13 chars)');
   assert.ok(entries.some((e) => e.response.status === 429));
@@ -104,7 +139,10 @@ reference('every report holds the key only as its first characters', async () =>
 
 reference('--faults: Prefer delay=<ms> holds the request, then the server answers it; without --faults Prefer goes to the server', async () => {
   const waited: number[] = [];
-  for (const [extra, delays, injected] of [[['--faults'], [2000], false], [[], [], false]] as const) {
+  for (const [extra, delays, injected] of [
+    [['--faults'], [2000], false],
+    [[], [], false],
+  ] as const) {
     waited.length = 0;
     let status = 0;
     let marker: string | null = 'unset';
@@ -132,7 +170,10 @@ const SCREENSHOTS = process.env.SCREENSHOT_DIR ?? join(tmpdir(), 'adoption-kit-s
 (existsSync(CHROMIUM) ? reference : reference.skip)('the HTML report renders offline in Chromium, the ban and the timeline on it', async () => {
   const { chromium } = await import('playwright-core');
   await mkdir(SCREENSHOTS, { recursive: true });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'] });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
+  });
   try {
     const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
     const requested: string[] = [];
@@ -192,7 +233,10 @@ prism('the client keeps every obligation; the mock is judged for what a stateles
   const { report } = await through(options(mock!.url, prismDir, ['--faults', '--fail-on', 'must']), prismClock, behave);
   const [key] = report.keys;
   assert.is(key!.requests, 5);
-  assert.equal(report.findings.filter((f) => f.side === 'client'), []);
+  assert.equal(
+    report.findings.filter((f) => f.side === 'client'),
+    [],
+  );
   assert.is(key!.client?.ready, true);
   assert.is(key!.client?.obligations.waitsRetryAfter.verdict, 'yes');
   assert.is(key!.client?.obligations.backsOffExponentially.verdict, 'yes');
@@ -214,11 +258,36 @@ tls.before(async () => {
   staging = await startTarget();
   tlsDir = await mkdtemp(join(tmpdir(), 'proxy-tls-'));
   // A self-signed certificate for 127.0.0.1, made for this test, in front of the reference server.
-  const child = spawnChild('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', join(tlsDir, 'key.pem'), '-out', join(tlsDir, 'cert.pem'), '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawnChild(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      join(tlsDir, 'key.pem'),
+      '-out',
+      join(tlsDir, 'cert.pem'),
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   const output = collectOutput(child);
   if ((await new Promise<number | null>((resolve) => child.once('exit', resolve))) !== 0) throw new Error(`openssl failed: ${output.text()}`);
   const record = { request: (req: ProxyRequest) => (tenants.push(req.headers['x-tenant']), req) };
-  stagingTls = await startFaultProxy(staging.baseUrl.replace(/\/v1$/, ''), record, { key: await readFile(join(tlsDir, 'key.pem'), 'utf8'), cert: await readFile(join(tlsDir, 'cert.pem'), 'utf8') });
+  stagingTls = await startFaultProxy(staging.baseUrl.replace(/\/v1$/, ''), record, {
+    key: await readFile(join(tlsDir, 'key.pem'), 'utf8'),
+    cert: await readFile(join(tlsDir, 'cert.pem'), 'utf8'),
+  });
 });
 tls.after(async () => {
   await stagingTls?.close();
@@ -254,7 +323,11 @@ tls('--ca trusts the staging server and --header reaches it; without them the cl
     } else {
       assert.equal(tenants, ['conformance', 'conformance'], `${name}: --header reached the server`);
       // An unknown key is refused with a documented 401: the server side has nothing to report.
-      assert.equal(report.findings.filter((f) => f.side === 'server' && f.level === 'must'), [], name);
+      assert.equal(
+        report.findings.filter((f) => f.side === 'server' && f.level === 'must'),
+        [],
+        name,
+      );
     }
   }
 });
@@ -267,8 +340,15 @@ command('--fail-on must exits 1 after SIGTERM when a must-level finding was seen
   const target = await createServer({ host: '127.0.0.1', port: 0, storage: { type: 'memory' } });
   await target.start();
   try {
-    for (const [failOn, expected] of [['must', 1], ['none', 0]] as const) {
-      const child = spawnChild(process.execPath, ['--import', 'tsx', 'bin/adoption-kit.ts', 'proxy', '--target', target.info.uri, '--port', '0', '--faults', '--fail-on', failOn], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    for (const [failOn, expected] of [
+      ['must', 1],
+      ['none', 0],
+    ] as const) {
+      const child = spawnChild(
+        process.execPath,
+        ['--import', 'tsx', 'bin/adoption-kit.ts', 'proxy', '--target', target.info.uri, '--port', '0', '--faults', '--fail-on', failOn],
+        { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
       let out = '';
       child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
       child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
@@ -284,7 +364,8 @@ command('--fail-on must exits 1 after SIGTERM when a must-level finding was seen
           });
         });
         // A 429 (injected) and a retry at once: the client did not wait for Retry-After.
-        for (const prefer of ['code=429', 'return=minimal']) await (await fetch(`${url}/v1/pets`, { headers: { authorization: `Bearer ${BAD_KEY}`, prefer } })).arrayBuffer();
+        for (const prefer of ['code=429', 'return=minimal'])
+          await (await fetch(`${url}/v1/pets`, { headers: { authorization: `Bearer ${BAD_KEY}`, prefer } })).arrayBuffer();
       } finally {
         const exit = new Promise<number | null>((resolve) => child.once('exit', resolve));
         child.kill('SIGTERM');

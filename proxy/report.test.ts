@@ -6,7 +6,15 @@ import type { Exchange } from '../conformance/http.ts';
 import type { Finding } from './judge.ts';
 import { buildReport, findingLine, formatHar, formatJUnit, type FailOn } from './report.ts';
 
-const finding = (level: 'must' | 'should', side: 'server' | 'client' = 'client'): Finding => ({ atMs: 12_300, key: 'test-f…', side, id: side === 'client' ? 'client.waits-retry-after' : 'schema.every-response', level, message: 'what was seen', seq: 7 });
+const finding = (level: 'must' | 'should', side: 'server' | 'client' = 'client'): Finding => ({
+  atMs: 12_300,
+  key: 'test-f…',
+  side,
+  id: side === 'client' ? 'client.waits-retry-after' : 'schema.every-response',
+  level,
+  message: 'what was seen',
+  seq: 7,
+});
 
 const cases: Array<[FailOn, Finding[], number]> = [
   ['none', [finding('must')], 0],
@@ -72,7 +80,12 @@ test('JUnit has a testsuite per key; HAR an entry per exchange with the redacted
     sentAt: 1000,
     receivedAt: 1012,
   };
-  const har = JSON.parse(formatHar([exchange])) as { log: { version: string; entries: Array<{ time: number; request: { queryString: Array<{ name: string; value: string }>; headers: unknown[] }; response: { status: number } }> } };
+  const har = JSON.parse(formatHar([exchange])) as {
+    log: {
+      version: string;
+      entries: Array<{ time: number; request: { queryString: Array<{ name: string; value: string }>; headers: unknown[] }; response: { status: number } }>;
+    };
+  };
   assert.is(har.log.version, '1.2');
   assert.is(har.log.entries[0]!.time, 12);
   assert.equal(har.log.entries[0]!.request.queryString, [

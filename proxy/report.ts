@@ -22,7 +22,15 @@ export interface ProxyReport {
   exitCode: number;
 }
 
-export function buildReport(input: { target: string; startedAt: number; endedAt: number; keys: KeyReport[]; findings: Finding[]; requests: number; failOn: FailOn }): ProxyReport {
+export function buildReport(input: {
+  target: string;
+  startedAt: number;
+  endedAt: number;
+  keys: KeyReport[];
+  findings: Finding[];
+  requests: number;
+  failOn: FailOn;
+}): ProxyReport {
   const failing = input.findings.some((f) => input.failOn === 'should' || (input.failOn === 'must' && f.level === 'must'));
   return {
     target: input.target,
@@ -58,7 +66,10 @@ function serverCounts(server: CheckResult[]): string {
 
 /** The report per key for a terminal. */
 export function formatConsole(report: ProxyReport, options: { verbose?: boolean } = {}): string {
-  const lines = ['', `Traffic through the proxy to ${report.target}: ${report.requests} requests in ${(report.durationMs / 1000).toFixed(1)} s, ${report.findings.length} findings`];
+  const lines = [
+    '',
+    `Traffic through the proxy to ${report.target}: ${report.requests} requests in ${(report.durationMs / 1000).toFixed(1)} s, ${report.findings.length} findings`,
+  ];
   if (report.keys.length === 0) lines.push('No request passed.');
   for (const k of report.keys) {
     lines.push('', `${k.key}: ${k.requests} requests, ${k.refused} refused  ${serverCounts(k.server)}; ${clientVerdict(k.client)}`);
@@ -68,14 +79,26 @@ export function formatConsole(report: ProxyReport, options: { verbose?: boolean 
       lines.push(`  ${MARK[r.outcome]} ${r.level.padEnd(6)} ${r.id}${times}: ${r.outcome === 'passed' ? r.title : (r.failures[0]?.message ?? '')}`);
     }
     if (k.client) {
-      for (const [name, o] of Object.entries(k.client.obligations) as Array<[keyof ClientReport['obligations'], ClientReport['obligations'][keyof ClientReport['obligations']]]>) {
+      for (const [name, o] of Object.entries(k.client.obligations) as Array<
+        [keyof ClientReport['obligations'], ClientReport['obligations'][keyof ClientReport['obligations']]]
+      >) {
         if (o.verdict === 'yes' && !options.verbose) continue;
-        lines.push(`  ${o.verdict === 'no' ? 'FAIL' : o.verdict === 'yes' ? 'PASS' : 'n/a '} ${OBLIGATIONS[name].level.padEnd(6)} ${OBLIGATIONS[name].id}: ${OBLIGATIONS[name].title}: ${o.detail}`);
+        lines.push(
+          `  ${o.verdict === 'no' ? 'FAIL' : o.verdict === 'yes' ? 'PASS' : 'n/a '} ${OBLIGATIONS[name].level.padEnd(6)} ${OBLIGATIONS[name].id}: ${OBLIGATIONS[name].title}: ${o.detail}`,
+        );
       }
     }
   }
-  const verdict = report.failOn === 'none' ? '' : report.exitCode === 0 ? `  (no ${report.failOn}-level finding: exit 0)` : `  (a ${report.failOn}-level finding was seen: exit 1)`;
-  lines.push('', `${report.findings.filter((f) => f.level === 'must').length} must, ${report.findings.filter((f) => f.level === 'should').length} should findings${verdict}`);
+  const verdict =
+    report.failOn === 'none'
+      ? ''
+      : report.exitCode === 0
+        ? `  (no ${report.failOn}-level finding: exit 0)`
+        : `  (a ${report.failOn}-level finding was seen: exit 1)`;
+  lines.push(
+    '',
+    `${report.findings.filter((f) => f.level === 'must').length} must, ${report.findings.filter((f) => f.level === 'should').length} should findings${verdict}`,
+  );
   return `${lines.join('\n')}\n`;
 }
 
@@ -104,7 +127,10 @@ function xml(text: string): string {
 
 /** JUnit: one testsuite per key, a testcase per server check that judged its traffic and per client obligation. */
 export function formatJUnit(report: ProxyReport): string {
-  const lines = ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuites name="adoption-kit proxy ${xml(report.target)}" time="${(report.durationMs / 1000).toFixed(3)}">`];
+  const lines = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="adoption-kit proxy ${xml(report.target)}" time="${(report.durationMs / 1000).toFixed(3)}">`,
+  ];
   for (const k of report.keys) {
     const cases: string[] = [];
     let failures = 0;
@@ -114,10 +140,13 @@ export function formatJUnit(report: ProxyReport): string {
         failures++;
         const text = r.failures.map((f) => [f.message, ...f.evidence.slice(0, 2).map((ex) => formatExchange(ex))].join('\n')).join('\n\n');
         cases.push(`      <failure message="${xml(r.failures[0]?.message ?? 'failed')}" type="${r.level}">${xml(text)}</failure>`);
-      } else if (r.outcome === 'warned') cases.push(`      <system-out>${xml(`WARNING (should): ${r.failures.map((f) => f.message).join('\n')}`)}</system-out>`);
+      } else if (r.outcome === 'warned')
+        cases.push(`      <system-out>${xml(`WARNING (should): ${r.failures.map((f) => f.message).join('\n')}`)}</system-out>`);
       cases.push('    </testcase>');
     }
-    for (const [name, o] of Object.entries(k.client?.obligations ?? {}) as Array<[keyof ClientReport['obligations'], ClientReport['obligations'][keyof ClientReport['obligations']]]>) {
+    for (const [name, o] of Object.entries(k.client?.obligations ?? {}) as Array<
+      [keyof ClientReport['obligations'], ClientReport['obligations'][keyof ClientReport['obligations']]]
+    >) {
       const def = OBLIGATIONS[name];
       cases.push(`    <testcase classname="proxy.client" name="${xml(`${def.id} [${def.level}] ${def.title}`)}" time="0">`);
       if (o.verdict === 'no' && def.level === 'must') {
@@ -128,7 +157,11 @@ export function formatJUnit(report: ProxyReport): string {
       cases.push('    </testcase>');
     }
     const tests = cases.filter((c) => c.startsWith('    <testcase')).length;
-    lines.push(`  <testsuite name="${xml(`key ${k.key}`)}" tests="${tests}" failures="${failures}" errors="0" timestamp="${report.startedAt}">`, ...cases, '  </testsuite>');
+    lines.push(
+      `  <testsuite name="${xml(`key ${k.key}`)}" tests="${tests}" failures="${failures}" errors="0" timestamp="${report.startedAt}">`,
+      ...cases,
+      '  </testsuite>',
+    );
   }
   lines.push('</testsuites>', '');
   return lines.join('\n');
@@ -159,8 +192,13 @@ function serverRow(r: CheckResult): string {
 
 function keySection(k: KeyReport): string {
   const client = k.client
-    ? `<table><thead><tr><th>verdict</th><th>level</th><th>obligation</th><th>seen</th></tr></thead><tbody>${(Object.entries(k.client.obligations) as Array<[keyof ClientReport['obligations'], ClientReport['obligations'][keyof ClientReport['obligations']]]>)
-        .map(([name, o]) => `<tr data-verdict="${o.verdict}"><td><span class="verdict ${o.verdict.replace(' ', '-')}">${o.verdict}</span></td><td>${OBLIGATIONS[name].level}</td><td><code>${OBLIGATIONS[name].id}</code> ${esc(OBLIGATIONS[name].title)}</td><td>${esc(o.detail)}<br><small>§ ${esc(OBLIGATIONS[name].section)}</small></td></tr>`)
+    ? `<table><thead><tr><th>verdict</th><th>level</th><th>obligation</th><th>seen</th></tr></thead><tbody>${(
+        Object.entries(k.client.obligations) as Array<[keyof ClientReport['obligations'], ClientReport['obligations'][keyof ClientReport['obligations']]]>
+      )
+        .map(
+          ([name, o]) =>
+            `<tr data-verdict="${o.verdict}"><td><span class="verdict ${o.verdict.replace(' ', '-')}">${o.verdict}</span></td><td>${OBLIGATIONS[name].level}</td><td><code>${OBLIGATIONS[name].id}</code> ${esc(OBLIGATIONS[name].title)}</td><td>${esc(o.detail)}<br><small>§ ${esc(OBLIGATIONS[name].section)}</small></td></tr>`,
+        )
         .join('')}</tbody></table>`
     : '<p>Requests without a key: no client obligation to judge.</p>';
   return `<section class="key" data-key="${esc(k.key)}">

@@ -3,7 +3,14 @@
 // each finished exchange to the TrafficJudge. Nothing is added, removed or delayed, except the faults
 // a client asks for with Prefer when --faults is on. Like createServer of the reference server, it is
 // built here and started by its caller.
-import { createServer as createHttpServer, Agent as HttpAgent, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer as createHttpServer,
+  Agent as HttpAgent,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Clock, Exchange } from '../conformance/http.ts';
@@ -80,10 +87,23 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 }
 
 /** The Error body and headers of a fault the proxy answers in the server's place. */
-function injectedAnswer(code: 429 | 500 | 503, lastReset: number | undefined, lastLimit: number | undefined, nowMs: number): { headers: Record<string, string>; body: string } {
-  const messages = { 429: ['rate_limited', 'Too many requests (injected by the proxy).'], 500: ['internal_error', 'Internal error (injected by the proxy).'], 503: ['service_unavailable', 'Service unavailable (injected by the proxy).'] } as const;
+function injectedAnswer(
+  code: 429 | 500 | 503,
+  lastReset: number | undefined,
+  lastLimit: number | undefined,
+  nowMs: number,
+): { headers: Record<string, string>; body: string } {
+  const messages = {
+    429: ['rate_limited', 'Too many requests (injected by the proxy).'],
+    500: ['internal_error', 'Internal error (injected by the proxy).'],
+    503: ['service_unavailable', 'Service unavailable (injected by the proxy).'],
+  } as const;
   const [errorCode, message] = messages[code];
-  const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-fault-injected': `code=${code}` };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+    'x-fault-injected': `code=${code}`,
+  };
   if (code === 429) {
     // The 429 the key would get: its window's end as the last answer named it, else a minute.
     const now = Math.floor(nowMs / 1000);
@@ -134,7 +154,10 @@ export function createTrafficProxy(options: ProxyOptions): TrafficProxy {
       request,
       sentAt,
       receivedAt: sentAt,
-      replay: curlLine({ method: request.method, url: request.url, headers: requestHeaders, ...(request.body !== undefined ? { body: request.body } : {}) }, key ? { API_KEY: key } : {}),
+      replay: curlLine(
+        { method: request.method, url: request.url, headers: requestHeaders, ...(request.body !== undefined ? { body: request.body } : {}) },
+        key ? { API_KEY: key } : {},
+      ),
       ...(operationId ? {} : { outside: 'not an operation of the description' }),
     };
     return exchange;
@@ -184,7 +207,21 @@ export function createTrafficProxy(options: ProxyOptions): TrafficProxy {
   async function pass(
     req: IncomingMessage,
     res: ServerResponse,
-    { url, incoming, key, body, exchange, judgeInTurn }: { url: string; incoming: Record<string, string>; key: string | undefined; body: Buffer; exchange: Exchange; judgeInTurn: (injected: boolean) => Promise<void> },
+    {
+      url,
+      incoming,
+      key,
+      body,
+      exchange,
+      judgeInTurn,
+    }: {
+      url: string;
+      incoming: Record<string, string>;
+      key: string | undefined;
+      body: Buffer;
+      exchange: Exchange;
+      judgeInTurn: (injected: boolean) => Promise<void>;
+    },
   ): Promise<void> {
     if (options.faults) {
       const fault = parsePrefer(incoming.prefer, MAX_DELAY_MS);
@@ -244,7 +281,9 @@ export function createTrafficProxy(options: ProxyOptions): TrafficProxy {
           resolve();
         });
       });
-      upstream.setTimeout(options.timeoutMs, () => upstream.destroy(Object.assign(new Error(`no response within ${options.timeoutMs} ms`), { code: 'ETIMEDOUT' })));
+      upstream.setTimeout(options.timeoutMs, () =>
+        upstream.destroy(Object.assign(new Error(`no response within ${options.timeoutMs} ms`), { code: 'ETIMEDOUT' })),
+      );
       upstream.on('error', (error) => {
         const code = (error as { code?: string }).code ?? error.message;
         const tls = tlsExplanation(code);
@@ -293,4 +332,3 @@ export function createTrafficProxy(options: ProxyOptions): TrafficProxy {
     },
   };
 }
-

@@ -21,7 +21,13 @@ function markdownFiles(): string[] {
 function anchors(text: string): Set<string> {
   const found = new Set<string>();
   for (const m of text.matchAll(/^#{1,6}\s+(.+)$/gm)) {
-    found.add(m[1]!.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-'));
+    found.add(
+      m[1]!
+        .trim()
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+        .replace(/\s/g, '-'),
+    );
   }
   return found;
 }
@@ -30,7 +36,11 @@ function anchors(text: string): Set<string> {
 function decisions(text: string): string[] {
   const at = text.search(/^## Decisions\s*$/m);
   if (at < 0) return [];
-  const rows = text.slice(at).split('\n').filter((l) => l.startsWith('|')).slice(2);
+  const rows = text
+    .slice(at)
+    .split('\n')
+    .filter((l) => l.startsWith('|'))
+    .slice(2);
   return rows.map((r) => r.split('|')[1]!.trim());
 }
 
@@ -71,7 +81,10 @@ test('no decision is written twice, within a guide or across guides', () => {
 
 test('the server guide names every option createServer takes', () => {
   const guide = readFileSync(join(root, 'server/README.md'), 'utf8');
-  assert.equal(optionNames().filter((name) => !guide.includes(`\`${name}\``)), []);
+  assert.equal(
+    optionNames().filter((name) => !guide.includes(`\`${name}\``)),
+    [],
+  );
 });
 
 test('the top-level README is short: what, for whom, the two lines, where to go next', () => {

@@ -16,7 +16,12 @@ import { captureConsole, runScript } from '../load/testing/k6-shim.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'adoption-package-'));
-const npm = (args: string[], cwd: string) => execFileSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } });
+const npm = (args: string[], cwd: string) =>
+  execFileSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, npm_config_update_notifier: 'false' },
+  });
 
 function folderBytes(dir: string): number {
   let total = 0;
@@ -28,7 +33,8 @@ function folderBytes(dir: string): number {
   return total;
 }
 
-const packages = (dir: string) => Object.keys(JSON.parse(readFileSync(join(dir, 'node_modules', '.package-lock.json'), 'utf8')).packages).filter((p) => p.startsWith('node_modules/')).length;
+const packages = (dir: string) =>
+  Object.keys(JSON.parse(readFileSync(join(dir, 'node_modules', '.package-lock.json'), 'utf8')).packages).filter((p) => p.startsWith('node_modules/')).length;
 
 function consumer(name: string, tarball: string, omitOptional: boolean): string {
   const dir = join(work, name);
@@ -53,16 +59,31 @@ let tarball: string;
 let lean: string;
 
 t.before(() => {
-  const packed = JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', work], root)) as Array<{ filename: string; size: number; unpackedSize: number; entryCount: number }>;
+  const packed = JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', work], root)) as Array<{
+    filename: string;
+    size: number;
+    unpackedSize: number;
+    entryCount: number;
+  }>;
   tarball = join(work, packed[0]!.filename);
-  process.stdout.write(`  [pack] ${packed[0]!.filename}: ${packed[0]!.entryCount} files, ${(packed[0]!.size / 1e6).toFixed(2)} MB packed, ${(packed[0]!.unpackedSize / 1e6).toFixed(2)} MB unpacked\n`);
+  process.stdout.write(
+    `  [pack] ${packed[0]!.filename}: ${packed[0]!.entryCount} files, ${(packed[0]!.size / 1e6).toFixed(2)} MB packed, ${(packed[0]!.unpackedSize / 1e6).toFixed(2)} MB unpacked\n`,
+  );
   lean = consumer('lean', tarball, true);
 });
 t.after(() => rmSync(work, { recursive: true, force: true }));
 
 t('ships compiled JavaScript with type declarations, and no TypeScript source to run', () => {
   const pkg = join(lean, 'node_modules', 'adoption-store-kit');
-  for (const file of ['dist/server/index.js', 'dist/server/index.d.ts', 'dist/conformance/index.js', 'dist/spec/rules/index.js', 'dist/bin/adoption-kit.js', 'dist/spec/openapi.yaml', 'spec/openapi.yaml']) {
+  for (const file of [
+    'dist/server/index.js',
+    'dist/server/index.d.ts',
+    'dist/conformance/index.js',
+    'dist/spec/rules/index.js',
+    'dist/bin/adoption-kit.js',
+    'dist/spec/openapi.yaml',
+    'spec/openapi.yaml',
+  ]) {
     assert.ok(statSync(join(pkg, file)).isFile(), file);
   }
   const ts = execFileSync('find', [pkg, '-name', '*.ts', '-not', '-name', '*.d.ts'], { encoding: 'utf8' }).trim();
@@ -73,10 +94,16 @@ t('ships compiled JavaScript with type declarations, and no TypeScript source to
 });
 
 t("the server guide's library snippet runs under plain node", () => {
-  writeFileSync(join(lean, 'snippet.mjs'), `${guideSnippet()}\nif (res.statusCode !== 200) throw new Error('status ' + res.statusCode);\nconsole.log('snippet ok', res.statusCode);\n`);
+  writeFileSync(
+    join(lean, 'snippet.mjs'),
+    `${guideSnippet()}\nif (res.statusCode !== 200) throw new Error('status ' + res.statusCode);\nconsole.log('snippet ok', res.statusCode);\n`,
+  );
   const out = execFileSync(process.execPath, ['snippet.mjs'], { cwd: lean, encoding: 'utf8', timeout: 30_000 });
   assert.match(out, /snippet ok 200/);
-  writeFileSync(join(lean, 'rules.mjs'), "import { PET_STATUSES, parseRetryAfter } from 'adoption-store-kit/rules';\nimport { runConformance } from 'adoption-store-kit/conformance';\nconsole.log(PET_STATUSES.join(','), parseRetryAfter('42', Date.now()).form, typeof runConformance);\n");
+  writeFileSync(
+    join(lean, 'rules.mjs'),
+    "import { PET_STATUSES, parseRetryAfter } from 'adoption-store-kit/rules';\nimport { runConformance } from 'adoption-store-kit/conformance';\nconsole.log(PET_STATUSES.join(','), parseRetryAfter('42', Date.now()).form, typeof runConformance);\n",
+  );
   assert.match(execFileSync(process.execPath, ['rules.mjs'], { cwd: lean, encoding: 'utf8' }), /available,pending,sold delay-seconds function/);
 });
 
@@ -89,7 +116,13 @@ t('adoption-kit serve serves, and SIGTERM stops it: nothing is left holding the 
   server.kill('SIGTERM');
   assert.is(await new Promise((resolve) => server.once('exit', resolve)), 0);
   assert.not.ok(running(server.pid!));
-  assert.not.ok(await fetch(`${match[1]}/pets`).then(() => true, () => false), 'nothing answers on the port any more');
+  assert.not.ok(
+    await fetch(`${match[1]}/pets`).then(
+      () => true,
+      () => false,
+    ),
+    'nothing answers on the port any more',
+  );
 });
 
 t('without the optional dependencies, mock and the Dredd run of conform say how to get them', async () => {
@@ -106,7 +139,10 @@ t('without the optional dependencies, mock and the Dredd run of conform say how 
   const mock = run(['mock', '--port', '0']);
   assert.is(mock.status, 1);
   assert.match(mock.stderr, /needs @stoplight\/prism-cli, an optional dependency that is not installed: run "npm install @stoplight\/prism-cli"/);
-  const server = spawnChild(join(lean, 'node_modules', '.bin', 'adoption-kit'), ['serve', '--memory', '--port', '0', '--quiet'], { cwd: lean, stdio: ['ignore', 'pipe', 'pipe'] });
+  const server = spawnChild(join(lean, 'node_modules', '.bin', 'adoption-kit'), ['serve', '--memory', '--port', '0', '--quiet'], {
+    cwd: lean,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   try {
     const base = (await waitForOutput(server, collectOutput(server), /listening on (http:\/\/\S+\/v1)/, 20_000, 'serve'))[1]!;
     const conform = run(['conform', '--base-url', base, '--api-key', 'test-enterprise-key']);
@@ -122,10 +158,15 @@ t('npx adoption-kit serve stops on SIGTERM to npx, with every process it started
   const tree = [npx.pid!, ...descendants(npx.pid!)];
   npx.kill('SIGTERM');
   assert.equal(await awaitGone(tree, 20_000), [], 'no process of the tree survives');
-  assert.not.ok(await fetch(`${origin}/v1/pets`).then(() => true, () => false));
+  assert.not.ok(
+    await fetch(`${origin}/v1/pets`).then(
+      () => true,
+      () => false,
+    ),
+  );
 });
 
-t("the k6 scripts run from the package: the summary lands where k6 runs, and load-merge reads it", async () => {
+t('the k6 scripts run from the package: the summary lands where k6 runs, and load-merge reads it', async () => {
   const script = join(lean, 'node_modules', 'adoption-store-kit', 'load', 'smoke.js');
   const out = captureConsole();
   let outputs: Record<string, string>;
@@ -143,12 +184,19 @@ t("the k6 scripts run from the package: the summary lands where k6 runs, and loa
 
 const k6 = findK6();
 if (k6 === null) process.stdout.write('SKIP: k6 not found, so the packaged smoke.js is not run by a real k6 (it ran under the k6 shim)\n');
-(k6 === null ? t.skip : t)('k6 runs the packaged smoke.js from the consumer\'s folder and writes its summary there', async () => {
+(k6 === null ? t.skip : t)("k6 runs the packaged smoke.js from the consumer's folder and writes its summary there", async () => {
   rmSync(join(lean, 'smoke-summary.json'), { force: true });
-  const server = spawnChild(join(lean, 'node_modules', '.bin', 'adoption-kit'), ['serve', '--memory', '--port', '0', '--quiet'], { cwd: lean, stdio: ['ignore', 'pipe', 'pipe'] });
+  const server = spawnChild(join(lean, 'node_modules', '.bin', 'adoption-kit'), ['serve', '--memory', '--port', '0', '--quiet'], {
+    cwd: lean,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   try {
     const base = (await waitForOutput(server, collectOutput(server), /listening on (http:\/\/\S+\/v1)/, 20_000, 'serve'))[1]!;
-    execFileSync(k6!, ['run', '--no-usage-report', '--quiet', '-e', `BASE_URL=${base}`, '-e', 'DURATION=4s', 'node_modules/adoption-store-kit/load/smoke.js'], { cwd: lean, encoding: 'utf8', timeout: 60_000 });
+    execFileSync(k6!, ['run', '--no-usage-report', '--quiet', '-e', `BASE_URL=${base}`, '-e', 'DURATION=4s', 'node_modules/adoption-store-kit/load/smoke.js'], {
+      cwd: lean,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     assert.ok(existsSync(join(lean, 'smoke-summary.json')), 'k6 wrote the summary in the folder it ran in');
   } finally {
     server.kill('SIGKILL');

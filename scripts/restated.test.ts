@@ -17,7 +17,10 @@ const code = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude
 /** Literal spellings of the facts: the status list, each plan's numbers, the sunset day. */
 const FACTS: Array<[string, RegExp]> = [
   ['the PetStatus list', new RegExp(PET_STATUSES.map((s) => `['"]${s}['"]`).join('\\s*,\\s*'))],
-  ...Object.entries(PLAN_LIMITS).map(([plan, l]): [string, RegExp] => [`the ${plan} plan's limits`, new RegExp(`perMinute:\\s*${l.perMinute}\\b[^\\n]*perDay:\\s*${l.perDay}\\b`)]),
+  ...Object.entries(PLAN_LIMITS).map(([plan, l]): [string, RegExp] => [
+    `the ${plan} plan's limits`,
+    new RegExp(`perMinute:\\s*${l.perMinute}\\b[^\\n]*perDay:\\s*${l.perDay}\\b`),
+  ]),
   ...Object.values(DEPRECATIONS).map((d): [string, RegExp] => [`the sunset of ${d.method} ${d.path}`, new RegExp(d.sunset.slice(0, 10))]),
 ];
 
@@ -42,7 +45,11 @@ const FIELD_WORK: Array<[string, RegExp]> = [
   ['an HTTP-date from toUTCString (formatHttpDate)', /\.toUTCString\(/],
   ['a Link field parsed by hand (parseLinks)', /matchAll\(\/</],
 ];
-const codeLines = (text: string) => text.split('\n').filter((line) => !/^\s*(\/\/|\/?\*)/.test(line)).join('\n');
+const codeLines = (text: string) =>
+  text
+    .split('\n')
+    .filter((line) => !/^\s*(\/\/|\/?\*)/.test(line))
+    .join('\n');
 
 test('no code formats or parses an HTTP field of the contract outside spec/rules', () => {
   const found: string[] = [];
@@ -55,7 +62,10 @@ test('no code formats or parses an HTTP field of the contract outside spec/rules
 
 test('the field check can fail: it finds a hand-written Link and RateLimit', () => {
   const text = codeLines('// <a>; rel="next" in a comment\nconst l = `<${u}>; rel="next"`; const r = `"minute";r=${n}`;');
-  assert.equal(FIELD_WORK.filter(([, p]) => p.test(text)).map(([w]) => w), [FIELD_WORK[0]![0], FIELD_WORK[1]![0]]);
+  assert.equal(
+    FIELD_WORK.filter(([, p]) => p.test(text)).map(([w]) => w),
+    [FIELD_WORK[0]![0], FIELD_WORK[1]![0]],
+  );
 });
 
 test('the check can fail: it finds a restated status list', () => {

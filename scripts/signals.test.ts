@@ -36,7 +36,13 @@ for (const [name, args, ready, how] of cases) {
     else npm.kill('SIGTERM');
     const left = await awaitGone(tree, 20_000);
     assert.equal(left, [], `no process of the tree survives; the tree said:\n${output.text().slice(-1500)}`);
-    assert.not.ok(await fetch(`${origin}/v1/pets`).then(() => true, () => false), `${origin} still answers`);
+    assert.not.ok(
+      await fetch(`${origin}/v1/pets`).then(
+        () => true,
+        () => false,
+      ),
+      `${origin} still answers`,
+    );
   });
 }
 

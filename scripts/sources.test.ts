@@ -19,7 +19,9 @@ function isSection(source: string): boolean {
   if (at < 0) return false;
   if (sub === undefined) return true;
   const next = headings.findIndex((h, i) => i > at && h.depth === 2);
-  return headings.slice(at + 1, next < 0 ? undefined : next).some((h) => h.title === sub || h.title.startsWith(`${sub} `) || h.title === sub.replace(/ \(.*\)$/, ''));
+  return headings
+    .slice(at + 1, next < 0 ? undefined : next)
+    .some((h) => h.title === sub || h.title.startsWith(`${sub} `) || h.title === sub.replace(/ \(.*\)$/, ''));
 }
 
 const isRfc = (source: string) => /^RFC \d{4}/.test(source) || /^draft-ietf-/.test(source);
@@ -39,14 +41,18 @@ function sources(section: string): Array<{ text: string; kind: 'specification' |
 
 test('every check names sources that exist: sections of the specification, RFCs, or x-decision', () => {
   for (const check of CATALOGUE) {
-    for (const s of sources(check.section)) assert.ok(s.kind !== 'unknown', `${check.id}: "${s.text}" is no section of spec/specification.md, no RFC and no decision`);
+    for (const s of sources(check.section))
+      assert.ok(s.kind !== 'unknown', `${check.id}: "${s.text}" is no section of spec/specification.md, no RFC and no decision`);
   }
 });
 
-test('a must check has a source in the specification, an RFC, or the implementer\'s own declaration: never only a decision', () => {
+test("a must check has a source in the specification, an RFC, or the implementer's own declaration: never only a decision", () => {
   for (const check of CATALOGUE.filter((c) => c.level === 'must')) {
     const kinds = sources(check.section).map((s) => s.kind);
-    assert.ok(kinds.some((k) => k === 'specification' || k === 'rfc' || k === 'declaration'), `${check.id} is must, yet its sources are ${kinds.join(', ')}`);
+    assert.ok(
+      kinds.some((k) => k === 'specification' || k === 'rfc' || k === 'declaration'),
+      `${check.id} is must, yet its sources are ${kinds.join(', ')}`,
+    );
   }
 });
 

@@ -108,9 +108,7 @@ async function pool<T, R>(items: T[], limit: number, work: (item: T) => Promise<
 function report(outcome: Outcome) {
   const verdict = outcome.failed > 0 ? 'FAIL' : 'ok  ';
   const failed = outcome.failed > 0 || process.env.TEST_VERBOSE;
-  process.stdout.write(
-    `${verdict} ${outcome.name}  (${outcome.passed} passed, ${outcome.failed} failed, ${(outcome.ms / 1000).toFixed(1)} s)\n`,
-  );
+  process.stdout.write(`${verdict} ${outcome.name}  (${outcome.passed} passed, ${outcome.failed} failed, ${(outcome.ms / 1000).toFixed(1)} s)\n`);
   if (failed) process.stdout.write(outcome.output.replace(/^/gm, '     | ') + '\n');
 }
 
@@ -137,6 +135,13 @@ const statics: Array<() => Promise<Outcome>> = skipStatic
       () => staticCheck('typecheck (tsc, strict)', 'npx', ['--no-install', 'tsc', '-p', 'tsconfig.json']),
       () => staticCheck('typecheck k6 scripts (tsc, checkJs, @types/k6)', 'npx', ['--no-install', 'tsc', '-p', 'load/tsconfig.json']),
       () =>
+        staticCheck('format (prettier --check, .prettierrc.json; npm run format fixes it)', 'npx', [
+          '--no-install',
+          'prettier',
+          '--check',
+          '**/*.{ts,js,mjs,cjs}',
+        ]),
+      () =>
         staticCheck('spectral lint spec/openapi.yaml (spectral:oas, all rules)', 'npx', [
           '--no-install',
           'spectral',
@@ -157,7 +162,9 @@ process.stdout.write(`\n${outcomes.length} files and checks in ${((Date.now() - 
 if (failing.length) process.stdout.write(`failing: ${failing.join(', ')}\n`);
 const skipped = sum('skipped');
 for (const o of outcomes.filter((o) => o.skipped > 0)) {
-  process.stdout.write(`skipped ${o.skipped} in ${o.name}: ${o.reasons.length > 0 ? o.reasons.join('; ') : 'no reason given (the file should print a SKIP: line)'}\n`);
+  process.stdout.write(
+    `skipped ${o.skipped} in ${o.name}: ${o.reasons.length > 0 ? o.reasons.join('; ') : 'no reason given (the file should print a SKIP: line)'}\n`,
+  );
 }
 process.stdout.write(`${sum('passed')} passed, ${sum('failed')} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
 process.exitCode = sum('failed') > 0 ? 1 : 0;

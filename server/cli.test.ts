@@ -17,19 +17,76 @@ const seedFile = join(dir, 'seed.json');
 writeFileSync(seedFile, JSON.stringify([{ id: 7, name: 'Seven', categoryId: 1, status: 'sold' }]));
 
 const cases: Array<[string, string[], NodeJS.ProcessEnv, object]> = [
-  ['defaults', [], {}, { port: 3000, host: '127.0.0.1', storage: { type: 'file', path: resolve(DEFAULT_DB_FILE) }, logger: { level: 'info' }, cors: true, maxBodyBytes: 16384 }],
-  ['environment', [], { PORT: '4000', HOST: '0.0.0.0', DB_FILE: '/tmp/x.json' }, { port: 4000, host: '0.0.0.0', storage: { type: 'file', path: '/tmp/x.json' } }],
-  ['flags win over environment', ['--port', '5000', '--db-file', '/tmp/y.json'], { PORT: '4000', DB_FILE: '/tmp/x.json' }, { port: 5000, storage: { type: 'file', path: '/tmp/y.json' } }],
+  [
+    'defaults',
+    [],
+    {},
+    { port: 3000, host: '127.0.0.1', storage: { type: 'file', path: resolve(DEFAULT_DB_FILE) }, logger: { level: 'info' }, cors: true, maxBodyBytes: 16384 },
+  ],
+  [
+    'environment',
+    [],
+    { PORT: '4000', HOST: '0.0.0.0', DB_FILE: '/tmp/x.json' },
+    { port: 4000, host: '0.0.0.0', storage: { type: 'file', path: '/tmp/x.json' } },
+  ],
+  [
+    'flags win over environment',
+    ['--port', '5000', '--db-file', '/tmp/y.json'],
+    { PORT: '4000', DB_FILE: '/tmp/x.json' },
+    { port: 5000, storage: { type: 'file', path: '/tmp/y.json' } },
+  ],
   ['--memory', ['--memory'], { DB_FILE: '/tmp/x.json' }, { storage: { type: 'memory' } }],
   ['--quiet keeps warnings and errors', ['--quiet'], {}, { logger: { level: 'warn' } }],
-  ['DATABASE_URL picks the PostgreSQL store', [], { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/pets' }, { storage: { type: 'postgres', url: 'postgres://postgres@127.0.0.1:5432/pets' } }],
+  [
+    'DATABASE_URL picks the PostgreSQL store',
+    [],
+    { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/pets' },
+    { storage: { type: 'postgres', url: 'postgres://postgres@127.0.0.1:5432/pets' } },
+  ],
   ['--log-level silent turns logging off', ['--log-level', 'silent'], {}, { logger: false }],
-  ['rate-limit settings land in rateLimit', ['--ban-threshold', '5', '--ip-limit', '10', '--ip-ban-duration', '30', '--redis-prefix', 'p:'], {}, { rateLimit: { ban: { threshold: 5, periodSeconds: 60, durationSeconds: 600 }, ip: { perMinute: 10, ban: { threshold: 20, periodSeconds: 60, durationSeconds: 30 } }, redisPrefix: 'p:' } }],
-  ['rate-limit settings from the environment', [], { BAN_DURATION: '90', IP_BAN_THRESHOLD: '0' }, { rateLimit: { ban: { threshold: 20, periodSeconds: 60, durationSeconds: 90 }, ip: { perMinute: 30, ban: { threshold: 0, periodSeconds: 60, durationSeconds: 600 } }, redisPrefix: 'adoption-store:rate-limit:' } }],
+  [
+    'rate-limit settings land in rateLimit',
+    ['--ban-threshold', '5', '--ip-limit', '10', '--ip-ban-duration', '30', '--redis-prefix', 'p:'],
+    {},
+    {
+      rateLimit: {
+        ban: { threshold: 5, periodSeconds: 60, durationSeconds: 600 },
+        ip: { perMinute: 10, ban: { threshold: 20, periodSeconds: 60, durationSeconds: 30 } },
+        redisPrefix: 'p:',
+      },
+    },
+  ],
+  [
+    'rate-limit settings from the environment',
+    [],
+    { BAN_DURATION: '90', IP_BAN_THRESHOLD: '0' },
+    {
+      rateLimit: {
+        ban: { threshold: 20, periodSeconds: 60, durationSeconds: 90 },
+        ip: { perMinute: 30, ban: { threshold: 0, periodSeconds: 60, durationSeconds: 600 } },
+        redisPrefix: 'adoption-store:rate-limit:',
+      },
+    },
+  ],
   ['--no-rate-limit and --no-cors', ['--no-rate-limit', '--no-cors'], {}, { cors: false }],
-  ['--api-keys and --seed read their files', ['--api-keys', keysFile, '--seed', seedFile], {}, { apiKeys: [{ key: 'my-own-key-1', plan: 'pro' }], seedPets: [{ id: 7, name: 'Seven', categoryId: 1, status: 'sold' }] }],
-  ['--admin-token and --redis from the environment', [], { ADMIN_TOKEN: 'admin-token-1', REDIS_URL: 'redis://127.0.0.1:6379' }, { adminToken: 'admin-token-1', redisUrl: 'redis://127.0.0.1:6379' }],
-  ['--trust-proxy with the header its proxy writes', ['--trust-proxy', '1', '--trust-proxy-header', 'forwarded'], {}, { trustProxy: 1, trustProxyHeader: 'forwarded' }],
+  [
+    '--api-keys and --seed read their files',
+    ['--api-keys', keysFile, '--seed', seedFile],
+    {},
+    { apiKeys: [{ key: 'my-own-key-1', plan: 'pro' }], seedPets: [{ id: 7, name: 'Seven', categoryId: 1, status: 'sold' }] },
+  ],
+  [
+    '--admin-token and --redis from the environment',
+    [],
+    { ADMIN_TOKEN: 'admin-token-1', REDIS_URL: 'redis://127.0.0.1:6379' },
+    { adminToken: 'admin-token-1', redisUrl: 'redis://127.0.0.1:6379' },
+  ],
+  [
+    '--trust-proxy with the header its proxy writes',
+    ['--trust-proxy', '1', '--trust-proxy-header', 'forwarded'],
+    {},
+    { trustProxy: 1, trustProxyHeader: 'forwarded' },
+  ],
   ['the proxy header defaults to X-Forwarded-For', ['--trust-proxy', '10.0.0.0/8'], {}, { trustProxy: ['10.0.0.0/8'], trustProxyHeader: 'x-forwarded-for' }],
   ['an empty environment variable counts as unset', [], { REDIS_URL: '', PORT: '' }, { port: 3000 }],
 ];
@@ -120,7 +177,11 @@ cli('every acknowledged create survives a kill -9 right after the 201s', async (
 cli('a corrupt database stops the start with a clear message and exit 1, and stays untouched', async () => {
   const db = join(mkdtempSync(join(tmpdir(), 'cli-')), 'db.json');
   writeFileSync(db, '{"nextId": 1, "pets": [oops');
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'server/cli.ts', '--port', '0', '--db-file', db], { cwd: ROOT, encoding: 'utf8', timeout: 20_000 });
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'server/cli.ts', '--port', '0', '--db-file', db], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
   assert.is(run.status, 1);
   assert.match(run.stderr, /cannot be used: it is not valid JSON/);
   assert.ok(run.stderr.includes(db));
@@ -128,7 +189,11 @@ cli('a corrupt database stops the start with a clear message and exit 1, and sta
 });
 
 cli('an unreachable database stops the start with exit 1 and one line naming it, without its password', () => {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'server/cli.ts', '--port', '0', '--database', 'postgres://kit:s3cret-pw@127.0.0.1:1/pets'], { cwd: ROOT, encoding: 'utf8', timeout: 20_000 });
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'server/cli.ts', '--port', '0', '--database', 'postgres://kit:s3cret-pw@127.0.0.1:1/pets'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
   assert.is(run.status, 1, run.stderr);
   assert.match(run.stderr, /could not start: The database postgres:\/\/kit:\*\*\*@127\.0\.0\.1:1\/pets.* is unavailable/);
   assert.not.ok(run.stderr.includes('s3cret-pw'));
@@ -140,13 +205,21 @@ const refusedAtStart: Array<[string, string[], RegExp]> = [
   ['a port out of range, named by its flag', ['--port', '70000'], /--port: "port" must be less than or equal to 65535/],
   ['a Redis URL that is not one', ['--redis', 'http://x'], /--redis: "redisUrl" must be a valid uri/],
   ['a short admin token, without echoing it', ['--admin-token', 'short'], /--admin-token: "adminToken" length must be at least 8/],
-  ['a key on a plan the contract does not have', ['--api-keys', 'KEYS'], /Invalid API key list: "\[0\]\.plan" must be one of \[free, pro, business, enterprise\]/],
+  [
+    'a key on a plan the contract does not have',
+    ['--api-keys', 'KEYS'],
+    /Invalid API key list: "\[0\]\.plan" must be one of \[free, pro, business, enterprise\]/,
+  ],
 ];
 for (const [name, argv, message] of refusedAtStart) {
   cli(`refuses ${name} with exit 2 and one line`, () => {
     const keys = join(dir, 'bad-keys.json');
     writeFileSync(keys, JSON.stringify([{ key: 'my-own-key-2', plan: 'gold' }]));
-    const run = spawnSync(process.execPath, ['--import', 'tsx', 'server/cli.ts', '--memory', ...argv.map((a) => (a === 'KEYS' ? keys : a))], { cwd: ROOT, encoding: 'utf8', timeout: 20_000 });
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'server/cli.ts', '--memory', ...argv.map((a) => (a === 'KEYS' ? keys : a))], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
     assert.is(run.status, 2, run.stderr);
     assert.match(run.stderr, message);
     assert.not.ok(run.stderr.includes('short'.repeat(2)));

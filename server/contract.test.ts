@@ -148,17 +148,20 @@ function errorExamples(): Example[] {
 /** Puts a server into the situation each example describes and returns the body it sends. */
 const SITUATIONS: Record<string, () => Promise<unknown>> = {
   'InvalidBody.missingName': async () => (await send(await testServer(), { method: 'POST', url: '/v1/pets', payload: { categoryId: 3 } })).body,
-  'InvalidBody.malformedJson': async () => (await send(await testServer(), { method: 'POST', url: '/v1/pets', payload: '{"name":', headers: { 'content-type': 'application/json' } })).body,
+  'InvalidBody.malformedJson': async () =>
+    (await send(await testServer(), { method: 'POST', url: '/v1/pets', payload: '{"name":', headers: { 'content-type': 'application/json' } })).body,
   InvalidParameter: async () => (await send(await testServer(), { method: 'GET', url: '/v1/pets?limit=101' })).body,
   'Unauthorized.missingKey': async () => (await send(await testServer(), { method: 'GET', url: '/v1/pets', headers: { authorization: undefined } })).body,
-  'Unauthorized.invalidKey': async () => (await send(await testServer(), { method: 'GET', url: '/v1/pets', headers: { authorization: 'Bearer not-a-known-key' } })).body,
+  'Unauthorized.invalidKey': async () =>
+    (await send(await testServer(), { method: 'GET', url: '/v1/pets', headers: { authorization: 'Bearer not-a-known-key' } })).body,
   NotFound: async () => (await send(await testServer(), { method: 'GET', url: '/v1/pets/9999' })).body,
   Gone: async () => {
     const clock = new ManualClock(Date.parse('2031-01-01T00:00:00Z'));
     return (await send(await testServer({ clock }), { method: 'GET', url: '/v1/pets/1' })).body;
   },
   PayloadTooLarge: async () => (await send(await testServer(), { method: 'POST', url: '/v1/pets', payload: { name: 'x'.repeat(20_000), categoryId: 1 } })).body,
-  UnsupportedMediaType: async () => (await send(await testServer(), { method: 'POST', url: '/v1/pets', payload: 'name=x', headers: { 'content-type': 'text/plain' } })).body,
+  UnsupportedMediaType: async () =>
+    (await send(await testServer(), { method: 'POST', url: '/v1/pets', payload: 'name=x', headers: { 'content-type': 'text/plain' } })).body,
   'TooManyRequests.minute': () => refusedAfter(FREE, 60, 18_000),
   'TooManyRequests.day': () => refusedAfter(FREE, 1000, 86_400_000 - 42_000, 60_000),
   'TooManyRequests.keyBanned': () => bannedAfter(FREE, 60),
@@ -210,7 +213,12 @@ async function bannedAfter(authorization: string, count: number): Promise<unknow
 }
 
 examples('every Error example has a situation in this test', () => {
-  assert.equal(errorExamples().map((e) => e.where).sort(), Object.keys(SITUATIONS).sort());
+  assert.equal(
+    errorExamples()
+      .map((e) => e.where)
+      .sort(),
+    Object.keys(SITUATIONS).sort(),
+  );
 });
 
 for (const example of errorExamples()) {

@@ -7,7 +7,10 @@ export const ERRORS = {
   invalid_body: { status: 400, when: 'the body is not a JSON object, or `name`, `categoryId` or `status` is missing or invalid' },
   malformed_json: { status: 400, when: 'the body is not valid JSON' },
   invalid_parameter: { status: 400, when: '`limit`, `status` or `cursor` in the query, or `petId` in the path, is invalid' },
-  bad_request: { status: 400, when: 'a request that is not valid HTTP (bad framing, no `Host` or more than one, a malformed URL, cookie or header), or any other client error Hapi raises' },
+  bad_request: {
+    status: 400,
+    when: 'a request that is not valid HTTP (bad framing, no `Host` or more than one, a malformed URL, cookie or header), or any other client error Hapi raises',
+  },
   missing_api_key: { status: 401, when: 'no `Authorization` header, or not the Bearer scheme' },
   invalid_api_key: { status: 401, when: 'an empty or unknown bearer token' },
   invalid_admin_token: { status: 401, when: 'an admin API request without the admin token' },
@@ -29,7 +32,10 @@ export const ERRORS = {
   headers_too_large: { status: 431, when: 'the request headers are larger than the server accepts (16 KiB)' },
   internal_error: { status: 500, when: 'an unexpected failure (details are logged, never sent)' },
   service_unavailable: { status: 503, when: 'the server cannot serve the request now' },
-  storage_unavailable: { status: 503, when: 'the store cannot take or serve the request now: the disk refused to make a create durable (full, read-only, failing; nothing was created), or the database connection was lost or a query passed its time bound; `Retry-After` says when to retry' },
+  storage_unavailable: {
+    status: 503,
+    when: 'the store cannot take or serve the request now: the disk refused to make a create durable (full, read-only, failing; nothing was created), or the database connection was lost or a query passed its time bound; `Retry-After` says when to retry',
+  },
 } as const satisfies Record<string, { status: number; when: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;
@@ -41,7 +47,10 @@ export type ErrorCode = keyof typeof ERRORS;
 export const STORAGE_RETRY_AFTER_SECONDS = 2;
 
 /** The 503 of a store that cannot answer now: a retry soon may succeed, and says nothing about the request. */
-export function storageUnavailable(message = `The store is unavailable; retry after ${STORAGE_RETRY_AFTER_SECONDS} seconds.`, headers: Record<string, string> = {}): Boom.Boom {
+export function storageUnavailable(
+  message = `The store is unavailable; retry after ${STORAGE_RETRY_AFTER_SECONDS} seconds.`,
+  headers: Record<string, string> = {},
+): Boom.Boom {
   return apiError('storage_unavailable', message, { 'retry-after': String(STORAGE_RETRY_AFTER_SECONDS), ...headers });
 }
 

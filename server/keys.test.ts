@@ -42,7 +42,13 @@ test('the keyId is a stable hash, never the key itself', () => {
 const invalid: Array<[string, ApiKeyRecord[]]> = [
   ['enterprise without limits', [{ key: 'enterprise-1', plan: 'enterprise' }]],
   ['unknown plan', [{ key: 'some-key-1', plan: 'gold' as never }]],
-  ['duplicate keys', [{ key: 'same-key-1', plan: 'free' }, { key: 'same-key-1', plan: 'pro' }]],
+  [
+    'duplicate keys',
+    [
+      { key: 'same-key-1', plan: 'free' },
+      { key: 'same-key-1', plan: 'pro' },
+    ],
+  ],
   ['short key', [{ key: 'abc', plan: 'free' }]],
   ['a minute limit above the day limit (never reachable)', [{ key: 'enterprise-1', plan: 'enterprise', limits: { perMinute: 1000, perDay: 999 } }]],
   ['no keys', []],
@@ -54,7 +60,10 @@ for (const [name, records] of invalid) {
 }
 
 test('the refusal of a minute limit above the day limit names both', () => {
-  assert.throws(() => new KeyRing([{ key: 'enterprise-1', plan: 'enterprise', limits: { perMinute: 1000, perDay: 999 } }], plans), /perDay" must be greater than or equal to ref:perMinute/);
+  assert.throws(
+    () => new KeyRing([{ key: 'enterprise-1', plan: 'enterprise', limits: { perMinute: 1000, perDay: 999 } }], plans),
+    /perDay" must be greater than or equal to ref:perMinute/,
+  );
 });
 
 test.run();

@@ -32,7 +32,11 @@ function recordsSchema(plans: Readonly<Record<string, PlanLimits>>) {
   return Joi.array()
     .items(
       Joi.object({
-        key: Joi.string().min(8).max(256).pattern(/^[\x21-\x7e]+$/, 'visible ASCII').required(),
+        key: Joi.string()
+          .min(8)
+          .max(256)
+          .pattern(/^[\x21-\x7e]+$/, 'visible ASCII')
+          .required(),
         plan: Joi.string()
           .valid(...Object.keys(plans))
           .required(),

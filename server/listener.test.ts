@@ -83,7 +83,13 @@ const post = (headers: string, body: Buffer | string) => {
 const json = 'Content-Type: application/json\r\n';
 
 const refusals: Array<[string, string, Buffer | string, number, string]> = [
-  ['invalid UTF-8 (RFC 8259 §8.1)', json, Buffer.concat([Buffer.from('{"name":"Bad'), Buffer.from([0xff, 0xfe]), Buffer.from('","categoryId":1}')]), 400, 'malformed_json'],
+  [
+    'invalid UTF-8 (RFC 8259 §8.1)',
+    json,
+    Buffer.concat([Buffer.from('{"name":"Bad'), Buffer.from([0xff, 0xfe]), Buffer.from('","categoryId":1}')]),
+    400,
+    'malformed_json',
+  ],
   ['an unknown Content-Encoding', `${json}Content-Encoding: zstd\r\n`, '{"name":"Z","categoryId":1}', 415, 'unsupported_encoding'],
   ['a charset other than UTF-8', 'Content-Type: application/json; charset=iso-8859-1\r\n', '{"name":"L","categoryId":1}', 415, 'unsupported_media_type'],
 ];
@@ -118,7 +124,10 @@ options.before(async () => {
 options.after(() => server.stop());
 
 options('without Origin it lists the methods of the path, needs no key and is not limited', async () => {
-  for (const [path, allow] of [['/v1/pets', 'GET, HEAD, POST, OPTIONS'], ['/v1/pets/1', 'GET, HEAD, OPTIONS']] as const) {
+  for (const [path, allow] of [
+    ['/v1/pets', 'GET, HEAD, POST, OPTIONS'],
+    ['/v1/pets/1', 'GET, HEAD, OPTIONS'],
+  ] as const) {
     const res = await exchange(port, [`OPTIONS ${path} HTTP/1.1\r\nHost: x\r\n${close}\r\n`]);
     assert.is(res.status, 204);
     assert.is(res.headers.allow, allow);
@@ -129,7 +138,9 @@ options('without Origin it lists the methods of the path, needs no key and is no
 });
 
 options('with Origin it is a CORS preflight', async () => {
-  const res = await exchange(port, [`OPTIONS /v1/pets HTTP/1.1\r\nHost: x\r\nOrigin: http://example.test\r\nAccess-Control-Request-Method: POST\r\n${close}\r\n`]);
+  const res = await exchange(port, [
+    `OPTIONS /v1/pets HTTP/1.1\r\nHost: x\r\nOrigin: http://example.test\r\nAccess-Control-Request-Method: POST\r\n${close}\r\n`,
+  ]);
   assert.is(res.status, 200);
   assert.ok(res.headers['access-control-allow-origin']);
 });

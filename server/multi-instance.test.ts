@@ -43,7 +43,8 @@ t.after(async () => {
   await postgres.db?.drop();
 });
 
-const create = (i: number, name: string) => fetch(`${instances[i]!.baseUrl}/pets`, { method: 'POST', headers: ENTERPRISE, body: JSON.stringify({ name, categoryId: 1, status: 'pending' }) });
+const create = (i: number, name: string) =>
+  fetch(`${instances[i]!.baseUrl}/pets`, { method: 'POST', headers: ENTERPRISE, body: JSON.stringify({ name, categoryId: 1, status: 'pending' }) });
 const json = async <T>(response: Response) => (await response.json()) as T;
 
 test('a pet created through one instance is got and listed through the others', async () => {
@@ -59,7 +60,7 @@ test('a pet created through one instance is got and listed through the others', 
 
 test('pages walked through one instance never repeat or skip a pet while the others create', async () => {
   const before = new Set<number>();
-  for (let url: string | null = `${instances[0]!.baseUrl}/pets?limit=100`; url; ) {
+  for (let url: string | null = `${instances[0]!.baseUrl}/pets?limit=100`; url;) {
     const res: Response = await fetch(url, { headers: ENTERPRISE });
     for (const p of await json<Array<{ id: number }>>(res)) before.add(p.id);
     const next = /<([^>]+)>;\s*rel="next"/.exec(res.headers.get('link') ?? '')?.[1];
@@ -70,7 +71,7 @@ test('pages walked through one instance never repeat or skip a pet while the oth
     for (let n = 0; creating && n < 200; n++) await create(i, `Concurrent ${i}-${n}`);
   });
   const seen: number[] = [];
-  for (let url: string | null = `${instances[0]!.baseUrl}/pets?limit=3`; url; ) {
+  for (let url: string | null = `${instances[0]!.baseUrl}/pets?limit=3`; url;) {
     const res: Response = await fetch(url, { headers: ENTERPRISE });
     seen.push(...(await json<Array<{ id: number }>>(res)).map((p) => p.id));
     const next = /<([^>]+)>;\s*rel="next"/.exec(res.headers.get('link') ?? '')?.[1];
@@ -79,13 +80,19 @@ test('pages walked through one instance never repeat or skip a pet while the oth
   creating = false;
   await Promise.all(writers);
   assert.is(new Set(seen).size, seen.length, 'no pet on two pages');
-  assert.equal([...seen].sort((a, b) => a - b), seen, 'in ascending id order');
+  assert.equal(
+    [...seen].sort((a, b) => a - b),
+    seen,
+    'in ascending id order',
+  );
   for (const id of before) assert.ok(seen.includes(id), `pet ${id}, there before the walk, was skipped`);
 });
 
 test('limits stay exact across the three: 200 simultaneous requests on a fresh Free key admit 60', async () => {
   const answers = await Promise.all(
-    Array.from({ length: 200 }, (_, i) => fetch(`${instances[i % 3]!.baseUrl}/pets?limit=1`, { headers: { authorization: 'Bearer test-free-key' } }).then((r) => r.status)),
+    Array.from({ length: 200 }, (_, i) =>
+      fetch(`${instances[i % 3]!.baseUrl}/pets?limit=1`, { headers: { authorization: 'Bearer test-free-key' } }).then((r) => r.status),
+    ),
   );
   assert.is(answers.filter((s) => s === 200).length, 60);
   assert.is(answers.filter((s) => s === 429).length, 140);
@@ -129,7 +136,9 @@ test('--workers 2 runs two processes on one port as one server, and SIGTERM stop
     assert.match(cluster.output(), /workers: 2 processes on one port/);
     const workers = readFileSync(`/proc/${cluster.child.pid}/task/${cluster.child.pid}/children`, 'utf8').trim().split(/\s+/).map(Number);
     assert.is(workers.length, 2);
-    const created = await json<{ id: number }>(await fetch(`${cluster.baseUrl}/pets`, { method: 'POST', headers: ENTERPRISE, body: JSON.stringify({ name: 'Clustered', categoryId: 1 }) }));
+    const created = await json<{ id: number }>(
+      await fetch(`${cluster.baseUrl}/pets`, { method: 'POST', headers: ENTERPRISE, body: JSON.stringify({ name: 'Clustered', categoryId: 1 }) }),
+    );
     for (let i = 0; i < 6; i++) assert.is((await fetch(`${cluster.baseUrl}/pets/${created.id}`, { headers: ENTERPRISE })).status, 200);
     cluster.child.kill('SIGTERM');
     assert.is(await cluster.exited, 0);

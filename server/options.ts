@@ -100,7 +100,8 @@ function cidr(value: string): string {
   const [address = '', bits, extra] = value.split('/');
   const family = isIP(address);
   const max = family === 6 ? 128 : 32;
-  if (!family || extra !== undefined || (bits !== undefined && (!/^\d+$/.test(bits) || Number(bits) > max))) throw new Error(`"${value}" is not an IP address or CIDR range`);
+  if (!family || extra !== undefined || (bits !== undefined && (!/^\d+$/.test(bits) || Number(bits) > max)))
+    throw new Error(`"${value}" is not an IP address or CIDR range`);
   return value;
 }
 
@@ -134,11 +135,25 @@ const serverOptionsSchema = Joi.object<ServerOptions>({
     .try(
       Joi.object({ type: Joi.string().valid('memory').required() }),
       Joi.object({ type: Joi.string().valid('file').required(), path: Joi.string().min(1).required() }),
-      Joi.object({ type: Joi.string().valid('postgres').required(), url: Joi.string().uri({ scheme: ['postgres', 'postgresql'] }).required(), schema: Joi.string().min(1).max(63) }),
+      Joi.object({
+        type: Joi.string().valid('postgres').required(),
+        url: Joi.string()
+          .uri({ scheme: ['postgres', 'postgresql'] })
+          .required(),
+        schema: Joi.string().min(1).max(63),
+      }),
     )
     .default({ type: 'memory' }),
   logger: Joi.alternatives()
-    .try(Joi.boolean(), Joi.object({ level: Joi.string().valid(...LOG_LEVELS).default(DEFAULT_LOG_LEVEL), stream: Joi.object() }))
+    .try(
+      Joi.boolean(),
+      Joi.object({
+        level: Joi.string()
+          .valid(...LOG_LEVELS)
+          .default(DEFAULT_LOG_LEVEL),
+        stream: Joi.object(),
+      }),
+    )
     .default(false),
   clock: Joi.object({ now: Joi.function().required(), advance: Joi.function() }).unknown(true),
   // Checked against the contract's plans and schemas once it is read (keys.ts, fixtures.ts).
@@ -171,7 +186,23 @@ export type ResolvedRateLimitOptions = Required<Omit<RateLimitOptions, 'ban' | '
 };
 
 export type ResolvedOptions = Omit<ServerOptions, 'rateLimit' | 'logger'> &
-  Required<Pick<ServerOptions, 'host' | 'port' | 'specPath' | 'storage' | 'cors' | 'maxBodyBytes' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'storageTimeoutMs' | 'trustProxy' | 'trustProxyHeader' | 'faults'>> & {
+  Required<
+    Pick<
+      ServerOptions,
+      | 'host'
+      | 'port'
+      | 'specPath'
+      | 'storage'
+      | 'cors'
+      | 'maxBodyBytes'
+      | 'headersTimeoutMs'
+      | 'requestTimeoutMs'
+      | 'storageTimeoutMs'
+      | 'trustProxy'
+      | 'trustProxyHeader'
+      | 'faults'
+    >
+  > & {
     rateLimit: ResolvedRateLimitOptions;
     logger: false | { level: string; stream?: NodeJS.WritableStream };
   };
@@ -205,7 +236,16 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
     throw new InvalidOptionsError(`Invalid server options: ${detail?.message ?? error.message}`, detail?.path ?? []);
   }
   const resolved = value as ServerOptions & { rateLimit: ResolvedRateLimitOptions };
-  const logger = resolved.logger === true ? { level: DEFAULT_LOG_LEVEL } : resolved.logger === false || resolved.logger === undefined ? false : { level: resolved.logger.level ?? DEFAULT_LOG_LEVEL, ...(resolved.logger.stream ? { stream: resolved.logger.stream } : {}) };
+  const logger =
+    resolved.logger === true
+      ? { level: DEFAULT_LOG_LEVEL }
+      : resolved.logger === false || resolved.logger === undefined
+        ? false
+        : { level: resolved.logger.level ?? DEFAULT_LOG_LEVEL, ...(resolved.logger.stream ? { stream: resolved.logger.stream } : {}) };
   // The clock and the log stream are the caller's own instances: a clone would not move with them.
-  return { ...resolved, logger: logger && typeof options.logger === 'object' && options.logger.stream ? { ...logger, stream: options.logger.stream } : logger, ...(options.clock ? { clock: options.clock } : {}) } as ResolvedOptions;
+  return {
+    ...resolved,
+    logger: logger && typeof options.logger === 'object' && options.logger.stream ? { ...logger, stream: options.logger.stream } : logger,
+    ...(options.clock ? { clock: options.clock } : {}),
+  } as ResolvedOptions;
 }

@@ -54,7 +54,7 @@ function shareVersionThroughRedis(server: Server, store: PetStore, options: Reso
       connectTimeoutMs: options.rateLimit.redisConnectTimeoutMs,
     });
     server.ext('onPreStart', async () => {
-      if (!(await own.connect())) log('error', 'Redis unreachable at start: creates cannot move the pets\' version on until it answers');
+      if (!(await own.connect())) log('error', "Redis unreachable at start: creates cannot move the pets' version on until it answers");
     });
     server.ext('onPostStop', () => own.close());
     redis = own;
@@ -136,7 +136,17 @@ export async function createServer(input: ServerOptions = {}): Promise<Server> {
     await server.register(errorsPlugin);
     await server.register(httpRulesPlugin);
     await server.register({ plugin: authPlugin, options: { keys, realm: 'adoption-store' } });
-    await server.register({ plugin: rateLimitPlugin, options: { rateLimit: options.rateLimit, redisUrl: options.redisUrl, clock, keys, trustProxy: options.trustProxy, trustProxyHeader: options.trustProxyHeader } });
+    await server.register({
+      plugin: rateLimitPlugin,
+      options: {
+        rateLimit: options.rateLimit,
+        redisUrl: options.redisUrl,
+        clock,
+        keys,
+        trustProxy: options.trustProxy,
+        trustProxyHeader: options.trustProxyHeader,
+      },
+    });
     shareVersionThroughRedis(server, store, options);
     await server.register({ plugin: deprecationPlugin, options: { clock } });
     if (options.adminToken) {
@@ -147,10 +157,16 @@ export async function createServer(input: ServerOptions = {}): Promise<Server> {
     }
     if (options.adminToken) {
       const labels = new Map(keys.records().map((r) => [keys.lookup(r.key)!.keyId, `${r.key.slice(0, 8)}…`]));
-      await server.register({ plugin: clientReportPlugin, options: { clock, adminStrategy: ADMIN_STRATEGY, deprecated: contract.deprecatedOperations, labels } });
+      await server.register({
+        plugin: clientReportPlugin,
+        options: { clock, adminStrategy: ADMIN_STRATEGY, deprecated: contract.deprecatedOperations, labels },
+      });
     }
     if (options.faults) {
-      await server.register({ plugin: faultsPlugin, options: { keys, maxDelayMs: MAX_FAULT_DELAY_MS, ...(options.adminToken ? { adminStrategy: ADMIN_STRATEGY } : {}) } });
+      await server.register({
+        plugin: faultsPlugin,
+        options: { keys, maxDelayMs: MAX_FAULT_DELAY_MS, ...(options.adminToken ? { adminStrategy: ADMIN_STRATEGY } : {}) },
+      });
     }
     await server.register({ plugin: petRoutes, options: { service: new PetService(store), contract } });
     await server.register({ plugin: discoveryPlugin, options: { contract, store, probeTimeoutMs: options.storageTimeoutMs } });

@@ -127,12 +127,16 @@ export function runPrimary(workers: number, write: (text: string) => void, polic
       }
       const decision = backoff.crashed(Date.now(), upMs);
       if (decision.giveUp) {
-        write(`worker ${worker.process.pid} exited (${how}) after ${seconds(upMs)}; ${decision.crashes} crashes within ${seconds(policy.windowMs)}: giving up, stopping every worker, exit 1\n`);
+        write(
+          `worker ${worker.process.pid} exited (${how}) after ${seconds(upMs)}; ${decision.crashes} crashes within ${seconds(policy.windowMs)}: giving up, stopping every worker, exit 1\n`,
+        );
         exitCode = 1;
         stopAll();
         return;
       }
-      write(`worker ${worker.process.pid} exited (${how}) after ${seconds(upMs)}; restarting it in ${seconds(decision.delayMs)} (crash ${decision.crashes} of ${policy.maxCrashes} allowed within ${seconds(policy.windowMs)})\n`);
+      write(
+        `worker ${worker.process.pid} exited (${how}) after ${seconds(upMs)}; restarting it in ${seconds(decision.delayMs)} (crash ${decision.crashes} of ${policy.maxCrashes} allowed within ${seconds(policy.windowMs)})\n`,
+      );
       const timer = setTimeout(() => {
         restarts.delete(timer);
         if (!stopping) fork();

@@ -61,7 +61,9 @@ function text(value: Json | undefined, where: string): string {
 /** Every server URL ends in the same version segment; that path is the base path. */
 function basePathOf(document: JsonObject): string {
   const servers = Array.isArray(document.servers) ? document.servers : [];
-  const paths = new Set(servers.map((s, i) => new URL(text(object(s, `servers[${i}]`).url, `servers[${i}].url`).replace(/\{[^}]*\}/g, 'host')).pathname.replace(/\/+$/, '')));
+  const paths = new Set(
+    servers.map((s, i) => new URL(text(object(s, `servers[${i}]`).url, `servers[${i}].url`).replace(/\{[^}]*\}/g, 'host')).pathname.replace(/\/+$/, '')),
+  );
   if (paths.size !== 1) throw new ContractFactError(`the servers disagree on the base path: ${[...paths].join(', ')}`);
   return [...paths][0]!;
 }
@@ -109,7 +111,11 @@ export function contractFacts(document: JsonObject): ContractFacts {
     apiVersion: text(object(document.info, 'info').version, 'info.version'),
     basePath: basePathOf(document),
     petStatuses: statuses.map(String),
-    listLimit: { minimum: integer(limit.minimum, 'limit.minimum'), maximum: integer(limit.maximum, 'limit.maximum'), default: integer(limit.default, 'limit.default') },
+    listLimit: {
+      minimum: integer(limit.minimum, 'limit.minimum'),
+      maximum: integer(limit.maximum, 'limit.maximum'),
+      default: integer(limit.default, 'limit.default'),
+    },
     planLimits,
     customPlans,
     deprecations: deprecationsOf(document),
@@ -136,6 +142,10 @@ export function contractModule(facts: ContractFacts = readFacts()): string {
     constant("listPets' limit parameter", 'LIST_LIMIT', facts.listLimit),
     constant('info.x-rate-limits: requests per minute and per day of each plan with fixed limits', 'PLAN_LIMITS', facts.planLimits),
     constant('Plans whose limits are set per key', 'CUSTOM_PLANS', facts.customPlans),
-    constant('x-deprecation of each deprecated operation, by operationId; `decisions` names the reference server\'s own choices', 'DEPRECATIONS', facts.deprecations),
+    constant(
+      "x-deprecation of each deprecated operation, by operationId; `decisions` names the reference server's own choices",
+      'DEPRECATIONS',
+      facts.deprecations,
+    ),
   ].join('\n');
 }

@@ -24,7 +24,12 @@ export async function floodStore(planned: number, sampleEvery: number, maxSecond
   for (let i = 0; i < 30 + BAN.threshold; i++) store.consumeNow(ipRequest('198.51.100.7', 1));
   const normal = (address: string) => store.consumeAllNow([ipRequest(address, 0), keyRequest('key:normal', 10_000_000)]);
 
-  const run = await floodLoop({ flood: (address) => void store.consumeNow(ipRequest(address, 1)), normal: () => void normal('192.0.2.10'), size: () => store.size }, planned, maxSeconds, sampleEvery);
+  const run = await floodLoop(
+    { flood: (address) => void store.consumeNow(ipRequest(address, 1)), normal: () => void normal('192.0.2.10'), size: () => store.size },
+    planned,
+    maxSeconds,
+    sampleEvery,
+  );
   return measured(run, {
     partitionsAfter: store.size,
     keyBanSurvived: store.consumeNow(banned).outcome === 'banned',

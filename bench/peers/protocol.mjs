@@ -15,7 +15,9 @@ import { readFileSync } from 'node:fs';
  * @returns {m is ReadyMessage}
  */
 export function isReady(m) {
-  return typeof m === 'object' && m !== null && /** @type {ReadyMessage} */ (m).type === 'ready' && typeof (/** @type {ReadyMessage} */ (m).origin) === 'string';
+  return (
+    typeof m === 'object' && m !== null && /** @type {ReadyMessage} */ (m).type === 'ready' && typeof (/** @type {ReadyMessage} */ (m).origin) === 'string'
+  );
 }
 
 /**

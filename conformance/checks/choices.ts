@@ -35,7 +35,13 @@ async function behaviour(ctx: AreaContext): Promise<void> {
   const created = ctx.facts.created;
   if (created) {
     const { status: _status, ...withoutStatus } = created.sent;
-    const ex = await send(ctx, { operationId: 'createPet', purpose: 'open point: create without status', method: 'POST', path: '/pets', json: { ...withoutStatus, name: `${created.sent.name}-default` } });
+    const ex = await send(ctx, {
+      operationId: 'createPet',
+      purpose: 'open point: create without status',
+      method: 'POST',
+      path: '/pets',
+      json: { ...withoutStatus, name: `${created.sent.name}-default` },
+    });
     const body = jsonBody(ex) as Record<string, unknown> | undefined;
     if (status(ex) === 201 && typeof body?.status === 'string') choices.set('default-status', body.status);
     const location = header(created.exchange, 'location');

@@ -9,10 +9,28 @@ const PET = 'Resources and their fields › Pet';
 
 const checks: readonly CheckDef[] = [
   { id: 'create.201', level: 'must', profile: 'contract', section: SECTION.create, title: 'POST /pets with a valid NewPet answers 201 with a Pet' },
-  { id: 'create.400-missing', level: 'must', profile: 'contract', section: SECTION.create, title: 'POST /pets without required fields answers 400 with an Error' },
-  { id: 'create.400-invalid', level: 'must', profile: 'contract', section: SECTION.create, title: 'POST /pets with a wrongly typed categoryId or an unknown status answers 400' },
+  {
+    id: 'create.400-missing',
+    level: 'must',
+    profile: 'contract',
+    section: SECTION.create,
+    title: 'POST /pets without required fields answers 400 with an Error',
+  },
+  {
+    id: 'create.400-invalid',
+    level: 'must',
+    profile: 'contract',
+    section: SECTION.create,
+    title: 'POST /pets with a wrongly typed categoryId or an unknown status answers 400',
+  },
   { id: 'create.echo', level: 'must', profile: 'full', section: SECTION.create, title: 'The 201 body is the stored pet: the name, categoryId and status sent' },
-  { id: 'create.retrievable', level: 'must', profile: 'full', section: SECTION.create, title: 'A created pet is returned by GET /pets/{id} with the same fields' },
+  {
+    id: 'create.retrievable',
+    level: 'must',
+    profile: 'full',
+    section: SECTION.create,
+    title: 'A created pet is returned by GET /pets/{id} with the same fields',
+  },
   { id: 'create.unique-ids', level: 'must', profile: 'full', section: 'Resources and their fields › Pet', title: 'Two created pets get different ids' },
   { id: 'create.listed', level: 'must', profile: 'full', section: SECTION.list, title: 'A created pet appears in GET /pets filtered by its status' },
   {
@@ -20,7 +38,8 @@ const checks: readonly CheckDef[] = [
     level: 'must',
     profile: 'full',
     section: PET,
-    title: 'The id is assigned by the server: a create that carries an id (an existing one, a fresh one) is refused or gets an id of the server\'s, and never overwrites a pet',
+    title:
+      "The id is assigned by the server: a create that carries an id (an existing one, a fresh one) is refused or gets an id of the server's, and never overwrites a pet",
   },
   {
     id: 'create.location',
@@ -29,7 +48,13 @@ const checks: readonly CheckDef[] = [
     section: 'spec/openapi.yaml x-decision',
     title: 'A Location the 201 carries names the created pet: GET of it returns that pet',
   },
-  { id: 'create.no-extra-properties', level: 'must', profile: 'full', section: PET, title: 'A pet, as created, listed or read, carries no property outside Pet, whatever the create sent' },
+  {
+    id: 'create.no-extra-properties',
+    level: 'must',
+    profile: 'full',
+    section: PET,
+    title: 'A pet, as created, listed or read, carries no property outside Pet, whatever the create sent',
+  },
 ];
 
 async function contract(ctx: AreaContext): Promise<void> {
@@ -60,15 +85,27 @@ async function stored(ctx: AreaContext, created: Required<NonNullable<AreaContex
   const { ledger } = ctx;
   const body = jsonBody(created.exchange) as Record<string, unknown>;
   const differing = Object.entries(created.sent).filter(([k, v]) => body[k] !== v);
-  ledger.assert('create.echo', differing.length === 0, `the 201 body differs from what was sent in ${differing.map(([k]) => k).join(', ')}`, [created.exchange]);
+  ledger.assert('create.echo', differing.length === 0, `the 201 body differs from what was sent in ${differing.map(([k]) => k).join(', ')}`, [
+    created.exchange,
+  ]);
 
-  const got = ctx.facts.getCreated ?? (await send(ctx, { operationId: 'getPet', purpose: `get created pet ${created.id}`, method: 'GET', path: `/pets/${created.id}` }));
+  const got =
+    ctx.facts.getCreated ?? (await send(ctx, { operationId: 'getPet', purpose: `get created pet ${created.id}`, method: 'GET', path: `/pets/${created.id}` }));
   const gotBody = jsonBody(got) as Record<string, unknown> | undefined;
   const mismatched = Object.entries({ ...created.sent, id: created.id }).filter(([k, v]) => gotBody?.[k] !== v);
-  const why = status(got) !== 200 ? `GET of the created pet ${created.id} answered ${describeStatus(got)}` : `GET of the created pet returned different ${mismatched.map(([k]) => k).join(', ')}`;
+  const why =
+    status(got) !== 200
+      ? `GET of the created pet ${created.id} answered ${describeStatus(got)}`
+      : `GET of the created pet returned different ${mismatched.map(([k]) => k).join(', ')}`;
   ledger.assert('create.retrievable', status(got) === 200 && mismatched.length === 0, why, [created.exchange, got]);
 
-  const second = await send(ctx, { operationId: 'createPet', purpose: 'create a second pet', method: 'POST', path: '/pets', json: { ...created.sent, name: `${created.sent.name}-2` } });
+  const second = await send(ctx, {
+    operationId: 'createPet',
+    purpose: 'create a second pet',
+    method: 'POST',
+    path: '/pets',
+    json: { ...created.sent, name: `${created.sent.name}-2` },
+  });
   const secondId = (jsonBody(second) as Record<string, unknown> | undefined)?.id;
   const same = status(second) !== 201 ? `the second create answered ${describeStatus(second)}` : `both pets got id ${String(secondId)}`;
   ledger.assert('create.unique-ids', status(second) === 201 && typeof secondId === 'number' && secondId !== created.id, same, [created.exchange, second]);
@@ -114,20 +151,33 @@ function petProperties(ctx: Pick<InspectContext, 'contract'>): Set<string> {
 async function serverAssignsId(ctx: AreaContext, created: { sent: Record<string, unknown>; id: number }): Promise<void> {
   const { ledger } = ctx;
   const fresh = 7_000_000_000 + Math.floor(Math.random() * 1_000_000);
-  for (const [clientId, which] of [[created.id, `the existing pet ${created.id}'s id`], [fresh, `a fresh id ${fresh}`]] as const) {
+  for (const [clientId, which] of [
+    [created.id, `the existing pet ${created.id}'s id`],
+    [fresh, `a fresh id ${fresh}`],
+  ] as const) {
     const json = { ...created.sent, name: `${String(created.sent.name)}-id${clientId === fresh ? 'f' : 'e'}`, id: clientId };
     const ex = await send(ctx, { operationId: 'createPet', purpose: `create carrying ${which}`, method: 'POST', path: '/pets', json });
     const body = jsonBody(ex) as Record<string, unknown> | undefined;
     if (status(ex) === 201) {
-      ctx.facts.choices?.set('client-id', 'ignore: 201 with an id of the server\'s');
+      ctx.facts.choices?.set('client-id', "ignore: 201 with an id of the server's");
       ledger.assert('create.server-assigns-id', body?.id !== clientId, `a create carrying ${which} was answered 201 with that id: the client chose it`, [ex]);
     } else if ((status(ex) ?? 0) >= 400 && (status(ex) ?? 0) < 500) {
       ctx.facts.choices?.set('client-id', `refuse: ${status(ex)}`);
     }
   }
-  const got = await send(ctx, { operationId: 'getPet', purpose: `get pet ${created.id} after creates carrying its id`, method: 'GET', path: `/pets/${created.id}` });
+  const got = await send(ctx, {
+    operationId: 'getPet',
+    purpose: `get pet ${created.id} after creates carrying its id`,
+    method: 'GET',
+    path: `/pets/${created.id}`,
+  });
   const now = jsonBody(got) as Record<string, unknown> | undefined;
-  ledger.assert('create.server-assigns-id', status(got) === 200 && now?.name === created.sent.name, `pet ${created.id} was ${status(got) === 200 ? `overwritten: its name is now ${JSON.stringify(now?.name)}` : `lost: ${describeStatus(got)}`} after a create carried its id`, [got]);
+  ledger.assert(
+    'create.server-assigns-id',
+    status(got) === 200 && now?.name === created.sent.name,
+    `pet ${created.id} was ${status(got) === 200 ? `overwritten: its name is now ${JSON.stringify(now?.name)}` : `lost: ${describeStatus(got)}`} after a create carried its id`,
+    [got],
+  );
 }
 
 /** The meaning of Location, where the target sends one: the address of the pet it created. */
@@ -142,13 +192,24 @@ async function location(ctx: AreaContext, created: { exchange: Exchange; id: num
   }
   const got = await send(ctx, { operationId: 'getPet', purpose: `follow Location ${value}`, method: 'GET', path: url.toString() });
   const body = jsonBody(got) as Record<string, unknown> | undefined;
-  ctx.ledger.assert('create.location', status(got) === 200 && body?.id === created.id, `Location ${value} of pet ${created.id} answered ${status(got) === 200 ? `pet ${String(body?.id)}` : describeStatus(got)}`, [created.exchange, got]);
+  ctx.ledger.assert(
+    'create.location',
+    status(got) === 200 && body?.id === created.id,
+    `Location ${value} of pet ${created.id} answered ${status(got) === 200 ? `pet ${String(body?.id)}` : describeStatus(got)}`,
+    [created.exchange, got],
+  );
 }
 
 /** A create with a property NewPet does not name: refused, or stored without it. */
 async function extraProperty(ctx: AreaContext, created: { sent: Record<string, unknown> }): Promise<void> {
   const extra = `nickname${ctx.token}`;
-  const ex = await send(ctx, { operationId: 'createPet', purpose: `create with a property Pet does not have (${extra})`, method: 'POST', path: '/pets', json: { ...created.sent, name: `${String(created.sent.name)}-x`, [extra]: 'Fluffy' } });
+  const ex = await send(ctx, {
+    operationId: 'createPet',
+    purpose: `create with a property Pet does not have (${extra})`,
+    method: 'POST',
+    path: '/pets',
+    json: { ...created.sent, name: `${String(created.sent.name)}-x`, [extra]: 'Fluffy' },
+  });
   const code = status(ex) ?? 0;
   if (code >= 400 && code < 500) ctx.facts.choices?.set('unknown-fields', `refuse: ${code}`);
   const id = (jsonBody(ex) as Record<string, unknown> | undefined)?.id;
@@ -167,14 +228,20 @@ function inspect(ex: Exchange, ctx: InspectContext): void {
   for (const pet of pets) {
     if (!pet || typeof pet !== 'object') continue;
     const outside = Object.keys(pet).filter((k) => !allowed.has(k));
-    ctx.ledger.assert('create.no-extra-properties', outside.length === 0, `${ex.purpose}: pet ${String((pet as Record<string, unknown>).id)} carries ${outside.join(', ')}, which Pet does not have`, [ex]);
+    ctx.ledger.assert(
+      'create.no-extra-properties',
+      outside.length === 0,
+      `${ex.purpose}: pet ${String((pet as Record<string, unknown>).id)} carries ${outside.join(', ')}, which Pet does not have`,
+      [ex],
+    );
   }
 }
 
 async function behaviour(ctx: AreaContext): Promise<void> {
   const created = ctx.facts.created;
   if (!created || created.id === undefined || status(created.exchange) !== 201) {
-    for (const id of ['create.echo', 'create.retrievable', 'create.unique-ids', 'create.listed', 'create.server-assigns-id']) ctx.ledger.notRun(id, 'create.201 did not return a pet with an id');
+    for (const id of ['create.echo', 'create.retrievable', 'create.unique-ids', 'create.listed', 'create.server-assigns-id'])
+      ctx.ledger.notRun(id, 'create.201 did not return a pet with an id');
     return;
   }
   const withId = { ...created, id: created.id };

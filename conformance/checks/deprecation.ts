@@ -7,7 +7,13 @@ import type { Exchange } from '../http.ts';
 import { SECTION, type InspectContext, type LiveArea } from './area.ts';
 
 const checks: readonly CheckDef[] = [
-  { id: 'deprecation.header', level: 'should', profile: 'full', section: `${SECTION.versioning}; RFC 9745`, title: 'getPet responses carry Deprecation as an RFC 9745 date (@epoch)' },
+  {
+    id: 'deprecation.header',
+    level: 'should',
+    profile: 'full',
+    section: `${SECTION.versioning}; RFC 9745`,
+    title: 'getPet responses carry Deprecation as an RFC 9745 date (@epoch)',
+  },
   {
     id: 'deprecation.sunset',
     level: 'should',
@@ -15,7 +21,13 @@ const checks: readonly CheckDef[] = [
     section: `${SECTION.versioning}; RFC 8594`,
     title: 'getPet responses carry Sunset on the removal day the description announces (x-deprecation), not before Deprecation',
   },
-  { id: 'deprecation.scope', level: 'should', profile: 'full', section: SECTION.versioning, title: 'Operations that are not deprecated carry no Deprecation or Sunset' },
+  {
+    id: 'deprecation.scope',
+    level: 'should',
+    profile: 'full',
+    section: SECTION.versioning,
+    title: 'Operations that are not deprecated carry no Deprecation or Sunset',
+  },
 ];
 
 function inspect(ex: Exchange, ctx: InspectContext): void {
@@ -39,8 +51,19 @@ function inspect(ex: Exchange, ctx: InspectContext): void {
   const day = sunsetAt === null ? undefined : new Date(sunsetAt).toISOString().slice(0, 10);
   const dayOk = announced === undefined || day === announced;
   const why =
-    sunset === undefined ? 'missing' : sunsetAt === null ? `${JSON.stringify(sunset)}, not an HTTP-date` : !dayOk ? `${sunset}, not the announced removal day ${announced}` : `${sunset}, earlier than Deprecation`;
-  ledger.assert('deprecation.sunset', sunsetAt !== null && dayOk && (deprecatedAt === null || deprecatedAt <= sunsetAt), `${ex.purpose} (${res.status}): Sunset is ${why}`, [ex]);
+    sunset === undefined
+      ? 'missing'
+      : sunsetAt === null
+        ? `${JSON.stringify(sunset)}, not an HTTP-date`
+        : !dayOk
+          ? `${sunset}, not the announced removal day ${announced}`
+          : `${sunset}, earlier than Deprecation`;
+  ledger.assert(
+    'deprecation.sunset',
+    sunsetAt !== null && dayOk && (deprecatedAt === null || deprecatedAt <= sunsetAt),
+    `${ex.purpose} (${res.status}): Sunset is ${why}`,
+    [ex],
+  );
 }
 
 export const deprecationArea: LiveArea = { name: 'deprecation', checks, inspect };

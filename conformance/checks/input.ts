@@ -18,13 +18,21 @@ import { acceptsExtra, describeStatus, isPetArray, nextPage, send, status } from
 const GENERATED = 'Endpoints; generated from spec/openapi.yaml';
 
 const checks: readonly CheckDef[] = [
-  { id: 'input.examples', level: 'must', profile: 'contract', section: GENERATED, title: "Each operation with the description's own examples (body and parameters) answers its documented success", needs: ['examples'] },
+  {
+    id: 'input.examples',
+    level: 'must',
+    profile: 'contract',
+    section: GENERATED,
+    title: "Each operation with the description's own examples (body and parameters) answers its documented success",
+    needs: ['examples'],
+  },
   {
     id: 'input.valid-accepted',
     level: 'must',
     profile: 'contract',
     section: GENERATED,
-    title: 'Valid requests that vary only what the specification bounds (every PetStatus, status left out, limit from 1 to 100, the examples) answer their documented success',
+    title:
+      'Valid requests that vary only what the specification bounds (every PetStatus, status left out, limit from 1 to 100, the examples) answer their documented success',
     needs: ['coverage'],
   },
   {
@@ -32,7 +40,8 @@ const checks: readonly CheckDef[] = [
     level: 'should',
     profile: 'contract',
     section: `${GENERATED}; x-decision`,
-    title: 'Valid requests generated from the full schemas (names of 1 to 100 characters in any script, categoryId up to 2^53 − 1, extra properties) are accepted',
+    title:
+      'Valid requests generated from the full schemas (names of 1 to 100 characters in any script, categoryId up to 2^53 − 1, extra properties) are accepted',
     needs: ['coverage'],
   },
   {
@@ -40,7 +49,8 @@ const checks: readonly CheckDef[] = [
     level: 'must',
     profile: 'contract',
     section: GENERATED,
-    title: 'Requests past what the specification states (a required field missing, a wrong type, a status outside PetStatus, past int64, limit not an integer) are refused with a 4xx; a limit outside 1..100 is refused, or served clamped or ignored',
+    title:
+      'Requests past what the specification states (a required field missing, a wrong type, a status outside PetStatus, past int64, limit not an integer) are refused with a 4xx; a limit outside 1..100 is refused, or served clamped or ignored',
     needs: ['coverage'],
   },
   {
@@ -56,11 +66,26 @@ const checks: readonly CheckDef[] = [
     level: 'should',
     profile: 'contract',
     section: `${GENERATED}; x-decision`,
-    title: "Values past the reference server's decisions (an empty, blank, 101-character or control-character name, categoryId 0 or 2^53, an empty query value) are refused with 400",
+    title:
+      "Values past the reference server's decisions (an empty, blank, 101-character or control-character name, categoryId 0 or 2^53, an empty query value) are refused with 400",
     needs: ['coverage'],
   },
-  { id: 'input.invalid-not-stored', level: 'must', profile: 'full', section: SECTION.create, title: 'A refused body stores nothing: no pet it named turns up in the list', needs: ['coverage'] },
-  { id: 'input.list-honoured', level: 'must', profile: 'full', section: SECTION.list, title: 'For generated limit and status values, the list holds at most limit pets (20 without it), all with that status', needs: ['fuzzing'] },
+  {
+    id: 'input.invalid-not-stored',
+    level: 'must',
+    profile: 'full',
+    section: SECTION.create,
+    title: 'A refused body stores nothing: no pet it named turns up in the list',
+    needs: ['coverage'],
+  },
+  {
+    id: 'input.list-honoured',
+    level: 'must',
+    profile: 'full',
+    section: SECTION.list,
+    title: 'For generated limit and status values, the list holds at most limit pets (20 without it), all with that status',
+    needs: ['fuzzing'],
+  },
 ];
 
 /** The check a case's outcome belongs to. */
@@ -80,7 +105,11 @@ function judge(expect: Expectation, ex: Exchange, purpose: string): Judgement {
   }
   const refused = code >= 400 && code < 500;
   if (!refused && code >= 200 && code < 300 && expect.servedAtMost !== undefined) return servedInRange(expect.servedAtMost, ex, purpose, check);
-  if (!refused) return { problem: { check, message: `${purpose}: answered ${code}, expected a 4xx refusal${code < 300 ? ' (the invalid request was served)' : ''}` }, passed: [] };
+  if (!refused)
+    return {
+      problem: { check, message: `${purpose}: answered ${code}, expected a 4xx refusal${code < 300 ? ' (the invalid request was served)' : ''}` },
+      passed: [],
+    };
   if (expect.level === 'should') {
     return code === 400 ? { passed: [check] } : { problem: { check, message: `${purpose}: refused with ${code}, expected 400` }, passed: [] };
   }
@@ -96,7 +125,11 @@ function judge(expect: Expectation, ex: Exchange, purpose: string): Judgement {
 function servedInRange(atMost: number, ex: Exchange, purpose: string, check: string): Judgement {
   const body = jsonBody(ex);
   const count = Array.isArray(body) ? body.length : undefined;
-  if (count === undefined || count > atMost) return { problem: { check, message: `${purpose}: served ${count ?? 'a body that is not a list'} items; clamped or ignored it may serve at most ${atMost}` }, passed: [] };
+  if (count === undefined || count > atMost)
+    return {
+      problem: { check, message: `${purpose}: served ${count ?? 'a body that is not a list'} items; clamped or ignored it may serve at most ${atMost}` },
+      passed: [],
+    };
   return { problem: { check: 'input.invalid-400', message: `${purpose}: served (clamped or ignored) instead of refused with 400` }, passed: [check] };
 }
 
@@ -169,7 +202,8 @@ async function fuzzing(ctx: AreaContext, markers: Markers): Promise<void> {
         const c = toCase(input);
         const verdict = judge(c.expect, ex, c.purpose);
         // A server error fails the example too, so that it is shrunk (errors.no-server-error reports it).
-        if (!verdict.problem && (status(ex) ?? 0) >= 500) return { problem: { check: 'errors.no-server-error', message: `${c.purpose}: answered ${status(ex)}` }, passed: [] };
+        if (!verdict.problem && (status(ex) ?? 0) >= 500)
+          return { problem: { check: 'errors.no-server-error', message: `${c.purpose}: answered ${status(ex)}` }, passed: [] };
         if (verdict.problem) return verdict;
         const more = extra?.(input, ex);
         return more ? { problem: more.problem, passed: [...verdict.passed, ...more.passed] } : verdict;
@@ -177,7 +211,10 @@ async function fuzzing(ctx: AreaContext, markers: Markers): Promise<void> {
       pass: (id) => ctx.ledger.pass(id),
     });
     const f = outcome.failure;
-    if (f && f.problem.check !== 'errors.no-server-error') ctx.ledger.fail(f.problem.check, `${f.problem.message} (${name}: smallest of the failing inputs after ${f.shrinks} shrinks; seed ${f.seed})`, [f.exchange]);
+    if (f && f.problem.check !== 'errors.no-server-error')
+      ctx.ledger.fail(f.problem.check, `${f.problem.message} (${name}: smallest of the failing inputs after ${f.shrinks} shrinks; seed ${f.seed})`, [
+        f.exchange,
+      ]);
     if (outcome.cut) ctx.progress({ type: 'note', text: `fuzzing ${name}: stopped at --max-requests ${options.maxRequests}` });
   };
 
@@ -194,27 +231,33 @@ async function fuzzing(ctx: AreaContext, markers: Markers): Promise<void> {
       expect: { valid: true, level: g.level, success },
     }));
     const mutations = invalidBodyMutations(schema.should, schema.must);
-    const name = Object.keys(asObject(schema.should.properties)).find((n) => asObject(asObject(schema.should.properties)[n]).type === 'string' && !asObject(asObject(schema.should.properties)[n]).enum);
+    const name = Object.keys(asObject(schema.should.properties)).find(
+      (n) => asObject(asObject(schema.should.properties)[n]).type === 'string' && !asObject(asObject(schema.should.properties)[n]).enum,
+    );
     if (mutations.length > 0) {
       let n = 0;
       const markersOf = new Map<unknown, string>();
-      await run('invalid createPet bodies', fc.tuple(bodyArbitrary(schema.should, schema.must, create.requestExamples, { extra: false }), fc.constantFrom(...mutations)), (input) => {
-        const [g, m] = input;
-        let marker = markersOf.get(input);
-        if (!marker && name && m.property !== name) markersOf.set(input, (marker = `neg-${ctx.token}-f${++n}`));
-        const body: Record<string, Json> = { ...g.body, ...(marker && name ? { [name]: marker } : {}) };
-        if (m.value === undefined) delete body[m.property];
-        else body[m.property] = m.value;
-        return {
-          operationId: 'createPet',
-          method: create.method,
-          path: create.path,
-          json: body,
-          purpose: `create with ${m.property} ${m.label}: ${JSON.stringify(body)}`,
-          expect: { valid: false, level: m.level, where: 'body' },
-          ...(marker ? { marker } : {}),
-        };
-      });
+      await run(
+        'invalid createPet bodies',
+        fc.tuple(bodyArbitrary(schema.should, schema.must, create.requestExamples, { extra: false }), fc.constantFrom(...mutations)),
+        (input) => {
+          const [g, m] = input;
+          let marker = markersOf.get(input);
+          if (!marker && name && m.property !== name) markersOf.set(input, (marker = `neg-${ctx.token}-f${++n}`));
+          const body: Record<string, Json> = { ...g.body, ...(marker && name ? { [name]: marker } : {}) };
+          if (m.value === undefined) delete body[m.property];
+          else body[m.property] = m.value;
+          return {
+            operationId: 'createPet',
+            method: create.method,
+            path: create.path,
+            json: body,
+            purpose: `create with ${m.property} ${m.label}: ${JSON.stringify(body)}`,
+            expect: { valid: false, level: m.level, where: 'body' },
+            ...(marker ? { marker } : {}),
+          };
+        },
+      );
     }
   }
 
@@ -226,7 +269,14 @@ async function fuzzing(ctx: AreaContext, markers: Markers): Promise<void> {
   await run(
     'valid listPets queries',
     fc.record(model, { requiredKeys: [] }),
-    (values) => ({ operationId: 'listPets', method: list.method, path: list.path, query: queryOf(values as Record<string, Json>), purpose: `list with ${JSON.stringify(values)}`, expect: { valid: true, level: 'must', success: listSuccess } }),
+    (values) => ({
+      operationId: 'listPets',
+      method: list.method,
+      path: list.path,
+      query: queryOf(values as Record<string, Json>),
+      purpose: `list with ${JSON.stringify(values)}`,
+      expect: { valid: true, level: 'must', success: listSuccess },
+    }),
     ctx.options.profile === 'full' ? (values, ex) => honoured(ctx, values as Record<string, Json>, ex) : undefined,
   );
   const broken = query.map((p) => ({ p, arb: invalidTextArbitrary(p.schema.should, p.schema.must) })).filter((x) => x.arb !== undefined);
@@ -265,7 +315,8 @@ function invalidBodyMutations(should: JsonObject, must: JsonObject): Mutation[] 
     }
   }
   const mustRequired = new Set(Array.isArray(must.required) ? must.required.map(String) : []);
-  for (const name of Array.isArray(should.required) ? should.required.map(String) : []) out.push({ property: name, value: undefined, label: 'left out (required)', level: mustRequired.has(name) ? 'must' : 'should' });
+  for (const name of Array.isArray(should.required) ? should.required.map(String) : [])
+    out.push({ property: name, value: undefined, label: 'left out (required)', level: mustRequired.has(name) ? 'must' : 'should' });
   return out;
 }
 
@@ -275,8 +326,16 @@ function honoured(ctx: AreaContext, values: Record<string, Json>, ex: Exchange):
   if (!isPetArray(body)) return { passed: [] };
   const limit = typeof values.limit === 'number' ? values.limit : ctx.contract.listLimit.default;
   const wrong = values.status === undefined ? [] : body.filter((p) => p.status !== values.status);
-  if (body.length > limit) return { problem: { check: 'input.list-honoured', message: `list with ${JSON.stringify(values)} returned ${body.length} pets` }, passed: [] };
-  if (wrong.length > 0) return { problem: { check: 'input.list-honoured', message: `list with ${JSON.stringify(values)} returned pets with status ${[...new Set(wrong.map((p) => String(p.status)))].join(', ')}` }, passed: [] };
+  if (body.length > limit)
+    return { problem: { check: 'input.list-honoured', message: `list with ${JSON.stringify(values)} returned ${body.length} pets` }, passed: [] };
+  if (wrong.length > 0)
+    return {
+      problem: {
+        check: 'input.list-honoured',
+        message: `list with ${JSON.stringify(values)} returned pets with status ${[...new Set(wrong.map((p) => String(p.status)))].join(', ')}`,
+      },
+      passed: [],
+    };
   return { passed: ['input.list-honoured'] };
 }
 
@@ -294,8 +353,16 @@ async function storedNothing(ctx: AreaContext, markers: Markers): Promise<void> 
   let query: Record<string, string | number> | undefined = { limit };
   const seen: Exchange[] = [];
   for (let page = 0; page < 50; page++) {
-    if (!ctx.budget.take()) return ctx.ledger.notRun('input.invalid-not-stored', `--max-requests ${ctx.options.maxRequests} reached before the list was walked`);
-    const ex = await send(ctx, { operationId: 'listPets', purpose: 'walk the list for pets a refused body named', method: 'GET', path, ...(query ? { query } : {}), phase: 'coverage' });
+    if (!ctx.budget.take())
+      return ctx.ledger.notRun('input.invalid-not-stored', `--max-requests ${ctx.options.maxRequests} reached before the list was walked`);
+    const ex = await send(ctx, {
+      operationId: 'listPets',
+      purpose: 'walk the list for pets a refused body named',
+      method: 'GET',
+      path,
+      ...(query ? { query } : {}),
+      phase: 'coverage',
+    });
     seen.push(ex);
     const body = jsonBody(ex);
     if (status(ex) !== 200 || !isPetArray(body)) return ctx.ledger.notRun('input.invalid-not-stored', `the list answered ${describeStatus(ex)}`);
@@ -303,11 +370,16 @@ async function storedNothing(ctx: AreaContext, markers: Markers): Promise<void> 
       const sent = typeof pet.name === 'string' ? markers.get(pet.name) : undefined;
       // A body the target accepted is the other input checks' to judge: this one is about refusals.
       if (!sent || !refusedBody(sent)) continue;
-      ctx.ledger.fail('input.invalid-not-stored', `${sent.purpose} was refused with ${status(sent)}, yet pet ${String(pet.id)} named ${JSON.stringify(pet.name)} is in the list`, [sent, ex]);
+      ctx.ledger.fail(
+        'input.invalid-not-stored',
+        `${sent.purpose} was refused with ${status(sent)}, yet pet ${String(pet.id)} named ${JSON.stringify(pet.name)} is in the list`,
+        [sent, ex],
+      );
     }
     const next = nextPage(ctx, ex);
     if ('none' in next) {
-      if (body.length >= limit && next.none.startsWith('no Link')) return ctx.ledger.notRun('input.invalid-not-stored', 'the list is longer than one page and announces no next page');
+      if (body.length >= limit && next.none.startsWith('no Link'))
+        return ctx.ledger.notRun('input.invalid-not-stored', 'the list is longer than one page and announces no next page');
       if (!ctx.ledger.hasFailed('input.invalid-not-stored')) ctx.ledger.pass('input.invalid-not-stored');
       return;
     }

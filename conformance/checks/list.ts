@@ -8,11 +8,35 @@ import { describeStatus, expectResponse, isPetArray, nextPage, send, status } fr
 
 const checks: readonly CheckDef[] = [
   { id: 'list.200', level: 'must', profile: 'contract', section: SECTION.list, title: 'GET /pets with a key answers 200 with a bare array of Pet' },
-  { id: 'list.limit', level: 'must', profile: 'full', section: SECTION.list, title: `limit caps the number of pets returned (1 and the maximum ${LIST_LIMIT.maximum}), default at most ${LIST_LIMIT.default}` },
-  { id: 'list.limit-bounds', level: 'should', profile: 'full', section: SECTION.list, title: `limit outside ${LIST_LIMIT.minimum}..${LIST_LIMIT.maximum} is refused with 400 and an Error` },
-  { id: 'list.status-filter', level: 'must', profile: 'full', section: SECTION.list, title: 'status=<value> returns only pets with that status, for every PetStatus' },
+  {
+    id: 'list.limit',
+    level: 'must',
+    profile: 'full',
+    section: SECTION.list,
+    title: `limit caps the number of pets returned (1 and the maximum ${LIST_LIMIT.maximum}), default at most ${LIST_LIMIT.default}`,
+  },
+  {
+    id: 'list.limit-bounds',
+    level: 'should',
+    profile: 'full',
+    section: SECTION.list,
+    title: `limit outside ${LIST_LIMIT.minimum}..${LIST_LIMIT.maximum} is refused with 400 and an Error`,
+  },
+  {
+    id: 'list.status-filter',
+    level: 'must',
+    profile: 'full',
+    section: SECTION.list,
+    title: 'status=<value> returns only pets with that status, for every PetStatus',
+  },
   { id: 'list.status-invalid', level: 'should', profile: 'full', section: SECTION.list, title: 'status outside PetStatus is refused with 400 and an Error' },
-  { id: 'list.next-link', level: 'must', profile: 'full', section: `${SECTION.list}; RFC 8288`, title: 'When a page carries Link rel="next", following it returns the next page' },
+  {
+    id: 'list.next-link',
+    level: 'must',
+    profile: 'full',
+    section: `${SECTION.list}; RFC 8288`,
+    title: 'When a page carries Link rel="next", following it returns the next page',
+  },
 ];
 
 async function contract(ctx: AreaContext): Promise<void> {
@@ -32,7 +56,10 @@ async function limits(ctx: AreaContext): Promise<Exchange> {
   const all = jsonBody(limitMax);
   // A cap is judged only where it bites: a store of fewer pets than the limit says nothing of it.
   const held = status(limitMax) === 200 && Array.isArray(all) ? all.length : 0;
-  for (const [ex, limit] of [[limitOne, 1], [limitMax, maximum]] as const) {
+  for (const [ex, limit] of [
+    [limitOne, 1],
+    [limitMax, maximum],
+  ] as const) {
     const body = jsonBody(ex);
     if (status(ex) !== 200 || !Array.isArray(body)) ledger.fail('list.limit', `limit=${limit} answered ${describeStatus(ex)}`, [ex]);
     else if (body.length > limit) ledger.fail('list.limit', `limit=${limit} returned ${body.length} pets`, [ex]);
@@ -40,7 +67,8 @@ async function limits(ctx: AreaContext): Promise<Exchange> {
   }
   const defaultList = ctx.facts.list ? jsonBody(ctx.facts.list) : undefined;
   if (ctx.facts.list && Array.isArray(defaultList)) {
-    if (defaultList.length > byDefault) ledger.fail('list.limit', `without limit ${defaultList.length} pets came back; the default is ${byDefault}`, [ctx.facts.list]);
+    if (defaultList.length > byDefault)
+      ledger.fail('list.limit', `without limit ${defaultList.length} pets came back; the default is ${byDefault}`, [ctx.facts.list]);
     else if (held > byDefault) ledger.pass('list.limit');
     else ledger.note('list.limit', `the default of ${byDefault} was not judged: the list holds ${held} pets`);
   }
@@ -52,7 +80,10 @@ async function limits(ctx: AreaContext): Promise<Exchange> {
     seen.push(outOfRangeHandling(ex, limit, Math.min(maximum, Math.max(minimum, limit))));
   }
   const same = seen.every((s) => s.split(':')[0] === seen[0]!.split(':')[0]);
-  ctx.facts.choices?.set('limit-out-of-range', same ? `${seen[0]!.split(':')[0]}: ${seen.map((s) => s.split(': ')[1]).join(', ')}` : `mixed: ${seen.join('; ')}`);
+  ctx.facts.choices?.set(
+    'limit-out-of-range',
+    same ? `${seen[0]!.split(':')[0]}: ${seen.map((s) => s.split(': ')[1]).join(', ')}` : `mixed: ${seen.join('; ')}`,
+  );
   return limitOne;
 }
 
@@ -68,7 +99,13 @@ function outOfRangeHandling(ex: Exchange, limit: number, clamped: number): strin
 async function statusFilter(ctx: AreaContext): Promise<void> {
   const { ledger, contract } = ctx;
   for (const value of contract.petStatuses) {
-    const ex = await send(ctx, { operationId: 'listPets', purpose: `list with status=${value}`, method: 'GET', path: '/pets', query: { status: value, limit: contract.listLimit.maximum } });
+    const ex = await send(ctx, {
+      operationId: 'listPets',
+      purpose: `list with status=${value}`,
+      method: 'GET',
+      path: '/pets',
+      query: { status: value, limit: contract.listLimit.maximum },
+    });
     const body = jsonBody(ex);
     if (status(ex) !== 200 || !isPetArray(body)) {
       ledger.fail('list.status-filter', `status=${value} answered ${describeStatus(ex)}`, [ex]);
@@ -79,11 +116,25 @@ async function statusFilter(ctx: AreaContext): Promise<void> {
       continue;
     }
     const others = body.filter((p) => p.status !== value);
-    const ids = others.slice(0, 5).map((p) => String(p.id)).join(', ');
-    ledger.assert('list.status-filter', others.length === 0, `status=${value} returned pets with status ${[...new Set(others.map((p) => String(p.status)))].join(', ')} (ids ${ids})`, [ex]);
+    const ids = others
+      .slice(0, 5)
+      .map((p) => String(p.id))
+      .join(', ');
+    ledger.assert(
+      'list.status-filter',
+      others.length === 0,
+      `status=${value} returned pets with status ${[...new Set(others.map((p) => String(p.status)))].join(', ')} (ids ${ids})`,
+      [ex],
+    );
   }
   ledger.notRun('list.status-filter', 'no status filter returned a pet to judge');
-  const badStatus = await send(ctx, { operationId: 'listPets', purpose: 'list with status=adopted', method: 'GET', path: '/pets', query: { status: 'adopted' } });
+  const badStatus = await send(ctx, {
+    operationId: 'listPets',
+    purpose: 'list with status=adopted',
+    method: 'GET',
+    path: '/pets',
+    query: { status: 'adopted' },
+  });
   ledger.assert('list.status-invalid', status(badStatus) === 400, `status=adopted answered ${describeStatus(badStatus)}, expected 400`, [badStatus]);
 }
 
@@ -94,7 +145,10 @@ async function nextLink(ctx: AreaContext, page: Exchange): Promise<void> {
   if ('none' in next) {
     if (next.none.startsWith('no Link')) {
       ctx.facts.choices?.set('paging', 'none: no Link rel="next" (another mechanism, or none)');
-      ledger.notRun('list.next-link', `${next.none} on a one-pet page: the target's paging is not a Link the kit can follow (the mechanism is left open by the specification)`);
+      ledger.notRun(
+        'list.next-link',
+        `${next.none} on a one-pet page: the target's paging is not a Link the kit can follow (the mechanism is left open by the specification)`,
+      );
     } else ledger.fail('list.next-link', `${next.none}: it cannot lead to the next page`, [page]);
     return;
   }
@@ -105,7 +159,13 @@ async function nextLink(ctx: AreaContext, page: Exchange): Promise<void> {
   const second = jsonBody(page2);
   const firstIds = new Set(isPetArray(first) ? first.map((p) => p.id) : []);
   if (status(page2) !== 200 || !isPetArray(second)) ledger.fail('list.next-link', `the next page answered ${describeStatus(page2)}`, [page, page2]);
-  else ledger.assert('list.next-link', second.every((p) => !firstIds.has(p.id)), 'the next page repeats pets of the first page', [page, page2]);
+  else
+    ledger.assert(
+      'list.next-link',
+      second.every((p) => !firstIds.has(p.id)),
+      'the next page repeats pets of the first page',
+      [page, page2],
+    );
 }
 
 export const listArea: Area = {

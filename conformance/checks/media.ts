@@ -30,7 +30,8 @@ const checks: readonly CheckDef[] = [
     level: 'should',
     profile: 'contract',
     section: `${SECTION.create}; RFC 9110 §15.5.16, §8.4.1; RFC 8259 §8.1`,
-    title: 'Another media type, a charset other than UTF-8 or an unknown Content-Encoding is refused with 415; malformed JSON or bytes that are not UTF-8 with 400 and an Error body',
+    title:
+      'Another media type, a charset other than UTF-8 or an unknown Content-Encoding is refused with 415; malformed JSON or bytes that are not UTF-8 with 400 and an Error body',
     needs: ['coverage'],
   },
 ];
@@ -50,30 +51,82 @@ interface MediaCase {
 function cases(ctx: AreaContext, json: string): MediaCase[] {
   const created = successStatuses(ctx.contract.operations.get('createPet')!);
   const cut = json.slice(0, Math.max(1, json.length - 2));
-  const utf8Broken = Buffer.concat([Buffer.from(json.slice(0, json.indexOf(':') + 2), 'utf8'), Buffer.from([0xff, 0xfe]), Buffer.from(json.slice(json.indexOf(':') + 2), 'utf8')]);
+  const utf8Broken = Buffer.concat([
+    Buffer.from(json.slice(0, json.indexOf(':') + 2), 'utf8'),
+    Buffer.from([0xff, 0xfe]),
+    Buffer.from(json.slice(json.indexOf(':') + 2), 'utf8'),
+  ]);
   return [
-    { check: 'media.json-variants', purpose: 'create with Content-Type: application/json; charset=utf-8', body: json, contentType: 'application/json; charset=utf-8', expect: created },
+    {
+      check: 'media.json-variants',
+      purpose: 'create with Content-Type: application/json; charset=utf-8',
+      body: json,
+      contentType: 'application/json; charset=utf-8',
+      expect: created,
+    },
     { check: 'media.json-variants', purpose: 'create with Content-Type: APPLICATION/JSON', body: json, contentType: 'APPLICATION/JSON', expect: created },
     { check: 'media.not-json-refused', purpose: 'create with JSON cut short', body: cut, contentType: 'application/json', expect: [400], outside: 'not JSON' },
-    { check: 'media.not-json-refused', purpose: 'create with a form-encoded body labelled application/json', body: 'name=x&categoryId=1', contentType: 'application/json', expect: [400], outside: 'not JSON' },
+    {
+      check: 'media.not-json-refused',
+      purpose: 'create with a form-encoded body labelled application/json',
+      body: 'name=x&categoryId=1',
+      contentType: 'application/json',
+      expect: [400],
+      outside: 'not JSON',
+    },
     { check: 'media.not-json-refused', purpose: 'create with an empty body', body: '', contentType: 'application/json', expect: [400] },
-    { check: 'media.refusals', purpose: 'create with Content-Type: text/plain', body: json, contentType: 'text/plain', expect: [415], outside: 'another media type' },
-    { check: 'media.refusals', purpose: 'create with charset=iso-8859-1', body: json, contentType: 'application/json; charset=iso-8859-1', expect: [415], outside: 'another charset' },
-    { check: 'media.refusals', purpose: 'create with Content-Encoding: x-conformance', body: json, contentType: 'application/json', headers: { 'content-encoding': 'x-conformance' }, expect: [415], outside: 'an unknown content coding' },
-    { check: 'media.refusals', purpose: 'create with bytes that are not UTF-8', body: utf8Broken, contentType: 'application/json', expect: [400], outside: 'not UTF-8' },
+    {
+      check: 'media.refusals',
+      purpose: 'create with Content-Type: text/plain',
+      body: json,
+      contentType: 'text/plain',
+      expect: [415],
+      outside: 'another media type',
+    },
+    {
+      check: 'media.refusals',
+      purpose: 'create with charset=iso-8859-1',
+      body: json,
+      contentType: 'application/json; charset=iso-8859-1',
+      expect: [415],
+      outside: 'another charset',
+    },
+    {
+      check: 'media.refusals',
+      purpose: 'create with Content-Encoding: x-conformance',
+      body: json,
+      contentType: 'application/json',
+      headers: { 'content-encoding': 'x-conformance' },
+      expect: [415],
+      outside: 'an unknown content coding',
+    },
+    {
+      check: 'media.refusals',
+      purpose: 'create with bytes that are not UTF-8',
+      body: utf8Broken,
+      contentType: 'application/json',
+      expect: [400],
+      outside: 'not UTF-8',
+    },
   ];
 }
 
 function judge(ctx: AreaContext, c: MediaCase, ex: Exchange): void {
   const code = status(ex);
   if (c.check === 'media.json-variants') {
-    ctx.ledger.assert(c.check, code !== undefined && c.expect.includes(code), `${c.purpose}: answered ${describeStatus(ex)}, expected ${c.expect.join(' or ')}`, [ex]);
+    ctx.ledger.assert(
+      c.check,
+      code !== undefined && c.expect.includes(code),
+      `${c.purpose}: answered ${describeStatus(ex)}, expected ${c.expect.join(' or ')}`,
+      [ex],
+    );
     return;
   }
   if (c.check === 'media.not-json-refused') {
     ctx.ledger.assert(c.check, code !== undefined && code >= 400 && code < 500, `${c.purpose}: answered ${describeStatus(ex)}, expected a 4xx refusal`, [ex]);
     // Which 4xx is good practice, not the specification's.
-    if (code !== undefined && code >= 400 && code < 500 && !c.expect.includes(code)) ctx.ledger.fail('media.refusals', `${c.purpose}: refused with ${code}, expected ${c.expect.join(' or ')}`, [ex]);
+    if (code !== undefined && code >= 400 && code < 500 && !c.expect.includes(code))
+      ctx.ledger.fail('media.refusals', `${c.purpose}: refused with ${code}, expected ${c.expect.join(' or ')}`, [ex]);
     else if (code !== undefined && c.expect.includes(code)) ctx.ledger.pass('media.refusals');
     return;
   }
@@ -85,7 +138,12 @@ function judge(ctx: AreaContext, c: MediaCase, ex: Exchange): void {
     errorBody = false;
   }
   const ok = code !== undefined && c.expect.includes(code) && errorBody;
-  ctx.ledger.assert(c.check, ok, `${c.purpose}: answered ${describeStatus(ex)}${code !== undefined && c.expect.includes(code) && !errorBody ? ' without an Error body' : `, expected ${c.expect.join(' or ')}`}`, [ex]);
+  ctx.ledger.assert(
+    c.check,
+    ok,
+    `${c.purpose}: answered ${describeStatus(ex)}${code !== undefined && c.expect.includes(code) && !errorBody ? ' without an Error body' : `, expected ${c.expect.join(' or ')}`}`,
+    [ex],
+  );
 }
 
 async function coverage(ctx: AreaContext): Promise<void> {

@@ -21,11 +21,23 @@ const checks: readonly CheckDef[] = [
     title: 'A method the description does not give a path (PUT, PATCH, DELETE; POST on /pets/{petId}) answers 405 with Allow naming the described methods',
     needs: ['coverage'],
   },
-  { id: 'methods.options', level: 'should', profile: 'contract', section: 'RFC 9110 §9.3.7', title: 'OPTIONS on a path answers 2xx with Allow naming its described methods', needs: ['coverage'] },
+  {
+    id: 'methods.options',
+    level: 'should',
+    profile: 'contract',
+    section: 'RFC 9110 §9.3.7',
+    title: 'OPTIONS on a path answers 2xx with Allow naming its described methods',
+    needs: ['coverage'],
+  },
 ];
 
 function allowed(ex: Exchange): Set<string> {
-  return new Set((ex.response?.headers.allow ?? '').split(',').map((m) => m.trim().toUpperCase()).filter(Boolean));
+  return new Set(
+    (ex.response?.headers.allow ?? '')
+      .split(',')
+      .map((m) => m.trim().toUpperCase())
+      .filter(Boolean),
+  );
 }
 
 async function coverage(ctx: AreaContext): Promise<void> {
@@ -40,17 +52,30 @@ async function coverage(ctx: AreaContext): Promise<void> {
     const others = METHODS.filter((m) => !methods.includes(m));
     for (const method of [...others, 'OPTIONS']) {
       if (!ctx.budget.take()) return ctx.progress({ type: 'note', text: `methods: cases left out (--max-requests ${ctx.options.maxRequests})` });
-      const ex = await send(ctx, { operationId, purpose: `${method} ${template}`, method, path, outside: 'a method the description does not give this path', phase: 'coverage' });
+      const ex = await send(ctx, {
+        operationId,
+        purpose: `${method} ${template}`,
+        method,
+        path,
+        outside: 'a method the description does not give this path',
+        phase: 'coverage',
+      });
       const allow = allowed(ex);
       const missing = methods.filter((m) => !allow.has(m));
       if (method === 'OPTIONS') {
         const ok = (status(ex) ?? 0) >= 200 && (status(ex) ?? 0) < 300 && missing.length === 0;
-        ctx.ledger.assert('methods.options', ok, `OPTIONS ${template}: answered ${describeStatus(ex)}${missing.length ? `, Allow ${JSON.stringify(ex.response?.headers.allow ?? null)} lacks ${missing.join(', ')}` : ''}`, [ex]);
+        ctx.ledger.assert(
+          'methods.options',
+          ok,
+          `OPTIONS ${template}: answered ${describeStatus(ex)}${missing.length ? `, Allow ${JSON.stringify(ex.response?.headers.allow ?? null)} lacks ${missing.join(', ')}` : ''}`,
+          [ex],
+        );
         continue;
       }
       const problems: string[] = [];
       if (status(ex) !== 405) problems.push(`answered ${describeStatus(ex)}, expected 405`);
-      else if (missing.length > 0 || allow.has(method)) problems.push(`Allow ${JSON.stringify(ex.response?.headers.allow ?? null)} should name ${methods.join(', ')} and not ${method}`);
+      else if (missing.length > 0 || allow.has(method))
+        problems.push(`Allow ${JSON.stringify(ex.response?.headers.allow ?? null)} should name ${methods.join(', ')} and not ${method}`);
       ctx.ledger.assert('methods.405', problems.length === 0, `${method} ${template}: ${problems.join('; ')}`, [ex]);
     }
   }

@@ -7,7 +7,13 @@ import type { Exchange } from '../http.ts';
 import { SECTION, type InspectContext, type LiveArea } from './area.ts';
 
 const checks: readonly CheckDef[] = [
-  { id: 'headers.rate-limit', level: 'must', profile: 'contract', section: SECTION.headers, title: 'Every response carries X-RateLimit-Limit/Remaining/Reset as integers, Remaining <= Limit' },
+  {
+    id: 'headers.rate-limit',
+    level: 'must',
+    profile: 'contract',
+    section: SECTION.headers,
+    title: 'Every response carries X-RateLimit-Limit/Remaining/Reset as integers, Remaining <= Limit',
+  },
   {
     id: 'ratelimit.ietf-fields',
     level: 'should',
@@ -26,7 +32,8 @@ function ietfProblems(headers: Record<string, string>, remaining: number | null)
   const states = parseRateLimit(state);
   if (state === undefined) problems.push('RateLimit missing');
   else if (!states) problems.push(`RateLimit ${JSON.stringify(state)} is not a list of items with integer r (and t)`);
-  else if (remaining !== null && !states.some((s) => s.remaining === remaining)) problems.push(`no RateLimit item has r=${remaining} as X-RateLimit-Remaining says`);
+  else if (remaining !== null && !states.some((s) => s.remaining === remaining))
+    problems.push(`no RateLimit item has r=${remaining} as X-RateLimit-Remaining says`);
   return problems;
 }
 

@@ -19,19 +19,89 @@ const BAN = ['rate-limit-key', 'ban-check'] as const;
 const { headers: HEADERS, exceeded: EXCEEDED } = SECTION;
 
 const checks: readonly CheckDef[] = [
-  { id: 'ratelimit.limit-constant', level: 'must', profile: 'full', section: HEADERS, title: 'X-RateLimit-* are integers on every response, and Limit stays the same through one window', needs: KEY },
-  { id: 'ratelimit.remaining-decrements', level: 'must', profile: 'full', section: HEADERS, title: 'X-RateLimit-Remaining falls by exactly one per admitted request', needs: KEY },
-  { id: 'ratelimit.reset-future', level: 'must', profile: 'full', section: HEADERS, title: 'X-RateLimit-Reset is a Unix time in seconds, in the future, within a day', needs: KEY },
+  {
+    id: 'ratelimit.limit-constant',
+    level: 'must',
+    profile: 'full',
+    section: HEADERS,
+    title: 'X-RateLimit-* are integers on every response, and Limit stays the same through one window',
+    needs: KEY,
+  },
+  {
+    id: 'ratelimit.remaining-decrements',
+    level: 'must',
+    profile: 'full',
+    section: HEADERS,
+    title: 'X-RateLimit-Remaining falls by exactly one per admitted request',
+    needs: KEY,
+  },
+  {
+    id: 'ratelimit.reset-future',
+    level: 'must',
+    profile: 'full',
+    section: HEADERS,
+    title: 'X-RateLimit-Reset is a Unix time in seconds, in the future, within a day',
+    needs: KEY,
+  },
   { id: 'ratelimit.reset-stable', level: 'must', profile: 'full', section: HEADERS, title: 'X-RateLimit-Reset does not move within a window', needs: KEY },
-  { id: 'ratelimit.exhaustion-exact', level: 'must', profile: 'full', section: EXCEEDED, title: 'The first 429 comes exactly after the requests Remaining announced', needs: KEY },
+  {
+    id: 'ratelimit.exhaustion-exact',
+    level: 'must',
+    profile: 'full',
+    section: EXCEEDED,
+    title: 'The first 429 comes exactly after the requests Remaining announced',
+    needs: KEY,
+  },
   { id: 'ratelimit.429', level: 'must', profile: 'full', section: EXCEEDED, title: '429 carries an Error body, Retry-After and Remaining 0', needs: KEY },
-  { id: 'ratelimit.retry-after-valid', level: 'must', profile: 'full', section: `${EXCEEDED}; RFC 9110 §10.2.3`, title: 'Retry-After is delay-seconds or an HTTP-date', needs: KEY },
-  { id: 'ratelimit.retry-after-consistent', level: 'must', profile: 'full', section: EXCEEDED, title: 'The moment Retry-After names is the moment X-RateLimit-Reset names', needs: KEY },
-  { id: 'ratelimit.retry-after-integer', level: 'should', profile: 'full', section: EXCEEDED, title: 'Retry-After is integer delay-seconds, at least 1', needs: KEY },
-  { id: 'ratelimit.429-no-store', level: 'should', profile: 'full', section: `${EXCEEDED}; RFC 6585 §4`, title: '429 carries Cache-Control: no-store', needs: KEY },
+  {
+    id: 'ratelimit.retry-after-valid',
+    level: 'must',
+    profile: 'full',
+    section: `${EXCEEDED}; RFC 9110 §10.2.3`,
+    title: 'Retry-After is delay-seconds or an HTTP-date',
+    needs: KEY,
+  },
+  {
+    id: 'ratelimit.retry-after-consistent',
+    level: 'must',
+    profile: 'full',
+    section: EXCEEDED,
+    title: 'The moment Retry-After names is the moment X-RateLimit-Reset names',
+    needs: KEY,
+  },
+  {
+    id: 'ratelimit.retry-after-integer',
+    level: 'should',
+    profile: 'full',
+    section: EXCEEDED,
+    title: 'Retry-After is integer delay-seconds, at least 1',
+    needs: KEY,
+  },
+  {
+    id: 'ratelimit.429-no-store',
+    level: 'should',
+    profile: 'full',
+    section: `${EXCEEDED}; RFC 6585 §4`,
+    title: '429 carries Cache-Control: no-store',
+    needs: KEY,
+  },
   { id: 'ratelimit.readmitted', level: 'must', profile: 'full', section: EXCEEDED, title: 'After waiting Retry-After, the key is admitted again', needs: KEY },
-  { id: 'ratelimit.refused-until-retry', level: 'must', profile: 'full', section: EXCEEDED, title: 'Requests repeated after a 429 stay refused, each with a valid Retry-After', needs: BAN },
-  { id: 'ratelimit.ban-lifts', level: 'must', profile: 'full', section: EXCEEDED, title: 'A temporary ban, if one is imposed, is announced by Retry-After and lifts when it says', needs: BAN },
+  {
+    id: 'ratelimit.refused-until-retry',
+    level: 'must',
+    profile: 'full',
+    section: EXCEEDED,
+    title: 'Requests repeated after a 429 stay refused, each with a valid Retry-After',
+    needs: BAN,
+  },
+  {
+    id: 'ratelimit.ban-lifts',
+    level: 'must',
+    profile: 'full',
+    section: EXCEEDED,
+    title: 'A temporary ban, if one is imposed, is announced by Retry-After and lifts when it says',
+    needs: BAN,
+  },
   {
     id: 'ratelimit.per-key',
     level: 'must',
@@ -124,7 +194,9 @@ function giveUp(ctx: AreaContext, reason: string): void {
 
 /** The Error body of a 429; its headers are the rules' to judge. */
 function refusalBody(ctx: AreaContext, ex: Exchange, which: string): void {
-  const problems = validateResponse(ctx.contract, ex.operationId, ex.response!, 'must').filter((p) => p.where === 'header content-type' || p.where.startsWith('body'));
+  const problems = validateResponse(ctx.contract, ex.operationId, ex.response!, 'must').filter(
+    (p) => p.where === 'header content-type' || p.where.startsWith('body'),
+  );
   ctx.ledger.assert('ratelimit.429', problems.length === 0, `${which} 429: ${problems.map((p) => `${p.where} ${p.message}`).join('; ')}`, [ex]);
 }
 
@@ -196,7 +268,10 @@ async function probeDuringBan(ctx: AreaContext, probe: Probe, verdict: RateLimit
   ctx.facts.choices?.set('ban-length', `${Math.round(length / 1000)} s`);
   for (let i = 1; i <= BAN_PROBES; i++) {
     const at = start + (length * i) / (BAN_PROBES + 1);
-    await ctx.wait(Math.max(0, at - ctx.clock.now()), `ban: the rate-limit key is banned for ${Math.round(length / 1000)} s; probe ${i} of ${BAN_PROBES} checks it is enforced`);
+    await ctx.wait(
+      Math.max(0, at - ctx.clock.now()),
+      `ban: the rate-limit key is banned for ${Math.round(length / 1000)} s; probe ${i} of ${BAN_PROBES} checks it is enforced`,
+    );
     const { ex } = await probe();
     if (!isRefusal(ex)) return;
   }
@@ -211,13 +286,15 @@ async function firstAdmitted(ctx: AreaContext, request: Send): Promise<Exchange 
     const finding = `the --rate-limit-key was refused (${describeStatus(first)}, Retry-After ${header(first, 'retry-after') ?? 'missing'}) by the first request this run sent with it: if nothing else uses this key, the server counts something other than the key (the address?)`;
     ctx.ledger.note('ratelimit.per-key', finding);
     ctx.progress({ type: 'note', text: `finding: ${finding}` });
-    if (!ctx.options.wait || waitMs === null || waitMs > ctx.options.maxWaitSeconds * 1000) return 'the --rate-limit-key is refused (429) before the checks started; use a fresh key';
+    if (!ctx.options.wait || waitMs === null || waitMs > ctx.options.maxWaitSeconds * 1000)
+      return 'the --rate-limit-key is refused (429) before the checks started; use a fresh key';
     await ctx.wait(waitMs, `window: the rate-limit key was refused at the start; waiting its Retry-After (${Math.ceil(waitMs / 1000)} s)`);
     first = await request();
   }
   if (status(first) !== 200) return `the --rate-limit-key is not admitted (${describeStatus(first)})`;
   const announced = parseInteger(header(first, 'x-ratelimit-remaining'));
-  if (announced === null || parseInteger(header(first, 'x-ratelimit-limit')) === null) return 'the first response lacks integer X-RateLimit-Limit/Remaining (see headers.rate-limit)';
+  if (announced === null || parseInteger(header(first, 'x-ratelimit-limit')) === null)
+    return 'the first response lacks integer X-RateLimit-Limit/Remaining (see headers.rate-limit)';
   const max = ctx.options.maxRateLimitRequests;
   if (announced > max) return `Remaining is ${announced}, above --max-rate-limit-requests ${max}; use a key on a smaller plan`;
   return first;
@@ -225,7 +302,13 @@ async function firstAdmitted(ctx: AreaContext, request: Send): Promise<Exchange 
 
 /** While the rate-limit key is refused, the run's own key, from the same address, must still be admitted. */
 async function perKey(ctx: AreaContext, refused: Exchange): Promise<void> {
-  const ex = await send(ctx, { operationId: 'listPets', purpose: 'per key: --api-key while --rate-limit-key is refused', method: 'GET', path: '/pets', query: { limit: 1 } });
+  const ex = await send(ctx, {
+    operationId: 'listPets',
+    purpose: 'per key: --api-key while --rate-limit-key is refused',
+    method: 'GET',
+    path: '/pets',
+    query: { limit: 1 },
+  });
   ctx.ledger.assert(
     'ratelimit.per-key',
     isAdmitted(ex),
@@ -240,7 +323,14 @@ async function rateLimit(ctx: AreaContext): Promise<void> {
   ctx.facts.rateLimitTimeline = () => verdict.timeline();
   let n = 0;
   const request: Send = () =>
-    send(ctx, { operationId: 'listPets', purpose: `rate-limit request ${++n}`, method: 'GET', path: '/pets', query: { limit: 1 }, authorization: ctx.http.bearer(options.rateLimitKey) });
+    send(ctx, {
+      operationId: 'listPets',
+      purpose: `rate-limit request ${++n}`,
+      method: 'GET',
+      path: '/pets',
+      query: { limit: 1 },
+      authorization: ctx.http.bearer(options.rateLimitKey),
+    });
   const probe: Probe = async () => {
     const ex = await request();
     return { ex, out: verdict.observe(ex) };
@@ -256,7 +346,11 @@ async function rateLimit(ctx: AreaContext): Promise<void> {
   await perKey(ctx, refused);
   if (options.banCheck) await banProbe(ctx, probe, verdict);
   const banned = verdict.banned();
-  const skipped = await waitRetryAfter(ctx, verdict, `${banned ? 'ban' : 'window'}: the rate-limit key is refused${banned ? ' (banned)' : ''}; waiting until every Retry-After has passed to check it is admitted again`);
+  const skipped = await waitRetryAfter(
+    ctx,
+    verdict,
+    `${banned ? 'ban' : 'window'}: the rate-limit key is refused${banned ? ' (banned)' : ''}; waiting until every Retry-After has passed to check it is admitted again`,
+  );
   if (skipped !== null) {
     ctx.ledger.notRun('ratelimit.readmitted', skipped);
     ctx.ledger.notRun('ratelimit.ban-lifts', skipped);

@@ -15,7 +15,13 @@ const checks: readonly CheckDef[] = [
     title: 'No request of any phase, valid or not, is answered with a server error (5xx; a 503 with Retry-After excepted)',
   },
   { id: 'errors.status-field', level: 'must', profile: 'contract', section: SECTION.errors, title: "Every error body's status equals the HTTP status" },
-  { id: 'schema.every-response', level: 'must', profile: 'contract', section: 'Resources and their fields; Errors', title: 'Every response seen is documented and valid against its OpenAPI schemas (ajv), the reference server\'s decisions left out' },
+  {
+    id: 'schema.every-response',
+    level: 'must',
+    profile: 'contract',
+    section: 'Resources and their fields; Errors',
+    title: "Every response seen is documented and valid against its OpenAPI schemas (ajv), the reference server's decisions left out",
+  },
   {
     id: 'schema.reference-decisions',
     level: 'should',
@@ -51,7 +57,12 @@ export const responsesArea: LiveArea = {
     ledger.assert('schema.reference-decisions', decisions.length === 0, `${ex.purpose}: ${text(decisions)}`, [ex]);
     if (res.status >= 400) {
       const body = jsonBody(ex) as Record<string, unknown> | undefined;
-      ledger.assert('errors.status-field', body?.status === res.status, `${ex.purpose}: error body status is ${JSON.stringify(body?.status)}, HTTP status ${res.status}`, [ex]);
+      ledger.assert(
+        'errors.status-field',
+        body?.status === res.status,
+        `${ex.purpose}: error body status is ${JSON.stringify(body?.status)}, HTTP status ${res.status}`,
+        [ex],
+      );
     }
   },
 };

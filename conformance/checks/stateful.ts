@@ -26,7 +26,8 @@ const checks: readonly CheckDef[] = [
     level: 'must',
     profile: 'full',
     section: `${SECTION.list}; RFC 8288`,
-    title: 'Listing with its status filter, page after page (Link rel="next"), holds at most limit pets each, all of that status, none twice, and finds the created pet',
+    title:
+      'Listing with its status filter, page after page (Link rel="next"), holds at most limit pets each, all of that status, none twice, and finds the created pet',
     needs: ['stateful'],
   },
 ];
@@ -73,7 +74,12 @@ async function sequence(ctx: AreaContext, body: Record<string, Json>, limit: num
   const got = await step(ctx, { operationId: 'getPet', purpose: `stateful: get pet ${id}`, method: 'GET', path: `/pets/${id}` });
   if (!got) return 'budget';
   const again = differing({ ...sent, id }, jsonBody(got));
-  ledger.assert('stateful.create-get', status(got) === 200 && again.length === 0, status(got) !== 200 ? `GET /pets/${id} answered ${describeStatus(got)}` : `GET /pets/${id} returned different ${again.join(', ')}`, [created, got]);
+  ledger.assert(
+    'stateful.create-get',
+    status(got) === 200 && again.length === 0,
+    status(got) !== 200 ? `GET /pets/${id} answered ${describeStatus(got)}` : `GET /pets/${id} returned different ${again.join(', ')}`,
+    [created, got],
+  );
 
   const petStatus = typeof pet.status === 'string' ? pet.status : undefined;
   if (petStatus === undefined) return 'done';
@@ -82,7 +88,13 @@ async function sequence(ctx: AreaContext, body: Record<string, Json>, limit: num
   const seenIds = new Map<unknown, Exchange>();
   const pages: Exchange[] = [];
   for (let n = 0; n < MAX_PAGES; n++) {
-    const page = await step(ctx, { operationId: 'listPets', purpose: `stateful: list status=${petStatus} limit=${limit}, page ${n + 1}, looking for pet ${id}`, method: 'GET', path, ...(query ? { query } : {}) });
+    const page = await step(ctx, {
+      operationId: 'listPets',
+      purpose: `stateful: list status=${petStatus} limit=${limit}, page ${n + 1}, looking for pet ${id}`,
+      method: 'GET',
+      path,
+      ...(query ? { query } : {}),
+    });
     if (!page) return 'budget';
     pages.push(page);
     const list = jsonBody(page);
@@ -93,11 +105,27 @@ async function sequence(ctx: AreaContext, body: Record<string, Json>, limit: num
     const problems: string[] = [];
     if (list.length > limit) problems.push(`${list.length} pets on a page of limit ${limit}`);
     const others = list.filter((p) => p.status !== petStatus);
-    if (others.length > 0) problems.push(`pets ${others.map((p) => String(p.id)).slice(0, 5).join(', ')} have another status than ${petStatus}`);
+    if (others.length > 0)
+      problems.push(
+        `pets ${others
+          .map((p) => String(p.id))
+          .slice(0, 5)
+          .join(', ')} have another status than ${petStatus}`,
+      );
     const repeated = list.filter((p) => seenIds.has(p.id));
-    if (repeated.length > 0) problems.push(`pets ${repeated.map((p) => String(p.id)).slice(0, 5).join(', ')} were on an earlier page too`);
+    if (repeated.length > 0)
+      problems.push(
+        `pets ${repeated
+          .map((p) => String(p.id))
+          .slice(0, 5)
+          .join(', ')} were on an earlier page too`,
+      );
     // A page is judged only as part of finding the pet: a pass says the created pet was found.
-    if (problems.length > 0) ledger.fail('stateful.list-pages', `page ${n + 1} of status=${petStatus}: ${problems.join('; ')}`, [...repeated.map((p) => seenIds.get(p.id)!).slice(0, 1), page]);
+    if (problems.length > 0)
+      ledger.fail('stateful.list-pages', `page ${n + 1} of status=${petStatus}: ${problems.join('; ')}`, [
+        ...repeated.map((p) => seenIds.get(p.id)!).slice(0, 1),
+        page,
+      ]);
     for (const p of list) seenIds.set(p.id, page);
     if (list.some((p) => p.id === id)) {
       ledger.pass('stateful.list-pages');
@@ -105,7 +133,11 @@ async function sequence(ctx: AreaContext, body: Record<string, Json>, limit: num
     }
     const next = nextPage(ctx, page);
     if ('none' in next) {
-      if (list.length < limit || !next.none.startsWith('no Link')) ledger.fail('stateful.list-pages', `pet ${id} (${petStatus}) is not in the list of status=${petStatus}: ${next.none} after page ${n + 1}`, [created, page]);
+      if (list.length < limit || !next.none.startsWith('no Link'))
+        ledger.fail('stateful.list-pages', `pet ${id} (${petStatus}) is not in the list of status=${petStatus}: ${next.none} after page ${n + 1}`, [
+          created,
+          page,
+        ]);
       else ledger.notRun('stateful.list-pages', `pet ${id} is not on the first full page, and ${next.none} leads further`);
       return 'done';
     }
@@ -122,9 +154,15 @@ async function stateful(ctx: AreaContext): Promise<void> {
   const schema = create.requestSchema;
   if (!base || !schema) return;
   const limitSchema = ctx.contract.operations.get('listPets')!.parameters.find((p) => p.name === 'limit')?.schema.should ?? {};
-  const limits = fc.sample(fc.integer({ min: Math.max(Number(limitSchema.minimum ?? 1), 10), max: Number(limitSchema.maximum ?? 100) }), { seed: ctx.options.seed, numRuns: ctx.contract.petStatuses.length + GENERATED_PETS + 1 });
+  const limits = fc.sample(fc.integer({ min: Math.max(Number(limitSchema.minimum ?? 1), 10), max: Number(limitSchema.maximum ?? 100) }), {
+    seed: ctx.options.seed,
+    numRuns: ctx.contract.petStatuses.length + GENERATED_PETS + 1,
+  });
   // One pet with each status, named so that it is this run's.
-  const bodies: Array<[Record<string, Json>, string]> = ctx.contract.petStatuses.map((s) => [{ ...base, name: `${String(base.name)}-${ctx.token}-${s}`, status: s }, `with status ${s}`]);
+  const bodies: Array<[Record<string, Json>, string]> = ctx.contract.petStatuses.map((s) => [
+    { ...base, name: `${String(base.name)}-${ctx.token}-${s}`, status: s },
+    `with status ${s}`,
+  ]);
   // One pet at the upper edge of every property (the longest name, the largest categoryId): where a
   // store cuts or overflows.
   const edge: Record<string, Json> = { ...base };
@@ -135,7 +173,10 @@ async function stateful(ctx: AreaContext): Promise<void> {
     if (top) edge[name] = top.value;
   }
   bodies.push([edge, 'at the upper edge of every property']);
-  const generated = fc.sample(bodyArbitrary(schema.should, schema.must, create.requestExamples, { extra: acceptsExtra(ctx) }), { seed: ctx.options.seed + 1, numRuns: GENERATED_PETS });
+  const generated = fc.sample(bodyArbitrary(schema.should, schema.must, create.requestExamples, { extra: acceptsExtra(ctx) }), {
+    seed: ctx.options.seed + 1,
+    numRuns: GENERATED_PETS,
+  });
   for (const g of generated) bodies.push([g.body, `a generated pet ${JSON.stringify(g.body)}`]);
   for (const [i, [body, why]] of bodies.entries()) {
     if ((await sequence(ctx, body, limits[i]!, why)) === 'budget') {

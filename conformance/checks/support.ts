@@ -77,6 +77,7 @@ export function nextPage(ctx: AreaContext, page: Exchange): { url: string } | { 
   if (!next) return { none: 'no Link rel="next"' };
   const url = new URL(next.target, page.request.url);
   const list = new URL(ctx.http.url('/pets'));
-  if (url.origin !== list.origin || url.pathname !== list.pathname) return { none: `Link rel="next" leads to ${url.origin}${url.pathname}, not to ${list.origin}${list.pathname}` };
+  if (url.origin !== list.origin || url.pathname !== list.pathname)
+    return { none: `Link rel="next" leads to ${url.origin}${url.pathname}, not to ${list.origin}${list.pathname}` };
   return { url: url.toString() };
 }

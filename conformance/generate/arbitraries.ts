@@ -43,7 +43,12 @@ export interface GeneratedBody {
 }
 
 /** Whole object bodies valid at both levels; the level their acceptance is demanded at comes with them. */
-export function bodyArbitrary(should: JsonObject, must: JsonObject, examples: readonly Json[], options: { extra?: boolean; fixed?: Record<string, Json> } = {}): fc.Arbitrary<GeneratedBody> {
+export function bodyArbitrary(
+  should: JsonObject,
+  must: JsonObject,
+  examples: readonly Json[],
+  options: { extra?: boolean; fixed?: Record<string, Json> } = {},
+): fc.Arbitrary<GeneratedBody> {
   const properties = asObject(should.properties);
   const mustProperties = asObject(must.properties);
   const required = new Set(Array.isArray(should.required) ? should.required.map(String) : []);
@@ -55,7 +60,14 @@ export function bodyArbitrary(should: JsonObject, must: JsonObject, examples: re
   const record = fc.record(model, { requiredKeys: [...required, ...Object.keys(fixed)] });
   const allowsExtra = should.additionalProperties !== false && options.extra !== false;
   const extras = allowsExtra
-    ? fc.option(fc.dictionary(fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 8 }).filter((k) => !(k in properties) && k !== '__proto__'), fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.boolean()), { maxKeys: 2 }), { nil: undefined })
+    ? fc.option(
+        fc.dictionary(
+          fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 8 }).filter((k) => !(k in properties) && k !== '__proto__'),
+          fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.boolean()),
+          { maxKeys: 2 },
+        ),
+        { nil: undefined },
+      )
     : fc.constant(undefined);
   return fc.tuple(record, extras).map(([values, extra]) => {
     const body = { ...(values as Record<string, Json>), ...(extra ?? {}) };
@@ -92,9 +104,20 @@ export function invalidTextArbitrary(should: JsonObject, must: JsonObject): fc.A
     options.push(word.filter((s) => !values.includes(s)).map((value) => ({ value, level: level('enum'), keyword: 'enum' })));
   } else if (should.type === 'integer' || should.type === 'number') {
     options.push(word.map((value) => ({ value, level: level('type'), keyword: 'type' })));
-    if (should.type === 'integer') options.push(fc.tuple(fc.integer({ min: -1000, max: 1000 }), fc.integer({ min: 1, max: 9 })).map(([i, f]) => ({ value: `${i}.${f}`, level: level('type'), keyword: 'type' })));
-    if (typeof should.minimum === 'number') options.push(fc.integer({ min: Number.MIN_SAFE_INTEGER, max: should.minimum - 1 }).map((n) => ({ value: String(n), level: level('minimum'), keyword: 'minimum' })));
-    if (typeof should.maximum === 'number') options.push(fc.integer({ min: should.maximum + 1, max: Number.MAX_SAFE_INTEGER }).map((n) => ({ value: String(n), level: level('maximum'), keyword: 'maximum' })));
+    if (should.type === 'integer')
+      options.push(
+        fc
+          .tuple(fc.integer({ min: -1000, max: 1000 }), fc.integer({ min: 1, max: 9 }))
+          .map(([i, f]) => ({ value: `${i}.${f}`, level: level('type'), keyword: 'type' })),
+      );
+    if (typeof should.minimum === 'number')
+      options.push(
+        fc.integer({ min: Number.MIN_SAFE_INTEGER, max: should.minimum - 1 }).map((n) => ({ value: String(n), level: level('minimum'), keyword: 'minimum' })),
+      );
+    if (typeof should.maximum === 'number')
+      options.push(
+        fc.integer({ min: should.maximum + 1, max: Number.MAX_SAFE_INTEGER }).map((n) => ({ value: String(n), level: level('maximum'), keyword: 'maximum' })),
+      );
   }
   return options.length > 0 ? fc.oneof(...options) : undefined;
 }

@@ -72,7 +72,9 @@ function examplePathValues(op: Operation): Record<string, string> {
 export function exampleCases(contract: Contract): Case[] {
   const cases: Case[] = [];
   for (const op of contract.operations.values()) {
-    const query = Object.fromEntries(op.parameters.filter((p) => p.in === 'query' && !p.decision && p.example !== undefined).map((p) => [p.name, String(p.example)]));
+    const query = Object.fromEntries(
+      op.parameters.filter((p) => p.in === 'query' && !p.decision && p.example !== undefined).map((p) => [p.name, String(p.example)]),
+    );
     const body = baseBody(op);
     cases.push({
       operationId: op.operationId,
@@ -118,7 +120,12 @@ export function bodyCases(op: Operation, token: string, options: { extra?: boole
     const examples = op.requestExamples.map((e) => asObject(e)[name]).filter((v): v is Json => v !== undefined);
     for (const v of validVariants(should, must, examples)) {
       if (JSON.stringify(v.value) === JSON.stringify(base[name])) continue;
-      cases.push({ ...on, json: { ...base, [name]: v.value }, purpose: `${op.operationId} with ${name} ${v.label}`, expect: { valid: true, level: v.level, success } });
+      cases.push({
+        ...on,
+        json: { ...base, [name]: v.value },
+        purpose: `${op.operationId} with ${name} ${v.label}`,
+        expect: { valid: true, level: v.level, success },
+      });
     }
     if (!required.includes(name)) {
       const { [name]: _omitted, ...rest } = base;
@@ -126,7 +133,10 @@ export function bodyCases(op: Operation, token: string, options: { extra?: boole
     }
     for (const v of invalidVariants(should, must, 'json')) {
       const { body, marker } = marked({ ...base, [name]: v.value }, name);
-      const raw = typeof v.value === 'number' && !Number.isSafeInteger(v.value) && Number.isInteger(v.value) ? JSON.stringify(body).replace(JSON.stringify(v.value), BigInt(v.value).toString()) : undefined;
+      const raw =
+        typeof v.value === 'number' && !Number.isSafeInteger(v.value) && Number.isInteger(v.value)
+          ? JSON.stringify(body).replace(JSON.stringify(v.value), BigInt(v.value).toString())
+          : undefined;
       cases.push({
         ...on,
         ...(raw ? { raw } : { json: body }),
@@ -139,12 +149,29 @@ export function bodyCases(op: Operation, token: string, options: { extra?: boole
   for (const name of required) {
     const { body, marker } = marked(base, name);
     const { [name]: _missing, ...rest } = body;
-    cases.push({ ...on, json: rest, purpose: `${op.operationId} without the required ${name}`, expect: { valid: false, level: mustRequired.has(name) ? 'must' : 'should', where: 'body' }, ...(marker ? { marker } : {}) });
+    cases.push({
+      ...on,
+      json: rest,
+      purpose: `${op.operationId} without the required ${name}`,
+      expect: { valid: false, level: mustRequired.has(name) ? 'must' : 'should', where: 'body' },
+      ...(marker ? { marker } : {}),
+    });
   }
   if (schema.should.additionalProperties !== false) {
-    if (options.extra !== false) cases.push({ ...on, json: { ...base, [`extra${token}`]: 'ignored' }, purpose: `${op.operationId} with a property the schema does not name`, expect: { valid: true, level: 'should', success } });
+    if (options.extra !== false)
+      cases.push({
+        ...on,
+        json: { ...base, [`extra${token}`]: 'ignored' },
+        purpose: `${op.operationId} with a property the schema does not name`,
+        expect: { valid: true, level: 'should', success },
+      });
   }
-  for (const [what, raw] of [['an array', '[]'], ['a string', JSON.stringify(String(base[nameProperty ?? ''] ?? 'x'))], ['a number', '42'], ['null', 'null']] as const) {
+  for (const [what, raw] of [
+    ['an array', '[]'],
+    ['a string', JSON.stringify(String(base[nameProperty ?? ''] ?? 'x'))],
+    ['a number', '42'],
+    ['null', 'null'],
+  ] as const) {
     cases.push({ ...on, raw, purpose: `${op.operationId} with ${what} instead of an object`, expect: { valid: false, level: 'must', where: 'body' } });
   }
   return cases;
@@ -175,7 +202,12 @@ export function parameterCases(op: Operation): Case[] {
     const examples = p.example === undefined ? [] : [p.example];
     for (const v of validVariants(p.schema.should, p.schema.must, examples)) {
       if (p.in === 'path' && v.value !== exampleOf(op, p.name)) continue;
-      cases.push({ ...on, ...send(String(v.value)), purpose: `${op.operationId} with ${p.name}=${String(v.value)} (${v.label})`, expect: { valid: true, level: v.level, success } });
+      cases.push({
+        ...on,
+        ...send(String(v.value)),
+        purpose: `${op.operationId} with ${p.name}=${String(v.value)} (${v.label})`,
+        expect: { valid: true, level: v.level, success },
+      });
     }
     for (const v of invalidVariants(p.schema.should, p.schema.must, 'text')) {
       // An empty path segment is another path, not a parameter value.

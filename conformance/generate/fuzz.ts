@@ -75,6 +75,13 @@ export async function fuzz<T>(options: FuzzOptions<T>): Promise<FuzzOutcome<T>> 
   return {
     examples,
     cut,
-    failure: { input: last.input, exchange: last.exchange, problem: last.problem, shrinks: details.numShrinks, seed: options.seed, path: details.counterexamplePath ?? '' },
+    failure: {
+      input: last.input,
+      exchange: last.exchange,
+      problem: last.problem,
+      shrinks: details.numShrinks,
+      seed: options.seed,
+      path: details.counterexamplePath ?? '',
+    },
   };
 }

@@ -104,7 +104,7 @@ export function validVariants(should: JsonObject, must: JsonObject, examples: re
     if (value === undefined || !validAtBoth(should, must, value) || out.some((v) => JSON.stringify(v.value) === JSON.stringify(value))) return;
     out.push({ value, label, level: mustAccept(must, value, examples) ? 'must' : 'should' });
   };
-  for (const example of examples) add(example, 'the description\'s example');
+  for (const example of examples) add(example, "the description's example");
   if (Array.isArray(should.enum)) {
     for (const value of should.enum) add(value, `enum value ${JSON.stringify(value)}`);
     return out;
@@ -167,7 +167,8 @@ export function invalidVariants(should: JsonObject, must: JsonObject, as: 'json'
       ['an object', {}],
     ];
     const sameType = (value: Json) => (typeof value === 'string' && type === 'string') || (typeof value === 'number' && type === 'number');
-    for (const [what, value] of others) if (!sameType(value)) add(value, `${what} instead of ${type === 'integer' ? 'an integer' : `a ${type ?? 'value'}`}`, 'type');
+    for (const [what, value] of others)
+      if (!sameType(value)) add(value, `${what} instead of ${type === 'integer' ? 'an integer' : `a ${type ?? 'value'}`}`, 'type');
   } else if (type === 'integer' || type === 'number') {
     add('abc', 'a word instead of a number', 'type');
     if (type === 'integer') add('1.5', 'a fraction instead of an integer', 'type');
@@ -179,7 +180,9 @@ export function invalidVariants(should: JsonObject, must: JsonObject, as: 'json'
     if (typeof should.pattern === 'string') {
       const regex = new RegExp(should.pattern, 'u');
       for (const s of NOTABLE_STRINGS) {
-        const lengthOk = (typeof should.minLength !== 'number' || [...s].length >= should.minLength) && (typeof should.maxLength !== 'number' || [...s].length <= should.maxLength);
+        const lengthOk =
+          (typeof should.minLength !== 'number' || [...s].length >= should.minLength) &&
+          (typeof should.maxLength !== 'number' || [...s].length <= should.maxLength);
         if (lengthOk && !regex.test(s)) add(s, `${JSON.stringify(s)}, outside the pattern`, 'pattern');
       }
     }

@@ -50,7 +50,9 @@ export function consoleProgress(write: (text: string) => void, tty: boolean): (e
       endInline();
       const counts = new Map<string, number>();
       for (const t of event.outcome.transactions) counts.set(t.status, (counts.get(t.status) ?? 0) + 1);
-      write(`  Dredd: ${[...counts].map(([s, n]) => `${n} ${s}`).join(', ') || 'no transactions'} in ${(event.outcome.durationMs / 1000).toFixed(1)} s${event.outcome.error ? ` (error: ${event.outcome.error})` : ''}\n`);
+      write(
+        `  Dredd: ${[...counts].map(([s, n]) => `${n} ${s}`).join(', ') || 'no transactions'} in ${(event.outcome.durationMs / 1000).toFixed(1)} s${event.outcome.error ? ` (error: ${event.outcome.error})` : ''}\n`,
+      );
     }
   };
 }
@@ -118,7 +120,9 @@ export function formatConsole(report: Report, options: { verbose?: boolean } = {
   }
   if (report.preferUsed.length > 0) {
     out.push('');
-    out.push(`Prism's Prefer header was sent (--prefer) for: ${report.preferUsed.join(', ')}; those results show what a mock can be told to do, not what it does by itself.`);
+    out.push(
+      `Prism's Prefer header was sent (--prefer) for: ${report.preferUsed.join(', ')}; those results show what a mock can be told to do, not what it does by itself.`,
+    );
   }
   out.push('');
   out.push('Summary');
@@ -132,9 +136,12 @@ export function formatConsole(report: Report, options: { verbose?: boolean } = {
   }
   if (report.pacing.waitedMs > 0 || report.pacing.attributed.length > 0) {
     const refusals = report.pacing.attributed.map((a) => `${a.budget}${a.code ? ` (${a.code})` : ''}`);
-    out.push(`  waited ${(report.pacing.waitedMs / 1000).toFixed(0)} s in ${report.pacing.waits.length} waits${refusals.length ? `; 429s attributed to ${refusals.join(', ')}` : ''}`);
+    out.push(
+      `  waited ${(report.pacing.waitedMs / 1000).toFixed(0)} s in ${report.pacing.waits.length} waits${refusals.length ? `; 429s attributed to ${refusals.join(', ')}` : ''}`,
+    );
   }
-  out.push(`  ${report.requests} requests in ${(report.durationMs / 1000).toFixed(1)} s; ${report.exitCode === 0 ? 'CONFORMS' : 'DOES NOT CONFORM'} (exit ${report.exitCode})`);
+  out.push(
+    `  ${report.requests} requests in ${(report.durationMs / 1000).toFixed(1)} s; ${report.exitCode === 0 ? 'CONFORMS' : 'DOES NOT CONFORM'} (exit ${report.exitCode})`,
+  );
   return `${out.join('\n')}\n`;
 }
-

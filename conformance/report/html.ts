@@ -72,7 +72,10 @@ export function formatHtml(report: Report): string {
   const verdict = report.exitCode === 0 ? 'CONFORMS' : 'DOES NOT CONFORM';
   const problems = report.results.filter((r) => r.outcome === 'failed' || r.outcome === 'warned');
   const c = report.counts;
-  const generated = report.phases.length > 0 ? `<span>generated: ${report.generated.sent} requests, seed <code>${report.seed}</code> (replay with <code>--seed ${report.seed}</code>)</span>` : '';
+  const generated =
+    report.phases.length > 0
+      ? `<span>generated: ${report.generated.sent} requests, seed <code>${report.seed}</code> (replay with <code>--seed ${report.seed}</code>)</span>`
+      : '';
   return `<!doctype html>
 <html lang="en">
 <head>

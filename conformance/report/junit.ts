@@ -5,13 +5,15 @@ import type { CheckResult } from '../ledger.ts';
 import type { Report } from '../run.ts';
 
 function xml(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    // XML 1.0 cannot carry most control characters, even escaped.
-    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, '');
+  return (
+    text
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/"/g, '&quot;')
+      // XML 1.0 cannot carry most control characters, even escaped.
+      .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, '')
+  );
 }
 
 function failureText(r: CheckResult): string {
@@ -51,4 +53,3 @@ export function formatJUnit(report: Report): string {
   lines.push('  </testsuite>', '</testsuites>', '');
   return lines.join('\n');
 }
-

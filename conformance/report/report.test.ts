@@ -46,7 +46,12 @@ test('the failure carries a replay line that names the key by its variable, and 
 });
 
 test('curl lines quote what a shell would mangle and send bytes that are not UTF-8 exactly', () => {
-  const line = curlLine({ method: 'POST', url: 'http://h/v1/pets', headers: { 'x-api-token': 'secret', 'content-type': 'application/json' }, body: `{"name":"O'Malley\\u0000"}` });
+  const line = curlLine({
+    method: 'POST',
+    url: 'http://h/v1/pets',
+    headers: { 'x-api-token': 'secret', 'content-type': 'application/json' },
+    body: `{"name":"O'Malley\\u0000"}`,
+  });
   assert.ok(line.includes(`'{"name":"O'\\''Malley\\u0000"}'`), line);
   assert.ok(line.includes("'x-api-token: <redacted>'"), line);
   const bytes = curlLine({ method: 'POST', url: 'http://h/v1/pets', headers: {}, body: '{"name":"\\xff"}', bytes: Buffer.from([0x7b, 0xff, 0x27, 0x7d]) });
@@ -93,7 +98,7 @@ if (!available) process.stdout.write(`SKIP: ${CHROMIUM} is missing, so the HTML 
 
 test.run();
 
-const windows = suite('the HTML report draws the rate-limit key\'s windows');
+const windows = suite("the HTML report draws the rate-limit key's windows");
 
 windows('a limiter that serves a retry before Retry-After: the timeline marks the rule where it broke', async () => {
   const faulty = await startTarget(FAULTS.find((f) => f.id === 'serves-during-refusal'));
@@ -109,7 +114,18 @@ windows('a limiter that serves a retry before Retry-After: the timeline marks th
     assert.match(html, /class="tl-retry-after"/);
     if (!available) return;
     const { chromium } = await import('playwright-core');
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'] });
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--no-first-run',
+        '--disable-sync',
+      ],
+    });
     try {
       const page = await browser.newPage({ viewport: { width: 1100, height: 800 } });
       await page.setContent(html);

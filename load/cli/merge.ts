@@ -29,7 +29,8 @@ function readPart(file: string): Part {
   } catch (error) {
     throw new UsageError(`${file}: ${(error as Error).message}`);
   }
-  if (!summary || typeof summary.script !== 'string' || typeof summary.extra !== 'object') throw new UsageError(`${file} is not a summary written by a load/ script`);
+  if (!summary || typeof summary.script !== 'string' || typeof summary.extra !== 'object')
+    throw new UsageError(`${file} is not a summary written by a load/ script`);
   return { name: file, summary };
 }
 

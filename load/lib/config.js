@@ -141,7 +141,14 @@ export function expectedLimit(env) {
  * @param {string | null} [segment] the execution segment, null or "0:1" for the whole run
  */
 export function summaryPath(env, script, segment) {
-  const part = segment && segment !== '0:1' ? '-' + segment.replace(/\//g, '_').replace(/:/g, '-').replace(/[^0-9._%-]/g, '') : '';
+  const part =
+    segment && segment !== '0:1'
+      ? '-' +
+        segment
+          .replace(/\//g, '_')
+          .replace(/:/g, '-')
+          .replace(/[^0-9._%-]/g, '')
+      : '';
   const dir = stringEnv(env, 'SUMMARY_DIR', '').replace(/\/+$/, '');
   return stringEnv(env, 'SUMMARY_JSON', (dir === '' ? '' : dir + '/') + script + '-summary' + part + '.json');
 }

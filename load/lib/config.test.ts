@@ -14,7 +14,10 @@ for (const [env, expected] of [
   [{ PLAN: 'Pro' }, { plan: 'pro', limit: 300 }],
   [{ PLAN: 'business' }, { plan: 'business', limit: 1000 }],
   [{ PLAN: 'enterprise' }, { plan: 'enterprise', limit: null }],
-  [{ PLAN: 'enterprise', LIMIT: '500' }, { plan: 'enterprise', limit: 500 }],
+  [
+    { PLAN: 'enterprise', LIMIT: '500' },
+    { plan: 'enterprise', limit: 500 },
+  ],
   [{ LIMIT: '12' }, { plan: null, limit: 12 }],
 ] as const) {
   test(`expectedLimit(${JSON.stringify(env)})`, () => {

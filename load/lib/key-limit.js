@@ -55,11 +55,29 @@ export function keyLimitLine(k) {
   /** @param {number | null} v */
   const shown = (v) => (v === null ? 'none' : String(v));
   if (k.status === 429 || k.status === 403) {
-    return 'limited by the key at ' + k.rate + '/s: ' + k.status + ' with X-RateLimit-Limit ' + shown(k.limit) + ', Retry-After ' + (k.retryAfterS === null ? 'none' : k.retryAfterS + ' s');
+    return (
+      'limited by the key at ' +
+      k.rate +
+      '/s: ' +
+      k.status +
+      ' with X-RateLimit-Limit ' +
+      shown(k.limit) +
+      ', Retry-After ' +
+      (k.retryAfterS === null ? 'none' : k.retryAfterS + ' s')
+    );
   }
   return (
-    'limited by the key at ' + k.rate + '/s: X-RateLimit-Limit ' + shown(k.limit) + ', X-RateLimit-Remaining ' + shown(k.remaining) +
-    ' with the window resetting in ' + shown(k.resetInS) + ' s would run out within ' + HORIZON_S + ' s (stopped before any 429)'
+    'limited by the key at ' +
+    k.rate +
+    '/s: X-RateLimit-Limit ' +
+    shown(k.limit) +
+    ', X-RateLimit-Remaining ' +
+    shown(k.remaining) +
+    ' with the window resetting in ' +
+    shown(k.resetInS) +
+    ' s would run out within ' +
+    HORIZON_S +
+    ' s (stopped before any 429)'
   );
 }
 

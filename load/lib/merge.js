@@ -41,12 +41,22 @@ function checkSegments(parts) {
   for (let i = 0; i < sorted.length; i++) {
     coverage += sorted[i].share;
     if (i > 0 && sorted[i].from < sorted[i - 1].to - 1e-9) {
-      problems.push(sorted[i - 1].name + ' (' + sorted[i - 1].segment + ') and ' + sorted[i].name + ' (' + sorted[i].segment + ') overlap: the same share of the run was counted twice');
+      problems.push(
+        sorted[i - 1].name +
+          ' (' +
+          sorted[i - 1].segment +
+          ') and ' +
+          sorted[i].name +
+          ' (' +
+          sorted[i].segment +
+          ') overlap: the same share of the run was counted twice'
+      );
     }
   }
   const sequences = Array.from(new Set(segments.map((s) => s.sequence || '')));
   if (sequences.length > 1) problems.push('the generators were given different --execution-segment-sequence values: ' + sequences.join(' | '));
-  if (coverage < 1 - 1e-9 && problems.length === 0) notes.push('the segments cover ' + (coverage * 100).toFixed(1) + '% of the run: each step is judged against that share of its rate');
+  if (coverage < 1 - 1e-9 && problems.length === 0)
+    notes.push('the segments cover ' + (coverage * 100).toFixed(1) + '% of the run: each step is judged against that share of its rate');
   return { segments: sorted, coverage: Math.min(1, coverage), problems: problems, notes: notes };
 }
 
@@ -59,8 +69,23 @@ function startSpread(parts, stepS) {
   if (starts.length < 2) return null;
   const spreadS = (Math.max.apply(null, starts) - Math.min.apply(null, starts)) / 1000;
   const line = 'the generators started ' + spreadS.toFixed(1) + ' s apart';
-  if (stepS !== null && spreadS > MAX_START_SPREAD * stepS) return { line: line + ', more than ' + MAX_START_SPREAD * 100 + '% of a ' + stepS + ' s step: their steps did not overlap enough to be summed; start them together', bad: true };
-  if (stepS !== null && spreadS > NOTE_START_SPREAD * stepS) return { line: line + ': the target saw the summed rate for ' + Math.round((1 - spreadS / stepS) * 100) + '% of each ' + stepS + ' s step (start them together, or hold each step longer)', bad: false };
+  if (stepS !== null && spreadS > MAX_START_SPREAD * stepS)
+    return {
+      line:
+        line + ', more than ' + MAX_START_SPREAD * 100 + '% of a ' + stepS + ' s step: their steps did not overlap enough to be summed; start them together',
+      bad: true,
+    };
+  if (stepS !== null && spreadS > NOTE_START_SPREAD * stepS)
+    return {
+      line:
+        line +
+        ': the target saw the summed rate for ' +
+        Math.round((1 - spreadS / stepS) * 100) +
+        '% of each ' +
+        stepS +
+        ' s step (start them together, or hold each step longer)',
+      bad: false,
+    };
   return { line: line, bad: false };
 }
 
@@ -114,8 +139,23 @@ function mergeCapacity(parts, coverage, lines, problems) {
   const first = head.summary.extra;
   for (const p of parts.slice(1)) {
     const e = p.summary.extra;
-    if (!same(e.rates, first.rates) || e.holdS !== first.holdS) problems.push(p.name + ' ran other steps (' + (e.rates || []).join(', ') + ' for ' + e.holdS + ' s) than ' + head.name + ' (' + (first.rates || []).join(', ') + ' for ' + first.holdS + ' s)');
-    if (!same(Object.assign({}, e.criteria, { share: 0, maxVUs: 0 }), Object.assign({}, first.criteria, { share: 0, maxVUs: 0 }))) problems.push(p.name + ' judged other objectives than ' + head.name);
+    if (!same(e.rates, first.rates) || e.holdS !== first.holdS)
+      problems.push(
+        p.name +
+          ' ran other steps (' +
+          (e.rates || []).join(', ') +
+          ' for ' +
+          e.holdS +
+          ' s) than ' +
+          head.name +
+          ' (' +
+          (first.rates || []).join(', ') +
+          ' for ' +
+          first.holdS +
+          ' s)'
+      );
+    if (!same(Object.assign({}, e.criteria, { share: 0, maxVUs: 0 }), Object.assign({}, first.criteria, { share: 0, maxVUs: 0 })))
+      problems.push(p.name + ' judged other objectives than ' + head.name);
   }
   if (problems.length > 0) return null;
   const plan = stepPlan(first.rates, first.holdS);
@@ -127,9 +167,12 @@ function mergeCapacity(parts, coverage, lines, problems) {
   const knee = judgeSteps(plan, (name) => stats[name] || null, criteria);
   for (const row of knee.rows) lines.push(stepLine(row));
   lines.push('highest sustained rate (all generators): ' + (knee.held === null ? 'none' : knee.held.rate + ' requests/s'));
-  lines.push('first broken rate (all generators): ' + (knee.broke === null ? 'none up to ' + first.rates[first.rates.length - 1] + ' requests/s' : knee.broke.rate + ' requests/s (' + knee.broke.why + ')'));
+  lines.push(
+    'first broken rate (all generators): ' +
+      (knee.broke === null ? 'none up to ' + first.rates[first.rates.length - 1] + ' requests/s' : knee.broke.rate + ' requests/s (' + knee.broke.why + ')')
+  );
   lines.push(boundLine(knee, first.rates[first.rates.length - 1]));
-  lines.push('p95 and p99 shown are the highest generator\'s; the objectives are judged on the summed count of slower requests');
+  lines.push("p95 and p99 shown are the highest generator's; the objectives are judged on the summed count of slower requests");
   // What the script's thresholds ask of one generator, asked of the sum: a search, that its first
   // step meets the objectives; fixed rates, that every request together does.
   const judged = first.mode === 'rates' ? sumStepStats(plan.steps.map((s) => stats[s.name] || null)) : stats[plan.steps[0].name] || null;
@@ -175,7 +218,8 @@ export function mergeSummaries(parts) {
   const script = head.summary.script;
   /** @type {string[]} */
   const problems = [];
-  for (const p of parts) if (p.summary.script !== script) problems.push(p.name + ' is a ' + p.summary.script + '.js summary, ' + head.name + ' a ' + script + '.js one');
+  for (const p of parts)
+    if (p.summary.script !== script) problems.push(p.name + ' is a ' + p.summary.script + '.js summary, ' + head.name + ' a ' + script + '.js one');
   if (script === 'rate-limit') problems.push('rate-limit.js runs on one process only: its summaries are not merged');
   const seg = checkSegments(parts);
   problems.push.apply(problems, seg.problems);
@@ -197,7 +241,14 @@ export function mergeSummaries(parts) {
   if (problems.length === 0 && script === 'capacity') {
     const c = mergeCapacity(parts, seg.coverage, lines, problems);
     if (c !== null) {
-      Object.assign(merged, { steps: c.knee.rows, highestSustained: c.knee.held, firstBroken: c.knee.broke, bound: c.knee.bound, stepStats: c.stats, criteria: c.criteria });
+      Object.assign(merged, {
+        steps: c.knee.rows,
+        highestSustained: c.knee.held,
+        firstBroken: c.knee.broke,
+        bound: c.knee.bound,
+        stepStats: c.stats,
+        criteria: c.criteria,
+      });
       holds = c.holds;
     }
   } else if (problems.length === 0) {
@@ -211,8 +262,19 @@ export function mergeSummaries(parts) {
   else if (failed.length > 0 || !holds) result = 'FAIL';
   for (const problem of problems) lines.unshift('CANNOT MERGE: ' + problem);
   lines.push(
-    'result: ' + result +
-      (result === 'PASS' ? ' (every generator passed, and the sum holds)' : result === 'ABORTED' ? ' (' + (problems.length > 0 ? 'the summaries do not make one run' : aborted.map((p) => p.name).join(', ') + ' stopped') + ')' : ' (' + (failed.length > 0 ? failed.map((p) => p.name).join(', ') + ' failed' : 'the summed steps did not hold') + ')')
+    'result: ' +
+      result +
+      (result === 'PASS'
+        ? ' (every generator passed, and the sum holds)'
+        : result === 'ABORTED'
+          ? ' (' + (problems.length > 0 ? 'the summaries do not make one run' : aborted.map((p) => p.name).join(', ') + ' stopped') + ')'
+          : ' (' + (failed.length > 0 ? failed.map((p) => p.name).join(', ') + ' failed' : 'the summed steps did not hold') + ')')
   );
-  return { script: script, result: result, exitCode: result === 'PASS' ? 0 : 1, lines: lines, merged: Object.assign({ script: script, result: result, generators: seg.segments, problems: problems }, merged) };
+  return {
+    script: script,
+    result: result,
+    exitCode: result === 'PASS' ? 0 : 1,
+    lines: lines,
+    merged: Object.assign({ script: script, result: result, generators: seg.segments, problems: problems }, merged),
+  };
 }

@@ -12,10 +12,21 @@ const here = dirname(fileURLToPath(import.meta.url));
 const START = Date.UTC(2026, 10, 22, 10, 0, 17, 300);
 const SMALL = { START_RATE: '10', MAX_RATE: '160', HOLD: '5s', P95_MS: '100', P99_MS: '200' };
 
-async function generator(script: string, env: Record<string, string>, handler: Parameters<typeof runScript>[1]['handler'], segment: string | null, startMs = START): Promise<Part> {
+async function generator(
+  script: string,
+  env: Record<string, string>,
+  handler: Parameters<typeof runScript>[1]['handler'],
+  segment: string | null,
+  startMs = START,
+): Promise<Part> {
   const out = captureConsole();
   try {
-    const r = await runScript(join(here, '..', script), { env, handler, startMs, ...(segment ? { executionSegment: segment, executionSegmentSequence: '0,1/2,1' } : {}) });
+    const r = await runScript(join(here, '..', script), {
+      env,
+      handler,
+      startMs,
+      ...(segment ? { executionSegment: segment, executionSegmentSequence: '0,1/2,1' } : {}),
+    });
     const [name, text] = Object.entries(r.summary).find(([k]) => k.endsWith('.json'))!;
     return { name, summary: JSON.parse(text) };
   } finally {
@@ -31,7 +42,10 @@ test('two halves of a capacity run merge into the knee one generator finds alone
   const merged = mergeSummaries([a, b]);
   const alone = await generator('capacity.js', SMALL, kneeTarget(65), null);
   const extra = alone.summary.extra as { highestSustained: { rate: number }; firstBroken: { rate: number } };
-  assert.equal([(merged.merged.highestSustained as { rate: number }).rate, (merged.merged.firstBroken as { rate: number }).rate], [extra.highestSustained.rate, extra.firstBroken.rate]);
+  assert.equal(
+    [(merged.merged.highestSustained as { rate: number }).rate, (merged.merged.firstBroken as { rate: number }).rate],
+    [extra.highestSustained.rate, extra.firstBroken.rate],
+  );
   assert.match(merged.lines.join('\n'), /merged 2 capacity\.js summaries: capacity-summary-0-1_2\.json \(0:1\/2\), capacity-summary-1_2-1\.json \(1\/2:1\)/);
   assert.match(merged.lines.join('\n'), /held 10\/s: achieved 10\.0\/s/);
   assert.is(merged.result, 'PASS');
@@ -78,7 +92,19 @@ test('sums: counts add up, failures weigh by requests, percentiles take the high
     null,
     { count: 300, errorRate: 0, p95: 30, p99: 15, overP95: 5, overP99: 0, dropped: 1, limited: 0, vusMax: 7, iterationAvg: 8, requestAvg: 6 },
   ])!;
-  assert.equal(sum, { count: 400, errorRate: 10 / 400, p95: 30, p99: 20, overP95: 8, overP99: 1, dropped: 3, limited: 0, vusMax: 12, iterationAvg: 7, requestAvg: 5 });
+  assert.equal(sum, {
+    count: 400,
+    errorRate: 10 / 400,
+    p95: 30,
+    p99: 20,
+    overP95: 8,
+    overP99: 1,
+    dropped: 3,
+    limited: 0,
+    vusMax: 12,
+    iterationAvg: 7,
+    requestAvg: 5,
+  });
   assert.is(sumStepStats([null, null]), null);
 });
 

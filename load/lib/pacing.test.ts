@@ -58,7 +58,6 @@ test('setRate changes the schedule', () => {
   assert.is(p.allowance(1000, 100), 11);
 });
 
-
 test('a ban is probed after the window it began in, at two thirds, and after it lifts: three requests', () => {
   const p = banProbeTimes({ detectedMs: 0, banDueMs: 600_000, windowEndMs: 40_000, slackMs: 2_000 });
   assert.equal(p, { times: [200_000, 400_000, 603_000], pastReset: true });

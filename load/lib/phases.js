@@ -203,7 +203,15 @@ function shortfallOf(s, criteria) {
   if (s.iterationAvg !== undefined && s.requestAvg !== undefined) {
     const around = s.iterationAvg - s.requestAvg;
     if (around > Math.max(1, s.requestAvg)) {
-      return { bound: 'generator', why: "the generator's ceiling: k6 spent " + around.toFixed(1) + ' ms around each ' + s.requestAvg.toFixed(1) + ' ms request, so k6 itself could not keep up (add generators)' };
+      return {
+        bound: 'generator',
+        why:
+          "the generator's ceiling: k6 spent " +
+          around.toFixed(1) +
+          ' ms around each ' +
+          s.requestAvg.toFixed(1) +
+          ' ms request, so k6 itself could not keep up (add generators)',
+      };
     }
   }
   if (criteria.maxVUs !== undefined && s.vusMax !== undefined && s.vusMax >= criteria.maxVUs) {
@@ -212,7 +220,10 @@ function shortfallOf(s, criteria) {
   if (s.iterationAvg === undefined || s.requestAvg === undefined) {
     return { bound: 'generator', why: "the generator's ceiling: iterations dropped with VUs to spare" };
   }
-  return { bound: 'server', why: 'the target slowed down: its ' + s.requestAvg.toFixed(1) + ' ms requests kept the VUs waiting (iterations ' + s.iterationAvg.toFixed(1) + ' ms)' };
+  return {
+    bound: 'server',
+    why: 'the target slowed down: its ' + s.requestAvg.toFixed(1) + ' ms requests kept the VUs waiting (iterations ' + s.iterationAvg.toFixed(1) + ' ms)',
+  };
 }
 
 /**
@@ -331,7 +342,7 @@ export function nextPass(knee, resolution) {
  */
 export function boundLine(knee, maxRate) {
   const held = knee.held === null ? 'nothing held' : knee.held.rate + '/s held';
-  if (knee.broke === null) return "bound found: none up to " + maxRate + '/s (neither the server, the key nor the generator)';
+  if (knee.broke === null) return 'bound found: none up to ' + maxRate + '/s (neither the server, the key nor the generator)';
   if (knee.bound === 'key') return "bound found: the key's limit at " + knee.broke.rate + '/s (' + held + '), not the server';
   if (knee.bound === 'generator') return "bound found: the generator's ceiling at " + knee.broke.rate + '/s (' + held + '), not the server';
   return "bound found: the server's knee, between " + (knee.held === null ? 0 : knee.held.rate) + ' and ' + knee.broke.rate + '/s';
@@ -413,7 +424,20 @@ export function stepLine(r) {
   if (r.skipped) return 'not run ' + r.rate + '/s (the search had stopped)';
   const share = r.offered === r.rate ? '' : ' (this generator: ' + r.offered.toFixed(1) + '/s)';
   return (
-    (r.ok ? 'held ' : 'MISSED ') + r.rate + '/s' + share + ': achieved ' + r.achieved.toFixed(1) + '/s, errors ' + (r.errorRate * 100).toFixed(2) + '%, p95 ' + r.p95.toFixed(1) + ' ms, p99 ' + r.p99.toFixed(1) + ' ms; ' + r.k6 +
+    (r.ok ? 'held ' : 'MISSED ') +
+    r.rate +
+    '/s' +
+    share +
+    ': achieved ' +
+    r.achieved.toFixed(1) +
+    '/s, errors ' +
+    (r.errorRate * 100).toFixed(2) +
+    '%, p95 ' +
+    r.p95.toFixed(1) +
+    ' ms, p99 ' +
+    r.p99.toFixed(1) +
+    ' ms; ' +
+    r.k6 +
     (r.ok ? '' : ' (' + r.why + ')') +
     (r.ok && r.afterKnee ? ' (after the first break: not counted)' : '')
   );

@@ -1,6 +1,23 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { STEP_AGGREGATES, boundLine, doublingRates, isStepMetric, judgeSteps, nextPass, parseBetween, parseRates, refineRates, stepLine, stepMetric, stepPlan, stepScenarios, stepStats, stepThresholds, type StepStats } from './phases.js';
+import {
+  STEP_AGGREGATES,
+  boundLine,
+  doublingRates,
+  isStepMetric,
+  judgeSteps,
+  nextPass,
+  parseBetween,
+  parseRates,
+  refineRates,
+  stepLine,
+  stepMetric,
+  stepPlan,
+  stepScenarios,
+  stepStats,
+  stepThresholds,
+  type StepStats,
+} from './phases.js';
 
 test('parseRates wants positive integers that rise; BETWEEN wants exactly two', () => {
   assert.equal(parseRates('25, 50,100'), [25, 50, 100]);
@@ -68,7 +85,11 @@ test('the plan holds each rate in turn, one k6 scenario per step', () => {
     gracefulStop: '5s',
   });
   assert.is(scenarios['step-200']!.preAllocatedVUs, 15, 'never more than maxVUs');
-  assert.is(stepScenarios(plan, { exec: 'capacity', maxVUs: 200, headroomMs: 250 })['step-100']!.preAllocatedVUs, 25, 'VUs for requests as slow as the p95 objective');
+  assert.is(
+    stepScenarios(plan, { exec: 'capacity', maxVUs: 200, headroomMs: 250 })['step-100']!.preAllocatedVUs,
+    25,
+    'VUs for requests as slow as the p95 objective',
+  );
   assert.throws(() => stepPlan([], 10), /at least one rate/);
   assert.throws(() => stepPlan([1], 0), /HOLD/);
 });
@@ -81,7 +102,13 @@ const recorded: Array<[string, number[], Record<string, StepStats>, number | nul
   [
     'the p95 breaks at 800/s',
     [100, 200, 400, 800, 1600],
-    { 'step-100': good(100), 'step-200': good(200), 'step-400': good(400), 'step-800': { ...good(800), p95: 140, p99: 190 }, 'step-1600': { ...good(1600), p95: 900, p99: 1500 } },
+    {
+      'step-100': good(100),
+      'step-200': good(200),
+      'step-400': good(400),
+      'step-800': { ...good(800), p95: 140, p99: 190 },
+      'step-1600': { ...good(1600), p95: 900, p99: 1500 },
+    },
     400,
     800,
     /^p95 140\.0 ms$/,
@@ -103,7 +130,7 @@ const recorded: Array<[string, number[], Record<string, StepStats>, number | nul
     /^50 iterations dropped, the generator's ceiling/,
   ],
   [
-    'a few dropped iterations at a step\'s start are tolerated',
+    "a few dropped iterations at a step's start are tolerated",
     [100, 200],
     { 'step-100': good(100), 'step-200': { ...good(200), dropped: 15 } },
     200,
@@ -137,7 +164,14 @@ test('a step that holds after the first break is reported but is not capacity', 
   const knee = judgeSteps(stepPlan([10, 20, 40], 10), (n) => stats[n] ?? null, criteria);
   assert.is(knee.held!.rate, 10);
   assert.is(knee.broke!.rate, 20);
-  assert.equal(knee.rows.map((r) => [r.ok, r.afterKnee]), [[true, false], [false, false], [true, true]]);
+  assert.equal(
+    knee.rows.map((r) => [r.ok, r.afterKnee]),
+    [
+      [true, false],
+      [false, false],
+      [true, true],
+    ],
+  );
 });
 
 const passes: Array<[string, number | null, number | null, ReturnType<typeof nextPass>]> = [
@@ -149,7 +183,22 @@ const passes: Array<[string, number | null, number | null, ReturnType<typeof nex
 ];
 for (const [name, held, broke, expected] of passes) {
   test(`nextPass: ${name}`, () => {
-    const row = (rate: number) => ({ name: `step-${rate}`, rate, offered: rate, achieved: rate, errorRate: 0, p95: 1, p99: 1, dropped: 0, ok: true, why: '', afterKnee: false, skipped: false, bound: null, k6: '' });
+    const row = (rate: number) => ({
+      name: `step-${rate}`,
+      rate,
+      offered: rate,
+      achieved: rate,
+      errorRate: 0,
+      p95: 1,
+      p99: 1,
+      dropped: 0,
+      ok: true,
+      why: '',
+      afterKnee: false,
+      skipped: false,
+      bound: null,
+      k6: '',
+    });
     const bound = broke === null ? null : ('server' as const);
     assert.equal(nextPass({ rows: [], held: held === null ? null : row(held), broke: broke === null ? null : row(broke), bound }, 0.1), expected);
   });
@@ -167,15 +216,34 @@ test('a whole search on recorded passes: doubling finds 1600-3200, two refinemen
   assert.equal(nextPass(third, 0.1), { kind: 'found' });
 });
 
-
 const bounds: Array<[string, StepStats, 'server' | 'key' | 'generator', RegExp]> = [
   ['a 429 is the key, not the server', { ...good(200), limited: 1, errorRate: 0.3 }, 'key', /the key binds/],
   ['errors are the server', { ...good(200), errorRate: 0.2 }, 'server', /errors 20\.00%/],
   ['latency over the objective is the server', { ...good(200), p95: 300, overP95: 400 }, 'server', /p95 300\.0 ms \(400 over 100 ms\)/],
-  ['a slow server that also made k6 drop iterations is still the server', { ...good(200), p95: 300, dropped: 500, count: 1500 }, 'server', /p95 300\.0 ms, 500 iterations dropped/],
-  ['dropped iterations with every VU busy and fast answers: the generator (MAX_VUS)', { ...good(200), dropped: 500, count: 1500, vusMax: 50 }, 'generator', /all 50 VUs busy/],
-  ['dropped iterations, k6 spending longer around each request than on it: the generator (its CPU)', { ...good(200), dropped: 500, count: 1500, vusMax: 3, iterationAvg: 9, requestAvg: 2 }, 'generator', /k6 spent 7\.0 ms around each 2\.0 ms request, so k6 itself could not keep up/],
-  ['dropped iterations, VUs waiting on slower requests within the objective: the server', { ...good(200), dropped: 500, count: 1500, vusMax: 30, iterationAvg: 25.4, requestAvg: 24.3 }, 'server', /the target slowed down: its 24\.3 ms requests kept the VUs waiting/],
+  [
+    'a slow server that also made k6 drop iterations is still the server',
+    { ...good(200), p95: 300, dropped: 500, count: 1500 },
+    'server',
+    /p95 300\.0 ms, 500 iterations dropped/,
+  ],
+  [
+    'dropped iterations with every VU busy and fast answers: the generator (MAX_VUS)',
+    { ...good(200), dropped: 500, count: 1500, vusMax: 50 },
+    'generator',
+    /all 50 VUs busy/,
+  ],
+  [
+    'dropped iterations, k6 spending longer around each request than on it: the generator (its CPU)',
+    { ...good(200), dropped: 500, count: 1500, vusMax: 3, iterationAvg: 9, requestAvg: 2 },
+    'generator',
+    /k6 spent 7\.0 ms around each 2\.0 ms request, so k6 itself could not keep up/,
+  ],
+  [
+    'dropped iterations, VUs waiting on slower requests within the objective: the server',
+    { ...good(200), dropped: 500, count: 1500, vusMax: 30, iterationAvg: 25.4, requestAvg: 24.3 },
+    'server',
+    /the target slowed down: its 24\.3 ms requests kept the VUs waiting/,
+  ],
 ];
 for (const [name, step, bound, why] of bounds) {
   test(`judgeSteps bound: ${name}`, () => {
@@ -183,7 +251,10 @@ for (const [name, step, bound, why] of bounds) {
     assert.is(knee.bound, bound);
     assert.match(knee.broke!.why, why);
     assert.is(nextPass(knee, 0.1).kind, bound === 'server' ? 'refine' : bound);
-    assert.match(boundLine(knee, 200), bound === 'key' ? /the key's limit at 200\/s/ : bound === 'generator' ? /the generator's ceiling at 200\/s/ : /the server's knee, between 100 and 200/);
+    assert.match(
+      boundLine(knee, 200),
+      bound === 'key' ? /the key's limit at 200\/s/ : bound === 'generator' ? /the generator's ceiling at 200\/s/ : /the server's knee, between 100 and 200/,
+    );
   });
 }
 
@@ -198,14 +269,31 @@ test("a generator's share: a segment of half the run is judged against half of e
   const plan = stepPlan([100, 200], 10);
   const half = (rate: number) => ({ ...good(rate), count: rate * 5 });
   const knee = judgeSteps(plan, (n) => half(Number(n.slice(5))), { ...criteria, share: 0.5 });
-  assert.equal(knee.rows.map((r) => [r.ok, r.offered]), [[true, 50], [true, 100]]);
+  assert.equal(
+    knee.rows.map((r) => [r.ok, r.offered]),
+    [
+      [true, 50],
+      [true, 100],
+    ],
+  );
   assert.match(stepLine(knee.rows[0]!), /held 100\/s \(this generator: 50\.0\/s\)/);
   assert.not.ok(judgeSteps(plan, (n) => half(Number(n.slice(5))), criteria).rows[0]!.ok, 'alone, half the requests is a miss');
 });
 
 test('steps after the search stopped are "not run", not failures', () => {
-  const knee = judgeSteps(stepPlan([100, 200, 400], 10), (n) => (n === 'step-100' ? good(100) : n === 'step-200' ? { ...good(200), limited: 1 } : null), criteria);
-  assert.equal(knee.rows.map((r) => [r.ok, r.skipped]), [[true, false], [false, false], [false, true]]);
+  const knee = judgeSteps(
+    stepPlan([100, 200, 400], 10),
+    (n) => (n === 'step-100' ? good(100) : n === 'step-200' ? { ...good(200), limited: 1 } : null),
+    criteria,
+  );
+  assert.equal(
+    knee.rows.map((r) => [r.ok, r.skipped]),
+    [
+      [true, false],
+      [false, false],
+      [false, true],
+    ],
+  );
   assert.is(stepLine(knee.rows[2]!), 'not run 400/s (the search had stopped)');
   assert.is(knee.bound, 'key');
 });
@@ -219,9 +307,16 @@ test('stepThresholds and stepStats name the same aggregates: what is kept is wha
     for (const e of expressions) values[key]![e.replace('>=0', '')] = 7;
   }
   const read = stepStats((metric, stat) => values[metric]?.[stat], 'step-100')!;
-  assert.equal(Object.values(read).every((v) => v === 7), true, JSON.stringify(read));
+  assert.equal(
+    Object.values(read).every((v) => v === 7),
+    true,
+    JSON.stringify(read),
+  );
   assert.is(Object.keys(thresholds).length, 2 * new Set(STEP_AGGREGATES.map(([m]) => m)).size);
-  assert.is(stepStats(() => undefined, 'step-50'), null);
+  assert.is(
+    stepStats(() => undefined, 'step-50'),
+    null,
+  );
 });
 
 test.run();

@@ -32,7 +32,6 @@ test('isErrorBody wants code, message and the HTTP status', () => {
   assert.not.ok(isErrorBody('unauthorized'));
 });
 
-
 test('jsonBody never throws', () => {
   assert.equal(jsonBody('[1]'), [1]);
   assert.is(jsonBody('{'), undefined);

@@ -113,7 +113,13 @@ export function textSummary(data, options) {
   const reqs = metricValue(data, 'http_reqs', 'count');
   const iters = metricValue(data, 'iterations', 'count');
   lines.push(
-    'ran ' + (ms / 1000).toFixed(1) + ' s: ' + (iters === undefined ? 0 : iters) + ' iterations, ' + (reqs === undefined ? 0 : reqs) + ' requests' +
+    'ran ' +
+      (ms / 1000).toFixed(1) +
+      ' s: ' +
+      (iters === undefined ? 0 : iters) +
+      ' iterations, ' +
+      (reqs === undefined ? 0 : reqs) +
+      ' requests' +
       (ms > 0 && reqs ? ' (' + (reqs / (ms / 1000)).toFixed(1) + '/s)' : '')
   );
   const failed = metricValue(data, 'http_req_failed', 'rate');
@@ -150,7 +156,9 @@ export function textSummary(data, options) {
     lines.push('report:');
     for (let i = 0; i < report.length; i++) lines.push('  ' + report[i]);
   }
-  lines.push(outcome.result === 'FAIL' ? 'result: FAIL (k6 exits ' + outcome.exitCode + '): ' + bad + ' of ' + rows.length + ' thresholds failed' : outcomeLine(outcome));
+  lines.push(
+    outcome.result === 'FAIL' ? 'result: FAIL (k6 exits ' + outcome.exitCode + '): ' + bad + ' of ' + rows.length + ' thresholds failed' : outcomeLine(outcome)
+  );
   if (options.jsonPath) lines.push('JSON summary: ' + options.jsonPath);
   lines.push('');
   return lines.join('\n');

@@ -28,10 +28,13 @@ test('thresholdStat finds the statistic an expression reads', () => {
 
 test('thresholdResults lists failures first with what was observed', () => {
   const rows = thresholdResults(data);
-  assert.equal(rows.slice(0, 2).map((r) => [r.metric, r.ok, r.observed]), [
-    ['http_req_failed', false, '2.00%'],
-    ['ratelimit_violations{kind:over_admitted}', false, '3'],
-  ]);
+  assert.equal(
+    rows.slice(0, 2).map((r) => [r.metric, r.ok, r.observed]),
+    [
+      ['http_req_failed', false, '2.00%'],
+      ['ratelimit_violations{kind:over_admitted}', false, '3'],
+    ],
+  );
   assert.is(rows.find((r) => r.metric === 'http_req_duration')!.observed, '12.35 ms');
 });
 
@@ -56,7 +59,10 @@ test('summaryOutputs writes stdout and the JSON with the verdict beside the raw 
   assert.is(json.failedThresholds.length, 2);
   assert.equal(json.report, ['r']);
   assert.is(json.k6.metrics.http_reqs.values.count, 100);
-  const passing = summaryOutputs({ metrics: { http_reqs: { values: { count: 1 }, thresholds: { 'count>0': { ok: true } } } } }, { title: 't', script: 's', jsonPath: 'p' });
+  const passing = summaryOutputs(
+    { metrics: { http_reqs: { values: { count: 1 }, thresholds: { 'count>0': { ok: true } } } } },
+    { title: 't', script: 's', jsonPath: 'p' },
+  );
   assert.match(passing.stdout!, /result: PASS/);
 });
 

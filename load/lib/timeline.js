@@ -138,7 +138,9 @@ export function timelinePoints(valueOf, run) {
       }
       if (i === 0 && must + should > 0) {
         const name = kind !== null && kind >= 0 && kind < KINDS.length ? KINDS[kind] : 'rule';
-        point.violations = [{ kind: name, level: must > 0 ? 'must' : 'should', detail: must + should + ' broken rule(s) in this ' + bucketS + ' s bucket, the last: ' + name }];
+        point.violations = [
+          { kind: name, level: must > 0 ? 'must' : 'should', detail: must + should + ' broken rule(s) in this ' + bucketS + ' s bucket, the last: ' + name },
+        ];
       }
       points.push(point);
     }

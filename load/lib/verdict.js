@@ -81,7 +81,9 @@ export function zeroSamples() {
  */
 export function violationLine(kind, n, strict) {
   const should = RULES[kind].level === 'should';
-  return 'violation ' + kind + ' x' + n + (should ? (strict ? ' (should, STRICT=1)' : ' (should: a warning; STRICT=1 fails the run)') : '') + ': ' + RULES[kind].rule;
+  return (
+    'violation ' + kind + ' x' + n + (should ? (strict ? ' (should, STRICT=1)' : ' (should: a warning; STRICT=1 fails the run)') : '') + ': ' + RULES[kind].rule
+  );
 }
 
 /**

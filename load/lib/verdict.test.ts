@@ -24,7 +24,11 @@ test('every broken rule and event is one sample; zeroSamples covers every kind a
     { metric: 'ratelimit_window_crossed', value: 1, tags: {} },
   ]);
   const zeros = zeroSamples();
-  for (const kind of KINDS) assert.ok(zeros.some((s) => s.tags.kind === kind && s.value === 0), kind);
+  for (const kind of KINDS)
+    assert.ok(
+      zeros.some((s) => s.tags.kind === kind && s.value === 0),
+      kind,
+    );
 });
 
 test('the judge reads k6 responses (Go-cased headers) with the clock skew it is given', () => {
@@ -33,7 +37,10 @@ test('the judge reads k6 responses (Go-cased headers) with the clock skew it is 
   const headers = { 'X-Ratelimit-Limit': '60', 'X-Ratelimit-Remaining': '59', 'X-Ratelimit-Reset': '1800000060' };
   const judged = judge.observe([{ status: 200, headers, receivedAtMs: 1_800_000_001_000 }]);
   assert.is(judged.snapshots[0]!.limit, 60);
-  assert.equal(judged.outcome.violations.map((v) => v.kind), ['limit_mismatch']);
+  assert.equal(
+    judged.outcome.violations.map((v) => v.kind),
+    ['limit_mismatch'],
+  );
   assert.equal(judged.samples[0], { metric: 'ratelimit_violations', value: 1, tags: { kind: 'limit_mismatch' } });
 });
 

@@ -44,13 +44,17 @@ export function limitedTarget(opts: LimiterOptions, inner: Handler = () => json(
         banUntil = now + (opts.banSeconds ?? 300) * 1000;
         banWindow = windowStart;
       }
-      return json(429, { code: 'rate_limited', message: 'slow down', status: 429 }, {
-        ...base,
-        'X-RateLimit-Remaining': String(remaining),
-        'X-RateLimit-Reset': String(reset),
-        'Retry-After': String(retryAfter),
-        'Cache-Control': 'no-store',
-      });
+      return json(
+        429,
+        { code: 'rate_limited', message: 'slow down', status: 429 },
+        {
+          ...base,
+          'X-RateLimit-Remaining': String(remaining),
+          'X-RateLimit-Reset': String(reset),
+          'Retry-After': String(retryAfter),
+          'Cache-Control': 'no-store',
+        },
+      );
     };
     // ban-unenforced announces the ban, then admits the key again as soon as its window reopens.
     if (banUntil > now && !(fault === 'ban-unenforced' && windowStart > banWindow)) return refuse(Math.ceil((banUntil - now) / 1000));
@@ -104,7 +108,12 @@ export function petsTarget(fault: PetsFault = 'none'): Handler {
       if (!body || typeof body.name !== 'string' || !Number.isInteger(body.categoryId)) {
         return { ...json(400, { code: 'validation_failed', message: '"name" is required', status: 400 }), latencyMs };
       }
-      const pet = { id: pets.length + 1, name: body.name, categoryId: body.categoryId as number, status: typeof body.status === 'string' ? body.status : 'available' };
+      const pet = {
+        id: pets.length + 1,
+        name: body.name,
+        categoryId: body.categoryId as number,
+        status: typeof body.status === 'string' ? body.status : 'available',
+      };
       pets.push(pet);
       return { ...json(201, pet, { Location: `/v1/pets/${pet.id}` }), latencyMs };
     }

@@ -68,9 +68,7 @@ let registered = false;
 export function registerK6Shim(): void {
   if (registered) return;
   registered = true;
-  const table = JSON.stringify(
-    Object.fromEntries(Object.entries(K6_MODULES).map(([k, v]) => [k, 'data:text/javascript,' + encodeURIComponent(v)])),
-  );
+  const table = JSON.stringify(Object.fromEntries(Object.entries(K6_MODULES).map(([k, v]) => [k, 'data:text/javascript,' + encodeURIComponent(v)])));
   const hooks = `const table = ${table};
 export async function resolve(specifier, context, next) {
   if (Object.prototype.hasOwnProperty.call(table, specifier)) return { url: table[specifier], shortCircuit: true };
@@ -346,42 +344,42 @@ export async function runScript(file: string, opts: RunOptions): Promise<RunResu
       setupError = e as Error;
     }
     if (setupError === null) {
-     scenarioLoop: {
-      const scenarios = Object.entries(module.options?.scenarios ?? {}).sort(
-        (a, b) => durationSeconds(a[1].startTime ?? 0) - durationSeconds(b[1].startTime ?? 0),
-      );
-      const max = opts.maxIterations ?? 20_000;
-      for (const [name, scenario] of scenarios) {
-        const start = testStart + durationSeconds(scenario.startTime ?? 0) * 1000;
-        shim.nowMs = Math.max(shim.nowMs, start);
-        const startTime = shim.nowMs;
-        shim.scenario = { name, startTime, iterationInTest: 0 };
-        shim.vu = { idInTest: 1, iterationInScenario: 0 };
-        const fn = module[String(scenario.exec ?? 'default')];
-        if (typeof fn !== 'function') throw new Error(`scenario ${name} runs ${String(scenario.exec)}, which the script does not export`);
-        for (const at of arrivalTimes(scenario, share)) {
-          if (++iterations > max) throw new Error(`more than ${max} iterations`);
-          // One VU: an iteration that starts late (the previous one ran long) is what k6 would drop.
-          if (shim.nowMs > startTime + at + 1000) {
-            shim.add('dropped_iterations', 1, {});
-            continue;
+      scenarioLoop: {
+        const scenarios = Object.entries(module.options?.scenarios ?? {}).sort(
+          (a, b) => durationSeconds(a[1].startTime ?? 0) - durationSeconds(b[1].startTime ?? 0),
+        );
+        const max = opts.maxIterations ?? 20_000;
+        for (const [name, scenario] of scenarios) {
+          const start = testStart + durationSeconds(scenario.startTime ?? 0) * 1000;
+          shim.nowMs = Math.max(shim.nowMs, start);
+          const startTime = shim.nowMs;
+          shim.scenario = { name, startTime, iterationInTest: 0 };
+          shim.vu = { idInTest: 1, iterationInScenario: 0 };
+          const fn = module[String(scenario.exec ?? 'default')];
+          if (typeof fn !== 'function') throw new Error(`scenario ${name} runs ${String(scenario.exec)}, which the script does not export`);
+          for (const at of arrivalTimes(scenario, share)) {
+            if (++iterations > max) throw new Error(`more than ${max} iterations`);
+            // One VU: an iteration that starts late (the previous one ran long) is what k6 would drop.
+            if (shim.nowMs > startTime + at + 1000) {
+              shim.add('dropped_iterations', 1, {});
+              continue;
+            }
+            shim.nowMs = Math.max(shim.nowMs, startTime + at);
+            const began = shim.nowMs;
+            try {
+              (fn as (d: unknown) => void)(data);
+            } catch (e) {
+              if (e instanceof TestAborted) break scenarioLoop;
+              if (!(e instanceof ScriptFailure)) throw e;
+              shim.logs.push(`iteration failed: ${e.message}`);
+            }
+            shim.add('iterations', 1, {});
+            shim.add('iteration_duration', shim.nowMs - began, {});
+            shim.vu.iterationInScenario += 1;
+            shim.scenario.iterationInTest += 1;
           }
-          shim.nowMs = Math.max(shim.nowMs, startTime + at);
-          const began = shim.nowMs;
-          try {
-            (fn as (d: unknown) => void)(data);
-          } catch (e) {
-            if (e instanceof TestAborted) break scenarioLoop;
-            if (!(e instanceof ScriptFailure)) throw e;
-            shim.logs.push(`iteration failed: ${e.message}`);
-          }
-          shim.add('iterations', 1, {});
-          shim.add('iteration_duration', shim.nowMs - began, {});
-          shim.vu.iterationInScenario += 1;
-          shim.scenario.iterationInTest += 1;
         }
       }
-     }
       shim.scenario = { name: '', startTime: 0, iterationInTest: 0 };
     }
     const durationS = (shim.nowMs - testStart) / 1000;

@@ -84,7 +84,8 @@ export function evaluateThresholds(
   durationS: number,
 ): { results: ThresholdResult[]; unsampled: string[]; metrics: SummaryMetrics } {
   const metrics: SummaryMetrics = {};
-  const valuesOf = (name: string, tags: Tags) => samples.filter((s) => s.metric === name && Object.entries(tags).every(([k, v]) => s.tags[k] === v)).map((s) => s.value);
+  const valuesOf = (name: string, tags: Tags) =>
+    samples.filter((s) => s.metric === name && Object.entries(tags).every(([k, v]) => s.tags[k] === v)).map((s) => s.value);
   for (const [name, info] of types) {
     const values = valuesOf(name, {});
     if (values.length) metrics[name] = { type: info.type, contains: info.time ? 'time' : 'default', values: aggregate(info.type, values, durationS) };
@@ -120,6 +121,15 @@ function thresholdHolds(key: string, expression: string, type: MetricType, agg: 
   // lets the tests prove that.
   if (count === 0) return true;
   if (value === undefined) return false;
-  return op === '<' ? value < limit : op === '<=' ? value <= limit : op === '>' ? value > limit : op === '>=' ? value >= limit : op === '!=' ? value !== limit : value === limit;
+  return op === '<'
+    ? value < limit
+    : op === '<='
+      ? value <= limit
+      : op === '>'
+        ? value > limit
+        : op === '>='
+          ? value >= limit
+          : op === '!='
+            ? value !== limit
+            : value === limit;
 }
-

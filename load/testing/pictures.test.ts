@@ -35,7 +35,10 @@ async function unenforcedBan(): Promise<string> {
 (available ? test : test.skip)("in Chromium: rate-limit.js's timeline shows the windows, the ban and its lifting, and a ban that is not enforced", async () => {
   const { chromium } = await import('playwright-core');
   await mkdir(SCREENSHOTS, { recursive: true });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'] });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
+  });
   try {
     const page = await browser.newPage({ viewport: { width: 940, height: 380 } });
     const show = async (svg: string, file: string) => {
@@ -44,7 +47,14 @@ async function unenforcedBan(): Promise<string> {
       return page.locator('svg [data-at-ms]').evaluateAll((els) =>
         els.map((el) => {
           const b = el.getBoundingClientRect();
-          return { cls: el.getAttribute('class') ?? '', at: Number(el.getAttribute('data-at-ms')), until: Number(el.getAttribute('data-until-ms')), x: b.x, right: b.x + b.width, kind: el.getAttribute('data-kind') };
+          return {
+            cls: el.getAttribute('class') ?? '',
+            at: Number(el.getAttribute('data-at-ms')),
+            until: Number(el.getAttribute('data-until-ms')),
+            x: b.x,
+            right: b.x + b.width,
+            kind: el.getAttribute('data-kind'),
+          };
         }),
       );
     };
@@ -59,19 +69,26 @@ async function unenforcedBan(): Promise<string> {
     const inside = of('tl-request').filter((m) => m.at > ban!.at && m.at < ban!.until);
     const after = of('tl-request').filter((m) => m.at >= ban!.until);
     assert.ok(inside.length >= 2 && inside.every((m) => m.cls.includes('tl-refused')), 'every request while the ban lasts is refused');
-    assert.equal(after.map((m) => m.cls.includes('tl-admitted')), [true], 'the probe after the ban is admitted');
+    assert.equal(
+      after.map((m) => m.cls.includes('tl-admitted')),
+      [true],
+      'the probe after the ban is admitted',
+    );
     assert.ok(after[0]!.x >= ban!.right - 1, 'and stands after the ban');
 
     const faulty = await show(await unenforcedBan(), 'k6-rate-limit-unenforced-ban.png');
     const broken = faulty.filter((m) => m.cls.includes('tl-violation'));
-    assert.ok(broken.some((m) => m.kind === 'ban_not_enforced'), JSON.stringify(broken.map((m) => m.kind)));
+    assert.ok(
+      broken.some((m) => m.kind === 'ban_not_enforced'),
+      JSON.stringify(broken.map((m) => m.kind)),
+    );
     const fban = faulty.find((m) => m.cls.includes('tl-ban'))!;
     for (const v of broken.filter((m) => m.kind === 'ban_not_enforced')) assert.ok(v.x > fban.x && v.x < fban.right, 'marked inside the ban it broke');
 
     const chart = await show(await capacityChart(), 'k6-capacity-chart.png');
     assert.ok(chart.length >= 0);
-    assert.match(await page.locator('.cap-knee').getAttribute('data-held') ?? '', /^40$/);
-    assert.is(await page.locator('.cap-broke').count() > 0, true);
+    assert.match((await page.locator('.cap-knee').getAttribute('data-held')) ?? '', /^40$/);
+    assert.is((await page.locator('.cap-broke').count()) > 0, true);
   } finally {
     await browser.close();
   }

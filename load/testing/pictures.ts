@@ -23,10 +23,20 @@ async function summaryFile(script: string, env: Record<string, string>, handler:
 
 /** rate-limit.js with BAN=1 against a correct limiter of 60 a minute that bans for 90 s after 5 refusals. */
 export function rateLimitTimeline(): Promise<string> {
-  return summaryFile('rate-limit.js', { PLAN: 'free', BAN: '1', BAN_DURATION: '150s' }, limitedTarget({ limit: 60, banAfter: 5, banSeconds: 90 }), 'rate-limit-summary.svg');
+  return summaryFile(
+    'rate-limit.js',
+    { PLAN: 'free', BAN: '1', BAN_DURATION: '150s' },
+    limitedTarget({ limit: 60, banAfter: 5, banSeconds: 90 }),
+    'rate-limit-summary.svg',
+  );
 }
 
 /** capacity.js's doubling search against a target that slows past 65 requests a second. */
 export function capacityChart(): Promise<string> {
-  return summaryFile('capacity.js', { START_RATE: '10', MAX_RATE: '400', HOLD: '5s', P95_MS: '100', P99_MS: '200', CREATE_RATIO: '0' }, kneeTarget(65), 'capacity-summary.svg');
+  return summaryFile(
+    'capacity.js',
+    { START_RATE: '10', MAX_RATE: '400', HOLD: '5s', P95_MS: '100', P99_MS: '200', CREATE_RATIO: '0' },
+    kneeTarget(65),
+    'capacity-summary.svg',
+  );
 }

@@ -14,7 +14,9 @@ export const START_MS = Date.UTC(2026, 5, 1, 12, 0, 0);
 
 /** The misbehaving client's requests: every fourth the deprecated getPet, 100 ms apart, never waiting. */
 export function misbehavingRequests(): Array<{ path: string; operationId: OperationId }> {
-  return Array.from({ length: 100 }, (_, i) => (i % 4 === 0 ? { path: '/v1/pets/1', operationId: 'getPet' as const } : { path: '/v1/pets?limit=1', operationId: 'listPets' as const }));
+  return Array.from({ length: 100 }, (_, i) =>
+    i % 4 === 0 ? { path: '/v1/pets/1', operationId: 'getPet' as const } : { path: '/v1/pets?limit=1', operationId: 'listPets' as const },
+  );
 }
 
 /** The timeline the proxy draws for the misbehaving client's key. */
@@ -28,7 +30,15 @@ export async function misbehavingClientTimeline(): Promise<Timeline> {
       const sentAt = clock.now();
       const res = await server.inject({ method: 'GET', url: path, headers: { authorization: `Bearer ${MISBEHAVING_KEY}` } });
       const headers = Object.fromEntries(Object.entries(res.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : String(value)]));
-      const exchange: Exchange = { seq: ++seq, operationId, purpose: `GET ${path}`, request: { method: 'GET', url: path, headers: {} }, response: { status: res.statusCode, headers, body: res.payload }, sentAt, receivedAt: clock.now() };
+      const exchange: Exchange = {
+        seq: ++seq,
+        operationId,
+        purpose: `GET ${path}`,
+        request: { method: 'GET', url: path, headers: {} },
+        response: { status: res.statusCode, headers, body: res.payload },
+        sentAt,
+        receivedAt: clock.now(),
+      };
       judge.observe({ exchange, key: MISBEHAVING_KEY });
       clock.advance(100);
     }

@@ -9,10 +9,32 @@ import { formatHtml } from './html.ts';
 import { OBLIGATIONS, type ClientReport, type Obligation } from './recorder.ts';
 
 export const REPORT_OPTIONS: readonly OptionSpec[] = [
-  { key: 'baseUrl', flag: 'base-url', env: 'BASE_URL', type: 'string', value: '<url>', default: 'http://127.0.0.1:3000', help: 'The reference server (its origin; a path such as /v1 is ignored).' },
-  { key: 'adminToken', flag: 'admin-token', env: 'ADMIN_TOKEN', type: 'string', value: '<token>', secret: true, help: 'The token the server was started with (--admin-token).' },
+  {
+    key: 'baseUrl',
+    flag: 'base-url',
+    env: 'BASE_URL',
+    type: 'string',
+    value: '<url>',
+    default: 'http://127.0.0.1:3000',
+    help: 'The reference server (its origin; a path such as /v1 is ignored).',
+  },
+  {
+    key: 'adminToken',
+    flag: 'admin-token',
+    env: 'ADMIN_TOKEN',
+    type: 'string',
+    value: '<token>',
+    secret: true,
+    help: 'The token the server was started with (--admin-token).',
+  },
   { key: 'json', flag: 'json', type: 'boolean', default: false, help: 'Print the report as JSON.' },
-  { key: 'html', flag: 'html', type: 'string', value: '<file>', help: "Also write one self-contained HTML page: per key the verdicts and its last requests as a timeline, each obligation marked where it was first broken." },
+  {
+    key: 'html',
+    flag: 'html',
+    type: 'string',
+    value: '<file>',
+    help: 'Also write one self-contained HTML page: per key the verdicts and its last requests as a timeline, each obligation marked where it was first broken.',
+  },
   { key: 'help', flag: 'help', short: 'h', type: 'boolean', default: false, help: 'This text.' },
 ];
 
@@ -24,10 +46,11 @@ How each client (API key) of a running reference server behaved: did it wait for
   REPORT_OPTIONS,
 );
 
-
 /** One line per obligation: the verdict, what it is, and what was seen. */
 export function obligationLines(c: ClientReport, indent = '  '): string[] {
-  return (Object.entries(c.obligations) as Array<[keyof ClientReport['obligations'], Obligation]>).map(([name, o]) => `${indent}${o.verdict.padEnd(12)} ${OBLIGATIONS[name].title.padEnd(42)} ${o.detail}`);
+  return (Object.entries(c.obligations) as Array<[keyof ClientReport['obligations'], Obligation]>).map(
+    ([name, o]) => `${indent}${o.verdict.padEnd(12)} ${OBLIGATIONS[name].title.padEnd(42)} ${o.detail}`,
+  );
 }
 
 export function formatReport(origin: string, generatedAt: string, clients: readonly ClientReport[]): string {
@@ -73,7 +96,12 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   if (res.status !== 200) {
-    const why = res.status === 404 ? 'the admin API is off (start the server with --admin-token)' : res.status === 401 ? 'the admin token was refused' : `it answered ${res.status}`;
+    const why =
+      res.status === 404
+        ? 'the admin API is off (start the server with --admin-token)'
+        : res.status === 401
+          ? 'the admin token was refused'
+          : `it answered ${res.status}`;
     process.stderr.write(`client-report: ${origin}/__admin/clients: ${why}\n`);
     return 2;
   }

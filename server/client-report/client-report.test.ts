@@ -29,7 +29,8 @@ t.before(async () => {
 t.after(() => server.stop());
 
 const call = (key: string, url = '/v1/pets?limit=1') => server.inject({ url, headers: { authorization: `Bearer ${key}` } });
-const admin = (method: string, url: string, payload?: object) => server.inject({ method, url: `/__admin${url}`, headers: { authorization: `Bearer ${TOKEN}` }, ...(payload ? { payload } : {}) });
+const admin = (method: string, url: string, payload?: object) =>
+  server.inject({ method, url: `/__admin${url}`, headers: { authorization: `Bearer ${TOKEN}` }, ...(payload ? { payload } : {}) });
 
 /** Waits Retry-After, and on a further 429 twice as long as the time before. */
 async function wellBehaved(key: string, requests: number): Promise<void> {
@@ -92,7 +93,7 @@ t('adoption-kit client-report prints it and exits 1 while a client is not ready'
 
 const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
 
-t('--html draws each key\'s last requests, the obligations marked where they were first broken', async () => {
+t("--html draws each key's last requests, the obligations marked where they were first broken", async () => {
   const dir = await mkdtemp(join(tmpdir(), 'client-report-'));
   try {
     const file = join(dir, 'clients.html');
@@ -106,7 +107,18 @@ t('--html draws each key\'s last requests, the obligations marked where they wer
     assert.match(bad, /class="tl-ban"/);
     if (!existsSync(CHROMIUM)) return;
     const { chromium } = await import('playwright-core');
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'] });
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--no-first-run',
+        '--disable-sync',
+      ],
+    });
     try {
       const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
       const requested: string[] = [];

@@ -19,7 +19,10 @@ svg { max-width: 100%; height: auto; }
 
 function clientSection(c: ClientReport): string {
   const rows = (Object.entries(c.obligations) as Array<[keyof ClientReport['obligations'], Obligation]>)
-    .map(([name, o]) => `<tr data-verdict="${o.verdict}"><td><span class="verdict ${o.verdict.replace(' ', '-')}">${o.verdict}</span></td><td>${OBLIGATIONS[name].level}</td><td>${esc(OBLIGATIONS[name].title)}</td><td>${esc(o.detail)}</td></tr>`)
+    .map(
+      ([name, o]) =>
+        `<tr data-verdict="${o.verdict}"><td><span class="verdict ${o.verdict.replace(' ', '-')}">${o.verdict}</span></td><td>${OBLIGATIONS[name].level}</td><td>${esc(OBLIGATIONS[name].title)}</td><td>${esc(o.detail)}</td></tr>`,
+    )
     .join('\n');
   return `<section class="client" data-key="${esc(c.key)}">
 <h2><code>${esc(c.key)}</code> (${esc(c.plan)}): ${c.requests} requests, ${c.refused} refused with 429 <span class="verdict ${c.ready ? 'ready' : 'not-ready'}">${c.ready ? 'READY' : 'NOT READY'}</span></h2>

@@ -14,26 +14,108 @@ function verdicts(steps: Step[]) {
   }
   const [report] = recorder.report();
   const o = report!.obligations;
-  return { wait: o.waitsRetryAfter.verdict, backoff: o.backsOffExponentially.verdict, ban: o.stopsWhileBanned.verdict, deprecated: o.avoidsDeprecated.verdict, ready: report!.ready };
+  return {
+    wait: o.waitsRetryAfter.verdict,
+    backoff: o.backsOffExponentially.verdict,
+    ban: o.stopsWhileBanned.verdict,
+    deprecated: o.avoidsDeprecated.verdict,
+    ready: report!.ready,
+  };
 }
 
 const cases: Array<[string, Step[], { wait: Verdict; backoff: Verdict; ban: Verdict; deprecated: Verdict; ready: boolean }]> = [
-  ['never refused', [[0, 200], [1, 200]], { wait: 'not observed', backoff: 'not observed', ban: 'not observed', deprecated: 'yes', ready: true }],
-  ['waits Retry-After, then admitted', [[0, 429, 30, 'rate_limited_minute'], [30, 200]], { wait: 'yes', backoff: 'not observed', ban: 'not observed', deprecated: 'yes', ready: true }],
-  ['retries early (then waits longer: that much is backoff)', [[0, 429, 30, 'rate_limited_minute'], [5, 429, 25, 'rate_limited_minute'], [30, 200]], { wait: 'no', backoff: 'yes', ban: 'not observed', deprecated: 'yes', ready: false }],
-  ['backs off exponentially over repeated 429s', [[0, 429, 1], [1, 429, 1], [3, 429, 1], [7, 200]], { wait: 'yes', backoff: 'yes', ban: 'not observed', deprecated: 'yes', ready: true }],
-  ['retries at a constant pace', [[0, 429, 1], [1, 429, 1], [2, 429, 1], [3, 200]], { wait: 'yes', backoff: 'no', ban: 'not observed', deprecated: 'yes', ready: false }],
-  ['a loop of immediate retries is no backoff', [[0, 429, 5], [0, 429, 5], [0, 429, 5]], { wait: 'no', backoff: 'no', ban: 'not observed', deprecated: 'yes', ready: false }],
-  ['stops while banned', [[0, 429, 600, 'key_banned'], [600, 200]], { wait: 'yes', backoff: 'not observed', ban: 'yes', deprecated: 'yes', ready: true }],
-  ['keeps sending while banned', [[0, 429, 600, 'key_banned'], [10, 429, 590, 'key_banned'], [20, 429, 580, 'key_banned']], { wait: 'no', backoff: 'no', ban: 'no', deprecated: 'yes', ready: false }],
-  ['still calls getPet', [[0, 200, undefined, undefined, 'getPet'], [1, 200]], { wait: 'not observed', backoff: 'not observed', ban: 'not observed', deprecated: 'no', ready: false }],
+  [
+    'never refused',
+    [
+      [0, 200],
+      [1, 200],
+    ],
+    { wait: 'not observed', backoff: 'not observed', ban: 'not observed', deprecated: 'yes', ready: true },
+  ],
+  [
+    'waits Retry-After, then admitted',
+    [
+      [0, 429, 30, 'rate_limited_minute'],
+      [30, 200],
+    ],
+    { wait: 'yes', backoff: 'not observed', ban: 'not observed', deprecated: 'yes', ready: true },
+  ],
+  [
+    'retries early (then waits longer: that much is backoff)',
+    [
+      [0, 429, 30, 'rate_limited_minute'],
+      [5, 429, 25, 'rate_limited_minute'],
+      [30, 200],
+    ],
+    { wait: 'no', backoff: 'yes', ban: 'not observed', deprecated: 'yes', ready: false },
+  ],
+  [
+    'backs off exponentially over repeated 429s',
+    [
+      [0, 429, 1],
+      [1, 429, 1],
+      [3, 429, 1],
+      [7, 200],
+    ],
+    { wait: 'yes', backoff: 'yes', ban: 'not observed', deprecated: 'yes', ready: true },
+  ],
+  [
+    'retries at a constant pace',
+    [
+      [0, 429, 1],
+      [1, 429, 1],
+      [2, 429, 1],
+      [3, 200],
+    ],
+    { wait: 'yes', backoff: 'no', ban: 'not observed', deprecated: 'yes', ready: false },
+  ],
+  [
+    'a loop of immediate retries is no backoff',
+    [
+      [0, 429, 5],
+      [0, 429, 5],
+      [0, 429, 5],
+    ],
+    { wait: 'no', backoff: 'no', ban: 'not observed', deprecated: 'yes', ready: false },
+  ],
+  [
+    'stops while banned',
+    [
+      [0, 429, 600, 'key_banned'],
+      [600, 200],
+    ],
+    { wait: 'yes', backoff: 'not observed', ban: 'yes', deprecated: 'yes', ready: true },
+  ],
+  [
+    'keeps sending while banned',
+    [
+      [0, 429, 600, 'key_banned'],
+      [10, 429, 590, 'key_banned'],
+      [20, 429, 580, 'key_banned'],
+    ],
+    { wait: 'no', backoff: 'no', ban: 'no', deprecated: 'yes', ready: false },
+  ],
+  [
+    'still calls getPet',
+    [
+      [0, 200, undefined, undefined, 'getPet'],
+      [1, 200],
+    ],
+    { wait: 'not observed', backoff: 'not observed', ban: 'not observed', deprecated: 'no', ready: false },
+  ],
 ];
 for (const [name, steps, expected] of cases) {
   test(name, () => assert.equal(verdicts(steps), expected));
 }
 
 test('a retry a little early (clock or network jitter under 250 ms) still counts as waiting', () => {
-  assert.is(verdicts([[0, 429, 30], [29.9, 200]]).wait, 'yes');
+  assert.is(
+    verdicts([
+      [0, 429, 30],
+      [29.9, 200],
+    ]).wait,
+    'yes',
+  );
 });
 
 test('seen from a proxy: a wait counts from the 429 coming back to the next request leaving, and a ban any judge announced counts', () => {

@@ -63,9 +63,24 @@ export interface ClientReport {
  * punish, and a ban follows), and that they should use GET /pets instead of the deprecated getPet.
  */
 export const OBLIGATIONS: Readonly<Record<keyof ClientReport['obligations'], { id: string; title: string; level: 'must' | 'should'; section: string }>> = {
-  waitsRetryAfter: { id: 'client.waits-retry-after', title: 'waits for Retry-After after a 429', level: 'must', section: 'Limits › Behaviour when the limit is exceeded' },
-  backsOffExponentially: { id: 'client.backs-off', title: 'backs off exponentially on repeated 429s', level: 'must', section: 'Limits › Behaviour when the limit is exceeded' },
-  stopsWhileBanned: { id: 'client.stops-while-banned', title: 'stops sending while banned', level: 'must', section: 'Limits › Behaviour when the limit is exceeded' },
+  waitsRetryAfter: {
+    id: 'client.waits-retry-after',
+    title: 'waits for Retry-After after a 429',
+    level: 'must',
+    section: 'Limits › Behaviour when the limit is exceeded',
+  },
+  backsOffExponentially: {
+    id: 'client.backs-off',
+    title: 'backs off exponentially on repeated 429s',
+    level: 'must',
+    section: 'Limits › Behaviour when the limit is exceeded',
+  },
+  stopsWhileBanned: {
+    id: 'client.stops-while-banned',
+    title: 'stops sending while banned',
+    level: 'must',
+    section: 'Limits › Behaviour when the limit is exceeded',
+  },
   avoidsDeprecated: { id: 'client.avoids-deprecated', title: 'avoids deprecated operations (getPet)', level: 'should', section: 'Versioning' },
 };
 
@@ -113,7 +128,27 @@ export class ClientRecorder {
   observe(answer: Answer): void {
     let s = this.#keys.get(answer.keyId);
     if (!s) {
-      s = { plan: answer.plan, label: answer.label, requests: 0, refused: 0, retryAt: null, honoured: 0, early: 0, earliestByMs: 0, lastAt: 0, gaps: [], streaks: 0, streaksExponential: 0, flatExample: null, bannedUntil: null, bans: 0, sentWhileBanned: 0, deprecated: 0, timeline: [], marked: new Set() };
+      s = {
+        plan: answer.plan,
+        label: answer.label,
+        requests: 0,
+        refused: 0,
+        retryAt: null,
+        honoured: 0,
+        early: 0,
+        earliestByMs: 0,
+        lastAt: 0,
+        gaps: [],
+        streaks: 0,
+        streaksExponential: 0,
+        flatExample: null,
+        bannedUntil: null,
+        bans: 0,
+        sentWhileBanned: 0,
+        deprecated: 0,
+        timeline: [],
+        marked: new Set(),
+      };
       this.#keys.set(answer.keyId, s);
     }
     s.requests++;
@@ -187,7 +222,10 @@ export class ClientRecorder {
       const obligations: ClientReport['obligations'] = {
         waitsRetryAfter:
           s.early > 0
-            ? { verdict: 'no', detail: `${s.early} of ${s.early + s.honoured} retries came before Retry-After (up to ${(s.earliestByMs / 1000).toFixed(1)} s early)` }
+            ? {
+                verdict: 'no',
+                detail: `${s.early} of ${s.early + s.honoured} retries came before Retry-After (up to ${(s.earliestByMs / 1000).toFixed(1)} s early)`,
+              }
             : s.honoured > 0
               ? { verdict: 'yes', detail: `all ${s.honoured} retries after a 429 waited for Retry-After` }
               : { verdict: 'not observed', detail: 'no request followed a 429' },
@@ -196,7 +234,10 @@ export class ClientRecorder {
             ? { verdict: 'not observed', detail: 'no 429 was answered twice in a row' }
             : s.streaksExponential === s.streaks
               ? { verdict: 'yes', detail: `in ${s.streaks} run(s) of repeated 429s each wait was at least ${BACKOFF_FACTOR} times the one before` }
-              : { verdict: 'no', detail: `${s.streaks - s.streaksExponential} of ${s.streaks} run(s) of repeated 429s did not back off (waits ${(s.flatExample ?? []).map((g) => `${g} ms`).join(', ')}...)` },
+              : {
+                  verdict: 'no',
+                  detail: `${s.streaks - s.streaksExponential} of ${s.streaks} run(s) of repeated 429s did not back off (waits ${(s.flatExample ?? []).map((g) => `${g} ms`).join(', ')}...)`,
+                },
         stopsWhileBanned:
           s.bans === 0
             ? { verdict: 'not observed', detail: 'the key was never banned' }
@@ -205,11 +246,23 @@ export class ClientRecorder {
               : { verdict: 'yes', detail: `no request during ${s.bans} ban(s)` },
         avoidsDeprecated:
           s.deprecated > 0
-            ? { verdict: 'no', detail: `${s.deprecated} of ${s.requests} requests (${((100 * s.deprecated) / s.requests).toFixed(1)} %) still call a deprecated operation` }
+            ? {
+                verdict: 'no',
+                detail: `${s.deprecated} of ${s.requests} requests (${((100 * s.deprecated) / s.requests).toFixed(1)} %) still call a deprecated operation`,
+              }
             : { verdict: 'yes', detail: 'no call to a deprecated operation' },
       };
       const ready = Object.values(obligations).every((o) => o.verdict !== 'no');
-      return { key: s.label, keyId, plan: s.plan, requests: s.requests, refused: s.refused, ready, obligations, timeline: live.timeline.map((p) => ({ ...p })) };
+      return {
+        key: s.label,
+        keyId,
+        plan: s.plan,
+        requests: s.requests,
+        refused: s.refused,
+        ready,
+        obligations,
+        timeline: live.timeline.map((p) => ({ ...p })),
+      };
     });
   }
 

@@ -29,7 +29,14 @@ export interface PetValidation {
   petId(params: Record<string, unknown>): number;
 }
 
-const ARTICLE: Record<string, string> = { integer: 'an integer', number: 'a number', string: 'a string', object: 'an object', array: 'an array', boolean: 'a boolean' };
+const ARTICLE: Record<string, string> = {
+  integer: 'an integer',
+  number: 'a number',
+  string: 'a string',
+  object: 'an object',
+  array: 'an array',
+  boolean: 'a boolean',
+};
 const FORMAT: Record<string, string> = { int64: 'a 64-bit integer', int32: 'a 32-bit integer' };
 
 function describe(error: ErrorObject, field: string, hints: Readonly<Record<string, string>>): string {
@@ -119,7 +126,12 @@ export function createPetValidation(contract: Contract): PetValidation {
   const hints = patternHints(contract.rawSchemas.newPet);
   const list = compileParameters(ajv, contract.parameters.listPets);
   const get = compileParameters(ajv, contract.parameters.getPet);
-  const fieldOf = (e: ErrorObject) => (e.instancePath === '' ? (e.keyword === 'required' ? String((e.params as { missingProperty?: string }).missingProperty) : 'request body') : e.instancePath.slice(1).split('/')[0]!);
+  const fieldOf = (e: ErrorObject) =>
+    e.instancePath === ''
+      ? e.keyword === 'required'
+        ? String((e.params as { missingProperty?: string }).missingProperty)
+        : 'request body'
+      : e.instancePath.slice(1).split('/')[0]!;
 
   return {
     listQuery: (query) => validateParameters(list, query) as unknown as ListQuery,

@@ -35,7 +35,12 @@ const denied: Array<[string, string | null, string]> = [
   ['the token under another scheme', `Basic ${TOKEN}`, 'Bearer realm="adoption-store-admin"'],
 ];
 for (const [name, authorization, challenge] of denied) {
-  for (const [method, url] of [['POST', '/reset'], ['POST', '/rate-limits/reset'], ['GET', '/clock'], ['POST', '/clock/advance']] as const) {
+  for (const [method, url] of [
+    ['POST', '/reset'],
+    ['POST', '/rate-limits/reset'],
+    ['GET', '/clock'],
+    ['POST', '/clock/advance'],
+  ] as const) {
     access(`${name}: ${method} ${url} is 401 with a Bearer challenge`, async () => {
       const { server, clock } = await setup();
       const res = await admin(server, method, url, method === 'POST' ? { seconds: 60 } : undefined, authorization);

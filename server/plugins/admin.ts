@@ -104,7 +104,10 @@ export const adminPlugin: Plugin<AdminPluginOptions> = {
             const field = body.ms !== undefined ? 'ms' : 'seconds';
             const left = LAST_DATE_MS - clock.now();
             const most = field === 'ms' ? left : Math.floor(left / 1000);
-            throw apiError('invalid_body', `"${field}" must be at most ${most}: the clock cannot move past ${new Date(LAST_DATE_MS).toISOString()}, the last date the server can represent.`);
+            throw apiError(
+              'invalid_body',
+              `"${field}" must be at most ${most}: the clock cannot move past ${new Date(LAST_DATE_MS).toISOString()}, the last date the server can represent.`,
+            );
           }
           clock.advance(ms);
           // Stores that keep their own time (Redis TTLs) move with the clock.

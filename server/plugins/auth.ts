@@ -46,7 +46,10 @@ export const authPlugin: Plugin<AuthOptions> = {
         const header = request.headers.authorization as string | undefined;
         const token = bearerToken(header);
         if (token === undefined) {
-          const message = header === undefined ? 'An API key is required: send "Authorization: Bearer <API_KEY>".' : 'The Authorization header must use the Bearer scheme: "Authorization: Bearer <API_KEY>".';
+          const message =
+            header === undefined
+              ? 'An API key is required: send "Authorization: Bearer <API_KEY>".'
+              : 'The Authorization header must use the Bearer scheme: "Authorization: Bearer <API_KEY>".';
           throw apiError('missing_api_key', message, challenge());
         }
         const apiKey = token === '' ? undefined : keys.lookup(token);

@@ -73,7 +73,11 @@ export const clientReportPlugin: Plugin<ClientReportOptions> = {
     server.route({
       method: 'GET',
       path: '/__admin/clients',
-      options: { auth: adminStrategy, plugins: { [RATE_LIMIT_PLUGIN]: 'admin' }, handler: () => ({ generatedAt: new Date(clock.now()).toISOString(), clients: recorder.report() }) },
+      options: {
+        auth: adminStrategy,
+        plugins: { [RATE_LIMIT_PLUGIN]: 'admin' },
+        handler: () => ({ generatedAt: new Date(clock.now()).toISOString(), clients: recorder.report() }),
+      },
     });
     server.route({
       method: 'DELETE',

@@ -60,7 +60,12 @@ const others: Array<[string, string, string, number]> = [
 for (const [name, method, url, status] of others) {
   headers(`nothing else carries them: ${name}`, async () => {
     const { server } = await setup();
-    const res = await send(server, { method, url, headers: { authorization: FREE }, payload: method === 'POST' ? { name: 'Mochi', categoryId: 2 } : undefined });
+    const res = await send(server, {
+      method,
+      url,
+      headers: { authorization: FREE },
+      payload: method === 'POST' ? { name: 'Mochi', categoryId: 2 } : undefined,
+    });
     assert.is(res.status, status);
     assert.is(res.headers.deprecation, undefined);
     assert.is(res.headers.sunset, undefined);
@@ -117,7 +122,10 @@ const routes = suite('deprecation is route configuration');
 
 async function bare(settings: Record<string, unknown>) {
   const server = Hapi.server();
-  await server.register({ plugin: deprecationPlugin, options: { clock: new ManualClock(Date.UTC(2026, 0, 1)), link: 'https://docs.example.test/deprecations' } });
+  await server.register({
+    plugin: deprecationPlugin,
+    options: { clock: new ManualClock(Date.UTC(2026, 0, 1)), link: 'https://docs.example.test/deprecations' },
+  });
   server.route({ method: 'GET', path: '/old', options: { plugins: { deprecation: settings as never }, handler: () => 'ok' } });
   server.route({ method: 'GET', path: '/new', handler: () => 'ok' });
   return server;

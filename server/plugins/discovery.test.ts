@@ -24,7 +24,7 @@ inject('/, the contract, the page and /healthz need no key and are neither limit
   assert.is(keyless.headers['x-ratelimit-remaining'], '29', 'the 320 discovery requests counted nothing');
 });
 
-inject("the deprecation Link of getPet names a page this server serves, listing the operation and its sunset", async () => {
+inject('the deprecation Link of getPet names a page this server serves, listing the operation and its sunset', async () => {
   const server = await createServer({ port: 0 });
   const res = await server.inject({ url: '/v1/pets/1', headers: { authorization: 'Bearer test-free-key' } });
   const target = /<([^>]+)>; rel="deprecation"/.exec(String(res.headers.link))?.[1];
@@ -96,7 +96,11 @@ inject('/healthz says 503 storage_unavailable with the reason while the store ca
   server.app.store.failure = async () => failure;
   const failing = await server.inject({ url: '/healthz' });
   assert.is(failing.statusCode, 503);
-  assert.equal(JSON.parse(failing.payload), { code: 'storage_unavailable', message: 'The store cannot make writes durable: storage: ENOSPC writing the journal.', status: 503 });
+  assert.equal(JSON.parse(failing.payload), {
+    code: 'storage_unavailable',
+    message: 'The store cannot make writes durable: storage: ENOSPC writing the journal.',
+    status: 503,
+  });
   failure = undefined;
   assert.is((await server.inject({ url: '/healthz' })).statusCode, 200);
 });
@@ -116,7 +120,16 @@ if (!available) process.stdout.write(`SKIP: ${CHROMIUM} is missing, so the API r
   const origin = server.info.uri;
   const instance = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   try {
     const page = await instance.newPage();
@@ -126,11 +139,17 @@ if (!available) process.stdout.write(`SKIP: ${CHROMIUM} is missing, so the API r
     for (const summary of ['List animals', 'Add an animal', 'Get an animal (deprecated)']) {
       await page.getByText(summary, { exact: true }).first().waitFor({ timeout: 15_000 });
     }
-    await page.getByRole('button', { name: /Authorize/ }).first().click();
+    await page
+      .getByRole('button', { name: /Authorize/ })
+      .first()
+      .click();
     await page.locator('.modal-ux input[type=text], .modal-ux input[type=password]').first().fill('test-free-key');
     await page.locator('.modal-ux button.authorize').click();
     await page.locator('.modal-ux button.btn-done').click();
-    await page.locator('.opblock-get .opblock-summary-path', { hasText: /^\/pets$/ }).first().click();
+    await page
+      .locator('.opblock-get .opblock-summary-path', { hasText: /^\/pets$/ })
+      .first()
+      .click();
     await page.getByRole('button', { name: 'Try it out' }).first().click();
     const sent = page.waitForRequest((r) => r.url().startsWith(`${origin}/v1/pets`) && r.method() === 'GET');
     await page.getByRole('button', { name: 'Execute' }).first().click();

@@ -30,7 +30,10 @@ export function deprecationsPage(contract: Contract, base: string): string {
   const { since, sunset, successor } = contract.deprecation;
   const day = (iso: string) => formatHttpDate(Date.parse(iso));
   const rows = contract.deprecatedOperations
-    .map((operation) => `<tr><td>${escapeHtml(operation)}</td><td>${escapeHtml(day(since))}</td><td>${escapeHtml(day(sunset))}</td><td><code>GET ${escapeHtml(`${base}${successor}`)}</code></td></tr>`)
+    .map(
+      (operation) =>
+        `<tr><td>${escapeHtml(operation)}</td><td>${escapeHtml(day(since))}</td><td>${escapeHtml(day(sunset))}</td><td><code>GET ${escapeHtml(`${base}${successor}`)}</code></td></tr>`,
+    )
     .join('');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Deprecations: Animal Adoption Store API</title></head><body>
 <h1>Deprecations and sunsets</h1>
@@ -119,7 +122,12 @@ export const discoveryPlugin: Plugin<DiscoveryOptions> = {
         apiVersion: contract.apiVersion,
         links: { pets: `${base}/pets`, openapi: `${base}/openapi.json`, openapiYaml: `${base}/openapi.yaml`, deprecations: DEPRECATIONS_PAGE },
       })),
-      route(DEPRECATIONS_PAGE, (_request, h) => h.response(deprecationsPage(contract, base)).type('text/html; charset=utf-8').header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'")),
+      route(DEPRECATIONS_PAGE, (_request, h) =>
+        h
+          .response(deprecationsPage(contract, base))
+          .type('text/html; charset=utf-8')
+          .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'"),
+      ),
       route(`${base}/openapi.json`, (_request, h) => send(h, files.json!)),
       route(`${base}/openapi.yaml`, (_request, h) => send(h, files.yaml!)),
       route('/docs', (_request, h) => send(h, files.page!, { 'content-security-policy': CSP })),

@@ -35,7 +35,11 @@ export const DISK_RETRY_AFTER_SECONDS = 5;
 /** The body of a create the disk refused: the cause's errno, never a path. */
 function diskRefusal(error: { errno?: unknown }): ErrorBody {
   const errno = typeof error.errno === 'string' ? error.errno : 'EIO';
-  return { code: 'storage_unavailable', message: `The pet could not be stored durably (${errno}); nothing was created. Retry after the time in Retry-After.`, status: 503 };
+  return {
+    code: 'storage_unavailable',
+    message: `The pet could not be stored durably (${errno}); nothing was created. Retry after the time in Retry-After.`,
+    status: 503,
+  };
 }
 
 /**

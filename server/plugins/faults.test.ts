@@ -48,7 +48,11 @@ faults('an out-of-range Prefer is 400 with the Error body and nothing injected',
   assert.is(res.headers['x-fault-injected'], undefined);
 });
 
-const preflight = { method: 'OPTIONS', url: '/v1/pets', headers: { origin: 'http://localhost:5173', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization, prefer' } };
+const preflight = {
+  method: 'OPTIONS',
+  url: '/v1/pets',
+  headers: { origin: 'http://localhost:5173', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization, prefer' },
+};
 
 faults('with faults on, the CORS preflight allows Prefer', async () => {
   const server = await serverWith();

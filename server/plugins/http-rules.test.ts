@@ -70,7 +70,10 @@ for (const coding of ['GZIP', 'Gzip', ' gzip ']) {
   rules(`Content-Encoding "${coding}" is gzip: codings are case-insensitive (RFC 9110 §8.4.1)`, async () => {
     await start();
     const body = gzipSync('{"name":"Zipped","categoryId":1}');
-    const res = await exchange(port, [`POST /v1/pets HTTP/1.1\r\nHost: x\r\n${KEY}${close}Content-Type: application/json\r\nContent-Encoding: ${coding}\r\nContent-Length: ${body.length}\r\n\r\n`, body]);
+    const res = await exchange(port, [
+      `POST /v1/pets HTTP/1.1\r\nHost: x\r\n${KEY}${close}Content-Type: application/json\r\nContent-Encoding: ${coding}\r\nContent-Length: ${body.length}\r\n\r\n`,
+      body,
+    ]);
     assert.is(res.status, 201, res.body);
     assert.is(JSON.parse(res.body).name, 'Zipped');
   });

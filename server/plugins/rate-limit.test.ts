@@ -260,7 +260,10 @@ everyStatus('CORS preflights are neither limited nor counted', async () => {
       headers: { authorization: undefined, origin: 'https://app.example', 'access-control-request-method': 'GET' },
     });
   const all = await times(40, preflight);
-  assert.ok(all.every((r) => r.status === 200 || r.status === 204), String(statuses(all)));
+  assert.ok(
+    all.every((r) => r.status === 200 || r.status === 204),
+    String(statuses(all)),
+  );
   assert.is(header(all[0]!, 'x-ratelimit-limit'), undefined);
   const after = await get(server, undefined);
   assert.is(int(after, 'x-ratelimit-remaining'), 29, 'the 40 preflights used none of the 30');
@@ -282,7 +285,10 @@ bans('20 refusals within a minute ban the key for 600 s; it lifts by itself', as
   const { clock, server } = await setup();
   await times(60, () => get(server, KEYS.free));
   const refused = await times(20, () => get(server, KEYS.free));
-  assert.equal(refused.slice(0, 19).map((r) => r.body.code), Array(19).fill('rate_limited_minute'));
+  assert.equal(
+    refused.slice(0, 19).map((r) => r.body.code),
+    Array(19).fill('rate_limited_minute'),
+  );
   const banned = refused[19]!;
   assert.is(banned.status, 429);
   assert.is(banned.body.code, 'key_banned');
@@ -327,7 +333,10 @@ bans('threshold, period and duration are configurable; threshold 0 never bans', 
   const short = await setup({ rateLimit: { ban: { threshold: 3, periodSeconds: 10, durationSeconds: 30 } } });
   await times(60, () => get(short.server, KEYS.free));
   const refused = await times(3, () => get(short.server, KEYS.free));
-  assert.equal(refused.map((r) => r.body.code), ['rate_limited_minute', 'rate_limited_minute', 'key_banned']);
+  assert.equal(
+    refused.map((r) => r.body.code),
+    ['rate_limited_minute', 'rate_limited_minute', 'key_banned'],
+  );
   assert.is(int(refused[2]!, 'retry-after'), 30);
 
   const never = await setup({ rateLimit: { ban: { threshold: 0 } } });
@@ -414,7 +423,10 @@ unauthenticated('the per-address limit and its block are configurable', async ()
   const { server } = await setup({ rateLimit: { ip: { perMinute: 5, ban: { threshold: 2, periodSeconds: 60, durationSeconds: 90 } } } });
   const all = await times(7, () => get(server, undefined));
   assert.equal(statuses(all), [401, 401, 401, 401, 401, 429, 429]);
-  assert.equal(all.slice(5).map((r) => r.body.code), ['rate_limited_ip', 'ip_blocked']);
+  assert.equal(
+    all.slice(5).map((r) => r.body.code),
+    ['rate_limited_ip', 'ip_blocked'],
+  );
   assert.is(int(all[6]!, 'retry-after'), 90);
 });
 

@@ -99,7 +99,10 @@ function createStore(server: Server, options: ResolvedRateLimitOptions, clock: C
   return new FailoverStore(redis, new MemoryStore(clock), {
     onEvent(event) {
       if (event.type === 'fallback') {
-        server.log(['rate-limit', 'redis', 'warn'], `Redis unavailable (${event.error?.message ?? 'not connected'}): limiting per instance in memory until it returns`);
+        server.log(
+          ['rate-limit', 'redis', 'warn'],
+          `Redis unavailable (${event.error?.message ?? 'not connected'}): limiting per instance in memory until it returns`,
+        );
       } else {
         server.log(['rate-limit', 'redis', 'info'], 'Redis is back: limits are shared again');
       }
@@ -138,7 +141,9 @@ export const rateLimitPlugin: Plugin<RateLimitPluginOptions> = {
     const keyPartitions = new Map<string, Partition>();
     const addressPartitions = new Map<string, Partition>();
     const addressOf = (request: Request): Partition => {
-      const client = ipPartitionId(clientAddress(request.info.remoteAddress, request.headers as Record<string, string | undefined>, trustProxy, trustProxyHeader, ranges));
+      const client = ipPartitionId(
+        clientAddress(request.info.remoteAddress, request.headers as Record<string, string | undefined>, trustProxy, trustProxyHeader, ranges),
+      );
       const admin = isAdmin(request);
       const cacheKey = admin ? `admin ${client}` : client;
       let partition = addressPartitions.get(cacheKey);
@@ -157,7 +162,12 @@ export const rateLimitPlugin: Plugin<RateLimitPluginOptions> = {
       }
       return partition;
     };
-    const asRequest = (partition: Partition, cost: 0 | 1): ConsumeRequest => ({ partition: partition.id, windows: partition.windows, ban: partition.ban, cost });
+    const asRequest = (partition: Partition, cost: 0 | 1): ConsumeRequest => ({
+      partition: partition.id,
+      windows: partition.windows,
+      ban: partition.ban,
+      cost,
+    });
 
     /**
      * The store's answer, synchronously when the store can give it so (the memory store): a hook
@@ -165,7 +175,8 @@ export const rateLimitPlugin: Plugin<RateLimitPluginOptions> = {
      */
     type Maybe<T> = T | Promise<T>;
     const then = <T, U>(value: Maybe<T>, next: (v: T) => U): Maybe<U> => (value instanceof Promise ? value.then(next) : next(value));
-    const consumeAll = (requests: ConsumeRequest[]): Maybe<ConsumeResult[]> => (store instanceof MemoryStore ? store.consumeAllNow(requests) : store.consumeAll(requests));
+    const consumeAll = (requests: ConsumeRequest[]): Maybe<ConsumeResult[]> =>
+      store instanceof MemoryStore ? store.consumeAllNow(requests) : store.consumeAll(requests);
 
     /**
      * A request with a valid key: first its address (probe only), then its key (counted). The
@@ -229,7 +240,12 @@ export const rateLimitPlugin: Plugin<RateLimitPluginOptions> = {
         state.verdict = counted;
         // Not a Boom: a Boom returned here would end the onPreResponse chain, and the plugins
         // after this one (deprecation headers) must still see the response.
-        const replacement = counted.admitted ? undefined : h.response(errorBody(refusal(counted))).code(429).type('application/json');
+        const replacement = counted.admitted
+          ? undefined
+          : h
+              .response(errorBody(refusal(counted)))
+              .code(429)
+              .type('application/json');
         return applyHeaders(request, h, counted, replacement);
       });
     });

@@ -13,7 +13,10 @@ async function logged(level: string, act: (server: Awaited<ReturnType<typeof cre
   const server = await createServer({ port: 0, logger: { level, stream } });
   await act(server);
   await server.stop();
-  return text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 const failingWrite = async (server: Awaited<ReturnType<typeof createServer>>) => {
@@ -33,7 +36,10 @@ test('at info, every request has a line, without its Authorization header', asyn
 
 test('quiet (warn): no request lines, but the failed write is logged as an error with its cause', async () => {
   const lines = await logged('warn', failingWrite);
-  assert.not.ok(lines.some((l) => (l.res as { statusCode?: number } | undefined)?.statusCode === 200), 'no line for the 200');
+  assert.not.ok(
+    lines.some((l) => (l.res as { statusCode?: number } | undefined)?.statusCode === 200),
+    'no line for the 200',
+  );
   const errors = lines.filter((l) => Number(l.level) >= 50);
   assert.ok(errors.length >= 1, JSON.stringify(lines));
   assert.match(JSON.stringify(errors), /ENOSPC: no space left on device/);

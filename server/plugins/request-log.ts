@@ -86,7 +86,11 @@ export const requestLogPlugin: Plugin<RequestLogOptions> = {
     // request.log(['error'], error) and errors hapi itself reports for a request.
     server.events.on({ name: 'request', channels: ['app', 'error'] }, (request, event, tags) => {
       if (!tags.error && !tags.warn) return;
-      const fields = { req: requestFields(request), tags: event.tags, ...(event.error ? { err: event.error } : event.data !== undefined ? { data: event.data } : {}) };
+      const fields = {
+        req: requestFields(request),
+        tags: event.tags,
+        ...(event.error ? { err: event.error } : event.data !== undefined ? { data: event.data } : {}),
+      };
       if (tags.error) logger.error(fields, 'request error');
       else logger.warn(fields, 'request warning');
     });

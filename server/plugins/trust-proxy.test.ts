@@ -30,7 +30,10 @@ proxies('without trust, one client blocking its address blocks every client behi
   assert.is(JSON.parse(other.payload).code, 'ip_blocked');
 });
 
-for (const [name, trustProxy] of [['one hop', 1], ['the proxy range', ['10.0.0.0/8']]] as const) {
+for (const [name, trustProxy] of [
+  ['one hop', 1],
+  ['the proxy range', ['10.0.0.0/8']],
+] as const) {
   proxies(`trusting ${name}, each client is counted on its own`, async () => {
     const server = await serverWith({ trustProxy: trustProxy as ServerOptions['trustProxy'] });
     assert.is(JSON.parse((await block(server, '203.0.113.7')).payload).code, 'ip_blocked');

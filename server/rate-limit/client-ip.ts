@@ -31,7 +31,10 @@ export function trustedRanges(ranges: readonly string[]): BlockList {
 /** The `for=` addresses of a Forwarded field, in order; an obfuscated or unknown node is undefined. */
 function forwardedFor(value: string): Array<string | undefined> {
   return value.split(',').map((element) => {
-    const pair = element.split(';').map((p) => p.trim()).find((p) => /^for=/i.test(p));
+    const pair = element
+      .split(';')
+      .map((p) => p.trim())
+      .find((p) => /^for=/i.test(p));
     if (!pair) return undefined;
     let node = pair.slice(4).trim().replace(/^"|"$/g, '');
     if (node.startsWith('[')) node = node.slice(1, node.indexOf(']'));

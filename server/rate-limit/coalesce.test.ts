@@ -27,7 +27,12 @@ t.after(async () => {
   for (const store of stores) await store.close();
 });
 
-const key = (partition: string, limit: number, cost: 0 | 1 = 1): ConsumeRequest => ({ partition, windows: keyWindows({ perMinute: limit, perDay: 1_000_000 }), ban: null, cost });
+const key = (partition: string, limit: number, cost: 0 | 1 = 1): ConsumeRequest => ({
+  partition,
+  windows: keyWindows({ perMinute: limit, perDay: 1_000_000 }),
+  ban: null,
+  cost,
+});
 
 test('two instances, 150 requests each in one turn, a limit of 37: exactly 37 admitted, in one round trip per instance', async () => {
   const partition = `key:${randomUUID()}`;
@@ -39,7 +44,10 @@ test('two instances, 150 requests each in one turn, a limit of 37: exactly 37 ad
   const admitted = results.filter(([r]) => r!.outcome === 'admitted');
   assert.is(admitted.length, 37);
   // Decided one after the other: the admitted ones saw 1, 2, ... 37 in the minute window.
-  assert.equal(admitted.map(([r]) => r!.windows[0]!.used).sort((a, b) => a - b), Array.from({ length: 37 }, (_, i) => i + 1));
+  assert.equal(
+    admitted.map(([r]) => r!.windows[0]!.used).sort((a, b) => a - b),
+    Array.from({ length: 37 }, (_, i) => i + 1),
+  );
   for (const [r] of results.filter(([r]) => r!.outcome !== 'admitted')) assert.is(r!.windows[0]!.used, 37);
 });
 

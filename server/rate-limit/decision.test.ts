@@ -75,7 +75,15 @@ const refusals: Array<[string, 'key' | 'ip', ConsumeResult, string, string, numb
   ['a window about to end still says 1 s', 'key', result('refused', [60, 1], [200, DAY_MS]), 'rate_limited_minute', '60', 1, 1],
   ['banned key', 'key', result('banned', [0, MINUTE_MS], [61, DAY_MS], 600_000), 'key_banned', '60', 600, 600_000],
   ['IP limit', 'ip', { outcome: 'refused', banMs: 0, windows: [{ spec: ipWindows(30)[0]!, used: 30, resetMs: 5_500 }] }, 'rate_limited_ip', '30', 6, 5_500],
-  ['blocked IP', 'ip', { outcome: 'banned', banMs: 599_001, windows: [{ spec: ipWindows(30)[0]!, used: 30, resetMs: 5_500 }] }, 'ip_blocked', '30', 600, 599_001],
+  [
+    'blocked IP',
+    'ip',
+    { outcome: 'banned', banMs: 599_001, windows: [{ spec: ipWindows(30)[0]!, used: 30, resetMs: 5_500 }] },
+    'ip_blocked',
+    '30',
+    600,
+    599_001,
+  ],
 ];
 for (const [name, kind, r, code, limit, retryAfter, waitMs] of refusals) {
   test(`refused (${name}): ${code}, Retry-After ${retryAfter}, Remaining 0, Reset consistent`, () => {

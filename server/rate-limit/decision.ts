@@ -115,7 +115,7 @@ export function verdict(kind: PartitionKind, result: ConsumeResult, nowMs: numbe
   const headers: Record<string, string> = {
     'x-ratelimit-limit': String(binding.spec.limit),
     'ratelimit-policy': formatPolicy(specs ?? result.windows.map((u) => u.spec)),
-    'ratelimit': formatState(result),
+    ratelimit: formatState(result),
   };
   if (result.outcome === 'admitted') {
     headers['x-ratelimit-remaining'] = String(remaining(binding));
@@ -130,4 +130,3 @@ export function verdict(kind: PartitionKind, result: ConsumeResult, nowMs: numbe
   headers['cache-control'] = 'no-store';
   return { admitted: false, headers, error: refusal(kind, result, binding, retryAfter) };
 }
-

@@ -5,9 +5,7 @@ import type { MemoryStore } from './memory-store.ts';
 import type { RedisStatus } from './redis-store.ts';
 import type { ConsumeRequest, ConsumeResult, LimiterStore } from './store.ts';
 
-export type FailoverEvent =
-  | { type: 'fallback'; error: Error | undefined }
-  | { type: 'recovered' };
+export type FailoverEvent = { type: 'fallback'; error: Error | undefined } | { type: 'recovered' };
 
 /** What the failover store needs of its shared store (the Redis store, or a fake in tests). */
 export interface SharedStore extends LimiterStore {

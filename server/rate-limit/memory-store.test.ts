@@ -56,8 +56,7 @@ const addressKinds: Array<[string, (i: number) => string]> = [
 const flood = (store: MemoryStore, count: number, address: (i: number) => string, from = 0) => {
   for (let i = from; i < from + count; i++) store.consumeNow({ partition: address(i), windows: ipWindows(30), ban: IP_BAN, cost: 1 });
 };
-const keyRequest = (partition: string, perMinute: number) =>
-  ({ partition, windows: keyWindows({ perMinute, perDay: 100_000 }), ban: BAN, cost: 1 }) as const;
+const keyRequest = (partition: string, perMinute: number) => ({ partition, windows: keyWindows({ perMinute, perDay: 100_000 }), ban: BAN, cost: 1 }) as const;
 const banAddress = (store: MemoryStore, partition: string) => {
   const request = { partition, windows: ipWindows(1), ban: IP_BAN, cost: 1 } as const;
   for (let i = 0; i < 1 + IP_BAN.threshold; i++) store.consumeNow(request);
@@ -138,7 +137,10 @@ test('a block that ends leaves the block map and the address counts again from i
   assert.is(store.blocks, 1);
   clock.advance(IP_BAN.durationMs);
   const request = { partition: 'ip:192.0.2.50', windows: ipWindows(2), ban: IP_BAN, cost: 1 } as const;
-  assert.equal([store.consumeNow(request), store.consumeNow(request), store.consumeNow(request)].map((r) => r.outcome), ['admitted', 'admitted', 'refused']);
+  assert.equal(
+    [store.consumeNow(request), store.consumeNow(request), store.consumeNow(request)].map((r) => r.outcome),
+    ['admitted', 'admitted', 'refused'],
+  );
   assert.is(store.blocks, 0);
 });
 

@@ -73,7 +73,9 @@ test('200 simultaneous requests on a fresh Free key, spread over three processes
   const admitted = answers.filter((a) => a.status === 200);
   const refused = answers.filter((a) => a.status === 429);
   const perInstance = [0, 1, 2].map((i) => admitted.filter((a) => a.instance === i).length);
-  process.stdout.write(`  [3 processes, Redis] 200 simultaneous: ${admitted.length} admitted (per instance ${perInstance.join('/')}), ${refused.length} refused\n`);
+  process.stdout.write(
+    `  [3 processes, Redis] 200 simultaneous: ${admitted.length} admitted (per instance ${perInstance.join('/')}), ${refused.length} refused\n`,
+  );
   assert.is(admitted.length, 60);
   assert.is(refused.length, 140);
   assert.ok(refused.every((a) => a.code === 'rate_limited_minute' || a.code === 'key_banned'));
@@ -81,7 +83,10 @@ test('200 simultaneous requests on a fresh Free key, spread over three processes
 
 test('the key stays limited on every instance afterwards', async () => {
   const answers = await burst(3, 'Bearer test-free-key');
-  assert.equal(answers.map((a) => a.status), [429, 429, 429]);
+  assert.equal(
+    answers.map((a) => a.status),
+    [429, 429, 429],
+  );
 });
 
 test('the per-address limit for requests without a key is shared too: exactly 30 get 401', async () => {
@@ -99,7 +104,10 @@ test('a limiter reset through the admin API of one instance frees the key on eve
   });
   assert.is(reset.status, 204);
   const answers = await burst(3, 'Bearer test-free-key');
-  assert.equal(answers.map((a) => a.status), [200, 200, 200]);
+  assert.equal(
+    answers.map((a) => a.status),
+    [200, 200, 200],
+  );
 });
 
 t.run();

@@ -40,9 +40,15 @@ for (const [name, operate, order] of cases) {
 test('a pass examines at most its budget per step and removes only idle entries', () => {
   const { list } = filled('idle1', 'a', 'idle2', 'b', 'idle3');
   list.startPass();
-  assert.equal(list.passStep(2, (e) => e.idle), { examined: 2, removed: 1 });
+  assert.equal(
+    list.passStep(2, (e) => e.idle),
+    { examined: 2, removed: 1 },
+  );
   assert.ok(list.passing);
-  assert.equal(list.passStep(10, (e) => e.idle), { examined: 3, removed: 2 });
+  assert.equal(
+    list.passStep(10, (e) => e.idle),
+    { examined: 3, removed: 2 },
+  );
   assert.not.ok(list.passing);
   assert.equal(ids(list), ['a', 'b']);
 });
@@ -52,9 +58,15 @@ test('a pass goes on past an entry removed or moved under its cursor', () => {
   list.startPass();
   list.passStep(1, () => false); // the cursor stands on b
   list.remove(entries[1]!);
-  assert.equal(list.passStep(1, () => false), { examined: 1, removed: 0 }); // c
+  assert.equal(
+    list.passStep(1, () => false),
+    { examined: 1, removed: 0 },
+  ); // c
   list.moveToEnd(entries[3]!); // d, under the cursor, moves to the end: still examined once
-  assert.equal(list.passStep(10, () => false), { examined: 1, removed: 0 });
+  assert.equal(
+    list.passStep(10, () => false),
+    { examined: 1, removed: 0 },
+  );
   assert.not.ok(list.passing);
 });
 

@@ -88,7 +88,7 @@ export class PartitionList<T extends ListedPartition> {
   }
 
   *[Symbol.iterator](): IterableIterator<T> {
-    for (let entry = this.#head; entry; ) {
+    for (let entry = this.#head; entry;) {
       const next = entry.next as T | null;
       yield entry;
       entry = next;

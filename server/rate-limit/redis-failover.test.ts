@@ -20,7 +20,6 @@ import { serviceForTests } from '../testing/services.ts';
 const PREFIX = `adoption-test:failover:${randomUUID()}:`;
 const FREE = 'Bearer test-free-key';
 
-
 async function startRedis(port: number): Promise<ChildProcess> {
   const child = spawnChild('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
   const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => 50, maxRetriesPerRequest: 0 });
@@ -105,7 +104,10 @@ test('with Redis up, requests are counted in Redis', async () => {
   assert.is(res.statusCode, 200);
   assert.is(res.headers['x-ratelimit-remaining'], '59');
   const keys = await keysIn(port);
-  assert.ok(keys.some((k) => k.endsWith(':w:minute')), keys.join(', '));
+  assert.ok(
+    keys.some((k) => k.endsWith(':w:minute')),
+    keys.join(', '),
+  );
   assert.not.ok(store.degraded);
 });
 
@@ -120,7 +122,10 @@ test('with Redis gone, the server keeps answering and limits on its own (fail op
   for (let i = 0; i < 60; i++) rest.push((await get()).statusCode);
   assert.is(rest.filter((s) => s === 200).length, 59);
   assert.is(rest.at(-1), 429);
-  assert.ok(events.some((e) => /Redis unavailable/.test(e)), events.join(' | '));
+  assert.ok(
+    events.some((e) => /Redis unavailable/.test(e)),
+    events.join(' | '),
+  );
 });
 
 test('when Redis returns, the store reconnects by itself and counts in Redis again', async () => {
@@ -135,7 +140,10 @@ test('when Redis returns, the store reconnects by itself and counts in Redis aga
   assert.not.ok(store.degraded);
   const keys = await keysIn(port);
   assert.ok(keys.length > 0, 'the new Redis holds the counts');
-  assert.ok(events.some((e) => /Redis is back/.test(e)), events.join(' | '));
+  assert.ok(
+    events.some((e) => /Redis is back/.test(e)),
+    events.join(' | '),
+  );
   // The restarted Redis is empty: the Free key starts afresh in the shared count.
   assert.is((await get()).headers['x-ratelimit-remaining'], '59');
 });
@@ -154,7 +162,12 @@ test('admin clock moves reach the Redis TTLs', async () => {
     const call = () => admin.inject({ method: 'GET', url: '/v1/pets', headers: { authorization: FREE } });
     for (let i = 0; i < 60; i++) await call();
     assert.is((await call()).statusCode, 429);
-    const moved = await admin.inject({ method: 'POST', url: '/__admin/clock/advance', payload: { seconds: 60 }, headers: { authorization: 'Bearer failover-admin-token' } });
+    const moved = await admin.inject({
+      method: 'POST',
+      url: '/__admin/clock/advance',
+      payload: { seconds: 60 },
+      headers: { authorization: 'Bearer failover-admin-token' },
+    });
     assert.is(moved.statusCode, 200);
     const after = await call();
     assert.is(after.statusCode, 200);

@@ -10,7 +10,6 @@ import { RedisStore } from './redis-store.ts';
 import type { ConsumeRequest, ConsumeResult, LimiterStore } from './store.ts';
 import { REDIS_URL, redisForTests } from '../testing/services.ts';
 
-
 interface Fixture {
   store: LimiterStore;
   /** Real milliseconds pass inside Redis while a test runs: its timings are checked within this. */
@@ -79,7 +78,10 @@ for (const [name, make] of Object.entries(factories)) {
     const results = await repeat(fx.store, req(FREE), 62);
     assert.equal(outcomes(results).slice(0, 60), Array(60).fill('admitted'));
     assert.equal(outcomes(results).slice(60), ['refused', 'refused']);
-    assert.equal(results.slice(0, 3).map((r) => used(r, 'minute')), [1, 2, 3]);
+    assert.equal(
+      results.slice(0, 3).map((r) => used(r, 'minute')),
+      [1, 2, 3],
+    );
   });
 
   t('a refused request moves neither window (a 429 uses no quota)', async () => {
@@ -198,7 +200,7 @@ for (const [name, make] of Object.entries(factories)) {
     await repeat(fx.store, { ...address, cost: 1 }, 2); // the address has no room left
     const stopped = await fx.store.consumeAll([address, key]);
     assert.equal(outcomes(stopped), ['refused'], 'the key was not reached');
-    assert.is(used((await fx.store.consume({ ...key, cost: 0 })), 'minute'), 1, 'and not counted');
+    assert.is(used(await fx.store.consume({ ...key, cost: 0 }), 'minute'), 1, 'and not counted');
   });
 
   t('a chain whose last partition refuses leaves the earlier probes untouched', async () => {

@@ -201,12 +201,17 @@ create('names in any script, with spaces and punctuation, are accepted as sent',
 create('a name with a control character is refused, and the message says why', async () => {
   const server = await testServer();
   const res = await send(server, { method: 'POST', url: '/v1/pets', payload: { name: 'Rex\u0000', categoryId: 1 } });
-  assert.equal(res.body, { code: 'invalid_body', message: '"name" must contain a non-blank character and no control characters or unpaired surrogates', status: 400 });
+  assert.equal(res.body, {
+    code: 'invalid_body',
+    message: '"name" must contain a non-blank character and no control characters or unpaired surrogates',
+    status: 400,
+  });
 });
 
 create('a store that stops answering is 503 storage_unavailable with Retry-After, not a 500', async () => {
   const server = await testServer();
-  server.app.store.create = () => Promise.reject(Object.assign(new Error('The database postgres://x:***@db/pets is unavailable: connection terminated.'), { code: 'database_unavailable' }));
+  server.app.store.create = () =>
+    Promise.reject(Object.assign(new Error('The database postgres://x:***@db/pets is unavailable: connection terminated.'), { code: 'database_unavailable' }));
   const res = await send(server, { method: 'POST', url: '/v1/pets', payload: { name: 'A', categoryId: 1 } });
   assert.equal(res.body, { code: 'storage_unavailable', message: 'The store is unavailable; retry after 2 seconds.', status: 503 });
   assert.is(res.headers['retry-after'], '2');
@@ -277,7 +282,13 @@ create('both invalid fields are named at once', async () => {
 const unparsable: Array<[string, string, Record<string, string>, number, string]> = [
   ['malformed JSON', '{"name": "A",', { 'content-type': 'application/json' }, 400, 'malformed_json'],
   ['empty body', '', { 'content-type': 'application/json' }, 400, 'invalid_body'],
-  ['a body over 16 KiB', JSON.stringify({ name: 'A', categoryId: 1, pad: 'x'.repeat(17_000) }), { 'content-type': 'application/json' }, 413, 'payload_too_large'],
+  [
+    'a body over 16 KiB',
+    JSON.stringify({ name: 'A', categoryId: 1, pad: 'x'.repeat(17_000) }),
+    { 'content-type': 'application/json' },
+    413,
+    'payload_too_large',
+  ],
   ['text/plain', 'name=A', { 'content-type': 'text/plain' }, 415, 'unsupported_media_type'],
   ['form encoding', 'name=A&categoryId=1', { 'content-type': 'application/x-www-form-urlencoded' }, 415, 'unsupported_media_type'],
 ];
@@ -408,7 +419,18 @@ hapiErrors('CORS: a browser may read the rate-limit, pagination and deprecation 
   const res = await send(server, { method: 'GET', url: '/v1/pets', headers: { origin: 'http://localhost:5173' } });
   assert.is(res.headers['access-control-allow-origin'], 'http://localhost:5173');
   const exposed = String(res.headers['access-control-expose-headers']).split(',');
-  for (const header of ['Link', 'Location', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'Deprecation', 'Sunset']) {
+  for (const header of [
+    'Link',
+    'Location',
+    'X-RateLimit-Limit',
+    'X-RateLimit-Remaining',
+    'X-RateLimit-Reset',
+    'Retry-After',
+    'RateLimit',
+    'RateLimit-Policy',
+    'Deprecation',
+    'Sunset',
+  ]) {
     assert.ok(exposed.includes(header), header);
   }
 });

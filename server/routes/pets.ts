@@ -32,7 +32,12 @@ export const petRoutes: Plugin<PetRoutesOptions> = {
      * to escape, but escaped anyway in case a future status needs it.
      */
     const nextLink = (query: ListRequest, cursor: string) =>
-      formatLinks([{ target: `${base}/pets?limit=${query.limit}${query.status ? `&status=${encodeURIComponent(query.status)}` : ''}&cursor=${cursor}`, params: { rel: 'next' } }]);
+      formatLinks([
+        {
+          target: `${base}/pets?limit=${query.limit}${query.status ? `&status=${encodeURIComponent(query.status)}` : ''}&cursor=${cursor}`,
+          params: { rel: 'next' },
+        },
+      ]);
 
     /**
      * The contract's validation, run by the handlers rather than by hapi's validation stage: the
@@ -75,7 +80,9 @@ export const petRoutes: Plugin<PetRoutesOptions> = {
           // Raw bytes (decompressed): the server decodes the JSON itself, see json-body.ts.
           payload: { parse: 'gunzip', output: 'data' },
           async handler(request: Request, h: ResponseToolkit) {
-            const input = checked('invalid_body', () => validation.newPet(decodeJsonBody(request.payload, request.headers as Record<string, string | undefined>)));
+            const input = checked('invalid_body', () =>
+              validation.newPet(decodeJsonBody(request.payload, request.headers as Record<string, string | undefined>)),
+            );
             const pet = await service.create(input);
             return h.response(petJson(pet)).type(JSON_TYPE).code(201).header('Location', `${base}/pets/${pet.id}`);
           },

@@ -34,13 +34,27 @@ for (const [kind, storage] of STORES) {
     try {
       const before = await server.app.store.count();
       for (const escaped of ['\\ud800', 'Rex\\udfff', '\\udc36\\ud83d']) {
-        const res = await send(server, { method: 'POST', url: '/v1/pets', payload: `{"name":"${escaped}","categoryId":1}`, headers: { 'content-type': 'application/json' } });
+        const res = await send(server, {
+          method: 'POST',
+          url: '/v1/pets',
+          payload: `{"name":"${escaped}","categoryId":1}`,
+          headers: { 'content-type': 'application/json' },
+        });
         assert.is(res.status, 400, escaped);
-        assert.equal(res.body, { code: 'invalid_body', message: '"name" must contain a non-blank character and no control characters or unpaired surrogates', status: 400 });
+        assert.equal(res.body, {
+          code: 'invalid_body',
+          message: '"name" must contain a non-blank character and no control characters or unpaired surrogates',
+          status: 400,
+        });
       }
       assert.is(await server.app.store.count(), before);
 
-      const created = await send(server, { method: 'POST', url: '/v1/pets', payload: `{"name":"Rex \\ud83d\\udc36","categoryId":1}`, headers: { 'content-type': 'application/json' } });
+      const created = await send(server, {
+        method: 'POST',
+        url: '/v1/pets',
+        payload: `{"name":"Rex \\ud83d\\udc36","categoryId":1}`,
+        headers: { 'content-type': 'application/json' },
+      });
       assert.is(created.status, 201);
       const listed = await send(server, { method: 'GET', url: '/v1/pets?limit=100' });
       const stored = (listed.body as Array<{ id: number; name: string }>).find((p) => p.id === created.body.id);

@@ -6,15 +6,27 @@ import { KitError, UsageError } from '../../lib/errors.ts';
 /** The database cannot be reached or refused the store's work (down, wrong host, auth, no such database). */
 export class DatabaseUnavailableError extends KitError {
   /** `reason`: what pg said, without the database's address (for answers to clients). */
-  constructor(readonly database: string, readonly reason: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly database: string,
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
     super('database_unavailable', `The database ${database} is unavailable: ${reason}.`, options);
   }
 }
 
 /** The schema holds a `pets` table (or sequence) the store cannot use. Nothing in it was changed. */
 export class IncompatibleSchemaError extends KitError {
-  constructor(readonly database: string, reason: string, options?: { cause?: unknown }) {
-    super('incompatible_schema', `The database ${database} cannot be used: ${reason}. It was left untouched; use another schema (?schema=) or fix it, then start again.`, options);
+  constructor(
+    readonly database: string,
+    reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      'incompatible_schema',
+      `The database ${database} cannot be used: ${reason}. It was left untouched; use another schema (?schema=) or fix it, then start again.`,
+      options,
+    );
   }
 }
 

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import type { Pet } from '../types.ts';
 import { DatabaseSerializer, type Database } from './pet-store.ts';
 
-const pet = (id: number): Pet => ({ id, name: `Pet "${id}" \u00e9`, categoryId: id % 7 + 1, status: 'available' });
+const pet = (id: number): Pet => ({ id, name: `Pet "${id}" \u00e9`, categoryId: (id % 7) + 1, status: 'available' });
 
 test('matches JSON.stringify through appends, a replaced array, a removal and an empty store', () => {
   const serializer = new DatabaseSerializer();

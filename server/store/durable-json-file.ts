@@ -75,7 +75,6 @@ export class DurableJsonFile<T> implements Adapter<T> {
     mkdirSync(dirname(path), { recursive: true });
   }
 
-
   /** File writes completed so far (each may acknowledge many calls to write()). */
   get writesCompleted(): number {
     return this.#writes;

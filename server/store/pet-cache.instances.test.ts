@@ -115,8 +115,15 @@ test('pages tailed through every instance while two create: none skips, repeats 
     let after = start;
     for (let rounds = 0; rounds < 2_000; rounds++) {
       const page = await list(i, `limit=5&status=sold&cursor=${encodeCursor(after)}`);
-      assert.equal([...page.ids].sort((a, b) => a - b), page.ids, 'in id order');
-      assert.ok(page.ids.every((id) => id > after), `page after ${after} repeats a pet: ${page.ids}`);
+      assert.equal(
+        [...page.ids].sort((a, b) => a - b),
+        page.ids,
+        'in id order',
+      );
+      assert.ok(
+        page.ids.every((id) => id > after),
+        `page after ${after} repeats a pet: ${page.ids}`,
+      );
       const upTo = page.ids.length === 5 ? page.ids.at(-1)! : Number.MAX_SAFE_INTEGER;
       const lacking = acknowledged.filter((p) => p.at < page.sentAt && p.id > after && p.id <= upTo && !page.ids.includes(p.id));
       assert.equal(lacking, [], `instance ${i}, page after ${after}: acknowledged before it was asked, not on it`);
@@ -132,7 +139,7 @@ test('pages tailed through every instance while two create: none skips, repeats 
   for (const walk of walks) assert.equal(walk, all, 'every pet once, in order');
 });
 
-test('an instance without the limiter (--no-rate-limit) caches nothing, but its creates reach the others\' caches at once', async () => {
+test("an instance without the limiter (--no-rate-limit) caches nothing, but its creates reach the others' caches at once", async () => {
   const bare = await startCli(['--port', '0', '--quiet', '--database', postgres.db!.url, '--redis', REDIS_URL, '--redis-prefix', PREFIX, '--no-rate-limit']);
   instances.push(bare);
   const through = instances.length - 1;
@@ -153,7 +160,10 @@ test('a reset through one instance is seen at once by the pages and pets of the 
     assert.equal((await list(i, `limit=1&cursor=${encodeCursor(id - 1)}`)).ids, [id]);
     assert.is((await fetch(`${instances[i]!.baseUrl}/pets/${id}`, { headers: HEADERS })).status, 200);
   }
-  const reset = await fetch(`${instances[0]!.baseUrl.replace(/\/v1$/, '')}/__admin/pets/reset`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  const reset = await fetch(`${instances[0]!.baseUrl.replace(/\/v1$/, '')}/__admin/pets/reset`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+  });
   assert.is(reset.status, 200);
   for (const i of [1, 2]) {
     assert.equal((await list(i, `limit=1&cursor=${encodeCursor(id - 1)}`)).ids, [], `instance ${i} still lists created pets`);

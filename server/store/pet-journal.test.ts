@@ -25,13 +25,19 @@ test('a restart replays the journal, folds it into the snapshot and empties it',
   assert.is(await opened.count(), 3);
   assert.is((await opened.create({ name: 'Next', categoryId: 1, status: 'sold' })).id, 4);
   await opened.close();
-  assert.equal(JSON.parse(readFileSync(path, 'utf8')).pets.map((p: Pet) => p.id), [1, 2, 3, 4]);
+  assert.equal(
+    JSON.parse(readFileSync(path, 'utf8')).pets.map((p: Pet) => p.id),
+    [1, 2, 3, 4],
+  );
 });
 
 test('a last line cut short by a crash was never acknowledged: it is dropped, the rest kept', async () => {
   const path = store(2, `${line(2)}{"id":3,"name":"Half`);
   const opened = await LowPetStore.open({ type: 'file', path }, []);
-  assert.equal((await opened.list({ limit: 10 })).pets.map((p) => p.id), [1, 2]);
+  assert.equal(
+    (await opened.list({ limit: 10 })).pets.map((p) => p.id),
+    [1, 2],
+  );
   assert.is((await opened.create({ name: 'Next', categoryId: 1, status: 'sold' })).id, 3);
   await opened.close();
 });
@@ -39,7 +45,10 @@ test('a last line cut short by a crash was never acknowledged: it is dropped, th
 test('lines the snapshot already holds (a crash between a fold and its truncation) are skipped', async () => {
   const path = store(4, line(2) + line(3) + line(4));
   const opened = await LowPetStore.open({ type: 'file', path }, []);
-  assert.equal((await opened.list({ limit: 10 })).pets.map((p) => p.id), [1, 4]);
+  assert.equal(
+    (await opened.list({ limit: 10 })).pets.map((p) => p.id),
+    [1, 4],
+  );
   await opened.close();
 });
 
@@ -66,13 +75,18 @@ test('folding while creates go on loses and duplicates nothing', async () => {
   // 30,000 creates push the journal past its fold size at least once while others are in flight.
   const ids: number[] = [];
   for (let batch = 0; batch < 30; batch++) {
-    const created = await Promise.all(Array.from({ length: 1000 }, (_, i) => opened.create({ name: `N${batch}-${i}-${'x'.repeat(40)}`, categoryId: 1, status: 'pending' })));
+    const created = await Promise.all(
+      Array.from({ length: 1000 }, (_, i) => opened.create({ name: `N${batch}-${i}-${'x'.repeat(40)}`, categoryId: 1, status: 'pending' })),
+    );
     ids.push(...created.map((p) => p.id));
   }
   const durable = readFileStore(path).map((p) => p.id);
   assert.is(new Set(durable).size, durable.length, 'no id twice');
   const stored = new Set(durable);
-  assert.ok(ids.every((id) => stored.has(id)), "every acknowledged create is durable");
+  assert.ok(
+    ids.every((id) => stored.has(id)),
+    'every acknowledged create is durable',
+  );
   assert.is(durable.length, 30_001);
   assert.ok(JSON.parse(readFileSync(path, 'utf8')).pets.length > 1, 'the snapshot was folded during the run');
   await opened.close();

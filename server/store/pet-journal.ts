@@ -38,7 +38,15 @@ export interface Replayed {
 
 function isPet(value: unknown): value is Pet {
   const p = value as Partial<Pet> | null;
-  return typeof p === 'object' && p !== null && Number.isSafeInteger(p.id) && (p.id as number) >= 1 && typeof p.name === 'string' && Number.isSafeInteger(p.categoryId) && typeof p.status === 'string';
+  return (
+    typeof p === 'object' &&
+    p !== null &&
+    Number.isSafeInteger(p.id) &&
+    (p.id as number) >= 1 &&
+    typeof p.name === 'string' &&
+    Number.isSafeInteger(p.categoryId) &&
+    typeof p.status === 'string'
+  );
 }
 
 export class PetJournal {
@@ -131,7 +139,6 @@ export class PetJournal {
     });
     await this.#file.close();
   }
-
 
   async #drain(): Promise<void> {
     this.#running = true;

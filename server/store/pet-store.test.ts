@@ -27,8 +27,14 @@ const storages: Array<[string, () => StorageOptions]> = [
 for (const [kind, storage] of storages) {
   contract(`${kind}: seeds, lists in id order, filters, pages after an id`, async () => {
     const store = await LowPetStore.open(storage(), [...seed].reverse());
-    assert.equal((await store.list({ limit: 10 })).pets.map((p) => p.id), [1, 2, 5]);
-    assert.equal((await store.list({ limit: 10, status: 'available' })).pets.map((p) => p.id), [1, 5]);
+    assert.equal(
+      (await store.list({ limit: 10 })).pets.map((p) => p.id),
+      [1, 2, 5],
+    );
+    assert.equal(
+      (await store.list({ limit: 10, status: 'available' })).pets.map((p) => p.id),
+      [1, 5],
+    );
     assert.equal(await store.list({ limit: 1, afterId: 1 }), { pets: [seed[1]], hasMore: true });
     assert.equal(await store.list({ limit: 1, afterId: 2 }), { pets: [seed[2]], hasMore: false });
     assert.equal(await store.list({ limit: 5, afterId: 5 }), { pets: [], hasMore: false });
@@ -62,7 +68,13 @@ file('a new file is created and seeded; a restart reads it back with its counter
   assert.is(await second.count(), 11);
   assert.equal(await second.get(11), { id: 11, name: 'Mochi', categoryId: 2, status: 'available' });
   assert.is((await second.create({ name: 'Next', categoryId: 1, status: 'sold' })).id, 12);
-  assert.equal(readFileStore(path).map((p) => p.id).slice(-2), [11, 12], 'the create is durable in the journal');
+  assert.equal(
+    readFileStore(path)
+      .map((p) => p.id)
+      .slice(-2),
+    [11, 12],
+    'the create is durable in the journal',
+  );
   await second.close();
   assert.is(readDb(path).nextId, 13, 'closing folds the journal into the snapshot');
   assert.is(readFileSync(`${path}.journal`, 'utf8'), '');
@@ -72,11 +84,16 @@ file('every create is on disk when its promise resolves; concurrent creates shar
   const path = join(tempDir(), 'db.json');
   const store = await LowPetStore.open({ type: 'file', path }, seed);
   const created = await Promise.all(
-    Array.from({ length: 200 }, (_, i) => store.create({ name: `P${i}`, categoryId: 1, status: 'available' }).then((pet) => {
-      // At the moment this create is acknowledged, the files already hold it.
-      assert.ok(readFileStore(path).some((p) => p.id === pet.id), `pet ${pet.id} on disk when acknowledged`);
-      return pet;
-    })),
+    Array.from({ length: 200 }, (_, i) =>
+      store.create({ name: `P${i}`, categoryId: 1, status: 'available' }).then((pet) => {
+        // At the moment this create is acknowledged, the files already hold it.
+        assert.ok(
+          readFileStore(path).some((p) => p.id === pet.id),
+          `pet ${pet.id} on disk when acknowledged`,
+        );
+        return pet;
+      }),
+    ),
   );
   assert.is(new Set(created.map((p) => p.id)).size, 200);
   assert.is(readFileStore(path).length, 203);
@@ -116,7 +133,10 @@ file('a failed write is not acknowledged and its pet is not kept; later writes s
   assert.is(await store.get(6), undefined);
   const kept = await store.create({ name: 'Kept', categoryId: 1, status: 'available' });
   assert.is(kept.id, 7);
-  assert.equal(readFileStore(path).map((p) => p.id), [1, 2, 5, 7]);
+  assert.equal(
+    readFileStore(path).map((p) => p.id),
+    [1, 2, 5, 7],
+  );
   await store.close();
 });
 
@@ -128,7 +148,10 @@ const corrupt: Array<[string, string]> = [
   ['pets not an array', '{"nextId": 3, "pets": {}}'],
   ['nextId missing', '{"pets": []}'],
   ['nextId not above every id', '{"nextId": 2, "pets": [{"id": 2, "name": "A", "categoryId": 1, "status": "sold"}]}'],
-  ['ids out of order', '{"nextId": 9, "pets": [{"id": 2, "name": "A", "categoryId": 1, "status": "sold"}, {"id": 1, "name": "B", "categoryId": 1, "status": "sold"}]}'],
+  [
+    'ids out of order',
+    '{"nextId": 9, "pets": [{"id": 2, "name": "A", "categoryId": 1, "status": "sold"}, {"id": 1, "name": "B", "categoryId": 1, "status": "sold"}]}',
+  ],
   ['a pet without a name', '{"nextId": 9, "pets": [{"id": 2, "categoryId": 1, "status": "sold"}]}'],
 ];
 for (const [name, text] of corrupt) {

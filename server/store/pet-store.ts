@@ -161,7 +161,10 @@ export function readFileStore(path: string): Pet[] {
   } catch {
     // no journal yet
   }
-  const lines = journal.split('\n').slice(0, -1).map((line) => JSON.parse(line) as Pet);
+  const lines = journal
+    .split('\n')
+    .slice(0, -1)
+    .map((line) => JSON.parse(line) as Pet);
   let last = snapshot.nextId - 1;
   const later = lines.filter((pet) => pet.id > last && (last = pet.id) > 0);
   return [...snapshot.pets, ...later];
@@ -236,7 +239,13 @@ export class LowPetStore implements PetStore {
       }
       const opened = await PetJournal.open(`${storage.path}.journal`, db.data.nextId);
       journal = opened.journal;
-      const store = new LowPetStore(db, adapter, { path: storage.path, journal, lock, clock: options.clock ?? new SystemClock(), log: options.log ?? (() => undefined) });
+      const store = new LowPetStore(db, adapter, {
+        path: storage.path,
+        journal,
+        lock,
+        clock: options.clock ?? new SystemClock(),
+        log: options.log ?? (() => undefined),
+      });
       const { pets } = opened.replayed;
       if (pets.length > 0) {
         for (const pet of pets) store.#add(pet);

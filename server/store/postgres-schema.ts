@@ -82,8 +82,10 @@ const EXPECTED_COLUMNS: Record<string, string> = { id: 'bigint', name: 'text', c
 async function incompatibility(client: PoolClient, names: SchemaNames, kinds: Map<string, string>): Promise<string | null> {
   const pets = kinds.get('pets');
   const ids = kinds.get('pet_ids');
-  if (pets !== 'r' && pets !== 'p') return pets ? `"pets" in schema "${names.schema}" is not a table` : `schema "${names.schema}" has a sequence "pet_ids" but no table "pets"`;
-  if (ids !== 'S') return ids ? `"pet_ids" in schema "${names.schema}" is not a sequence` : `table "pets" in schema "${names.schema}" has no id sequence "pet_ids" beside it`;
+  if (pets !== 'r' && pets !== 'p')
+    return pets ? `"pets" in schema "${names.schema}" is not a table` : `schema "${names.schema}" has a sequence "pet_ids" but no table "pets"`;
+  if (ids !== 'S')
+    return ids ? `"pet_ids" in schema "${names.schema}" is not a sequence` : `table "pets" in schema "${names.schema}" has no id sequence "pet_ids" beside it`;
 
   const { rows: columns } = await client.query<{ name: string; type: string; not_null: boolean; has_default: boolean }>(
     `SELECT attname AS name, format_type(atttypid, atttypmod) AS type, attnotnull AS not_null, atthasdef AS has_default

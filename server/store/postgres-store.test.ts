@@ -59,7 +59,10 @@ it('instances that start together create the schema and seed it exactly once', a
   const stores = await Promise.all(Array.from({ length: 6 }, () => open(schema)));
   assert.is(await stores[0]!.count(), 3);
   const ids = await Promise.all(stores.map((s) => s.create(input('one each')).then((p) => p.id)));
-  assert.equal([...ids].sort((a, b) => a - b), [4, 5, 6, 7, 8, 9]);
+  assert.equal(
+    [...ids].sort((a, b) => a - b),
+    [4, 5, 6, 7, 8, 9],
+  );
   await Promise.all(stores.map((s) => s.close()));
 });
 
@@ -77,7 +80,9 @@ it('the schema: primary key on id, an index on (status, id) that status pages us
   await store.reset(Array.from({ length: 3_000 }, (_, i): Pet => ({ id: i + 1, name: `P${i}`, categoryId: 1, status: i % 300 === 0 ? 'sold' : 'available' })));
   await db!.query(`ANALYZE ${schema}.pets`);
   const plan = async (where: string) =>
-    (await db!.query<{ 'QUERY PLAN': string }>(`EXPLAIN SELECT id FROM ${schema}.pets WHERE ${where} ORDER BY id LIMIT 8`)).map((r) => r['QUERY PLAN']).join('\n');
+    (await db!.query<{ 'QUERY PLAN': string }>(`EXPLAIN SELECT id FROM ${schema}.pets WHERE ${where} ORDER BY id LIMIT 8`))
+      .map((r) => r['QUERY PLAN'])
+      .join('\n');
   assert.match(await plan("id > 100 AND status = 'sold'"), /pets_status_id/);
   assert.match(await plan('id > 100'), /pets_pkey/);
   await store.close();
@@ -127,15 +132,31 @@ it('a group of creates is one round trip, and each create gets a row that says w
 
 // [case, SQL that builds the unusable layout in schema S]
 const incompatible: Array<[string, string, RegExp]> = [
-  ['id is text', 'CREATE TABLE S.pets (id text PRIMARY KEY, name text, category_id bigint, status text); CREATE SEQUENCE S.pet_ids', /"pets.id" is text, not bigint/],
+  [
+    'id is text',
+    'CREATE TABLE S.pets (id text PRIMARY KEY, name text, category_id bigint, status text); CREATE SEQUENCE S.pet_ids',
+    /"pets.id" is text, not bigint/,
+  ],
   ['a column is missing', 'CREATE TABLE S.pets (id bigint PRIMARY KEY, name text, category_id bigint); CREATE SEQUENCE S.pet_ids', /no column "status"/],
-  ['name is an integer', 'CREATE TABLE S.pets (id bigint PRIMARY KEY, name integer, category_id bigint, status text); CREATE SEQUENCE S.pet_ids', /"pets.name" is integer, not text/],
-  ['an extra NOT NULL column', 'CREATE TABLE S.pets (id bigint PRIMARY KEY, name text, category_id bigint, status text, owner text NOT NULL); CREATE SEQUENCE S.pet_ids', /"pets.owner" is NOT NULL/],
+  [
+    'name is an integer',
+    'CREATE TABLE S.pets (id bigint PRIMARY KEY, name integer, category_id bigint, status text); CREATE SEQUENCE S.pet_ids',
+    /"pets.name" is integer, not text/,
+  ],
+  [
+    'an extra NOT NULL column',
+    'CREATE TABLE S.pets (id bigint PRIMARY KEY, name text, category_id bigint, status text, owner text NOT NULL); CREATE SEQUENCE S.pet_ids',
+    /"pets.owner" is NOT NULL/,
+  ],
   ['no primary key', 'CREATE TABLE S.pets (id bigint, name text, category_id bigint, status text); CREATE SEQUENCE S.pet_ids', /primary key/],
   ['a table without its sequence', 'CREATE TABLE S.pets (id bigint PRIMARY KEY, name text, category_id bigint, status text)', /no id sequence "pet_ids"/],
   ['a sequence without its table', 'CREATE SEQUENCE S.pet_ids', /no table "pets"/],
   ['pets is a view', 'CREATE VIEW S.pets AS SELECT 1 AS id', /is not a table/],
-  ['a sequence behind the ids', "CREATE TABLE S.pets (id bigint PRIMARY KEY, name text, category_id bigint, status text); CREATE SEQUENCE S.pet_ids; INSERT INTO S.pets VALUES (5, 'x', 1, 'sold')", /would hand out id 1, but "pets" already holds id 5/],
+  [
+    'a sequence behind the ids',
+    "CREATE TABLE S.pets (id bigint PRIMARY KEY, name text, category_id bigint, status text); CREATE SEQUENCE S.pet_ids; INSERT INTO S.pets VALUES (5, 'x', 1, 'sold')",
+    /would hand out id 1, but "pets" already holds id 5/,
+  ],
 ];
 const catalog = (schema: string) =>
   db!.query(
@@ -191,15 +212,26 @@ it('two instances creating at once: ids distinct and all listed; pages never rep
 
   assert.is(new Set(acknowledged).size, 600, 'every id distinct');
   const all = (await east.list({ limit: 10_000 })).pets.map((p) => p.id);
-  assert.equal(all, [1, 2, 3, ...acknowledged].sort((a, b) => a - b), 'every pet listed, in id order');
+  assert.equal(
+    all,
+    [1, 2, 3, ...acknowledged].sort((a, b) => a - b),
+    'every pet listed, in id order',
+  );
   assert.ok(walks.length >= 3, `${walks.length} walks ran during the creates`);
   const available = new Set((await east.list({ limit: 10_000, status: 'available' })).pets.map((p) => p.id));
   for (const { seen, knownAtStart } of walks) {
-    assert.ok(seen.every((id, i) => i === 0 || id > seen[i - 1]!), 'a walk never repeats or goes back');
+    assert.ok(
+      seen.every((id, i) => i === 0 || id > seen[i - 1]!),
+      'a walk never repeats or goes back',
+    );
     for (const id of knownAtStart) if (available.has(id)) assert.ok(seen.includes(id), `pet ${id}, acknowledged before the walk, was seen`);
     // Visible in id order: every pet now stored up to the last id a walk saw, it saw.
     const last = seen.at(-1) ?? 0;
-    assert.equal(seen, [...available].filter((id) => id <= last).sort((a, b) => a - b), 'no pet skipped');
+    assert.equal(
+      seen,
+      [...available].filter((id) => id <= last).sort((a, b) => a - b),
+      'no pet skipped',
+    );
   }
   await Promise.all([east.close(), west.close()]);
 });

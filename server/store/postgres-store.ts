@@ -186,8 +186,16 @@ export class PostgresPetStore implements PetStore {
     // Prepared once per connection: PostgreSQL parses and plans them once, not per request.
     const { rows } =
       status === undefined
-        ? await this.#query<Pet>({ name: 'pets-list', text: `SELECT ${COLUMNS} FROM ${this.#names.pets} WHERE id > $1 ORDER BY id LIMIT $2`, values: [after, take] })
-        : await this.#query<Pet>({ name: 'pets-list-status', text: `SELECT ${COLUMNS} FROM ${this.#names.pets} WHERE id > $1 AND status = $3 ORDER BY id LIMIT $2`, values: [after, take, status] });
+        ? await this.#query<Pet>({
+            name: 'pets-list',
+            text: `SELECT ${COLUMNS} FROM ${this.#names.pets} WHERE id > $1 ORDER BY id LIMIT $2`,
+            values: [after, take],
+          })
+        : await this.#query<Pet>({
+            name: 'pets-list-status',
+            text: `SELECT ${COLUMNS} FROM ${this.#names.pets} WHERE id > $1 AND status = $3 ORDER BY id LIMIT $2`,
+            values: [after, take, status],
+          });
     const pets = rows.map((row) => this.#cache.intern(row));
     const page = take !== null && pets.length === take ? { pets: pets.slice(0, limit), hasMore: true } : { pets, hasMore: false };
     if (key !== undefined) this.#cache.keepPage(key, page, seen!);
@@ -268,7 +276,8 @@ export class PostgresPetStore implements PetStore {
     return this.#withClient(async (client) => {
       const results = (await client.query(text)) as unknown as Array<pg.QueryResult<Pet>>;
       const inserted = results.find((r) => r.command === 'INSERT');
-      if (!inserted || inserted.rows.length !== inputs.length) throw new Error(`the group's insert returned ${inserted?.rows.length} rows for ${inputs.length} creates`);
+      if (!inserted || inserted.rows.length !== inputs.length)
+        throw new Error(`the group's insert returned ${inserted?.rows.length} rows for ${inputs.length} creates`);
       return matchRows(inputs, inserted.rows);
     });
   }
@@ -282,7 +291,10 @@ export class PostgresPetStore implements PetStore {
     try {
       await this.#versions.bump(kind);
     } catch (error) {
-      this.#log('error', `could not move the pets' version on after a ${kind} (${(error as Error).message}): other instances may serve pages cached before it for up to ${MAX_AGE_MS} ms`);
+      this.#log(
+        'error',
+        `could not move the pets' version on after a ${kind} (${(error as Error).message}): other instances may serve pages cached before it for up to ${MAX_AGE_MS} ms`,
+      );
     }
   }
 

@@ -33,7 +33,11 @@ interface Kind {
 const kinds: Kind[] = [
   { name: 'memory', persistent: false, storage: () => ({ type: 'memory' }) },
   { name: 'file', persistent: true, storage: () => ({ type: 'file', path: join(mkdtempSync(join(tmpdir(), 'store-contract-')), 'db.json') }) },
-  { name: 'postgres', persistent: true, storage: () => (postgres.db ? { type: 'postgres', url: postgres.db.url, schema: postgres.db.schema('contract') } : null) },
+  {
+    name: 'postgres',
+    persistent: true,
+    storage: () => (postgres.db ? { type: 'postgres', url: postgres.db.url, schema: postgres.db.schema('contract') } : null),
+  },
 ];
 
 // [case, query, ids expected in order, hasMore]
@@ -104,7 +108,10 @@ const cases: Array<[string, Case]> = [
       const store = await open(seed);
       await store.create(input('Gone'));
       await store.reset([seed[1]!, seed[2]!]);
-      assert.equal((await store.list({ limit: 10 })).pets.map((p) => p.id), [1, 2]);
+      assert.equal(
+        (await store.list({ limit: 10 })).pets.map((p) => p.id),
+        [1, 2],
+      );
       assert.is(await store.get(10), undefined);
       assert.is((await store.create(input('After reset'))).id, 11);
       await store.reset([{ id: 40, name: 'High', categoryId: 1, status: 'sold' }]);
@@ -136,7 +143,10 @@ const cases: Array<[string, Case]> = [
         assert.equal((await second.list({ limit: 10 })).pets, [seed[0]]);
         assert.is((await second.create(input('Next'))).id, 11);
       } else {
-        assert.equal((await second.list({ limit: 10 })).pets.map((p) => p.id), [99]);
+        assert.equal(
+          (await second.list({ limit: 10 })).pets.map((p) => p.id),
+          [99],
+        );
       }
       await second.close();
     },

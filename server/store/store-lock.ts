@@ -69,7 +69,8 @@ const HELD = new Set<string>();
 function parseHolder(text: string): LockHolder | undefined {
   try {
     const holder = JSON.parse(text) as Partial<LockHolder>;
-    if (Number.isSafeInteger(holder.pid) && typeof holder.hostname === 'string' && typeof holder.startedAt === 'string' && typeof holder.token === 'string') return holder as LockHolder;
+    if (Number.isSafeInteger(holder.pid) && typeof holder.hostname === 'string' && typeof holder.startedAt === 'string' && typeof holder.token === 'string')
+      return holder as LockHolder;
   } catch {
     // not a lock this kit wrote
   }

@@ -13,7 +13,11 @@ export interface ServerProcess {
 
 /** Starts `server/cli.ts` in its own process and resolves once its banner names the URL. */
 export async function startCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
-  const child = spawnChild(process.execPath, ['--import', 'tsx', 'server/cli.ts', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawnChild(process.execPath, ['--import', 'tsx', 'server/cli.ts', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const output = collectOutput(child);
   const match = await waitForOutput(child, output, /listening on (http:\/\/\S+\/v1)/, 20_000, 'the server');

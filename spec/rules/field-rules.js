@@ -27,9 +27,19 @@ export function createFieldRules(rec, options) {
     rule('retry_after_missing', s, ra.form === 'missing', () => '429 without Retry-After');
     if (ra.form !== 'missing') rule('retry_after_invalid', s, ra.form === 'invalid', () => 'Retry-After ' + (ra.form === 'invalid' ? ra.reason : ''));
     if (ra.form !== 'missing' && ra.form !== 'invalid') {
-      rule('retry_after_form', s, ra.form !== 'delay-seconds' || ra.seconds < 1, () => 'Retry-After ' + JSON.stringify(s.retryAfterRaw) + ' is not integer seconds >= 1');
+      rule(
+        'retry_after_form',
+        s,
+        ra.form !== 'delay-seconds' || ra.seconds < 1,
+        () => 'Retry-After ' + JSON.stringify(s.retryAfterRaw) + ' is not integer seconds >= 1'
+      );
     }
-    rule('refusal_cacheable', s, !/(^|,)[ \t]*no-store[ \t]*(,|$)/i.test(s.cacheControl || ''), () => '429 with Cache-Control ' + JSON.stringify(s.cacheControl === undefined ? null : s.cacheControl));
+    rule(
+      'refusal_cacheable',
+      s,
+      !/(^|,)[ \t]*no-store[ \t]*(,|$)/i.test(s.cacheControl || ''),
+      () => '429 with Cache-Control ' + JSON.stringify(s.cacheControl === undefined ? null : s.cacheControl)
+    );
   }
 
   return {
@@ -47,7 +57,12 @@ export function createFieldRules(rec, options) {
       const reset = /** @type {number} */ (s.reset);
       const slack = slackSeconds(s, tol);
       rule('remaining_negative', s, remaining < 0, () => 'Remaining ' + remaining + ' (status ' + s.status + ')');
-      rule('remaining_above_limit', s, remaining > limit || (s.admitted && remaining >= limit), () => 'Remaining ' + remaining + ' with Limit ' + limit + ' (status ' + s.status + ')');
+      rule(
+        'remaining_above_limit',
+        s,
+        remaining > limit || (s.admitted && remaining >= limit),
+        () => 'Remaining ' + remaining + ' with Limit ' + limit + ' (status ' + s.status + ')'
+      );
       if (expected !== null) rule('limit_mismatch', s, limit !== expected, () => 'Limit ' + limit + ', expected ' + expected);
       if (knownLimit !== null) {
         const before = knownLimit;
@@ -55,8 +70,18 @@ export function createFieldRules(rec, options) {
       }
       knownLimit = limit;
       if (refused) rule('remaining_nonzero_on_429', s, remaining !== 0, () => '429 with Remaining ' + remaining);
-      rule('reset_in_past', s, reset < s.serverNow - slack, () => 'Reset ' + reset + ' is ' + (s.serverNow - reset) + ' s before the response time ' + s.serverNow);
-      rule('reset_too_far', s, reset > s.serverNow + tol.maxWindowSeconds + slack, () => 'Reset ' + reset + ' is ' + (reset - s.serverNow) + ' s after the response time ' + s.serverNow + ', more than a day (milliseconds?)');
+      rule(
+        'reset_in_past',
+        s,
+        reset < s.serverNow - slack,
+        () => 'Reset ' + reset + ' is ' + (s.serverNow - reset) + ' s before the response time ' + s.serverNow
+      );
+      rule(
+        'reset_too_far',
+        s,
+        reset > s.serverNow + tol.maxWindowSeconds + slack,
+        () => 'Reset ' + reset + ' is ' + (reset - s.serverNow) + ' s after the response time ' + s.serverNow + ', more than a day (milliseconds?)'
+      );
       return remaining >= 0;
     },
     /** The Limit seen so far; null before the first usable response. */

@@ -156,8 +156,20 @@ export function formatHttpDate(ms) {
   const year = d.getUTCFullYear();
   if (!(year >= 0 && year <= 9999)) throw new RangeError('an HTTP-date has a four-digit year, not ' + year);
   return (
-    DAY_NAMES[d.getUTCDay()] + ', ' + digits(d.getUTCDate(), 2) + ' ' + MONTHS[d.getUTCMonth()] + ' ' + digits(year, 4) + ' ' +
-    digits(d.getUTCHours(), 2) + ':' + digits(d.getUTCMinutes(), 2) + ':' + digits(d.getUTCSeconds(), 2) + ' GMT'
+    DAY_NAMES[d.getUTCDay()] +
+    ', ' +
+    digits(d.getUTCDate(), 2) +
+    ' ' +
+    MONTHS[d.getUTCMonth()] +
+    ' ' +
+    digits(year, 4) +
+    ' ' +
+    digits(d.getUTCHours(), 2) +
+    ':' +
+    digits(d.getUTCMinutes(), 2) +
+    ':' +
+    digits(d.getUTCSeconds(), 2) +
+    ' GMT'
   );
 }
 

@@ -2,7 +2,17 @@
 // server sends. The rows marked "was:" are where two earlier copies of these parsers disagreed.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { formatDeprecation, formatHttpDate, formatSunset, headerValue, parseDeprecation, parseHttpDate, parseInteger, parseRetryAfter, parseSunset } from './fields.js';
+import {
+  formatDeprecation,
+  formatHttpDate,
+  formatSunset,
+  headerValue,
+  parseDeprecation,
+  parseHttpDate,
+  parseInteger,
+  parseRetryAfter,
+  parseSunset,
+} from './fields.js';
 
 const NOW = Date.UTC(2026, 0, 1);
 const SUNSET = Date.UTC(2030, 11, 5);

@@ -37,7 +37,13 @@ export function createRecorder() {
       out.judged.push({ kind: kind, ref: s.ref });
       if (!broken) return;
       const text = detail();
-      out.violations.push({ kind: kind, level: /** @type {Level} */ (RULES[kind].level), rule: RULES[kind].rule, detail: text, refs: related === undefined ? [s.ref] : [related, s.ref] });
+      out.violations.push({
+        kind: kind,
+        level: /** @type {Level} */ (RULES[kind].level),
+        rule: RULES[kind].rule,
+        detail: text,
+        refs: related === undefined ? [s.ref] : [related, s.ref],
+      });
       counts[kind] = (counts[kind] || 0) + 1;
       if (firstDetail[kind] === undefined) firstDetail[kind] = text;
       if (RULES[kind].level === 'must') onMust.forEach((listener) => listener());

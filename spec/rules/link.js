@@ -104,5 +104,11 @@ export function formatLinks(links) {
 export function linkWithRel(links, rel) {
   if (!links) return undefined;
   const wanted = rel.toLowerCase();
-  return links.find((link) => String(link.params.rel || '').toLowerCase().split(/[ \t]+/).indexOf(wanted) >= 0);
+  return links.find(
+    (link) =>
+      String(link.params.rel || '')
+        .toLowerCase()
+        .split(/[ \t]+/)
+        .indexOf(wanted) >= 0
+  );
 }

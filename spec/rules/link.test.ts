@@ -6,11 +6,29 @@ import { formatLinks, linkWithRel, parseLinks, type Link } from './link.js';
 
 const parsed: Array<[string | undefined, Link[] | null, string?]> = [
   ['</v1/pets?limit=20&cursor=YWZ0ZXI6MjA>; rel="next"', [{ target: '/v1/pets?limit=20&cursor=YWZ0ZXI6MjA', params: { rel: 'next' } }]],
-  ['<https://x.test/d>; rel=deprecation; type="text/html"', [{ target: 'https://x.test/d', params: { rel: 'deprecation', type: 'text/html' } }], 'unquoted token values'],
+  [
+    '<https://x.test/d>; rel=deprecation; type="text/html"',
+    [{ target: 'https://x.test/d', params: { rel: 'deprecation', type: 'text/html' } }],
+    'unquoted token values',
+  ],
   ['<a>;REL="next" ;  title="a \\"quoted\\" title"', [{ target: 'a', params: { rel: 'next', title: 'a "quoted" title' } }], 'names in any case, quoted-pairs'],
   ['<a>; rel="next"; rel="prev"', [{ target: 'a', params: { rel: 'next' } }], 'the first rel wins (RFC 8288 §3.3)'],
-  ['<a,b>; rel="x", <c>; rel="y"', [{ target: 'a,b', params: { rel: 'x' } }, { target: 'c', params: { rel: 'y' } }], 'a comma inside <> is part of the target'],
-  ['<a>; rel="x", , <b>', [{ target: 'a', params: { rel: 'x' } }, { target: 'b', params: {} }], 'empty list elements are skipped'],
+  [
+    '<a,b>; rel="x", <c>; rel="y"',
+    [
+      { target: 'a,b', params: { rel: 'x' } },
+      { target: 'c', params: { rel: 'y' } },
+    ],
+    'a comma inside <> is part of the target',
+  ],
+  [
+    '<a>; rel="x", , <b>',
+    [
+      { target: 'a', params: { rel: 'x' } },
+      { target: 'b', params: {} },
+    ],
+    'empty list elements are skipped',
+  ],
   ['<a>; crossorigin', [{ target: 'a', params: { crossorigin: '' } }], 'a parameter without a value'],
   ['', []],
   [undefined, []],
@@ -47,7 +65,10 @@ const formatted: Array<[Array<{ target: string; params?: Record<string, string> 
 for (const [links, text] of formatted) {
   test(`formatLinks writes ${text} and parses back to the same links`, () => {
     assert.is(formatLinks(links), text);
-    assert.equal(parseLinks(text), links.map((l) => ({ target: l.target, params: l.params ?? {} })));
+    assert.equal(
+      parseLinks(text),
+      links.map((l) => ({ target: l.target, params: l.params ?? {} })),
+    );
   });
 }
 

@@ -50,7 +50,8 @@ export function createRefusalRules(rec, tol) {
         return { paused: banned && !s.admitted, early: false };
       }
       if (banned && s.sentAtMs < /** @type {number} */ (e.banDueMs) - slackMs) {
-        rule('ban_not_enforced', s, s.admitted, () => 'admitted ' + Math.round((/** @type {number} */ (e.banDueMs) - s.sentAtMs) / 1000) + ' s before the announced ban ends', e.ref);
+        const banDueMs = /** @type {number} */ (e.banDueMs);
+        rule('ban_not_enforced', s, s.admitted, () => 'admitted ' + Math.round((banDueMs - s.sentAtMs) / 1000) + ' s before the announced ban ends', e.ref);
         if (!s.admitted) event('ban_confirmed');
         // Refused after the window it began in had ended: the ban outlived the window, it is no 429 of that window.
         if (!s.admitted && e.baseline !== null && s.serverNow > e.baseline + slackMs / 1000) event('ban_held_past_reset');
@@ -58,8 +59,15 @@ export function createRefusalRules(rec, tol) {
       }
       if (banned) return { paused: true, early: false };
       if (e.dueMs === null || s.sentAtMs >= e.dueMs - slackMs) return { paused: false, early: false };
+      const dueMs = e.dueMs;
       e.provoked = true;
-      rule('served_before_retry_after', s, s.admitted, () => 'admitted ' + Math.round((/** @type {number} */ (e.dueMs) - s.sentAtMs) / 1000) + ' s before the Retry-After of an earlier 429 had passed', e.ref);
+      rule(
+        'served_before_retry_after',
+        s,
+        s.admitted,
+        () => 'admitted ' + Math.round((dueMs - s.sentAtMs) / 1000) + ' s before the Retry-After of an earlier 429 had passed',
+        e.ref
+      );
       return { paused: false, early: true };
     },
 
@@ -82,8 +90,18 @@ export function createRefusalRules(rec, tol) {
         return true;
       }
       const reset = /** @type {number} */ (s.reset);
-      rule('retry_after_early', s, at < reset - slack, () => 'Retry-After ' + s.retryAfterRaw + ' at ' + s.serverNow + ' ends ' + (reset - at) + ' s before Reset ' + reset);
-      rule('retry_after_late', s, at > reset + slack, () => 'Retry-After ' + s.retryAfterRaw + ' at ' + s.serverNow + ' ends ' + (at - reset) + ' s after Reset ' + reset + ', and no ban was provoked');
+      rule(
+        'retry_after_early',
+        s,
+        at < reset - slack,
+        () => 'Retry-After ' + s.retryAfterRaw + ' at ' + s.serverNow + ' ends ' + (reset - at) + ' s before Reset ' + reset
+      );
+      rule(
+        'retry_after_late',
+        s,
+        at > reset + slack,
+        () => 'Retry-After ' + s.retryAfterRaw + ' at ' + s.serverNow + ' ends ' + (at - reset) + ' s after Reset ' + reset + ', and no ban was provoked'
+      );
       return false;
     },
 

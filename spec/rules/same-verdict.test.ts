@@ -31,17 +31,28 @@ function exchangeOf(r: RecordedResponse, seq: number): Exchange {
     receivedAt: r.receivedAtMs,
   };
   if (r.status === 0) exchange.error = 'ECONNRESET';
-  else exchange.response = { status: r.status, headers: Object.fromEntries(Object.entries(r.headers ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)])), body: '' };
+  else
+    exchange.response = {
+      status: r.status,
+      headers: Object.fromEntries(Object.entries(r.headers ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)])),
+      body: '',
+    };
   return exchange;
 }
 
 /** The kit: the rate-limit area's verdict on its own ledger, as a run from the command line judges (Date header trusted). */
 function kit(responses: RecordedResponse[], strict: boolean): Verdict {
   const ledger = new Ledger(rateLimitArea.checks);
-  const verdict = rateLimitVerdict(ledger.scope('rate limits', rateLimitArea.checks.map((c) => c.id)), {
-    tolerances: { clockSkewSeconds: RUN_DEFAULTS.clockToleranceSeconds },
-    dateHeader: true,
-  });
+  const verdict = rateLimitVerdict(
+    ledger.scope(
+      'rate limits',
+      rateLimitArea.checks.map((c) => c.id),
+    ),
+    {
+      tolerances: { clockSkewSeconds: RUN_DEFAULTS.clockToleranceSeconds },
+      dateHeader: true,
+    },
+  );
   responses.forEach((r, i) => verdict.observe(exchangeOf(r, i + 1)));
   const results = ledger.results({ strict, selected: () => undefined });
   const failing = results.filter((r) => r.outcome === 'failed' || r.outcome === 'warned');
@@ -52,11 +63,17 @@ function kit(responses: RecordedResponse[], strict: boolean): Verdict {
 function k6(responses: RecordedResponse[], strict: boolean): Verdict {
   const judge = createJudge({ expectedLimit: null, clockSkewSeconds: RUN_DEFAULTS.clockToleranceSeconds });
   const samples = [...zeroSamples(), ...responses.flatMap((r) => judge.observe([r]).samples)];
-  const types = new Map<string, { type: MetricType; time: boolean }>([[VIOLATIONS_METRIC, { type: 'counter', time: false }], ...EVENTS.map((e) => [eventMetric(e), { type: 'counter' as const, time: false }] as const)]);
+  const types = new Map<string, { type: MetricType; time: boolean }>([
+    [VIOLATIONS_METRIC, { type: 'counter', time: false }],
+    ...EVENTS.map((e) => [eventMetric(e), { type: 'counter' as const, time: false }] as const),
+  ]);
   const { results } = evaluateThresholds(violationThresholds({ strict }), samples, types, 60);
   const counted = evaluateThresholds(violationThresholds({ strict: true }), samples, types, 60).results;
   return {
-    broken: counted.filter((t) => !t.ok).map((t) => /kind:(\w+)/.exec(t.key)![1]!).sort(),
+    broken: counted
+      .filter((t) => !t.ok)
+      .map((t) => /kind:(\w+)/.exec(t.key)![1]!)
+      .sort(),
     passes: results.every((t) => t.ok),
   };
 }

@@ -15,11 +15,17 @@ import { formatRateLimit, formatRateLimitPolicy, parseRateLimit, parseRateLimitP
 const NOW = Date.UTC(2026, 0, 1);
 
 test('RateLimit-Policy: formatRateLimitPolicy equals the server formatPolicy, and parses back', () => {
-  for (const limits of [{ perMinute: 60, perDay: 1000 }, { perMinute: 100_000, perDay: 100_000_000 }]) {
+  for (const limits of [
+    { perMinute: 60, perDay: 1000 },
+    { perMinute: 100_000, perDay: 100_000_000 },
+  ]) {
     const windows = keyWindows(limits);
     const server = formatPolicy(windows);
     assert.is(formatRateLimitPolicy(windows.map((w) => ({ name: w.name, quota: w.limit, window: w.windowMs / 1000 }))), server);
-    assert.equal(parseRateLimitPolicy(server)?.map((p) => p.quota), [limits.perMinute, limits.perDay]);
+    assert.equal(
+      parseRateLimitPolicy(server)?.map((p) => p.quota),
+      [limits.perMinute, limits.perDay],
+    );
   }
 });
 

@@ -126,7 +126,8 @@ export function rateLimitHeaderProblems(s) {
   field('X-RateLimit-Limit', s.limit);
   field('X-RateLimit-Remaining', s.remaining);
   field('X-RateLimit-Reset', s.reset);
-  if (problems.length === 0 && /** @type {number} */ (s.remaining) > /** @type {number} */ (s.limit)) problems.push('Remaining ' + s.remaining + ' exceeds Limit ' + s.limit);
+  if (problems.length === 0 && /** @type {number} */ (s.remaining) > /** @type {number} */ (s.limit))
+    problems.push('Remaining ' + s.remaining + ' exceeds Limit ' + s.limit);
   return problems;
 }
 

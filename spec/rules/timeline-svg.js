@@ -154,7 +154,19 @@ export function timelineSvg(timeline, options) {
   const title = timeline.title || 'Rate-limit windows of ' + timeline.key;
   const out = [];
   out.push(
-    '<svg xmlns="http://www.w3.org/2000/svg" class="rate-limit-timeline" data-axis="__axis__" viewBox="0 0 ' + width + ' ' + height + '" width="' + width + '" height="' + height + '" role="img" aria-label="' + esc(title) + '" data-key="' + esc(timeline.key) + '" font-family="system-ui, sans-serif" font-size="11">'
+    '<svg xmlns="http://www.w3.org/2000/svg" class="rate-limit-timeline" data-axis="__axis__" viewBox="0 0 ' +
+      width +
+      ' ' +
+      height +
+      '" width="' +
+      width +
+      '" height="' +
+      height +
+      '" role="img" aria-label="' +
+      esc(title) +
+      '" data-key="' +
+      esc(timeline.key) +
+      '" font-family="system-ui, sans-serif" font-size="11">'
   );
   out.push('<title>' + esc(title) + '</title>');
   out.push('<rect x="0" y="0" width="' + width + '" height="' + height + '" fill="#ffffff"/>');
@@ -164,9 +176,19 @@ export function timelineSvg(timeline, options) {
     return out.join('').replace('data-axis="__axis__"', 'data-axis="time"');
   }
 
-  const first = Math.min.apply(null, points.map(function (p) { return p.atMs; }));
+  const first = Math.min.apply(
+    null,
+    points.map(function (p) {
+      return p.atMs;
+    })
+  );
   let t0 = first;
-  let t1 = Math.max.apply(null, points.map(function (p) { return p.atMs; }));
+  let t1 = Math.max.apply(
+    null,
+    points.map(function (p) {
+      return p.atMs;
+    })
+  );
   let maxLimit = 1;
   for (const p of points) {
     if (p.retryAfterMs !== null && p.retryAfterMs !== undefined) t1 = Math.max(t1, p.atMs + p.retryAfterMs);
@@ -176,7 +198,12 @@ export function timelineSvg(timeline, options) {
   // A span reaching far past the last request (a ten-minute ban after ten seconds of traffic) would
   // squeeze the requests into a corner: the picture ends one request-span after the last request,
   // and a span cut there says so (data-clipped) and keeps its true end in data-until-ms.
-  const lastRequest = Math.max.apply(null, points.map(function (p) { return p.atMs; }));
+  const lastRequest = Math.max.apply(
+    null,
+    points.map(function (p) {
+      return p.atMs;
+    })
+  );
   const horizon = lastRequest + Math.max(lastRequest - first, 1000);
   if (t1 > horizon) t1 = horizon;
   if (t1 - t0 < 1000) t1 = t0 + 1000;
@@ -236,7 +263,17 @@ export function timelineSvg(timeline, options) {
   ];
   let lx = width - right - legend.length * 84;
   for (const [name, colour] of legend) {
-    out.push('<rect class="tl-legend" x="' + lx + '" y="24" width="10" height="10" fill="' + colour + '"/><text x="' + (lx + 14) + '" y="33" fill="#1f2328">' + name + '</text>');
+    out.push(
+      '<rect class="tl-legend" x="' +
+        lx +
+        '" y="24" width="10" height="10" fill="' +
+        colour +
+        '"/><text x="' +
+        (lx + 14) +
+        '" y="33" fill="#1f2328">' +
+        name +
+        '</text>'
+    );
     lx += 84;
   }
 
@@ -258,7 +295,17 @@ export function timelineSvg(timeline, options) {
     for (let n = step; n <= points.length; n += step) {
       const tx = xOf(n - 1);
       out.push('<line class="tl-tick" x1="' + tx + '" y1="' + axisY + '" x2="' + tx + '" y2="' + (axisY + 4) + '" stroke="#8c959f"/>');
-      out.push('<text x="' + tx + '" y="' + (axisY + 16) + '" text-anchor="middle" fill="#57606a">#' + n + ' +' + ((timeOf(n - 1) - first) / 1000).toFixed(1) + ' s</text>');
+      out.push(
+        '<text x="' +
+          tx +
+          '" y="' +
+          (axisY + 16) +
+          '" text-anchor="middle" fill="#57606a">#' +
+          n +
+          ' +' +
+          ((timeOf(n - 1) - first) / 1000).toFixed(1) +
+          ' s</text>'
+      );
     }
     out.push('<text x="' + (left + 40) + '" y="' + (top - 8) + '" fill="#57606a">· requests in the order sent (time not to scale)</text>');
   }
@@ -270,7 +317,27 @@ export function timelineSvg(timeline, options) {
     const until = p.atMs + p.retryAfterMs;
     const from = xOf(i);
     out.push(
-      '<rect class="tl-ban" data-at-ms="' + p.atMs + '" data-until-ms="' + until + '"' + clip(until) + ' x="' + from + '" y="' + top + '" width="' + r1(Math.max(1, xAt(until) - from)) + '" height="' + (plotBottom - top) + '" fill="' + COLOURS.ban + '" fill-opacity="0.12" stroke="' + COLOURS.ban + '" stroke-dasharray="2 2"><title>ban announced: ' + (p.retryAfterMs / 1000).toFixed(0) + ' s</title></rect>'
+      '<rect class="tl-ban" data-at-ms="' +
+        p.atMs +
+        '" data-until-ms="' +
+        until +
+        '"' +
+        clip(until) +
+        ' x="' +
+        from +
+        '" y="' +
+        top +
+        '" width="' +
+        r1(Math.max(1, xAt(until) - from)) +
+        '" height="' +
+        (plotBottom - top) +
+        '" fill="' +
+        COLOURS.ban +
+        '" fill-opacity="0.12" stroke="' +
+        COLOURS.ban +
+        '" stroke-dasharray="2 2"><title>ban announced: ' +
+        (p.retryAfterMs / 1000).toFixed(0) +
+        ' s</title></rect>'
     );
     out.push('<text x="' + (from + 4) + '" y="' + (top + 12) + '" fill="' + COLOURS.ban + '">ban ' + (p.retryAfterMs / 1000).toFixed(0) + ' s</text>');
   });
@@ -281,12 +348,31 @@ export function timelineSvg(timeline, options) {
   for (const p of points) {
     const at = p.resetAtMs;
     if (at === null || at === undefined || at < t0 || at > (axis === 'time' ? t1 : lastRequest)) continue;
-    if (resets.some(function (r) { return Math.abs(r - at) <= 1000; })) continue;
+    if (
+      resets.some(function (r) {
+        return Math.abs(r - at) <= 1000;
+      })
+    )
+      continue;
     resets.push(at);
   }
   for (const at of resets) {
     const bx = xAt(at);
-    out.push('<line class="tl-window-boundary" data-at-ms="' + Math.round(at) + '" x1="' + bx + '" y1="' + (top - 4) + '" x2="' + bx + '" y2="' + axisY + '" stroke="' + COLOURS.boundary + '" stroke-dasharray="5 3"><title>window resets (X-RateLimit-Reset)</title></line>');
+    out.push(
+      '<line class="tl-window-boundary" data-at-ms="' +
+        Math.round(at) +
+        '" x1="' +
+        bx +
+        '" y1="' +
+        (top - 4) +
+        '" x2="' +
+        bx +
+        '" y2="' +
+        axisY +
+        '" stroke="' +
+        COLOURS.boundary +
+        '" stroke-dasharray="5 3"><title>window resets (X-RateLimit-Reset)</title></line>'
+    );
   }
 
   // Retry-After spans, in their own lane.
@@ -295,7 +381,27 @@ export function timelineSvg(timeline, options) {
     const until = p.atMs + p.retryAfterMs;
     const from = xOf(i);
     out.push(
-      '<rect class="tl-retry-after" data-at-ms="' + p.atMs + '" data-until-ms="' + until + '"' + clip(until) + ' x="' + from + '" y="' + (lanes.retry - 4) + '" width="' + r1(Math.max(1, xAt(until) - from)) + '" height="8" fill="' + COLOURS.retry + '" fill-opacity="0.35" stroke="' + COLOURS.retry + '"><title>' + p.status + ': Retry-After ' + (p.retryAfterMs / 1000).toFixed(1) + ' s</title></rect>'
+      '<rect class="tl-retry-after" data-at-ms="' +
+        p.atMs +
+        '" data-until-ms="' +
+        until +
+        '"' +
+        clip(until) +
+        ' x="' +
+        from +
+        '" y="' +
+        (lanes.retry - 4) +
+        '" width="' +
+        r1(Math.max(1, xAt(until) - from)) +
+        '" height="8" fill="' +
+        COLOURS.retry +
+        '" fill-opacity="0.35" stroke="' +
+        COLOURS.retry +
+        '"><title>' +
+        p.status +
+        ': Retry-After ' +
+        (p.retryAfterMs / 1000).toFixed(1) +
+        ' s</title></rect>'
     );
   });
 
@@ -312,14 +418,46 @@ export function timelineSvg(timeline, options) {
     before = p.remaining;
     carried += 1;
   });
-  if (carried > 0) out.push('<polyline class="tl-remaining" data-points="' + carried + '" fill="none" stroke="' + COLOURS.remaining + '" stroke-width="1.5" points="' + steps.join(' ') + '"/>');
+  if (carried > 0)
+    out.push(
+      '<polyline class="tl-remaining" data-points="' +
+        carried +
+        '" fill="none" stroke="' +
+        COLOURS.remaining +
+        '" stroke-width="1.5" points="' +
+        steps.join(' ') +
+        '"/>'
+    );
 
   // Requests, then the rules they broke above them.
   const radius = axis === 'sequence' ? Math.max(1.5, Math.min(3, slot / 2.5)) : 3;
   points.forEach(function (p, i) {
     const cls = requestClass(p);
     const colour = cls === 'tl-admitted' ? COLOURS.admitted : cls === 'tl-refused' ? COLOURS.refused : COLOURS.other;
-    out.push('<circle class="tl-request ' + cls + '" data-index="' + i + '" data-at-ms="' + p.atMs + '" data-status="' + p.status + '" cx="' + xOf(i) + '" cy="' + lanes.requests + '" r="' + r1(radius) + '" fill="' + colour + '"><title>#' + (i + 1) + ': ' + (p.status === 0 ? 'no response' : p.status) + (typeof p.remaining === 'number' ? ', Remaining ' + p.remaining : '') + '</title></circle>');
+    out.push(
+      '<circle class="tl-request ' +
+        cls +
+        '" data-index="' +
+        i +
+        '" data-at-ms="' +
+        p.atMs +
+        '" data-status="' +
+        p.status +
+        '" cx="' +
+        xOf(i) +
+        '" cy="' +
+        lanes.requests +
+        '" r="' +
+        r1(radius) +
+        '" fill="' +
+        colour +
+        '"><title>#' +
+        (i + 1) +
+        ': ' +
+        (p.status === 0 ? 'no response' : p.status) +
+        (typeof p.remaining === 'number' ? ', Remaining ' + p.remaining : '') +
+        '</title></circle>'
+    );
   });
   points.forEach(function (p, i) {
     let k = 0;
@@ -327,7 +465,31 @@ export function timelineSvg(timeline, options) {
       const cx = xOf(i);
       const cy = lanes.violations - k * 9;
       out.push(
-        '<path class="tl-violation tl-' + v.level + '" data-kind="' + esc(v.kind) + '" data-index="' + i + '" data-at-ms="' + p.atMs + '" d="M' + cx + ',' + (cy + 4) + ' L' + r1(cx - 4.5) + ',' + (cy - 4) + ' L' + r1(cx + 4.5) + ',' + (cy - 4) + ' Z" fill="' + (v.level === 'must' ? COLOURS.must : COLOURS.should) + '"><title>' + esc(v.kind + ' (' + v.level + '): ' + v.detail) + '</title></path>'
+        '<path class="tl-violation tl-' +
+          v.level +
+          '" data-kind="' +
+          esc(v.kind) +
+          '" data-index="' +
+          i +
+          '" data-at-ms="' +
+          p.atMs +
+          '" d="M' +
+          cx +
+          ',' +
+          (cy + 4) +
+          ' L' +
+          r1(cx - 4.5) +
+          ',' +
+          (cy - 4) +
+          ' L' +
+          r1(cx + 4.5) +
+          ',' +
+          (cy - 4) +
+          ' Z" fill="' +
+          (v.level === 'must' ? COLOURS.must : COLOURS.should) +
+          '"><title>' +
+          esc(v.kind + ' (' + v.level + '): ' + v.detail) +
+          '</title></path>'
       );
       k += 1;
     }
@@ -362,7 +524,19 @@ export function capacitySvg(capacity, options) {
   const bottom = height - 44;
   const title = capacity.title || 'Capacity: achieved rate and latency per step';
   const out = [];
-  out.push('<svg xmlns="http://www.w3.org/2000/svg" class="capacity-chart" viewBox="0 0 ' + width + ' ' + height + '" width="' + width + '" height="' + height + '" role="img" aria-label="' + esc(title) + '" font-family="system-ui, sans-serif" font-size="11">');
+  out.push(
+    '<svg xmlns="http://www.w3.org/2000/svg" class="capacity-chart" viewBox="0 0 ' +
+      width +
+      ' ' +
+      height +
+      '" width="' +
+      width +
+      '" height="' +
+      height +
+      '" role="img" aria-label="' +
+      esc(title) +
+      '" font-family="system-ui, sans-serif" font-size="11">'
+  );
   out.push('<title>' + esc(title) + '</title>');
   out.push('<rect x="0" y="0" width="' + width + '" height="' + height + '" fill="#ffffff"/>');
   out.push('<text x="' + left + '" y="16" font-size="13" font-weight="bold" fill="#1f2328">' + esc(title) + '</text>');
@@ -398,7 +572,17 @@ export function capacitySvg(capacity, options) {
   ];
   let lx = width - right - legend.length * 84;
   for (const [name, colour] of legend) {
-    out.push('<rect class="cap-legend" x="' + lx + '" y="24" width="10" height="10" fill="' + colour + '"/><text x="' + (lx + 14) + '" y="33" fill="#1f2328">' + name + '</text>');
+    out.push(
+      '<rect class="cap-legend" x="' +
+        lx +
+        '" y="24" width="10" height="10" fill="' +
+        colour +
+        '"/><text x="' +
+        (lx + 14) +
+        '" y="33" fill="#1f2328">' +
+        name +
+        '</text>'
+    );
     lx += 84;
   }
   out.push('<line x1="' + left + '" y1="' + top + '" x2="' + left + '" y2="' + bottom + '" stroke="#d0d7de"/>');
@@ -413,29 +597,114 @@ export function capacitySvg(capacity, options) {
   for (let v = 0; v <= maxMs; v += msStep) {
     out.push('<text x="' + (width - right + 6) + '" y="' + (yMs(v) + 4) + '" fill="#57606a">' + r1(v) + '</text>');
   }
-  out.push('<text x="' + ((left + width - right) / 2) + '" y="' + (height - 12) + '" text-anchor="middle" fill="#57606a">offered rate (requests/s)</text>');
+  out.push('<text x="' + (left + width - right) / 2 + '" y="' + (height - 12) + '" text-anchor="middle" fill="#57606a">offered rate (requests/s)</text>');
   out.push('<text x="4" y="' + (top - 8) + '" fill="#57606a">achieved /s</text>');
   out.push('<text x="' + (width - right - 10) + '" y="' + (top - 8) + '" fill="#57606a">latency ms</text>');
-  out.push('<line class="cap-ideal" x1="' + x(0) + '" y1="' + yRate(0) + '" x2="' + x(maxRate) + '" y2="' + yRate(maxRate) + '" stroke="#d0d7de" stroke-dasharray="4 4"><title>achieved = offered</title></line>');
+  out.push(
+    '<line class="cap-ideal" x1="' +
+      x(0) +
+      '" y1="' +
+      yRate(0) +
+      '" x2="' +
+      x(maxRate) +
+      '" y2="' +
+      yRate(maxRate) +
+      '" stroke="#d0d7de" stroke-dasharray="4 4"><title>achieved = offered</title></line>'
+  );
 
   const held = rateOf(capacity.held);
   const broke = rateOf(capacity.broke);
   if (held !== null || broke !== null) {
     const at = held !== null && broke !== null ? (held + broke) / 2 : held !== null ? held : /** @type {number} */ (broke);
     const text = (held !== null ? 'held ' + held + '/s' : 'nothing held') + (broke !== null ? ', broke at ' + broke + '/s' : '');
-    out.push('<line class="cap-knee" data-held="' + (held === null ? '' : held) + '" data-broke="' + (broke === null ? '' : broke) + '" x1="' + x(at) + '" y1="' + top + '" x2="' + x(at) + '" y2="' + bottom + '" stroke="' + COLOURS.ban + '" stroke-width="2" stroke-dasharray="6 3"><title>knee: ' + text + '</title></line>');
+    out.push(
+      '<line class="cap-knee" data-held="' +
+        (held === null ? '' : held) +
+        '" data-broke="' +
+        (broke === null ? '' : broke) +
+        '" x1="' +
+        x(at) +
+        '" y1="' +
+        top +
+        '" x2="' +
+        x(at) +
+        '" y2="' +
+        bottom +
+        '" stroke="' +
+        COLOURS.ban +
+        '" stroke-width="2" stroke-dasharray="6 3"><title>knee: ' +
+        text +
+        '</title></line>'
+    );
     out.push('<text x="' + (x(at) + 4) + '" y="' + (top + 10) + '" fill="' + COLOURS.ban + '">knee: ' + esc(text) + '</text>');
   }
   /** @param {string} cls @param {string} colour @param {(row: CapacityRow) => number} value @param {(v: number) => number} scale */
   const series = function (cls, colour, value, scale) {
-    out.push('<polyline class="' + cls + '" fill="none" stroke="' + colour + '" stroke-width="1.5" points="' + rows.map(function (row) { return x(row.rate) + ',' + scale(value(row)); }).join(' ') + '"/>');
+    out.push(
+      '<polyline class="' +
+        cls +
+        '" fill="none" stroke="' +
+        colour +
+        '" stroke-width="1.5" points="' +
+        rows
+          .map(function (row) {
+            return x(row.rate) + ',' + scale(value(row));
+          })
+          .join(' ') +
+        '"/>'
+    );
   };
-  series('cap-p95', COLOURS.p95, function (row) { return row.p95; }, yMs);
-  series('cap-p99', COLOURS.p99, function (row) { return row.p99; }, yMs);
-  series('cap-achieved', COLOURS.remaining, function (row) { return row.achieved; }, yRate);
+  series(
+    'cap-p95',
+    COLOURS.p95,
+    function (row) {
+      return row.p95;
+    },
+    yMs
+  );
+  series(
+    'cap-p99',
+    COLOURS.p99,
+    function (row) {
+      return row.p99;
+    },
+    yMs
+  );
+  series(
+    'cap-achieved',
+    COLOURS.remaining,
+    function (row) {
+      return row.achieved;
+    },
+    yRate
+  );
   for (const row of rows) {
-    const what = (row.name ? row.name + ': ' : '') + row.rate + '/s offered, ' + r1(row.achieved) + '/s achieved, p95 ' + r1(row.p95) + ' ms, p99 ' + r1(row.p99) + ' ms' + (row.ok ? '' : ' (broke' + (row.why ? ': ' + row.why : '') + ')');
-    out.push('<circle class="cap-step ' + (row.ok ? 'cap-ok' : 'cap-broke') + '" data-rate="' + row.rate + '" cx="' + x(row.rate) + '" cy="' + yRate(row.achieved) + '" r="4" fill="' + (row.ok ? COLOURS.admitted : COLOURS.refused) + '"><title>' + esc(what) + '</title></circle>');
+    const what =
+      (row.name ? row.name + ': ' : '') +
+      row.rate +
+      '/s offered, ' +
+      r1(row.achieved) +
+      '/s achieved, p95 ' +
+      r1(row.p95) +
+      ' ms, p99 ' +
+      r1(row.p99) +
+      ' ms' +
+      (row.ok ? '' : ' (broke' + (row.why ? ': ' + row.why : '') + ')');
+    out.push(
+      '<circle class="cap-step ' +
+        (row.ok ? 'cap-ok' : 'cap-broke') +
+        '" data-rate="' +
+        row.rate +
+        '" cx="' +
+        x(row.rate) +
+        '" cy="' +
+        yRate(row.achieved) +
+        '" r="4" fill="' +
+        (row.ok ? COLOURS.admitted : COLOURS.refused) +
+        '"><title>' +
+        esc(what) +
+        '</title></circle>'
+    );
   }
   out.push('</svg>');
   return out.join('');

@@ -15,12 +15,24 @@ const count = (svg: string, cls: string) => (svg.match(new RegExp(`class="[^"]*\
 const kinds = (svg: string) => [...svg.matchAll(/class="tl-violation tl-(must|should)" data-kind="([a-z_]+)"/g)].map((m) => `${m[2]} (${m[1]})`).sort();
 
 const cases: Array<[name: string, svg: () => string, marks: Record<string, number>, violations: string[]]> = [
-  ['a correct limiter', () => timelineSvg(CORRECT_LIMITER), { 'tl-admitted': 9, 'tl-refused': 3, 'tl-retry-after': 3, 'tl-window-boundary': 3, 'tl-ban': 0, 'tl-remaining': 1, 'tl-violation': 0 }, []],
+  [
+    'a correct limiter',
+    () => timelineSvg(CORRECT_LIMITER),
+    { 'tl-admitted': 9, 'tl-refused': 3, 'tl-retry-after': 3, 'tl-window-boundary': 3, 'tl-ban': 0, 'tl-remaining': 1, 'tl-violation': 0 },
+    [],
+  ],
   [
     'a faulty limiter',
     () => timelineSvg(FAULTY_LIMITER),
     { 'tl-admitted': 6, 'tl-refused': 3, 'tl-retry-after': 3, 'tl-ban': 1, 'tl-remaining': 1, 'tl-violation': 6 },
-    ['ban_not_enforced (must)', 'over_admitted (must)', 'over_admitted (must)', 'remaining_not_decremented (must)', 'remaining_not_decremented (must)', 'served_before_retry_after (must)'],
+    [
+      'ban_not_enforced (must)',
+      'over_admitted (must)',
+      'over_admitted (must)',
+      'remaining_not_decremented (must)',
+      'remaining_not_decremented (must)',
+      'served_before_retry_after (must)',
+    ],
   ],
 ];
 
@@ -40,7 +52,7 @@ test('requests too close for the time axis are drawn in the order sent, spans re
   const xs = [...svg.matchAll(/class="tl-request [^"]+" data-index="\d+" data-at-ms="\d+" data-status="\d+" cx="([\d.]+)"/g)].map((m) => Number(m[1]));
   assert.is(new Set(xs).size, 5, 'every request stands apart');
   const span = /class="tl-retry-after"[^>]* x="([\d.]+)"[^>]* width="([\d.]+)"/.exec(svg)!;
-  assert.ok(Math.abs(Number(span[1]) + Number(span[2]) - (xs[4]! - (xs[4]! - xs[3]!) / 2)) < 1, 'the span ends where the retry stands, its slot\'s left edge');
+  assert.ok(Math.abs(Number(span[1]) + Number(span[2]) - (xs[4]! - (xs[4]! - xs[3]!) / 2)) < 1, "the span ends where the retry stands, its slot's left edge");
   assert.match(timelineSvg(burst, { axis: 'time' }), /data-axis="time"/);
 });
 
@@ -69,7 +81,15 @@ const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
 const available = existsSync(CHROMIUM);
 if (!available && process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing; CI installs Debian's chromium`);
 const SCREENSHOTS = process.env.SCREENSHOT_DIR ?? join(tmpdir(), 'adoption-kit-screenshots');
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-sync',
+];
 
 interface Box {
   cls: string;
@@ -92,7 +112,14 @@ interface Box {
       page.locator('svg [data-at-ms]').evaluateAll((els) =>
         els.map((el) => {
           const b = el.getBoundingClientRect();
-          return { cls: el.getAttribute('class') ?? '', at: Number(el.getAttribute('data-at-ms')), x: b.x + b.width / 2, y: b.y + b.height / 2, width: b.width, kind: el.getAttribute('data-kind') };
+          return {
+            cls: el.getAttribute('class') ?? '',
+            at: Number(el.getAttribute('data-at-ms')),
+            x: b.x + b.width / 2,
+            y: b.y + b.height / 2,
+            width: b.width,
+            kind: el.getAttribute('data-kind'),
+          };
         }),
       );
     const show = async (svg: string, file: string) => {
@@ -108,7 +135,9 @@ interface Box {
     for (let i = 1; i < requests.length; i++) assert.ok(requests[i]!.x > requests[i - 1]!.x, `request ${i} is right of the one before`);
     assert.is(marks.filter((m) => m.cls.includes('tl-violation')).length, 0);
     // Each Retry-After span starts at its 429 and ends at the next admitted request (the client waited exactly).
-    const spans = await page.locator('.tl-retry-after').evaluateAll((els) => els.map((el) => el.getBoundingClientRect()).map((b) => ({ from: b.x, to: b.x + b.width })));
+    const spans = await page
+      .locator('.tl-retry-after')
+      .evaluateAll((els) => els.map((el) => el.getBoundingClientRect()).map((b) => ({ from: b.x, to: b.x + b.width })));
     const refused = requests.filter((m) => m.cls.includes('tl-refused'));
     assert.is(spans.length, 3);
     spans.forEach((span, i) => {
@@ -132,7 +161,12 @@ interface Box {
       assert.ok(Math.abs(v.x - request.x) < 1, `${v.kind} is drawn above the request that broke it`);
       assert.ok(v.y < request.y, `${v.kind} is above its request`);
     }
-    assert.equal([...new Set(violations.filter((v) => v.cls.includes('tl-must')).map((v) => v.kind))].sort(), ['ban_not_enforced', 'over_admitted', 'remaining_not_decremented', 'served_before_retry_after']);
+    assert.equal([...new Set(violations.filter((v) => v.cls.includes('tl-must')).map((v) => v.kind))].sort(), [
+      'ban_not_enforced',
+      'over_admitted',
+      'remaining_not_decremented',
+      'served_before_retry_after',
+    ]);
     const ban = marks.find((m) => m.cls.includes('tl-ban'))!;
     const enforced = violations.filter((v) => v.kind === 'ban_not_enforced');
     const banBox = await page.locator('.tl-ban').evaluate((el) => {
@@ -141,10 +175,17 @@ interface Box {
     });
     for (const v of enforced) assert.ok(v.x > banBox.from && v.x < banBox.to, 'the requests served during the ban fall inside it');
     assert.ok(ban.width > 500, 'a two-minute ban spans most of the picture');
-    assert.is(await page.locator('.tl-violation title').first().textContent(), 'over_admitted (must): request 4 admitted in the window resetting at 1800000060 with Limit 3');
+    assert.is(
+      await page.locator('.tl-violation title').first().textContent(),
+      'over_admitted (must): request 4 admitted in the window resetting at 1800000060 with Limit 3',
+    );
 
     await show(capacitySvg(CAPACITY), 'capacity-example.png');
-    const steps = await page.locator('.cap-step').evaluateAll((els) => els.map((el) => ({ rate: Number(el.getAttribute('data-rate')), broke: el.classList.contains('cap-broke'), x: el.getBoundingClientRect().x })));
+    const steps = await page
+      .locator('.cap-step')
+      .evaluateAll((els) =>
+        els.map((el) => ({ rate: Number(el.getAttribute('data-rate')), broke: el.classList.contains('cap-broke'), x: el.getBoundingClientRect().x })),
+      );
     const knee = await page.locator('.cap-knee').evaluate((el) => el.getBoundingClientRect().x);
     for (const s of steps) assert.ok(s.broke ? s.x > knee : s.x < knee, `step ${s.rate}/s lies on the ${s.broke ? 'broken' : 'held'} side of the knee`);
     assert.equal(requested, [], 'rendering fetched nothing');

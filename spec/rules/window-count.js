@@ -68,7 +68,9 @@ export function createWindowCount(rec, tol) {
     const moved = Math.abs(reset - current.reset) > tol.roundingSeconds;
     const crossing = moved && reset > current.reset && s.serverNow >= current.reset - slackSeconds(s, tol);
     rule('reset_moved', s, moved && !crossing, () =>
-      reset < current.reset ? 'Reset went back from ' + current.reset + ' to ' + reset : 'Reset changed from ' + current.reset + ' to ' + reset + ' at ' + s.serverNow + ', ' + (current.reset - s.serverNow) + ' s before that window ended'
+      reset < current.reset
+        ? 'Reset went back from ' + current.reset + ' to ' + reset
+        : 'Reset changed from ' + current.reset + ' to ' + reset + ' at ' + s.serverNow + ', ' + (current.reset - s.serverNow) + ' s before that window ended'
     );
     if (!moved) return { w: current, first: false };
     if (reset < current.reset) return null;
@@ -78,7 +80,17 @@ export function createWindowCount(rec, tol) {
       return { w: win, first: false };
     }
     event('window_crossed');
-    rec.note('window boundary crossed: Reset ' + current.reset + ' -> ' + reset + ' (' + current.admitted + ' admitted in the window that ended' + (current.saturated ? ', 429 at the limit' : '') + ')');
+    rec.note(
+      'window boundary crossed: Reset ' +
+        current.reset +
+        ' -> ' +
+        reset +
+        ' (' +
+        current.admitted +
+        ' admitted in the window that ended' +
+        (current.saturated ? ', 429 at the limit' : '') +
+        ')'
+    );
     previous = current;
     win = open(s, true);
     return { w: win, first: true };
@@ -89,12 +101,30 @@ export function createWindowCount(rec, tol) {
     const limit = /** @type {number} */ (s.limit);
     const remaining = /** @type {number} */ (s.remaining);
     const last = w.lastRemaining;
-    rule('over_admitted', s, w.admitted + 1 > w.limit || (w.saturated && !early), () => 'request ' + (w.admitted + 1) + ' admitted in the window resetting at ' + w.reset + ' with Limit ' + w.limit + (w.saturated ? ', after a 429 in the same window' : ''));
+    rule(
+      'over_admitted',
+      s,
+      w.admitted + 1 > w.limit || (w.saturated && !early),
+      () =>
+        'request ' +
+        (w.admitted + 1) +
+        ' admitted in the window resetting at ' +
+        w.reset +
+        ' with Limit ' +
+        w.limit +
+        (w.saturated ? ', after a 429 in the same window' : '')
+    );
     if (last === null && w.tracked && !w.uncertain) {
-      rule('remaining_not_reset', s, remaining !== limit - 1, () => 'first request of the window resetting at ' + w.reset + ' saw Remaining ' + remaining + ', expected ' + (limit - 1));
+      rule(
+        'remaining_not_reset',
+        s,
+        remaining !== limit - 1,
+        () => 'first request of the window resetting at ' + w.reset + ' saw Remaining ' + remaining + ', expected ' + (limit - 1)
+      );
     } else if (last !== null) {
       rule('remaining_not_decremented', s, remaining >= last, () => 'Remaining ' + remaining + ' after ' + last + ' for an admitted request');
-      if (remaining < last && !w.uncertain) rule('remaining_skipped', s, remaining < last - 1, () => 'Remaining fell from ' + last + ' to ' + remaining + ' for one admitted request');
+      if (remaining < last && !w.uncertain)
+        rule('remaining_skipped', s, remaining < last - 1, () => 'Remaining fell from ' + last + ' to ' + remaining + ' for one admitted request');
     }
     w.admitted += 1;
     w.lastRemaining = remaining;
@@ -112,7 +142,12 @@ export function createWindowCount(rec, tol) {
   function countRefused(s, w) {
     if (w.saturated) return;
     w.saturated = true;
-    rule('under_admitted', s, w.admitted < w.limit && !w.uncertain, () => '429 after only ' + w.admitted + ' of ' + w.limit + ' requests in the window resetting at ' + w.reset);
+    rule(
+      'under_admitted',
+      s,
+      w.admitted < w.limit && !w.uncertain,
+      () => '429 after only ' + w.admitted + ' of ' + w.limit + ' requests in the window resetting at ' + w.reset
+    );
     if (w.admitted === w.limit && w.lastRemaining !== null) event('window_saturated');
   }
 

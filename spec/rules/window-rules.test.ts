@@ -39,20 +39,46 @@ test('a correct limiter: every window crossing seen, and the window seen from st
   assert.is(r.events.window_verified, 1, 'the first window was joined part-way, the second seen whole');
   assert.is(r.events.admitted, 9);
   assert.is(r.events.rejected, 3);
-  assert.ok(r.notes.some((n) => /window boundary crossed: Reset 1800000060 -> 1800000120/.test(n)), r.notes.join('\n'));
+  assert.ok(
+    r.notes.some((n) => /window boundary crossed: Reset 1800000060 -> 1800000120/.test(n)),
+    r.notes.join('\n'),
+  );
 });
 
 const more: Array<[string, Array<RecordedResponse | RecordedResponse[]>, string[], number?]> = [
-  ['over-admits under concurrency: the same Remaining twice in one batch', [ok(1, 2, W1), [ok(2, 1, W1), ok(2, 1, W1), ok(2, 0, W1)], no(3, W1, '57')], ['over_admitted', 'remaining_not_decremented']],
-  ['a fresh window that starts where the old one ended', [ok(1, 2, W1), ok(2, 1, W1), ok(3, 0, W1), no(4, W1, '56'), no(60, W2, '60')], ['not_readmitted', 'under_admitted']],
+  [
+    'over-admits under concurrency: the same Remaining twice in one batch',
+    [ok(1, 2, W1), [ok(2, 1, W1), ok(2, 1, W1), ok(2, 0, W1)], no(3, W1, '57')],
+    ['over_admitted', 'remaining_not_decremented'],
+  ],
+  [
+    'a fresh window that starts where the old one ended',
+    [ok(1, 2, W1), ok(2, 1, W1), ok(3, 0, W1), no(4, W1, '56'), no(60, W2, '60')],
+    ['not_readmitted', 'under_admitted'],
+  ],
   ['Reset goes back', [ok(1, 2, W2), ok(2, 1, W1)], ['reset_moved']],
   ['Retry-After far shorter than the time to Reset', [ok(1, 2, W1), ok(2, 1, W1), ok(3, 0, W1), no(4, W1, '5')], ['retry_after_early']],
-  ['Retry-After as an HTTP-date before Reset', [ok(1, 2, W1), ok(2, 1, W1), ok(3, 0, W1), no(4, W1, httpDate(T0 + 20))], ['retry_after_early', 'retry_after_form']],
+  [
+    'Retry-After as an HTTP-date before Reset',
+    [ok(1, 2, W1), ok(2, 1, W1), ok(3, 0, W1), no(4, W1, httpDate(T0 + 20))],
+    ['retry_after_early', 'retry_after_form'],
+  ],
   ['a Limit other than the plan says', [ok(1, 2, W1)], ['limit_mismatch'], 60],
-  ['a batch answered concurrently, judged in the order a correct limiter served it', [[ok(1, 0, W1), ok(1, 2, W1), no(1, W1, '59'), ok(1, 1, W1)], [ok(60, 1, W2), ok(60, 2, W2)]], []],
+  [
+    'a batch answered concurrently, judged in the order a correct limiter served it',
+    [
+      [ok(1, 0, W1), ok(1, 2, W1), no(1, W1, '59'), ok(1, 1, W1)],
+      [ok(60, 1, W2), ok(60, 2, W2)],
+    ],
+    [],
+  ],
   ['a batch that straddles the boundary is split by Reset', [ok(55, 2, W1), ok(56, 1, W1), [ok(59, 0, W1), ok(60, 2, W2)]], []],
   ['Reset moving by a rounding second is not moving', [ok(1, 2, W1), ok(2, 1, W1 + 1), ok(3, 0, W1), no(4, W1 + 1, '57')], []],
-  ['ordinary 429s across a window reset are no ban', [ok(1, 2, W1), ok(2, 1, W1), ok(3, 0, W1), no(4, W1, '56'), no(30, W1, '30'), ok(60, 2, W2), ok(61, 1, W2), ok(62, 0, W2), no(63, W2, '57')], []],
+  [
+    'ordinary 429s across a window reset are no ban',
+    [ok(1, 2, W1), ok(2, 1, W1), ok(3, 0, W1), no(4, W1, '56'), no(30, W1, '30'), ok(60, 2, W2), ok(61, 1, W2), ok(62, 0, W2), no(63, W2, '57')],
+    [],
+  ],
 ];
 for (const [name, sequence, broken, expectedLimit] of more) {
   test(`${name}: breaks ${broken.join(', ') || 'nothing'}`, () => {
@@ -61,7 +87,13 @@ for (const [name, sequence, broken, expectedLimit] of more) {
 }
 
 test('without a Date header the client clock judges, within the clock skew', () => {
-  assert.equal(play(CORRECT.map((r) => ({ ...r, headers: { ...r.headers, Date: undefined } })), { dateHeader: true }).broken, []);
+  assert.equal(
+    play(
+      CORRECT.map((r) => ({ ...r, headers: { ...r.headers, Date: undefined } })),
+      { dateHeader: true },
+    ).broken,
+    [],
+  );
   assert.equal(play(CORRECT, { dateHeader: false }).broken, [], 'a Date header the caller does not trust is ignored');
   assert.equal(unique(play([ok(1, 2, T0 + 61, { noDate: true }), ok(2, 1, T0 + 63, { noDate: true })]).broken), ['reset_moved']);
 });

@@ -97,7 +97,9 @@ export const BEHAVIOUR_FAULTS: readonly Fault[] = [
     caughtBy: 'auth.401-missing',
     request: (req, { memory }) => {
       rememberKey(req, memory);
-      return req.headers.authorization === undefined && memory.has('key') ? { ...req, headers: { ...req.headers, authorization: memory.get('key') as string } } : req;
+      return req.headers.authorization === undefined && memory.has('key')
+        ? { ...req, headers: { ...req.headers, authorization: memory.get('key') as string } }
+        : req;
     },
   },
   {
@@ -108,7 +110,9 @@ export const BEHAVIOUR_FAULTS: readonly Fault[] = [
     request: (req, { memory }) => {
       rememberKey(req, memory);
       const auth = req.headers.authorization;
-      return auth && /^Bearer conformance-unknown-/.test(auth) && memory.has('key') ? { ...req, headers: { ...req.headers, authorization: memory.get('key') as string } } : req;
+      return auth && /^Bearer conformance-unknown-/.test(auth) && memory.has('key')
+        ? { ...req, headers: { ...req.headers, authorization: memory.get('key') as string } }
+        : req;
     },
   },
   {
@@ -166,7 +170,8 @@ export const BEHAVIOUR_FAULTS: readonly Fault[] = [
       if (operationOf(req) !== 'createPet') return req;
       try {
         const body = JSON.parse(req.body) as Record<string, unknown>;
-        if (typeof body.name !== 'string' || typeof body.categoryId !== 'number' || typeof body.status !== 'string' || !STATUSES.includes(body.status)) return req;
+        if (typeof body.name !== 'string' || typeof body.categoryId !== 'number' || typeof body.status !== 'string' || !STATUSES.includes(body.status))
+          return req;
         return { ...req, method: 'GET', url: req.url.replace(/\/pets\/?$/, '/pets?limit=1'), body: '', headers: { ...req.headers, [FAKE_CREATE]: req.body } };
       } catch {
         return req;

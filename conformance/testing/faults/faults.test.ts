@@ -18,7 +18,10 @@ clean('passes every check, should-level included, with rate limits and the ban c
     // The reference bans a key after 20 refusals in a minute, for 600 s: 25 repeats see it start.
     const report = await conformOn(target, { rateLimitKey: true, banCheck: true, banProbe: 25, maxWaitSeconds: 900, strict: true });
     const problems = report.results.filter((r) => r.outcome === 'failed' || r.outcome === 'warned');
-    assert.equal(problems.map((r) => `${r.id}: ${r.failures[0]?.message}`), []);
+    assert.equal(
+      problems.map((r) => `${r.id}: ${r.failures[0]?.message}`),
+      [],
+    );
     assert.is(report.exitCode, 0);
     for (const id of ['ratelimit.exhaustion-exact', 'ratelimit.readmitted', 'ratelimit.refused-until-retry', 'ratelimit.ban-lifts', 'list.next-link']) {
       assert.is(outcomeOf(report, id), 'passed', id);
@@ -60,8 +63,15 @@ faults('the catalogue holds at least fifteen distinct faults, each naming a real
   assert.ok(FAULTS.length >= 15);
   assert.is(new Set(FAULTS.map((f) => f.id)).size, FAULTS.length);
   for (const fault of FAULTS) {
-    assert.ok(CATALOGUE.some((c) => c.id === fault.caughtBy), `${fault.id} names ${fault.caughtBy}`);
-    if (fault.onSecond) assert.ok(CATALOGUE.some((c) => c.id === fault.onSecond), `${fault.id} names ${fault.onSecond}`);
+    assert.ok(
+      CATALOGUE.some((c) => c.id === fault.caughtBy),
+      `${fault.id} names ${fault.caughtBy}`,
+    );
+    if (fault.onSecond)
+      assert.ok(
+        CATALOGUE.some((c) => c.id === fault.onSecond),
+        `${fault.id} names ${fault.onSecond}`,
+      );
   }
 });
 
@@ -158,7 +168,9 @@ for (const fault of FAULTS) {
 }
 
 faults.after(() => {
-  console.log(`\n${score.reference.with} of ${FAULTS.length} faults caught on the reference server with generated phases, ${score.reference.without} without; ${score.second.with} of ${FAULTS.length} on the second implementation\n`);
+  console.log(
+    `\n${score.reference.with} of ${FAULTS.length} faults caught on the reference server with generated phases, ${score.reference.without} without; ${score.second.with} of ${FAULTS.length} on the second implementation\n`,
+  );
 });
 
 faults.run();

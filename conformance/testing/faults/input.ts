@@ -23,7 +23,12 @@ function withBody(req: ProxyRequest, next: Record<string, unknown>): ProxyReques
 
 /** The server's own answer turned into a 500 with an Error body (its rate-limit headers kept). */
 function serverError(res: ProxyResponse): ProxyResponse {
-  return { ...res, status: 500, headers: { ...res.headers, 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify({ code: 'internal_error', message: 'An unexpected error occurred.', status: 500 }) };
+  return {
+    ...res,
+    status: 500,
+    headers: { ...res.headers, 'content-type': 'application/json; charset=utf-8' },
+    body: JSON.stringify({ code: 'internal_error', message: 'An unexpected error occurred.', status: 500 }),
+  };
 }
 
 const creating = (req: ProxyRequest) => operationOf(req) === 'createPet';
@@ -84,7 +89,10 @@ export const INPUT_FAULTS: readonly Fault[] = [
     description: 'A body sent as "application/json; charset=utf-8" is refused with 415',
     caughtBy: 'media.json-variants',
     foundBy: 'coverage',
-    request: (req) => (creating(req) && /;\s*charset=utf-8/i.test(req.headers['content-type'] ?? '') ? { ...req, headers: { ...req.headers, 'content-type': 'text/plain' } } : req),
+    request: (req) =>
+      creating(req) && /;\s*charset=utf-8/i.test(req.headers['content-type'] ?? '')
+        ? { ...req, headers: { ...req.headers, 'content-type': 'text/plain' } }
+        : req,
   },
   {
     id: 'media-type-case-sensitive',
@@ -103,7 +111,10 @@ export const INPUT_FAULTS: readonly Fault[] = [
     description: 'A body that is not JSON is answered 500',
     caughtBy: 'media.not-json-refused',
     foundBy: 'coverage',
-    response: (res, req) => (creating(req) && res.status === 400 && req.body.trim() !== '' && body(req) === undefined && !/^\s*(\[|"|-?\d|null|true|false)/.test(req.body) ? serverError(res) : res),
+    response: (res, req) =>
+      creating(req) && res.status === 400 && req.body.trim() !== '' && body(req) === undefined && !/^\s*(\[|"|-?\d|null|true|false)/.test(req.body)
+        ? serverError(res)
+        : res,
   },
   {
     id: 'text-plain-accepted',
@@ -111,7 +122,10 @@ export const INPUT_FAULTS: readonly Fault[] = [
     description: 'A body sent as text/plain is read as JSON and the pet created',
     caughtBy: 'media.refusals',
     foundBy: 'coverage',
-    request: (req) => (creating(req) && /^text\/plain/i.test(req.headers['content-type'] ?? '') ? { ...req, headers: { ...req.headers, 'content-type': 'application/json' } } : req),
+    request: (req) =>
+      creating(req) && /^text\/plain/i.test(req.headers['content-type'] ?? '')
+        ? { ...req, headers: { ...req.headers, 'content-type': 'application/json' } }
+        : req,
   },
   {
     id: 'unknown-encoding-ignored',

@@ -40,7 +40,8 @@ export const RATE_LIMIT_FAULTS: readonly Fault[] = [
     area: 'rate-limit headers',
     description: 'RateLimit is not a structured field ("minute=12")',
     caughtBy: 'ratelimit.ietf-fields',
-    response: (res) => (res.headers.ratelimit ? { ...res, headers: { ...res.headers, ratelimit: `minute=${res.headers['x-ratelimit-remaining'] ?? 0}` } } : res),
+    response: (res) =>
+      res.headers.ratelimit ? { ...res, headers: { ...res.headers, ratelimit: `minute=${res.headers['x-ratelimit-remaining'] ?? 0}` } } : res,
   },
   {
     id: 'limit-varies',
@@ -199,14 +200,18 @@ export const RATE_LIMIT_FAULTS: readonly Fault[] = [
     area: 'Retry-After',
     description: 'Retry-After as a fraction of seconds ("41.5")',
     caughtBy: 'ratelimit.retry-after-valid',
-    response: (res) => (res.status === 429 && res.headers['retry-after'] ? { ...res, headers: { ...res.headers, 'retry-after': `${Math.max(0, Number(res.headers['retry-after']) - 1)}.5` } } : res),
+    response: (res) =>
+      res.status === 429 && res.headers['retry-after']
+        ? { ...res, headers: { ...res.headers, 'retry-after': `${Math.max(0, Number(res.headers['retry-after']) - 1)}.5` } }
+        : res,
   },
   {
     id: 'retry-after-inconsistent',
     area: 'Retry-After',
     description: 'Retry-After ten minutes past X-RateLimit-Reset',
     caughtBy: 'ratelimit.retry-after-consistent',
-    response: (res) => (res.status === 429 && res.headers['retry-after'] ? { ...res, headers: { ...res.headers, 'retry-after': later(res.headers['retry-after'], 600) } } : res),
+    response: (res) =>
+      res.status === 429 && res.headers['retry-after'] ? { ...res, headers: { ...res.headers, 'retry-after': later(res.headers['retry-after'], 600) } } : res,
   },
   {
     id: 'retry-after-zero',

@@ -23,7 +23,9 @@ export function mapJson(res: ProxyResponse, fn: (body: unknown) => unknown): Pro
 /** Applies fn to every pet in a Pet or Pets body. */
 export function mapPets(res: ProxyResponse, fn: (pet: Record<string, unknown>) => Record<string, unknown>): ProxyResponse {
   if (res.status >= 300) return res;
-  return mapJson(res, (body) => (Array.isArray(body) ? body.map((p) => fn(p as Record<string, unknown>)) : body && typeof body === 'object' ? fn(body as Record<string, unknown>) : body));
+  return mapJson(res, (body) =>
+    Array.isArray(body) ? body.map((p) => fn(p as Record<string, unknown>)) : body && typeof body === 'object' ? fn(body as Record<string, unknown>) : body,
+  );
 }
 
 export function mapErrors(res: ProxyResponse, fn: (error: Record<string, unknown>) => Record<string, unknown>): ProxyResponse {

@@ -69,7 +69,11 @@ export const STORED_FAULTS: readonly Fault[] = [
       const extra = Object.keys(sent).filter((k) => !['id', 'name', 'categoryId', 'status'].includes(k));
       if (extra.length === 0) return req;
       // The implementation may refuse unknown fields: it gets the described ones only.
-      return { ...req, body: JSON.stringify({ name, categoryId, ...(status === undefined ? {} : { status }) }), headers: { ...req.headers, 'x-fault-extra': req.body } };
+      return {
+        ...req,
+        body: JSON.stringify({ name, categoryId, ...(status === undefined ? {} : { status }) }),
+        headers: { ...req.headers, 'x-fault-extra': req.body },
+      };
     },
     response: (res, req, { memory }) => {
       const pets = kept(memory);

@@ -49,7 +49,8 @@ export function requireJsonMedia(req: IncomingMessage): void {
   const contentType = req.headers['content-type'];
   if (contentType === undefined) throw unsupported('Content-Type is missing; send application/json.');
   const [type = '', ...params] = contentType.split(';');
-  if (type.trim().toLowerCase() !== 'application/json') throw unsupported(`Content-Type ${JSON.stringify(contentType)} is not supported; send application/json.`);
+  if (type.trim().toLowerCase() !== 'application/json')
+    throw unsupported(`Content-Type ${JSON.stringify(contentType)} is not supported; send application/json.`);
   for (const param of params) {
     if (param.trim() === '') continue;
     const eq = param.indexOf('=');

@@ -59,7 +59,9 @@ export async function startSecondServer(options: SecondServerOptions = {}): Prom
       'Content-Length': String(Buffer.byteLength(text)),
       Connection: 'close',
     };
-    const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+    const head = Object.entries(headers)
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
     socket.end(`HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status] ?? ''}\r\n${head}\r\n${text}`);
   };
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {

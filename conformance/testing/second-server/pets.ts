@@ -42,10 +42,13 @@ export function newPetProblems(body: unknown): string[] {
     .filter((field) => !FIELDS.has(field))
     .map((field) => `Unknown field ${JSON.stringify(field)}: a pet has only name, categoryId and status, and its id is assigned by the server.`);
   if (!('name' in record)) problems.push('name is required.');
-  else if (typeof record.name !== 'string' || record.name.length === 0) problems.push(`name must be a non-empty string, not ${describe(record.name)}${record.name === '' ? ' (empty)' : ''}.`);
+  else if (typeof record.name !== 'string' || record.name.length === 0)
+    problems.push(`name must be a non-empty string, not ${describe(record.name)}${record.name === '' ? ' (empty)' : ''}.`);
   if (!('categoryId' in record)) problems.push('categoryId is required.');
   else if (typeof record.categoryId !== 'number' || !Number.isSafeInteger(record.categoryId)) {
-    problems.push(`categoryId must be a JSON integer within ±(2^53 − 1), not ${typeof record.categoryId === 'number' ? String(record.categoryId) : describe(record.categoryId)}.`);
+    problems.push(
+      `categoryId must be a JSON integer within ±(2^53 − 1), not ${typeof record.categoryId === 'number' ? String(record.categoryId) : describe(record.categoryId)}.`,
+    );
   }
   if ('status' in record && !isPetStatus(record.status)) problems.push(`status must be one of ${PET_STATUSES.join(', ')}.`);
   return problems;

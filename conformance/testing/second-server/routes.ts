@@ -134,8 +134,7 @@ export function createHandler(ctx: HandlerContext): (req: IncomingMessage, res: 
       res.setHeader('Date', formatHttpDate(now));
       const method = req.method ?? '';
       const target = parseTarget(req.url ?? '');
-      const apiPath =
-        target && (target.path === BASE_PATH || target.path.startsWith(`${BASE_PATH}/`)) ? target.path.slice(BASE_PATH.length) : undefined;
+      const apiPath = target && (target.path === BASE_PATH || target.path.startsWith(`${BASE_PATH}/`)) ? target.path.slice(BASE_PATH.length) : undefined;
       const routes = now < SUNSET_MS ? ROUTES : ROUTES_AFTER_SUNSET;
       if (method === 'GET' && apiPath !== undefined && routes.includes(PET) && PET.pattern.test(apiPath)) {
         res.setHeader('Deprecation', formatDeprecation(DEPRECATED_SINCE_MS));
@@ -153,7 +152,9 @@ export function createHandler(ctx: HandlerContext): (req: IncomingMessage, res: 
       if (apiPath === undefined) throw notFound(`Nothing is served at ${JSON.stringify(target?.path ?? req.url)}; the API is under ${BASE_PATH}.`);
       if (plan === undefined) {
         const why = req.headers.authorization === undefined ? 'is missing' : token === undefined ? 'is not a Bearer token' : 'names no known API key';
-        throw new ApiError(401, 'UNAUTHORIZED', `The Authorization header ${why}; send "Authorization: Bearer <API key>".`, { 'WWW-Authenticate': 'Bearer realm="pets"' });
+        throw new ApiError(401, 'UNAUTHORIZED', `The Authorization header ${why}; send "Authorization: Bearer <API key>".`, {
+          'WWW-Authenticate': 'Bearer realm="pets"',
+        });
       }
       for (const route of routes) {
         const match = route.pattern.exec(apiPath);

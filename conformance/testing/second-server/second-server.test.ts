@@ -10,7 +10,15 @@ import { PLAN_LIMITS } from '../../../spec/rules/contract.js';
 import { parseHttpDate, parseInteger } from '../../../spec/rules/fields.js';
 import { linkWithRel, parseLinks } from '../../../spec/rules/link.js';
 import { parseRateLimit, parseRateLimitPolicy, type RateLimitPolicy, type RateLimitState } from '../../../spec/rules/structured-fields.js';
-import { ADDRESS_LIMIT_PER_MINUTE, BODY_LIMIT_BYTES, SECOND_SERVER_CHOICES, startSecondServer, type SecondServer, type SecondServerOptions, type SeedPet } from './index.ts';
+import {
+  ADDRESS_LIMIT_PER_MINUTE,
+  BODY_LIMIT_BYTES,
+  SECOND_SERVER_CHOICES,
+  startSecondServer,
+  type SecondServer,
+  type SecondServerOptions,
+  type SeedPet,
+} from './index.ts';
 
 interface Running {
   server: SecondServer;
@@ -71,7 +79,11 @@ function ietfFields(get: (name: string) => string | null | undefined, nowMs: num
   const states = parseRateLimit(get('ratelimit'));
   assert.ok(policies && policies.length > 0, `${context}: RateLimit-Policy ${get('ratelimit-policy')}`);
   assert.ok(states, `${context}: RateLimit ${get('ratelimit')}`);
-  assert.equal(states.map((st) => st.name), policies.map((p) => p.name), `${context}: the same windows in both fields`);
+  assert.equal(
+    states.map((st) => st.name),
+    policies.map((p) => p.name),
+    `${context}: the same windows in both fields`,
+  );
   states.forEach((st, i) => {
     assert.ok(st.remaining <= policies[i]!.quota, `${context}: ${st.name} r=${st.remaining} over its quota`);
     assert.ok(st.reset !== undefined && st.reset >= 1, `${context}: ${st.name} t=${st.reset}`);
@@ -79,7 +91,10 @@ function ietfFields(get: (name: string) => string | null | undefined, nowMs: num
   const limit = Number(get('x-ratelimit-limit'));
   const remaining = Number(get('x-ratelimit-remaining'));
   const reset = Number(get('x-ratelimit-reset'));
-  assert.ok(policies.some((p) => p.quota === limit), `${context}: no policy has q=${limit} as X-RateLimit-Limit says`);
+  assert.ok(
+    policies.some((p) => p.quota === limit),
+    `${context}: no policy has q=${limit} as X-RateLimit-Limit says`,
+  );
   assert.ok(
     states.some((st) => st.remaining === remaining && Math.abs(nowMs / 1000 + st.reset! - reset) < 1),
     `${context}: no RateLimit item has r=${remaining} and t=${reset - nowMs / 1000} (±1) as X-RateLimit-* say: ${get('ratelimit')}`,
@@ -88,7 +103,10 @@ function ietfFields(get: (name: string) => string | null | undefined, nowMs: num
 }
 
 /** The IETF fields of a reply `call` has already checked. */
-const ietf = (reply: Reply): Ietf => ({ policies: parseRateLimitPolicy(reply.headers.get('ratelimit-policy'))!, states: parseRateLimit(reply.headers.get('ratelimit'))! });
+const ietf = (reply: Reply): Ietf => ({
+  policies: parseRateLimitPolicy(reply.headers.get('ratelimit-policy'))!,
+  states: parseRateLimit(reply.headers.get('ratelimit'))!,
+});
 
 /** Seconds from the clock's now until `endMs`, rounded up: the `t` RateLimit must name for a window ending then. */
 const until = (r: Running, endMs: number) => Math.ceil((endMs - r.clock.now()) / 1000);
@@ -104,7 +122,11 @@ async function call({ server, clock }: Running, path: string, options: Call = {}
     headers['content-type'] ??= 'application/json';
   }
   const url = /^https?:/.test(path) ? path : `${server.baseUrl}${path}`;
-  const res = await fetch(url, { method: options.method ?? (body === undefined ? 'GET' : 'POST'), headers, ...(body !== undefined ? { body: typeof body === 'string' ? body : new Uint8Array(body) } : {}) });
+  const res = await fetch(url, {
+    method: options.method ?? (body === undefined ? 'GET' : 'POST'),
+    headers,
+    ...(body !== undefined ? { body: typeof body === 'string' ? body : new Uint8Array(body) } : {}),
+  });
   const text = await res.text();
   let parsed: unknown;
   try {
@@ -185,7 +207,9 @@ listing('200 with a bare array of Pet with exactly id, name, categoryId and stat
 
 listing('empty: true starts with no pets; seed replaces the default pets', async () => {
   await withServer({ empty: true }, async (r) => assert.equal((await call(r, '/pets')).body, []));
-  await withServer({ seed: [{ name: 'Only', categoryId: 9 }] }, async (r) => assert.equal((await call(r, '/pets')).body, [{ id: 1, name: 'Only', categoryId: 9, status: 'pending' }]));
+  await withServer({ seed: [{ name: 'Only', categoryId: 9 }] }, async (r) =>
+    assert.equal((await call(r, '/pets')).body, [{ id: 1, name: 'Only', categoryId: 9, status: 'pending' }]),
+  );
 });
 
 const LIMITS: Array<[query: string, expected: number | 'refused']> = [
@@ -221,10 +245,17 @@ listing('limit defaults to 20, is clamped into 1..100, and a non-integer is refu
 listing('status filters to that status, for every PetStatus; another value is 400', async () => {
   const seed = [...pets(2, 'available'), ...pets(3, 'pending'), ...pets(4, 'sold')];
   await withServer({ seed }, async (r) => {
-    for (const [status, count] of [['available', 2], ['pending', 3], ['sold', 4]] as const) {
+    for (const [status, count] of [
+      ['available', 2],
+      ['pending', 3],
+      ['sold', 4],
+    ] as const) {
       const reply = await call(r, `/pets?status=${status}`);
       assert.is(reply.body.length, count, status);
-      assert.ok(reply.body.every((p: { status: string }) => p.status === status), status);
+      assert.ok(
+        reply.body.every((p: { status: string }) => p.status === status),
+        status,
+      );
     }
     assert.is((await call(r, '/pets?status=sold&status=adopted')).body.length, 4, 'the first of a repeated parameter counts');
     for (const query of ['status=adopted', 'status=', 'status=AVAILABLE']) assertError(await call(r, `/pets?${query}`), 400, 'VALIDATION_FAILED', query);
@@ -416,7 +447,13 @@ const MEDIA: Array<[what: string, headers: Record<string, string>, body: string 
   ['JSON cut short', { 'content-type': 'application/json' }, JSON_BODY.slice(0, -2), 400, 'MALFORMED_JSON'],
   ['a form body', { 'content-type': 'application/json' }, 'name=x&categoryId=1', 400, 'MALFORMED_JSON'],
   ['an empty body', { 'content-type': 'application/json' }, '', 400, 'MALFORMED_JSON'],
-  ['bytes that are not UTF-8', { 'content-type': 'application/json' }, Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xff, 0xfe]), Buffer.from('","categoryId":1}')]), 400, 'MALFORMED_JSON'],
+  [
+    'bytes that are not UTF-8',
+    { 'content-type': 'application/json' },
+    Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xff, 0xfe]), Buffer.from('","categoryId":1}')]),
+    400,
+    'MALFORMED_JSON',
+  ],
 ];
 
 media('application/json in any letters and UTF-8 only, no coding; malformed JSON or UTF-8 is 400', async () => {
@@ -445,7 +482,9 @@ media(`a body of exactly ${BODY_LIMIT_BYTES} bytes is accepted; one byte more is
 
 media('a declared Content-Length over the limit is refused before any body arrives, and the connection closes', async () => {
   await withServer({}, async (r) => {
-    const raw = await exchange(r.server, [`POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${r.server.keys.pro}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n`]);
+    const raw = await exchange(r.server, [
+      `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${r.server.keys.pro}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n`,
+    ]);
     assert.is(raw.status, 413);
     assert.is(JSON.parse(raw.body).code, 'PAYLOAD_TOO_LARGE');
   });
@@ -524,7 +563,11 @@ methods('a request that is not HTTP, CONNECT, or HTTP/1.1 without Host is 400 BA
       const { policies } = ietfFields((name) => raw.headers[name], r.clock.now(), request);
       // Framing errors and CONNECT count in the address window; a request without Host, in its key's.
       const windows = request.startsWith('GET') ? ['minute', 'day'] : ['address-minute'];
-      assert.equal(policies.map((p) => p.name), windows, request);
+      assert.equal(
+        policies.map((p) => p.name),
+        windows,
+        request,
+      );
     }
     assert.is((await call(r, '/pets')).status, 200);
   });
@@ -546,7 +589,13 @@ auth('a missing, unknown or non-Bearer Authorization is 401 on every operation; 
       ['Bearer and nothing', { authorization: 'Bearer ' }],
     ];
     for (const [what, headers] of cases) {
-      for (const [method, path] of [['GET', '/pets'], ['POST', '/pets'], ['GET', '/pets/1'], ['DELETE', '/pets'], ['GET', '/nowhere']]) {
+      for (const [method, path] of [
+        ['GET', '/pets'],
+        ['POST', '/pets'],
+        ['GET', '/pets/1'],
+        ['DELETE', '/pets'],
+        ['GET', '/nowhere'],
+      ]) {
         const reply = await call(r, path!, { method: method!, key: null, headers, ...(method === 'POST' ? { json: { name: 'a', categoryId: 1 } } : {}) });
         assertError(reply, 401, 'UNAUTHORIZED', `${what}, ${method} ${path}`);
         assert.is(reply.headers.get('www-authenticate'), 'Bearer realm="pets"');
@@ -601,30 +650,40 @@ limits('the window starts at the key’s first request: Reset is 60 s after it, 
     assert.equal(rate(await call(r, '/pets', { key })), { limit: 60, remaining: 57, reset });
     r.clock.set(opened + 60_000);
     assert.equal(rate(await call(r, '/pets', { key })), { limit: 60, remaining: 59, reset: Math.ceil((opened + 120_000) / 1000) });
-    assert.equal(rate(await call(r, '/pets', { key: r.server.keys.pro })), { limit: 300, remaining: 299, reset: Math.ceil((opened + 120_000) / 1000) }, 'each key has its own');
+    assert.equal(
+      rate(await call(r, '/pets', { key: r.server.keys.pro })),
+      { limit: 300, remaining: 299, reset: Math.ceil((opened + 120_000) / 1000) },
+      'each key has its own',
+    );
   });
 });
 
-limits('the 61st request of a free key in a minute is 429 with Remaining 0, no-store and a Retry-After HTTP-date that is Reset; waiting it out is admitted', async () => {
-  await withServer({}, async (r) => {
-    const key = r.server.keys.free;
-    for (let i = 1; i <= 60; i++) assert.is((await call(r, '/pets', { key })).status, 200, `request ${i}`);
-    const refused = await call(r, '/pets', { key });
-    assertError(refused, 429, 'RATE_LIMITED', 'the 61st');
-    assert.equal(rate(refused), { limit: 60, remaining: 0, reset: Math.ceil((START_MS + 60_000) / 1000) });
-    const retryAfter = refused.headers.get('retry-after') ?? '';
-    assert.match(retryAfter, /^[A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT$/);
-    assert.is(parseHttpDate(retryAfter, START_MS), rate(refused).reset * 1000);
-    assert.is(refused.headers.get('cache-control'), 'no-store');
-    r.clock.set(rate(refused).reset * 1000);
-    const again = await call(r, '/pets', { key });
-    assert.is(again.status, 200);
-    assert.is(rate(again).remaining, 59);
-  });
-});
+limits(
+  'the 61st request of a free key in a minute is 429 with Remaining 0, no-store and a Retry-After HTTP-date that is Reset; waiting it out is admitted',
+  async () => {
+    await withServer({}, async (r) => {
+      const key = r.server.keys.free;
+      for (let i = 1; i <= 60; i++) assert.is((await call(r, '/pets', { key })).status, 200, `request ${i}`);
+      const refused = await call(r, '/pets', { key });
+      assertError(refused, 429, 'RATE_LIMITED', 'the 61st');
+      assert.equal(rate(refused), { limit: 60, remaining: 0, reset: Math.ceil((START_MS + 60_000) / 1000) });
+      const retryAfter = refused.headers.get('retry-after') ?? '';
+      assert.match(retryAfter, /^[A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT$/);
+      assert.is(parseHttpDate(retryAfter, START_MS), rate(refused).reset * 1000);
+      assert.is(refused.headers.get('cache-control'), 'no-store');
+      r.clock.set(rate(refused).reset * 1000);
+      const again = await call(r, '/pets', { key });
+      assert.is(again.status, 200);
+      assert.is(rate(again).remaining, 59);
+    });
+  },
+);
 
 limits('after banAfter refused requests in one window the key is banned: 403 until exactly the Retry-After, then admitted', async () => {
-  for (const { banAfter, banSeconds } of [{ banAfter: undefined, banSeconds: undefined }, { banAfter: 2, banSeconds: 90 }]) {
+  for (const { banAfter, banSeconds } of [
+    { banAfter: undefined, banSeconds: undefined },
+    { banAfter: 2, banSeconds: 90 },
+  ]) {
     const options: SecondServerOptions = {};
     if (banAfter !== undefined) options.banAfter = banAfter;
     if (banSeconds !== undefined) options.banSeconds = banSeconds;
@@ -676,7 +735,8 @@ limits('the day limit applies in a 24 h window from the first request; Limit, Re
         last = await call(r, '/pets', { key });
         assert.is(last.status, 200);
       }
-      if (minute === 18) assert.equal(rate(last!), { limit: 60, remaining: 10, reset: Math.ceil((START_MS + 18 * 61_000 + 60_000) / 1000) }, 'the minute is nearer');
+      if (minute === 18)
+        assert.equal(rate(last!), { limit: 60, remaining: 10, reset: Math.ceil((START_MS + 18 * 61_000 + 60_000) / 1000) }, 'the minute is nearer');
       if (minute < 19) r.clock.advance(61_000);
     }
     assert.equal(rate(last!), { limit: 1000, remaining: 0, reset: dayReset }, 'the day is nearer');
@@ -691,7 +751,10 @@ limits('the day limit applies in a 24 h window from the first request; Limit, Re
     const banned = await call(r, '/pets', { key });
     assertError(banned, 403, 'FORBIDDEN_BANNED', 'banned while the day is spent');
     assert.is(rate(banned).reset, dayReset, 'the ban lasts until the day window ends');
-    assert.equal(ietf(banned).states, [{ name: 'minute', remaining: 0, reset: until(r, dayReset * 1000) }, { name: 'day', remaining: 0, reset: until(r, dayReset * 1000) }]);
+    assert.equal(ietf(banned).states, [
+      { name: 'minute', remaining: 0, reset: until(r, dayReset * 1000) },
+      { name: 'day', remaining: 0, reset: until(r, dayReset * 1000) },
+    ]);
     r.clock.set(dayReset * 1000);
     assert.is((await call(r, '/pets', { key })).status, 200);
   });
@@ -717,12 +780,19 @@ fields('an admitted request: the plan’s minute and day policies, and r and t o
     const key = r.server.keys.free;
     r.clock.advance(20_250);
     const later = await call(r, '/pets/1', { key });
-    assert.equal(ietf(later).policies, [{ name: 'minute', quota: 60, window: 60 }, { name: 'day', quota: 1000, window: 86400 }]);
+    assert.equal(ietf(later).policies, [
+      { name: 'minute', quota: 60, window: 60 },
+      { name: 'day', quota: 1000, window: 86400 },
+    ]);
     assert.equal(ietf(later).states, [
       { name: 'minute', remaining: 58, reset: until(r, opened + 60_000) },
       { name: 'day', remaining: 998, reset: until(r, opened + 86_400_000) },
     ]);
-    assert.equal(ietf(later).states.map((st) => st.reset), [40, 86380], 't counts down with the clock, rounded up');
+    assert.equal(
+      ietf(later).states.map((st) => st.reset),
+      [40, 86380],
+      't counts down with the clock, rounded up',
+    );
     assert.is(rate(later).remaining, 58);
   });
 });
@@ -736,11 +806,20 @@ fields('a 429: the spent minute has r=0 and t until it ends, when Retry-After le
     assertError(refused, 429, 'RATE_LIMITED', 'the 61st');
     assert.equal(rate(refused), { limit: 60, remaining: 0, reset: Math.ceil((START_MS + 60_000) / 1000) });
     const { policies, states } = ietf(refused);
-    assert.equal(policies, [{ name: 'minute', quota: 60, window: 60 }, { name: 'day', quota: 1000, window: 86400 }]);
-    assert.equal(states, [{ name: 'minute', remaining: 0, reset: until(r, START_MS + 60_000) }, { name: 'day', remaining: 940, reset: until(r, START_MS + 86_400_000) }]);
+    assert.equal(policies, [
+      { name: 'minute', quota: 60, window: 60 },
+      { name: 'day', quota: 1000, window: 86400 },
+    ]);
+    assert.equal(states, [
+      { name: 'minute', remaining: 0, reset: until(r, START_MS + 60_000) },
+      { name: 'day', remaining: 940, reset: until(r, START_MS + 86_400_000) },
+    ]);
     assert.is(states[0]!.reset, 48);
     const retryAt = parseHttpDate(refused.headers.get('retry-after'), START_MS)!;
-    assert.ok(retryAt - 1000 < r.clock.now() + states[0]!.reset! * 1000 && r.clock.now() + states[0]!.reset! * 1000 <= retryAt + 1000, 't and Retry-After name the same end');
+    assert.ok(
+      retryAt - 1000 < r.clock.now() + states[0]!.reset! * 1000 && r.clock.now() + states[0]!.reset! * 1000 <= retryAt + 1000,
+      't and Retry-After name the same end',
+    );
   });
 });
 
@@ -752,8 +831,14 @@ fields('a 403 ban: every window has r=0 until the ban ends', async () => {
     const banned = await call(r, '/pets', { key });
     assertError(banned, 403, 'FORBIDDEN_BANNED', 'banned');
     const endMs = rate(banned).reset * 1000;
-    assert.equal(ietf(banned).policies, [{ name: 'minute', quota: 60, window: 60 }, { name: 'day', quota: 1000, window: 86400 }]);
-    assert.equal(ietf(banned).states, [{ name: 'minute', remaining: 0, reset: until(r, endMs) }, { name: 'day', remaining: 0, reset: until(r, endMs) }]);
+    assert.equal(ietf(banned).policies, [
+      { name: 'minute', quota: 60, window: 60 },
+      { name: 'day', quota: 1000, window: 86400 },
+    ]);
+    assert.equal(ietf(banned).states, [
+      { name: 'minute', remaining: 0, reset: until(r, endMs) },
+      { name: 'day', remaining: 0, reset: until(r, endMs) },
+    ]);
     assert.is(ietf(banned).states[0]!.reset, 86, 'the 90 s ban ends on a whole second: 85.655 s left, rounded up');
   });
 });
@@ -798,7 +883,14 @@ lifecycle('close() ends open keep-alive connections and resolves', async () => {
 });
 
 lifecycle('invalid options are refused where they enter', async () => {
-  for (const options of [{ banAfter: 0 }, { banSeconds: 1.5 }, { paging: 'cursor' }, { keys: { 'a key': 'free' } }, { keys: { k: 'gold' } }, { seed: [{ name: '', categoryId: 1 }] }]) {
+  for (const options of [
+    { banAfter: 0 },
+    { banSeconds: 1.5 },
+    { paging: 'cursor' },
+    { keys: { 'a key': 'free' } },
+    { keys: { k: 'gold' } },
+    { seed: [{ name: '', categoryId: 1 }] },
+  ]) {
     try {
       await startSecondServer(options as SecondServerOptions);
       assert.unreachable(JSON.stringify(options));
@@ -811,7 +903,11 @@ lifecycle('invalid options are refused where they enter', async () => {
 lifecycle('the README’s Decisions table names every choice', () => {
   const readme = readFileSync(new URL('./README.md', import.meta.url), 'utf8');
   const rows = readme.split('\n').filter((line) => line.startsWith('| '));
-  for (const { point } of SECOND_SERVER_CHOICES) assert.ok(rows.some((row) => row.startsWith(`| ${point} |`)), `README has no row for ${point}`);
+  for (const { point } of SECOND_SERVER_CHOICES)
+    assert.ok(
+      rows.some((row) => row.startsWith(`| ${point} |`)),
+      `README has no row for ${point}`,
+    );
 });
 
 lifecycle.run();

@@ -33,7 +33,7 @@ check('(b) read-only folder: the stop exits 1 keeping the journal; a read-only d
   assert.equal(row.exits, ['TERM→1', 'start on read-only→1', 'restart TERM→0']);
 });
 
-check('(c) a second process is refused naming the holder; a kill -9 holder\'s lock goes to exactly one of two starts', async () => {
+check("(c) a second process is refused naming the holder; a kill -9 holder's lock goes to exactly one of two starts", async () => {
   const row = await twoProcesses();
   assertNothingLost(row);
   assert.equal(row.exits.slice(0, 2), ['second→1', 'holder KILL→128']);

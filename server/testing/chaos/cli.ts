@@ -101,7 +101,11 @@ try {
     if (stopped) break;
   }
 } finally {
-  await (await database?.catch(() => undefined))?.drop().catch((error: Error) => process.stderr.write(`npm run chaos: dropping the database: ${error.message}\n`));
+  await (
+    await database?.catch(() => undefined)
+  )
+    ?.drop()
+    .catch((error: Error) => process.stderr.write(`npm run chaos: dropping the database: ${error.message}\n`));
 }
 process.stdout.write(summary(results));
 if (stopped) process.stdout.write(`stopped after a round that did not end within ${ROUND_BOUND_MS / 60_000} min\n`);

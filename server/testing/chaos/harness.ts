@@ -66,7 +66,12 @@ export interface Launch {
 /** Starts the server on the file store `dbFile` (as `uid` when given: permission bits bind only a non-root process). */
 export function launch(dbFile: string, uid?: number): Launch {
   const args = ['--import', 'tsx', 'server/cli.ts', '--db-file', dbFile, '--port', '0', '--quiet', '--no-rate-limit'];
-  const child = spawnChild(process.execPath, args, { cwd: ROOT, env: { ...process.env, npm_command: '' }, stdio: ['ignore', 'pipe', 'pipe'], ...(uid === undefined ? {} : { uid, gid: uid }) });
+  const child = spawnChild(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, npm_command: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(uid === undefined ? {} : { uid, gid: uid }),
+  });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 : null))));
   const output = collectOutput(child);
   const ready = waitForOutput(child, output, /listening on (http:\/\/\S+\/v1)/, 30_000, 'the server').then(
@@ -97,7 +102,10 @@ export interface Answer {
 
 export async function call(baseUrl: string, path: string, init: RequestInit = {}): Promise<Answer> {
   const url = path.startsWith('http') ? path : `${baseUrl.replace(/\/v1$/, '')}${path}`;
-  const response = await fetch(url, { ...init, headers: { authorization: KEY, 'content-type': 'application/json', ...(init.headers as Record<string, string> | undefined) } });
+  const response = await fetch(url, {
+    ...init,
+    headers: { authorization: KEY, 'content-type': 'application/json', ...(init.headers as Record<string, string> | undefined) },
+  });
   const text = await response.text();
   let body: unknown = text;
   try {
@@ -107,7 +115,6 @@ export async function call(baseUrl: string, path: string, init: RequestInit = {}
   }
   return { status: response.status, headers: response.headers, body };
 }
-
 
 /** What a run of creates was told: the pets acknowledged, by id. */
 export class Ledger {

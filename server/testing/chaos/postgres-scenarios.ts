@@ -69,14 +69,21 @@ export async function pgTerminate(db: TestDatabase): Promise<TerminateRound> {
     const cutter = (async () => {
       for (let cut = 0; cut < 8 && Date.now() < deadline; cut++) {
         await sleep(400);
-        const rows = await db.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'adoption-store-kit'`);
+        const rows = await db.query(
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'adoption-store-kit'`,
+        );
         terminated += rows.length;
       }
     })();
     await Promise.all([...writers, cutter]);
 
     const after = await Promise.all(Array.from({ length: CONCURRENCY }, (_, i) => create(server.baseUrl, `cut-after-${i}`, HANG_BOUND_MS)));
-    const result = tally(`postgres: ${terminated} backends terminated under ${CONCURRENCY} creates`, [...outcomes, ...after], await storedNamed(db, schema, 'cut-'), exits());
+    const result = tally(
+      `postgres: ${terminated} backends terminated under ${CONCURRENCY} creates`,
+      [...outcomes, ...after],
+      await storedNamed(db, schema, 'cut-'),
+      exits(),
+    );
     const checks = {
       'a connection was cut': terminated > 0,
       'the server stayed up': result.exits === 0,
@@ -133,7 +140,8 @@ export async function pgLock(db: TestDatabase): Promise<LockRound> {
     const checks = {
       'creates under the lock are 503 storage_unavailable with Retry-After': creates.every(refusedHonestly),
       [`everything under the lock is answered within ${bound} ms`]: [...creates, health, list].every((o) => o.ms < bound),
-      '/healthz under the lock is 503 "The store does not answer: …"': health.status === 503 && healthBody.code === 'storage_unavailable' && /^The store does not answer: /.test(String(healthBody.message)),
+      '/healthz under the lock is 503 "The store does not answer: …"':
+        health.status === 503 && healthBody.code === 'storage_unavailable' && /^The store does not answer: /.test(String(healthBody.message)),
       'a list under the lock is 503': list.status === 503,
       '/healthz is 200 once the lock is released': healthAfter.status === 200,
       'a create succeeds once the lock is released': released.status === 201,

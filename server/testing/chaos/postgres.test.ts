@@ -59,7 +59,10 @@ it('a table locked by another session: creates, lists and /healthz answer 503 wi
 
   assertHonest(creates, 'under the lock');
   for (const o of [...creates, health, list]) assert.ok(o.ms < bound, `answered after ${o.ms} ms, beyond ${bound} ms`);
-  assert.equal(creates.map((o) => o.status), [503, 503, 503, 503]);
+  assert.equal(
+    creates.map((o) => o.status),
+    [503, 503, 503, 503],
+  );
   assert.is(health.status, 503);
   assert.is((health.body as { code: string }).code, 'storage_unavailable');
   assert.match((health.body as { message: string }).message, /^The store does not answer: /);

@@ -25,7 +25,14 @@ const COLUMNS: Array<[string, (row: Row) => string | number]> = [
   ['5xx without Error body', (r) => r.bare5xx],
   ['hung', (r) => r.hung],
   ['process exits', (r) => r.exits.join(', ')],
-  ['checks failed', (r) => Object.entries(r.checks).filter(([, ok]) => !ok).map(([name]) => name).join('; ') || '-'],
+  [
+    'checks failed',
+    (r) =>
+      Object.entries(r.checks)
+        .filter(([, ok]) => !ok)
+        .map(([name]) => name)
+        .join('; ') || '-',
+  ],
 ];
 
 const line = (cells: Array<string | number>) => `| ${cells.join(' | ')} |\n`;

@@ -18,7 +18,11 @@ export interface CreateOutcome {
 }
 
 /** One request; settles within `boundMs` whatever the server or the network does. */
-export function request(url: string, init: { method?: string; body?: string; headers?: Record<string, string> }, boundMs: number): Promise<Omit<CreateOutcome, 'name'>> {
+export function request(
+  url: string,
+  init: { method?: string; body?: string; headers?: Record<string, string> },
+  boundMs: number,
+): Promise<Omit<CreateOutcome, 'name'>> {
   const started = Date.now();
   return new Promise((resolve) => {
     let settled = false;

@@ -44,8 +44,18 @@ async function withCluster<T>(services: Services, schema: string, extra: string[
   // A port of its own, not 0: when every worker holding the listening socket has died, node:cluster
   // closes it, and the next worker would listen on another random port.
   const server = await startCli([
-    '--port', String(await freePort()), '--quiet', '--no-rate-limit', '--workers', '2',
-    '--database', `${services.db.url}?schema=${schema}`, '--redis', services.redisUrl, '--redis-prefix', prefix,
+    '--port',
+    String(await freePort()),
+    '--quiet',
+    '--no-rate-limit',
+    '--workers',
+    '2',
+    '--database',
+    `${services.db.url}?schema=${schema}`,
+    '--redis',
+    services.redisUrl,
+    '--redis-prefix',
+    prefix,
     ...extra,
   ]);
   const workers = () => {
@@ -150,7 +160,10 @@ export function workersGiveUp(services: Services): Promise<GiveUpRound> {
       await sleep(150);
     }
     const output = cluster.output();
-    const result = { ...tally(`workers: killed ${kills} times, crash limit 4`, [], [], code === undefined ? 0 : 1), scenario: `workers: ${kills} kills, crash limit 4 (primary exit ${code})` };
+    const result = {
+      ...tally(`workers: killed ${kills} times, crash limit 4`, [], [], code === undefined ? 0 : 1),
+      scenario: `workers: ${kills} kills, crash limit 4 (primary exit ${code})`,
+    };
     const checks = {
       'the primary gave up within 40 s': code !== undefined,
       'the primary exited 1': code === 1,

@@ -18,7 +18,11 @@ export function timelineOf(key: string, responses: readonly RecordedResponse[], 
 }
 
 /** Saturates a window of 3, is refused, and comes back after each Retry-After: nothing broken. */
-export const CORRECT_LIMITER = timelineOf('test-fre…', CORRECT, 'A correct limiter (Limit 3): three windows, each refused after 3, re-admitted after Retry-After');
+export const CORRECT_LIMITER = timelineOf(
+  'test-fre…',
+  CORRECT,
+  'A correct limiter (Limit 3): three windows, each refused after 3, re-admitted after Retry-After',
+);
 
 /**
  * Admits a fourth request with Remaining stuck at 0, serves a retry sent before Retry-After, then

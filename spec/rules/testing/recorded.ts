@@ -30,12 +30,22 @@ function response(status: number, at: number, fields: Record<string, string | un
 
 /** An admitted request, Limit 3 unless told otherwise. */
 export function ok(at: number, remaining: number | string, reset: number, extra: Extra = {}): RecordedResponse {
-  return response(200, at, { 'X-Ratelimit-Limit': String(extra.limit ?? 3), 'X-Ratelimit-Remaining': String(remaining), 'X-Ratelimit-Reset': String(reset) }, extra);
+  return response(
+    200,
+    at,
+    { 'X-Ratelimit-Limit': String(extra.limit ?? 3), 'X-Ratelimit-Remaining': String(remaining), 'X-Ratelimit-Reset': String(reset) },
+    extra,
+  );
 }
 
 /** A 403 refusing a banned key, as some servers answer a ban, with Retry-After. */
 export function forbidden(at: number, reset: number, retryAfter: string, extra: Extra = {}): RecordedResponse {
-  return response(403, at, { 'X-Ratelimit-Limit': String(extra.limit ?? 3), 'X-Ratelimit-Remaining': '0', 'X-Ratelimit-Reset': String(reset), 'Retry-After': retryAfter }, extra);
+  return response(
+    403,
+    at,
+    { 'X-Ratelimit-Limit': String(extra.limit ?? 3), 'X-Ratelimit-Remaining': '0', 'X-Ratelimit-Reset': String(reset), 'Retry-After': retryAfter },
+    extra,
+  );
 }
 
 /** A 429 with Cache-Control: no-store; retryAfter undefined leaves Retry-After out. */
@@ -43,7 +53,13 @@ export function no(at: number, reset: number, retryAfter: string | undefined, re
   return response(
     429,
     at,
-    { 'X-Ratelimit-Limit': String(extra.limit ?? 3), 'X-Ratelimit-Remaining': String(remaining), 'X-Ratelimit-Reset': String(reset), 'Retry-After': retryAfter, 'Cache-Control': 'no-store' },
+    {
+      'X-Ratelimit-Limit': String(extra.limit ?? 3),
+      'X-Ratelimit-Remaining': String(remaining),
+      'X-Ratelimit-Reset': String(reset),
+      'Retry-After': retryAfter,
+      'Cache-Control': 'no-store',
+    },
     extra,
   );
 }
@@ -52,9 +68,18 @@ export const lost = (at: number): RecordedResponse => ({ status: 0, receivedAtMs
 
 /** Joins a window part-way, saturates it, waits Retry-After, and does so twice more. */
 export const CORRECT: RecordedResponse[] = [
-  ok(1, 2, W1), ok(2, 1, W1), ok(3, 0, W1), no(4, W1, '56'),
-  ok(60, 2, W2), ok(61, 1, W2), ok(62, 0, W2), no(63, W2, '57'),
-  ok(120, 2, W3), ok(121, 1, W3), ok(122, 0, W3), no(123, W3, '57'),
+  ok(1, 2, W1),
+  ok(2, 1, W1),
+  ok(3, 0, W1),
+  no(4, W1, '56'),
+  ok(60, 2, W2),
+  ok(61, 1, W2),
+  ok(62, 0, W2),
+  no(63, W2, '57'),
+  ok(120, 2, W3),
+  ok(121, 1, W3),
+  ok(122, 0, W3),
+  no(123, W3, '57'),
 ];
 
 const saturate = [ok(1, 2, W1), ok(2, 1, W1), ok(3, 0, W1)];
@@ -70,18 +95,50 @@ export interface Sequence {
 /** The sequences both the kit and rate-limit.js judge; each names every rule it breaks. */
 export const SEQUENCES: Sequence[] = [
   { name: 'a correct limiter', responses: CORRECT, broken: [] },
-  { name: 'over-admission: a fourth request admitted, Remaining stuck at 0', responses: [...saturate, ok(4, 0, W1), no(5, W1, '55')], broken: ['over_admitted', 'remaining_not_decremented'] },
-  { name: 'under-admission: 429 after two of three in a window seen whole', responses: [...saturate, no(4, W1, '56'), ok(60, 2, W2), ok(61, 1, W2), no(62, W2, '58')], broken: ['under_admitted'] },
-  { name: 'stuck Remaining', responses: [ok(1, 2, W1), ok(2, 2, W1), ok(3, 2, W1), no(4, W1, '56', 2)], broken: ['remaining_not_decremented', 'remaining_nonzero_on_429'] },
-  { name: 'moving Reset: always a minute away', responses: [ok(1, 2, T0 + 61), ok(2, 1, T0 + 62), ok(3, 0, T0 + 63), no(4, T0 + 64, '60')], broken: ['reset_moved'] },
-  { name: 'Reset in milliseconds', responses: [ok(1, 2, W1 * 1000), ok(2, 1, W1 * 1000), ok(3, 0, W1 * 1000), no(4, W1 * 1000, '56')], broken: ['reset_too_far', 'retry_after_early'] },
+  {
+    name: 'over-admission: a fourth request admitted, Remaining stuck at 0',
+    responses: [...saturate, ok(4, 0, W1), no(5, W1, '55')],
+    broken: ['over_admitted', 'remaining_not_decremented'],
+  },
+  {
+    name: 'under-admission: 429 after two of three in a window seen whole',
+    responses: [...saturate, no(4, W1, '56'), ok(60, 2, W2), ok(61, 1, W2), no(62, W2, '58')],
+    broken: ['under_admitted'],
+  },
+  {
+    name: 'stuck Remaining',
+    responses: [ok(1, 2, W1), ok(2, 2, W1), ok(3, 2, W1), no(4, W1, '56', 2)],
+    broken: ['remaining_not_decremented', 'remaining_nonzero_on_429'],
+  },
+  {
+    name: 'moving Reset: always a minute away',
+    responses: [ok(1, 2, T0 + 61), ok(2, 1, T0 + 62), ok(3, 0, T0 + 63), no(4, T0 + 64, '60')],
+    broken: ['reset_moved'],
+  },
+  {
+    name: 'Reset in milliseconds',
+    responses: [ok(1, 2, W1 * 1000), ok(2, 1, W1 * 1000), ok(3, 0, W1 * 1000), no(4, W1 * 1000, '56')],
+    broken: ['reset_too_far', 'retry_after_early'],
+  },
   { name: 'Remaining other than 0 on a 429', responses: [...saturate, no(4, W1, '56', 1)], broken: ['remaining_nonzero_on_429'] },
   { name: 'Retry-After missing', responses: [...saturate, no(4, W1, undefined)], broken: ['retry_after_missing'] },
   { name: 'Retry-After a fraction of seconds', responses: [...saturate, no(4, W1, '55.5')], broken: ['retry_after_invalid'] },
   { name: 'Retry-After ten minutes past Reset', responses: [...saturate, no(4, W1, '656')], broken: ['retry_after_late'] },
-  { name: 'Retry-After 0 while the window is still closed', responses: [...saturate, no(4, W1, '0'), no(5, W1, '0')], broken: ['retry_after_early', 'retry_after_form', 'not_readmitted'] },
-  { name: 'Retry-After as an HTTP-date (valid; only the integer form is a should)', responses: [...saturate, no(4, W1, httpDate(W1)), ok(60, 2, W2)], broken: ['retry_after_form'] },
-  { name: 'a 429 that may be cached', responses: [...saturate, no(4, W1, '56', 0, { headers: { 'Cache-Control': undefined } })], broken: ['refusal_cacheable'] },
+  {
+    name: 'Retry-After 0 while the window is still closed',
+    responses: [...saturate, no(4, W1, '0'), no(5, W1, '0')],
+    broken: ['retry_after_early', 'retry_after_form', 'not_readmitted'],
+  },
+  {
+    name: 'Retry-After as an HTTP-date (valid; only the integer form is a should)',
+    responses: [...saturate, no(4, W1, httpDate(W1)), ok(60, 2, W2)],
+    broken: ['retry_after_form'],
+  },
+  {
+    name: 'a 429 that may be cached',
+    responses: [...saturate, no(4, W1, '56', 0, { headers: { 'Cache-Control': undefined } })],
+    broken: ['refusal_cacheable'],
+  },
   {
     name: 'a ban that lifts when it said',
     responses: [...saturate, no(4, W1, '56'), no(5, W1, '55'), no(6, BAN_END, '600'), no(7, BAN_END, '599'), ok(606, 2, T0 + 666)],
@@ -112,7 +169,11 @@ export const SEQUENCES: Sequence[] = [
     responses: [...saturate, no(4, W1, '56'), no(5, W1, '55'), no(6, BAN_END, '600'), ok(70, 2, T0 + 130)],
     broken: ['ban_not_enforced'],
   },
-  { name: 'Reset stays in the past after its window ended', responses: [...saturate, no(4, W1, '56'), no(65, W1, '1')], broken: ['not_readmitted', 'reset_in_past', 'retry_after_late'] },
+  {
+    name: 'Reset stays in the past after its window ended',
+    responses: [...saturate, no(4, W1, '56'), no(65, W1, '1')],
+    broken: ['not_readmitted', 'reset_in_past', 'retry_after_late'],
+  },
   { name: 'a rate-limit header that is not an integer', responses: [ok(1, 'many', W1), ok(2, 1, W1, { limit: '' })], broken: ['malformed_headers'] },
   { name: 'never refuses: Remaining goes negative', responses: [...saturate, ok(4, -1, W1), ok(5, -2, W1)], broken: ['remaining_negative'] },
   {
@@ -122,5 +183,9 @@ export const SEQUENCES: Sequence[] = [
   },
   { name: 'Remaining falls by two for one request', responses: [ok(1, 2, W1), ok(2, 0, W1), no(3, W1, '57')], broken: ['remaining_skipped', 'under_admitted'] },
   { name: 'the binding window changes mid-run', responses: [ok(1, 2, W1), ok(2, 1, T0 + 86400, { limit: 1000 })], broken: ['limit_changed', 'reset_moved'] },
-  { name: 'served before Retry-After has passed', responses: [...saturate, no(4, W1, '56'), no(5, W1, '55'), ok(6, 0, W1)], broken: ['over_admitted', 'remaining_not_decremented', 'served_before_retry_after'] },
+  {
+    name: 'served before Retry-After has passed',
+    responses: [...saturate, no(4, W1, '56'), no(5, W1, '55'), ok(6, 0, W1)],
+    broken: ['over_admitted', 'remaining_not_decremented', 'served_before_retry_after'],
+  },
 ];
