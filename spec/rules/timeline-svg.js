@@ -124,6 +124,33 @@ const COLOURS = {
   p99: '#cf222e',
 };
 
+/**
+ * A row of legend entries (a swatch and its name, 84 px each), ending at `right`.
+ * @param {string} cls
+ * @param {string[][]} entries [name, colour]
+ * @param {number} right
+ */
+function legendSvg(cls, entries, right) {
+  let x = right - entries.length * 84;
+  let svg = '';
+  for (const [name, colour] of entries) {
+    svg +=
+      '<rect class="' +
+      cls +
+      '" x="' +
+      x +
+      '" y="24" width="10" height="10" fill="' +
+      colour +
+      '"/><text x="' +
+      (x + 14) +
+      '" y="33" fill="#1f2328">' +
+      name +
+      '</text>';
+    x += 84;
+  }
+  return svg;
+}
+
 /** @param {TimelinePoint} p */
 function requestClass(p) {
   if (p.status === 0) return 'tl-no-response';
@@ -261,21 +288,7 @@ export function timelineSvg(timeline, options) {
     ['ban', COLOURS.ban],
     ['rule broken', COLOURS.must],
   ];
-  let lx = width - right - legend.length * 84;
-  for (const [name, colour] of legend) {
-    out.push(
-      '<rect class="tl-legend" x="' +
-        lx +
-        '" y="24" width="10" height="10" fill="' +
-        colour +
-        '"/><text x="' +
-        (lx + 14) +
-        '" y="33" fill="#1f2328">' +
-        name +
-        '</text>'
-    );
-    lx += 84;
-  }
+  out.push(legendSvg('tl-legend', legend, width - right));
 
   // Axes: Remaining on the left; along the bottom seconds since the first request, or the requests in order.
   out.push('<line x1="' + left + '" y1="' + top + '" x2="' + left + '" y2="' + plotBottom + '" stroke="#d0d7de"/>');
@@ -570,21 +583,7 @@ export function capacitySvg(capacity, options) {
     ['p99 ms', COLOURS.p99],
     ['knee', COLOURS.ban],
   ];
-  let lx = width - right - legend.length * 84;
-  for (const [name, colour] of legend) {
-    out.push(
-      '<rect class="cap-legend" x="' +
-        lx +
-        '" y="24" width="10" height="10" fill="' +
-        colour +
-        '"/><text x="' +
-        (lx + 14) +
-        '" y="33" fill="#1f2328">' +
-        name +
-        '</text>'
-    );
-    lx += 84;
-  }
+  out.push(legendSvg('cap-legend', legend, width - right));
   out.push('<line x1="' + left + '" y1="' + top + '" x2="' + left + '" y2="' + bottom + '" stroke="#d0d7de"/>');
   out.push('<line x1="' + (width - right) + '" y1="' + top + '" x2="' + (width - right) + '" y2="' + bottom + '" stroke="#d0d7de"/>');
   out.push('<line x1="' + left + '" y1="' + bottom + '" x2="' + (width - right) + '" y2="' + bottom + '" stroke="#8c959f"/>');
