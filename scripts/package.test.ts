@@ -42,8 +42,26 @@ function consumer(name: string, tarball: string, omitOptional: boolean): string 
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `consumer-${name}`, private: true, type: 'module' }));
   npm(['install', tarball, ...(omitOptional ? ['--omit=optional'] : [])], dir);
   const mb = folderBytes(join(dir, 'node_modules')) / 1e6;
+  installs[name] = { packages: packages(dir), mb };
   process.stdout.write(`  [install] ${name}: ${packages(dir)} packages, ${mb.toFixed(1)} MB in node_modules\n`);
   return dir;
+}
+
+/** What each install measured, for the README's figures. */
+const installs: Record<string, { packages: number; mb: number }> = {};
+
+/**
+ * The README quotes the install sizes; a quote may drift with the registry's versions, but not far:
+ * packages within 5 %, megabytes within 15 % of what this run measured.
+ */
+function assertQuoted(name: string, line: RegExp) {
+  const quoted = line.exec(readFileSync(join(root, 'README.md'), 'utf8'));
+  assert.ok(quoted, `README.md quotes the ${name} install's size`);
+  const [packagesQuoted, mbQuoted] = [Number(quoted[1]), Number(quoted[2])];
+  const measured = installs[name]!;
+  const near = (a: number, b: number, share: number) => Math.abs(a - b) <= share * b;
+  assert.ok(near(packagesQuoted, measured.packages, 0.05), `README says ${packagesQuoted} packages for the ${name} install; it has ${measured.packages}`);
+  assert.ok(near(mbQuoted, measured.mb, 0.15), `README says ${mbQuoted} MB for the ${name} install; it has ${measured.mb.toFixed(1)} MB`);
 }
 
 /** The library snippet of the server guide, exactly as it is written there. */
@@ -206,6 +224,11 @@ if (k6 === null) process.stdout.write('SKIP: k6 not found, so the packaged smoke
 t('a full install brings Dredd and Prism', () => {
   const full = consumer('full', tarball, false);
   for (const dependency of ['dredd', '@stoplight/prism-cli']) assert.ok(statSync(join(full, 'node_modules', dependency, 'package.json')).isFile(), dependency);
+});
+
+t("the README's install sizes are what the installs measure", () => {
+  assertQuoted('lean', /npm install adoption-store-kit --omit=optional +# (\d+) packages, (\d+) MB/);
+  assertQuoted('full', /npm install adoption-store-kit +# (\d+) packages, (\d+) MB/);
 });
 
 t.run();
