@@ -3,8 +3,7 @@
 // and the Prism mock; the findings each exchange raised, the reports in every format, keys nowhere,
 // and the exit code of --fail-on from the package command, stopped by SIGTERM.
 import type { Server } from '@hapi/hapi';
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -20,6 +19,7 @@ import { ROOT } from '../server/testing/process.ts';
 import { parseProxyCli, runProxy, type ProxyCliOptions } from './cli.ts';
 import { MISBEHAVING_KEY, misbehavingClientTimeline, misbehavingRequests, START_MS } from './testing/pictures.ts';
 import type { ProxyReport } from './report.ts';
+import { chromiumAvailable, launchChromium, SCREENSHOTS } from '../lib/testing/chromium.ts';
 
 const BAD_KEY = MISBEHAVING_KEY;
 const GOOD_KEY = 'prism-good-client-key-0123456789';
@@ -164,31 +164,26 @@ reference('--faults: Prefer delay=<ms> holds the request, then the server answer
   }
 });
 
-const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
-const SCREENSHOTS = process.env.SCREENSHOT_DIR ?? join(tmpdir(), 'adoption-kit-screenshots');
-
-(existsSync(CHROMIUM) ? reference : reference.skip)('the HTML report renders offline in Chromium, the ban and the timeline on it', async () => {
-  const { chromium } = await import('playwright-core');
-  await mkdir(SCREENSHOTS, { recursive: true });
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
-  });
-  try {
-    const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
-    const requested: string[] = [];
-    page.on('request', (r) => requested.push(r.url()));
-    const file = pathToFileURL(join(dir, 'r.html')).href;
-    await page.goto(file);
-    assert.equal(requested, [file], 'the page fetches nothing but itself');
-    assert.is(await page.locator('section.key svg.rate-limit-timeline').count(), 1);
-    assert.ok((await page.locator('.tl-ban').boundingBox())!.width > 300, 'the ban spans the rest of the picture');
-    assert.is(await page.locator('tr[data-verdict="no"]').count(), 4, 'four obligations broken');
-    await page.screenshot({ path: join(SCREENSHOTS, 'proxy-report-misbehaving-client.png'), fullPage: true });
-  } finally {
-    await browser.close();
-  }
-});
+(chromiumAvailable('the proxy report is not rendered') ? reference : reference.skip)(
+  'the HTML report renders offline in Chromium, the ban and the timeline on it',
+  async () => {
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+      const requested: string[] = [];
+      page.on('request', (r) => requested.push(r.url()));
+      const file = pathToFileURL(join(dir, 'r.html')).href;
+      await page.goto(file);
+      assert.equal(requested, [file], 'the page fetches nothing but itself');
+      assert.is(await page.locator('section.key svg.rate-limit-timeline').count(), 1);
+      assert.ok((await page.locator('.tl-ban').boundingBox())!.width > 300, 'the ban spans the rest of the picture');
+      assert.is(await page.locator('tr[data-verdict="no"]').count(), 4, 'four obligations broken');
+      await page.screenshot({ path: join(SCREENSHOTS, 'proxy-report-misbehaving-client.png'), fullPage: true });
+    } finally {
+      await browser.close();
+    }
+  },
+);
 
 reference.run();
 

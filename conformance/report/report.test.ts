@@ -3,7 +3,6 @@
 // its request, response and replay line; the replay line, run by bash, sends the same request again
 // (the key read from the environment, never printed).
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +17,7 @@ import type { Report } from '../run.ts';
 import { curlLine } from './curl.ts';
 import { formatHtml } from './html.ts';
 import { formatJson } from './json.ts';
+import { chromiumAvailable, launchChromium, SCREENSHOTS } from '../../lib/testing/chromium.ts';
 
 const run = promisify(execFile);
 const test = suite('reports of a failing run');
@@ -58,20 +58,16 @@ test('curl lines quote what a shell would mangle and send bytes that are not UTF
   assert.ok(bytes.endsWith(`--data-binary $'{\\xff\\'}'`), bytes);
 });
 
-const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-if (!available && process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing; CI installs Debian's chromium`);
-if (!available) process.stdout.write(`SKIP: ${CHROMIUM} is missing, so the HTML report is not rendered (apt-get install chromium)\n`);
+const available = chromiumAvailable('the HTML report is not rendered');
 
 (available ? test : test.skip)('the HTML report renders in headless Chromium from a file, with no network request', async () => {
-  const { chromium } = await import('playwright-core');
   const dir = await mkdtemp(join(tmpdir(), 'conform-html-'));
   const file = join(dir, 'conformance.html');
   await writeFile(file, formatHtml(report));
   const html = await readFile(file, 'utf8');
   assert.not.match(html, /<(link|img|iframe)\b|\bsrc=|https?:\/\/(?!127\.0\.0\.1)[a-z]/i, 'nothing in the page points elsewhere');
   assert.not.ok(html.includes(KEY));
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage();
     const requested: string[] = [];
@@ -113,19 +109,7 @@ windows('a limiter that serves a retry before Retry-After: the timeline marks th
     assert.match(html, /class="tl-violation tl-must" data-kind="served_before_retry_after"/);
     assert.match(html, /class="tl-retry-after"/);
     if (!available) return;
-    const { chromium } = await import('playwright-core');
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--no-first-run',
-        '--disable-sync',
-      ],
-    });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage({ viewport: { width: 1100, height: 800 } });
       await page.setContent(html);
@@ -135,7 +119,7 @@ windows('a limiter that serves a retry before Retry-After: the timeline marks th
       const served = await page.locator(`.tl-request[data-index="${index}"]`).boundingBox();
       assert.is(await timeline.getAttribute('data-axis'), 'sequence', 'a kit on a manual clock sends faster than a time axis can show');
       assert.ok(mark && served && Math.abs(mark.x + mark.width / 2 - (served.x + served.width / 2)) < 1, 'the rule is marked above the request that broke it');
-      const shots = process.env.SCREENSHOT_DIR ?? join(tmpdir(), 'adoption-kit-screenshots');
+      const shots = SCREENSHOTS;
       await mkdir(shots, { recursive: true });
       await timeline.screenshot({ path: join(shots, 'conform-report-timeline.png') });
     } finally {

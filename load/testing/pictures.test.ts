@@ -1,9 +1,6 @@
 // The pictures the k6 scripts write beside their JSON summaries, rendered in headless Chromium: the
 // timeline of rate-limit.js against a correct limiter with a ban, and against a ban that is announced
 // but not enforced, and capacity.js's chart. Screenshots go to $SCREENSHOT_DIR to be looked at.
-import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
@@ -11,12 +8,9 @@ import * as assert from 'uvu/assert';
 import { limitedTarget } from './fake-targets.ts';
 import { captureConsole, runScript } from './k6-shim.ts';
 import { capacityChart, rateLimitTimeline } from './pictures.ts';
+import { chromiumAvailable, launchChromium, SCREENSHOTS } from '../../lib/testing/chromium.ts';
 
-const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-if (!available && process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing; CI installs Debian's chromium`);
-if (!available) process.stdout.write(`SKIP: ${CHROMIUM} is missing, so the k6 scripts' pictures are not rendered (apt-get install chromium)\n`);
-const SCREENSHOTS = process.env.SCREENSHOT_DIR ?? join(tmpdir(), 'adoption-kit-screenshots');
+const available = chromiumAvailable("the k6 scripts' pictures are not rendered");
 
 async function unenforcedBan(): Promise<string> {
   const out = captureConsole();
@@ -33,12 +27,7 @@ async function unenforcedBan(): Promise<string> {
 }
 
 (available ? test : test.skip)("in Chromium: rate-limit.js's timeline shows the windows, the ban and its lifting, and a ban that is not enforced", async () => {
-  const { chromium } = await import('playwright-core');
-  await mkdir(SCREENSHOTS, { recursive: true });
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
-  });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage({ viewport: { width: 940, height: 380 } });
     const show = async (svg: string, file: string) => {

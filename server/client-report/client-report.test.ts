@@ -3,7 +3,6 @@
 // getPet. The report (the admin API and the `adoption-kit client-report` command) tells them apart.
 // Waiting moves the server's clock; nothing sleeps.
 import type { Server } from '@hapi/hapi';
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +14,7 @@ import { createServer } from '../server.ts';
 import { spawnChild } from '../../lib/processes.ts';
 import { ROOT } from '../testing/process.ts';
 import type { ClientReport } from './recorder.ts';
+import { chromiumAvailable, launchChromium, SCREENSHOTS } from '../../lib/testing/chromium.ts';
 
 const TOKEN = 'client-report-admin-token';
 const t = suite('the client report');
@@ -91,7 +91,7 @@ t('adoption-kit client-report prints it and exits 1 while a client is not ready'
   assert.match(run.stdout, /no +stops sending while banned +\d+ request\(s\) sent while banned/);
 });
 
-const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
+const available = chromiumAvailable('the client report page is not rendered');
 
 t("--html draws each key's last requests, the obligations marked where they were first broken", async () => {
   const dir = await mkdtemp(join(tmpdir(), 'client-report-'));
@@ -105,20 +105,8 @@ t("--html draws each key's last requests, the obligations marked where they were
     const kinds = [...bad.matchAll(/class="tl-violation tl-(must|should)" data-kind="([a-z.-]+)"/g)].map((m) => m[2]).sort();
     assert.equal(kinds, ['client.avoids-deprecated', 'client.backs-off', 'client.stops-while-banned', 'client.waits-retry-after']);
     assert.match(bad, /class="tl-ban"/);
-    if (!existsSync(CHROMIUM)) return;
-    const { chromium } = await import('playwright-core');
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--no-first-run',
-        '--disable-sync',
-      ],
-    });
+    if (!available) return;
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
       const requested: string[] = [];
@@ -126,7 +114,7 @@ t("--html draws each key's last requests, the obligations marked where they were
       await page.goto(pathToFileURL(file).href);
       assert.is(requested.length, 1, 'the page fetches nothing but itself');
       assert.is(await page.locator('section.client svg.rate-limit-timeline').count(), 2);
-      const shots = process.env.SCREENSHOT_DIR ?? join(tmpdir(), 'adoption-kit-screenshots');
+      const shots = SCREENSHOTS;
       await mkdir(shots, { recursive: true });
       await page.screenshot({ path: join(shots, 'client-report.png'), fullPage: true });
     } finally {

@@ -1,12 +1,13 @@
 // Discovery without a key: the index, the contract, the health check, and the API reference page,
 // which is tested in a real headless Chromium: it shows the three operations, sends a request with a
 // fixture key through "Try it out", and no request it makes leaves this server.
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse } from 'yaml';
 import { DEFAULT_SPEC_PATH } from '../contract.ts';
 import { createServer } from '../server.ts';
+import { chromiumAvailable, launchChromium } from '../../lib/testing/chromium.ts';
 
 const inject = suite('discovery, in process');
 
@@ -108,29 +109,13 @@ inject('/healthz says 503 storage_unavailable with the reason while the store ca
 inject.run();
 
 const browser = suite('the API reference page in headless Chromium');
-const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-if (!available && process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing; CI installs Debian's chromium`);
-if (!available) process.stdout.write(`SKIP: ${CHROMIUM} is missing, so the API reference page is not rendered (apt-get install chromium)\n`);
+const available = chromiumAvailable('the API reference page is not rendered');
 
 (available ? browser : browser.skip)('shows the three operations and sends a request with a fixture key, never leaving the server', async () => {
-  const { chromium } = await import('playwright-core');
   const server = await createServer({ port: 0, host: '127.0.0.1' });
   await server.start();
   const origin = server.info.uri;
-  const instance = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  const instance = await launchChromium();
   try {
     const page = await instance.newPage();
     const requested: string[] = [];

@@ -1,15 +1,13 @@
 // The rate-limit timeline and the capacity chart: which marks the SVG text holds for a correct and a
 // faulty limiter, and, rendered in headless Chromium, where they land. The screenshots are written to
 // $SCREENSHOT_DIR (default: a folder in the system's temporary directory) to be looked at.
-import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CAPACITY, CORRECT_LIMITER, FAULTY_LIMITER, timelineOf } from './testing/pictures.ts';
 import { no, ok, W1 } from './testing/recorded.ts';
 import { capacitySvg, timelineSvg } from './timeline-svg.js';
+import { chromiumAvailable, launchChromium, SCREENSHOTS } from '../../lib/testing/chromium.ts';
 
 const count = (svg: string, cls: string) => (svg.match(new RegExp(`class="[^"]*\\b${cls}\\b`, 'g')) ?? []).length;
 const kinds = (svg: string) => [...svg.matchAll(/class="tl-violation tl-(must|should)" data-kind="([a-z_]+)"/g)].map((m) => `${m[2]} (${m[1]})`).sort();
@@ -77,19 +75,7 @@ test('the capacity chart marks each step and the knee between held and broke', (
   assert.is(count(svg, 'cap-p99'), 1);
 });
 
-const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-if (!available && process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing; CI installs Debian's chromium`);
-const SCREENSHOTS = process.env.SCREENSHOT_DIR ?? join(tmpdir(), 'adoption-kit-screenshots');
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--no-first-run',
-  '--disable-sync',
-];
+const available = chromiumAvailable('the timelines are not rendered');
 
 interface Box {
   cls: string;
@@ -101,9 +87,7 @@ interface Box {
 }
 
 (available ? test : test.skip)('in Chromium: the marks land where their times are, and the screenshots show them', async () => {
-  const { chromium } = await import('playwright-core');
-  await mkdir(SCREENSHOTS, { recursive: true });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage({ viewport: { width: 940, height: 380 } });
     const requested: string[] = [];
