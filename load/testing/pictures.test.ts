@@ -74,10 +74,26 @@ async function unenforcedBan(): Promise<string> {
     const fban = faulty.find((m) => m.cls.includes('tl-ban'))!;
     for (const v of broken.filter((m) => m.kind === 'ban_not_enforced')) assert.ok(v.x > fban.x && v.x < fban.right, 'marked inside the ban it broke');
 
-    const chart = await show(await capacityChart(), 'k6-capacity-chart.png');
-    assert.ok(chart.length >= 0);
-    assert.match((await page.locator('.cap-knee').getAttribute('data-held')) ?? '', /^40$/);
-    assert.is((await page.locator('.cap-broke').count()) > 0, true);
+    await show(await capacityChart(), 'k6-capacity-chart.png');
+    // The knee is drawn between the step that held last (40/s) and the first that broke (80/s).
+    const steps = await page
+      .locator('.cap-step')
+      .evaluateAll((els) =>
+        els.map((el) => ({ rate: Number(el.getAttribute('data-rate')), ok: el.getAttribute('class')!.includes('cap-ok'), x: el.getBoundingClientRect().x })),
+      );
+    assert.equal(
+      steps.map((s) => [s.rate, s.ok]),
+      [
+        [10, true],
+        [20, true],
+        [40, true],
+        [80, false],
+        [160, false],
+        [320, false],
+      ],
+    );
+    const knee = await page.locator('.cap-knee').evaluate((el) => el.getBoundingClientRect().x);
+    assert.ok(knee > steps[2]!.x && knee < steps[3]!.x, `the knee (${knee}) stands between 40/s and 80/s`);
   } finally {
     await browser.close();
   }
