@@ -66,12 +66,14 @@ live("a 503 asked for is the server's injected fault, and getPet's Deprecation t
   const server = await createServer({ port: 0, logger: false, faults: true });
   try {
     const key = { authorization: 'Bearer test-free-key' };
-    for (const [path, headers] of [
-      ['/pets', { ...key, prefer: 'code=503' }],
-      ['/pets/1', key],
+    // The mock cannot know pet 9999 is missing: it is told to answer 404, as conform --prefer tells it.
+    for (const [path, headers, mockOnly] of [
+      ['/pets', { ...key, prefer: 'code=503' }, {}],
+      ['/pets/1', key, {}],
+      ['/pets/9999', key, { prefer: 'code=404' }],
     ] as const) {
       const real = await server.inject({ url: `/v1${path}`, headers });
-      const mocked = await get(`${mock.baseUrl}${path}`, headers);
+      const mocked = await get(`${mock.baseUrl}${path}`, { ...headers, ...mockOnly });
       assert.is(mocked.status, real.statusCode, path);
       if (real.statusCode === 503) {
         assert.equal(await mocked.json(), JSON.parse(real.payload));

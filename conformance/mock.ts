@@ -124,9 +124,23 @@ export function mockDescription(source: JsonObject, nowMs: number): JsonObject {
     if (retryAfter) retryAfter.example = injected.retryAfter;
   }
   // Prism answers a deprecated operation with "Deprecation: true" of its own, over the header's
-  // example; without the flag it sends the example, the server's @<epoch seconds>.
+  // example; without the flag it sends the example, the server's @<epoch seconds>. The server sends
+  // Deprecation and Sunset on every answer of the operation, its errors too: so does the mock.
   for (const item of Object.values(paths) as JsonObject[]) {
-    for (const op of Object.values(item)) if (op && typeof op === 'object' && (op as JsonObject).deprecated === true) delete (op as JsonObject).deprecated;
+    for (const op of Object.values(item) as JsonObject[]) {
+      if (!op || typeof op !== 'object' || op.deprecated !== true) continue;
+      delete op.deprecated;
+      const answers = op.responses as Record<string, JsonObject>;
+      const marks = Object.fromEntries(
+        Object.entries((answers['200']?.headers ?? {}) as JsonObject).filter(([name]) => name === 'Deprecation' || name === 'Sunset'),
+      );
+      for (const [status, answer] of Object.entries(answers)) {
+        const ref = typeof answer.$ref === 'string' ? answer.$ref.replace('#/components/responses/', '') : null;
+        const resolved = structuredClone(ref !== null ? responses[ref]! : answer);
+        resolved.headers = { ...((resolved.headers ?? {}) as JsonObject), ...marks };
+        answers[status] = resolved;
+      }
+    }
   }
   return doc;
 }
