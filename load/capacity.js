@@ -20,22 +20,8 @@ import { Counter, Gauge, Trend } from 'k6/metrics';
 import { baseUrl, durationEnv, numberEnv, stringEnv, summaryPath } from './lib/config.js';
 import { keyLimit, keyLimitFromGauges, keyLimitLine, keyLimitSamples, KEY_LIMIT_METRICS } from './lib/key-limit.js';
 import { refusal, setupStop } from './lib/outcome.js';
-import {
-  boundLine,
-  doublingRates,
-  isStepMetric,
-  judgeSteps,
-  nextPass,
-  parseBetween,
-  parseRates,
-  refineRates,
-  stepLine,
-  stepMetric,
-  stepPlan,
-  stepScenarios,
-  stepStats,
-  stepThresholds,
-} from './lib/phases.js';
+import { boundLine, judgeSteps, nextPass, stepLine, stepStats, stepThresholds } from './lib/knee.js';
+import { doublingRates, isStepMetric, parseBetween, parseRates, refineRates, stepMetric, stepPlan, stepScenarios } from './lib/phases.js';
 import { createPet, listPets, probe } from './lib/requests.js';
 import { capacitySvg } from '../spec/rules/timeline-svg.js';
 import { segmentOf } from './lib/segments.js';
@@ -165,7 +151,7 @@ export function capacity(data) {
 /**
  * The report's advice: what to run next, only when it can apply.
  * @param {ReturnType<typeof nextPass>} next
- * @param {import('./lib/phases.js').Knee} knee
+ * @param {import('./lib/knee.js').Knee} knee
  */
 function nextLine(next, knee) {
   const held = knee.held === null ? 0 : knee.held.rate;
@@ -188,7 +174,7 @@ export function handleSummary(data) {
   const segment = setupData && setupData.segment ? setupData.segment : segmentOf(null);
   /** @param {string} metric @param {string} stat */
   const valueOf = (metric, stat) => metricValue(data, metric, stat);
-  /** @type {Record<string, import('./lib/phases.js').StepStats | null>} */
+  /** @type {Record<string, import('./lib/knee.js').StepStats | null>} */
   const stats = {};
   for (const step of plan.steps) stats[step.name] = stepStats(valueOf, step.name);
   const criteria = {

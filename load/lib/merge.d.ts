@@ -10,7 +10,7 @@ export function sumStepStats(parts: Array<StepStats | null>): StepStats | null;
  * @returns {Merged}
  */
 export function mergeSummaries(parts: Part[]): Merged;
-export type StepStats = import("./phases.js").StepStats;
+export type StepStats = import("./knee.js").StepStats;
 export type Segment = import("./segments.js").Segment;
 export type ScriptSummary = {
     script: string;

@@ -7,10 +7,11 @@
 // p99 shown are the highest generator's (an upper bound), while the objective itself is judged on
 // the summed count of slow requests. The verdict is PASS only when every generator passed and the
 // merged steps hold where the script asks them to. Pure JavaScript.
-import { boundLine, judgeSteps, meetsObjectives, stepLine, stepPlan } from './phases.js';
+import { boundLine, judgeSteps, meetsObjectives, stepLine } from './knee.js';
+import { stepPlan } from './phases.js';
 
 /**
- * @typedef {import('./phases.js').StepStats} StepStats
+ * @typedef {import('./knee.js').StepStats} StepStats
  * @typedef {import('./segments.js').Segment} Segment
  * @typedef {{ script: string, result?: 'PASS' | 'FAIL' | 'ABORTED', passed: boolean, reason?: string | null, failedThresholds: Array<{ metric: string, expression: string, observed: string }>, extra: Record<string, any>, k6: any }} ScriptSummary
  * @typedef {{ name: string, summary: ScriptSummary }} Part

@@ -1,0 +1,153 @@
+/**
+ * Whether a step's (or several steps' summed) statistics meet the error and latency objectives:
+ * what capacity.js's thresholds ask of the first step of a search, or of every request at fixed rates.
+ * @param {StepStats} s
+ * @param {Criteria} criteria
+ */
+export function meetsObjectives(s: StepStats, criteria: Criteria): boolean;
+/**
+ * Judges every step and finds the knee: the highest rate held within the criteria with every
+ * lower step held too, the first rate that broke, and what bound it: the server (errors or
+ * latency, or a slowdown that kept k6's VUs waiting), the key (its limit answered), or the
+ * generator (k6 could not offer the rate while the target answered in time). A step that holds after the first break is reported but does not
+ * count: a recovery after a collapse is not capacity. Steps after a stopped run are "not run".
+ * @param {StepPlan} plan
+ * @param {(name: string) => StepStats | null} statsOf
+ * @param {Criteria} criteria
+ * @returns {Knee}
+ */
+export function judgeSteps(plan: StepPlan, statsOf: (name: string) => StepStats | null, criteria: Criteria): Knee;
+/**
+ * What the next run should do: nothing more when the key or the generator bound the search (a
+ * narrower search would measure them again); else narrow the knee while the gap between the rate
+ * that held and the one that broke is wider than `resolution` (a share of the rate that held).
+ * @param {Knee} knee
+ * @param {number} resolution
+ * @returns {NextPass}
+ */
+export function nextPass(knee: Knee, resolution: number): NextPass;
+/**
+ * The report's line on what the search found.
+ * @param {Knee} knee
+ * @param {number} maxRate the highest rate of the run
+ */
+export function boundLine(knee: Knee, maxRate: number): string;
+/**
+ * The always-true thresholds that make k6 keep every step's aggregates.
+ * @param {StepPlan} plan
+ * @returns {Record<string, string[]>}
+ */
+export function stepThresholds(plan: StepPlan): Record<string, string[]>;
+/**
+ * One step's statistics, read from the summary; null when k6 recorded no request in it.
+ * @param {(metric: string, stat: string) => number | undefined} valueOf
+ * @param {string} name the step's name
+ * @returns {StepStats | null}
+ */
+export function stepStats(valueOf: (metric: string, stat: string) => number | undefined, name: string): StepStats | null;
+/**
+ * The text line of one judged step.
+ * @param {StepVerdict} r
+ */
+export function stepLine(r: StepVerdict): string;
+/**
+ * The aggregates capacity.js keeps for every step, [metric, statistic]: k6 aggregates a metric per
+ * step only when a threshold names the step's sub-metric, so each gets an always-true threshold
+ * (stepThresholds) and handleSummary reads them back (stepStats). One list for both.
+ */
+export const STEP_AGGREGATES: string[][];
+export type StepPlan = import("./phases.js").StepPlan;
+/**
+ * what k6 recorded of one step (of this generator's share, or summed over generators)
+ */
+export type StepStats = {
+    /**
+     * requests
+     */
+    count: number;
+    /**
+     * share of requests that failed (k6's http_req_failed)
+     */
+    errorRate: number;
+    /**
+     * ms (summed over generators: the highest generator's, an upper bound)
+     */
+    p95: number;
+    /**
+     * ms
+     */
+    p99: number;
+    /**
+     * requests slower than the p95 objective: when given, the objective is judged on it (exact across generators)
+     */
+    overP95?: number | undefined;
+    /**
+     * requests slower than the p99 objective
+     */
+    overP99?: number | undefined;
+    /**
+     * iterations k6 could not start on time
+     */
+    dropped: number;
+    /**
+     * responses that said the key binds (key-limit.js)
+     */
+    limited?: number | undefined;
+    /**
+     * the most VUs busy at once
+     */
+    vusMax?: number | undefined;
+    /**
+     * ms an iteration took, the request included
+     */
+    iterationAvg?: number | undefined;
+    /**
+     * ms a request took
+     */
+    requestAvg?: number | undefined;
+};
+/**
+ * share: the part of each step's rate this run offers (its execution segment), 1 when alone
+ */
+export type Criteria = {
+    maxErrorRate: number;
+    p95Ms: number;
+    p99Ms: number;
+    minAchieved: number;
+    maxDropped: number;
+    maxVUs?: number;
+    share?: number;
+};
+/**
+ * what stopped a step: the server's knee, the key's limit, or the generator's ceiling
+ */
+export type Bound = "server" | "key" | "generator";
+/**
+ * rate: the step's whole rate; offered: this run's share of it
+ */
+export type StepVerdict = {
+    name: string;
+    rate: number;
+    offered: number;
+    achieved: number;
+    errorRate: number;
+    p95: number;
+    p99: number;
+    dropped: number;
+    ok: boolean;
+    why: string;
+    afterKnee: boolean;
+    skipped: boolean;
+    bound: Bound | null;
+    k6: string;
+};
+export type Knee = {
+    rows: StepVerdict[];
+    held: StepVerdict | null;
+    broke: StepVerdict | null;
+    bound: Bound | null;
+};
+export type NextPass = {
+    kind: "found" | "refine" | "raise-max" | "lower-start" | "key" | "generator";
+    between?: number[];
+};

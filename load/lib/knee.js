@@ -1,0 +1,300 @@
+// @ts-check
+// capacity.js's reading of its steps: each step judged against the objectives, with what k6 itself
+// used, what bound it (the server, the key or the generator), the knee (the highest rate that held
+// and the first that broke), what to run next, and the aggregates k6 must keep per step to judge
+// them. merge.js reads several generators' steps with the same functions. Pure JavaScript.
+import { stepMetric } from './phases.js';
+
+/**
+ * @typedef {import('./phases.js').StepPlan} StepPlan
+ * @typedef {object} StepStats what k6 recorded of one step (of this generator's share, or summed over generators)
+ * @property {number} count requests
+ * @property {number} errorRate share of requests that failed (k6's http_req_failed)
+ * @property {number} p95 ms (summed over generators: the highest generator's, an upper bound)
+ * @property {number} p99 ms
+ * @property {number} [overP95] requests slower than the p95 objective: when given, the objective is judged on it (exact across generators)
+ * @property {number} [overP99] requests slower than the p99 objective
+ * @property {number} dropped iterations k6 could not start on time
+ * @property {number} [limited] responses that said the key binds (key-limit.js)
+ * @property {number} [vusMax] the most VUs busy at once
+ * @property {number} [iterationAvg] ms an iteration took, the request included
+ * @property {number} [requestAvg] ms a request took
+ * @typedef {{ maxErrorRate: number, p95Ms: number, p99Ms: number, minAchieved: number, maxDropped: number, maxVUs?: number, share?: number }} Criteria
+ *   share: the part of each step's rate this run offers (its execution segment), 1 when alone
+ * @typedef {'server' | 'key' | 'generator'} Bound what stopped a step: the server's knee, the key's limit, or the generator's ceiling
+ * @typedef {{ name: string, rate: number, offered: number, achieved: number, errorRate: number, p95: number, p99: number, dropped: number, ok: boolean, why: string, afterKnee: boolean, skipped: boolean, bound: Bound | null, k6: string }} StepVerdict
+ *   rate: the step's whole rate; offered: this run's share of it
+ * @typedef {{ rows: StepVerdict[], held: StepVerdict | null, broke: StepVerdict | null, bound: Bound | null }} Knee
+ * @typedef {{ kind: 'found' | 'refine' | 'raise-max' | 'lower-start' | 'key' | 'generator', between?: number[] }} NextPass
+ */
+
+/**
+ * What k6 itself used on a step, so that "the generator could not keep up" is told apart from
+ * "the target slowed down": VUs busy, dropped iterations, and the time an iteration spent around
+ * its request (script and scheduling).
+ * @param {StepStats} s
+ * @param {Criteria} criteria
+ */
+function generatorUse(s, criteria) {
+  const parts = [];
+  if (s.vusMax !== undefined) parts.push('VUs busy at most ' + s.vusMax + (criteria.maxVUs ? ' of ' + criteria.maxVUs : ''));
+  parts.push(s.dropped + ' dropped');
+  if (s.iterationAvg !== undefined && s.requestAvg !== undefined) {
+    parts.push('iteration ' + s.iterationAvg.toFixed(1) + ' ms for a ' + s.requestAvg.toFixed(1) + ' ms request');
+  }
+  return 'k6: ' + parts.join(', ');
+}
+
+/**
+ * Who kept a step from its rate when the target answered within the objectives. The iteration's
+ * time around its request tells: when k6 spends longer around a request than on it, k6 itself (its
+ * CPU) could not keep up; when every VU was busy, the generator ran out of VUs (MAX_VUS); otherwise
+ * the VUs spent their time waiting on the target, which slowed down enough that k6 could not start
+ * VUs fast enough: the server's knee, even inside the latency objective.
+ * @param {StepStats} s
+ * @param {Criteria} criteria
+ * @returns {{ bound: Bound, why: string }}
+ */
+function shortfallOf(s, criteria) {
+  if (s.iterationAvg !== undefined && s.requestAvg !== undefined) {
+    const around = s.iterationAvg - s.requestAvg;
+    if (around > Math.max(1, s.requestAvg)) {
+      return {
+        bound: 'generator',
+        why:
+          "the generator's ceiling: k6 spent " +
+          around.toFixed(1) +
+          ' ms around each ' +
+          s.requestAvg.toFixed(1) +
+          ' ms request, so k6 itself could not keep up (add generators)',
+      };
+    }
+  }
+  if (criteria.maxVUs !== undefined && s.vusMax !== undefined && s.vusMax >= criteria.maxVUs) {
+    return { bound: 'generator', why: "the generator's ceiling: all " + criteria.maxVUs + ' VUs busy (raise MAX_VUS or add generators)' };
+  }
+  if (s.iterationAvg === undefined || s.requestAvg === undefined) {
+    return { bound: 'generator', why: "the generator's ceiling: iterations dropped with VUs to spare" };
+  }
+  return {
+    bound: 'server',
+    why: 'the target slowed down: its ' + s.requestAvg.toFixed(1) + ' ms requests kept the VUs waiting (iterations ' + s.iterationAvg.toFixed(1) + ' ms)',
+  };
+}
+
+/**
+ * Whether a step's (or several steps' summed) statistics meet the error and latency objectives:
+ * what capacity.js's thresholds ask of the first step of a search, or of every request at fixed rates.
+ * @param {StepStats} s
+ * @param {Criteria} criteria
+ */
+export function meetsObjectives(s, criteria) {
+  if (s.errorRate > criteria.maxErrorRate) return false;
+  const slow95 = s.overP95 === undefined ? s.p95 > criteria.p95Ms : s.overP95 > 0.05 * s.count;
+  const slow99 = s.overP99 === undefined ? s.p99 > criteria.p99Ms : s.overP99 > 0.01 * s.count;
+  return !slow95 && !slow99;
+}
+
+/**
+ * Judges every step and finds the knee: the highest rate held within the criteria with every
+ * lower step held too, the first rate that broke, and what bound it: the server (errors or
+ * latency, or a slowdown that kept k6's VUs waiting), the key (its limit answered), or the
+ * generator (k6 could not offer the rate while the target answered in time). A step that holds after the first break is reported but does not
+ * count: a recovery after a collapse is not capacity. Steps after a stopped run are "not run".
+ * @param {StepPlan} plan
+ * @param {(name: string) => StepStats | null} statsOf
+ * @param {Criteria} criteria
+ * @returns {Knee}
+ */
+export function judgeSteps(plan, statsOf, criteria) {
+  const share = criteria.share === undefined ? 1 : criteria.share;
+  /** @type {StepVerdict[]} */
+  const rows = [];
+  /** @type {StepVerdict | null} */
+  let held = null;
+  /** @type {StepVerdict | null} */
+  let broke = null;
+  for (let i = 0; i < plan.steps.length; i++) {
+    const step = plan.steps[i];
+    const s = statsOf(step.name);
+    const seconds = step.endS - step.startS;
+    const count = s === null ? 0 : s.count;
+    const offered = step.rate * share;
+    const achieved = count / seconds;
+    const dropped = s === null ? 0 : s.dropped;
+    const skipped = count === 0 && broke !== null && !(s !== null && s.limited !== undefined && s.limited > 0);
+    /** @type {Bound | null} */
+    let bound = null;
+    /** @type {string[]} */
+    const why = [];
+    if (s !== null && s.limited !== undefined && s.limited > 0) {
+      why.push('the key binds (' + s.limited + ' response(s) said so)');
+      bound = 'key';
+    } else if (skipped) why.push('not run: the search had stopped');
+    else if (s === null || count === 0) {
+      why.push('no requests');
+      bound = 'generator';
+    } else {
+      if (s.errorRate > criteria.maxErrorRate) why.push('errors ' + (s.errorRate * 100).toFixed(2) + '%');
+      const slow95 = s.overP95 === undefined ? s.p95 > criteria.p95Ms : s.overP95 > 0.05 * count;
+      const slow99 = s.overP99 === undefined ? s.p99 > criteria.p99Ms : s.overP99 > 0.01 * count;
+      if (slow95) why.push('p95 ' + s.p95.toFixed(1) + ' ms' + (s.overP95 === undefined ? '' : ' (' + s.overP95 + ' over ' + criteria.p95Ms + ' ms)'));
+      if (slow99) why.push('p99 ' + s.p99.toFixed(1) + ' ms' + (s.overP99 === undefined ? '' : ' (' + s.overP99 + ' over ' + criteria.p99Ms + ' ms)'));
+      if (why.length > 0) bound = 'server';
+      const short = dropped > criteria.maxDropped * offered * seconds || achieved < criteria.minAchieved * offered;
+      if (dropped > criteria.maxDropped * offered * seconds) why.push(dropped + ' iterations dropped');
+      if (achieved < criteria.minAchieved * offered) why.push('achieved ' + achieved.toFixed(1) + '/s of ' + offered.toFixed(share === 1 ? 0 : 1) + '/s');
+      if (short && bound === null) {
+        const shortfall = shortfallOf(s, criteria);
+        bound = shortfall.bound;
+        why.push(shortfall.why);
+      }
+    }
+    /** @type {StepVerdict} */
+    const row = {
+      name: step.name,
+      rate: step.rate,
+      offered: offered,
+      achieved: achieved,
+      errorRate: s === null ? 0 : s.errorRate,
+      p95: s === null ? 0 : s.p95,
+      p99: s === null ? 0 : s.p99,
+      dropped: dropped,
+      ok: why.length === 0,
+      why: why.join(', '),
+      afterKnee: broke !== null,
+      skipped: skipped,
+      bound: bound,
+      k6: s === null ? 'k6: no samples' : generatorUse(s, criteria),
+    };
+    rows.push(row);
+    if (!row.ok && broke === null) broke = row;
+    else if (row.ok && broke === null) held = row;
+  }
+  return { rows: rows, held: held, broke: broke, bound: broke === null ? null : broke.bound };
+}
+
+/**
+ * What the next run should do: nothing more when the key or the generator bound the search (a
+ * narrower search would measure them again); else narrow the knee while the gap between the rate
+ * that held and the one that broke is wider than `resolution` (a share of the rate that held).
+ * @param {Knee} knee
+ * @param {number} resolution
+ * @returns {NextPass}
+ */
+export function nextPass(knee, resolution) {
+  if (knee.broke === null) return { kind: 'raise-max' };
+  if (knee.bound === 'key') return { kind: 'key' };
+  if (knee.bound === 'generator') return { kind: 'generator' };
+  if (knee.held === null) return { kind: 'lower-start' };
+  if ((knee.broke.rate - knee.held.rate) / knee.held.rate <= resolution) return { kind: 'found' };
+  return { kind: 'refine', between: [knee.held.rate, knee.broke.rate] };
+}
+
+/**
+ * The report's line on what the search found.
+ * @param {Knee} knee
+ * @param {number} maxRate the highest rate of the run
+ */
+export function boundLine(knee, maxRate) {
+  const held = knee.held === null ? 'nothing held' : knee.held.rate + '/s held';
+  if (knee.broke === null) return 'bound found: none up to ' + maxRate + '/s (neither the server, the key nor the generator)';
+  if (knee.bound === 'key') return "bound found: the key's limit at " + knee.broke.rate + '/s (' + held + '), not the server';
+  if (knee.bound === 'generator') return "bound found: the generator's ceiling at " + knee.broke.rate + '/s (' + held + '), not the server';
+  return "bound found: the server's knee, between " + (knee.held === null ? 0 : knee.held.rate) + ' and ' + knee.broke.rate + '/s';
+}
+
+/**
+ * The aggregates capacity.js keeps for every step, [metric, statistic]: k6 aggregates a metric per
+ * step only when a threshold names the step's sub-metric, so each gets an always-true threshold
+ * (stepThresholds) and handleSummary reads them back (stepStats). One list for both.
+ */
+export const STEP_AGGREGATES = [
+  ['http_reqs', 'count'],
+  ['http_req_failed', 'rate'],
+  ['http_req_duration', 'p(95)'],
+  ['http_req_duration', 'p(99)'],
+  ['http_req_duration', 'avg'],
+  ['dropped_iterations', 'count'],
+  ['iteration_duration', 'avg'],
+  ['capacity_over_p95', 'count'],
+  ['capacity_over_p99', 'count'],
+  ['capacity_key_limited', 'count'],
+  ['capacity_vus_busy', 'max'],
+];
+
+/**
+ * The always-true thresholds that make k6 keep every step's aggregates.
+ * @param {StepPlan} plan
+ * @returns {Record<string, string[]>}
+ */
+export function stepThresholds(plan) {
+  /** @type {Record<string, string[]>} */
+  const thresholds = {};
+  for (let i = 0; i < plan.steps.length; i++) {
+    for (let j = 0; j < STEP_AGGREGATES.length; j++) {
+      const key = stepMetric(STEP_AGGREGATES[j][0], plan.steps[i].name);
+      if (!thresholds[key]) thresholds[key] = [];
+      const always = STEP_AGGREGATES[j][1] + '>=0';
+      if (thresholds[key].indexOf(always) < 0) thresholds[key].push(always);
+    }
+  }
+  return thresholds;
+}
+
+/**
+ * One step's statistics, read from the summary; null when k6 recorded no request in it.
+ * @param {(metric: string, stat: string) => number | undefined} valueOf
+ * @param {string} name the step's name
+ * @returns {StepStats | null}
+ */
+export function stepStats(valueOf, name) {
+  /** @param {string} metric @param {string} stat */
+  const v = (metric, stat) => {
+    const x = valueOf(stepMetric(metric, name), stat);
+    return x === undefined || x === null ? 0 : x;
+  };
+  const count = valueOf(stepMetric('http_reqs', name), 'count');
+  // A step stopped by the key before its first request still says so.
+  if (count === undefined && v('capacity_key_limited', 'count') === 0) return null;
+  return {
+    count: count === undefined ? 0 : count,
+    errorRate: v('http_req_failed', 'rate'),
+    p95: v('http_req_duration', 'p(95)'),
+    p99: v('http_req_duration', 'p(99)'),
+    overP95: v('capacity_over_p95', 'count'),
+    overP99: v('capacity_over_p99', 'count'),
+    dropped: v('dropped_iterations', 'count'),
+    limited: v('capacity_key_limited', 'count'),
+    vusMax: v('capacity_vus_busy', 'max'),
+    iterationAvg: v('iteration_duration', 'avg'),
+    requestAvg: v('http_req_duration', 'avg'),
+  };
+}
+
+/**
+ * The text line of one judged step.
+ * @param {StepVerdict} r
+ */
+export function stepLine(r) {
+  if (r.skipped) return 'not run ' + r.rate + '/s (the search had stopped)';
+  const share = r.offered === r.rate ? '' : ' (this generator: ' + r.offered.toFixed(1) + '/s)';
+  return (
+    (r.ok ? 'held ' : 'MISSED ') +
+    r.rate +
+    '/s' +
+    share +
+    ': achieved ' +
+    r.achieved.toFixed(1) +
+    '/s, errors ' +
+    (r.errorRate * 100).toFixed(2) +
+    '%, p95 ' +
+    r.p95.toFixed(1) +
+    ' ms, p99 ' +
+    r.p99.toFixed(1) +
+    ' ms; ' +
+    r.k6 +
+    (r.ok ? '' : ' (' + r.why + ')') +
+    (r.ok && r.afterKnee ? ' (after the first break: not counted)' : '')
+  );
+}
