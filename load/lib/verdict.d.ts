@@ -57,6 +57,17 @@ export function createJudge(options: {
         samples: Sample[];
     };
 };
+/**
+ * The report rate-limit.js prints from its counters: what was sent and seen, every rule broken, the
+ * ban scenario's findings, and why k6 warned about its one VU.
+ * @param {(metric: string) => number} count a counter's total in the summary (0 when absent)
+ * @param {{ strict: boolean, ban: boolean }} options
+ * @returns {string[]}
+ */
+export function reportLines(count: (metric: string) => number, options: {
+    strict: boolean;
+    ban: boolean;
+}): string[];
 export const VIOLATIONS_METRIC: "ratelimit_violations";
 /**
  * @typedef {keyof typeof RULES} Kind

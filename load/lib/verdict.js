@@ -109,3 +109,55 @@ export function createJudge(options) {
     },
   };
 }
+
+/**
+ * The report rate-limit.js prints from its counters: what was sent and seen, every rule broken, the
+ * ban scenario's findings, and why k6 warned about its one VU.
+ * @param {(metric: string) => number} count a counter's total in the summary (0 when absent)
+ * @param {{ strict: boolean, ban: boolean }} options
+ * @returns {string[]}
+ */
+export function reportLines(count, options) {
+  const report = [];
+  const crossed = count('ratelimit_window_crossed');
+  report.push(
+    'admitted ' + count('ratelimit_admitted') + ', refused with 429 ' + count('ratelimit_rejected') + ', no response ' + count('ratelimit_transport_error')
+  );
+  report.push(
+    (crossed > 0 ? 'crossed ' + crossed + ' window boundar' + (crossed === 1 ? 'y' : 'ies') : 'did NOT cross a window boundary') +
+      '; windows saturated at exactly Limit: ' +
+      count('ratelimit_window_saturated') +
+      '; readmitted after a reset: ' +
+      count('ratelimit_readmitted') +
+      '; whole windows verified: ' +
+      count('ratelimit_window_verified')
+  );
+  let total = 0;
+  for (let i = 0; i < KINDS.length; i++) {
+    const n = count(violationKey(KINDS[i]));
+    total += n;
+    if (n > 0) report.push(violationLine(KINDS[i], n, options.strict));
+  }
+  if (total === 0) report.push('no rate-limit rule was broken');
+  if (options.ban) {
+    report.push(
+      'ban scenario: ban detected ' +
+        count('ratelimit_ban_detected') +
+        ', enforced on ' +
+        count('ratelimit_ban_confirmed') +
+        ' request(s) while it lasted, ' +
+        count('ratelimit_ban_held_past_reset') +
+        ' of them after the window it began in had ended; lifted when Retry-After said: ' +
+        (count('ratelimit_ban_lifted') > 0 ? 'yes' : 'NOT SEEN')
+    );
+  }
+  const dropped = count('dropped_iterations');
+  if (dropped > 0) {
+    report.push(
+      'k6\'s warning "Insufficient VUs, reached 1 active VUs" is expected: one VU makes every request so that each window is counted exactly, and ' +
+        dropped +
+        ' scheduled wake-ups passed while it was waiting on a response; the offered rate only drops by that much (the saturated windows above show the limit was still exceeded)'
+    );
+  }
+  return report;
+}

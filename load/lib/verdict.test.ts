@@ -3,7 +3,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { RULES } from '../../spec/rules/rules.js';
-import { KINDS, WARNING_ONLY, createJudge, outcomeSamples, violationKey, violationLine, violationThresholds, zeroSamples } from './verdict.js';
+import { KINDS, WARNING_ONLY, createJudge, outcomeSamples, reportLines, violationKey, violationLine, violationThresholds, zeroSamples } from './verdict.js';
 
 for (const strict of [false, true]) {
   test(`violationThresholds(strict=${strict}): a threshold per kind, count==0 where the kind fails the run`, () => {
@@ -48,6 +48,32 @@ test('a should-level kind says in the summary whether it failed the run', () => 
   assert.match(violationLine('refusal_cacheable', 2, false), /x2 \(should: a warning; STRICT=1 fails the run\)/);
   assert.match(violationLine('refusal_cacheable', 2, true), /\(should, STRICT=1\)/);
   assert.not.match(violationLine('over_admitted', 1, false), /should/);
+});
+
+test('reportLines: what was seen, rules broken, the ban, and why k6 warned about one VU', () => {
+  const counts: Record<string, number> = {
+    ratelimit_admitted: 120,
+    ratelimit_rejected: 30,
+    ratelimit_window_crossed: 2,
+    ratelimit_ban_detected: 1,
+    ratelimit_ban_confirmed: 2,
+    ratelimit_ban_held_past_reset: 2,
+    ratelimit_ban_lifted: 1,
+    dropped_iterations: 4,
+  };
+  const lines = reportLines((m) => counts[m] ?? 0, { strict: false, ban: true });
+  assert.match(lines[0]!, /^admitted 120, refused with 429 30, no response 0$/);
+  assert.match(lines[1]!, /^crossed 2 window boundaries/);
+  assert.ok(lines.includes('no rate-limit rule was broken'));
+  assert.ok(
+    lines.some((l) =>
+      /ban detected 1, enforced on 2 request\(s\) while it lasted, 2 of them after the window it began in had ended; lifted when Retry-After said: yes/.test(l),
+    ),
+  );
+  assert.ok(lines.some((l) => /"Insufficient VUs, reached 1 active VUs" is expected: .* 4 scheduled wake-ups/.test(l)));
+  const broken = reportLines((m) => (m === violationKey('over_admitted') ? 3 : 0), { strict: false, ban: false });
+  assert.ok(broken.some((l) => l.startsWith('violation over_admitted x3')));
+  assert.not.ok(broken.some((l) => /ban scenario|Insufficient VUs|no rate-limit rule/.test(l)));
 });
 
 test.run();
