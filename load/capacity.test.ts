@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { kneeTarget, limitedTarget, petsTarget } from './testing/fake-targets.ts';
-import { captureConsole, runScript } from './testing/k6-shim.ts';
+import { captureConsole } from './testing/k6-shim.ts';
+import { runScript } from './testing/k6-run.ts';
 
 const CAPACITY = join(dirname(fileURLToPath(import.meta.url)), 'capacity.js');
 const START = Date.UTC(2026, 10, 22, 10, 0, 17, 300);

@@ -9,7 +9,8 @@ import { Worker } from 'node:worker_threads';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startMock, type RunningMock } from '../conformance/mock.ts';
-import { captureConsole, runScript, type FakeRequest, type FakeResponse } from './testing/k6-shim.ts';
+import { captureConsole, type FakeRequest, type FakeResponse } from './testing/k6-shim.ts';
+import { runScript } from './testing/k6-run.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const script = (name: string) => join(here, name);

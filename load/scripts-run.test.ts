@@ -8,7 +8,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { kneeTarget, limitedTarget, petsTarget, type LimiterFault } from './testing/fake-targets.ts';
 import { isTimelineMetric } from './lib/timeline.js';
-import { captureConsole, runScript, type FakeResponse, type RunResult } from './testing/k6-shim.ts';
+import { captureConsole, type FakeResponse } from './testing/k6-shim.ts';
+import { runScript, type RunResult } from './testing/k6-run.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const RATE_LIMIT = join(here, 'rate-limit.js');

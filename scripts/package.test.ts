@@ -12,7 +12,8 @@ import * as assert from 'uvu/assert';
 import { awaitGone, collectOutput, descendants, running, spawnChild, waitForOutput } from '../lib/processes.ts';
 import { petsTarget } from '../load/testing/fake-targets.ts';
 import { findK6 } from '../load/testing/k6-bin.ts';
-import { captureConsole, runScript } from '../load/testing/k6-shim.ts';
+import { captureConsole } from '../load/testing/k6-shim.ts';
+import { runScript } from '../load/testing/k6-run.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'adoption-package-'));

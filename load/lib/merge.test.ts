@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { kneeTarget, petsTarget } from '../testing/fake-targets.ts';
-import { captureConsole, runScript } from '../testing/k6-shim.ts';
+import { captureConsole } from '../testing/k6-shim.ts';
+import { runScript } from '../testing/k6-run.ts';
 import { mergeSummaries, sumStepStats, type Part } from './merge.js';
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { limitedTarget } from './fake-targets.ts';
-import { captureConsole, runScript } from './k6-shim.ts';
+import { captureConsole } from './k6-shim.ts';
+import { runScript } from './k6-run.ts';
 import { capacityChart, rateLimitTimeline } from './pictures.ts';
 import { chromiumAvailable, launchChromium, SCREENSHOTS } from '../../lib/testing/chromium.ts';
 

@@ -4,7 +4,8 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { kneeTarget, limitedTarget } from './fake-targets.ts';
-import { captureConsole, runScript } from './k6-shim.ts';
+import { captureConsole } from './k6-shim.ts';
+import { runScript } from './k6-run.ts';
 
 const load = join(dirname(fileURLToPath(import.meta.url)), '..');
 const START = Date.UTC(2026, 10, 22, 10, 0, 17, 300);

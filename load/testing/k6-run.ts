@@ -1,0 +1,146 @@
+// Runs a k6 script under the shim (k6-shim.ts) as k6 would: its init context, setup, each
+// constant-arrival-rate scenario one VU at a time on the fake clock (or the real one), an
+// execution segment's share of each rate, then its thresholds and handleSummary.
+import { pathToFileURL } from 'node:url';
+import { parseSegment } from '../lib/segments.js';
+import { evaluateThresholds, type ThresholdResult } from './k6-thresholds.ts';
+import { K6Shim, registerK6Shim, ScriptFailure, TestAborted, type Handler } from './k6-shim.ts';
+
+export interface ScriptModule {
+  options?: { scenarios?: Record<string, Record<string, unknown>>; thresholds?: Record<string, string[]> };
+  setup?: () => unknown;
+  handleSummary?: (data: unknown) => Record<string, string>;
+  [exported: string]: unknown;
+}
+
+export interface RunOptions {
+  env: Record<string, string>;
+  handler: Handler;
+  startMs: number;
+  /** Upper bound on iterations over all scenarios, so a mistake cannot loop for long. */
+  maxIterations?: number;
+  /** Real time instead of the fake clock (for handlers that talk to real servers); startMs is then ignored. */
+  realTime?: boolean;
+  /** `--execution-segment` and `--execution-segment-sequence`: the shim runs the segment's share of each arrival rate. */
+  executionSegment?: string;
+  executionSegmentSequence?: string;
+}
+
+export interface RunResult {
+  module: ScriptModule;
+  thresholds: ThresholdResult[];
+  failed: ThresholdResult[];
+  summary: Record<string, string>;
+  shim: K6Shim;
+  iterations: number;
+  setupError: Error | null;
+  /** The reason exec.test.abort was called with (k6 would exit 108), null when it was not. */
+  aborted: string | null;
+  /** Threshold keys whose metric got no sample: k6 may then not evaluate them at all. */
+  unsampled: string[];
+}
+
+let runNumber = 0;
+
+function durationSeconds(v: unknown): number {
+  const t = String(v);
+  if (/^\d+$/.test(t)) return Number(t);
+  let total = 0;
+  for (const m of t.matchAll(/(\d+)(ms|h|m|s)/g)) {
+    const n = Number(m[1]);
+    total += m[2] === 'h' ? n * 3600 : m[2] === 'm' ? n * 60 : m[2] === 'ms' ? n / 1000 : n;
+  }
+  return total;
+}
+
+/** The iteration start times (ms after the scenario's start) that k6's constant-arrival-rate executor would schedule (the only one the scripts use), for a share of the rate. */
+export function arrivalTimes(scenario: Record<string, unknown>, share = 1): number[] {
+  const unitS = durationSeconds(scenario.timeUnit ?? '1s');
+  const times: number[] = [];
+  if (scenario.executor === 'constant-arrival-rate') {
+    const perS = (Number(scenario.rate) * share) / unitS;
+    const durS = durationSeconds(scenario.duration);
+    for (let t = 0; t < durS; t += 1 / perS) times.push(t * 1000);
+    return times;
+  }
+  throw new Error(`the shim does not simulate the ${String(scenario.executor)} executor`);
+}
+
+/** Loads a script as k6 would (init context), then runs setup, its scenarios and handleSummary. */
+export async function runScript(file: string, opts: RunOptions): Promise<RunResult> {
+  registerK6Shim();
+  const realNow = Date.now;
+  const shim = new K6Shim(opts.handler, opts.startMs, opts.realTime ? realNow : null);
+  const g = globalThis as unknown as { __k6shim?: K6Shim; __ENV?: Record<string, string> };
+  g.__k6shim = shim;
+  g.__ENV = { ...opts.env };
+  if (!opts.realTime) Date.now = () => Math.floor(shim.nowMs);
+  shim.executionSegment = opts.executionSegment ?? null;
+  shim.executionSegmentSequence = opts.executionSegmentSequence ?? null;
+  const share = parseSegment(opts.executionSegment, opts.executionSegmentSequence).share;
+  const testStart = shim.nowMs;
+  let iterations = 0;
+  let setupError: Error | null = null;
+  try {
+    const module = (await import(`${pathToFileURL(file).href}?run=${++runNumber}`)) as ScriptModule;
+    let data: unknown;
+    try {
+      data = module.setup ? JSON.parse(JSON.stringify(module.setup() ?? null)) : undefined;
+    } catch (e) {
+      setupError = e as Error;
+    }
+    if (setupError === null) {
+      scenarioLoop: {
+        const scenarios = Object.entries(module.options?.scenarios ?? {}).sort(
+          (a, b) => durationSeconds(a[1].startTime ?? 0) - durationSeconds(b[1].startTime ?? 0),
+        );
+        const max = opts.maxIterations ?? 20_000;
+        for (const [name, scenario] of scenarios) {
+          const start = testStart + durationSeconds(scenario.startTime ?? 0) * 1000;
+          shim.nowMs = Math.max(shim.nowMs, start);
+          const startTime = shim.nowMs;
+          shim.scenario = { name, startTime, iterationInTest: 0 };
+          shim.vu = { idInTest: 1, iterationInScenario: 0 };
+          const fn = module[String(scenario.exec ?? 'default')];
+          if (typeof fn !== 'function') throw new Error(`scenario ${name} runs ${String(scenario.exec)}, which the script does not export`);
+          for (const at of arrivalTimes(scenario, share)) {
+            if (++iterations > max) throw new Error(`more than ${max} iterations`);
+            // One VU: an iteration that starts late (the previous one ran long) is what k6 would drop.
+            if (shim.nowMs > startTime + at + 1000) {
+              shim.add('dropped_iterations', 1, {});
+              continue;
+            }
+            shim.nowMs = Math.max(shim.nowMs, startTime + at);
+            const began = shim.nowMs;
+            try {
+              (fn as (d: unknown) => void)(data);
+            } catch (e) {
+              if (e instanceof TestAborted) break scenarioLoop;
+              if (!(e instanceof ScriptFailure)) throw e;
+              shim.logs.push(`iteration failed: ${e.message}`);
+            }
+            shim.add('iterations', 1, {});
+            shim.add('iteration_duration', shim.nowMs - began, {});
+            shim.vu.iterationInScenario += 1;
+            shim.scenario.iterationInTest += 1;
+          }
+        }
+      }
+      shim.scenario = { name: '', startTime: 0, iterationInTest: 0 };
+    }
+    const durationS = (shim.nowMs - testStart) / 1000;
+    const { results: thresholds, unsampled, metrics } = evaluateThresholds(module.options?.thresholds ?? {}, shim.samples, shim.types, durationS);
+    const summaryData = {
+      metrics,
+      root_group: { name: '', path: '', checks: [...shim.checks].map(([name, c]) => ({ name, ...c })), groups: [] },
+      state: { isStdOutTTY: false, isStdErrTTY: false, testRunDurationMs: shim.nowMs - testStart },
+      options: { summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'p(99)'] },
+      // k6 hands setup's data to handleSummary; undefined when setup threw.
+      setup_data: setupError === null && module.setup ? data : undefined,
+    };
+    const summary = module.handleSummary ? module.handleSummary(summaryData) : {};
+    return { module, thresholds, failed: thresholds.filter((t) => !t.ok), summary, shim, iterations, setupError, unsampled, aborted: shim.aborted };
+  } finally {
+    Date.now = realNow;
+  }
+}
