@@ -1,7 +1,7 @@
 // The server guide's generated tables: the command-line options (from SERVE_OPTIONS) and the error
 // codes (from the ERRORS registry). scripts/generate.ts writes them; a test keeps them current.
 import { markdownTable } from '../lib/cli-options.ts';
-import { SERVE_OPTIONS } from './cli.ts';
+import { SERVE_OPTIONS } from './serve-options.ts';
 import { ERRORS } from './errors.ts';
 
 export const SERVER_GUIDE = new URL('./README.md', import.meta.url);
