@@ -7,6 +7,8 @@ import type { Ajv, ValidateFunction } from 'ajv';
 import { KitError } from '../lib/errors.ts';
 import { asObject, createAjv, type Json, DEFAULT_SPEC_PATH, loadDocument, toJsonSchema, type JsonObject, type Level as SchemaLevel } from '../lib/openapi.ts';
 import { contractFacts, type ContractFacts, type Deprecation } from '../spec/contract-facts.ts';
+import type { OperationId } from '../spec/contract-types.ts';
+import { OPERATIONS } from '../spec/rules/contract.js';
 import { parseInteger } from '../spec/rules/fields.js';
 
 /** A long list of allowed values, shortened for a message: the first few and how many in all. */
@@ -17,8 +19,9 @@ export function enumeration(values: readonly unknown[], shown = 4): string {
 
 export { DEFAULT_SPEC_PATH, toJsonSchema, type JsonObject, type SchemaLevel };
 
-export type OperationId = 'listPets' | 'createPet' | 'getPet';
-const OPERATION_IDS: readonly OperationId[] = ['listPets', 'createPet', 'getPet'];
+export type { OperationId };
+/** The operations the kit's checks are written for: those of the kit's own contract. */
+const OPERATION_IDS = Object.keys(OPERATIONS) as OperationId[];
 
 export interface DocumentedHeader {
   name: string;

@@ -15,6 +15,12 @@ test('every load/lib module has its declaration registered', () => {
   assert.ok(declarations.includes('load/lib/phases.d.ts'));
 });
 
+test("the contract's generated modules are registered: the facts (values) and the types", () => {
+  const files = GENERATED.map((g) => g.file);
+  assert.ok(files.includes('spec/rules/contract.js'));
+  assert.ok(files.includes('spec/contract-types.ts'));
+});
+
 test('the registry names each file and block once, and every generator writes something', async () => {
   const keys = GENERATED.map((g) => `${g.file}#${g.block ?? ''}`);
   assert.is(new Set(keys).size, keys.length);

@@ -12,6 +12,7 @@ import { LIB_SOURCES, libDeclaration, rulesDeclaration } from '../load/declarati
 import { rulesTable } from '../load/readme-tables.ts';
 import { capacityChart, rateLimitTimeline } from '../load/testing/pictures.ts';
 import { contractModule } from '../spec/contract-facts.ts';
+import { contractTypesModule } from '../spec/schema-types.ts';
 import { serverGuideBlocks } from '../server/docs.ts';
 import { PICTURES } from '../spec/rules/testing/pictures.ts';
 import { misbehavingClientTimeline } from '../proxy/testing/pictures.ts';
@@ -28,6 +29,7 @@ export interface Generated {
 
 export const GENERATED: readonly Generated[] = [
   { file: 'spec/rules/contract.js', generate: () => contractModule() },
+  { file: 'spec/contract-types.ts', generate: () => contractTypesModule() },
   { file: 'conformance/README.md', block: 'checks', generate: checksTable },
   { file: 'conformance/README.md', block: 'faults', generate: faultsTable },
   { file: 'conformance/README.md', block: 'options', generate: optionsTable },

@@ -4,7 +4,9 @@
 // follows (contract.test.ts proves it with a modified copy).
 import { asObject, DEFAULT_SPEC_PATH, InvalidContractError, loadDocument, operations, toJsonSchema, type JsonObject } from '../lib/openapi.ts';
 import { contractFacts, ContractFactError, type ContractFacts } from '../spec/contract-facts.ts';
-import type { Limits } from './types.ts';
+import { OPERATIONS } from '../spec/rules/contract.js';
+import type { OperationId } from '../spec/contract-types.ts';
+import type { PlanLimits } from './types.ts';
 
 export { DEFAULT_SPEC_PATH } from '../lib/openapi.ts';
 
@@ -24,7 +26,8 @@ export interface DeprecationContract {
   successor: string;
 }
 
-export type PlanLimits = Limits | 'custom';
+/** A plan of info.x-rate-limits: its fixed limits, or 'custom' when each key carries its own. */
+export type Plan = PlanLimits | 'custom';
 
 export interface Contract {
   specPath: string;
@@ -33,7 +36,7 @@ export interface Contract {
   apiVersion: string;
   petStatuses: readonly string[];
   /** info.x-rate-limits.plans: limits per plan; 'custom' plans carry their limits per key. */
-  plans: Readonly<Record<string, PlanLimits>>;
+  plans: Readonly<Record<string, Plan>>;
   /** JSON Schemas (full: the reference server's decisions included). */
   schemas: { newPet: JsonObject; pet: JsonObject };
   /** The same schemas as the description writes them, with their `x-` hints. */
@@ -45,8 +48,6 @@ export interface Contract {
   /** The enumeration of Error.code. */
   errorCodes: readonly string[];
 }
-
-const OPERATIONS = ['listPets', 'createPet', 'getPet'] as const;
 
 function parametersOf(operation: JsonObject): ParameterContract[] {
   const list = Array.isArray(operation.parameters) ? operation.parameters.map(asObject) : [];
@@ -72,7 +73,7 @@ async function read(specPath: string): Promise<Contract> {
   const { raw, document } = await loadDocument(specPath);
   const facts = factsOf(raw, specPath);
   const byId = new Map(operations(document).map((o) => [o.operationId, o]));
-  for (const id of OPERATIONS) if (!byId.has(id)) throw new InvalidContractError(specPath, `operation ${id} is not described`);
+  for (const id of Object.keys(OPERATIONS) as OperationId[]) if (!byId.has(id)) throw new InvalidContractError(specPath, `operation ${id} is not described`);
   const getPet = facts.deprecations.getPet;
   if (!getPet || Number.isNaN(Date.parse(getPet.since)) || Number.isNaN(Date.parse(getPet.sunset))) {
     throw new InvalidContractError(specPath, 'getPet must be deprecated with x-deprecation { since, sunset, successor } as ISO 8601 instants');
@@ -80,7 +81,7 @@ async function read(specPath: string): Promise<Contract> {
   const schemas = asObject(asObject(document.components).schemas);
   const requestSchema = asObject(asObject(asObject(asObject(byId.get('createPet')!.operation.requestBody).content)['application/json']).schema);
   const errorCode = asObject(asObject(asObject(schemas.Error).properties).code);
-  const plans: Record<string, PlanLimits> = { ...facts.planLimits };
+  const plans: Record<string, Plan> = { ...facts.planLimits };
   for (const plan of facts.customPlans) plans[plan] = 'custom';
   return {
     specPath,

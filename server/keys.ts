@@ -1,8 +1,8 @@
 import { hash, timingSafeEqual } from 'node:crypto';
 import Joi from 'joi';
 import { UsageError } from '../lib/errors.ts';
-import type { PlanLimits } from './contract.ts';
-import type { Limits } from './types.ts';
+import type { Plan } from './contract.ts';
+import type { PlanLimits } from './types.ts';
 
 /** One entry of fixtures/api-keys.json (or of the file given with --api-keys). */
 export interface ApiKeyRecord {
@@ -10,7 +10,7 @@ export interface ApiKeyRecord {
   /** One of the contract's plans (info.x-rate-limits.plans). */
   plan: string;
   /** Required for a plan whose limits are "custom"; overrides the plan's limits otherwise. */
-  limits?: Limits;
+  limits?: PlanLimits;
 }
 
 /** What a request authenticated with a key knows about it. The raw key is never kept here. */
@@ -18,7 +18,7 @@ export interface ApiKey {
   /** A short hash of the key: safe to log and to use in limiter keys. */
   keyId: string;
   plan: string;
-  limits: Limits;
+  limits: PlanLimits;
 }
 
 const limitsSchema = Joi.object({
@@ -27,7 +27,7 @@ const limitsSchema = Joi.object({
   perDay: Joi.number().integer().min(Joi.ref('perMinute')).required(),
 });
 
-function recordsSchema(plans: Readonly<Record<string, PlanLimits>>) {
+function recordsSchema(plans: Readonly<Record<string, Plan>>) {
   const custom = Object.keys(plans).filter((name) => plans[name] === 'custom');
   return Joi.array()
     .items(
@@ -61,12 +61,12 @@ export class KeyRing {
   readonly #matched = new Map<string, ApiKey>();
 
   /** Checks the records against the contract's plans: a key on an unknown plan is refused here. */
-  constructor(records: readonly ApiKeyRecord[], plans: Readonly<Record<string, PlanLimits>>) {
+  constructor(records: readonly ApiKeyRecord[], plans: Readonly<Record<string, Plan>>) {
     const { error, value } = recordsSchema(plans).validate(records);
     if (error) throw new UsageError(`Invalid API key list: ${error.message}`);
     this.#entries = (value as ApiKeyRecord[]).map((record) => {
       const hash = digest(record.key);
-      const limits = record.limits ?? (plans[record.plan] as Limits);
+      const limits = record.limits ?? (plans[record.plan] as PlanLimits);
       return { digest: hash, record, apiKey: { keyId: hash.toString('hex').slice(0, 16), plan: record.plan, limits } };
     });
   }

@@ -1,5 +1,6 @@
 // What is limited, and for how long: the windows a partition is counted in and the ban that
 // follows repeated refusals. Pure data, shared by both stores and the header formatting.
+import type { PlanLimits } from '../../spec/contract-types.ts';
 import type { ErrorCode } from '../errors.ts';
 
 /** One fixed window: at most `limit` requests per `windowMs`, starting at the first admitted request. */
@@ -32,11 +33,6 @@ export interface Partition {
 
 export const MINUTE_MS = 60_000;
 export const DAY_MS = 86_400_000;
-
-export interface PlanLimits {
-  readonly perMinute: number;
-  readonly perDay: number;
-}
 
 export function keyWindows(limits: PlanLimits): WindowSpec[] {
   return [

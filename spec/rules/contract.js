@@ -56,3 +56,28 @@ export const DEPRECATIONS = /** @type {const} */ ({
     ]
   }
 });
+
+/** Every operation by operationId: its method and path below the base path */
+export const OPERATIONS = /** @type {const} */ ({
+  "listPets": {
+    "method": "GET",
+    "path": "/pets"
+  },
+  "createPet": {
+    "method": "POST",
+    "path": "/pets"
+  },
+  "getPet": {
+    "method": "GET",
+    "path": "/pets/{petId}"
+  }
+});
+
+/** x-refusal-codes: the reference server's Error codes on a 429 and the budget each refused (the key's, or the address's: requests without a valid key) */
+export const REFUSAL_CODES = /** @type {const} */ ({
+  "rate_limited_minute": "key",
+  "rate_limited_day": "key",
+  "key_banned": "key",
+  "rate_limited_ip": "address",
+  "ip_blocked": "address"
+});
