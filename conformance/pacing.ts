@@ -1,15 +1,17 @@
 // The kit's own manners towards the target's rate limits: it reads X-RateLimit-* on every answer,
 // keyless ones included, waits for a window to reset before an allowance runs out, and attributes any
-// 429 it still meets to the budget that refused it (by the Error code when it is one the description
-// names, else by the credentials the request carried), waits its Retry-After and asks once more.
+// 429 it still meets to the budget that refused it (by the Error code when the description's
+// x-refusal-codes names it, else by the credentials the request carried), waits its Retry-After and
+// asks once more.
 // Two budgets are paced: the run's key, and the address (requests without a valid key). The
 // rate-limit key is exhausted on purpose by its own area and never paced here.
 import { KitError } from '../lib/errors.ts';
+import type { RefusalBudget } from '../spec/contract-facts.ts';
 import { headerValue } from '../spec/rules/fields.js';
 import { DEFAULT_TOLERANCES, readSnapshot, retryWaitMs, slackSeconds } from '../spec/rules/snapshot.js';
 import type { Clock, Exchange, ExchangeRequest, RequestGate } from './http.ts';
 
-export type Budget = 'key' | 'address';
+export type Budget = RefusalBudget;
 
 /** The target refuses (or would refuse) for longer than the run may wait. */
 export class RateLimitedError extends KitError {
@@ -17,13 +19,6 @@ export class RateLimitedError extends KitError {
     super('rate-limited', message);
   }
 }
-
-/**
- * Which budget a 429's Error code names. The codes are the reference server's (the description's
- * 429 examples); another implementation's codes fall back to the request's credentials.
- */
-const ADDRESS_CODES = new Set(['rate_limited_ip', 'ip_blocked']);
-const KEY_CODES = new Set(['rate_limited_minute', 'rate_limited_day', 'key_banned']);
 
 interface BudgetState {
   limit: number | null;
@@ -46,6 +41,12 @@ export interface PacerOptions {
   /** The Authorization value of the run's key, and of the rate-limit key (never paced). */
   keyAuthorization: string;
   rateLimitAuthorization?: string;
+  /**
+   * Which budget a 429's Error code names: the x-refusal-codes of the description (the reference
+   * server's codes). A code it does not name, or a description without them, falls back to the
+   * request's credentials: the codes are never demanded of another implementation.
+   */
+  refusalCodes: Readonly<Record<string, Budget>>;
 }
 
 export interface Attribution {
@@ -159,7 +160,7 @@ export class Pacer implements RequestGate {
       return false;
     }
     const code = errorCode(res.body);
-    const refused: Budget = code && ADDRESS_CODES.has(code) ? 'address' : code && KEY_CODES.has(code) ? 'key' : budget;
+    const refused: Budget = (code !== undefined && Object.hasOwn(this.#options.refusalCodes, code) ? this.#options.refusalCodes[code] : undefined) ?? budget;
     const wait = retryWaitMs(snapshot, tolerances);
     const s = this.#state[refused];
     s.refusedUntilMs = exchange.receivedAt + (wait ?? Math.max(0, (resetAtMs ?? exchange.receivedAt) - exchange.receivedAt)) + 1000;

@@ -219,6 +219,7 @@ function context(options: ResolvedOptions, input: RunOptions, contract: RunConte
     dateHeader: options.dateHeader,
     clockToleranceSeconds: options.clockToleranceSeconds,
     keyAuthorization: http.bearer(),
+    refusalCodes: contract.facts.refusalCodes,
     ...(options.rateLimitKey ? { rateLimitAuthorization: http.bearer(options.rateLimitKey) } : {}),
   });
   http.gate = pacer;
