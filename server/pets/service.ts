@@ -1,5 +1,5 @@
 import type { PetsVersion } from '../store/pet-cache.ts';
-import type { PetStore } from '../store/pet-store.ts';
+import type { ListQuery, PetStore } from '../store/pet-store.ts';
 import type { NewPet, Pet, PetStatus } from '../types.ts';
 import { KitError } from '../../lib/errors.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
@@ -14,11 +14,8 @@ export class InvalidCursorError extends KitError {
   }
 }
 
-export interface ListRequest {
-  limit: number;
-  status?: PetStatus;
-  cursor?: string;
-}
+/** The list's query as a client sends it: the store's, with the page's position as a cursor this server issued. */
+export type ListRequest = Omit<ListQuery, 'afterId'> & { cursor?: string };
 
 export interface Page {
   pets: Pet[];

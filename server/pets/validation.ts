@@ -6,6 +6,7 @@ import { KitError } from '../../lib/errors.ts';
 import { createAjv, type JsonObject } from '../../lib/openapi.ts';
 import type { Contract, ParameterContract } from '../contract.ts';
 import type { NewPet } from '../types.ts';
+import type { ListRequest } from './service.ts';
 
 /** A request the contract refuses; the message names every offending field. */
 export class InvalidInputError extends KitError {
@@ -14,15 +15,9 @@ export class InvalidInputError extends KitError {
   }
 }
 
-export interface ListQuery {
-  limit: number;
-  status?: string;
-  cursor?: string;
-}
-
 export interface PetValidation {
   /** The list's query with defaults applied; unknown parameters are ignored. */
-  listQuery(query: Record<string, unknown>): ListQuery;
+  listQuery(query: Record<string, unknown>): ListRequest;
   /** The properties NewPet describes, and only those. */
   newPet(body: unknown): NewPet;
   /** The pet id of GET /pets/{petId}, as a number (possibly beyond safe integers: then no pet has it). */
@@ -134,7 +129,7 @@ export function createPetValidation(contract: Contract): PetValidation {
       : e.instancePath.slice(1).split('/')[0]!;
 
   return {
-    listQuery: (query) => validateParameters(list, query) as unknown as ListQuery,
+    listQuery: (query) => validateParameters(list, query) as unknown as ListRequest,
     newPet(input) {
       if (input === null || input === undefined) throw new InvalidInputError('"request body" is required');
       if (!body(input)) throw new InvalidInputError(messages(body.errors ?? [], fieldOf, hints));

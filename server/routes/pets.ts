@@ -59,7 +59,7 @@ export const petRoutes: Plugin<PetRoutesOptions> = {
         options: {
           id: 'listPets',
           async handler(request: Request, h: ResponseToolkit) {
-            const query = checked('invalid_parameter', () => validation.listQuery(request.query)) as ListRequest;
+            const query = checked('invalid_parameter', () => validation.listQuery(request.query));
             try {
               const page = await service.list(query, petsVersionOf(request));
               const response = h.response(petsJson(page.pets)).type(JSON_TYPE);

@@ -11,6 +11,7 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { CorruptDatabaseError, isStorageFailure, StorageUnavailableError } from './durable-json-file.ts';
 import type { Pet } from '../types.ts';
+import { isStoredPet } from './stored-pet.ts';
 
 interface Waiting {
   resolve: () => void;
@@ -34,19 +35,6 @@ export interface Replayed {
   pets: Pet[];
   /** A last line cut short by a crash (never acknowledged) was dropped. */
   droppedTail: boolean;
-}
-
-function isPet(value: unknown): value is Pet {
-  const p = value as Partial<Pet> | null;
-  return (
-    typeof p === 'object' &&
-    p !== null &&
-    Number.isSafeInteger(p.id) &&
-    (p.id as number) >= 1 &&
-    typeof p.name === 'string' &&
-    Number.isSafeInteger(p.categoryId) &&
-    typeof p.status === 'string'
-  );
 }
 
 export class PetJournal {
@@ -87,7 +75,7 @@ export class PetJournal {
         } catch {
           pet = undefined;
         }
-        if (!isPet(pet)) throw new CorruptDatabaseError(path, `line ${index + 1} of the journal is not a pet`);
+        if (!isStoredPet(pet)) throw new CorruptDatabaseError(path, `line ${index + 1} of the journal is not a pet`);
         goodBytes += Buffer.byteLength(line) + 1;
         if (pet.id < snapshotNextId) continue;
         if (pet.id <= last) throw new CorruptDatabaseError(path, `line ${index + 1} of the journal repeats or goes back to id ${pet.id}`);

@@ -8,6 +8,7 @@ import { CorruptDatabaseError, DurableJsonFile, isStorageFailure, StorageUnavail
 import { PetJournal } from './pet-journal.ts';
 import type { PetsVersion } from './pet-cache.ts';
 import { StoreLock } from './store-lock.ts';
+import { isStoredPet } from './stored-pet.ts';
 import type { NewPet, Pet, PetStatus } from '../types.ts';
 
 /** The database as it is kept in memory and on disk. */
@@ -18,6 +19,10 @@ export interface Database {
   pets: Pet[];
 }
 
+/**
+ * Which pets a list asks for, in the store's terms. A client names the position by an opaque cursor
+ * instead of `afterId` (pets/service.ts ListRequest, derived from this one).
+ */
 export interface ListQuery {
   limit: number;
   status?: PetStatus;
@@ -73,15 +78,7 @@ function checkDatabase(data: unknown, path: string): Database {
   if (!Array.isArray(db.pets)) throw new CorruptDatabaseError(path, '"pets" is not an array');
   let previous = 0;
   for (const [index, pet] of db.pets.entries()) {
-    const valid =
-      typeof pet === 'object' &&
-      pet !== null &&
-      Number.isSafeInteger(pet.id) &&
-      pet.id > previous &&
-      pet.id < (db.nextId as number) &&
-      typeof pet.name === 'string' &&
-      Number.isSafeInteger(pet.categoryId) &&
-      typeof pet.status === 'string';
+    const valid = isStoredPet(pet) && pet.id > previous && pet.id < (db.nextId as number);
     if (!valid) throw new CorruptDatabaseError(path, `pets[${index}] is not a valid pet in ascending id order below "nextId"`);
     previous = pet.id;
   }
