@@ -3,7 +3,7 @@
 // and seeds it); after a create round the schema's pets are read back here.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { postgresProblem as serverProblem, withDatabase } from '../server/store/postgres-admin.ts';
+import { createDatabase, dropDatabase, postgresProblem as serverProblem, withDatabase } from '../server/store/postgres-admin.ts';
 
 export const DEFAULT_ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -29,13 +29,7 @@ export class BenchDatabase {
 
   static async create(adminUrl: string, runId: string): Promise<BenchDatabase> {
     const name = `adoption_bench_${runId}_${randomBytes(2).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    try {
-      await admin.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`);
-    } finally {
-      await admin.end();
-    }
+    await createDatabase(adminUrl, name);
     return new BenchDatabase(adminUrl, name);
   }
 
@@ -53,13 +47,6 @@ export class BenchDatabase {
 
   async drop(): Promise<void> {
     await this.#pool.end().catch(() => undefined);
-    const admin = new pg.Client({ connectionString: this.#adminUrl });
-    await admin.connect();
-    try {
-      // FORCE: a server killed with SIGKILL may leave a connection the database has not noticed yet.
-      await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(this.name)} WITH (FORCE)`);
-    } finally {
-      await admin.end();
-    }
+    await dropDatabase(this.#adminUrl, this.name);
   }
 }

@@ -24,3 +24,27 @@ export async function postgresProblem(url: string): Promise<string | null> {
     await client.end().catch(() => undefined);
   }
 }
+
+/** Runs one statement on the maintenance database at `adminUrl`, on a connection of its own. */
+async function onAdmin(adminUrl: string, statement: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(statement);
+  } finally {
+    await admin.end();
+  }
+}
+
+/** Creates the database `name` on the server at `adminUrl`; its URL is `withDatabase(adminUrl, name)`. */
+export function createDatabase(adminUrl: string, name: string): Promise<void> {
+  return onAdmin(adminUrl, `CREATE DATABASE ${pg.escapeIdentifier(name)}`);
+}
+
+/**
+ * Drops the database `name` if it exists. FORCE: a connection its user left behind (a store a failed
+ * test left open, a server killed with SIGKILL) must not keep it alive.
+ */
+export function dropDatabase(adminUrl: string, name: string): Promise<void> {
+  return onAdmin(adminUrl, `DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`);
+}

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { Test } from 'uvu';
-import { postgresProblem, withDatabase } from '../store/postgres-admin.ts';
+import { createDatabase, dropDatabase, postgresProblem, withDatabase } from '../store/postgres-admin.ts';
 import { serviceForTests, type Register, type ServiceForTests } from './services.ts';
 
 /** A maintenance database on the server the tests use (trust auth on the local one). */
@@ -23,13 +23,7 @@ export interface TestDatabase {
 
 export async function createTestDatabase(): Promise<TestDatabase> {
   const name = `adoption_test_${process.pid}_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`);
-  } finally {
-    await admin.end();
-  }
+  await createDatabase(ADMIN_URL, name);
   const url = withDatabase(ADMIN_URL, name);
   const pool = new pg.Pool({ connectionString: url, max: 2 });
   pool.on('error', () => undefined);
@@ -41,14 +35,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     query: async (text, values) => (await pool.query(text, values)).rows,
     async drop() {
       await pool.end().catch(() => undefined);
-      const admin = new pg.Client({ connectionString: ADMIN_URL });
-      await admin.connect();
-      try {
-        // FORCE: a store a failed test left open must not keep the database alive.
-        await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`);
-      } finally {
-        await admin.end();
-      }
+      await dropDatabase(ADMIN_URL, name);
     },
   };
 }
