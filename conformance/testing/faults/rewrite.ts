@@ -1,11 +1,10 @@
 // The small rewrites faults are made of: which operation a request is, and editing JSON bodies,
 // queries and headers on their way through the fault proxy.
+import type { OperationId } from '../../../spec/contract-types.ts';
 import { parseInteger } from '../../../spec/rules/fields.js';
 import type { ProxyRequest, ProxyResponse } from './proxy.ts';
 
-type Op = 'listPets' | 'createPet' | 'getPet';
-
-export function operationOf(req: ProxyRequest): Op | undefined {
+export function operationOf(req: ProxyRequest): OperationId | undefined {
   const path = req.url.split('?')[0] ?? '';
   if (/\/pets\/?$/.test(path)) return req.method === 'POST' ? 'createPet' : req.method === 'GET' ? 'listPets' : undefined;
   if (/\/pets\/[^/]+$/.test(path) && req.method === 'GET') return 'getPet';
