@@ -160,7 +160,8 @@ export class Pacer implements RequestGate {
       return false;
     }
     const code = errorCode(res.body);
-    const refused: Budget = (code !== undefined && Object.hasOwn(this.#options.refusalCodes, code) ? this.#options.refusalCodes[code] : undefined) ?? budget;
+    const codes = this.#options.refusalCodes;
+    const refused: Budget = code !== undefined && Object.hasOwn(codes, code) ? codes[code]! : budget;
     const wait = retryWaitMs(snapshot, tolerances);
     const s = this.#state[refused];
     s.refusedUntilMs = exchange.receivedAt + (wait ?? Math.max(0, (resetAtMs ?? exchange.receivedAt) - exchange.receivedAt)) + 1000;
