@@ -110,7 +110,7 @@ export function commandLines(body: string): string[] {
   const lines = body.split('\n');
   for (let i = 0; i < lines.length; i++) {
     let line = lines[i]!;
-    while (line.endsWith('\\') && i + 1 < lines.length) line = `${line.slice(0, -1)} ${lines[++i]!.trim()}`;
+    while (line.endsWith('\\') && i + 1 < lines.length) line = `${line.slice(0, -1).trimEnd()} ${lines[++i]!.trim()}`;
     const here = /<<-?'?(\w+)'?/.exec(line);
     if (here) while (i + 1 < lines.length && lines[++i]!.trim() !== here[1]) continue;
     const code = line.replace(/(^|\s)#.*$/, '').trim();
