@@ -17,6 +17,8 @@ import { awaitGone, collectOutput, descendants, freePort, spawnChild, waitForOut
 import { OPTIONS as CONFORM_OPTIONS } from '../conformance/options.ts';
 import { readConfig } from '../conformance/config.ts';
 import { parseCli } from '../conformance/cli.ts';
+import { runConformance, type RunOptions } from '../conformance/run.ts';
+import { createServer, ManualClock } from '../server/index.ts';
 import { commandLines, guideBlock, hereDocument, root, shellWords } from './guide-blocks.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'adoption-guides-'));
@@ -184,6 +186,45 @@ t("conformance/README.md: the config files are read by conform's own loader, and
   const choices = parseCli(await readConfig(join(work, 'choices.yaml'), CONFORM_OPTIONS, { KEY: 'implementer-key' }), {});
   assert.is(choices.baseUrl, 'http://127.0.0.1:8080/v1');
   assert.equal(Object.keys(choices.choices ?? {}).sort(), ['ban-status', 'limit-out-of-range', 'paging', 'unknown-fields']);
+});
+
+t('conformance/README.md: the request counts it quotes are what runs against the reference server send', async () => {
+  const guide = readFileSync(join(root, 'conformance', 'README.md'), 'utf8').replace(/\s+/g, ' ');
+  const quoted =
+    /counts them\): (\d+) requests without a rate-limit key, (\d+) with `--rate-limit-key test-free-key`, (\d+) with `--ban-check --ban-probe 25 --max-wait 700`.*? Add Dredd's (\d+) to each/.exec(
+      guide,
+    );
+  assert.ok(quoted, 'conformance/README.md quotes the request counts');
+  const [plain, limited, banned, dredd] = quoted.slice(1).map(Number);
+  assert.match(guide, new RegExp(`without \`--rate-limit-key\` a full run sends ${plain} requests plus Dredd's ${dredd},`));
+  const generated = Number(/\(about (\d+) against the reference server\)/.exec(guide)?.[1]);
+
+  const run = async (options: Partial<RunOptions>) => {
+    const clock = new ManualClock(Date.now());
+    const reference = await createServer({ host: '127.0.0.1', port: 0, logger: false, storage: { type: 'memory' }, clock });
+    await reference.start();
+    try {
+      const report = await runConformance({
+        baseUrl: `${reference.info.uri}/v1`,
+        apiKey: 'test-pro-key',
+        clock,
+        sleep: async (ms) => clock.advance(ms),
+        strict: true,
+        ...options,
+      });
+      assert.is(report.exitCode, 0, JSON.stringify(report.results.filter((r) => r.outcome === 'failed').map((r) => r.id)));
+      return report;
+    } finally {
+      await reference.stop();
+    }
+  };
+  // One run with Dredd and the generated phases tells the three apart; the others run the fixed checks only.
+  const whole = await run({});
+  assert.is(whole.dredd?.transactions.length, dredd);
+  assert.ok(Math.abs(whole.generated.sent - generated) <= 0.1 * generated, `about ${generated} generated requests: ${whole.generated.sent} sent`);
+  assert.is(whole.requests - whole.generated.sent - dredd!, plain);
+  assert.is((await run({ dredd: false, phases: [], rateLimitKey: 'test-free-key' })).requests, limited);
+  assert.is((await run({ dredd: false, phases: [], rateLimitKey: 'test-free-key', banCheck: true, banProbe: 25, maxWaitSeconds: 700 })).requests, banned);
 });
 
 t('spec/rules/README.md: the timeline snippet draws a key and a capacity chart', () => {
