@@ -131,12 +131,9 @@ t("server/README.md: each start line starts a server that answers (the first is 
       assert.ok(await stop(child));
     }
   };
-  const help = async () => {
-    const r = await runLine(lines[3]!);
-    assert.is(r.status, 0, r.output);
-    assert.match(r.output, /Usage: adoption-kit serve \[options\]/);
-  };
-  await Promise.all([ephemeral(), faults(), help()]);
+  // The fourth, `npx adoption-kit serve --help`, is for a project the kit is installed in: package.test.ts runs it there.
+  assert.is(lines[3], 'npx adoption-kit serve --help');
+  await Promise.all([ephemeral(), faults()]);
 });
 
 t("server/README.md: getPet's deprecation headers are exactly the guide's", async () => {

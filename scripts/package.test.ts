@@ -126,7 +126,7 @@ t("the server guide's library snippet runs under plain node", () => {
   assert.match(execFileSync(process.execPath, ['rules.mjs'], { cwd: lean, encoding: 'utf8' }), /available,pending,sold delay-seconds function/);
 });
 
-t("every command the README's npx line names answers --help from the lean install", () => {
+t("every command the README's npx line names answers --help from the lean install, and so does the server guide's npx line", () => {
   const npx = dependencyLines().find((l) => l.startsWith('npx adoption-kit '));
   assert.ok(npx, 'README.md has an npx adoption-kit line');
   // `serve | conform | ... --help` names the commands, each taking --help.
@@ -138,6 +138,10 @@ t("every command the README's npx line names answers --help from the lean instal
     const out = execFileSync(join(lean, 'node_modules', '.bin', 'adoption-kit'), [command, '--help'], { cwd: lean, encoding: 'utf8', timeout: 30_000 });
     assert.match(out, /^Usage: /, command);
   }
+  // The server guide's start lines end with the one for a project the kit is installed in.
+  const serveHelp = commandLines(guideBlock('server/README.md', 'serve-lines')).at(-1)!;
+  const [npxCommand, ...args] = shellWords(serveHelp);
+  assert.match(execFileSync(npxCommand!, args, { cwd: lean, encoding: 'utf8', timeout: 60_000 }), /^Usage: adoption-kit serve \[options\]/);
 });
 
 t('adoption-kit serve serves, and SIGTERM stops it: nothing is left holding the port', async () => {
