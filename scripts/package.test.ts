@@ -1,7 +1,8 @@
 // The package as a consumer gets it: `npm pack`, installed into a fresh project, lean (without the
-// optional Dredd and Prism) and full. Under plain node, with no TypeScript loader: the server guide's
-// library snippet runs, `adoption-kit serve` serves and stops on SIGTERM, and the commands that need
-// an optional dependency say how to get it. The install sizes are printed (the README quotes them).
+// optional Dredd and Prism) and full. Under plain node, with no TypeScript loader: the guides' blocks
+// marked for it run (the README's install lines and commands, the server guide's and the conformance
+// guide's library snippets), `adoption-kit serve` serves and stops on SIGTERM, and the commands that
+// need an optional dependency say how to get it. The install sizes are printed (the README quotes them).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +15,7 @@ import { petsTarget } from '../load/testing/fake-targets.ts';
 import { findK6 } from '../load/testing/k6-bin.ts';
 import { captureConsole } from '../load/testing/k6-shim.ts';
 import { runScript } from '../load/testing/k6-run.ts';
+import { commandLines, guideBlock, shellWords } from './guide-blocks.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'adoption-package-'));
@@ -51,26 +53,24 @@ function consumer(name: string, tarball: string, omitOptional: boolean): string 
 /** What each install measured, for the README's figures. */
 const installs: Record<string, { packages: number; mb: number }> = {};
 
+/** The README's "As a dependency" block: its install lines and the commands it names. */
+const dependencyLines = () => commandLines(guideBlock('README.md', 'as-a-dependency'));
+
 /**
- * The README quotes the install sizes; a quote may drift with the registry's versions, but not far:
- * packages within 5 %, megabytes within 15 % of what this run measured.
+ * The README quotes the install sizes on its install lines; a quote may drift with the registry's
+ * versions, but not far: packages within 5 %, megabytes within 15 % of what this run measured.
  */
-function assertQuoted(name: string, line: RegExp) {
-  const quoted = line.exec(readFileSync(join(root, 'README.md'), 'utf8'));
+function assertQuoted(name: string, args: string[]) {
+  const text = guideBlock('README.md', 'as-a-dependency');
+  const line = text.split('\n').find((l) => l.split('#')[0]!.trim() === ['npm', 'install', 'adoption-store-kit', ...args].join(' '));
+  assert.ok(line, `README.md has the line npm install adoption-store-kit ${args.join(' ')}`);
+  const quoted = /# (\d+) packages, (\d+) MB/.exec(line);
   assert.ok(quoted, `README.md quotes the ${name} install's size`);
   const [packagesQuoted, mbQuoted] = [Number(quoted[1]), Number(quoted[2])];
   const measured = installs[name]!;
   const near = (a: number, b: number, share: number) => Math.abs(a - b) <= share * b;
   assert.ok(near(packagesQuoted, measured.packages, 0.05), `README says ${packagesQuoted} packages for the ${name} install; it has ${measured.packages}`);
   assert.ok(near(mbQuoted, measured.mb, 0.15), `README says ${mbQuoted} MB for the ${name} install; it has ${measured.mb.toFixed(1)} MB`);
-}
-
-/** The library snippet of the server guide, exactly as it is written there. */
-function guideSnippet(): string {
-  const guide = readFileSync(join(root, 'server', 'README.md'), 'utf8');
-  const block = /## In your own tests\n\n```ts\n([\s\S]*?)```/.exec(guide);
-  assert.ok(block, 'server/README.md has a library snippet under "In your own tests"');
-  return block[1]!;
 }
 
 const t = suite('the packed package in a fresh project');
@@ -115,7 +115,7 @@ t('ships compiled JavaScript with type declarations, and no TypeScript source to
 t("the server guide's library snippet runs under plain node", () => {
   writeFileSync(
     join(lean, 'snippet.mjs'),
-    `${guideSnippet()}\nif (res.statusCode !== 200) throw new Error('status ' + res.statusCode);\nconsole.log('snippet ok', res.statusCode);\n`,
+    `${guideBlock('server/README.md', 'server-library')}\nif (res.statusCode !== 200) throw new Error('status ' + res.statusCode);\nconsole.log('snippet ok', res.statusCode);\n`,
   );
   const out = execFileSync(process.execPath, ['snippet.mjs'], { cwd: lean, encoding: 'utf8', timeout: 30_000 });
   assert.match(out, /snippet ok 200/);
@@ -124,6 +124,24 @@ t("the server guide's library snippet runs under plain node", () => {
     "import { PET_STATUSES, parseRetryAfter } from 'adoption-store-kit/rules';\nimport { runConformance } from 'adoption-store-kit/conformance';\nconsole.log(PET_STATUSES.join(','), parseRetryAfter('42', Date.now()).form, typeof runConformance);\n",
   );
   assert.match(execFileSync(process.execPath, ['rules.mjs'], { cwd: lean, encoding: 'utf8' }), /available,pending,sold delay-seconds function/);
+});
+
+t("every command the README's npx line names answers --help from the lean install, and so does the server guide's npx line", () => {
+  const npx = dependencyLines().find((l) => l.startsWith('npx adoption-kit '));
+  assert.ok(npx, 'README.md has an npx adoption-kit line');
+  // `serve | conform | ... --help` names the commands, each taking --help.
+  const words = shellWords(npx);
+  assert.is(words.at(-1), '--help');
+  const commands = words.slice(2, -1).filter((w) => w !== '|');
+  assert.equal(commands, ['serve', 'conform', 'mock', 'proxy', 'client-report', 'load-merge']);
+  for (const command of commands) {
+    const out = execFileSync(join(lean, 'node_modules', '.bin', 'adoption-kit'), [command, '--help'], { cwd: lean, encoding: 'utf8', timeout: 30_000 });
+    assert.match(out, /^Usage: /, command);
+  }
+  // The server guide's start lines end with the one for a project the kit is installed in.
+  const serveHelp = commandLines(guideBlock('server/README.md', 'serve-lines')).at(-1)!;
+  const [npxCommand, ...args] = shellWords(serveHelp);
+  assert.match(execFileSync(npxCommand!, args, { cwd: lean, encoding: 'utf8', timeout: 60_000 }), /^Usage: adoption-kit serve \[options\]/);
 });
 
 t('adoption-kit serve serves, and SIGTERM stops it: nothing is left holding the port', async () => {
@@ -222,14 +240,31 @@ if (k6 === null) process.stdout.write('SKIP: k6 not found, so the packaged smoke
   }
 });
 
+let full: string;
+
 t('a full install brings Dredd and Prism', () => {
-  const full = consumer('full', tarball, false);
+  full = consumer('full', tarball, false);
   for (const dependency of ['dredd', '@stoplight/prism-cli']) assert.ok(statSync(join(full, 'node_modules', dependency, 'package.json')).isFile(), dependency);
 });
 
+t("the conformance guide's library snippet runs the kit, Dredd included, against a server on a manual clock", () => {
+  // The snippet's baseUrl and clock are the reader's: here a reference server from the package, on a ManualClock.
+  const prelude = [
+    "import { createServer, ManualClock } from 'adoption-store-kit';",
+    'const clock = new ManualClock(Date.now());',
+    "const server = await createServer({ host: '127.0.0.1', port: 0, logger: false, storage: { type: 'memory' }, clock });",
+    'await server.start();',
+    'const baseUrl = `${server.info.uri}/v1`;',
+  ].join('\n');
+  const check = "\nawait server.stop();\nconsole.log('conformance', report.exitCode, report.results.length);\n";
+  writeFileSync(join(full, 'conformance.mjs'), `${prelude}\n${guideBlock('conformance/README.md', 'conformance-library')}${check}`);
+  const out = execFileSync(process.execPath, ['conformance.mjs'], { cwd: full, encoding: 'utf8', timeout: 120_000 });
+  assert.match(out, /conformance 0 \d+/);
+});
+
 t("the README's install sizes are what the installs measure", () => {
-  assertQuoted('lean', /npm install adoption-store-kit --omit=optional +# (\d+) packages, (\d+) MB/);
-  assertQuoted('full', /npm install adoption-store-kit +# (\d+) packages, (\d+) MB/);
+  assertQuoted('lean', ['--omit=optional']);
+  assertQuoted('full', []);
 });
 
 t.run();
