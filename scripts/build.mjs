@@ -3,7 +3,7 @@
 // reference page, the Lua scripts of the Redis limiter, Dredd's worker and hooks, and the k6 scripts' library. Plain Node, so it
 // runs wherever `npm install` runs.
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,4 +30,7 @@ for (const [folder, pattern] of ASSETS) {
     cpSync(join(root, folder, file), join(dist, folder, file));
   }
 }
+// The command's entry is run by name (`npx adoption-kit` in the repository, or a bin link), so it must be
+// executable as npm would make it in an installed package.
+chmodSync(join(dist, 'bin', 'adoption-kit.js'), 0o755);
 process.stdout.write(`built ${dirname(join(dist, 'x'))}\n`);
