@@ -40,6 +40,7 @@ const refused: Array<[string, string[], NodeJS.ProcessEnv, RegExp]> = [
   ['an unknown flag', ['--nope'], {}, /nope/],
   ['a non-integer port', ['--port', '80a'], {}, /--port must be an integer, not "80a"/],
   ['a port out of range', ['--port', '70000'], {}, /--port must be at most 65535/],
+  ['a negative number, by its range', ['--port', '-1'], {}, /--port must be at least 0, not -1/],
   ['a bad variable, named as the variable', [], { PORT: 'x' }, /PORT must be an integer/],
   ['a value outside the choices', ['--mode', 'c'], {}, /--mode must be one of a, b/],
   ['a number that is not one', ['--ratio', 'half'], {}, /--ratio must be a number/],
@@ -155,6 +156,17 @@ test('options that exclude each other are refused before a conversion runs (it m
 test('a value from the environment is refused under its name; a negated flag shows no default', () => {
   assert.throws(() => parseOptions(SPECS, [], { PORT: '70000' }), /PORT must be at most 65535/);
   assert.not.match(helpText('u', RICH), /default true/);
+});
+
+test('a value that begins with dashes: taken whole after its flag, or after =', () => {
+  const specs: OptionSpec[] = [
+    { key: 'extra', flag: 'extra', type: 'string', dashes: true, help: 'e' },
+    { key: 'n', flag: 'n', type: 'integer', help: 'n' },
+  ];
+  assert.equal(readOptions(specs, ['--extra', '--quiet --no-cors', '--n', '2'], {}), { extra: '--quiet --no-cors', n: 2 });
+  assert.equal(readOptions(specs, ['--extra=--quiet'], {}), { extra: '--quiet' });
+  // Other options keep node's rule: a value that looks like a flag is a missing value.
+  assert.throws(() => readOptions(specs, ['--n', '--extra'], {}), /--n/);
 });
 
 test.run();

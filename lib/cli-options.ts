@@ -41,6 +41,11 @@ export interface OptionSpec {
   required?: boolean;
   /** A boolean whose flag turns it off: `--no-dredd` sets `dredd` to false (default true). */
   negated?: boolean;
+  /**
+   * The value may itself begin with dashes (a list of another program's flags): the argument after
+   * the flag is taken whole, as `--flag=--x` would be, which node's parser refuses otherwise.
+   */
+  dashes?: boolean;
   /** A list whose values are taken whole, not split on commas (a header value may hold one). */
   whole?: boolean;
   /**
@@ -123,6 +128,23 @@ function booleanFromEnv(spec: OptionSpec, raw: string): boolean {
   throw new UsageError(`${spec.env} must be 1 or 0 (true or false), not ${JSON.stringify(raw)}`);
 }
 
+/**
+ * `--flag --x` as `--flag=--x` for the options whose value may begin with dashes, and `--n -1` as
+ * `--n=-1` for numbers (so that a negative one is refused by its range, not as a missing value).
+ */
+function joinDashedValues(specs: readonly OptionSpec[], argv: readonly string[]): string[] {
+  const dashed = new Set(specs.filter((s) => s.dashes).map((s) => `--${s.flag}`));
+  const numeric = new Set(specs.filter((s) => s.type === 'integer' || s.type === 'number').map((s) => `--${s.flag}`));
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const next = argv[i + 1];
+    if (next !== undefined && (dashed.has(arg) || (numeric.has(arg) && /^-\d/.test(next)))) out.push(`${arg}=${argv[++i]}`);
+    else out.push(arg);
+  }
+  return out;
+}
+
 function parseArgv(specs: readonly OptionSpec[], argv: readonly string[], positionals: boolean) {
   const config: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = {};
   for (const spec of specs) {
@@ -133,7 +155,7 @@ function parseArgv(specs: readonly OptionSpec[], argv: readonly string[], positi
     };
   }
   try {
-    return parseArgs({ args: [...argv], options: config, strict: true, allowPositionals: positionals });
+    return parseArgs({ args: joinDashedValues(specs, argv), options: config, strict: true, allowPositionals: positionals });
   } catch (error) {
     throw new UsageError((error as Error).message.replace(/\. To specify a positional argument.*$/s, ''), { cause: error });
   }
@@ -262,9 +284,9 @@ function flagText(spec: OptionSpec): string {
 
 function defaultText(spec: OptionSpec): string | undefined {
   if (spec.defaultText !== undefined) return spec.defaultText;
-  // A negated flag's default (true) is that the flag is absent; an empty record reads as nothing.
+  // A negated flag's default (true) is that the flag is absent; an empty list or record reads as nothing.
   if (spec.default === undefined || spec.default === false || spec.negated) return undefined;
-  if (Array.isArray(spec.default)) return spec.default.join(',');
+  if (Array.isArray(spec.default)) return spec.default.length > 0 ? spec.default.join(',') : undefined;
   return typeof spec.default === 'object' ? undefined : String(spec.default);
 }
 
@@ -303,23 +325,27 @@ function wrap(text: string, width: number): string[] {
 }
 
 /**
- * The README's options table for the same specs: | flag | environment | default | meaning |. With
- * `codeKey`, a column names the property code passes for each option (none for the command line's own).
+ * The README's options table for the same specs: | flag | environment | default | meaning | (no
+ * environment column when no option has a variable). With `codeKey`, a column names the property
+ * code passes for each option (none for the command line's own).
  */
 export function markdownTable(specs: readonly OptionSpec[], codeKey?: (spec: OptionSpec) => string | undefined): string {
   const cell = (text: string) => text.replace(/\|/g, '\\|');
-  const rows = specs.map((spec) => {
-    const def = defaultText(spec);
+  const code = (text: string | undefined) => (text ? `\`${cell(text)}\`` : '');
+  const columns: Array<[string, (spec: OptionSpec) => string]> = [
+    ['flag', (spec) => code(flagText(spec))],
+    ...(codeKey ? [['in code', (spec: OptionSpec) => code(codeKey(spec))] as [string, (spec: OptionSpec) => string]] : []),
+    ...(specs.some((s) => s.env) ? [['environment', (spec: OptionSpec) => code(spec.env)] as [string, (spec: OptionSpec) => string]] : []),
     // A value is code; a description of the default ('per instance, in memory') is prose.
-    const shown = def === undefined ? '' : spec.defaultText !== undefined ? cell(def) : `\`${cell(def)}\``;
-    const key = codeKey ? codeKey(spec) : undefined;
-    const code = codeKey ? ` ${key ? `\`${key}\`` : ''} |` : '';
-    return `| \`${cell(flagText(spec))}\` |${code} ${spec.env ? `\`${spec.env}\`` : ''} | ${shown} | ${cell(spec.help)} |`;
-  });
-  const head = codeKey
-    ? ['| flag | in code | environment | default | meaning |', '|---|---|---|---|---|']
-    : ['| flag | environment | default | meaning |', '|---|---|---|---|'];
-  return [...head, ...rows].join('\n');
+    ['default', (spec) => (spec.defaultText !== undefined ? cell(spec.defaultText) : code(defaultText(spec)))],
+    ['meaning', (spec) => cell(spec.help)],
+  ];
+  const row = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  return [
+    row(columns.map(([name]) => name)),
+    `|${columns.map(() => '---|').join('')}`,
+    ...specs.map((spec) => row(columns.map(([, value]) => value(spec)))),
+  ].join('\n');
 }
 
 /** Replaces the text between `<!-- name:start -->` and `<!-- name:end -->` in a Markdown document. */
