@@ -114,7 +114,8 @@ usage('a config file: options by flag name, ${NAME} from the environment, the co
   assert.throws(() => configArguments({ 'api-key': '${UNSET_VARIABLE}' }, OPTIONS, {}, 'c.yaml'), /reads \$\{UNSET_VARIABLE\}, which is not set/);
   assert.throws(() => configArguments({ fast: true }, OPTIONS, {}, 'c.yaml'), /unknown option "fast"/);
   // A negated flag by its key: `dredd: false` is `--no-dredd`.
-  assert.equal(configArguments({ dredd: false, wait: true, 'no-dredd': true }, OPTIONS, {}, 'c.yaml'), ['--no-dredd']);
+  assert.equal(configArguments({ dredd: false, wait: true }, OPTIONS, {}, 'c.yaml'), ['--no-dredd']);
+  assert.equal(configArguments({ 'no-wait': true }, OPTIONS, {}, 'c.yaml'), ['--no-wait']);
 });
 
 usage('the command line and runConformance apply the same defaults, from the one options table', () => {
