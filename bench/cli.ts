@@ -4,7 +4,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { HELP, OptionsError, parseOptions, type BenchOptions } from './options.ts';
+import { UsageError } from '../lib/errors.ts';
+import { HELP, parseBenchOptions, type BenchOptions } from './options.ts';
 import { renderProfileMarkdown, summarizeProfile, type CpuProfile } from './profile.ts';
 import { insertSection, renderResultsSection, renderText } from './render.ts';
 import { runBench } from './run.ts';
@@ -33,10 +34,10 @@ function profileTable(dir: string): string | undefined {
 async function main(): Promise<void> {
   let options: BenchOptions;
   try {
-    options = parseOptions(process.argv.slice(2));
+    options = parseBenchOptions(process.argv.slice(2));
   } catch (error) {
-    if (error instanceof OptionsError) {
-      log(`bench: ${error.message}`);
+    if (error instanceof UsageError) {
+      log(`bench: ${error.message} (see --help)`);
       process.exit(2);
     }
     throw error;

@@ -1,183 +1,129 @@
-// Command-line options of `npm run bench`. Parsing is pure so that every flag is tested.
-import { CASE_IDS, DEFAULT_CASES, type CaseId } from './cases.ts';
+// Command-line options of `npm run bench`, as one table (lib/cli-options): the parser, the type
+// BenchOptions, --help and the options table of bench/README.md all come from it. Parsing is pure,
+// so that every flag is tested.
+import { helpText, parseOptions, type OptionSpec, type OptionsChecked } from '../lib/cli-options.ts';
+import { UsageError } from '../lib/errors.ts';
+import { CASE_IDS, DEFAULT_CASES, OPTIONAL_CASES, type CaseId } from './cases.ts';
 import type { GeneratorChoice } from './load.ts';
 import { DEFAULT_ADMIN_URL } from './postgres.ts';
 
-export interface BenchOptions {
-  /** Whole seconds of measured load per case and round (wrk runs whole seconds). */
-  duration: number;
-  /** Whole seconds of unmeasured load per case before the first round (JIT, caches, sockets). */
-  warmup: number;
-  connections: number;
-  rounds: number;
-  cases: CaseId[];
-  json: string | undefined;
-  /** Append the run's dated section to this results file (bench/RESULTS.md). */
-  results: string | undefined;
-  generator: GeneratorChoice;
-  /** Pin servers to one core and the load generator to another, so that every case gets the same split. */
-  pin: boolean;
-  redisUrl: string;
-  /** A maintenance database URL; the run creates its own database beside it and drops it at the end. */
-  databaseUrl: string;
-  /** Directory for `--cpu-prof` profiles of the reference servers; undefined = no profiling. */
-  cpuProf: string | undefined;
-  /** Keep the temporary directory (stores, logs) for inspection. */
-  keep: boolean;
-  /** Extra `serve` flags for every reference server: for measuring what a component costs. */
-  referenceFlags: string[];
-  /** Extra node flags for every reference server process (e.g. --max-semi-space-size=4). */
-  referenceNodeFlags: string[];
-  help: boolean;
+/**
+ * `--cases`: "all" adds the optional cases; otherwise the named ones, in the canonical order so that
+ * tables from different runs line up. A name that is no case is refused here, before ordering drops it.
+ */
+function casesOf(wanted: readonly string[]): readonly CaseId[] {
+  if (wanted.length === 1 && wanted[0] === 'all') return [...CASE_IDS];
+  const unknown = wanted.filter((id) => !(CASE_IDS as readonly string[]).includes(id));
+  if (unknown.length) throw new UsageError(`unknown case(s): ${unknown.join(', ')}; known: ${CASE_IDS.join(', ')}`);
+  return CASE_IDS.filter((id) => wanted.includes(id));
 }
 
-export const DEFAULTS: Readonly<BenchOptions> = Object.freeze({
-  duration: 10,
-  warmup: 3,
-  connections: 32,
-  rounds: 3,
-  cases: [...DEFAULT_CASES],
-  json: undefined,
-  results: undefined,
-  generator: 'auto',
-  pin: true,
-  redisUrl: 'redis://127.0.0.1:6379',
-  databaseUrl: DEFAULT_ADMIN_URL,
-  cpuProf: undefined,
-  keep: false,
-  referenceFlags: [],
-  referenceNodeFlags: [],
-  help: false,
-});
+const casesProblem = (cases: readonly string[]) => (cases.length === 0 ? '--cases needs at least one case' : undefined);
 
-export const HELP = `Usage: npm run bench -- [options]
+/** Another program's flags, one argument: split on white space. */
+const flagsOf = (text: string): string[] => text.trim().split(/\s+/).filter(Boolean);
+const someFlags = (flag: string) => (flags: readonly string[]) => (flags.length === 0 ? `--${flag} needs a value` : undefined);
+
+/** How to pass a value that begins with dashes (node's own parser would take it for a flag). */
+const dashes = (flag: string, example: string) =>
+  `The value is taken whole, dashes included: '${example}' after the flag, or --${flag}=${example.split(' ')[0]}.`;
+
+const TABLE = [
+  {
+    key: 'duration',
+    flag: 'duration',
+    type: 'integer',
+    value: '<s>',
+    default: 10,
+    min: 1,
+    help: 'Measured whole seconds per case and round (wrk runs whole seconds).',
+  },
+  { key: 'warmup', flag: 'warmup', type: 'integer', value: '<s>', default: 3, min: 0, help: 'Unmeasured seconds per case before round 1 (0: none).' },
+  { key: 'connections', flag: 'connections', type: 'integer', value: '<n>', default: 32, min: 1, help: 'Concurrent connections, for every case.' },
+  { key: 'rounds', flag: 'rounds', type: 'integer', value: '<n>', default: 3, min: 1, help: 'Interleaved rounds.' },
+  {
+    key: 'cases',
+    flag: 'cases',
+    type: 'list',
+    value: '<a,b>',
+    default: DEFAULT_CASES,
+    defaultText: `all but ${OPTIONAL_CASES.join(', ')}`,
+    convert: casesOf,
+    check: casesProblem,
+    help: `A subset of the cases, by name: ${CASE_IDS.join(', ')}; "all" adds ${OPTIONAL_CASES.join(', ')}.`,
+  },
+  {
+    key: 'generator',
+    flag: 'generator',
+    type: 'string',
+    value: '<name>',
+    choices: ['auto', 'wrk', 'autocannon'] as const satisfies readonly GeneratorChoice[],
+    default: 'auto',
+    defaultText: 'wrk when on PATH',
+    help: 'wrk or autocannon (auto: wrk when on PATH).',
+  },
+  { key: 'json', flag: 'json', type: 'string', value: '<file>', help: 'Also write the report as JSON.' },
+  {
+    key: 'results',
+    flag: 'results',
+    type: 'string',
+    value: '<file>',
+    help: "Add the run's dated section (machine, generator, command, table, targets) to a results file, newest first: bench/RESULTS.md.",
+  },
+  { key: 'redisUrl', flag: 'redis', type: 'string', value: '<url>', default: 'redis://127.0.0.1:6379', help: 'Redis for the Redis cases.' },
+  {
+    key: 'databaseUrl',
+    flag: 'database',
+    type: 'string',
+    value: '<url>',
+    default: DEFAULT_ADMIN_URL,
+    help: 'A PostgreSQL maintenance database: the run creates its own database beside it and drops it at the end.',
+  },
+  { key: 'cpuProf', flag: 'cpu-prof', type: 'string', value: '<dir>', help: 'A V8 CPU profile of every reference server, in <dir>/<server>/.' },
+  {
+    key: 'referenceFlags',
+    flag: 'reference-flags',
+    type: 'string',
+    value: '<flags>',
+    dashes: true,
+    default: [],
+    convert: flagsOf,
+    check: someFlags('reference-flags'),
+    help: `Extra serve flags for the reference servers, e.g. '--quiet' or '--no-rate-limit', to price one component; the table is then marked as not the production stack. ${dashes('reference-flags', '--quiet --no-cors')}`,
+  },
+  {
+    key: 'referenceNodeFlags',
+    flag: 'reference-node-flags',
+    type: 'string',
+    value: '<flags>',
+    dashes: true,
+    default: [],
+    convert: flagsOf,
+    check: someFlags('reference-node-flags'),
+    help: `Extra node flags for the reference servers, e.g. '--max-semi-space-size=4'. ${dashes('reference-node-flags', '--max-semi-space-size=4 --no-opt')}`,
+  },
+  { key: 'pin', flag: 'no-pin', type: 'boolean', negated: true, default: true, help: 'Do not pin servers and load generator to separate cores.' },
+  { key: 'keep', flag: 'keep', type: 'boolean', default: false, help: 'Keep the temporary directory (stores, logs).' },
+  { key: 'help', flag: 'help', short: 'h', type: 'boolean', default: false, help: 'This text.' },
+] as const satisfies readonly OptionSpec[];
+
+export const BENCH_OPTIONS: readonly OptionSpec[] = TABLE;
+
+export type BenchOptionSpec = (typeof TABLE)[number];
+
+/** The options of a run, derived from the table. */
+export type BenchOptions = OptionsChecked<BenchOptionSpec>;
+
+export const HELP = helpText(
+  `Usage: npm run bench -- [options]
 
 Runs every case under the same conditions (connections, duration, warm-up first, rounds
 interleaved) and prints requests per second, p50/p99 latency, the server's peak RSS and CPU per
-request, the load generator's headroom, and each target met or missed.
+request, the load generator's headroom, and each target met or missed.`,
+  BENCH_OPTIONS,
+);
 
-  --duration <s>       measured whole seconds per case and round  (default ${DEFAULTS.duration})
-  --warmup <s>         unmeasured seconds per case before round 1 (default ${DEFAULTS.warmup}; 0 = none)
-  --connections <n>    concurrent connections for every case      (default ${DEFAULTS.connections})
-  --rounds <n>         interleaved rounds                          (default ${DEFAULTS.rounds})
-  --cases <a,b,...>    run only these cases; "all" adds the store-size cases
-                       ${CASE_IDS.join(', ')}
-                       (default: all but ${CASE_IDS.filter((id) => !DEFAULT_CASES.includes(id)).join(', ')})
-  --generator <name>   wrk or autocannon                           (default: wrk when on PATH)
-  --json <file>        also write the results as JSON to <file>
-  --results <file>     append the run's dated section (machine, generator, command, table,
-                       targets) to <file>, e.g. bench/RESULTS.md
-  --redis <url>        Redis for the Redis cases                   (default ${DEFAULTS.redisUrl})
-  --database <url>     PostgreSQL maintenance database; the run creates and drops its own
-                       database beside it                          (default ${DEFAULTS.databaseUrl})
-  --cpu-prof <dir>     write a V8 CPU profile of each reference server to <dir>
-  --no-pin             do not pin servers and load generator to separate cores
-  --keep               keep the temporary directory (stores, logs)
-  --reference-flags <flags>   extra serve flags for the reference servers, e.g. '--quiet'
-                       or '--no-rate-limit', to measure what one component costs
-  --reference-node-flags <flags>  extra node flags for the reference servers,
-                       e.g. '--max-semi-space-size=4'
-  --help               this text
-`;
-
-export class OptionsError extends Error {
-  override name = 'OptionsError';
-}
-
-function wholeNumber(flag: string, raw: string | undefined, { zero = false } = {}): number {
-  if (raw === undefined || raw.startsWith('--')) throw new OptionsError(`${flag} needs a value`);
-  const value = Number(raw);
-  if (!(Number.isInteger(value) && (zero ? value >= 0 : value > 0)))
-    throw new OptionsError(`${flag} must be a whole number ${zero ? '>= 0' : '> 0'}, got "${raw}"`);
-  return value;
-}
-
-function text(flag: string, raw: string | undefined): string {
-  if (raw === undefined || raw === '' || raw.startsWith('--')) throw new OptionsError(`${flag} needs a value`);
-  return raw;
-}
-
-/** A value that is itself a list of flags: taken whole even though it starts with dashes. */
-function flags(flag: string, raw: string | undefined): string[] {
-  if (raw === undefined || raw.trim() === '') throw new OptionsError(`${flag} needs a value`);
-  return raw.trim().split(/\s+/);
-}
-
-export function parseOptions(argv: readonly string[]): BenchOptions {
-  const options: BenchOptions = { ...DEFAULTS, cases: [...DEFAULTS.cases], referenceFlags: [], referenceNodeFlags: [] };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
-    const value = () => (inline !== undefined ? inline : argv[++i]);
-    switch (flag) {
-      case '--duration':
-        options.duration = wholeNumber(flag, value());
-        break;
-      case '--warmup':
-        options.warmup = wholeNumber(flag, value(), { zero: true });
-        break;
-      case '--connections':
-        options.connections = wholeNumber(flag, value());
-        break;
-      case '--rounds':
-        options.rounds = wholeNumber(flag, value());
-        break;
-      case '--cases': {
-        const wanted = text(flag, value())
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean);
-        if (wanted.length === 1 && wanted[0] === 'all') {
-          options.cases = [...CASE_IDS];
-          break;
-        }
-        const unknown = wanted.filter((id) => !(CASE_IDS as readonly string[]).includes(id));
-        if (unknown.length) throw new OptionsError(`unknown case(s): ${unknown.join(', ')}; known: ${CASE_IDS.join(', ')}`);
-        if (wanted.length === 0) throw new OptionsError('--cases needs at least one case');
-        // Keep the canonical order so that tables from different runs line up.
-        options.cases = CASE_IDS.filter((id) => wanted.includes(id));
-        break;
-      }
-      case '--generator': {
-        const name = text(flag, value());
-        if (name !== 'wrk' && name !== 'autocannon' && name !== 'auto') throw new OptionsError(`${flag} must be wrk, autocannon or auto, got "${name}"`);
-        options.generator = name;
-        break;
-      }
-      case '--json':
-        options.json = text(flag, value());
-        break;
-      case '--results':
-        options.results = text(flag, value());
-        break;
-      case '--redis':
-        options.redisUrl = text(flag, value());
-        break;
-      case '--database':
-        options.databaseUrl = text(flag, value());
-        break;
-      case '--cpu-prof':
-        options.cpuProf = text(flag, value());
-        break;
-      case '--reference-flags':
-        options.referenceFlags = flags(flag, inline ?? argv[++i]);
-        break;
-      case '--reference-node-flags':
-        options.referenceNodeFlags = flags(flag, inline ?? argv[++i]);
-        break;
-      case '--no-pin':
-        options.pin = false;
-        break;
-      case '--keep':
-        options.keep = true;
-        break;
-      case '--help':
-      case '-h':
-        options.help = true;
-        break;
-      default:
-        throw new OptionsError(`unknown option "${arg}" (see --help)`);
-    }
-  }
-  return options;
+/** The command line as the run's options; a problem is a UsageError (the kit's one usage error). */
+export function parseBenchOptions(argv: readonly string[]): BenchOptions {
+  return parseOptions(BENCH_OPTIONS, argv, {}) as BenchOptions;
 }

@@ -1,18 +1,8 @@
 // What a run prints: the table, the headroom, the ratios and the targets, and the dated section
-// `--results` adds to bench/RESULTS.md. Figures come from report.ts; nothing is computed here.
-import {
-  allCpu,
-  DISTURBED_CORES,
-  formatCount,
-  formatRatio,
-  MB,
-  SATURATED,
-  TARGETS,
-  type BenchReport,
-  type CaseResult,
-  type Headroom,
-  type WorkersProjection,
-} from './report.ts';
+// `--results` adds to bench/RESULTS.md. Figures come from figures.ts and verdicts.ts; nothing is
+// computed here.
+import { allCpu, DISTURBED_CORES, formatCount, formatRatio, MB, SATURATED, TARGETS } from './figures.ts';
+import type { BenchReport, CaseResult, Headroom, WorkersProjection } from './report.ts';
 
 const ms = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '-');
 

@@ -2,17 +2,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { CaseId } from './cases.ts';
 import { CASES } from './cases.ts';
-import {
-  checkTargets,
-  clean,
-  computeHeadroom,
-  computeRatios,
-  projectWorkers,
-  type BenchReport,
-  type CaseResult,
-  type RunSettings,
-  type Verdict,
-} from './report.ts';
+import { clean, computeHeadroom, computeRatios, projectWorkers } from './figures.ts';
+import type { BenchReport, CaseResult, RunSettings, Verdict } from './report.ts';
+import { checkTargets } from './verdicts.ts';
 import { insertSection, renderResultsSection, renderText } from './render.ts';
 import type { CaseSummary } from './stats.ts';
 import type { Durability } from './stores.ts';

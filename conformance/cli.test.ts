@@ -1,13 +1,18 @@
 // The command line: usage errors and an unreachable target exit 2 with a clear message, --help
 // and --list-checks exit 0, and the real process runs a conformance check end to end.
 import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { UsageError } from '../lib/errors.ts';
 import { freePort } from '../lib/processes.ts';
 import { createServer } from '../server/index.ts';
 import { CATALOGUE } from './catalogue.ts';
-import { HELP, main, parseCli } from './cli.ts';
+import { HELP, main, parseCli, type CliOptions } from './cli.ts';
 import { configArguments } from './config.ts';
 import { MOCK_HELP } from './mock.ts';
 import { OPTIONS } from './options.ts';
@@ -33,6 +38,15 @@ function runProcess(script: string, args: string[]): Promise<{ code: number; std
 }
 
 const usage = suite('usage');
+const PEM_FILE = join(mkdtempSync(join(tmpdir(), 'conform-ca-')), 'ca.pem');
+writeFileSync(PEM_FILE, '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
+
+/** parseCli for a command line that runs (not --help or --list-checks). */
+function cli(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
+  const options = parseCli(argv, env);
+  if (typeof options === 'string') throw new Error(`expected options, got ${options}`);
+  return options;
+}
 const BASE = ['--base-url', 'http://127.0.0.1:3000/v1', '--api-key', 'k'];
 
 const usageErrors: Array<[string, string[], RegExp]> = [
@@ -54,7 +68,9 @@ const usageErrors: Array<[string, string[], RegExp]> = [
   ['a check that does not exist', [...BASE, '--checks', 'input.*,nothing.here'], /nothing\.here names no check/],
   ['a header that is not "Name: value"', [...BASE, '--header', 'nonsense'], /--header "nonsense" is not "Name: value"/],
   ['a header the kit sets itself', [...BASE, '--header', 'Authorization: Bearer x'], /--header cannot set Authorization: the kit sets it \(use --api-key\)/],
-  ['--insecure with --ca', [...BASE, '--insecure', '--ca', 'ca.pem'], /--insecure and --ca exclude each other/],
+  ['--insecure with --ca', [...BASE, '--insecure', '--ca', 'ca.pem'], /--insecure and --ca exclude each other: --ca trusts a CA/],
+  ['--insecure with a --ca that holds a certificate', [...BASE, '--insecure', '--ca', PEM_FILE], /--insecure and --ca exclude each other/],
+  ['a --ca file without a certificate', [...BASE, '--ca', join(root, 'package.json')], /--ca .* holds no PEM certificate/],
   ['a config file that does not exist', [...BASE, '--config', '/nonexistent/conform.yaml'], /--config \/nonexistent\/conform\.yaml cannot be read/],
 ];
 for (const [name, argv, message] of usageErrors) {
@@ -67,7 +83,7 @@ for (const [name, argv, message] of usageErrors) {
 }
 
 usage('defaults: full profile, Dredd on, waits on, not strict; keys may come from the environment', () => {
-  const options = parseCli(['--base-url', 'http://h/v1'], { CONFORMANCE_API_KEY: 'env-key', CONFORMANCE_RATE_LIMIT_KEY: 'env-rl' });
+  const options = cli(['--base-url', 'http://h/v1'], { CONFORMANCE_API_KEY: 'env-key', CONFORMANCE_RATE_LIMIT_KEY: 'env-rl' });
   assert.is(options.apiKey, 'env-key');
   assert.is(options.rateLimitKey, 'env-rl');
   assert.is(options.profile, 'full');
@@ -75,7 +91,7 @@ usage('defaults: full profile, Dredd on, waits on, not strict; keys may come fro
   assert.is(options.wait, true);
   assert.is(options.strict, false);
   assert.is(options.prefer, false);
-  const flags = parseCli([...BASE, '--no-dredd', '--no-wait', '--strict', '--prefer', '--profile', 'contract'], {});
+  const flags = cli([...BASE, '--no-dredd', '--no-wait', '--strict', '--prefer', '--profile', 'contract'], {});
   assert.equal([flags.dredd, flags.wait, flags.strict, flags.prefer, flags.profile], [false, false, true, true, 'contract']);
 });
 
@@ -89,7 +105,7 @@ usage('a config file: options by flag name, ${NAME} from the environment, the co
     'rate-limit-key': 'from-file',
   };
   const args = configArguments(document, OPTIONS, { MY_KEY: 'secret-from-env', CONFORMANCE_RATE_LIMIT_KEY: 'from-env' }, 'conform.yaml');
-  const options = parseCli([...args, '--max-requests', '60'], { CONFORMANCE_RATE_LIMIT_KEY: 'from-env' });
+  const options = cli([...args, '--max-requests', '60'], { CONFORMANCE_RATE_LIMIT_KEY: 'from-env' });
   assert.is(options.apiKey, 'secret-from-env');
   assert.equal(options.headers, { 'x-tenant': 'ci, eu', 'x-trace': '1' });
   assert.is(options.strict, true);
@@ -97,10 +113,13 @@ usage('a config file: options by flag name, ${NAME} from the environment, the co
   assert.is(options.rateLimitKey, 'from-env');
   assert.throws(() => configArguments({ 'api-key': '${UNSET_VARIABLE}' }, OPTIONS, {}, 'c.yaml'), /reads \$\{UNSET_VARIABLE\}, which is not set/);
   assert.throws(() => configArguments({ fast: true }, OPTIONS, {}, 'c.yaml'), /unknown option "fast"/);
+  // A negated flag by its key: `dredd: false` is `--no-dredd`.
+  assert.equal(configArguments({ dredd: false, wait: true }, OPTIONS, {}, 'c.yaml'), ['--no-dredd']);
+  assert.equal(configArguments({ 'no-wait': true }, OPTIONS, {}, 'c.yaml'), ['--no-wait']);
 });
 
 usage('the command line and runConformance apply the same defaults, from the one options table', () => {
-  const fromCli = parseCli(BASE, {});
+  const fromCli = cli(BASE, {});
   const fromApi = resolveOptions({ baseUrl: 'http://127.0.0.1:3000/v1', apiKey: 'k' });
   for (const key of [
     'profile',
@@ -121,9 +140,55 @@ usage('the command line and runConformance apply the same defaults, from the one
     assert.is(fromCli[key], fromApi[key], key);
   }
   assert.equal(fromCli.phases, [...fromApi.phases]);
-  assert.is(fromCli.insecure, fromApi.tls.insecure);
+  assert.equal(fromCli.tls, fromApi.tls);
+  assert.equal(fromCli.headers, fromApi.headers);
+  assert.equal(fromCli.choices, fromApi.choices);
+  assert.is(fromCli.specPath, fromApi.specPath);
   assert.is(fromApi.maxWaitSeconds, OPTIONS.find((o) => o.key === 'maxWaitSeconds')!.default);
-  assert.is(fromApi.dredd, !OPTIONS.find((o) => o.key === 'noDredd')!.default);
+  assert.is(fromApi.dredd, OPTIONS.find((o) => o.key === 'dredd')!.default);
+});
+
+// Code's options go through the same check as the command line's, with the same messages.
+const API = { baseUrl: 'http://127.0.0.1:3000/v1', apiKey: 'k' };
+const refusedFromCode: Array<[string, Record<string, unknown>, RegExp]> = [
+  ['a zero banProbe', { banProbe: 0 }, /--ban-probe must be at least 1, not 0/],
+  ['a fractional maxRequests', { maxRequests: 1.5 }, /--max-requests must be an integer/],
+  ['an unknown profile', { profile: 'everything' }, /--profile must be one of contract, full/],
+  ['an unknown phase', { phases: ['coverage', 'everything'] }, /--phases must name some of .* not everything/],
+  ['a check that does not exist', { checks: ['nothing.here'] }, /--checks: nothing\.here names no check/],
+  ['a header the kit sets itself', { headers: { Authorization: 'Bearer x' } }, /--header cannot set Authorization/],
+  ['a choice that is not one', { choices: { paging: 'sideways' } }, /--choice paging=sideways: one of/],
+  ['a base URL with a query', { baseUrl: 'http://h/v1?x=1' }, /query or fragment/],
+  ['banCheck without a rate-limit key', { banCheck: true }, /--ban-check needs --rate-limit-key/],
+  ['the same key twice', { rateLimitKey: 'k' }, /--rate-limit-key is the same key as --api-key/],
+  ['insecure with a CA', { insecure: true, ca: '-----BEGIN CERTIFICATE-----' }, /--insecure and --ca exclude each other/],
+  ['an option the table does not have', { maxWait: 5 }, /unknown option "maxWait"/],
+];
+for (const [name, extra, message] of refusedFromCode) {
+  usage(`resolveOptions refuses ${name} from code with a UsageError`, () => {
+    assert.throws(
+      () => resolveOptions({ ...API, ...extra } as Parameters<typeof resolveOptions>[0]),
+      (e: Error) => e instanceof UsageError && message.test(e.message),
+    );
+  });
+}
+
+usage('resolveOptions requires baseUrl and apiKey', () => {
+  assert.throws(() => resolveOptions({ apiKey: 'k' } as Parameters<typeof resolveOptions>[0]), /--base-url <url> is required|--base-url is required/);
+  assert.throws(() => resolveOptions({ baseUrl: API.baseUrl } as Parameters<typeof resolveOptions>[0]), /--api-key is required \(or set CONFORMANCE_API_KEY\)/);
+});
+
+usage('a config file goes through the same check: a bad value is a usage error naming the flag', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'conform-config-'));
+  try {
+    const file = join(dir, 'conform.yaml');
+    await writeFile(file, 'base-url: http://h/v1\napi-key: k\nban-probe: 0\n');
+    const { io, err } = capture();
+    assert.is(await main(['--config', file], io), 2);
+    assert.match(err.join(''), /--ban-probe must be at least 1, not 0/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });
 
 usage('--help is generated from the options table and names every flag with its default', () => {

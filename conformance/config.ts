@@ -30,7 +30,9 @@ export function configArguments(document: unknown, specs: readonly OptionSpec[],
     const where = `${file}: ${name}`;
     if (spec.type === 'boolean') {
       if (typeof raw !== 'boolean') throw new UsageError(`${where} must be true or false`);
-      if (raw) args.push(`--${spec.flag}`);
+      // `dredd: false` by key means what `no-dredd: true` by flag means.
+      const flagGiven = spec.negated && name === spec.key ? !raw : raw;
+      if (flagGiven) args.push(`--${spec.flag}`);
       continue;
     }
     const values =

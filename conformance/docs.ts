@@ -4,7 +4,7 @@
 import { markdownTable } from '../lib/cli-options.ts';
 import { CATALOGUE, NEED_FLAGS, type CheckDef } from './catalogue.ts';
 import { FAULTS } from './testing/faults/catalogue.ts';
-import { OPTIONS } from './options.ts';
+import { OPTIONS, RUN_OPTIONS } from './options.ts';
 import { OPEN_POINTS } from './open-points.ts';
 
 const cell = (text: string) => text.replace(/\|/g, '\\|');
@@ -43,6 +43,7 @@ export function openPointsTable(): string {
   );
 }
 
+/** The options, with the key runConformance takes each by (the command line's own have none). */
 export function optionsTable(): string {
-  return markdownTable(OPTIONS);
+  return markdownTable(OPTIONS, (spec) => (!RUN_OPTIONS.includes(spec) ? undefined : spec.negated ? `${spec.key}: false` : spec.key));
 }

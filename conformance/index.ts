@@ -5,6 +5,7 @@ export {
   resolveOptions,
   UnreachableError,
   type RunOptions,
+  type RunHooks,
   type Report,
   type Counts,
   type CheckResult,

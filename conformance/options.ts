@@ -1,18 +1,50 @@
-// Every option of the kit, written once: the command line parses with this table, runConformance
-// applies its defaults, --help and the options table of conformance/README.md are generated from it.
-import { helpText, type OptionSpec } from '../lib/cli-options.ts';
-import type { Profile } from './catalogue.ts';
+// Every option of the kit, written once. The table yields the type runConformance takes (RunOptions,
+// in run.ts), the one validation of its values (checkOptions, called by resolveOptions for the
+// command line, a config file and code alike), the command line's parser, --help and the options
+// table of conformance/README.md. `key` is the property code passes; `flag` is how the command line
+// spells it. Options marked `commandLine` (outputs, --config, --help) are the CLI's alone.
+import { helpText, type OptionSpec, type OptionsChecked, type OptionsDefaults, type OptionsInput } from '../lib/cli-options.ts';
+import { DEFAULT_SPEC_PATH } from '../lib/openapi.ts';
+import {
+  baseUrlProblem,
+  checkIdsProblem,
+  choicesOf,
+  choicesProblem,
+  GENERATED_PHASES,
+  headersOf,
+  headersProblem,
+  pathOf,
+  phasesOf,
+  phasesProblem,
+  readCa,
+} from './option-values.ts';
 
-export const OPTIONS: readonly OptionSpec[] = [
+export { GENERATED_PHASES, type GeneratedPhase } from './option-values.ts';
+
+type ConformSpec = OptionSpec & { commandLine?: true };
+
+const TABLE = [
   {
     key: 'baseUrl',
     flag: 'base-url',
     type: 'string',
     value: '<url>',
+    required: true,
+    check: baseUrlProblem,
     group: 'Target',
     help: 'The prefix /pets is appended to, version segment included: http://127.0.0.1:3000/v1 for the reference server, http://127.0.0.1:4010 for the Prism mock. Required.',
   },
-  { key: 'apiKey', flag: 'api-key', env: 'CONFORMANCE_API_KEY', type: 'string', value: '<key>', secret: true, group: 'Target', help: 'A valid key. Required.' },
+  {
+    key: 'apiKey',
+    flag: 'api-key',
+    env: 'CONFORMANCE_API_KEY',
+    type: 'string',
+    value: '<key>',
+    secret: true,
+    required: true,
+    group: 'Target',
+    help: 'A valid key. Required.',
+  },
   {
     key: 'rateLimitKey',
     flag: 'rate-limit-key',
@@ -28,14 +60,19 @@ export const OPTIONS: readonly OptionSpec[] = [
     flag: 'header',
     type: 'list',
     value: '<name: value>',
+    whole: true,
+    convert: headersOf,
+    check: headersProblem,
+    default: {},
     group: 'Target',
     help: 'A header sent with every request, e.g. for a gateway in front of the target; repeatable. Values of headers named like a secret (token, key, secret, cookie, authorization) are redacted in reports.',
   },
   {
-    key: 'caFile',
+    key: 'ca',
     flag: 'ca',
     type: 'string',
     value: '<file>',
+    convert: readCa,
     group: 'Target',
     help: "PEM certificate(s) of the CA that signed the target's certificate, trusted besides the system's (Dredd included).",
   },
@@ -44,6 +81,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     flag: 'insecure',
     type: 'boolean',
     default: false,
+    excludes: { ca: '--ca trusts a CA, --insecure trusts anything' },
     group: 'Target',
     help: "Do not verify the target's TLS certificate (a test server with a self-signed certificate; never production).",
   },
@@ -62,6 +100,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     flag: 'config',
     type: 'string',
     value: '<file>',
+    commandLine: true,
     group: 'Target',
     help: 'A JSON or YAML file of options by flag name ({ "base-url": "...", "header": ["X-A: 1"] }); ${NAME} in a value is read from the environment, so secrets stay out of the file. The command line wins over the environment, the environment over the file.',
   },
@@ -70,6 +109,9 @@ export const OPTIONS: readonly OptionSpec[] = [
     flag: 'choice',
     type: 'list',
     value: '<point=value>',
+    convert: choicesOf,
+    check: choicesProblem,
+    default: {},
     group: 'Target',
     help: 'What the target chose at a point the specification leaves open, which the kit then holds it to at must level (choices.declared); repeatable, or an object under choice: in --config. paging=link|none, limit-out-of-range=refuse|clamp, unknown-fields=refuse|ignore, non-integer-id=400|404, ban-status=429|403, retry-after=seconds|http-date, default-status=<PetStatus>.',
   },
@@ -91,12 +133,13 @@ export const OPTIONS: readonly OptionSpec[] = [
     group: 'What to run',
     help: 'Send Prism\'s "Prefer: code=404" where a stateless mock cannot choose the status itself (contract checks and Dredd only; reported as such).',
   },
-  { key: 'noDredd', flag: 'no-dredd', type: 'boolean', default: false, group: 'What to run', help: 'Skip the Dredd run.' },
+  { key: 'dredd', flag: 'no-dredd', type: 'boolean', negated: true, default: true, group: 'What to run', help: 'Skip the Dredd run.' },
   {
-    key: 'noWait',
+    key: 'wait',
     flag: 'no-wait',
     type: 'boolean',
-    default: false,
+    negated: true,
+    default: true,
     group: 'What to run',
     help: 'Do not wait out the Retry-After of --rate-limit-key; re-admission is then reported as not run. The kit still paces its own requests (within --max-wait).',
   },
@@ -154,6 +197,8 @@ export const OPTIONS: readonly OptionSpec[] = [
     flag: 'spec',
     type: 'string',
     value: '<path>',
+    convert: pathOf,
+    default: DEFAULT_SPEC_PATH,
     defaultText: "the kit's spec/openapi.yaml",
     group: 'What to run',
     help: 'The OpenAPI description.',
@@ -163,7 +208,9 @@ export const OPTIONS: readonly OptionSpec[] = [
     flag: 'phases',
     type: 'list',
     value: '<list>',
-    default: ['examples', 'coverage', 'fuzzing', 'stateful'],
+    convert: phasesOf,
+    check: phasesProblem,
+    default: GENERATED_PHASES,
     group: 'Generated inputs',
     help: 'The generated phases to run, from the description\'s schemas: examples, coverage (boundaries, negative data, other methods and media types), fuzzing (fast-check), stateful (full profile); "none" runs only the fixed checks.',
   },
@@ -203,6 +250,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     flag: 'checks',
     type: 'list',
     value: '<ids>',
+    check: checkIdsProblem('checks'),
     group: 'What to run',
     help: 'Run only these checks (ids, or prefixes ending in *: input.*,media.*); the others are reported as not run.',
   },
@@ -211,24 +259,64 @@ export const OPTIONS: readonly OptionSpec[] = [
     flag: 'exclude-checks',
     type: 'list',
     value: '<ids>',
+    check: checkIdsProblem('exclude-checks'),
     group: 'What to run',
     help: 'Do not run these checks (ids or prefixes ending in *).',
   },
   { key: 'strict', flag: 'strict', type: 'boolean', default: false, group: 'What to run', help: 'should-level failures fail the run too.' },
-  { key: 'junit', flag: 'junit', type: 'string', value: '<file>', group: 'Output', help: 'Also write JUnit XML (one testcase per check).' },
+  {
+    key: 'junit',
+    commandLine: true,
+    flag: 'junit',
+    type: 'string',
+    value: '<file>',
+    convert: pathOf,
+    group: 'Output',
+    help: 'Also write JUnit XML (one testcase per check).',
+  },
   {
     key: 'html',
+    commandLine: true,
+    convert: pathOf,
     flag: 'html',
     type: 'string',
     value: '<file>',
     group: 'Output',
     help: "Also write one self-contained HTML page (no network needed): the verdict per check, each failure's request, response and curl replay line.",
   },
-  { key: 'json', flag: 'json', type: 'string', value: '<file>', group: 'Output', help: 'Also write the full report as JSON (keys redacted).' },
-  { key: 'verbose', flag: 'verbose', type: 'boolean', default: false, group: 'Output', help: 'List every check in the table, also those outside the profile.' },
-  { key: 'listChecks', flag: 'list-checks', type: 'boolean', default: false, group: 'Output', help: 'Print the catalogue of checks and exit.' },
-  { key: 'help', flag: 'help', short: 'h', type: 'boolean', default: false, group: 'Output', help: 'This text.' },
-];
+  {
+    key: 'json',
+    commandLine: true,
+    flag: 'json',
+    type: 'string',
+    value: '<file>',
+    convert: pathOf,
+    group: 'Output',
+    help: 'Also write the full report as JSON (keys redacted).',
+  },
+  {
+    key: 'verbose',
+    commandLine: true,
+    flag: 'verbose',
+    type: 'boolean',
+    default: false,
+    group: 'Output',
+    help: 'List every check in the table, also those outside the profile.',
+  },
+  {
+    key: 'listChecks',
+    commandLine: true,
+    flag: 'list-checks',
+    type: 'boolean',
+    default: false,
+    group: 'Output',
+    help: 'Print the catalogue of checks and exit.',
+  },
+  { key: 'help', commandLine: true, flag: 'help', short: 'h', type: 'boolean', default: false, group: 'Output', help: 'This text.' },
+] as const satisfies readonly ConformSpec[];
+
+/** Every option, for the parser, --help and the README. */
+export const OPTIONS: readonly ConformSpec[] = TABLE;
 
 export const HELP = helpText(
   `Usage: npm run conform -- --base-url <url> --api-key <key> [options]
@@ -240,32 +328,23 @@ specification's rules, and reports each check by id, level (must/should) and sec
   '\nExit status: 0 conforms, 1 a check failed, 2 the run could not check: a usage error, or the preflight found the\ntarget unreachable, its TLS untrusted, /pets not below --base-url, the key refused, or an allowance used up.',
 );
 
-function defaultOf<T extends string | number | boolean | readonly string[]>(key: string): T {
-  const spec = OPTIONS.find((o) => o.key === key);
-  if (spec?.default === undefined) throw new Error(`option ${key} has no default`);
-  return spec.default as T;
+/** The options runConformance takes, and the command line's own, in the table's order. */
+export const RUN_OPTIONS: readonly OptionSpec[] = OPTIONS.filter((spec) => !spec.commandLine);
+export const CLI_ONLY_OPTIONS: readonly OptionSpec[] = OPTIONS.filter((spec) => spec.commandLine);
+
+type RunSpec = Exclude<(typeof TABLE)[number], { commandLine: true }>;
+type CliSpec = Extract<(typeof TABLE)[number], { commandLine: true }>;
+
+/** The options runConformance takes, as code passes them: derived from the table. */
+export type RunOptionValues = OptionsInput<RunSpec>;
+/** The same, every default applied and every value checked. */
+export type CheckedRunOptions = OptionsChecked<RunSpec>;
+/** The command line's own options (outputs, --config, --help), checked. */
+export type CliOnlyOptions = OptionsChecked<CliSpec>;
+
+function defaultsOf(specs: readonly OptionSpec[]): Record<string, unknown> {
+  return Object.fromEntries(specs.filter((s) => s.default !== undefined).map((s) => [s.key, s.default]));
 }
 
 /** The defaults of everything runConformance takes, from the table above. */
-export const RUN_DEFAULTS = {
-  profile: defaultOf<Profile>('profile'),
-  prefer: defaultOf<boolean>('prefer'),
-  dredd: !defaultOf<boolean>('noDredd'),
-  wait: !defaultOf<boolean>('noWait'),
-  maxWaitSeconds: defaultOf<number>('maxWaitSeconds'),
-  banCheck: defaultOf<boolean>('banCheck'),
-  banProbe: defaultOf<number>('banProbe'),
-  maxRateLimitRequests: defaultOf<number>('maxRateLimitRequests'),
-  clockToleranceSeconds: defaultOf<number>('clockToleranceSeconds'),
-  timeoutMs: defaultOf<number>('timeoutMs'),
-  strict: defaultOf<boolean>('strict'),
-  insecure: defaultOf<boolean>('insecure'),
-  waitForTargetSeconds: defaultOf<number>('waitForTargetSeconds'),
-  phases: defaultOf<readonly GeneratedPhase[]>('phases'),
-  maxExamples: defaultOf<number>('maxExamples'),
-  maxRequests: defaultOf<number>('maxRequests'),
-} as const;
-
-/** The generated phases, in the order they run. */
-export const GENERATED_PHASES = ['examples', 'coverage', 'fuzzing', 'stateful'] as const;
-export type GeneratedPhase = (typeof GENERATED_PHASES)[number];
+export const RUN_DEFAULTS = defaultsOf(RUN_OPTIONS) as OptionsDefaults<RunSpec>;

@@ -4,6 +4,7 @@
 // as many as --max-requests allows), then every area inspects every exchange, and the report has
 // one result per check of the catalogue.
 import { randomBytes, randomInt } from 'node:crypto';
+import { checkOptions } from '../lib/cli-options.ts';
 import { UsageError } from '../lib/errors.ts';
 import { CATALOGUE, checkSelector, NEED_FLAGS, type CheckDef, type Profile } from './catalogue.ts';
 import type { AreaContext, Phase, ProgressEvent, ResolvedOptions, RunContext } from './checks/area.ts';
@@ -13,11 +14,10 @@ import { RequestBudget } from './generate/budget.ts';
 import { HttpClient, keyLabel, type Clock } from './http.ts';
 import type { Timeline } from '../spec/rules/timeline-svg.js';
 import { Ledger, type CheckResult } from './ledger.ts';
-import { DEFAULT_SPEC_PATH, loadContract } from './openapi.ts';
-import { GENERATED_PHASES, RUN_DEFAULTS, type GeneratedPhase } from './options.ts';
+import { loadContract } from './openapi.ts';
+import { GENERATED_PHASES, RUN_OPTIONS, type CheckedRunOptions, type GeneratedPhase, type RunOptionValues } from './options.ts';
 import { Pacer, type Attribution } from './pacing.ts';
 import { preflight } from './preflight.ts';
-import { parseChoices } from './open-points.ts';
 
 export { TlsError, UnreachableError } from './http.ts';
 export { RateLimitedError } from './pacing.ts';
@@ -25,49 +25,8 @@ export { PreflightError } from './preflight.ts';
 export type { CheckResult, Outcome } from './ledger.ts';
 export type { ProgressEvent } from './checks/area.ts';
 
-export interface RunOptions {
-  /** The prefix `/pets` is appended to, e.g. http://127.0.0.1:3000/v1. */
-  baseUrl: string;
-  apiKey: string;
-  /** A key whose minute window the rate-limit checks may exhaust. Without it they do not run. */
-  rateLimitKey?: string;
-  profile?: Profile;
-  /** Send Prism's `Prefer: code=NNN` where a stateless mock cannot pick the status itself (contract checks only). */
-  prefer?: boolean;
-  /** Run Dredd as part of the contract checks. */
-  dredd?: boolean;
-  /** Wait for Retry-After to check re-admission; false reports that check as not run. */
-  wait?: boolean;
-  /** Longest single wait the run accepts, in seconds. */
-  maxWaitSeconds?: number;
-  /** Also repeat requests after a 429 to see a temporary ban (needs rateLimitKey). */
-  banCheck?: boolean;
-  /** How many requests the ban check sends after the first 429. */
-  banProbe?: number;
-  /** Refuse to exhaust a window larger than this many requests. */
-  maxRateLimitRequests?: number;
-  /** Allowed disagreement between the kit's and the server's clocks, in seconds, where a response has no Date header. */
-  clockToleranceSeconds?: number;
-  timeoutMs?: number;
-  strict?: boolean;
-  specPath?: string;
-  /** Headers sent with every request. */
-  headers?: Record<string, string>;
-  /** PEM certificates trusted besides the system's. */
-  ca?: string;
-  insecure?: boolean;
-  waitForTargetSeconds?: number;
-  /** The generated phases to run (default all four; [] runs only the fixed checks). */
-  phases?: readonly GeneratedPhase[];
-  maxExamples?: number;
-  maxRequests?: number;
-  /** Seed of the generated inputs (default random; the report names it). */
-  seed?: number;
-  /** What the target chose at points the specification leaves open, to be held to: { paging: 'none' } (open-points.ts). */
-  choices?: Record<string, string>;
-  /** Check ids or prefixes ending in `*` to run, and to leave out. */
-  checks?: readonly string[];
-  excludeChecks?: readonly string[];
+/** What a run is given besides its options: the clock, how to wait, where progress goes. */
+export interface RunHooks {
   /**
    * The clock the run reads (default: the system clock). A test that passes the server's own clock
    * here (a ManualClock) also makes it the server's time: the Date header, which Node writes from the
@@ -77,6 +36,12 @@ export interface RunOptions {
   sleep?: (ms: number) => Promise<void>;
   onProgress?: (event: ProgressEvent) => void;
 }
+
+/**
+ * What runConformance takes: the options of the table in options.ts by their keys (baseUrl and
+ * apiKey required, every other one defaulted), and the hooks. conformance/README.md lists them.
+ */
+export type RunOptions = RunOptionValues & RunHooks;
 
 export interface Counts {
   passed: number;
@@ -140,30 +105,38 @@ const PHASES: readonly PhasePlan[] = [
   { phase: 'rate-limit', title: 'rate limits: exhausting the window of --rate-limit-key', runs: (o) => o.profile === 'full' && o.rateLimitKey !== undefined },
 ];
 
+const HOOKS: ReadonlySet<string> = new Set(['clock', 'sleep', 'onProgress'] satisfies Array<keyof RunHooks>);
+
+/** The rules that relate two options to each other; each option's own rule is in the table. */
+function relationsProblem(o: CheckedRunOptions): string | undefined {
+  if (o.banCheck && !o.rateLimitKey) return '--ban-check needs --rate-limit-key';
+  if (o.rateLimitKey && o.profile === 'contract') return '--rate-limit-key applies to the full profile only';
+  if (o.rateLimitKey !== undefined && o.rateLimitKey === o.apiKey)
+    return '--rate-limit-key is the same key as --api-key: the rate-limit checks exhaust it (and may get it banned) while the other checks need it; give --rate-limit-key a key of its own';
+  return undefined;
+}
+
+/**
+ * The one validation of a run's options, whether they came from the command line, a config file or
+ * code: every value against the options table, then the rules between options; then the defaults.
+ * A problem is a UsageError naming the flag.
+ */
 export function resolveOptions(input: RunOptions): ResolvedOptions {
-  const given = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as Partial<RunOptions>;
-  const { clock: _clock, sleep: _sleep, onProgress: _onProgress, rateLimitKey, ca, insecure, checks, excludeChecks, ...rest } = given;
-  const selection = checkSelector(CATALOGUE, checks, excludeChecks);
-  if (selection.unknown.length > 0) throw new UsageError(`--checks/--exclude-checks: ${selection.unknown.join(', ')} names no check (see --list-checks)`);
-  const unknownPhases = (given.phases ?? []).filter((p) => !(GENERATED_PHASES as readonly string[]).includes(p));
-  if (unknownPhases.length > 0) throw new UsageError(`--phases: ${unknownPhases.join(', ')} is not one of ${GENERATED_PHASES.join(', ')}, none`);
-  if (rateLimitKey !== undefined && rateLimitKey === given.apiKey) {
-    throw new UsageError(
-      '--rate-limit-key is the same key as --api-key: the rate-limit checks exhaust it (and may get it banned) while the other checks need it; give --rate-limit-key a key of its own',
-    );
-  }
+  const values = Object.fromEntries(Object.entries(input).filter(([key, v]) => v !== undefined && !HOOKS.has(key)));
+  const unknown = Object.keys(values).filter((key) => !RUN_OPTIONS.some((spec) => spec.key === key));
+  if (unknown.length > 0)
+    throw new UsageError(`unknown option ${unknown.map((k) => JSON.stringify(k)).join(', ')} (options go by the keys conformance/README.md lists)`);
+  const checked = checkOptions(RUN_OPTIONS, values) as CheckedRunOptions;
+  const problem = relationsProblem(checked);
+  if (problem !== undefined) throw new UsageError(problem);
+  const { ca, insecure, checks, excludeChecks, seed, ...rest } = checked;
   return {
-    ...RUN_DEFAULTS,
-    specPath: DEFAULT_SPEC_PATH,
-    dateHeader: input.clock === undefined,
-    headers: {},
-    seed: randomInt(0, 2 ** 31),
     ...rest,
-    tls: { ...(ca ? { ca } : {}), insecure: insecure ?? RUN_DEFAULTS.insecure },
-    choices: parseChoices(Object.entries(given.choices ?? {}).map(([point, value]) => `${point}=${value}`)),
-    selected: selection.selected,
-    ...(rateLimitKey ? { rateLimitKey } : {}),
-  } as ResolvedOptions;
+    seed: seed ?? randomInt(0, 2 ** 31),
+    dateHeader: input.clock === undefined,
+    tls: { ...(ca ? { ca } : {}), insecure },
+    selected: checkSelector(CATALOGUE, checks, excludeChecks).selected,
+  };
 }
 
 /** Why a check is outside this run, or undefined when it is in it. */
@@ -192,7 +165,7 @@ function count(results: readonly CheckResult[]): Counts {
   return counts;
 }
 
-function context(options: ResolvedOptions, input: RunOptions, contract: RunContext['contract']): RunContext {
+function context(options: ResolvedOptions, input: RunHooks, contract: RunContext['contract']): RunContext {
   const clock = input.clock ?? { now: () => Date.now() };
   const sleep = input.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const progress = input.onProgress ?? (() => {});
@@ -240,11 +213,11 @@ function context(options: ResolvedOptions, input: RunOptions, contract: RunConte
   };
 }
 
-export async function runConformance(input: RunOptions): Promise<Report> {
-  const options = resolveOptions(input);
+/** Runs the checks with options resolveOptions has checked (the command line resolves them first, to report a usage error as one). */
+export async function runResolved(options: ResolvedOptions, hooks: RunHooks = {}): Promise<Report> {
   const started = Date.now();
   const ledger = new Ledger(CATALOGUE);
-  const run = context(options, input, await loadContract(options.specPath));
+  const run = context(options, hooks, await loadContract(options.specPath));
   try {
     const checked = await preflight(run);
     run.facts.list = checked.list;
@@ -300,4 +273,9 @@ export async function runConformance(input: RunOptions): Promise<Report> {
       : {}),
     ...(dredd ? { dredd } : {}),
   };
+}
+
+/** The library's entry: options as code passes them, checked once (a problem rejects with a UsageError), then the run. */
+export async function runConformance(input: RunOptions): Promise<Report> {
+  return runResolved(resolveOptions(input), input);
 }

@@ -1,9 +1,15 @@
 // A command's options written once, as a table: the parser, the environment variables, the help
-// text and the README's options table are all generated from it, so a default or a flag name can
-// never differ between them. Values are converted to their type here; rules that relate options to
-// each other (or ranges the program's own schema holds) stay with the program.
+// text, the README's options table and the TypeScript type of the options object are all derived
+// from it, so a default or a flag name can never differ between them. Reading (text to typed values)
+// and checking (ranges, choices, each option's own rule, required options, defaults) are two steps:
+// a program whose options also come from code (the conformance kit's runConformance) reads its
+// command line, then checks the command line's values and code's values with the one same check.
+// Rules that relate options to each other stay with the program.
 import { parseArgs } from 'node:util';
 import { UsageError } from './errors.ts';
+
+// The help text and the README's table are written from the same table (cli-help.ts).
+export { helpText, markdownTable, replaceGenerated } from './cli-help.ts';
 
 export type OptionType = 'string' | 'boolean' | 'integer' | 'number' | 'list';
 
@@ -18,8 +24,8 @@ export interface OptionSpec {
   type: OptionType;
   /** Shown after the flag in help: '<seconds>'. */
   value?: string;
-  /** Default, applied by parse(); shown in help and the README. */
-  default?: string | number | boolean | readonly string[];
+  /** Default, applied by the check; shown in help and the README when it is a plain value. */
+  default?: string | number | boolean | readonly string[] | Readonly<Record<string, string>>;
   /** How the default reads when it is not a plain value ('per instance, in memory'). */
   defaultText?: string;
   help: string;
@@ -32,40 +38,90 @@ export interface OptionSpec {
   secret?: boolean;
   /** Help section. */
   group?: string;
+  /** Options that cannot be given with this one, by key, each with the reason (the message's second half). */
+  excludes?: Readonly<Record<string, string>>;
+  /** Missing (no flag, no variable, no value from code) is a usage error. */
+  required?: boolean;
+  /** A boolean whose flag turns it off: `--no-dredd` sets `dredd` to false (default true). */
+  negated?: boolean;
+  /**
+   * The value may itself begin with dashes (a list of another program's flags): the argument after
+   * the flag is taken whole, as `--flag=--x` would be, which node's parser refuses otherwise.
+   */
+  dashes?: boolean;
+  /** A list whose values are taken whole, not split on commas (a header value may hold one). */
+  whole?: boolean;
+  /**
+   * What the command line's value becomes beyond its type (a file's contents, a record of
+   * "Name: value" items); `from` names the flag or variable. Not applied to values from code.
+   */
+  convert?: (value: never, from: string) => unknown;
+  /** The option's own rule, for a value from the command line or from code: a message, or undefined when valid. */
+  check?: (value: never) => string | undefined;
 }
 
-export type ParsedOptions = Record<string, string | number | boolean | string[] | undefined>;
+/** The value type an option's spec yields: its `convert`'s result, else its type's (a union of its choices). */
+export type OptionValue<S> = S extends { convert: (value: never, from: string) => infer R }
+  ? R
+  : S extends { type: 'boolean' }
+    ? boolean
+    : S extends { type: 'integer' | 'number' }
+      ? number
+      : S extends { type: 'list' }
+        ? readonly string[]
+        : S extends { choices: readonly (infer C)[] }
+          ? C
+          : string;
 
-function describe(spec: OptionSpec, raw: string): string {
+type Flatten<T> = { [K in keyof T]: T[K] };
+type KeyOf<S> = S extends { key: infer K extends string } ? K : never;
+type Always = { required: true } | { default: unknown };
+
+/** What code passes, for the union S of a table's specs: required options must be there, the others may be. */
+export type OptionsInput<S extends OptionSpec> = Flatten<
+  { [T in S as T extends { required: true } ? KeyOf<T> : never]: OptionValue<T> } & {
+    [T in S as T extends { required: true } ? never : KeyOf<T>]?: OptionValue<T>;
+  }
+>;
+
+/** What checkOptions returns for the union S of a table's specs: options with a default, or required, are there. */
+export type OptionsChecked<S extends OptionSpec> = Flatten<
+  { [T in S as T extends Always ? KeyOf<T> : never]: OptionValue<T> } & {
+    [T in S as T extends Always ? never : KeyOf<T>]?: OptionValue<T>;
+  }
+>;
+
+/** The defaults of the union S of a table's specs. */
+export type OptionsDefaults<S extends OptionSpec> = Flatten<{ [T in S as T extends { default: unknown } ? KeyOf<T> : never]: OptionValue<T> }>;
+
+export type ParsedOptions = Record<string, unknown>;
+
+function describe(spec: OptionSpec, raw: unknown): string {
   return spec.secret ? '(hidden)' : JSON.stringify(raw);
 }
 
-function convert(spec: OptionSpec, raw: string, from: string): string | number | string[] {
-  switch (spec.type) {
-    case 'integer': {
-      if (!/^-?\d+$/.test(raw.trim())) throw new UsageError(`${from} must be an integer, not ${describe(spec, raw)}`);
-      return checkRange(spec, Number(raw), from);
-    }
-    case 'number': {
-      const n = Number(raw);
-      if (raw.trim() === '' || !Number.isFinite(n)) throw new UsageError(`${from} must be a number, not ${describe(spec, raw)}`);
-      return checkRange(spec, n, from);
-    }
-    case 'list':
-      return raw
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean);
-    default:
-      if (spec.choices && !spec.choices.includes(raw)) throw new UsageError(`${from} must be one of ${spec.choices.join(', ')}, not ${describe(spec, raw)}`);
-      return raw;
+/** Text to the option's type; only the syntax of numbers is checked here (ranges are the check's). */
+function fromText(spec: OptionSpec, raw: string, from: string): string | number {
+  if (spec.type === 'integer') {
+    if (!/^-?\d+$/.test(raw.trim())) throw new UsageError(`${from} must be an integer, not ${describe(spec, raw)}`);
+    return Number(raw);
   }
+  if (spec.type === 'number') {
+    const n = Number(raw);
+    if (raw.trim() === '' || !Number.isFinite(n)) throw new UsageError(`${from} must be a number, not ${describe(spec, raw)}`);
+    return n;
+  }
+  return raw;
 }
 
-function checkRange(spec: OptionSpec, n: number, from: string): number {
-  if (spec.min !== undefined && n < spec.min) throw new UsageError(`${from} must be at least ${spec.min}, not ${n}`);
-  if (spec.max !== undefined && n > spec.max) throw new UsageError(`${from} must be at most ${spec.max}, not ${n}`);
-  return n;
+function listFromText(spec: OptionSpec, raws: readonly string[]): string[] {
+  if (spec.whole) return [...raws];
+  return raws.flatMap((raw) =>
+    raw
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
 }
 
 function booleanFromEnv(spec: OptionSpec, raw: string): boolean {
@@ -76,19 +132,23 @@ function booleanFromEnv(spec: OptionSpec, raw: string): boolean {
 }
 
 /**
- * Flags first, then the environment, then the default. Unknown flags, a missing value and a value
- * of the wrong type are UsageErrors naming the flag (or the variable) as the user wrote it.
+ * `--flag --x` as `--flag=--x` for the options whose value may begin with dashes, and `--n -1` as
+ * `--n=-1` for numbers (so that a negative one is refused by its range, not as a missing value).
  */
-/**
- * Parses argv (then the environment, then the defaults) against the table. With `positionals`, the
- * arguments that are not options land in `_` (files, for instance); otherwise one is a usage error.
- */
-export function parseOptions(
-  specs: readonly OptionSpec[],
-  argv: readonly string[],
-  env: NodeJS.ProcessEnv = process.env,
-  mode: { positionals?: boolean } = {},
-): ParsedOptions {
+function joinDashedValues(specs: readonly OptionSpec[], argv: readonly string[]): string[] {
+  const dashed = new Set(specs.filter((s) => s.dashes).map((s) => `--${s.flag}`));
+  const numeric = new Set(specs.filter((s) => s.type === 'integer' || s.type === 'number').map((s) => `--${s.flag}`));
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const next = argv[i + 1];
+    if (next !== undefined && (dashed.has(arg) || (numeric.has(arg) && /^-\d/.test(next)))) out.push(`${arg}=${argv[++i]}`);
+    else out.push(arg);
+  }
+  return out;
+}
+
+function parseArgv(specs: readonly OptionSpec[], argv: readonly string[], positionals: boolean) {
   const config: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = {};
   for (const spec of specs) {
     config[spec.flag] = {
@@ -97,95 +157,125 @@ export function parseOptions(
       ...(spec.type === 'list' ? { multiple: true } : {}),
     };
   }
-  let values: Record<string, string | boolean | Array<string | boolean> | undefined>;
-  let positionals: string[];
   try {
-    ({ values, positionals } = parseArgs({ args: [...argv], options: config, strict: true, allowPositionals: mode.positionals === true }));
+    return parseArgs({ args: joinDashedValues(specs, argv), options: config, strict: true, allowPositionals: positionals });
   } catch (error) {
     throw new UsageError((error as Error).message.replace(/\. To specify a positional argument.*$/s, ''), { cause: error });
   }
-  const out: ParsedOptions = mode.positionals ? { _: positionals } : {};
+}
+
+/** One option's value as written (flag first, then variable), in its type; undefined when neither gives one. */
+function readOne(spec: OptionSpec, given: unknown, env: NodeJS.ProcessEnv): { value: unknown; from: string } | undefined {
+  const fromEnv = spec.env ? env[spec.env] : undefined;
+  let value: unknown;
+  if (given !== undefined) {
+    const from = `--${spec.flag}`;
+    if (spec.type === 'boolean') value = given as boolean;
+    else if (spec.type === 'list') value = listFromText(spec, given as string[]);
+    else value = fromText(spec, given as string, from);
+    return { value: spec.negated ? !value : value, from };
+  }
+  if (fromEnv === undefined || fromEnv.trim() === '') return undefined;
+  const from = spec.env!;
+  if (spec.type === 'boolean') value = booleanFromEnv(spec, fromEnv);
+  else if (spec.type === 'list') value = listFromText(spec, [fromEnv]);
+  else value = fromText(spec, fromEnv, from);
+  // A variable's value is refused under the variable's name, which is what the user wrote.
+  const problem = spec.convert ? undefined : typeProblem(spec, value, from);
+  if (problem !== undefined) throw new UsageError(problem);
+  return { value: spec.negated ? !value : value, from };
+}
+
+/** Two options given together that exclude each other (a value of false counts as not given). */
+function exclusionProblem(specs: readonly OptionSpec[], values: ParsedOptions): string | undefined {
+  const given = (key: string) => values[key] !== undefined && values[key] !== false;
   for (const spec of specs) {
-    const given = values[spec.flag];
-    if (given !== undefined) {
-      if (spec.type === 'boolean') out[spec.key] = given as boolean;
-      else if (spec.type === 'list') out[spec.key] = (given as string[]).flatMap((v) => convert(spec, v, `--${spec.flag}`) as string[]);
-      else out[spec.key] = convert(spec, given as string, `--${spec.flag}`);
+    for (const [key, reason] of Object.entries(spec.excludes ?? {})) {
+      const other = specs.find((s) => s.key === key);
+      if (other && given(spec.key) && given(key)) return `--${spec.flag} and --${other.flag} exclude each other: ${reason}`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Reads argv, then the environment, into typed values, then applies each option's `convert`; what
+ * neither gives is absent. Options that exclude each other are refused before any conversion (which
+ * may read a file). With `positionals`, the arguments that are not options land in `_`; otherwise
+ * one is a usage error. Unknown flags, a missing value and a number that is not one are UsageErrors
+ * naming the flag (or the variable) as the user wrote it.
+ */
+export function readOptions(
+  specs: readonly OptionSpec[],
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+  mode: { positionals?: boolean } = {},
+): ParsedOptions {
+  const { values, positionals } = parseArgv(specs, argv, mode.positionals === true);
+  const read = new Map<OptionSpec, { value: unknown; from: string }>();
+  for (const spec of specs) {
+    const one = readOne(spec, values[spec.flag], env);
+    if (one) read.set(spec, one);
+  }
+  const written = Object.fromEntries([...read].map(([spec, { value }]) => [spec.key, value]));
+  const excluded = exclusionProblem(specs, written);
+  if (excluded !== undefined) throw new UsageError(excluded);
+  const out: ParsedOptions = mode.positionals ? { _: positionals } : {};
+  for (const [spec, { value, from }] of read) out[spec.key] = spec.convert ? spec.convert(value as never, from) : value;
+  return out;
+}
+
+function typeProblem(spec: OptionSpec, value: unknown, name = `--${spec.flag}`): string | undefined {
+  switch (spec.type) {
+    case 'boolean':
+      return typeof value === 'boolean' ? undefined : `${name} must be true or false`;
+    case 'integer':
+    case 'number': {
+      if (typeof value !== 'number' || !Number.isFinite(value) || (spec.type === 'integer' && !Number.isInteger(value)))
+        return `${name} must be ${spec.type === 'integer' ? 'an integer' : 'a number'}, not ${describe(spec, value)}`;
+      if (spec.min !== undefined && value < spec.min) return `${name} must be at least ${spec.min}, not ${value}`;
+      if (spec.max !== undefined && value > spec.max) return `${name} must be at most ${spec.max}, not ${value}`;
+      return undefined;
+    }
+    case 'list':
+      return Array.isArray(value) && value.every((v) => typeof v === 'string') ? undefined : `${name} must be a list of strings`;
+    default:
+      if (typeof value !== 'string') return `${name} must be a string`;
+      if (spec.choices && !spec.choices.includes(value)) return `${name} must be one of ${spec.choices.join(', ')}, not ${describe(spec, value)}`;
+      return undefined;
+  }
+}
+
+/**
+ * Checks typed values (read from a command line, or given by code) against the table: each present
+ * value has its type, range and choice and passes its option's own rule; a required option is
+ * there; every other missing option takes its default. Options outside the table pass through
+ * untouched (the caller's hooks). A problem is a UsageError naming the flag.
+ */
+export function checkOptions(specs: readonly OptionSpec[], values: ParsedOptions): ParsedOptions {
+  const excluded = exclusionProblem(specs, values);
+  if (excluded !== undefined) throw new UsageError(excluded);
+  const out: ParsedOptions = { ...values };
+  for (const spec of specs) {
+    const value = values[spec.key];
+    if (value === undefined) {
+      if (spec.required) throw new UsageError(`--${spec.flag} is required${spec.env ? ` (or set ${spec.env})` : ''}`);
+      const def = spec.default;
+      if (def !== undefined) out[spec.key] = Array.isArray(def) ? [...def] : typeof def === 'object' ? { ...def } : def;
       continue;
     }
-    const fromEnv = spec.env ? env[spec.env] : undefined;
-    if (fromEnv !== undefined && fromEnv.trim() !== '') {
-      out[spec.key] = spec.type === 'boolean' ? booleanFromEnv(spec, fromEnv) : convert(spec, fromEnv, spec.env!);
-      continue;
-    }
-    if (spec.default !== undefined) out[spec.key] = Array.isArray(spec.default) ? [...spec.default] : (spec.default as string | number | boolean);
+    const problem = (spec.convert ? undefined : typeProblem(spec, value)) ?? spec.check?.(value as never);
+    if (problem !== undefined) throw new UsageError(problem);
   }
   return out;
 }
 
-function flagText(spec: OptionSpec): string {
-  const long = `--${spec.flag}${spec.type === 'boolean' ? '' : ` ${spec.value ?? '<value>'}`}`;
-  return spec.short ? `-${spec.short}, ${long}` : long;
-}
-
-function defaultText(spec: OptionSpec): string | undefined {
-  if (spec.defaultText !== undefined) return spec.defaultText;
-  if (spec.default === undefined || spec.default === false) return undefined;
-  return Array.isArray(spec.default) ? spec.default.join(',') : String(spec.default);
-}
-
-/** Help text: the usage lines, then each group's options with their environment variable and default. */
-export function helpText(usage: string, specs: readonly OptionSpec[], epilogue = ''): string {
-  const width = Math.min(34, Math.max(...specs.map((s) => flagText(s).length)) + 2);
-  const groups = new Map<string, OptionSpec[]>();
-  for (const spec of specs) groups.set(spec.group ?? 'Options', [...(groups.get(spec.group ?? 'Options') ?? []), spec]);
-  const lines = [usage.trimEnd(), ''];
-  for (const [group, members] of groups) {
-    lines.push(group);
-    for (const spec of members) {
-      const extra = [spec.env ? `env ${spec.env}` : '', defaultText(spec) !== undefined ? `default ${defaultText(spec)}` : ''].filter(Boolean).join('; ');
-      const text = extra ? `${spec.help} (${extra})` : spec.help;
-      const flag = flagText(spec);
-      const wrapped = wrap(text, 96 - width - 2);
-      lines.push(`  ${flag.padEnd(width)}${flag.length >= width ? `\n  ${' '.repeat(width)}` : ''}${wrapped[0]}`);
-      for (const rest of wrapped.slice(1)) lines.push(`  ${' '.repeat(width)}${rest}`);
-    }
-    lines.push('');
-  }
-  return `${lines.join('\n')}${epilogue ? `${epilogue.trimEnd()}\n` : ''}`;
-}
-
-function wrap(text: string, width: number): string[] {
-  const out: string[] = [];
-  let line = '';
-  for (const word of text.split(/\s+/)) {
-    if (line && line.length + word.length + 1 > width) {
-      out.push(line);
-      line = word;
-    } else line = line ? `${line} ${word}` : word;
-  }
-  out.push(line);
-  return out;
-}
-
-/** The README's options table for the same specs: | flag | environment | default | meaning |. */
-export function markdownTable(specs: readonly OptionSpec[]): string {
-  const cell = (text: string) => text.replace(/\|/g, '\\|');
-  const rows = specs.map((spec) => {
-    const def = defaultText(spec);
-    // A value is code; a description of the default ('per instance, in memory') is prose.
-    const shown = def === undefined ? '' : spec.defaultText !== undefined ? cell(def) : `\`${cell(def)}\``;
-    return `| \`${cell(flagText(spec))}\` | ${spec.env ? `\`${spec.env}\`` : ''} | ${shown} | ${cell(spec.help)} |`;
-  });
-  return ['| flag | environment | default | meaning |', '|---|---|---|---|', ...rows].join('\n');
-}
-
-/** Replaces the text between `<!-- name:start -->` and `<!-- name:end -->` in a Markdown document. */
-export function replaceGenerated(document: string, name: string, content: string): string {
-  const start = `<!-- ${name}:start -->`;
-  const end = `<!-- ${name}:end -->`;
-  const from = document.indexOf(start);
-  const to = document.indexOf(end);
-  if (from < 0 || to < from) throw new Error(`the document has no ${start} ... ${end} block`);
-  return `${document.slice(0, from + start.length)}\n${content.trim()}\n${document.slice(to)}`;
+/** readOptions, then checkOptions: a command whose options come only from its command line. */
+export function parseOptions(
+  specs: readonly OptionSpec[],
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+  mode: { positionals?: boolean } = {},
+): ParsedOptions {
+  return checkOptions(specs, readOptions(specs, argv, env, mode));
 }

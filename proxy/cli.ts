@@ -4,7 +4,6 @@
 // seen; 2 for a usage error or a port that cannot be listened on.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { readCa, takeHeaders } from '../conformance/cli.ts';
 import { isEntryPoint } from '../conformance/entry.ts';
 import type { Clock } from '../conformance/http.ts';
 import { DEFAULT_SPEC_PATH, loadContract } from '../conformance/openapi.ts';
@@ -39,8 +38,7 @@ export interface ProxyCliOptions {
 
 /** The command line (and environment) as the proxy's options, every value checked. */
 export function parseProxyCli(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): ProxyCliOptions | 'help' {
-  const { rest, headers } = takeHeaders(argv);
-  const v = parseOptions(PROXY_OPTIONS, rest, env);
+  const v = parseOptions(PROXY_OPTIONS, argv, env);
   if (v.help) return 'help';
   if (typeof v.target !== 'string') throw new UsageError('--target is required (or set PROXY_TARGET): the URL of the implementation to forward to');
   let target: URL;
@@ -51,12 +49,12 @@ export function parseProxyCli(argv: readonly string[], env: NodeJS.ProcessEnv = 
   }
   if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new UsageError('--target must be http:// or https://');
   if (target.search || target.hash) throw new UsageError('--target must not carry a query or fragment');
-  if (v.insecure && typeof v.caFile === 'string') throw new UsageError('--insecure and --ca exclude each other: --ca trusts a CA, --insecure trusts anything');
+  if (v.insecure && typeof v.ca === 'string') throw new UsageError('--insecure and --ca exclude each other: --ca trusts a CA, --insecure trusts anything');
   const options: ProxyCliOptions = {
     target: target.toString().replace(/\/+$/, ''),
     host: v.host as string,
     port: v.port as number,
-    headers,
+    headers: v.headers as Record<string, string>,
     insecure: v.insecure as boolean,
     timeoutMs: v.timeoutMs as number,
     faults: v.faults as boolean,
@@ -65,7 +63,7 @@ export function parseProxyCli(argv: readonly string[], env: NodeJS.ProcessEnv = 
     failOn: v.failOn as FailOn,
     verbose: v.verbose as boolean,
   };
-  if (typeof v.caFile === 'string') options.ca = readCa(v.caFile);
+  if (typeof v.ca === 'string') options.ca = v.ca;
   if (typeof v.durationSeconds === 'number') options.durationSeconds = v.durationSeconds;
   for (const key of ['json', 'junit', 'html', 'har'] as const) if (typeof v[key] === 'string') options[key] = resolve(v[key]);
   return options;

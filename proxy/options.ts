@@ -24,7 +24,7 @@ export const PROXY_OPTIONS: readonly OptionSpec[] = [
     ...conformOption('headers', 'Target'),
     help: 'A header added to every forwarded request, e.g. for a gateway in front of the target; repeatable. Values of headers named like a secret are redacted in reports.',
   },
-  conformOption('caFile', 'Target'),
+  conformOption('ca', 'Target'),
   conformOption('insecure', 'Target'),
   conformOption('timeoutMs', 'Target'),
   { key: 'host', flag: 'host', type: 'string', value: '<address>', default: '127.0.0.1', group: 'Listening', help: 'The address the proxy listens on.' },

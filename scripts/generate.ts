@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { checksTable, faultsTable, openPointsTable, optionsTable } from '../conformance/docs.ts';
 import { markdownTable, replaceGenerated } from '../lib/cli-options.ts';
 import { PROXY_OPTIONS } from '../proxy/options.ts';
+import { BENCH_OPTIONS } from '../bench/options.ts';
 import { LIB_SOURCES, libDeclaration, rulesDeclaration } from '../load/declarations.ts';
 import { rulesTable } from '../load/readme-tables.ts';
 import { capacityChart, rateLimitTimeline } from '../load/testing/pictures.ts';
@@ -39,6 +40,7 @@ export const GENERATED: readonly Generated[] = [
   { file: 'server/README.md', block: 'error-codes', generate: () => serverGuideBlocks()['error-codes']! },
   { file: 'server/client-report/timeline-badly-behaved-client.svg', generate: async () => `${await badlyBehavedClientSvg()}\n` },
   { file: 'proxy/README.md', block: 'options', generate: () => markdownTable(PROXY_OPTIONS) },
+  { file: 'bench/README.md', block: 'options', generate: () => markdownTable(BENCH_OPTIONS) },
   { file: 'proxy/timeline-misbehaving-client.svg', generate: async () => `${timelineSvg(await misbehavingClientTimeline())}\n` },
   { file: 'spec/rules/timeline-svg.d.ts', generate: () => rulesDeclaration('timeline-svg.js') },
   { file: 'load/rate-limit-timeline.svg', generate: async () => `${await rateLimitTimeline()}\n` },

@@ -2,13 +2,13 @@
 // only for them (its ledger refuses any other id). It may send requests in the run's phases, and
 // may inspect every exchange the run made once the phases are over (Schemathesis-like: a check of
 // one response is a function of the exchange and the context).
-import type { CheckDef, Profile } from '../catalogue.ts';
+import type { CheckDef } from '../catalogue.ts';
 import type { DreddOutcome } from '../dredd.ts';
 import type { Clock, Exchange, HttpClient } from '../http.ts';
 import type { RequestBudget } from '../generate/budget.ts';
 import type { CheckLedger } from '../ledger.ts';
 import type { Contract } from '../openapi.ts';
-import type { GeneratedPhase } from '../options.ts';
+import type { CheckedRunOptions, GeneratedPhase } from '../options.ts';
 import type { Pacer } from '../pacing.ts';
 import type { TlsSettings } from '../transport.ts';
 import type { TimelinePoint } from '../../spec/rules/timeline-svg.js';
@@ -22,38 +22,20 @@ export type ProgressEvent =
   | { type: 'dredd'; outcome: DreddOutcome }
   | { type: 'note'; text: string };
 
-/** The run's options with every default applied. */
-export interface ResolvedOptions {
-  baseUrl: string;
-  apiKey: string;
-  rateLimitKey?: string;
-  profile: Profile;
-  prefer: boolean;
-  dredd: boolean;
-  wait: boolean;
-  maxWaitSeconds: number;
-  banCheck: boolean;
-  banProbe: number;
-  maxRateLimitRequests: number;
-  clockToleranceSeconds: number;
-  timeoutMs: number;
-  strict: boolean;
-  specPath: string;
+/**
+ * The run's options with every default applied and every value checked (resolveOptions): the
+ * table's values (options.ts), with --ca and --insecure as one TLS setting and --checks and
+ * --exclude-checks as one selection.
+ */
+export type ResolvedOptions = Omit<CheckedRunOptions, 'ca' | 'insecure' | 'checks' | 'excludeChecks' | 'seed'> & {
+  /** Seed of the generated inputs: the one given, else a random one (the report names it). */
+  seed: number;
   /** Whether a response's Date header is the server's clock (not when a test injects the server's own clock). */
   dateHeader: boolean;
-  /** Sent with every request (--header). */
-  headers: Record<string, string>;
   tls: TlsSettings;
-  waitForTargetSeconds: number;
-  phases: readonly GeneratedPhase[];
-  maxExamples: number;
-  maxRequests: number;
-  seed: number;
   /** Whether a check is in the run (--checks, --exclude-checks). */
   selected: (id: string) => boolean;
-  /** What the implementer declared at the points the specification leaves open (--choice). */
-  choices: Record<string, string>;
-}
+};
 
 /** What one area leaves for another. */
 export interface Facts {

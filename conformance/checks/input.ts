@@ -2,17 +2,15 @@
 // property and parameter at its edges and one past each constraint (coverage), then fast-check
 // examples of the whole space (fuzzing), each failure shrunk to its smallest request. Valid data must
 // be accepted and invalid data refused with a 4xx, at the level schema.ts derives from where the
-// constraint lives; a refused body must not have been stored.
-import fc from 'fast-check';
-import type { Json, JsonObject } from '../../lib/openapi.ts';
+// constraint lives; a refused body must not have been stored. This file is the area: its checks, the
+// examples and coverage phases and the stored-nothing walk; input-judge.ts judges one answer,
+// input-fuzzing.ts is the fuzzing phase.
 import type { CheckDef } from '../catalogue.ts';
-import { bodyArbitrary, invalidTextArbitrary, valueArbitrary } from '../generate/arbitraries.ts';
-import { bodyCases, exampleCases, outOfRange, parameterCases, successStatuses, type Case, type Expectation } from '../generate/cases.ts';
-import { fuzz, type Judgement } from '../generate/fuzz.ts';
-import { invalidVariants } from '../generate/schema.ts';
+import { bodyCases, exampleCases, parameterCases, type Case } from '../generate/cases.ts';
 import { jsonBody, type Exchange } from '../http.ts';
-import type { OperationId } from '../openapi.ts';
 import { SECTION, type Area, type AreaContext } from './area.ts';
+import { fuzzing } from './input-fuzzing.ts';
+import { judge, sendCase, type Markers } from './input-judge.ts';
 import { acceptsExtra, describeStatus, isPetArray, nextPage, send, status } from './support.ts';
 
 const GENERATED = 'Endpoints; generated from spec/openapi.yaml';
@@ -88,66 +86,6 @@ const checks: readonly CheckDef[] = [
   },
 ];
 
-/** The check a case's outcome belongs to. */
-function checkOf(expect: Expectation): string {
-  if (expect.valid) return expect.level === 'must' ? 'input.valid-accepted' : 'input.decision-valid-accepted';
-  return expect.level === 'must' ? 'input.invalid-rejected' : 'input.decision-invalid-rejected';
-}
-
-/** What one answer says about one case: every check it decides, passed or not. */
-function judge(expect: Expectation, ex: Exchange, purpose: string): Judgement {
-  const code = status(ex);
-  const check = checkOf(expect);
-  if (code === undefined) return { problem: { check, message: `${purpose}: ${describeStatus(ex)}` }, passed: [] };
-  if (expect.valid) {
-    if (expect.success.includes(code)) return { passed: [check] };
-    return { problem: { check, message: `${purpose}: answered ${code}, expected ${expect.success.join(' or ')}` }, passed: [] };
-  }
-  const refused = code >= 400 && code < 500;
-  if (!refused && code >= 200 && code < 300 && expect.servedAtMost !== undefined) return servedInRange(expect.servedAtMost, ex, purpose, check);
-  if (!refused)
-    return {
-      problem: { check, message: `${purpose}: answered ${code}, expected a 4xx refusal${code < 300 ? ' (the invalid request was served)' : ''}` },
-      passed: [],
-    };
-  if (expect.level === 'should') {
-    return code === 400 ? { passed: [check] } : { problem: { check, message: `${purpose}: refused with ${code}, expected 400` }, passed: [] };
-  }
-  if (expect.where === 'path' || code === 400) return { passed: expect.where === 'path' ? [check] : [check, 'input.invalid-400'] };
-  return { problem: { check: 'input.invalid-400', message: `${purpose}: refused with ${code}, expected 400` }, passed: [check] };
-}
-
-/**
- * An out-of-range query value that was served: the specification leaves open whether it is refused,
- * clamped or ignored, so the must-level check holds only the page to what any of those would serve;
- * the reference server's refusal with 400 is asked at should level.
- */
-function servedInRange(atMost: number, ex: Exchange, purpose: string, check: string): Judgement {
-  const body = jsonBody(ex);
-  const count = Array.isArray(body) ? body.length : undefined;
-  if (count === undefined || count > atMost)
-    return {
-      problem: { check, message: `${purpose}: served ${count ?? 'a body that is not a list'} items; clamped or ignored it may serve at most ${atMost}` },
-      passed: [],
-    };
-  return { problem: { check: 'input.invalid-400', message: `${purpose}: served (clamped or ignored) instead of refused with 400` }, passed: [check] };
-}
-
-/** Markers of invalid bodies sent, with the exchange that sent each. */
-type Markers = Map<string, Exchange>;
-
-async function sendCase(ctx: AreaContext, c: Case, phase: string): Promise<Exchange> {
-  return send(ctx, {
-    operationId: c.operationId,
-    purpose: c.purpose,
-    method: c.method,
-    path: c.path,
-    ...(c.query ? { query: c.query } : {}),
-    ...(c.raw !== undefined ? { rawBody: c.raw } : c.json !== undefined ? { json: c.json } : {}),
-    phase,
-  });
-}
-
 async function runCases(ctx: AreaContext, cases: readonly Case[], phase: string, markers: Markers): Promise<void> {
   let left = 0;
   for (const c of cases) {
@@ -165,178 +103,12 @@ async function runCases(ctx: AreaContext, cases: readonly Case[], phase: string,
   if (left > 0) ctx.progress({ type: 'note', text: `${phase}: ${left} cases left out (--max-requests ${ctx.options.maxRequests})` });
 }
 
-function operation(ctx: AreaContext, id: OperationId) {
-  return ctx.contract.operations.get(id)!;
-}
-
 /** Every operation with a body or parameters the specification states. */
 function coverageCases(ctx: AreaContext): Case[] {
   const cases: Case[] = [];
   for (const op of ctx.contract.operations.values()) cases.push(...bodyCases(op, ctx.token, { extra: acceptsExtra(ctx) }), ...parameterCases(op));
   // The specification's own constraints first: if the budget runs short, the decisions go.
   return [...cases.filter((c) => c.expect.level === 'must'), ...cases.filter((c) => c.expect.level === 'should')];
-}
-
-function asObject(value: Json | undefined): JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : {};
-}
-
-/** The fuzzed properties: valid and invalid bodies, valid and invalid queries. */
-async function fuzzing(ctx: AreaContext, markers: Markers): Promise<void> {
-  const { options } = ctx;
-  let seed = options.seed;
-  const run = async <T>(name: string, arbitrary: fc.Arbitrary<T>, toCase: (input: T) => Case, extra?: (input: T, ex: Exchange) => Judgement | undefined) => {
-    const outcome = await fuzz({
-      name,
-      arbitrary,
-      seed: seed++ % 2 ** 32,
-      numRuns: options.maxExamples,
-      budget: ctx.budget,
-      send: async (input) => {
-        const c = toCase(input);
-        const ex = await sendCase(ctx, c, 'fuzzing');
-        if (c.marker) markers.set(c.marker, ex);
-        return ex;
-      },
-      judge: (input, ex) => {
-        const c = toCase(input);
-        const verdict = judge(c.expect, ex, c.purpose);
-        // A server error fails the example too, so that it is shrunk (errors.no-server-error reports it).
-        if (!verdict.problem && (status(ex) ?? 0) >= 500)
-          return { problem: { check: 'errors.no-server-error', message: `${c.purpose}: answered ${status(ex)}` }, passed: [] };
-        if (verdict.problem) return verdict;
-        const more = extra?.(input, ex);
-        return more ? { problem: more.problem, passed: [...verdict.passed, ...more.passed] } : verdict;
-      },
-      pass: (id) => ctx.ledger.pass(id),
-    });
-    const f = outcome.failure;
-    if (f && f.problem.check !== 'errors.no-server-error')
-      ctx.ledger.fail(f.problem.check, `${f.problem.message} (${name}: smallest of the failing inputs after ${f.shrinks} shrinks; seed ${f.seed})`, [
-        f.exchange,
-      ]);
-    if (outcome.cut) ctx.progress({ type: 'note', text: `fuzzing ${name}: stopped at --max-requests ${options.maxRequests}` });
-  };
-
-  const create = operation(ctx, 'createPet');
-  const schema = create.requestSchema;
-  if (schema) {
-    const success = successStatuses(create);
-    await run('valid createPet bodies', bodyArbitrary(schema.should, schema.must, create.requestExamples, { extra: acceptsExtra(ctx) }), (g) => ({
-      operationId: 'createPet',
-      method: create.method,
-      path: create.path,
-      json: g.body,
-      purpose: `create ${JSON.stringify(g.body)}`,
-      expect: { valid: true, level: g.level, success },
-    }));
-    const mutations = invalidBodyMutations(schema.should, schema.must);
-    const name = Object.keys(asObject(schema.should.properties)).find(
-      (n) => asObject(asObject(schema.should.properties)[n]).type === 'string' && !asObject(asObject(schema.should.properties)[n]).enum,
-    );
-    if (mutations.length > 0) {
-      let n = 0;
-      const markersOf = new Map<unknown, string>();
-      await run(
-        'invalid createPet bodies',
-        fc.tuple(bodyArbitrary(schema.should, schema.must, create.requestExamples, { extra: false }), fc.constantFrom(...mutations)),
-        (input) => {
-          const [g, m] = input;
-          let marker = markersOf.get(input);
-          if (!marker && name && m.property !== name) markersOf.set(input, (marker = `neg-${ctx.token}-f${++n}`));
-          const body: Record<string, Json> = { ...g.body, ...(marker && name ? { [name]: marker } : {}) };
-          if (m.value === undefined) delete body[m.property];
-          else body[m.property] = m.value;
-          return {
-            operationId: 'createPet',
-            method: create.method,
-            path: create.path,
-            json: body,
-            purpose: `create with ${m.property} ${m.label}: ${JSON.stringify(body)}`,
-            expect: { valid: false, level: m.level, where: 'body' },
-            ...(marker ? { marker } : {}),
-          };
-        },
-      );
-    }
-  }
-
-  const list = operation(ctx, 'listPets');
-  const query = list.parameters.filter((p) => p.in === 'query' && !p.decision);
-  const model = Object.fromEntries(query.map((p) => [p.name, valueArbitrary(p.schema.should, p.schema.must)]));
-  const listSuccess = successStatuses(list);
-  const queryOf = (values: Record<string, Json>) => Object.fromEntries(Object.entries(values).map(([k, v]) => [k, String(v)]));
-  await run(
-    'valid listPets queries',
-    fc.record(model, { requiredKeys: [] }),
-    (values) => ({
-      operationId: 'listPets',
-      method: list.method,
-      path: list.path,
-      query: queryOf(values as Record<string, Json>),
-      purpose: `list with ${JSON.stringify(values)}`,
-      expect: { valid: true, level: 'must', success: listSuccess },
-    }),
-    ctx.options.profile === 'full' ? (values, ex) => honoured(ctx, values as Record<string, Json>, ex) : undefined,
-  );
-  const broken = query.map((p) => ({ p, arb: invalidTextArbitrary(p.schema.should, p.schema.must) })).filter((x) => x.arb !== undefined);
-  if (broken.length > 0) {
-    await run(
-      'invalid listPets queries',
-      fc.oneof(...broken.map(({ p, arb }) => arb!.map((bad) => ({ name: p.name, atMost: outOfRange(p.schema.should, bad), ...bad })))),
-      (bad) => ({
-        operationId: 'listPets',
-        method: list.method,
-        path: list.path,
-        query: { [bad.name]: bad.value },
-        purpose: `list with ${bad.name}=${JSON.stringify(bad.value)}`,
-        expect: { valid: false, level: bad.level, where: 'query', ...(bad.atMost !== undefined ? { servedAtMost: bad.atMost } : {}) },
-      }),
-    );
-  }
-}
-
-interface Mutation {
-  property: string;
-  /** undefined: the property is left out. */
-  value: Json | undefined;
-  label: string;
-  level: 'must' | 'should';
-}
-
-function invalidBodyMutations(should: JsonObject, must: JsonObject): Mutation[] {
-  const properties = asObject(should.properties);
-  const mustProperties = asObject(must.properties);
-  const out: Mutation[] = [];
-  for (const [name, schema] of Object.entries(properties)) {
-    for (const v of invalidVariants(asObject(schema), asObject(mustProperties[name]), 'json')) {
-      if (typeof v.value === 'number' && !Number.isSafeInteger(v.value) && Number.isInteger(v.value)) continue;
-      out.push({ property: name, value: v.value, label: v.label, level: v.level });
-    }
-  }
-  const mustRequired = new Set(Array.isArray(must.required) ? must.required.map(String) : []);
-  for (const name of Array.isArray(should.required) ? should.required.map(String) : [])
-    out.push({ property: name, value: undefined, label: 'left out (required)', level: mustRequired.has(name) ? 'must' : 'should' });
-  return out;
-}
-
-/** The list honours the generated limit and status. */
-function honoured(ctx: AreaContext, values: Record<string, Json>, ex: Exchange): Judgement {
-  const body = jsonBody(ex);
-  if (!isPetArray(body)) return { passed: [] };
-  const limit = typeof values.limit === 'number' ? values.limit : ctx.contract.listLimit.default;
-  const wrong = values.status === undefined ? [] : body.filter((p) => p.status !== values.status);
-  if (body.length > limit)
-    return { problem: { check: 'input.list-honoured', message: `list with ${JSON.stringify(values)} returned ${body.length} pets` }, passed: [] };
-  if (wrong.length > 0)
-    return {
-      problem: {
-        check: 'input.list-honoured',
-        message: `list with ${JSON.stringify(values)} returned pets with status ${[...new Set(wrong.map((p) => String(p.status)))].join(', ')}`,
-      },
-      passed: [],
-    };
-  return { passed: ['input.list-honoured'] };
 }
 
 function refusedBody(ex: Exchange): boolean {

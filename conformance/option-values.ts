@@ -1,0 +1,91 @@
+// What the values of the kit's structured options become and must be: the options table
+// (options.ts) names these as an option's `convert` (the command line's text to the value code
+// passes) and `check` (the one rule for that value, whether it came from the command line, a config
+// file or code). Rules that relate two options stay in resolveOptions (run.ts).
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { UsageError } from '../lib/errors.ts';
+import { CATALOGUE, checkSelector } from './catalogue.ts';
+import { parseChoices, type Choices } from './open-points.ts';
+
+/** The generated phases, in the order they run. */
+export const GENERATED_PHASES = ['examples', 'coverage', 'fuzzing', 'stateful'] as const;
+export type GeneratedPhase = (typeof GENERATED_PHASES)[number];
+
+export function baseUrlProblem(value: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return `--base-url ${JSON.stringify(value)} is not an absolute URL`;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return '--base-url must be http:// or https://';
+  if (url.search || url.hash) return '--base-url must not carry a query or fragment';
+  return undefined;
+}
+
+/** `--header` values ("Name: value", taken whole: a value may hold commas) as a record by lower-case name. */
+export function headersOf(values: readonly string[], from: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const value of values) {
+    const m = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+)\s*:\s*(.*)$/.exec(value);
+    if (!m) throw new UsageError(`${from} ${JSON.stringify(value)} is not "Name: value"`);
+    // Refused under the name as written, before it is lower-cased.
+    const problem = headersProblem({ [m[1]!]: m[2]! });
+    if (problem !== undefined) throw new UsageError(problem);
+    headers[m[1]!.toLowerCase()] = m[2]!.trim();
+  }
+  return headers;
+}
+
+/** The headers the kit sets itself cannot be given. */
+export function headersProblem(headers: Readonly<Record<string, string>>): string | undefined {
+  for (const name of Object.keys(headers)) {
+    const lower = name.toLowerCase();
+    if (['authorization', 'host', 'content-length', 'transfer-encoding'].includes(lower))
+      return `--header cannot set ${name}: the kit sets it${lower === 'authorization' ? ' (use --api-key)' : ''}`;
+  }
+  return undefined;
+}
+
+/** The PEM certificates of --ca, read once where the option enters. */
+export function readCa(file: string, from = '--ca'): string {
+  let ca: string;
+  try {
+    ca = readFileSync(resolve(file), 'utf8');
+  } catch (error) {
+    throw new UsageError(`${from} ${file} cannot be read: ${(error as Error).message}`, { cause: error });
+  }
+  if (!ca.includes('-----BEGIN CERTIFICATE-----')) throw new UsageError(`${from} ${file} holds no PEM certificate`);
+  return ca;
+}
+
+/** `--phases`: a list of phases, or "none" for only the fixed checks. */
+export function phasesOf(list: readonly string[]): readonly GeneratedPhase[] {
+  return (list.length === 1 && list[0] === 'none' ? [] : list) as readonly GeneratedPhase[];
+}
+
+export function phasesProblem(phases: readonly string[]): string | undefined {
+  const unknown = phases.filter((p) => !(GENERATED_PHASES as readonly string[]).includes(p));
+  if (unknown.length === 0) return undefined;
+  return `--phases must name some of ${GENERATED_PHASES.join(', ')} (or none), not ${unknown.join(', ')}`;
+}
+
+/** `--checks` and `--exclude-checks`: every id or prefix names at least one check of the catalogue. */
+export function checkIdsProblem(flag: string) {
+  return (ids: readonly string[]): string | undefined => {
+    const { unknown } = checkSelector(CATALOGUE, ids, undefined);
+    return unknown.length > 0 ? `--${flag}: ${unknown.join(', ')} names no check (see --list-checks)` : undefined;
+  };
+}
+
+/** `--choice`: a record by open point; parseChoices refuses a point or a value it does not know. */
+export function choicesProblem(choices: Readonly<Record<string, string>>): string | undefined {
+  parseChoices(Object.entries(choices).map(([point, value]) => `${point}=${value}`));
+  return undefined;
+}
+
+export const choicesOf = (values: readonly string[]): Choices => parseChoices(values);
+
+/** A path on the command line, relative to where the command ran. */
+export const pathOf = (value: string): string => resolve(value);
