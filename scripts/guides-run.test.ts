@@ -172,6 +172,7 @@ t("conformance/README.md: the config files are read by conform's own loader, and
   writeFileSync(ca, '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
   fromFile[at + 1] = ca;
   const parsed = parseCli([...fromFile, '--seed', '1234'], {});
+  if (typeof parsed === 'string') throw new Error(`the config file asked for ${parsed}`);
   assert.is(parsed.baseUrl, 'https://staging.example.test/v1');
   assert.is(parsed.apiKey, 'staging-secret');
   assert.equal(parsed.headers, { 'x-tenant': 'conformance' });
@@ -181,6 +182,7 @@ t("conformance/README.md: the config files are read by conform's own loader, and
 
   writeFileSync(join(work, 'choices.yaml'), guideBlock('conformance/README.md', 'choice-config'));
   const choices = parseCli(await readConfig(join(work, 'choices.yaml'), CONFORM_OPTIONS, { KEY: 'implementer-key' }), {});
+  if (typeof choices === 'string') throw new Error(`the config file asked for ${choices}`);
   assert.is(choices.baseUrl, 'http://127.0.0.1:8080/v1');
   assert.equal(Object.keys(choices.choices ?? {}).sort(), ['ban-status', 'limit-out-of-range', 'paging', 'unknown-fields']);
 });

@@ -25,11 +25,10 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse as parseYaml } from 'yaml';
-import { parseOptions } from '../lib/cli-options.ts';
-import { parseOptions as parseBenchOptions } from '../bench/options.ts';
-import { takeHeaders } from '../conformance/cli.ts';
-import { MOCK_OPTIONS } from '../conformance/mock.ts';
+import { parseOptions, type OptionSpec } from '../lib/cli-options.ts';
+import { parseBenchOptions } from '../bench/options.ts';
 import { OPTIONS as CONFORM_OPTIONS } from '../conformance/options.ts';
+import { MOCK_OPTIONS } from '../conformance/mock.ts';
 import { MERGE_OPTIONS } from '../load/cli/merge.ts';
 import { PROXY_OPTIONS } from '../proxy/options.ts';
 import { REPORT_OPTIONS } from '../server/client-report/cli.ts';
@@ -187,10 +186,19 @@ function kitCommand(words: string[]): { name: string; argv: string[] } | null {
   return null;
 }
 
+/**
+ * A table as a guide line is judged by: every flag known and every value of its type and range, but
+ * nothing required (a guide's line may take the rest from a config file or the environment) and the
+ * CA file not read (it is the reader's own).
+ */
+function asWritten(specs: readonly OptionSpec[]): OptionSpec[] {
+  return specs.map(({ required: _required, ...spec }) => (spec.flag === 'ca' ? { ...spec, convert: undefined, check: undefined } : spec));
+}
+
 const PARSERS: Record<string, (argv: string[]) => unknown> = {
   serve: (argv) => parseOptions(SERVE_OPTIONS, argv, {}),
-  conform: (argv) => parseOptions(CONFORM_OPTIONS, takeHeaders(argv).rest, {}),
-  proxy: (argv) => parseOptions(PROXY_OPTIONS, takeHeaders(argv).rest, {}),
+  conform: (argv) => parseOptions(asWritten(CONFORM_OPTIONS), argv, {}),
+  proxy: (argv) => parseOptions(asWritten(PROXY_OPTIONS), argv, {}),
   mock: (argv) => parseOptions(MOCK_OPTIONS, argv, {}),
   'client-report': (argv) => parseOptions(REPORT_OPTIONS, argv, {}),
   'load-merge': (argv) => parseOptions(MERGE_OPTIONS, argv, {}, { positionals: true }),
