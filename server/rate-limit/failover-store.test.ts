@@ -30,6 +30,8 @@ class FakeShared implements SharedStore {
     if (this.failing) throw new Error('Command timed out');
     return this.#inner.consumeAll(requests);
   }
+  connect = async () => this.ready;
+  sharePetsVersion = () => undefined;
   reset = () => this.#inner.reset();
   advance = (ms: number) => this.#inner.advance(ms);
   close = () => this.#inner.close();
