@@ -2,8 +2,9 @@
 // asks for a fault with Prism's convention, `Prefer: code=429`, `code=503` or `delay=<ms>` (they
 // combine: `Prefer: code=503, delay=2000`); the admin API schedules faults for a key's next N
 // requests, so a client can be tested without changing how it sends requests. An injected 429 is
-// the one the key would get (its real window, Remaining 0, a consistent Retry-After and Reset) and,
-// like any 429, counts nothing; a 503 carries Retry-After too.
+// asked of the limiter (rate-limit/limiter.ts): the one the key would get (its real window,
+// Remaining 0, a consistent Retry-After and Reset), built as every 429 is and, like any 429,
+// counting nothing; a 503 carries Retry-After too.
 import type { Plugin, Request, ResponseObject, ResponseToolkit } from '@hapi/hapi';
 import Joi from 'joi';
 import { apiError } from '../errors.ts';
