@@ -5,7 +5,7 @@
 // asked of the limiter (rate-limit/limiter.ts): the one the key would get (its real window,
 // Remaining 0, a consistent Retry-After and Reset), built as every 429 is and, like any 429,
 // counting nothing; a 503 carries Retry-After too.
-import type { Plugin, Request, ResponseObject, ResponseToolkit } from '@hapi/hapi';
+import type { Plugin, Request, ResponseObject, ResponseToolkit, ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import { apiError } from '../errors.ts';
 import type { KeyRing } from '../keys.ts';
@@ -153,42 +153,46 @@ export const faultsPlugin: Plugin<FaultsOptions> = {
       return h.continue;
     });
 
-    if (!adminStrategy) return;
-    const adminRoute = { auth: adminStrategy, plugins: { [RATE_LIMIT_PLUGIN]: 'admin' as const } };
-    server.route([
-      {
-        method: 'POST',
-        path: '/__admin/faults',
-        options: {
-          ...adminRoute,
-          validate: { payload: scheduleSchema, failAction: rejectInvalid('invalid_body') },
-          handler(request: Request, h: ResponseToolkit) {
-            const { key: token, count, ...fault } = request.payload as Fault & { key: string; count: number };
-            const key = keys.lookup(token);
-            if (!key) throw apiError('invalid_body', '"key" is not a key this server knows.');
-            const queue = schedule.get(key.keyId) ?? [];
-            queue.push({ ...fault, remaining: count });
-            schedule.set(key.keyId, queue);
-            return h.response({ keyId: key.keyId, scheduled: queue.map(({ remaining, ...f }) => ({ ...f, remaining })) }).code(201);
-          },
-        },
-      },
-      {
-        method: 'GET',
-        path: '/__admin/faults',
-        options: { ...adminRoute, handler: () => Object.fromEntries([...schedule].map(([keyId, queue]) => [keyId, queue])) },
-      },
-      {
-        method: 'DELETE',
-        path: '/__admin/faults',
-        options: {
-          ...adminRoute,
-          handler(_request: Request, h: ResponseToolkit) {
-            schedule.clear();
-            return h.response().code(204);
-          },
-        },
-      },
-    ]);
+    if (adminStrategy) server.route(scheduleRoutes(schedule, keys, adminStrategy));
   },
 };
+
+/** The admin API's routes that schedule faults for a key's next requests, list them and clear them. */
+function scheduleRoutes(schedule: Map<string, Scheduled[]>, keys: KeyRing, adminStrategy: string): ServerRoute[] {
+  const adminRoute = { auth: adminStrategy, plugins: { [RATE_LIMIT_PLUGIN]: 'admin' as const } };
+  return [
+    {
+      method: 'POST',
+      path: '/__admin/faults',
+      options: {
+        ...adminRoute,
+        validate: { payload: scheduleSchema, failAction: rejectInvalid('invalid_body') },
+        handler(request: Request, h: ResponseToolkit) {
+          const { key: token, count, ...fault } = request.payload as Fault & { key: string; count: number };
+          const key = keys.lookup(token);
+          if (!key) throw apiError('invalid_body', '"key" is not a key this server knows.');
+          const queue = schedule.get(key.keyId) ?? [];
+          queue.push({ ...fault, remaining: count });
+          schedule.set(key.keyId, queue);
+          return h.response({ keyId: key.keyId, scheduled: queue.map(({ remaining, ...f }) => ({ ...f, remaining })) }).code(201);
+        },
+      },
+    },
+    {
+      method: 'GET',
+      path: '/__admin/faults',
+      options: { ...adminRoute, handler: () => Object.fromEntries([...schedule].map(([keyId, queue]) => [keyId, queue])) },
+    },
+    {
+      method: 'DELETE',
+      path: '/__admin/faults',
+      options: {
+        ...adminRoute,
+        handler(_request: Request, h: ResponseToolkit) {
+          schedule.clear();
+          return h.response().code(204);
+        },
+      },
+    },
+  ];
+}

@@ -179,6 +179,22 @@ function unlimited(rateLimit: ResolvedRateLimitOptions): Limiter {
   };
 }
 
+/** `result` of `part` as the request's verdict; `first` is the call's first answer, which carries the pets' version. */
+function record(clock: Clock, request: Request, first: ConsumeResult, part: Counted, result: ConsumeResult, cost: 0 | 1): Verdict {
+  notePetsVersion(request, first.petsVersion);
+  const decided = verdict(part.partition.kind, result, clock.now(), cost, part.partition.windows);
+  request.plugins[RATE_LIMIT_PLUGIN] = decided;
+  return decided;
+}
+
+/** The key a request carries even where no authentication ran (unknown paths, auth-free routes). */
+function carriedKey(keys: KeyRing, request: Request): ApiKey | undefined {
+  const authenticated = apiKeyOf(request);
+  if (authenticated) return authenticated;
+  const token = bearerToken(request.headers.authorization);
+  return token ? keys.lookup(token) : undefined;
+}
+
 export function createLimiter(options: LimiterOptions): Limiter {
   const { rateLimit, clock, keys } = options;
   if (!rateLimit.enabled) return unlimited(rateLimit);
@@ -186,34 +202,18 @@ export function createLimiter(options: LimiterOptions): Limiter {
   const store = options.store ?? openLimiterStore({ rateLimit, redisUrl: options.redisUrl, clock, log });
   const { addressOf, keyOf } = partitions(options);
 
-  /** `result` of `part` as the request's verdict; `first` is the call's first answer, which carries the pets' version. */
-  function record(request: Request, first: ConsumeResult, part: Counted, result: ConsumeResult, cost: 0 | 1): Verdict {
-    notePetsVersion(request, first.petsVersion);
-    const decided = verdict(part.partition.kind, result, clock.now(), cost, part.partition.windows);
-    request.plugins[RATE_LIMIT_PLUGIN] = decided;
-    return decided;
-  }
-
   /** First the address (probe only), then the key (counted): the first partition that did not admit decides, or the key. */
   function decideKey(request: Request, key: ApiKey): Maybe<Verdict> {
     const address = addressOf(request);
     const own = keyOf(key);
     return andThen(store.consumeAll([address.probe, own.count]), ([first, second]) =>
-      second ? record(request, first!, own, second, 1) : record(request, first!, address, first!, 0),
+      second ? record(clock, request, first!, own, second, 1) : record(clock, request, first!, address, first!, 0),
     );
   }
 
   function decideAddress(request: Request, cost: 0 | 1): Maybe<Verdict> {
     const address = addressOf(request);
-    return andThen(store.consumeAll([cost ? address.count : address.probe]), ([result]) => record(request, result!, address, result!, cost));
-  }
-
-  /** The key a request carries even where no authentication ran (unknown paths, auth-free routes). */
-  function carriedKey(request: Request): ApiKey | undefined {
-    const authenticated = apiKeyOf(request);
-    if (authenticated) return authenticated;
-    const token = bearerToken(request.headers.authorization);
-    return token ? keys.lookup(token) : undefined;
+    return andThen(store.consumeAll([cost ? address.count : address.probe]), ([result]) => record(clock, request, result!, address, result!, cost));
   }
 
   return {
@@ -229,7 +229,7 @@ export function createLimiter(options: LimiterOptions): Limiter {
     settle(request) {
       if (request.plugins[RATE_LIMIT_PLUGIN] || exempt(request)) return request.plugins[RATE_LIMIT_PLUGIN];
       // A failed admin attempt counts against the address whatever token it carried.
-      const key = isAdmin(request) ? undefined : carriedKey(request);
+      const key = isAdmin(request) ? undefined : carriedKey(keys, request);
       return key ? decideKey(request, key) : decideAddress(request, 1);
     },
     headersFor(request, decided) {
@@ -243,7 +243,9 @@ export function createLimiter(options: LimiterOptions): Limiter {
       return andThen(store.consumeAll([address.probe, own.probe]), ([first, second]) => {
         // A key refused anyway gets its real 429; only an admission turned into one is injected.
         const injected = second?.outcome === 'admitted';
-        const decided = second ? record(request, first!, own, injected ? asRefusal(second) : second, 0) : record(request, first!, address, first!, 0);
+        const decided = second
+          ? record(clock, request, first!, own, injected ? asRefusal(second) : second, 0)
+          : record(clock, request, first!, address, first!, 0);
         return { error: refusal(decided), injected };
       });
     },
