@@ -20,7 +20,8 @@ import { requestLogPlugin } from './plugins/request-log.ts';
 import { petRoutes } from './routes/pets.ts';
 import { openPetStore } from './store/open.ts';
 import { PostgresPetStore } from './store/postgres-store.ts';
-import { FailoverStore, RedisStore } from './rate-limit/index.ts';
+import { createLimiter, type Limiter } from './rate-limit/limiter.ts';
+import { redisStore } from './rate-limit/open-store.ts';
 import type { PetStore } from './store/pet-store.ts';
 
 declare module '@hapi/hapi' {
@@ -40,27 +41,20 @@ declare module '@hapi/hapi' {
  * with Redis but no limiter (`--no-rate-limit`) still moves the version on after its creates, through a
  * connection of its own, so that the caches of the instances it shares pets with hear of them.
  */
-function shareVersionThroughRedis(server: Server, store: PetStore, options: ResolvedOptions): void {
+function shareVersionThroughRedis(server: Server, store: PetStore, limiter: Limiter, options: ResolvedOptions): void {
   if (!(store instanceof PostgresPetStore) || !options.redisUrl) return;
   const log = (level: 'error' | 'info', message: string) => void server.log(['storage', level], message);
-  const limiter = server.plugins['rate-limit']?.store;
-  let redis: RedisStore;
-  if (limiter instanceof FailoverStore && limiter.primary instanceof RedisStore) redis = limiter.primary;
-  else {
-    const own = new RedisStore({
-      url: options.redisUrl,
-      prefix: options.rateLimit.redisPrefix,
-      commandTimeoutMs: options.rateLimit.redisCommandTimeoutMs,
-      connectTimeoutMs: options.rateLimit.redisConnectTimeoutMs,
-    });
+  let shared = limiter.store;
+  if (!shared) {
+    const own = redisStore(options.rateLimit, options.redisUrl);
     server.ext('onPreStart', async () => {
       if (!(await own.connect())) log('error', "Redis unreachable at start: creates cannot move the pets' version on until it answers");
     });
     server.ext('onPostStop', () => own.close());
-    redis = own;
+    shared = own;
   }
-  redis.sharePetsVersion(store.schema);
-  store.shareVersion({ bump: (kind) => redis.bumpPetsVersion(kind) }, log);
+  const source = shared.sharePetsVersion(store.schema);
+  if (source) store.shareVersion(source, log);
 }
 
 /** Longest `Prefer: delay=<ms>` a request may ask for. */
@@ -136,18 +130,17 @@ export async function createServer(input: ServerOptions = {}): Promise<Server> {
     await server.register(errorsPlugin);
     await server.register(httpRulesPlugin);
     await server.register({ plugin: authPlugin, options: { keys, realm: 'adoption-store' } });
-    await server.register({
-      plugin: rateLimitPlugin,
-      options: {
-        rateLimit: options.rateLimit,
-        redisUrl: options.redisUrl,
-        clock,
-        keys,
-        trustProxy: options.trustProxy,
-        trustProxyHeader: options.trustProxyHeader,
-      },
+    const limiter = createLimiter({
+      rateLimit: options.rateLimit,
+      redisUrl: options.redisUrl,
+      clock,
+      keys,
+      trustProxy: options.trustProxy,
+      trustProxyHeader: options.trustProxyHeader,
+      log: (level, message) => void server.log(['rate-limit', 'redis', level], message),
     });
-    shareVersionThroughRedis(server, store, options);
+    await server.register({ plugin: rateLimitPlugin, options: { limiter } });
+    shareVersionThroughRedis(server, store, limiter, options);
     await server.register({ plugin: deprecationPlugin, options: { clock } });
     if (options.adminToken) {
       await server.register({
@@ -165,7 +158,7 @@ export async function createServer(input: ServerOptions = {}): Promise<Server> {
     if (options.faults) {
       await server.register({
         plugin: faultsPlugin,
-        options: { keys, maxDelayMs: MAX_FAULT_DELAY_MS, ...(options.adminToken ? { adminStrategy: ADMIN_STRATEGY } : {}) },
+        options: { keys, limiter, maxDelayMs: MAX_FAULT_DELAY_MS, ...(options.adminToken ? { adminStrategy: ADMIN_STRATEGY } : {}) },
       });
     }
     await server.register({ plugin: petRoutes, options: { service: new PetService(store), contract } });

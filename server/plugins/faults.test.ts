@@ -40,6 +40,39 @@ faults('a key already over its limit gets its real 429, not marked as injected',
   assert.is(res.headers['x-fault-injected'], undefined);
 });
 
+faults('with rate limiting off, an injected 429 is the plain one: Retry-After 60 and no rate-limit headers', async () => {
+  const server = await serverWith({ rateLimit: { enabled: false } });
+  const res = await send(server, { method: 'GET', url: '/v1/pets', headers: { prefer: 'code=429' } });
+  assert.is(res.status, 429);
+  assert.is(res.body.code, 'rate_limited_minute');
+  assert.is(res.headers['retry-after'], '60');
+  assert.is(res.headers['x-ratelimit-limit'], undefined);
+  assert.is(res.headers['x-fault-injected'], 'code=429');
+});
+
+// An injected 429 is asked of the limiter where it decides a request, so with limits on it comes
+// before the rest of onPostAuth (getPet's 410 after its sunset) as a real 429 does; with limits off
+// nothing is decided there, and the 410 comes first.
+const sunsetOrder: Array<[boolean, number]> = [
+  [true, 429],
+  [false, 410],
+];
+for (const [enabled, status] of sunsetOrder) {
+  faults(`Prefer code=429 on getPet after its sunset, rate limiting ${enabled ? 'on' : 'off'}: ${status}`, async () => {
+    const server = await serverWith({ rateLimit: { enabled }, clock: new ManualClock(Date.UTC(2031, 0, 1)) });
+    const res = await send(server, { method: 'GET', url: '/v1/pets/1', headers: { prefer: 'code=429' } });
+    assert.is(res.status, status);
+    assert.is(res.headers['x-fault-injected'], status === 429 ? 'code=429' : undefined);
+  });
+}
+
+faults('an injected 429 counts nothing: the next request sees the whole minute but one', async () => {
+  const server = await serverWith();
+  assert.is((await send(server, { method: 'GET', url: '/v1/pets', headers: { prefer: 'code=429' } })).status, 429);
+  const next = await send(server, { method: 'GET', url: '/v1/pets' });
+  assert.is(next.headers['x-ratelimit-remaining'], String(Number(next.headers['x-ratelimit-limit']) - 1));
+});
+
 faults('an out-of-range Prefer is 400 with the Error body and nothing injected', async () => {
   const server = await serverWith();
   const res = await send(server, { method: 'GET', url: '/v1/pets', headers: { prefer: 'code=418' } });

@@ -2,15 +2,16 @@
 // asks for a fault with Prism's convention, `Prefer: code=429`, `code=503` or `delay=<ms>` (they
 // combine: `Prefer: code=503, delay=2000`); the admin API schedules faults for a key's next N
 // requests, so a client can be tested without changing how it sends requests. An injected 429 is
-// the one the key would get (its real window, Remaining 0, a consistent Retry-After and Reset) and,
-// like any 429, counts nothing; a 503 carries Retry-After too.
-import type { Plugin, Request, ResponseObject, ResponseToolkit } from '@hapi/hapi';
+// asked of the limiter (rate-limit/limiter.ts): the one the key would get (its real window,
+// Remaining 0, a consistent Retry-After and Reset), built as every 429 is and, like any 429,
+// counting nothing; a 503 carries Retry-After too.
+import type { Plugin, Request, ResponseObject, ResponseToolkit, ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import { apiError } from '../errors.ts';
 import type { KeyRing } from '../keys.ts';
 import { apiKeyOf, bearerToken } from './auth.ts';
 import { rejectInvalid } from './errors.ts';
-import { RATE_LIMIT_PLUGIN } from './rate-limit.ts';
+import { andThen, RATE_LIMIT_PLUGIN, type Limiter } from '../rate-limit/limiter.ts';
 
 export const FAULTS_PLUGIN = 'faults';
 
@@ -27,6 +28,8 @@ interface Scheduled extends Fault {
 
 export interface FaultsOptions {
   keys: KeyRing;
+  /** Whose 429 an injected one is: the key's own, as the limiter would answer it. */
+  limiter: Limiter;
   /** The admin API's auth strategy, when the admin API is on: the scheduling routes use it. */
   adminStrategy?: string;
   /** Longest delay a request may ask for. */
@@ -85,7 +88,7 @@ const scheduleSchema = Joi.object({
 export const faultsPlugin: Plugin<FaultsOptions> = {
   name: FAULTS_PLUGIN,
   version: '1.0.0',
-  register(server, { keys, adminStrategy, maxDelayMs }) {
+  register(server, { keys, limiter, adminStrategy, maxDelayMs }) {
     const schedule = new Map<string, Scheduled[]>();
 
     /** The fault of a request: its Prefer header, else the next one scheduled for its key. */
@@ -107,10 +110,24 @@ export const faultsPlugin: Plugin<FaultsOptions> = {
       if (typeof fault === 'string') throw apiError('bad_request', fault);
       if (!fault) return h.continue;
       request.plugins[FAULTS_PLUGIN] = fault;
-      // The limiter answers with the key's own 429, counting nothing (see rate-limit.ts).
-      if (fault.code === 429) (request.plugins[RATE_LIMIT_PLUGIN] ??= {}).forceRefusal = true;
       return h.continue;
     });
+
+    // A 429 is asked of the limiter where it would decide the request, before it counts it: the
+    // key's own 429, counting nothing, decided as the request's verdict (so it is not counted after).
+    server.ext(
+      'onPostAuth',
+      (request, h) => {
+        const fault = request.plugins[FAULTS_PLUGIN];
+        const key = fault?.code === 429 ? apiKeyOf(request) : undefined;
+        if (!key) return h.continue;
+        return andThen(limiter.refusalFor(request, key), ({ error, injected }) => {
+          if (injected) fault!.injectedCode = 429;
+          throw error;
+        });
+      },
+      { before: [RATE_LIMIT_PLUGIN] },
+    );
 
     // After the request is authenticated and counted: a 500 or 503 is an answer like any other.
     // A request refused before it (401, a real 429, a 400) never reaches this: its code is not injected.
@@ -120,10 +137,6 @@ export const faultsPlugin: Plugin<FaultsOptions> = {
       if (code === 503 || code === 500) fault!.injectedCode = code;
       if (code === 503) throw apiError(INJECTED_ANSWERS[503].code, INJECTED_ANSWERS[503].message, { 'retry-after': INJECTED_ANSWERS[503].retryAfter });
       if (code === 500) throw apiError(INJECTED_ANSWERS[500].code, INJECTED_ANSWERS[500].message);
-      if (code === 429 && apiKeyOf(request) && !server.plugins[RATE_LIMIT_PLUGIN]) {
-        fault!.injectedCode = code;
-        throw apiError('rate_limited_minute', 'Rate limit exceeded (a fault injected for client testing); retry after 60 seconds.', { 'retry-after': '60' });
-      }
       return h.continue;
     });
 
@@ -131,7 +144,6 @@ export const faultsPlugin: Plugin<FaultsOptions> = {
     server.ext('onPreResponse', async (request, h) => {
       const fault = request.plugins[FAULTS_PLUGIN];
       if (!fault) return h.continue;
-      if (fault.code === 429 && request.plugins[RATE_LIMIT_PLUGIN]?.refusalForced) fault.injectedCode = 429;
       if (fault.delayMs) await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
       const injected = [fault.injectedCode ? `code=${fault.injectedCode}` : '', fault.delayMs ? `delay=${fault.delayMs}` : ''].filter(Boolean);
       if (injected.length === 0) return h.continue;
@@ -141,42 +153,46 @@ export const faultsPlugin: Plugin<FaultsOptions> = {
       return h.continue;
     });
 
-    if (!adminStrategy) return;
-    const adminRoute = { auth: adminStrategy, plugins: { [RATE_LIMIT_PLUGIN]: 'admin' as const } };
-    server.route([
-      {
-        method: 'POST',
-        path: '/__admin/faults',
-        options: {
-          ...adminRoute,
-          validate: { payload: scheduleSchema, failAction: rejectInvalid('invalid_body') },
-          handler(request: Request, h: ResponseToolkit) {
-            const { key: token, count, ...fault } = request.payload as Fault & { key: string; count: number };
-            const key = keys.lookup(token);
-            if (!key) throw apiError('invalid_body', '"key" is not a key this server knows.');
-            const queue = schedule.get(key.keyId) ?? [];
-            queue.push({ ...fault, remaining: count });
-            schedule.set(key.keyId, queue);
-            return h.response({ keyId: key.keyId, scheduled: queue.map(({ remaining, ...f }) => ({ ...f, remaining })) }).code(201);
-          },
-        },
-      },
-      {
-        method: 'GET',
-        path: '/__admin/faults',
-        options: { ...adminRoute, handler: () => Object.fromEntries([...schedule].map(([keyId, queue]) => [keyId, queue])) },
-      },
-      {
-        method: 'DELETE',
-        path: '/__admin/faults',
-        options: {
-          ...adminRoute,
-          handler(_request: Request, h: ResponseToolkit) {
-            schedule.clear();
-            return h.response().code(204);
-          },
-        },
-      },
-    ]);
+    if (adminStrategy) server.route(scheduleRoutes(schedule, keys, adminStrategy));
   },
 };
+
+/** The admin API's routes that schedule faults for a key's next requests, list them and clear them. */
+function scheduleRoutes(schedule: Map<string, Scheduled[]>, keys: KeyRing, adminStrategy: string): ServerRoute[] {
+  const adminRoute = { auth: adminStrategy, plugins: { [RATE_LIMIT_PLUGIN]: 'admin' as const } };
+  return [
+    {
+      method: 'POST',
+      path: '/__admin/faults',
+      options: {
+        ...adminRoute,
+        validate: { payload: scheduleSchema, failAction: rejectInvalid('invalid_body') },
+        handler(request: Request, h: ResponseToolkit) {
+          const { key: token, count, ...fault } = request.payload as Fault & { key: string; count: number };
+          const key = keys.lookup(token);
+          if (!key) throw apiError('invalid_body', '"key" is not a key this server knows.');
+          const queue = schedule.get(key.keyId) ?? [];
+          queue.push({ ...fault, remaining: count });
+          schedule.set(key.keyId, queue);
+          return h.response({ keyId: key.keyId, scheduled: queue.map(({ remaining, ...f }) => ({ ...f, remaining })) }).code(201);
+        },
+      },
+    },
+    {
+      method: 'GET',
+      path: '/__admin/faults',
+      options: { ...adminRoute, handler: () => Object.fromEntries([...schedule].map(([keyId, queue]) => [keyId, queue])) },
+    },
+    {
+      method: 'DELETE',
+      path: '/__admin/faults',
+      options: {
+        ...adminRoute,
+        handler(_request: Request, h: ResponseToolkit) {
+          schedule.clear();
+          return h.response().code(204);
+        },
+      },
+    },
+  ];
+}

@@ -30,6 +30,13 @@ class FakeShared implements SharedStore {
     if (this.failing) throw new Error('Command timed out');
     return this.#inner.consumeAll(requests);
   }
+  connect = async () => this.ready;
+  readonly versions = { bump: async () => ({ version: 1, epoch: 1 }) };
+  sharedAs: string | undefined;
+  sharePetsVersion = (name: string) => {
+    this.sharedAs = name;
+    return this.versions;
+  };
   reset = () => this.#inner.reset();
   advance = (ms: number) => this.#inner.advance(ms);
   close = () => this.#inner.close();
@@ -106,6 +113,22 @@ test('reset and advance reach both stores', async () => {
   shared.failing = false;
   await store.reset();
   assert.is(fallback.size, 0);
+});
+
+test("connecting and the pets' version are the shared store's: the fallback has neither", async () => {
+  const { shared, store } = setup();
+  assert.ok(await store.connect());
+  shared.emit('unavailable');
+  assert.not.ok(await store.connect(), 'not there: false, and decisions fall back');
+  assert.is(store.sharePetsVersion('public'), shared.versions);
+  assert.is(shared.sharedAs, 'public');
+});
+
+test('the memory store answers at once (no promise), is ready at once and shares no version', async () => {
+  const memory = new MemoryStore(new ManualClock());
+  assert.not.instance(memory.consumeAll([req]), Promise);
+  assert.ok(await memory.connect());
+  assert.is(memory.sharePetsVersion('public'), undefined);
 });
 
 test.run();

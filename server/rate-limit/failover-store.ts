@@ -4,6 +4,7 @@
 import type { MemoryStore } from './memory-store.ts';
 import type { RedisStatus } from './redis-store.ts';
 import type { ConsumeRequest, ConsumeResult, LimiterStore } from './store.ts';
+import type { PetsVersionSource } from '../store/pet-cache.ts';
 
 export type FailoverEvent = { type: 'fallback'; error: Error | undefined } | { type: 'recovered' };
 
@@ -74,6 +75,16 @@ export class FailoverStore<Primary extends SharedStore = SharedStore> implements
       this.#degrade(undefined);
     }
     return this.fallback.consumeAllNow(requests);
+  }
+
+  /** The shared store's connection; the fallback decides until it is there. */
+  connect(): Promise<boolean> {
+    return this.primary.connect();
+  }
+
+  /** Through the shared store: while it is away no version is read, and pet caches read PostgreSQL. */
+  sharePetsVersion(name: string): PetsVersionSource | undefined {
+    return this.primary.sharePetsVersion(name);
   }
 
   async reset(): Promise<void> {

@@ -99,8 +99,17 @@ export class MemoryStore implements LimiterStore {
     return this.consumeNow(request);
   }
 
-  async consumeAll(requests: readonly ConsumeRequest[]): Promise<ConsumeResult[]> {
+  consumeAll(requests: readonly ConsumeRequest[]): ConsumeResult[] {
     return this.consumeAllNow(requests);
+  }
+
+  async connect(): Promise<boolean> {
+    return true;
+  }
+
+  /** Nothing to share: no other instance reads this store. */
+  sharePetsVersion(_name: string): undefined {
+    return undefined;
   }
 
   /** Synchronous, so nothing else runs between the partitions. */

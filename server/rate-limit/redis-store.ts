@@ -8,7 +8,7 @@
 // every instance rely on (server/store/pet-cache.ts): the round trip every request makes anyway.
 import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
-import type { PetsVersion } from '../store/pet-cache.ts';
+import type { PetsVersion, PetsVersionSource } from '../store/pet-cache.ts';
 import type { ConsumeRequest, ConsumeResult, LimiterStore, Outcome, WindowUsage } from './store.ts';
 import { StoreUnavailableError } from './store.ts';
 import { roundTrips } from '../round-trips.ts';
@@ -52,6 +52,7 @@ export class RedisStore implements LimiterStore {
   #pending: PendingDecision[] = [];
   #flushScheduled = false;
   #versionKey: string | undefined;
+  readonly #versionSource: PetsVersionSource = { bump: (kind) => this.bumpPetsVersion(kind) };
 
   constructor(options: RedisStoreOptions) {
     this.prefix = options.prefix;
@@ -125,12 +126,10 @@ export class RedisStore implements LimiterStore {
     return result!;
   }
 
-  /**
-   * From now on every decision also reads the pets' version kept under `name` (beside the limiter's
-   * keys), and its results carry it. The instances that share a store share the name.
-   */
-  sharePetsVersion(name: string): void {
+  /** Every decision from now on also reads the pets' version kept under `name`, beside the limiter's keys. */
+  sharePetsVersion(name: string): PetsVersionSource {
     this.#versionKey = `${this.prefix}{pets}:${name}`;
+    return this.#versionSource;
   }
 
   /** Moves the pets' version on after a create or a reset was committed; resolves with the new one. */

@@ -3,7 +3,7 @@
 // window or ban ends), so a store shared by several instances never compares their clocks.
 import { KitError } from '../../lib/errors.ts';
 import type { BanSpec, WindowSpec } from './policy.ts';
-import type { PetsVersion } from '../store/pet-cache.ts';
+import type { PetsVersion, PetsVersionSource } from '../store/pet-cache.ts';
 
 export interface ConsumeRequest {
   /** Partition id, e.g. `key:<hash>` or `ip:203.0.113.7`. */
@@ -36,14 +36,30 @@ export interface ConsumeResult {
   readonly petsVersion?: PetsVersion | undefined;
 }
 
+/** An answer now, or a promise of one: see `LimiterStore.consumeAll`. */
+export type Maybe<T> = T | Promise<T>;
+
 export interface LimiterStore {
   /** Atomic: a refused or banned request changes no window counter. */
   consume(request: ConsumeRequest): Promise<ConsumeResult>;
   /**
    * Several partitions for one request (an address probe, then its key), decided in order as one
    * atomic step that stops at the first one not admitting. One result per partition decided.
+   * A store that can answer synchronously does (the memory store): a hook that needs no promise
+   * costs hapi less (npm run bench).
    */
-  consumeAll(requests: readonly ConsumeRequest[]): Promise<ConsumeResult[]>;
+  consumeAll(requests: readonly ConsumeRequest[]): Maybe<ConsumeResult[]>;
+  /**
+   * Resolves true once the store can decide, false when it cannot yet (a shared store that is not
+   * there: it keeps trying, and decisions fall back meanwhile). A store in this process is ready at once.
+   */
+  connect(): Promise<boolean>;
+  /**
+   * From now on every decision also reads the pets' version named `name`, and its results carry it
+   * (server/store/pet-cache.ts); the returned source moves that version on. Undefined for a store
+   * that no other instance shares: there is no one to tell.
+   */
+  sharePetsVersion(name: string): PetsVersionSource | undefined;
   /** Forget every window, refusal count and ban (admin reset). */
   reset(): Promise<void>;
   /**

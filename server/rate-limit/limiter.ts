@@ -1,0 +1,257 @@
+// The rate limiter as one service: plan limits for API keys, a per-address allowance for requests
+// without a valid key, the admin API's attempts, and temporary bans. It owns the partitions a
+// request is counted in, the store that counts (chosen once, in open-store.ts, and used only
+// through its contract), the decision for a request, and the one 429 every refusal is built by,
+// the fault plugin's included. The hapi plugin (plugins/rate-limit.ts) only calls it from hooks.
+//
+// Every request is decided by one store call (one Redis round trip, coalesced with the others of
+// its event-loop turn), which also carries the pets' version (pets/version.ts):
+//   admit    an authenticated request: its address must not be over its allowance for requests
+//            without a key (so a blocked key guesser learns nothing from a valid key either),
+//            then it is counted against its key, before any handler runs;
+//   settle   whatever was not decided yet is decided as it ends: a 401 counts against the address,
+//            a 404 for an unknown path or a 405/413/415 against the key it carried (or the address).
+import type { Request } from '@hapi/hapi';
+import type { Boom } from '@hapi/boom';
+import type { Clock } from '../clock.ts';
+import { apiError } from '../errors.ts';
+import type { ApiKey, KeyRing } from '../keys.ts';
+import type { BanOptions, ResolvedRateLimitOptions } from '../options.ts';
+import { notePetsVersion } from '../pets/version.ts';
+import { apiKeyOf, bearerToken } from '../plugins/auth.ts';
+import { clientAddress, ipPartitionId, trustedRanges, type ForwardingHeader, type TrustProxy } from './client-ip.ts';
+import { asRefusal, verdict, type Verdict } from './decision.ts';
+import { openLimiterStore, type StoreLog } from './open-store.ts';
+import { adminPartition, banOrNull, ipPartition, keyPartition, type BanSpec, type Partition } from './policy.ts';
+import type { ConsumeRequest, ConsumeResult, LimiterStore, Maybe } from './store.ts';
+
+/** The plugin's name, its route setting and its request state. */
+export const RATE_LIMIT_PLUGIN = 'rate-limit';
+
+/**
+ * Route setting `options.plugins['rate-limit']`: `false` exempts a route; `'admin'` (the admin API)
+ * does not count a call made with the admin token, but refuses it while the address is refused, and
+ * counts a failed attempt against the address as a failed API key is. A request's state is its verdict.
+ */
+declare module '@hapi/hapi' {
+  interface PluginSpecificConfiguration {
+    'rate-limit'?: false | 'admin';
+  }
+  interface PluginsStates {
+    'rate-limit'?: Verdict;
+  }
+}
+
+export interface LimiterOptions {
+  rateLimit: ResolvedRateLimitOptions;
+  /** Which proxies' forwarding headers are believed when finding the client's address. */
+  trustProxy: TrustProxy;
+  /** The header those proxies write; the other one is never read. */
+  trustProxyHeader: ForwardingHeader;
+  /** Share the counts through this Redis; without it, this instance counts alone in memory. */
+  redisUrl?: string | undefined;
+  clock: Clock;
+  keys: KeyRing;
+  /** Where the shared store's comings and goings are told. */
+  log?: StoreLog;
+  /** Count in this store instead of the one the options choose (tests). */
+  store?: LimiterStore;
+}
+
+/** A 429 asked for by a fault: `injected` when it replaced an admission, not a refusal the key got anyway. */
+export interface Refusal {
+  readonly error: Boom;
+  readonly injected: boolean;
+}
+
+export interface Limiter {
+  /** The store counting; absent when rate limiting is off (then nothing is decided). */
+  readonly store: LimiterStore | undefined;
+  readonly options: ResolvedRateLimitOptions;
+  /** onPostAuth: the verdict of a request that authenticated, kept as its state; undefined when not decided here. */
+  admit(request: Request): Maybe<Verdict> | undefined;
+  /** The verdict already given to this request, if any. */
+  verdictOf(request: Request): Verdict | undefined;
+  /** onPreResponse: decides (and counts) a request not decided yet; undefined when it is exempt or rate limiting is off. */
+  settle(request: Request): Maybe<Verdict> | undefined;
+  /** The headers a response carries for its verdict; none on an admitted call made with the admin token. */
+  headersFor(request: Request, decided: Verdict): Readonly<Record<string, string>> | undefined;
+  /** The one 429: Error body, Retry-After and the rate-limit headers of a refused verdict. */
+  refusal(decided: Verdict): Boom;
+  /**
+   * The 429 `key` would get, counting nothing and decided as the request's verdict: the key's real
+   * refusal when it is refused anyway, else its first window shown exhausted (an injected fault).
+   */
+  refusalFor(request: Request, key: ApiKey): Maybe<Refusal>;
+  /** Connects a shared store; a store that is not there yet is only logged (decisions fall back). */
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** `next` of the store's answer, synchronously when the answer is (see LimiterStore.consumeAll). */
+export function andThen<T, U>(value: Maybe<T>, next: (v: T) => U): Maybe<U> {
+  return value instanceof Promise ? value.then(next) : next(value);
+}
+
+export function refusal(decided: Verdict): Boom {
+  return apiError(decided.error!.code, decided.error!.message, { ...decided.headers });
+}
+
+/** An injected 429 while nothing is limited: no window to report, so no rate-limit headers either. */
+const UNLIMITED_REFUSAL: Verdict = {
+  admitted: false,
+  headers: { 'retry-after': '60' },
+  error: { code: 'rate_limited_minute', message: 'Rate limit exceeded (a fault injected for client testing); retry after 60 seconds.' },
+};
+
+/** A partition with the two store requests it is ever asked: a probe (cost 0) and a count (cost 1). */
+interface Counted {
+  readonly partition: Partition;
+  readonly probe: ConsumeRequest;
+  readonly count: ConsumeRequest;
+}
+
+const counted = (partition: Partition): Counted => {
+  const base = { partition: partition.id, windows: partition.windows, ban: partition.ban };
+  return { partition, probe: { ...base, cost: 0 }, count: { ...base, cost: 1 } };
+};
+
+function toBan(options: BanOptions): BanSpec | null {
+  return banOrNull({ threshold: options.threshold, periodMs: options.periodSeconds * 1000, durationMs: options.durationSeconds * 1000 });
+}
+
+/** Addresses kept at most in the partition cache; a full cache starts over. */
+export const ADDRESS_CACHE_SIZE = 4096;
+
+const setting = (request: Request) => request.route.settings.plugins?.[RATE_LIMIT_PLUGIN];
+const exempt = (request: Request) => request.method === 'options' || setting(request) === false;
+const isAdmin = (request: Request) => setting(request) === 'admin';
+
+/**
+ * The partitions of a request: the same for every request of a key or an address, so made once,
+ * not per request. Keys are a fixed set; addresses are not, so theirs is a small cache that starts
+ * over when full.
+ */
+function partitions({ rateLimit, trustProxy, trustProxyHeader }: LimiterOptions) {
+  const keyBan = toBan(rateLimit.ban);
+  const ipBan = toBan(rateLimit.ip.ban);
+  const ranges = Array.isArray(trustProxy) ? trustedRanges(trustProxy) : undefined;
+  const keys = new Map<string, Counted>();
+  const addresses = new Map<string, Counted>();
+  return {
+    addressOf(request: Request): Counted {
+      const headers = request.headers as Record<string, string | undefined>;
+      const client = ipPartitionId(clientAddress(request.info.remoteAddress, headers, trustProxy, trustProxyHeader, ranges));
+      const admin = isAdmin(request);
+      const cacheKey = admin ? `admin ${client}` : client;
+      let found = addresses.get(cacheKey);
+      if (!found) {
+        if (addresses.size >= ADDRESS_CACHE_SIZE) addresses.clear();
+        found = counted((admin ? adminPartition : ipPartition)(client, rateLimit.ip.perMinute, ipBan));
+        addresses.set(cacheKey, found);
+      }
+      return found;
+    },
+    keyOf(key: ApiKey): Counted {
+      let found = keys.get(key.keyId);
+      if (!found) {
+        found = counted(keyPartition(key.keyId, key.limits, keyBan));
+        keys.set(key.keyId, found);
+      }
+      return found;
+    },
+  };
+}
+
+/** Rate limiting off: nothing is decided or counted, and a fault's 429 is the plain one. */
+function unlimited(rateLimit: ResolvedRateLimitOptions): Limiter {
+  return {
+    store: undefined,
+    options: rateLimit,
+    admit: () => undefined,
+    verdictOf: () => undefined,
+    settle: () => undefined,
+    headersFor: () => undefined,
+    refusal,
+    refusalFor: () => ({ error: refusal(UNLIMITED_REFUSAL), injected: true }),
+    start: async () => {},
+    close: async () => {},
+  };
+}
+
+/** `result` of `part` as the request's verdict; `first` is the call's first answer, which carries the pets' version. */
+function record(clock: Clock, request: Request, first: ConsumeResult, part: Counted, result: ConsumeResult, cost: 0 | 1): Verdict {
+  notePetsVersion(request, first.petsVersion);
+  const decided = verdict(part.partition.kind, result, clock.now(), cost, part.partition.windows);
+  request.plugins[RATE_LIMIT_PLUGIN] = decided;
+  return decided;
+}
+
+/** The key a request carries even where no authentication ran (unknown paths, auth-free routes). */
+function carriedKey(keys: KeyRing, request: Request): ApiKey | undefined {
+  const authenticated = apiKeyOf(request);
+  if (authenticated) return authenticated;
+  const token = bearerToken(request.headers.authorization);
+  return token ? keys.lookup(token) : undefined;
+}
+
+export function createLimiter(options: LimiterOptions): Limiter {
+  const { rateLimit, clock, keys } = options;
+  if (!rateLimit.enabled) return unlimited(rateLimit);
+  const log = options.log ?? (() => {});
+  const store = options.store ?? openLimiterStore({ rateLimit, redisUrl: options.redisUrl, clock, log });
+  const { addressOf, keyOf } = partitions(options);
+
+  /** First the address (probe only), then the key (counted): the first partition that did not admit decides, or the key. */
+  function decideKey(request: Request, key: ApiKey): Maybe<Verdict> {
+    const address = addressOf(request);
+    const own = keyOf(key);
+    return andThen(store.consumeAll([address.probe, own.count]), ([first, second]) =>
+      second ? record(clock, request, first!, own, second, 1) : record(clock, request, first!, address, first!, 0),
+    );
+  }
+
+  function decideAddress(request: Request, cost: 0 | 1): Maybe<Verdict> {
+    const address = addressOf(request);
+    return andThen(store.consumeAll([cost ? address.count : address.probe]), ([result]) => record(clock, request, result!, address, result!, cost));
+  }
+
+  return {
+    store,
+    options: rateLimit,
+    admit(request) {
+      if (request.plugins[RATE_LIMIT_PLUGIN] || exempt(request)) return undefined;
+      const key = apiKeyOf(request);
+      if (key) return decideKey(request, key);
+      return isAdmin(request) && request.auth.isAuthenticated ? decideAddress(request, 0) : undefined;
+    },
+    verdictOf: (request) => request.plugins[RATE_LIMIT_PLUGIN],
+    settle(request) {
+      if (request.plugins[RATE_LIMIT_PLUGIN] || exempt(request)) return request.plugins[RATE_LIMIT_PLUGIN];
+      // A failed admin attempt counts against the address whatever token it carried.
+      const key = isAdmin(request) ? undefined : carriedKey(keys, request);
+      return key ? decideKey(request, key) : decideAddress(request, 1);
+    },
+    headersFor(request, decided) {
+      // A harness call made with the admin token is not API traffic.
+      return decided.admitted && isAdmin(request) && request.auth.isAuthenticated ? undefined : decided.headers;
+    },
+    refusal,
+    refusalFor(request, key) {
+      const address = addressOf(request);
+      const own = keyOf(key);
+      return andThen(store.consumeAll([address.probe, own.probe]), ([first, second]) => {
+        // A key refused anyway gets its real 429; only an admission turned into one is injected.
+        const injected = second?.outcome === 'admitted';
+        const decided = second
+          ? record(clock, request, first!, own, injected ? asRefusal(second) : second, 0)
+          : record(clock, request, first!, address, first!, 0);
+        return { error: refusal(decided), injected };
+      });
+    },
+    async start() {
+      if (!(await store.connect())) log('warn', 'Redis unreachable at start: limiting per instance in memory until it answers');
+    },
+    close: () => store.close(),
+  };
+}
