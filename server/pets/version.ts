@@ -1,5 +1,5 @@
 // The pets' version a request saw on its limiter round trip, before its handler ran: set by the
-// rate-limit plugin, read by the pet routes, so that a shared store may answer from its cache
+// limiter (rate-limit/limiter.ts), read by the pet routes, so that a shared store may answer from its cache
 // (store/pet-cache.ts). Absent when the limiter did not ask Redis.
 import type { Request } from '@hapi/hapi';
 import type { PetsVersion } from '../store/pet-cache.ts';
