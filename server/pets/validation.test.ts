@@ -10,8 +10,14 @@ const query = (fields: Record<string, unknown>) => Object.assign(Object.create(n
 const accepted: Array<[Record<string, unknown>, Record<string, unknown>]> = [
   [{}, { limit: 20 }],
   [{ limit: '5' }, { limit: 5 }],
-  [{ limit: '5', status: 'sold' }, { limit: 5, status: 'sold' }],
-  [{ limit: '5', cursor: 'YWZ0ZXI6NQ' }, { limit: 5, cursor: 'YWZ0ZXI6NQ' }],
+  [
+    { limit: '5', status: 'sold' },
+    { limit: 5, status: 'sold' },
+  ],
+  [
+    { limit: '5', cursor: 'YWZ0ZXI6NQ' },
+    { limit: 5, cursor: 'YWZ0ZXI6NQ' },
+  ],
   [{ limit: '5', unknown: 'ignored' }, { limit: 5 }],
 ];
 for (const [given, expected] of accepted) {
@@ -25,7 +31,11 @@ const refused: Array<Record<string, unknown>> = [{ limit: '' }, { limit: '0' }, 
 for (const given of refused) {
   test(`listQuery(${JSON.stringify(given)}) is refused every time, after an accepted query too`, () => {
     validation.listQuery(query({ limit: '5' }));
-    for (let i = 0; i < 2; i++) assert.throws(() => validation.listQuery(query(given)), (e: unknown) => e instanceof InvalidInputError);
+    for (let i = 0; i < 2; i++)
+      assert.throws(
+        () => validation.listQuery(query(given)),
+        (e: unknown) => e instanceof InvalidInputError,
+      );
   });
 }
 
