@@ -6,6 +6,14 @@ test('a cursor round-trips the id it was made from', () => {
   for (const id of [0, 1, 42, 9_007_199_254_740_991]) assert.is(decodeCursor(encodeCursor(id)), id);
 });
 
+test('a cursor is the same text each time, past the number of cursors kept', () => {
+  const first = Array.from({ length: 5000 }, (_, i) => encodeCursor(i));
+  for (let i = 0; i < 5000; i++) {
+    assert.is(encodeCursor(i), first[i]);
+    assert.is(decodeCursor(first[i]!), i);
+  }
+});
+
 test('a cursor is opaque: URL-safe, not the bare id', () => {
   const cursor = encodeCursor(17);
   assert.match(cursor, /^[A-Za-z0-9_-]+$/);

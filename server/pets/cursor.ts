@@ -4,8 +4,20 @@
  */
 const PREFIX = 'after:';
 
+/** Cursors made lately, by id: a page's cursor is the same for every client that reads the page. */
+const made = new Map<number, string>();
+/** Entries kept at most; a full map starts over. */
+const MAX_MADE = 4096;
+
 export function encodeCursor(afterId: number): string {
-  return Buffer.from(`${PREFIX}${afterId}`, 'utf8').toString('base64url');
+  // Two Buffer round trips cost about 2 us, a twentieth of a list request (npm run bench, profile).
+  let cursor = made.get(afterId);
+  if (cursor === undefined) {
+    cursor = Buffer.from(`${PREFIX}${afterId}`, 'utf8').toString('base64url');
+    if (made.size >= MAX_MADE) made.clear();
+    made.set(afterId, cursor);
+  }
+  return cursor;
 }
 
 /** The id a cursor stands for, or undefined when it is not one this server issued. */

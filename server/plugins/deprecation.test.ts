@@ -143,6 +143,24 @@ routes('marking another route deprecated is one block of its options', async () 
   assert.is((await server.inject('/new')).headers.deprecation, undefined);
 });
 
+routes('a Link the handler set stays first and the deprecation links follow it; its own Sunset is replaced', async () => {
+  const server = await bare({ since: '2026-01-01T00:00:00Z', sunset: '2027-06-30T00:00:00Z' });
+  server.route({
+    method: 'GET',
+    path: '/old/page',
+    options: {
+      plugins: { deprecation: { since: '2026-01-01T00:00:00Z', sunset: '2027-06-30T00:00:00Z' } },
+      handler: (_request, h) => h.response('ok').header('Link', '</old/page?cursor=x>; rel="next"').header('Sunset', 'never'),
+    },
+  });
+  const res = await server.inject('/old/page');
+  assert.is(
+    res.headers.link,
+    '</old/page?cursor=x>; rel="next", <https://docs.example.test/deprecations>; rel="deprecation"; type="text/html", <https://docs.example.test/deprecations>; rel="sunset"; type="text/html"',
+  );
+  assert.is(res.headers.sunset, 'Wed, 30 Jun 2027 00:00:00 GMT');
+});
+
 const invalid: Array<[string, Record<string, unknown>]> = [
   ['a sunset before the deprecation', { since: '2031-01-01T00:00:00Z', sunset: '2030-12-05T00:00:00Z' }],
   ['no sunset', { since: '2025-01-01T00:00:00Z' }],

@@ -23,8 +23,11 @@ function statusOf(response: ResponseObject | Boom | null): number | undefined {
   return 'isBoom' in response && response.isBoom ? response.output.statusCode : (response as ResponseObject).statusCode;
 }
 
-/** Lines are handed on once this much is buffered... */
-const FLUSH_BYTES = 16 * 1024;
+/**
+ * Lines are handed on once this much is buffered... Each write is a hand-off to libuv's thread
+ * pool and back; at 16 KiB (some 65 lines) those cost about 2 us a request in a profile.
+ */
+const FLUSH_BYTES = 64 * 1024;
 /** ...or this long after the first of them was written, whichever comes first. */
 const FLUSH_MS = 100;
 
@@ -58,9 +61,10 @@ function batched(destination: NodeJS.WritableStream | pino.DestinationStream): p
 function requestLine(request: Request, base: string): string {
   const { id, remoteAddress, received } = request.info;
   const url = request.raw.req.url ?? '';
+  const now = Date.now();
   return (
-    `{"level":30,"time":${Date.now()},${base},"req":{"id":${JSON.stringify(id)},"method":"${request.method}","url":${JSON.stringify(url)},` +
-    `"remoteAddress":${JSON.stringify(remoteAddress)}},"res":{"statusCode":${statusOf(request.response) ?? 'null'}},"responseTime":${Date.now() - received},"msg":"request completed"}\n`
+    `{"level":30,"time":${now},${base},"req":{"id":${JSON.stringify(id)},"method":"${request.method}","url":${JSON.stringify(url)},` +
+    `"remoteAddress":${JSON.stringify(remoteAddress)}},"res":{"statusCode":${statusOf(request.response) ?? 'null'}},"responseTime":${now - received},"msg":"request completed"}\n`
   );
 }
 

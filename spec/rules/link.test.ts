@@ -60,6 +60,7 @@ const formatted: Array<[Array<{ target: string; params?: Record<string, string> 
     '<https://x.test/#d>; rel="deprecation"; type="text/html", </v1/pets?status=available>; rel="successor-version"',
   ],
   [[{ target: 'a', params: { title: 'say "hi"' } }], '<a>; title="say \\"hi\\""'],
+  [[{ target: 'a', params: { title: 'c:\\tmp' } }], '<a>; title="c:\\\\tmp"'],
   [[{ target: 'a' }], '<a>'],
 ];
 for (const [links, text] of formatted) {

@@ -48,6 +48,23 @@ test('serializeList writes what parseList reads', () => {
   assert.is(serializeList([{ value: 'a"b', params: { x: true, y: false, z: 1.25, d: { date: 1 } } }]), '"a\\"b";x;y=?0;z=1.25;d=@1');
 });
 
+// formatRateLimit writes the list directly (it runs on every response): the same text as serializeList.
+const rateLimitStates: Array<Parameters<typeof formatRateLimit>[0]> = [
+  [
+    { name: 'minute', remaining: 12, reset: 41 },
+    { name: 'day', remaining: 940, reset: 80012 },
+  ],
+  [{ name: 'minute', remaining: 0 }],
+  [{ name: 'a "quoted" \\ name', remaining: 1.25, reset: 0 }],
+  [],
+];
+for (const given of rateLimitStates) {
+  test(`formatRateLimit writes what serializeList writes for ${JSON.stringify(given)}`, () => {
+    const items = given.map((st) => ({ value: st.name, params: st.reset === undefined ? { r: st.remaining } : { r: st.remaining, t: st.reset } }));
+    assert.is(formatRateLimit(given), serializeList(items));
+  });
+}
+
 const policies: Array<[string | undefined, ReturnType<typeof parseRateLimitPolicy>]> = [
   [
     '"minute";q=60;w=60, "day";q=1000;w=86400',
