@@ -23,7 +23,7 @@ import { refusal, setupStop } from './lib/outcome.js';
 import { boundLine, judgeSteps, nextPass, stepLine, stepStats, stepThresholds } from './lib/knee.js';
 import { doublingRates, isStepMetric, parseBetween, parseRates, refineRates, stepMetric, stepPlan, stepScenarios } from './lib/phases.js';
 import { createPet, listPets, probe } from './lib/requests.js';
-import { capacitySvg } from '../spec/rules/timeline-svg.js';
+import { capacitySvg } from '../spec/rules/capacity-svg.js';
 import { segmentOf } from './lib/segments.js';
 import { metricValue, summaryOutputs } from './lib/summary.js';
 

@@ -1,6 +1,7 @@
 // The declaration files beside load/lib/*.js, through which the TypeScript tests import the k6
 // library: written by tsc from the JSDoc types (spec/rules needs none: the root tsconfig reads its
-// JSDoc directly; only timeline-svg.js, which callers outside the repository import by path, gets one). scripts/generate.ts registers one artifact per library file, so a stale
+// JSDoc directly; only timeline-svg.js and capacity-svg.js, which callers outside the repository
+// import by path, get one). scripts/generate.ts registers one artifact per library file, so a stale
 // declaration fails the suite like any other generated file.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
@@ -61,8 +62,8 @@ export function libDeclaration(source: string): string {
 }
 
 /**
- * The declaration of one spec/rules file (`timeline-svg.js`), as tsc writes it from the JSDoc: for a
- * module whose callers outside this repository want a .d.ts beside it.
+ * The declaration of one spec/rules file (`timeline-svg.js`, `capacity-svg.js`), as tsc writes it
+ * from the JSDoc: for a module whose callers outside this repository want a .d.ts beside it.
  */
 export function rulesDeclaration(source: string): string {
   const text = emitDeclarations().get(`../../spec/rules/${source.replace(/\.js$/, '.d.ts')}`);

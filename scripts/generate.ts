@@ -43,6 +43,7 @@ export const GENERATED: readonly Generated[] = [
   { file: 'bench/README.md', block: 'options', generate: () => markdownTable(BENCH_OPTIONS) },
   { file: 'proxy/timeline-misbehaving-client.svg', generate: async () => `${timelineSvg(await misbehavingClientTimeline())}\n` },
   { file: 'spec/rules/timeline-svg.d.ts', generate: () => rulesDeclaration('timeline-svg.js') },
+  { file: 'spec/rules/capacity-svg.d.ts', generate: () => rulesDeclaration('capacity-svg.js') },
   { file: 'load/rate-limit-timeline.svg', generate: async () => `${await rateLimitTimeline()}\n` },
   { file: 'load/capacity-chart.svg', generate: async () => `${await capacityChart()}\n` },
   ...PICTURES.map((picture) => ({ file: picture.file, generate: () => `${picture.svg()}\n` })),

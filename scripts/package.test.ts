@@ -112,6 +112,22 @@ t('ships compiled JavaScript with type declarations, and no TypeScript source to
   }
 });
 
+t('the pictures ship as the files k6 scripts import by path, each public one with its declaration', () => {
+  const rules = join(lean, 'node_modules', 'adoption-store-kit', 'spec', 'rules');
+  for (const file of ['timeline-svg.d.ts', 'capacity-svg.d.ts']) assert.ok(statSync(join(rules, file)).isFile(), file);
+  writeFileSync(
+    join(lean, 'pictures.mjs'),
+    [
+      "import { timelineSvg } from './node_modules/adoption-store-kit/spec/rules/timeline-svg.js';",
+      "import { capacitySvg } from './node_modules/adoption-store-kit/spec/rules/capacity-svg.js';",
+      "const timeline = timelineSvg({ key: 'k', points: [{ atMs: 0, status: 200, remaining: 1 }, { atMs: 500, status: 429, retryAfterMs: 1000 }] });",
+      'const chart = capacitySvg({ rows: [{ rate: 10, achieved: 10, p95: 1, p99: 2, ok: true }], held: 10 });',
+      "console.log(timeline.includes('tl-retry-after'), chart.includes('cap-knee'));",
+    ].join('\n'),
+  );
+  assert.match(execFileSync(process.execPath, ['pictures.mjs'], { cwd: lean, encoding: 'utf8' }), /true true/);
+});
+
 t("the server guide's library snippet runs under plain node", () => {
   writeFileSync(
     join(lean, 'snippet.mjs'),

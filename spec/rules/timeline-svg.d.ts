@@ -13,8 +13,6 @@
  * @property {boolean} [ban] this refusal announced a ban lasting retryAfterMs
  * @property {TimelineViolation[]} [violations] the rules broken by this response
  * @typedef {{ key: string, points: TimelinePoint[], title?: string }} Timeline
- * @typedef {{ rate: number, achieved: number, p95: number, p99: number, ok: boolean, name?: string, why?: string }} CapacityRow
- * @typedef {{ rows: CapacityRow[], held?: { rate: number } | number | null, broke?: { rate: number } | number | null, title?: string }} Capacity
  * @typedef {{ width?: number, height?: number }} SvgOptions
  * @typedef {SvgOptions & { axis?: 'auto' | 'time' | 'sequence' }} TimelineOptions
  */
@@ -33,13 +31,6 @@ export function timelinePoint(s: Snapshot, outcome?: Outcome, tolerances?: Toler
  * @returns {string}
  */
 export function timelineSvg(timeline: Timeline, options?: TimelineOptions): string;
-/**
- * A capacity search as a self-contained SVG: achieved rate and p95/p99 per offered rate, the knee marked.
- * @param {Capacity} capacity
- * @param {SvgOptions} [options]
- * @returns {string}
- */
-export function capacitySvg(capacity: Capacity, options?: SvgOptions): string;
 export type Snapshot = import("./snapshot.js").Snapshot;
 export type Tolerances = import("./snapshot.js").Tolerances;
 export type Outcome = import("./window-rules.js").Outcome;
@@ -88,25 +79,6 @@ export type TimelinePoint = {
 export type Timeline = {
     key: string;
     points: TimelinePoint[];
-    title?: string;
-};
-export type CapacityRow = {
-    rate: number;
-    achieved: number;
-    p95: number;
-    p99: number;
-    ok: boolean;
-    name?: string;
-    why?: string;
-};
-export type Capacity = {
-    rows: CapacityRow[];
-    held?: {
-        rate: number;
-    } | number | null;
-    broke?: {
-        rate: number;
-    } | number | null;
     title?: string;
 };
 export type SvgOptions = {

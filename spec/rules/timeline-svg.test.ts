@@ -1,12 +1,12 @@
-// The rate-limit timeline and the capacity chart: which marks the SVG text holds for a correct and a
-// faulty limiter, and, rendered in headless Chromium, where they land. The screenshots are written to
-// $SCREENSHOT_DIR (default: a folder in the system's temporary directory) to be looked at.
+// The rate-limit timeline: which marks the SVG text holds for a correct and a faulty limiter, and,
+// rendered in headless Chromium, where they land. The screenshots are written to $SCREENSHOT_DIR
+// (default: a folder in the system's temporary directory) to be looked at.
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { CAPACITY, CORRECT_LIMITER, FAULTY_LIMITER, timelineOf } from './testing/pictures.ts';
+import { CORRECT_LIMITER, FAULTY_LIMITER, timelineOf } from './testing/pictures.ts';
 import { no, ok, W1 } from './testing/recorded.ts';
-import { capacitySvg, timelineSvg } from './timeline-svg.js';
+import { timelineSvg } from './timeline-svg.js';
 import { chromiumAvailable, launchChromium, SCREENSHOTS } from '../../lib/testing/chromium.ts';
 
 const count = (svg: string, cls: string) => (svg.match(new RegExp(`class="[^"]*\\b${cls}\\b`, 'g')) ?? []).length;
@@ -61,18 +61,8 @@ test('text from the data is escaped, and the SVG fetches nothing', () => {
   assert.not.match(svg, /<(script|image|foreignObject|style)\b|href=|url\(/);
 });
 
-test('no request and no step draw an empty picture that says so', () => {
+test('no request draws an empty picture that says so', () => {
   assert.match(timelineSvg({ key: 'k', points: [] }), /no request<\/text><\/svg>$/);
-  assert.match(capacitySvg({ rows: [], held: null, broke: null }), /no step<\/text><\/svg>$/);
-});
-
-test('the capacity chart marks each step and the knee between held and broke', () => {
-  const svg = capacitySvg(CAPACITY);
-  assert.is(count(svg, 'cap-ok'), 4);
-  assert.is(count(svg, 'cap-broke'), 2);
-  assert.match(svg, /class="cap-knee" data-held="400" data-broke="500"/);
-  assert.is(count(svg, 'cap-p95'), 1);
-  assert.is(count(svg, 'cap-p99'), 1);
 });
 
 const available = chromiumAvailable('the timelines are not rendered');
@@ -163,15 +153,6 @@ interface Box {
       await page.locator('.tl-violation title').first().textContent(),
       'over_admitted (must): request 4 admitted in the window resetting at 1800000060 with Limit 3',
     );
-
-    await show(capacitySvg(CAPACITY), 'capacity-example.png');
-    const steps = await page
-      .locator('.cap-step')
-      .evaluateAll((els) =>
-        els.map((el) => ({ rate: Number(el.getAttribute('data-rate')), broke: el.classList.contains('cap-broke'), x: el.getBoundingClientRect().x })),
-      );
-    const knee = await page.locator('.cap-knee').evaluate((el) => el.getBoundingClientRect().x);
-    for (const s of steps) assert.ok(s.broke ? s.x > knee : s.x < knee, `step ${s.rate}/s lies on the ${s.broke ? 'broken' : 'held'} side of the knee`);
     assert.equal(requested, [], 'rendering fetched nothing');
   } finally {
     await browser.close();

@@ -1,10 +1,12 @@
-// The pictures the guides show, drawn by timeline-svg.js from recorded header sequences played
-// through the window rules: a correct limiter, a faulty one, and a capacity search. The timeline
-// test renders the same ones in Chromium and looks at them; `npm run generate` writes them beside
-// the guides, so a change to the renderer or the rules that changes a picture shows in review.
+// The pictures the guides show: a correct limiter and a faulty one, drawn by timeline-svg.js from
+// recorded header sequences played through the window rules, and a capacity search drawn by
+// capacity-svg.js. Their tests render the same ones in Chromium and look at them; `npm run
+// generate` writes them beside the guides, so a change to the renderer or the rules that changes
+// a picture shows in review.
 import { CORRECT, T0, W1, no, ok } from './recorded.ts';
 import { readSnapshot, type RecordedResponse } from '../snapshot.js';
-import { capacitySvg, timelinePoint, timelineSvg, type Capacity, type Timeline } from '../timeline-svg.js';
+import { capacitySvg, type Capacity } from '../capacity-svg.js';
+import { timelinePoint, timelineSvg, type Timeline } from '../timeline-svg.js';
 import { createWindowRules } from '../window-rules.js';
 
 /** Plays responses of one key through the window rules, one request at a time, into a timeline. */

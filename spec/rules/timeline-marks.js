@@ -1,0 +1,258 @@
+// @ts-check
+// The marks timeline-svg.js draws over its axes, each placed by the TimelineScale of
+// timeline-scale.js: the ban and Retry-After spans, the window boundaries, Remaining as a line, the
+// requests and the rules they broke. Each takes the requests sorted by time and returns SVG text;
+// timeline-svg.js's header comment lists the classes a test or a stylesheet finds them by.
+
+import { COLOURS, esc, r1 } from './svg.js';
+
+/**
+ * @typedef {import('./timeline-svg.js').TimelinePoint} TimelinePoint
+ * @typedef {import('./timeline-scale.js').TimelineScale} TimelineScale
+ */
+
+/** @param {TimelinePoint} p */
+function requestClass(p) {
+  if (p.status === 0) return 'tl-no-response';
+  if (p.status >= 200 && p.status < 300) return 'tl-admitted';
+  if (p.status === 429 || p.status === 403) return 'tl-refused';
+  return 'tl-other';
+}
+
+/**
+ * Each announced ban, from the refusal that announced it to its end, over the whole plot: drawn
+ * first, so that everything else is drawn over it.
+ * @param {TimelinePoint[]} points
+ * @param {TimelineScale} s
+ */
+export function bansSvg(points, s) {
+  /** @type {string[]} */
+  const out = [];
+  points.forEach(function (p, i) {
+    if (!p.ban || p.retryAfterMs === null || p.retryAfterMs === undefined) return;
+    const until = p.atMs + p.retryAfterMs;
+    const from = s.xOf(i);
+    out.push(
+      '<rect class="tl-ban" data-at-ms="' +
+        p.atMs +
+        '" data-until-ms="' +
+        until +
+        '"' +
+        s.clip(until) +
+        ' x="' +
+        from +
+        '" y="' +
+        s.top +
+        '" width="' +
+        r1(Math.max(1, s.xAt(until) - from)) +
+        '" height="' +
+        (s.plotBottom - s.top) +
+        '" fill="' +
+        COLOURS.ban +
+        '" fill-opacity="0.12" stroke="' +
+        COLOURS.ban +
+        '" stroke-dasharray="2 2"><title>ban announced: ' +
+        (p.retryAfterMs / 1000).toFixed(0) +
+        ' s</title></rect>'
+    );
+    out.push('<text x="' + (from + 4) + '" y="' + (s.top + 12) + '" fill="' + COLOURS.ban + '">ban ' + (p.retryAfterMs / 1000).toFixed(0) + ' s</text>');
+  });
+  return out.join('');
+}
+
+/**
+ * The window boundaries: every distinct moment Reset names (within a second) inside the picture.
+ * @param {TimelinePoint[]} points
+ * @param {TimelineScale} s
+ */
+export function boundariesSvg(points, s) {
+  /** @type {number[]} */
+  const resets = [];
+  for (const p of points) {
+    const at = p.resetAtMs;
+    if (at === null || at === undefined || at < s.t0 || at > (s.axis === 'time' ? s.t1 : s.lastRequest)) continue;
+    if (
+      resets.some(function (r) {
+        return Math.abs(r - at) <= 1000;
+      })
+    )
+      continue;
+    resets.push(at);
+  }
+  return resets
+    .map(function (at) {
+      const bx = s.xAt(at);
+      return (
+        '<line class="tl-window-boundary" data-at-ms="' +
+        Math.round(at) +
+        '" x1="' +
+        bx +
+        '" y1="' +
+        (s.top - 4) +
+        '" x2="' +
+        bx +
+        '" y2="' +
+        s.axisY +
+        '" stroke="' +
+        COLOURS.boundary +
+        '" stroke-dasharray="5 3"><title>window resets (X-RateLimit-Reset)</title></line>'
+      );
+    })
+    .join('');
+}
+
+/**
+ * The span each refusal's Retry-After names, in its own lane.
+ * @param {TimelinePoint[]} points
+ * @param {TimelineScale} s
+ */
+export function retryAfterSvg(points, s) {
+  /** @type {string[]} */
+  const out = [];
+  points.forEach(function (p, i) {
+    if (p.retryAfterMs === null || p.retryAfterMs === undefined || requestClass(p) !== 'tl-refused') return;
+    const until = p.atMs + p.retryAfterMs;
+    const from = s.xOf(i);
+    out.push(
+      '<rect class="tl-retry-after" data-at-ms="' +
+        p.atMs +
+        '" data-until-ms="' +
+        until +
+        '"' +
+        s.clip(until) +
+        ' x="' +
+        from +
+        '" y="' +
+        (s.lanes.retry - 4) +
+        '" width="' +
+        r1(Math.max(1, s.xAt(until) - from)) +
+        '" height="8" fill="' +
+        COLOURS.retry +
+        '" fill-opacity="0.35" stroke="' +
+        COLOURS.retry +
+        '"><title>' +
+        p.status +
+        ': Retry-After ' +
+        (p.retryAfterMs / 1000).toFixed(1) +
+        ' s</title></rect>'
+    );
+  });
+  return out.join('');
+}
+
+/**
+ * Remaining as a step line over the responses that carried it: it holds until the next says
+ * otherwise. Nothing when no response carried it.
+ * @param {TimelinePoint[]} points
+ * @param {TimelineScale} s
+ */
+export function remainingSvg(points, s) {
+  /** @type {string[]} */
+  const steps = [];
+  /** @type {number | null} */
+  let before = null;
+  let carried = 0;
+  points.forEach(function (p, i) {
+    if (typeof p.remaining !== 'number') return;
+    if (before !== null) steps.push(s.xOf(i) + ',' + s.y(before));
+    steps.push(s.xOf(i) + ',' + s.y(p.remaining));
+    before = p.remaining;
+    carried += 1;
+  });
+  if (carried === 0) return '';
+  return (
+    '<polyline class="tl-remaining" data-points="' +
+    carried +
+    '" fill="none" stroke="' +
+    COLOURS.remaining +
+    '" stroke-width="1.5" points="' +
+    steps.join(' ') +
+    '"/>'
+  );
+}
+
+/**
+ * One circle per request, coloured by its answer; smaller when the order sent leaves them little room.
+ * @param {TimelinePoint[]} points
+ * @param {TimelineScale} s
+ */
+export function requestsSvg(points, s) {
+  const radius = s.axis === 'sequence' ? Math.max(1.5, Math.min(3, s.slot / 2.5)) : 3;
+  return points
+    .map(function (p, i) {
+      const cls = requestClass(p);
+      const colour = cls === 'tl-admitted' ? COLOURS.admitted : cls === 'tl-refused' ? COLOURS.refused : COLOURS.other;
+      return (
+        '<circle class="tl-request ' +
+        cls +
+        '" data-index="' +
+        i +
+        '" data-at-ms="' +
+        p.atMs +
+        '" data-status="' +
+        p.status +
+        '" cx="' +
+        s.xOf(i) +
+        '" cy="' +
+        s.lanes.requests +
+        '" r="' +
+        r1(radius) +
+        '" fill="' +
+        colour +
+        '"><title>#' +
+        (i + 1) +
+        ': ' +
+        (p.status === 0 ? 'no response' : p.status) +
+        (typeof p.remaining === 'number' ? ', Remaining ' + p.remaining : '') +
+        '</title></circle>'
+      );
+    })
+    .join('');
+}
+
+/**
+ * Each rule a request broke, as a triangle above it (several stacked upwards), its <title>
+ * naming the rule.
+ * @param {TimelinePoint[]} points
+ * @param {TimelineScale} s
+ */
+export function violationsSvg(points, s) {
+  /** @type {string[]} */
+  const out = [];
+  points.forEach(function (p, i) {
+    let k = 0;
+    for (const v of p.violations || []) {
+      const cx = s.xOf(i);
+      const cy = s.lanes.violations - k * 9;
+      out.push(
+        '<path class="tl-violation tl-' +
+          v.level +
+          '" data-kind="' +
+          esc(v.kind) +
+          '" data-index="' +
+          i +
+          '" data-at-ms="' +
+          p.atMs +
+          '" d="M' +
+          cx +
+          ',' +
+          (cy + 4) +
+          ' L' +
+          r1(cx - 4.5) +
+          ',' +
+          (cy - 4) +
+          ' L' +
+          r1(cx + 4.5) +
+          ',' +
+          (cy - 4) +
+          ' Z" fill="' +
+          (v.level === 'must' ? COLOURS.must : COLOURS.should) +
+          '"><title>' +
+          esc(v.kind + ' (' + v.level + '): ' + v.detail) +
+          '</title></path>'
+      );
+      k += 1;
+    }
+  });
+  return out.join('');
+}
