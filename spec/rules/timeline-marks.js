@@ -20,6 +20,36 @@ function requestClass(p) {
 }
 
 /**
+ * The opening of a span's rect, from a request at `from` until `untilMs`, up to its width: what a ban
+ * and a Retry-After span share (their height and colours follow).
+ * @param {string} cls
+ * @param {number} atMs
+ * @param {number} untilMs
+ * @param {number} from
+ * @param {number} y
+ * @param {TimelineScale} s
+ */
+function spanStart(cls, atMs, untilMs, from, y, s) {
+  return (
+    '<rect class="' +
+    cls +
+    '" data-at-ms="' +
+    atMs +
+    '" data-until-ms="' +
+    untilMs +
+    '"' +
+    s.clip(untilMs) +
+    ' x="' +
+    from +
+    '" y="' +
+    y +
+    '" width="' +
+    r1(Math.max(1, s.xAt(untilMs) - from)) +
+    '"'
+  );
+}
+
+/**
  * Each announced ban, from the refusal that announced it to its end, over the whole plot: drawn
  * first, so that everything else is drawn over it.
  * @param {TimelinePoint[]} points
@@ -30,22 +60,10 @@ export function bansSvg(points, s) {
   const out = [];
   points.forEach(function (p, i) {
     if (!p.ban || p.retryAfterMs === null || p.retryAfterMs === undefined) return;
-    const until = p.atMs + p.retryAfterMs;
     const from = s.xOf(i);
     out.push(
-      '<rect class="tl-ban" data-at-ms="' +
-        p.atMs +
-        '" data-until-ms="' +
-        until +
-        '"' +
-        s.clip(until) +
-        ' x="' +
-        from +
-        '" y="' +
-        s.top +
-        '" width="' +
-        r1(Math.max(1, s.xAt(until) - from)) +
-        '" height="' +
+      spanStart('tl-ban', p.atMs, p.atMs + p.retryAfterMs, from, s.top, s) +
+        ' height="' +
         (s.plotBottom - s.top) +
         '" fill="' +
         COLOURS.ban +
@@ -111,22 +129,9 @@ export function retryAfterSvg(points, s) {
   const out = [];
   points.forEach(function (p, i) {
     if (p.retryAfterMs === null || p.retryAfterMs === undefined || requestClass(p) !== 'tl-refused') return;
-    const until = p.atMs + p.retryAfterMs;
-    const from = s.xOf(i);
     out.push(
-      '<rect class="tl-retry-after" data-at-ms="' +
-        p.atMs +
-        '" data-until-ms="' +
-        until +
-        '"' +
-        s.clip(until) +
-        ' x="' +
-        from +
-        '" y="' +
-        (s.lanes.retry - 4) +
-        '" width="' +
-        r1(Math.max(1, s.xAt(until) - from)) +
-        '" height="8" fill="' +
+      spanStart('tl-retry-after', p.atMs, p.atMs + p.retryAfterMs, s.xOf(i), s.lanes.retry - 4, s) +
+        ' height="8" fill="' +
         COLOURS.retry +
         '" fill-opacity="0.35" stroke="' +
         COLOURS.retry +
