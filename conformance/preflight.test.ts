@@ -1,12 +1,12 @@
 // The preflight and the pacer: a wrong base URL or key ends the run at once with exit 2 and one
 // message, a target over TLS is checked with --ca or --insecure and its certificate failure named
 // as such, and the kit run again and again against one reference server never locks itself out.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { collectOutput, spawnChild } from '../lib/processes.ts';
+import { selfSignedCertificate } from '../lib/testing/tls.ts';
 import { main } from './cli.ts';
 import { conformOn, startTarget, type Target } from './testing/faults/harness.ts';
 import { startFaultProxy, type FaultProxy } from './testing/faults/proxy.ts';
@@ -88,35 +88,9 @@ let cert: string;
 tls.before(async () => {
   target = await startTarget();
   dir = await mkdtemp(join(tmpdir(), 'conform-tls-'));
-  // A self-signed certificate for 127.0.0.1, made for this test.
-  const child = spawnChild(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      join(dir, 'key.pem'),
-      '-out',
-      join(dir, 'cert.pem'),
-      '-days',
-      '1',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  const output = collectOutput(child);
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  if (code !== 0) throw new Error(`openssl failed: ${output.text()}`);
-  cert = await readFile(join(dir, 'cert.pem'), 'utf8');
-  proxy = await startFaultProxy(target.baseUrl.replace(/\/v1$/, ''), {}, { key: await readFile(join(dir, 'key.pem'), 'utf8'), cert });
+  const made = await selfSignedCertificate(dir);
+  cert = made.cert;
+  proxy = await startFaultProxy(target.baseUrl.replace(/\/v1$/, ''), {}, { key: made.key, cert });
 });
 tls.after(async () => {
   await proxy.close();

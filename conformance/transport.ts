@@ -3,8 +3,9 @@
 // TLS failure (an untrusted or expired certificate, a name mismatch, TLS spoken to a plain port).
 // The kit uses this instead of fetch: fetch cannot take a CA per request, rewrites some headers,
 // and would not let the kit send every method and byte the generated phases need.
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { flatHeaders } from '../lib/http-message.ts';
 
 export interface TlsSettings {
   /** PEM certificates trusted besides the system's (from --ca). */
@@ -59,14 +60,6 @@ export function tlsExplanation(code: string): string | undefined {
   return TLS_FAILURES[code] ?? (/^ERR_SSL_|^ERR_TLS_/.test(code) ? 'the TLS handshake failed' : undefined);
 }
 
-function headersOf(res: IncomingMessage): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(res.headers)) {
-    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return out;
-}
-
 /** Requests to one target with one TLS setting, over kept-alive connections until close(). */
 export class Transport {
   readonly #agent: { http: HttpAgent; https: HttpsAgent };
@@ -94,7 +87,7 @@ export class Transport {
       const outgoing = request(url, { method: req.method, headers, agent: secure ? this.#agent.https : this.#agent.http }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: headersOf(res), body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: flatHeaders(res), body: Buffer.concat(chunks).toString('utf8') }));
         res.on('error', (error) => reject(failure(error, handshakeDone)));
       });
       outgoing.on('socket', (socket) => {

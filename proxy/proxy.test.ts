@@ -12,7 +12,7 @@ import * as assert from 'uvu/assert';
 import { startFaultProxy, type FaultProxy, type ProxyRequest } from '../conformance/testing/faults/proxy.ts';
 import { startTarget, type Target } from '../conformance/testing/faults/harness.ts';
 import { startMock, type RunningMock } from '../conformance/mock.ts';
-import { collectOutput, spawnChild, stopChild } from '../lib/processes.ts';
+import { spawnChild, stopChild } from '../lib/processes.ts';
 import { ManualClock } from '../server/clock.ts';
 import { createServer } from '../server/server.ts';
 import { ROOT } from '../server/testing/process.ts';
@@ -20,6 +20,7 @@ import { parseProxyCli, runProxy, type ProxyCliOptions } from './cli.ts';
 import { MISBEHAVING_KEY, misbehavingClientTimeline, misbehavingRequests, START_MS } from './testing/pictures.ts';
 import type { ProxyReport } from './report.ts';
 import { chromiumAvailable, launchChromium, SCREENSHOTS } from '../lib/testing/chromium.ts';
+import { selfSignedCertificate } from '../lib/testing/tls.ts';
 
 const BAD_KEY = MISBEHAVING_KEY;
 const GOOD_KEY = 'prism-good-client-key-0123456789';
@@ -252,37 +253,10 @@ const tenants: Array<string | undefined> = [];
 tls.before(async () => {
   staging = await startTarget();
   tlsDir = await mkdtemp(join(tmpdir(), 'proxy-tls-'));
-  // A self-signed certificate for 127.0.0.1, made for this test, in front of the reference server.
-  const child = spawnChild(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      join(tlsDir, 'key.pem'),
-      '-out',
-      join(tlsDir, 'cert.pem'),
-      '-days',
-      '1',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  const output = collectOutput(child);
-  if ((await new Promise<number | null>((resolve) => child.once('exit', resolve))) !== 0) throw new Error(`openssl failed: ${output.text()}`);
+  // A self-signed certificate for 127.0.0.1, in front of the reference server.
+  const { key, cert } = await selfSignedCertificate(tlsDir);
   const record = { request: (req: ProxyRequest) => (tenants.push(req.headers['x-tenant']), req) };
-  stagingTls = await startFaultProxy(staging.baseUrl.replace(/\/v1$/, ''), record, {
-    key: await readFile(join(tlsDir, 'key.pem'), 'utf8'),
-    cert: await readFile(join(tlsDir, 'cert.pem'), 'utf8'),
-  });
+  stagingTls = await startFaultProxy(staging.baseUrl.replace(/\/v1$/, ''), record, { key, cert });
 });
 tls.after(async () => {
   await stagingTls?.close();

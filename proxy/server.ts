@@ -22,6 +22,7 @@ import { tlsExplanation } from '../conformance/transport.ts';
 import { parsePrefer } from '../server/plugins/faults.ts';
 import { headerValue, parseInteger } from '../spec/rules/fields.js';
 import { operationOf, TrafficJudge, type Finding } from './judge.ts';
+import { flatHeaders, readBody } from '../lib/http-message.ts';
 
 export interface ProxyOptions {
   /** Where requests go: an origin, optionally with a path prefix that is put before every request's path. */
@@ -69,21 +70,6 @@ function redactUrl(url: string): string {
   const parsed = new URL(url);
   for (const name of [...parsed.searchParams.keys()]) if (/token|key|secret|password|auth/i.test(name)) parsed.searchParams.set(name, '<redacted>');
   return parsed.toString();
-}
-
-function headersOf(message: IncomingMessage): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(message.headers)) if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
-  return out;
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
 }
 
 /** The Error body and headers of a fault the proxy answers in the server's place. */
@@ -178,7 +164,7 @@ export function createTrafficProxy(options: ProxyOptions): TrafficProxy {
     const sentAt = clock.now();
     const body = await readBody(req);
     const url = `${target.origin}${prefix}${req.url ?? '/'}`;
-    const incoming = headersOf(req);
+    const incoming = flatHeaders(req);
     const key = keyOf(incoming.authorization);
     const exchange = record(req, url, incoming, body, sentAt);
     // The turn of this exchange in the judge's order, taken when the request arrived.
@@ -271,7 +257,7 @@ export function createTrafficProxy(options: ProxyOptions): TrafficProxy {
         answer.on('end', () => {
           res.end();
           exchange.receivedAt = clock.now();
-          exchange.response = { status: answer.statusCode ?? 0, headers: headersOf(answer), body: bodyText(Buffer.concat(chunks)).text };
+          exchange.response = { status: answer.statusCode ?? 0, headers: flatHeaders(answer), body: bodyText(Buffer.concat(chunks)).text };
           resolve();
         });
         answer.on('error', (error) => {
