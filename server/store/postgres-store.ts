@@ -4,7 +4,10 @@
 // COMMIT that makes them visible: pets become visible in id order, across every instance. Without
 // that, pet 50 could commit after pet 51, and a client paging by "after id 51" would never see it.
 // Concurrent creates on one instance are grouped into one transaction (as the file store groups
-// its writes), so holding the lock costs one commit per group, not per pet.
+// its writes), so holding the lock costs one commit per group, not per pet. Two groups are in
+// flight at once: while one commits, the next already waits on the lock inside the database, so
+// the lock passes from commit to commit without waiting for this process to read a reply and send
+// the next group (a busy event loop took milliseconds to, and the database sat idle meanwhile).
 import pg from 'pg';
 import type { Pool, PoolClient } from 'pg';
 import type { NewPet, Pet } from '../types.ts';
@@ -35,6 +38,8 @@ const CLIENT_GRACE_MS = 1_000;
 
 /** Creates grouped into one transaction, at most. */
 const MAX_GROUP = 500;
+/** Groups sent before the earlier ones commit: one committing, one queued on the lock behind it. */
+export const GROUPS_IN_FLIGHT = 2;
 const COLUMNS = 'id, name, category_id AS "categoryId", status';
 
 /** int8 arrives as text; every stored integer is within 2^53-1 (CHECKs, sequence MAXVALUE), so a number holds it exactly. */
@@ -80,7 +85,8 @@ export class PostgresPetStore implements PetStore {
   readonly #database: string;
   readonly #cache = new PetCache();
   #queue: PendingCreate[] = [];
-  #writing: Promise<void> | null = null;
+  readonly #groups = new Set<Promise<void>>();
+  #scheduled = false;
   #versions: PetsVersionSource | undefined;
   #log: (level: 'error' | 'info', message: string) => void = () => {};
 
@@ -217,7 +223,7 @@ export class PostgresPetStore implements PetStore {
   create(input: Required<NewPet>): Promise<Pet> {
     return new Promise((resolve, reject) => {
       this.#queue.push({ input, resolve, reject });
-      this.#writing ??= this.#drain();
+      this.#schedule();
     });
   }
 
@@ -238,24 +244,44 @@ export class PostgresPetStore implements PetStore {
 
   /** Waits for the creates already asked for, then closes the connections. */
   async close(): Promise<void> {
-    while (this.#writing) await this.#writing;
+    while (this.#queue.length > 0 || this.#groups.size > 0) {
+      if (this.#groups.size > 0) await Promise.allSettled(this.#groups);
+      else await new Promise(setImmediate);
+    }
     await this.#pool.end();
   }
 
-  /** One group after another, until no create waits. */
-  async #drain(): Promise<void> {
-    while (this.#queue.length > 0) {
-      const group = this.#queue.splice(0, MAX_GROUP);
-      try {
-        const pets = await this.#insertGroup(group.map((p) => p.input));
-        // Before the 201s: a list through any instance that starts after one of them must see it.
-        await this.#announce('create');
-        group.forEach((pending, i) => pending.resolve(pets[i]!));
-      } catch (error) {
-        for (const pending of group) pending.reject(error);
-      }
+  /** A group starts on the next turn of the event loop, so the creates asked in one turn go together. */
+  #schedule(): void {
+    if (this.#scheduled || this.#groups.size >= GROUPS_IN_FLIGHT) return;
+    this.#scheduled = true;
+    setImmediate(() => {
+      this.#scheduled = false;
+      this.#startGroups();
+    });
+  }
+
+  /** Sends what waits, in groups, while fewer than GROUPS_IN_FLIGHT are; each that ends sends the next. */
+  #startGroups(): void {
+    while (this.#queue.length > 0 && this.#groups.size < GROUPS_IN_FLIGHT) {
+      const writing: Promise<void> = this.#writeGroup(this.#queue.splice(0, MAX_GROUP)).finally(() => {
+        this.#groups.delete(writing);
+        this.#startGroups();
+      });
+      this.#groups.add(writing);
     }
-    this.#writing = null;
+  }
+
+  /** One group's commit, then its 201s; a failed group rejects each of its creates (their ids stay used). */
+  async #writeGroup(group: readonly PendingCreate[]): Promise<void> {
+    try {
+      const pets = await this.#insertGroup(group.map((p) => p.input));
+      // Before the 201s: a list through any instance that starts after one of them must see it.
+      await this.#announce('create');
+      group.forEach((pending, i) => pending.resolve(pets[i]!));
+    } catch (error) {
+      for (const pending of group) pending.reject(error);
+    }
   }
 
   /**
