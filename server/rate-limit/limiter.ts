@@ -136,17 +136,22 @@ function partitions({ rateLimit, trustProxy, trustProxyHeader }: LimiterOptions)
   const keyBan = toBan(rateLimit.ban);
   const ipBan = toBan(rateLimit.ip.ban);
   const ranges = Array.isArray(trustProxy) ? trustedRanges(trustProxy) : undefined;
+  // Without trusted proxies the socket peer alone names the client: the cache is looked up by it
+  // before anything is parsed, and only a new peer pays for finding its partition.
+  const bySocket = trustProxy === false;
   const keys = new Map<string, Counted>();
   const addresses = new Map<string, Counted>();
   return {
     addressOf(request: Request): Counted {
-      const headers = request.headers as Record<string, string | undefined>;
-      const client = ipPartitionId(clientAddress(request.info.remoteAddress, headers, trustProxy, trustProxyHeader, ranges));
       const admin = isAdmin(request);
-      const cacheKey = admin ? `admin ${client}` : client;
+      const seen = bySocket
+        ? (request.info.remoteAddress ?? '')
+        : ipPartitionId(clientAddress(request.info.remoteAddress, request.headers as Record<string, string | undefined>, trustProxy, trustProxyHeader, ranges));
+      const cacheKey = admin ? `admin ${seen}` : seen;
       let found = addresses.get(cacheKey);
       if (!found) {
         if (addresses.size >= ADDRESS_CACHE_SIZE) addresses.clear();
+        const client = bySocket ? ipPartitionId(seen || undefined) : seen;
         found = counted((admin ? adminPartition : ipPartition)(client, rateLimit.ip.perMinute, ipBan));
         addresses.set(cacheKey, found);
       }
