@@ -4,7 +4,7 @@
 // render.ts prints them, report.ts gathers them into the report.
 import type { CaseId } from './cases.ts';
 import type { CaseResult, Headroom, PeerRatios, Ratios, WorkersProjection } from './report.ts';
-import { ratio, type CaseSummary } from './stats.ts';
+import { pairedRatio, ratio, type CaseSummary } from './stats.ts';
 
 export const TARGETS = {
   overHapi: 0.6,
@@ -72,46 +72,43 @@ export function computeHeadroom(cases: readonly CaseResult[]): Headroom {
 }
 
 function peerRatios(cases: readonly CaseResult[], kind: 'list' | 'get', by: 'rps' | 'cpu'): PeerRatios {
-  const value = (id: CaseId) => {
-    const c = find(cases, id);
-    return clean(c) ? (by === 'rps' ? c.summary.rps : c.summary.cpuMicrosPerRequest) : undefined;
-  };
-  const ref = value(`ref-${kind}`);
+  const ref = summaryOf(cases, `ref-${kind}`);
   // By rate: reference over peer. By CPU per request: peer's cost over the reference's, so both read "higher is better".
-  const r = (peer: CaseId) => (by === 'rps' ? ratio(ref, value(peer)) : ratio(value(peer), ref));
+  const r = (peer: CaseId) => (by === 'rps' ? pairedRatio(ref, summaryOf(cases, peer), 'rps') : pairedRatio(summaryOf(cases, peer), ref, 'cpu'));
   return { hapi: r(`hapi-${kind}`), node: r(`node-${kind}`), prism: r(`prism-${kind}`), jsonServer: r(`json-${kind}`) };
 }
 
+/** A case's figures when it has any. */
+function summaryOf(cases: readonly CaseResult[], id: CaseId): CaseSummary | undefined {
+  const c = find(cases, id);
+  return clean(c) ? c.summary : undefined;
+}
+
 export function computeRatios(cases: readonly CaseResult[]): Ratios {
-  const rps = (id: CaseId) => {
-    const c = find(cases, id);
-    return clean(c) ? c.summary.rps : undefined;
-  };
+  // Case over case, round by round (pairedRatio): the rates, and the server CPU per request.
+  const rps = (a: CaseId, b: CaseId) => pairedRatio(summaryOf(cases, a), summaryOf(cases, b), 'rps');
+  const cpu = (a: CaseId, b: CaseId) => pairedRatio(summaryOf(cases, a), summaryOf(cases, b), 'cpu');
   const p99 = (id: CaseId) => {
     const c = find(cases, id);
     return clean(c) ? c.summary.p99 : undefined;
-  };
-  const cpu = (id: CaseId) => {
-    const c = find(cases, id);
-    return clean(c) ? c.summary.cpuMicrosPerRequest : undefined;
   };
   return {
     list: peerRatios(cases, 'list', 'rps'),
     get: peerRatios(cases, 'get', 'rps'),
     listByCpu: peerRatios(cases, 'list', 'cpu'),
     getByCpu: peerRatios(cases, 'get', 'cpu'),
-    postgresOverFileList: ratio(rps('pg-list'), rps('ref-list')),
-    postgresOverFileCreate: ratio(rps('pg-post'), rps('ref-post')),
-    redisOverMemory: ratio(rps('pg-redis-list'), rps('pg-list')),
-    workersOverOne: ratio(rps('workers-list'), rps('pg-redis-list')),
-    floorOverHapi: { list: ratio(rps('floor-list'), rps('hapi-list')), get: ratio(rps('floor-get'), rps('hapi-get')) },
-    referenceOverFloor: { list: ratio(rps('ref-list'), rps('floor-list')), get: ratio(rps('ref-get'), rps('floor-get')) },
-    scaleOutCpuOverFile: ratio(cpu('pg-redis-list'), cpu('ref-list')),
-    scaleOutAllCpuOverFile: ratio(allCpu(find(cases, 'pg-redis-list')), cpu('ref-list')),
+    postgresOverFileList: rps('pg-list', 'ref-list'),
+    postgresOverFileCreate: rps('pg-post', 'ref-post'),
+    redisOverMemory: rps('pg-redis-list', 'pg-list'),
+    workersOverOne: rps('workers-list', 'pg-redis-list'),
+    floorOverHapi: { list: rps('floor-list', 'hapi-list'), get: rps('floor-get', 'hapi-get') },
+    referenceOverFloor: { list: rps('ref-list', 'floor-list'), get: rps('ref-get', 'floor-get') },
+    scaleOutCpuOverFile: cpu('pg-redis-list', 'ref-list'),
+    scaleOutAllCpuOverFile: ratio(allCpu(find(cases, 'pg-redis-list')), summaryOf(cases, 'ref-list')?.cpuMicrosPerRequest),
     listP99Growth: ratio(p99('list-100k'), p99('list-1k')),
     deepP99Growth: ratio(p99('deep-100k'), p99('deep-1k')),
-    listCpuGrowth: ratio(cpu('list-100k'), cpu('list-1k')),
-    deepCpuGrowth: ratio(cpu('deep-100k'), cpu('deep-1k')),
+    listCpuGrowth: cpu('list-100k', 'list-1k'),
+    deepCpuGrowth: cpu('deep-100k', 'deep-1k'),
   };
 }
 

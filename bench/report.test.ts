@@ -23,7 +23,7 @@ const settings: RunSettings = {
 };
 
 function summary(rps: number, extra: Partial<CaseSummary> = {}): CaseSummary {
-  return {
+  const made = {
     rps,
     rpsPerRound: [rps, rps],
     p50: 2,
@@ -47,6 +47,9 @@ function summary(rps: number, extra: Partial<CaseSummary> = {}): CaseSummary {
     serverBusy: 1,
     ...extra,
   };
+  // Both rounds as the case's own figures, unless a test says otherwise.
+  const round = (n: number) => ({ round: n, rps: made.rps, cpuMicros: made.cpuMicrosPerRequest });
+  return { perRound: made.cleanRounds > 0 ? [round(1), round(2)] : [], ...made };
 }
 
 function result(id: CaseId, s: CaseSummary | null, extra: Partial<CaseResult> = {}): CaseResult {
@@ -149,6 +152,7 @@ const voidRound = (reason: string) => ({
   requests: 0,
   rps: 0,
   rpsPerRound: [],
+  perRound: [],
 });
 
 const variations: Array<[string, CaseResult[], Verdict[], RunSettings?]> = [

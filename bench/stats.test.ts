@@ -1,6 +1,19 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { histogramOf, interleave, median, mergeHistograms, percentiles, ratio, summarize, voidReason, type Histogram, type RoundMeasure } from './stats.ts';
+import {
+  histogramOf,
+  interleave,
+  median,
+  mergeHistograms,
+  pairedRatio,
+  percentiles,
+  ratio,
+  summarize,
+  voidReason,
+  type CaseSummary,
+  type Histogram,
+  type RoundMeasure,
+} from './stats.ts';
 
 /** 1..n milliseconds, one response each. */
 const oneEach = (n: number): Histogram => histogramOf(Array.from({ length: n }, (_, i) => i + 1));
@@ -110,6 +123,11 @@ test('summarize: only clean rounds make the figures; void rounds are listed and 
   assert.equal(summary.voidRounds, [{ round: 2, reason: '5 x 429' }]);
   assert.is(summary.requests, 400);
   assert.equal(summary.rpsPerRound, [300, 100]);
+  assert.equal(
+    summary.perRound.map((r) => r.round),
+    [1, 3],
+    'the clean rounds, by their own numbers, for pairing',
+  );
   assert.is(summary.rps, 200);
   assert.is(summary.p50, 1);
   assert.is(summary.p99, 40);
@@ -172,6 +190,67 @@ test('interleave rotates the order so every case runs first once', () => {
   assert.equal(interleave(items, 2), ['c', 'a', 'b']);
   assert.equal(interleave(items, 3), ['a', 'b', 'c']);
   assert.equal(interleave([], 2), []);
+});
+
+/** A case's figures round by round: [round, req/s, server us per request]. */
+const byRound = (rounds: Array<[number, number, number]>): CaseSummary =>
+  ({
+    rps: median(rounds.map(([, rps]) => rps)),
+    cpuMicrosPerRequest: median(rounds.map(([, , us]) => us)),
+    perRound: rounds.map(([round, rps, cpuMicros]) => ({ round, rps, cpuMicros })),
+  }) as CaseSummary;
+
+// [case, a, b, by, a over b]
+const paired: Array<[string, CaseSummary, CaseSummary, 'rps' | 'cpu', number]> = [
+  // The machine slowed in round 2: the ratio of medians (90 / 100 = 0.9) mixes minutes; the pairs do not.
+  [
+    'the median of the rounds’ own ratios, not the ratio of medians',
+    byRound([
+      [1, 100, 10],
+      [2, 40, 25],
+      [3, 90, 11],
+    ]),
+    byRound([
+      [1, 200, 5],
+      [2, 60, 16],
+      [3, 100, 10],
+    ]),
+    'rps',
+    2 / 3,
+  ],
+  [
+    'server CPU per request, round by round',
+    byRound([
+      [1, 100, 30],
+      [2, 100, 60],
+    ]),
+    byRound([
+      [1, 100, 10],
+      [2, 100, 30],
+    ]),
+    'cpu',
+    2.5,
+  ],
+  [
+    'only rounds both measured cleanly are paired',
+    byRound([
+      [1, 100, 10],
+      [3, 50, 20],
+    ]),
+    byRound([
+      [2, 400, 3],
+      [3, 100, 10],
+    ]),
+    'rps',
+    0.5,
+  ],
+  ['no round in common: the ratio of the cases’ own figures', byRound([[1, 100, 10]]), byRound([[2, 400, 3]]), 'rps', 0.25],
+];
+for (const [name, a, b, by, expected] of paired)
+  test(`pairedRatio: ${name}`, () => assert.ok(Math.abs(pairedRatio(a, b, by)! - expected) < 1e-9, String(pairedRatio(a, b, by))));
+test('pairedRatio: a case not measured gives no ratio', () => {
+  assert.is(pairedRatio(undefined, byRound([[1, 1, 1]]), 'rps'), null);
+  assert.is(pairedRatio(byRound([[1, 1, 1]]), undefined, 'cpu'), null);
 });
 
 test.run();

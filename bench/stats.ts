@@ -41,10 +41,19 @@ export interface VoidRound {
   reason: string;
 }
 
+/** One clean round's figures, by its number: what a paired ratio compares with another case's same round. */
+export interface RoundFigures {
+  round: number;
+  rps: number;
+  /** Server CPU per expected response in that round, in microseconds. */
+  cpuMicros: number;
+}
+
 export interface CaseSummary {
   /** Median of the clean rounds' rates: one round disturbed by another process does not move it. */
   rps: number;
   rpsPerRound: number[];
+  perRound: RoundFigures[];
   p50: number;
   p99: number;
   p999: number;
@@ -142,6 +151,7 @@ export function summarize(rounds: readonly RoundMeasure[]): CaseSummary {
   return {
     rps: rpsPerRound.length ? median(rpsPerRound) : 0,
     rpsPerRound,
+    perRound: clean.map((r, i) => ({ round: r.round, rps: rpsPerRound[i]!, cpuMicros: r.ok > 0 ? (1e6 * r.serverCpuSeconds) / r.ok : Number.NaN })),
     p50,
     p99,
     p999,
@@ -179,6 +189,26 @@ export function ratio(a: number | undefined, b: number | undefined): number | nu
 }
 
 /** Round i runs the cases starting at i, so every case is measured early and late alike. */
+/**
+ * a over b, case against case: the median of the ratios of the rounds both measured cleanly. The
+ * cases of a round run one after the other, so a slow minute of a shared machine slows both sides
+ * of a pair, where a ratio of the two medians would take each side from a different minute. With no
+ * round in common, the ratio of the cases' own figures.
+ */
+export function pairedRatio(a: CaseSummary | undefined, b: CaseSummary | undefined, by: 'rps' | 'cpu'): number | null {
+  if (!a || !b) return null;
+  const value = (f: RoundFigures) => (by === 'rps' ? f.rps : f.cpuMicros);
+  const theirs = new Map(b.perRound.map((f) => [f.round, f]));
+  const ratios: number[] = [];
+  for (const mine of a.perRound) {
+    const other = theirs.get(mine.round);
+    const r = other ? ratio(value(mine), value(other)) : null;
+    if (r !== null) ratios.push(r);
+  }
+  if (ratios.length > 0) return median(ratios);
+  return by === 'rps' ? ratio(a.rps, b.rps) : ratio(a.cpuMicrosPerRequest, b.cpuMicrosPerRequest);
+}
+
 export function interleave<T>(items: readonly T[], round: number): T[] {
   if (items.length === 0) return [];
   const start = round % items.length;

@@ -3,7 +3,7 @@
 import type { CaseId } from './cases.ts';
 import { clean, find, formatCount, formatRatio, MB, problem, TARGETS } from './figures.ts';
 import type { CaseResult, Headroom, RunSettings, TargetCheck } from './report.ts';
-import type { CaseSummary } from './stats.ts';
+import { pairedRatio, type CaseSummary } from './stats.ts';
 
 type Measured = CaseResult & { summary: CaseSummary };
 
@@ -38,7 +38,7 @@ function peerTargets(cases: readonly CaseResult[], headroom: Headroom): TargetCh
       const ref = find(cases, `ref-${kind}`);
       const other = find(cases, peer);
       if (!clean(ref) || !clean(other)) return notMeasured(target, cases, `ref-${kind}`, peer);
-      const value = ref.summary.rps / other.summary.rps;
+      const value = pairedRatio(ref.summary, other.summary, 'rps') ?? Number.NaN;
       const met = value >= min;
       return { target, measured: formatRatio(value, digits), verdict: met ? 'met' : 'missed', why: met ? undefined : ratioWhy(ref, other, headroom) };
     }),
@@ -111,13 +111,13 @@ function pairTarget(
 function scaleOutTargets(cases: readonly CaseResult[]): TargetCheck[] {
   const cpuOf = (c: Measured) => `${c.id} ${formatCount(c.summary.cpuMicrosPerRequest)} us`;
   const rateOf = (c: Measured) => `${c.id} ${formatCount(c.summary.rps)}/s`;
-  const byRate = (x: Measured, y: Measured) => x.summary.rps / y.summary.rps;
+  const byRate = (x: Measured, y: Measured) => pairedRatio(x.summary, y.summary, 'rps') ?? Number.NaN;
   return [
     ...pairTarget(
       cases,
       `pg-redis-list server CPU per request <= ${TARGETS.scaleOutCpu}x ref-list`,
       ['pg-redis-list', 'ref-list'],
-      (x, y) => x.summary.cpuMicrosPerRequest / y.summary.cpuMicrosPerRequest,
+      (x, y) => pairedRatio(x.summary, y.summary, 'cpu') ?? Number.NaN,
       (v) => v <= TARGETS.scaleOutCpu,
       (x, y) => `${cpuOf(x)} vs ${cpuOf(y)} server CPU per request`,
     ),
