@@ -73,7 +73,8 @@ export function formatState(result: ConsumeResult): string {
   // While banned nothing is served, whatever the windows say.
   const banned = result.outcome === 'banned';
   const items: Array<{ name: string; remaining: number; reset: number }> = [];
-  for (const u of result.windows) items.push({ name: u.spec.name, remaining: banned ? 0 : remaining(u), reset: secondsUntil(banned ? result.banMs : u.resetMs) });
+  for (const u of result.windows)
+    items.push({ name: u.spec.name, remaining: banned ? 0 : remaining(u), reset: secondsUntil(banned ? result.banMs : u.resetMs) });
   return formatRateLimit(items);
 }
 
