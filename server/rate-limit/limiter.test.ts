@@ -14,6 +14,7 @@ import { createLimiter, type Limiter } from './limiter.ts';
 import { MemoryStore } from './memory-store.ts';
 import type { ConsumeRequest, ConsumeResult, LimiterStore } from './store.ts';
 import type { Verdict } from './decision.ts';
+import type { TrustProxy } from './client-ip.ts';
 
 const START = Date.UTC(2026, 0, 1, 9, 0, 0);
 const TINY = 'tiny-plan-key';
@@ -66,14 +67,14 @@ class Spy implements LimiterStore {
   close = () => this.inner.close();
 }
 
-function setup(rateLimit: RateLimitOptions = {}) {
+function setup(rateLimit: RateLimitOptions = {}, trustProxy: TrustProxy = 1) {
   const clock = new ManualClock(START);
   const store = new Spy(clock);
   const logged: string[] = [];
   const options = resolveOptions({ rateLimit: { ip: { perMinute: 3 }, ban: { threshold: 3 }, ...rateLimit } });
   const limiter = createLimiter({
     rateLimit: options.rateLimit,
-    trustProxy: 1,
+    trustProxy,
     trustProxyHeader: 'x-forwarded-for',
     clock,
     keys,
@@ -144,6 +145,33 @@ for (const [name, shape, step, expected] of table) {
     assert.equal(
       store.calls[0]!.map((r) => r.cost),
       expected.costs,
+    );
+  });
+}
+
+// No trusted proxy: the partition is found by the socket peer alone, cached by it (limiter.ts).
+const bySocket: Array<[string, Shape[], string[]]> = [
+  ['one IPv4 peer, asked twice: one partition', [{ address: '192.0.2.7' }, { address: '192.0.2.7' }], ['ip:192.0.2.7', 'ip:192.0.2.7']],
+  ['an IPv4-mapped IPv6 peer is its IPv4 address', [{ address: '::ffff:192.0.2.7' }], ['ip:192.0.2.7']],
+  [
+    'two peers of one IPv6 /64: two cache entries, one partition',
+    [{ address: '2001:db8:1:2::5' }, { address: '2001:db8:1:2:ffff::9' }],
+    ['ip:2001:db8:1:2::/64', 'ip:2001:db8:1:2::/64'],
+  ],
+  ['a forwarding header is never read', [{ address: '192.0.2.7', forwardedFor: '198.51.100.9' }], ['ip:192.0.2.7']],
+  [
+    'the same peer on the admin API: its own partition, then the API one again',
+    [{ address: '192.0.2.7', route: 'admin' }, { address: '192.0.2.7' }],
+    ['admin:192.0.2.7', 'ip:192.0.2.7'],
+  ],
+];
+for (const [name, shapes, partitions] of bySocket) {
+  decide(`no trusted proxy: ${name}`, async () => {
+    const { limiter, store } = setup({}, false);
+    for (const shape of shapes) await settled(limiter.settle(request({ auth: 'not-a-key-123', ...shape })));
+    assert.equal(
+      store.calls.map((call) => call[0]!.partition),
+      partitions,
     );
   });
 }
