@@ -224,6 +224,34 @@ test('a missed target says why from what was measured; a target not measured say
   assert.match(checkTargets(limited, settings, computeHeadroom(limited))[0]!.why!, /ref-list had no clean round \(round 1: 3 x 429; round 2: 3 x 429\)/);
 });
 
+test('a missed ratio target gives its rounds’ own ratios, lowest to highest: the noise it stands in', () => {
+  // hapi-list at 10,000/s in both rounds; the reference at 5,000 and 6,500: rounds 0.50x and 0.65x.
+  const noisy = replace('ref-list', (c) => ({
+    ...c,
+    summary: summary(5750, {
+      perRound: [
+        { round: 1, rps: 5000, cpuMicros: 200 },
+        { round: 2, rps: 6500, cpuMicros: 150 },
+      ],
+    }),
+  }));
+  const [list] = checkTargets(noisy, settings, computeHeadroom(noisy));
+  assert.is(list!.measured, '0.57x', 'the median of the rounds’ ratios');
+  assert.match(list!.why!, /; round by round 0\.50x-0\.65x/);
+  const slowPost = replace('pg-post', (c) => ({
+    ...c,
+    summary: summary(4000, {
+      perRound: [
+        { round: 1, rps: 3000, cpuMicros: 300 },
+        { round: 2, rps: 5000, cpuMicros: 200 },
+      ],
+    }),
+  }));
+  const post = checkTargets(slowPost, settings, computeHeadroom(slowPost)).find((t) => t.target.startsWith('pg-post'))!;
+  assert.is(post.verdict, 'missed');
+  assert.match(post.why!, /round by round 0\.\d\dx-0\.\d\dx/);
+});
+
 test("the workers projection: from measured CPU per request, capped by Redis's one thread", () => {
   const p = projectWorkers(passing())!;
   // workers-list has no PostgreSQL or Redis figure in the fixture: one instance's is used.

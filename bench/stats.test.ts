@@ -8,6 +8,7 @@ import {
   pairedRatio,
   percentiles,
   ratio,
+  roundRatios,
   summarize,
   voidReason,
   type CaseSummary,
@@ -248,6 +249,21 @@ const paired: Array<[string, CaseSummary, CaseSummary, 'rps' | 'cpu', number]> =
 ];
 for (const [name, a, b, by, expected] of paired)
   test(`pairedRatio: ${name}`, () => assert.ok(Math.abs(pairedRatio(a, b, by)! - expected) < 1e-9, String(pairedRatio(a, b, by))));
+test('roundRatios: a over b in each round both measured, in round order', () => {
+  const a = byRound([
+    [1, 100, 10],
+    [2, 50, 20],
+    [4, 80, 10],
+  ]);
+  const b = byRound([
+    [1, 200, 5],
+    [2, 100, 10],
+    [3, 10, 1],
+  ]);
+  assert.equal(roundRatios(a, b, 'rps'), [0.5, 0.5]);
+  assert.equal(roundRatios(a, b, 'cpu'), [2, 2]);
+});
+
 test('pairedRatio: a case not measured gives no ratio', () => {
   assert.is(pairedRatio(undefined, byRound([[1, 1, 1]]), 'rps'), null);
   assert.is(pairedRatio(byRound([[1, 1, 1]]), undefined, 'cpu'), null);

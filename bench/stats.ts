@@ -197,6 +197,13 @@ export function ratio(a: number | undefined, b: number | undefined): number | nu
  */
 export function pairedRatio(a: CaseSummary | undefined, b: CaseSummary | undefined, by: 'rps' | 'cpu'): number | null {
   if (!a || !b) return null;
+  const ratios = roundRatios(a, b, by);
+  if (ratios.length > 0) return median(ratios);
+  return by === 'rps' ? ratio(a.rps, b.rps) : ratio(a.cpuMicrosPerRequest, b.cpuMicrosPerRequest);
+}
+
+/** a over b in each round both measured cleanly, in round order: how far a paired ratio can be trusted. */
+export function roundRatios(a: CaseSummary, b: CaseSummary, by: 'rps' | 'cpu'): number[] {
   const value = (f: RoundFigures) => (by === 'rps' ? f.rps : f.cpuMicros);
   const theirs = new Map(b.perRound.map((f) => [f.round, f]));
   const ratios: number[] = [];
@@ -205,8 +212,7 @@ export function pairedRatio(a: CaseSummary | undefined, b: CaseSummary | undefin
     const r = other ? ratio(value(mine), value(other)) : null;
     if (r !== null) ratios.push(r);
   }
-  if (ratios.length > 0) return median(ratios);
-  return by === 'rps' ? ratio(a.rps, b.rps) : ratio(a.cpuMicrosPerRequest, b.cpuMicrosPerRequest);
+  return ratios;
 }
 
 export function interleave<T>(items: readonly T[], round: number): T[] {

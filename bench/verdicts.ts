@@ -3,7 +3,7 @@
 import type { CaseId } from './cases.ts';
 import { clean, find, formatCount, formatRatio, MB, problem, TARGETS } from './figures.ts';
 import type { CaseResult, Headroom, RunSettings, TargetCheck } from './report.ts';
-import { pairedRatio, type CaseSummary } from './stats.ts';
+import { pairedRatio, roundRatios, type CaseSummary } from './stats.ts';
 
 type Measured = CaseResult & { summary: CaseSummary };
 
@@ -13,9 +13,23 @@ function ratioWhy(reference: Measured, peer: Measured, headroom: Headroom): stri
     `${reference.id} ${formatCount(reference.summary.rps)}/s at ${formatCount(reference.summary.cpuMicrosPerRequest)} us server CPU per request, ` +
       `${peer.id} ${formatCount(peer.summary.rps)}/s at ${formatCount(peer.summary.cpuMicrosPerRequest)} us`,
   ];
+  const spread = roundSpread(reference, peer, 'rps');
+  if (spread) parts.push(spread);
   if (headroom.headroom !== null && headroom.headroom < TARGETS.headroom)
     parts.push(`generator headroom only ${formatRatio(headroom.headroom, 1)}: ratios compressed`);
   return parts.join('; ');
+}
+
+/** The lowest and highest of the rounds' own ratios, when there are two or more: the noise a verdict stands in. */
+function roundSpread(x: Measured, y: Measured, by: 'rps' | 'cpu'): string | undefined {
+  const ratios = roundRatios(x.summary, y.summary, by);
+  if (ratios.length < 2) return undefined;
+  return `round by round ${formatRatio(Math.min(...ratios))}-${formatRatio(Math.max(...ratios))}`;
+}
+
+function withSpread(text: string, x: Measured, y: Measured, by: 'rps' | 'cpu'): string {
+  const spread = roundSpread(x, y, by);
+  return spread ? `${text}; ${spread}` : text;
 }
 
 /** Not measured, with why: the first of the two cases that has no figures. */
@@ -119,7 +133,7 @@ function scaleOutTargets(cases: readonly CaseResult[]): TargetCheck[] {
       ['pg-redis-list', 'ref-list'],
       (x, y) => pairedRatio(x.summary, y.summary, 'cpu') ?? Number.NaN,
       (v) => v <= TARGETS.scaleOutCpu,
-      (x, y) => `${cpuOf(x)} vs ${cpuOf(y)} server CPU per request`,
+      (x, y) => withSpread(`${cpuOf(x)} vs ${cpuOf(y)} server CPU per request`, x, y, 'cpu'),
     ),
     ...pairTarget(
       cases,
@@ -127,7 +141,7 @@ function scaleOutTargets(cases: readonly CaseResult[]): TargetCheck[] {
       ['pg-post', 'ref-post'],
       byRate,
       (v) => v >= TARGETS.postgresCreates,
-      (x, y) => `${rateOf(x)} vs ${rateOf(y)} durable creates`,
+      (x, y) => withSpread(`${rateOf(x)} vs ${rateOf(y)} durable creates`, x, y, 'rps'),
     ),
     ...pairTarget(
       cases,
@@ -135,7 +149,7 @@ function scaleOutTargets(cases: readonly CaseResult[]): TargetCheck[] {
       ['workers-list', 'pg-redis-list'],
       byRate,
       (v) => v >= TARGETS.workersOverOne,
-      (x, y) => `${rateOf(x)} vs ${rateOf(y)}: the cluster's own overhead on one core`,
+      (x, y) => withSpread(`${rateOf(x)} vs ${rateOf(y)}: the cluster's own overhead on one core`, x, y, 'rps'),
     ),
   ];
 }
