@@ -34,15 +34,12 @@ export function remaining(usage: WindowUsage): number {
  */
 export function bindingWindow(result: ConsumeResult, cost: 0 | 1 = 1): WindowUsage {
   const needed = Math.max(cost, 1);
-  const refused = result.outcome === 'refused' && result.windows.some((u) => u.used + needed > u.spec.limit);
+  const exhausted = result.windows.filter((u) => u.used + needed > u.spec.limit);
+  const candidates = result.outcome === 'refused' && exhausted.length > 0 ? exhausted : result.windows;
   let best: WindowUsage | undefined;
-  for (const usage of result.windows) {
-    if (refused) {
-      if (usage.used + needed <= usage.spec.limit) continue;
-      if (!best || usage.resetMs > best.resetMs) best = usage;
-    } else if (!best) {
-      best = usage;
-    } else if (result.outcome === 'refused') {
+  for (const usage of candidates) {
+    if (!best) best = usage;
+    else if (result.outcome === 'refused') {
       if (usage.resetMs > best.resetMs) best = usage;
     } else if (remaining(usage) < remaining(best) || (remaining(usage) === remaining(best) && usage.resetMs > best.resetMs)) {
       best = usage;
@@ -72,10 +69,9 @@ function formatPolicyOnce(windows: readonly WindowSpec[]): string {
 export function formatState(result: ConsumeResult): string {
   // While banned nothing is served, whatever the windows say.
   const banned = result.outcome === 'banned';
-  const items: Array<{ name: string; remaining: number; reset: number }> = [];
-  for (const u of result.windows)
-    items.push({ name: u.spec.name, remaining: banned ? 0 : remaining(u), reset: secondsUntil(banned ? result.banMs : u.resetMs) });
-  return formatRateLimit(items);
+  return formatRateLimit(
+    result.windows.map((u) => ({ name: u.spec.name, remaining: banned ? 0 : remaining(u), reset: secondsUntil(banned ? result.banMs : u.resetMs) })),
+  );
 }
 
 function per(windowMs: number): string {
@@ -116,30 +112,21 @@ export function asRefusal(result: ConsumeResult): ConsumeResult {
 
 export function verdict(kind: PartitionKind, result: ConsumeResult, nowMs: number, cost: 0 | 1 = 1, specs?: readonly WindowSpec[]): Verdict {
   const binding = bindingWindow(result, cost);
-  const limit = String(binding.spec.limit);
-  const policy = formatPolicy(specs ?? result.windows.map((u) => u.spec));
-  const state = formatState(result);
+  const headers: Record<string, string> = {
+    'x-ratelimit-limit': String(binding.spec.limit),
+    'ratelimit-policy': formatPolicy(specs ?? result.windows.map((u) => u.spec)),
+    ratelimit: formatState(result),
+  };
   if (result.outcome === 'admitted') {
-    // One literal, the same shape for every admission: no field added one by one.
-    const headers = {
-      'x-ratelimit-limit': limit,
-      'ratelimit-policy': policy,
-      ratelimit: state,
-      'x-ratelimit-remaining': String(remaining(binding)),
-      'x-ratelimit-reset': String(epochSecondsAt(nowMs, binding.resetMs)),
-    };
+    headers['x-ratelimit-remaining'] = String(remaining(binding));
+    headers['x-ratelimit-reset'] = String(epochSecondsAt(nowMs, binding.resetMs));
     return { admitted: true, headers };
   }
   const waitMs = result.outcome === 'banned' ? result.banMs : binding.resetMs;
   const retryAfter = Math.max(1, secondsUntil(waitMs));
-  const headers = {
-    'x-ratelimit-limit': limit,
-    'ratelimit-policy': policy,
-    ratelimit: state,
-    'x-ratelimit-remaining': '0',
-    'x-ratelimit-reset': String(epochSecondsAt(nowMs, waitMs)),
-    'retry-after': String(retryAfter),
-    'cache-control': 'no-store',
-  };
+  headers['x-ratelimit-remaining'] = '0';
+  headers['x-ratelimit-reset'] = String(epochSecondsAt(nowMs, waitMs));
+  headers['retry-after'] = String(retryAfter);
+  headers['cache-control'] = 'no-store';
   return { admitted: false, headers, error: refusal(kind, result, binding, retryAfter) };
 }

@@ -130,19 +130,18 @@ export class MemoryStore implements LimiterStore {
     // Created only when something must be remembered: a probe that is admitted leaves no trace.
     const existing = this.#find(request.partition, now);
 
-    const usage: WindowUsage[] = [];
-    for (const spec of request.windows) {
-      const counter = existing ? counterOf(existing, spec.name) : undefined;
-      usage.push(!counter || counter.endsAt <= now ? { spec, used: 0, resetMs: spec.windowMs } : { spec, used: counter.count, resetMs: counter.endsAt - now });
-    }
+    const usage: WindowUsage[] = request.windows.map((spec) => {
+      const counter = existing?.windows.find((c) => c.name === spec.name);
+      if (!counter || counter.endsAt <= now) return { spec, used: 0, resetMs: spec.windowMs };
+      return { spec, used: counter.count, resetMs: counter.endsAt - now };
+    });
 
     if (existing && existing.bannedUntil > now) {
       return { outcome: 'banned', windows: usage, banMs: existing.bannedUntil - now };
     }
 
     const needed = Math.max(request.cost, 1);
-    let refused = false;
-    for (const u of usage) if (u.used + needed > u.spec.limit) refused = true;
+    const refused = usage.some((u) => u.used + needed > u.spec.limit);
     if (refused) {
       const ban = request.ban;
       if (ban) {
@@ -162,9 +161,8 @@ export class MemoryStore implements LimiterStore {
     if (request.cost === 0) return { outcome: 'admitted', windows: usage, banMs: 0 };
     const state = existing ?? this.#create(request.partition);
     let restarted = false;
-    const windows: WindowUsage[] = [];
-    for (const u of usage) {
-      let counter = counterOf(state, u.spec.name);
+    const windows = usage.map((u) => {
+      let counter = state.windows.find((c) => c.name === u.spec.name);
       if (!counter) {
         counter = { name: u.spec.name, count: 0, endsAt: now + u.spec.windowMs };
         state.windows.push(counter);
@@ -175,8 +173,8 @@ export class MemoryStore implements LimiterStore {
         restarted = true;
       }
       counter.count += request.cost;
-      windows.push({ spec: u.spec, used: counter.count, resetMs: counter.endsAt - now });
-    }
+      return { spec: u.spec, used: counter.count, resetMs: counter.endsAt - now };
+    });
     if (restarted) this.#touch(state);
     return { outcome: 'admitted', banMs: 0, windows };
   }
@@ -279,11 +277,6 @@ export class MemoryStore implements LimiterStore {
       this.#stats.reclaimed += removed;
     }
   }
-}
-
-function counterOf(state: PartitionState, name: string): Counter | undefined {
-  for (const counter of state.windows) if (counter.name === name) return counter;
-  return undefined;
 }
 
 function isIdle(state: PartitionState, now: number): boolean {
