@@ -173,8 +173,9 @@ it('a second group waits on the lock inside the database while the first commits
       ['first', 'second', 'third'],
     );
     assert.is(new Set(pets.map((p) => p.id)).size, 3, 'one id each');
-    // The third was asked while two groups were in flight: it went in a later group, after one committed.
-    assert.ok(pets[2]!.id > Math.min(pets[0]!.id, pets[1]!.id), `third ${pets[2]!.id} after a committed group`);
+    // The third was asked while two groups were in flight: its group was sent after one of them
+    // committed and queued on the lock behind the other, so it took its id after both.
+    assert.ok(pets[2]!.id > Math.max(pets[0]!.id, pets[1]!.id), `third ${pets[2]!.id} after ${pets[0]!.id} and ${pets[1]!.id}`);
     for (const pet of pets) assert.equal(await store.get(pet.id), pet);
   } finally {
     await holder.end();
