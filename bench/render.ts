@@ -79,7 +79,8 @@ export function renderText(report: BenchReport): string {
   const rows = report.cases.map((c) => {
     const v = c.summary;
     if (!v) return [c.label, c.id, c.title, '-', '-', '-', '-', '-', '-', '-', '-', '-', '-', '-', '-', '-', '-', `skipped: ${c.skipped ?? 'not run'}`];
-    const rounds = v.rpsPerRound.length ? `${formatCount(Math.min(...v.rpsPerRound))}-${formatCount(Math.max(...v.rpsPerRound))}` : '-';
+    const rates = v.perRound.map((r) => r.rps);
+    const rounds = rates.length ? `${formatCount(Math.min(...rates))}-${formatCount(Math.max(...rates))}` : '-';
     return [
       c.label,
       c.id,

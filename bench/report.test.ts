@@ -25,7 +25,6 @@ const settings: RunSettings = {
 function summary(rps: number, extra: Partial<CaseSummary> = {}): CaseSummary {
   const made = {
     rps,
-    rpsPerRound: [rps, rps],
     p50: 2,
     p99: 10,
     p999: 10,
@@ -151,7 +150,6 @@ const voidRound = (reason: string) => ({
   ],
   requests: 0,
   rps: 0,
-  rpsPerRound: [],
   perRound: [],
 });
 

@@ -52,7 +52,6 @@ export interface RoundFigures {
 export interface CaseSummary {
   /** Median of the clean rounds' rates: one round disturbed by another process does not move it. */
   rps: number;
-  rpsPerRound: number[];
   perRound: RoundFigures[];
   p50: number;
   p99: number;
@@ -150,7 +149,6 @@ export function summarize(rounds: readonly RoundMeasure[]): CaseSummary {
   const [p50, p99, p999, max] = percentiles(latency, [50, 99, 99.9, 100]) as [number, number, number, number];
   return {
     rps: rpsPerRound.length ? median(rpsPerRound) : 0,
-    rpsPerRound,
     perRound: clean.map((r, i) => ({ round: r.round, rps: rpsPerRound[i]!, cpuMicros: r.ok > 0 ? (1e6 * r.serverCpuSeconds) / r.ok : Number.NaN })),
     p50,
     p99,
