@@ -7,7 +7,7 @@ import { freePort } from '../../lib/processes.ts';
 import type { Pet } from '../types.ts';
 import { DatabaseUnavailableError, IncompatibleSchemaError } from './database-errors.ts';
 import pg from 'pg';
-import { GROUPS_IN_FLIGHT, PostgresPetStore } from './postgres-store.ts';
+import { GROUPS_IN_FLIGHT, PostgresPetStore, SECOND_GROUP_MIN } from './postgres-store.ts';
 import { lockSql, schemaNames } from './postgres-schema.ts';
 import { postgresForTests } from '../testing/test-database.ts';
 
@@ -132,51 +132,92 @@ it('a group of creates is one round trip, and each create gets a row that says w
   await store.close();
 });
 
+/** Sessions of the store queued on its schema's advisory lock, asked outside any test transaction. */
+async function waitingOnLock(schema: string): Promise<number> {
+  const [row] = await db!.query<{ n: string }>(
+    `SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'adoption-store-kit' AND wait_event_type = 'Lock' AND query LIKE $1`,
+    [`%pg_advisory_xact_lock%${schema}%`],
+  );
+  return Number(row!.n);
+}
+
+/** Polls until `count` sessions wait on the lock, for up to two seconds; returns the last count. */
+async function untilWaiting(schema: string, count: number): Promise<number> {
+  let seen = 0;
+  for (let i = 0; i < 100 && seen < count; i++) {
+    seen = await waitingOnLock(schema);
+    if (seen < count) await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return seen;
+}
+
+/** Another session holding the schema's lock, as a slow commit of another instance would. */
+async function holdLock(schema: string): Promise<pg.Client> {
+  const holder = new pg.Client({ connectionString: db!.url });
+  await holder.connect();
+  const lock = lockSql(schemaNames(schema));
+  await holder.query('BEGIN');
+  await holder.query(lock.text, lock.values);
+  return holder;
+}
+
+const names = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
+
 it('a second group waits on the lock inside the database while the first commits, and ids still follow commit order', async () => {
   const schema = db!.schema('inflight');
   const store = await open(schema);
   await store.create(input('connects'));
-  // Another session holds the schema's lock, as a slow commit of another instance would.
-  const holder = new pg.Client({ connectionString: db!.url });
-  await holder.connect();
+  const holder = await holdLock(schema);
   try {
-    const lock = lockSql(schemaNames(schema));
-    await holder.query('BEGIN');
-    await holder.query(lock.text, lock.values);
     const first = store.create(input('first'));
     await new Promise(setImmediate);
-    const second = store.create(input('second'));
+    const second = Promise.all(names('second', SECOND_GROUP_MIN).map((name) => store.create(input(name))));
     const third = (async () => {
       await new Promise(setImmediate);
       return store.create(input('third'));
     })();
-    // Asked outside the holder's transaction, whose view of pg_stat_activity stays as it first read it.
-    const waiting = async () =>
-      Number(
-        (
-          await db!.query<{ n: string }>(
-            `SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'adoption-store-kit' AND wait_event_type = 'Lock' AND query LIKE $1`,
-            [`%pg_advisory_xact_lock%${schema}%`],
-          )
-        )[0]!.n,
-      );
-    let seen = 0;
-    for (let i = 0; i < 100 && seen < GROUPS_IN_FLIGHT; i++) {
-      seen = await waiting();
-      if (seen < GROUPS_IN_FLIGHT) await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    assert.is(seen, GROUPS_IN_FLIGHT, 'two groups sent, both queued on the lock in the database');
+    assert.is(await untilWaiting(schema, GROUPS_IN_FLIGHT), GROUPS_IN_FLIGHT, 'two groups sent, both queued on the lock in the database');
     await holder.query('COMMIT');
-    const pets = await Promise.all([first, second, third]);
+    const pets = [await first, ...(await second), await third];
     assert.equal(
       pets.map((p) => p.name),
-      ['first', 'second', 'third'],
+      ['first', ...names('second', SECOND_GROUP_MIN), 'third'],
     );
-    assert.is(new Set(pets.map((p) => p.id)).size, 3, 'one id each');
+    assert.is(new Set(pets.map((p) => p.id)).size, pets.length, 'one id each');
     // The third was asked while two groups were in flight: its group was sent after one of them
     // committed and queued on the lock behind the other, so it took its id after both.
-    assert.ok(pets[2]!.id > Math.max(pets[0]!.id, pets[1]!.id), `third ${pets[2]!.id} after ${pets[0]!.id} and ${pets[1]!.id}`);
+    const last = pets.at(-1)!;
+    assert.ok(last.id > Math.max(...pets.slice(0, -1).map((p) => p.id)), `third ${last.id} after the first two groups`);
     for (const pet of pets) assert.equal(await store.get(pet.id), pet);
+  } finally {
+    await holder.end();
+    await store.close();
+  }
+});
+
+it('fewer creates than a second group needs wait for the first group to end, then go as one', async () => {
+  const schema = db!.schema('fewer');
+  const store = await open(schema);
+  await store.create(input('connects'));
+  const holder = await holdLock(schema);
+  try {
+    const first = store.create(input('first'));
+    await new Promise(setImmediate);
+    const few = names('few', SECOND_GROUP_MIN - 1);
+    const waiting = Promise.all(few.map((name) => store.create(input(name))));
+    assert.is(await untilWaiting(schema, 1), 1, 'the first group is queued on the lock');
+    // Long enough for a second group to have been sent and reached the lock, had it gone.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.is(await waitingOnLock(schema), 1, `${few.length} creates did not go as a group of their own`);
+    const before = roundTrips.postgres;
+    await holder.query('COMMIT');
+    const [pet, pets] = await Promise.all([first, waiting]);
+    assert.is(roundTrips.postgres - before, 1, 'the creates that waited went as one group once the first had committed');
+    assert.equal(
+      pets.map((p) => p.name),
+      few,
+    );
+    assert.ok(Math.min(...pets.map((p) => p.id)) > pet.id, 'after the first');
   } finally {
     await holder.end();
     await store.close();
