@@ -151,24 +151,31 @@ async function untilWaiting(schema: string, count: number): Promise<number> {
   return seen;
 }
 
-/** Another session holding the schema's lock, as a slow commit of another instance would. */
-async function holdLock(schema: string): Promise<pg.Client> {
+/**
+ * Runs `work` on a connected store of its own while another session holds the schema's lock, as a
+ * slow commit of another instance would; `work` ends that session's transaction with `release`.
+ */
+async function whileLockHeld(name: string, work: (store: PostgresPetStore, schema: string, release: () => Promise<unknown>) => Promise<void>): Promise<void> {
+  const schema = db!.schema(name);
+  const store = await open(schema);
+  await store.create(input('connects'));
   const holder = new pg.Client({ connectionString: db!.url });
   await holder.connect();
-  const lock = lockSql(schemaNames(schema));
-  await holder.query('BEGIN');
-  await holder.query(lock.text, lock.values);
-  return holder;
+  try {
+    const lock = lockSql(schemaNames(schema));
+    await holder.query('BEGIN');
+    await holder.query(lock.text, lock.values);
+    await work(store, schema, () => holder.query('COMMIT'));
+  } finally {
+    await holder.end();
+    await store.close();
+  }
 }
 
 const names = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
 
-it('a second group waits on the lock inside the database while the first commits, and ids still follow commit order', async () => {
-  const schema = db!.schema('inflight');
-  const store = await open(schema);
-  await store.create(input('connects'));
-  const holder = await holdLock(schema);
-  try {
+it('a second group waits on the lock inside the database while the first commits, and ids still follow commit order', () =>
+  whileLockHeld('inflight', async (store, schema, release) => {
     const first = store.create(input('first'));
     await new Promise(setImmediate);
     const second = Promise.all(names('second', SECOND_GROUP_MIN).map((name) => store.create(input(name))));
@@ -177,7 +184,7 @@ it('a second group waits on the lock inside the database while the first commits
       return store.create(input('third'));
     })();
     assert.is(await untilWaiting(schema, GROUPS_IN_FLIGHT), GROUPS_IN_FLIGHT, 'two groups sent, both queued on the lock in the database');
-    await holder.query('COMMIT');
+    await release();
     const pets = [await first, ...(await second), await third];
     assert.equal(
       pets.map((p) => p.name),
@@ -189,18 +196,10 @@ it('a second group waits on the lock inside the database while the first commits
     const last = pets.at(-1)!;
     assert.ok(last.id > Math.max(...pets.slice(0, -1).map((p) => p.id)), `third ${last.id} after the first two groups`);
     for (const pet of pets) assert.equal(await store.get(pet.id), pet);
-  } finally {
-    await holder.end();
-    await store.close();
-  }
-});
+  }));
 
-it('fewer creates than a second group needs wait for the first group to end, then go as one', async () => {
-  const schema = db!.schema('fewer');
-  const store = await open(schema);
-  await store.create(input('connects'));
-  const holder = await holdLock(schema);
-  try {
+it('fewer creates than a second group needs wait for the first group to end, then go as one', () =>
+  whileLockHeld('fewer', async (store, schema, release) => {
     const first = store.create(input('first'));
     await new Promise(setImmediate);
     const few = names('few', SECOND_GROUP_MIN - 1);
@@ -210,7 +209,7 @@ it('fewer creates than a second group needs wait for the first group to end, the
     await new Promise((resolve) => setTimeout(resolve, 200));
     assert.is(await waitingOnLock(schema), 1, `${few.length} creates did not go as a group of their own`);
     const before = roundTrips.postgres;
-    await holder.query('COMMIT');
+    await release();
     const [pet, pets] = await Promise.all([first, waiting]);
     assert.is(roundTrips.postgres - before, 1, 'the creates that waited went as one group once the first had committed');
     assert.equal(
@@ -218,11 +217,7 @@ it('fewer creates than a second group needs wait for the first group to end, the
       few,
     );
     assert.ok(Math.min(...pets.map((p) => p.id)) > pet.id, 'after the first');
-  } finally {
-    await holder.end();
-    await store.close();
-  }
-});
+  }));
 
 it('close() waits for every group in flight and every create still queued', async () => {
   const store = await open(db!.schema('closing'));
