@@ -261,7 +261,7 @@ export class PostgresPetStore implements PetStore {
 
   /** A group starts on the next turn of the event loop, so the creates asked in one turn go together. */
   #schedule(): void {
-    if (this.#scheduled || this.#groups.size >= GROUPS_IN_FLIGHT) return;
+    if (this.#scheduled || !this.#mayStartGroup()) return;
     this.#scheduled = true;
     setImmediate(() => {
       this.#scheduled = false;
@@ -269,11 +269,18 @@ export class PostgresPetStore implements PetStore {
     });
   }
 
+  /**
+   * Whether what waits may go as a group now: while fewer than GROUPS_IN_FLIGHT are, and a second
+   * one only once it is worth a commit (SECOND_GROUP_MIN); the first one's end sends it anyway.
+   */
+  #mayStartGroup(): boolean {
+    const waiting = this.#queue.length;
+    return waiting > 0 && this.#groups.size < GROUPS_IN_FLIGHT && (this.#groups.size === 0 || waiting >= SECOND_GROUP_MIN);
+  }
+
   /** Sends what waits, in groups, while fewer than GROUPS_IN_FLIGHT are; each that ends sends the next. */
   #startGroups(): void {
-    while (this.#queue.length > 0 && this.#groups.size < GROUPS_IN_FLIGHT) {
-      // A second group waits until it is worth a commit: the first one's end sends it anyway.
-      if (this.#groups.size > 0 && this.#queue.length < SECOND_GROUP_MIN) return;
+    while (this.#mayStartGroup()) {
       const writing: Promise<void> = this.#writeGroup(this.#queue.splice(0, MAX_GROUP)).finally(() => {
         this.#groups.delete(writing);
         this.#startGroups();
