@@ -55,6 +55,8 @@ export interface Facts {
   createdIds?: Map<number, Exchange>;
   /** What the target was seen to choose where the specification is silent, by open point. */
   choices?: Map<string, string>;
+  /** The window rules' verdict on --rate-limit-key: every later request sent with that key goes through it (observeBatch for requests sent at once). */
+  rateLimitVerdict?: import('./rate-limit.ts').RateLimitVerdict;
   /** The responses to --rate-limit-key as the window rules saw them, for the report's timeline. */
   rateLimitTimeline?: () => TimelinePoint[];
 }

@@ -143,6 +143,8 @@ export const CHECK_OF_RULE: Readonly<Record<Kind, string>> = {
 export interface RateLimitVerdict {
   /** Judges one more response of the key, in the order the requests were made. */
   observe(exchange: Exchange): Outcome;
+  /** Judges requests of the key sent at once (concurrently), after everything observed before; their answers may have arrived in any order. */
+  observeBatch(exchanges: readonly Exchange[]): Outcome;
   /** When every Retry-After of the current refusals has passed (the kit's clock); null when none is pending. */
   retryDueMs(): number | null;
   banned(): boolean;
@@ -154,21 +156,30 @@ export interface RateLimitVerdict {
 export function rateLimitVerdict(ledger: CheckLedger, options: { tolerances?: Partial<Tolerances>; dateHeader: boolean }): RateLimitVerdict {
   const rules = createWindowRules(options.tolerances ? { tolerances: options.tolerances } : {});
   const points: TimelinePoint[] = [];
+  const observeBatch = (exchanges: readonly Exchange[]): Outcome => {
+    const snapshots = exchanges.map((ex) =>
+      readSnapshot(
+        { status: ex.response?.status ?? 0, headers: ex.response?.headers ?? null, receivedAtMs: ex.receivedAt, sentAtMs: ex.sentAt, ref: ex },
+        { dateHeader: options.dateHeader },
+      ),
+    );
+    const out = rules.observe(snapshots);
+    for (const s of snapshots) {
+      const own = { ...out, violations: out.violations.filter((v) => v.refs[v.refs.length - 1] === s.ref) };
+      points.push(timelinePoint(s, own));
+    }
+    const broken = new Set<string>();
+    for (const v of out.violations) {
+      broken.add(v.kind);
+      const evidence = v.refs.filter((r): r is Exchange => typeof r === 'object' && r !== null);
+      ledger.fail(CHECK_OF_RULE[v.kind], `${v.detail} (rule: ${v.rule})`, evidence, v.kind);
+    }
+    for (const j of out.judged) if (!broken.has(j.kind)) ledger.pass(CHECK_OF_RULE[j.kind]);
+    return out;
+  };
   return {
-    observe(ex) {
-      const response = { status: ex.response?.status ?? 0, headers: ex.response?.headers ?? null, receivedAtMs: ex.receivedAt, sentAtMs: ex.sentAt, ref: ex };
-      const snapshot = readSnapshot(response, { dateHeader: options.dateHeader });
-      const out = rules.observe([snapshot]);
-      points.push(timelinePoint(snapshot, out));
-      const broken = new Set<string>();
-      for (const v of out.violations) {
-        broken.add(v.kind);
-        const evidence = v.refs.filter((r): r is Exchange => typeof r === 'object' && r !== null);
-        ledger.fail(CHECK_OF_RULE[v.kind], `${v.detail} (rule: ${v.rule})`, evidence, v.kind);
-      }
-      for (const j of out.judged) if (!broken.has(j.kind)) ledger.pass(CHECK_OF_RULE[j.kind]);
-      return out;
-    },
+    observe: (ex) => observeBatch([ex]),
+    observeBatch,
     retryDueMs: () => rules.retryDueMs(),
     banned: () => rules.report().banned,
     timeline: () => [...points],
@@ -320,6 +331,7 @@ async function perKey(ctx: AreaContext, refused: Exchange): Promise<void> {
 async function rateLimit(ctx: AreaContext): Promise<void> {
   const { options } = ctx;
   const verdict = rateLimitVerdict(ctx.ledger, { tolerances: { clockSkewSeconds: options.clockToleranceSeconds }, dateHeader: options.dateHeader });
+  ctx.facts.rateLimitVerdict = verdict;
   ctx.facts.rateLimitTimeline = () => verdict.timeline();
   let n = 0;
   const request: Send = () =>
