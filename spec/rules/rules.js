@@ -41,7 +41,11 @@ export const RULES = {
     source: 'Limits › Rate limit response headers',
   },
   remaining_skipped: { level: 'must', rule: 'Remaining falls by exactly one per admitted request', source: 'Limits › Rate limit response headers' },
-  remaining_not_reset: { level: 'must', rule: 'the first request of a new window sees Remaining = Limit - 1', source: 'Limits › Rate limit response headers' },
+  remaining_not_reset: {
+    level: 'must',
+    rule: 'once a window resets, Remaining = Limit - 1 - the admitted requests that still count in the new window (none, for a fixed window)',
+    source: 'Limits › Rate limit response headers',
+  },
   remaining_nonzero_on_429: { level: 'must', rule: 'a 429 reports X-RateLimit-Remaining 0', source: 'Limits › Behaviour when the limit is exceeded' },
   reset_moved: {
     level: 'must',

@@ -2,8 +2,13 @@
 // The windows themselves: which window a response belongs to (by its Reset: a legitimate crossing
 // once the window has ended, a moved Reset otherwise), how many requests each admitted, whether it
 // admitted exactly Limit before its first 429 and Remaining fell by one each time, and a window
-// seen whole from its first request to its readmission (verified). Part of the window rules
-// (window-rules.js). Plain ES2015 without imports outside spec/rules.
+// seen whole from its first request to its readmission (verified). Fixed and sliding windows alike:
+// before its Reset nothing frees a slot, so there every admitted answer lowers Remaining by exactly
+// one and a 429 closes the window; once its Reset may have passed, a slot may have freed (every
+// slot, for a fixed window; the oldest, for a sliding one), and Remaining is judged against the
+// admitted requests that still count (held-slots.js). Answers come in the order arrival.js gives
+// them. Part of the window rules (window-rules.js). Plain ES2015 without imports outside spec/rules.
+import { createHeldSlots } from './held-slots.js';
 import { slackSeconds } from './snapshot.js';
 
 /**
@@ -48,36 +53,39 @@ export function createWindowCount(rec, tol) {
   let win = null;
   /** @type {Window | null} the window before a legitimate crossing, until its successor's first response */
   let previous = null;
+  const slots = createHeldSlots(tol);
   rec.onMustViolation(() => {
     if (win) win.faults += 1;
   });
 
   /**
    * Which window the snapshot belongs to; null when Reset went back and the snapshot cannot count.
+   * `freed`: its Reset may have passed before it was decided, so a slot may have freed.
    * @param {Snapshot} s
-   * @returns {{ w: Window, first: boolean } | null}
+   * @returns {{ w: Window, first: boolean, freed: boolean } | null}
    */
   function place(s) {
     const reset = /** @type {number} */ (s.reset);
     if (win === null) {
       win = open(s, false);
       rec.note('joined the window that resets at ' + reset + ' with ' + win.admitted + ' request(s) spent before this run');
-      return { w: win, first: false };
+      return { w: win, first: false, freed: false };
     }
     const current = win;
     const moved = Math.abs(reset - current.reset) > tol.roundingSeconds;
-    const crossing = moved && reset > current.reset && s.serverNow >= current.reset - slackSeconds(s, tol);
+    const ended = s.serverNow >= current.reset - slackSeconds(s, tol);
+    const crossing = moved && reset > current.reset && ended;
     rule('reset_moved', s, moved && !crossing, () =>
       reset < current.reset
         ? 'Reset went back from ' + current.reset + ' to ' + reset
         : 'Reset changed from ' + current.reset + ' to ' + reset + ' at ' + s.serverNow + ', ' + (current.reset - s.serverNow) + ' s before that window ended'
     );
-    if (!moved) return { w: current, first: false };
+    if (!moved) return { w: current, first: false, freed: ended };
     if (reset < current.reset) return null;
     if (!crossing) {
       win = open(s, false);
       previous = null;
-      return { w: win, first: false };
+      return { w: win, first: false, freed: false };
     }
     event('window_crossed');
     rec.note(
@@ -93,13 +101,70 @@ export function createWindowCount(rec, tol) {
     );
     previous = current;
     win = open(s, true);
-    return { w: win, first: true };
+    return { w: win, first: true, freed: true };
   }
 
-  /** @param {Snapshot} s @param {Window} w @param {boolean} first @param {boolean} early */
-  function countAdmitted(s, w, first, early) {
+  /**
+   * Remaining of an admitted answer that may follow a freed slot, against the admitted requests
+   * that still count in its window; returns whether the log could say exactly.
+   * @param {Snapshot} s @param {Window} w
+   */
+  function judgeHeld(s, w) {
     const limit = /** @type {number} */ (s.limit);
     const remaining = /** @type {number} */ (s.remaining);
+    const held = slots.since(/** @type {number} */ (s.reset), s);
+    const exact = held.complete && !w.uncertain;
+    const high = remaining > limit - 1 - held.atLeast;
+    const low = exact && remaining < limit - 1 - held.atMost;
+    rule('remaining_not_reset', s, high || low, () =>
+      high
+        ? 'Remaining ' +
+          remaining +
+          ' in the window resetting at ' +
+          s.reset +
+          ', but at least ' +
+          held.atLeast +
+          ' request(s) admitted since it began still count in it'
+        : 'Remaining ' +
+          remaining +
+          ' in the window resetting at ' +
+          s.reset +
+          ', expected at least ' +
+          (limit - 1 - held.atMost) +
+          ': at most ' +
+          held.atMost +
+          ' request(s) were admitted since it began'
+    );
+    return exact;
+  }
+
+  /** @param {Snapshot} s @param {Window} w @param {boolean} first @param {boolean} freed @param {boolean} early */
+  function countAdmitted(s, w, first, freed, early) {
+    const limit = /** @type {number} */ (s.limit);
+    const remaining = /** @type {number} */ (s.remaining);
+    if (freed) {
+      // A slot may have freed since the last answer: Remaining may rise, and a 429 no longer
+      // closes the window. What still holds is the count of the requests that still count in it.
+      const exact = judgeHeld(s, w);
+      const before = first ? previous : w.saturated ? w : null;
+      if (before !== null && before.saturated) {
+        event('readmitted');
+        if (before.tracked && !before.uncertain && before.faults === 0 && before.admitted === before.limit) {
+          event('window_verified');
+          rec.note('window resetting at ' + before.reset + ' verified: exactly ' + before.limit + ' admitted, then 429, then admitted again after the reset');
+        }
+      }
+      if (!first) {
+        // The same Reset within rounding, past its moment: a sliding window freed its oldest slot.
+        w.reset = Math.max(w.reset, /** @type {number} */ (s.reset));
+        w.saturated = false;
+      }
+      w.tracked = exact;
+      w.admitted = Math.max(1, limit - remaining);
+      w.lastRemaining = remaining;
+      slots.admitted(s);
+      return;
+    }
     const last = w.lastRemaining;
     rule(
       'over_admitted',
@@ -114,34 +179,27 @@ export function createWindowCount(rec, tol) {
         w.limit +
         (w.saturated ? ', after a 429 in the same window' : '')
     );
-    if (last === null && w.tracked && !w.uncertain) {
-      rule(
-        'remaining_not_reset',
-        s,
-        remaining !== limit - 1,
-        () => 'first request of the window resetting at ' + w.reset + ' saw Remaining ' + remaining + ', expected ' + (limit - 1)
-      );
-    } else if (last !== null) {
+    if (last !== null) {
       rule('remaining_not_decremented', s, remaining >= last, () => 'Remaining ' + remaining + ' after ' + last + ' for an admitted request');
       if (remaining < last && !w.uncertain)
         rule('remaining_skipped', s, remaining < last - 1, () => 'Remaining fell from ' + last + ' to ' + remaining + ' for one admitted request');
     }
     w.admitted += 1;
     w.lastRemaining = remaining;
-    const before = previous;
-    if (first && before !== null && before.saturated) {
-      event('readmitted');
-      if (before.tracked && !before.uncertain && before.faults === 0 && before.admitted === before.limit) {
-        event('window_verified');
-        rec.note('window resetting at ' + before.reset + ' verified: exactly ' + before.limit + ' admitted, then 429, then admitted again after the reset');
-      }
-    }
+    slots.admitted(s);
   }
 
-  /** @param {Snapshot} s @param {Window} w */
-  function countRefused(s, w) {
+  /** @param {Snapshot} s @param {Window} w @param {boolean} first */
+  function countRefused(s, w, first) {
+    slots.heard(s);
     if (w.saturated) return;
     w.saturated = true;
+    if (first) {
+      // A window whose first answer is a 429: full only if Limit admitted requests still count in it.
+      const held = slots.since(/** @type {number} */ (s.reset), s);
+      w.tracked = held.complete;
+      w.admitted = held.complete ? Math.min(held.atMost, w.limit) : w.limit;
+    }
     rule(
       'under_admitted',
       s,
@@ -160,13 +218,17 @@ export function createWindowCount(rec, tol) {
     count: function (s, early) {
       const placed = place(s);
       if (placed === null) return;
-      if (s.admitted) countAdmitted(s, placed.w, placed.first, early);
-      else countRefused(s, placed.w);
+      if (s.admitted) countAdmitted(s, placed.w, placed.first, placed.freed, early);
+      else countRefused(s, placed.w, placed.first);
       if (placed.first) previous = null;
     },
-    /** A request got no response, or one the limiter did not decide: the window's counts are no longer exact. */
-    uncertain: function () {
+    /**
+     * A request got no response, or one the limiter did not decide: the window's counts are no longer exact.
+     * @param {Snapshot} s
+     */
+    uncertain: function (s) {
       if (win) win.uncertain = true;
+      slots.unknown(s);
     },
     /** The current window, for reports. */
     current: function () {

@@ -1,14 +1,16 @@
 // @ts-check
 // The rate-limit rules as a state machine, fed every snapshot one client observes for one key in
 // the order the requests were made. The conformance kit and rate-limit.js both judge a limiter with
-// it: the kit maps each broken rule to a check id, rate-limit.js to a k6 threshold. It is exact only
-// if it sees every request made with the key. Requests sent at once (http.batch) reach the server in
-// an order nobody knows, so a batch is passed in whole and ordered the only way a correct
-// fixed-window limiter could have answered it: by window (Reset), admitted first, most Remaining
-// first. The rules come in three families, each in a module of its own: what every response obeys
+// it, and so does the judging proxy: the kit maps each broken rule to a check id, rate-limit.js to a
+// k6 threshold. It is exact only if it sees every request made with the key. Requests sent at once
+// (http.batch, concurrent clients) reach the server in an order nobody knows, so a batch is passed
+// in whole and put in the order a correct limiter could have decided it (arrival.js); a stream of
+// answers goes through arrival.js's buffer first. The rules hold for fixed and sliding windows
+// alike (window-count.js). The rules come in three families, each in a module of its own: what every response obeys
 // alone (field-rules.js), what follows a 429 and bans (refusal-rules.js), and the windows' counts
 // (window-count.js); they report through one recorder (judgement.js). Plain ES2015 without imports
 // outside spec/rules: k6 loads it by relative path.
+import { arrange } from './arrival.js';
 import { createFieldRules } from './field-rules.js';
 import { createRecorder } from './judgement.js';
 import { createRefusalRules } from './refusal-rules.js';
@@ -23,17 +25,6 @@ import { createWindowCount } from './window-count.js';
  * @typedef {import('./judgement.js').Outcome} Outcome
  * @typedef {import('./rules.js').Kind} Kind
  */
-
-/** @param {Snapshot[]} batch */
-function ordered(batch) {
-  return batch.slice().sort((a, b) => {
-    const ra = a.reset === null ? 0 : a.reset;
-    const rb = b.reset === null ? 0 : b.reset;
-    if (ra !== rb) return ra - rb;
-    if (a.admitted !== b.admitted) return a.admitted ? -1 : 1;
-    return (b.remaining === null ? 0 : b.remaining) - (a.remaining === null ? 0 : a.remaining);
-  });
-}
 
 /**
  * @param {{ expectedLimit?: number | null, tolerances?: Partial<Tolerances> }} [options]
@@ -51,14 +42,14 @@ export function createWindowRules(options) {
   function step(s) {
     if (s.status === 0) {
       rec.event('transport_error');
-      windows.uncertain();
+      windows.uncertain(s);
       return;
     }
     if (!s.admitted && !s.refused) {
       // Neither served nor refused by the limiter (a 401, a 5xx): it says nothing about the window,
       // and the server may or may not have counted it.
       rec.event('unexpected_status');
-      windows.uncertain();
+      windows.uncertain(s);
       return;
     }
     rec.event(s.admitted ? 'admitted' : 'rejected');
@@ -77,7 +68,7 @@ export function createWindowRules(options) {
      */
     observe: function (batch) {
       rec.begin();
-      for (const s of ordered(batch)) step(s);
+      for (const s of arrange(batch, tol)) step(s);
       return rec.outcome();
     },
     /** When a client may retry: every Retry-After of the current refusals has passed (client clock); null when admitted or unknown. */

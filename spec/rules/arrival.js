@@ -1,0 +1,136 @@
+// @ts-check
+// The order in which the window rules hear a key's answers. Answers of concurrent requests arrive in
+// another order than the server decided them, so the rules never take arrival for decision order:
+// they take the one order a correct limiter could have decided them in (earlier windows first; in a
+// window, admitted answers by falling Remaining, then refusals), constrained only by what is certain:
+// a request sent after another's answer arrived was decided after it. For a correct limiter of any
+// algorithm the rules accept (README: "Which window algorithms the rules accept") that order is its
+// decision order up to answers that are alike, so it breaks no rule; a faulty limiter's answers
+// cannot all be put in an order that breaks none. A stream of answers (the judging proxy) is held
+// until every request sent before an answer arrived has been answered: only then is its place
+// certain. Plain ES2015 without imports outside spec/rules: k6 loads it by relative path.
+import { DEFAULT_TOLERANCES } from './snapshot.js';
+
+/** @typedef {import('./snapshot.js').Snapshot} Snapshot */
+
+/**
+ * Groups of Reset values that name one moment within rounding: a correct server may round the
+ * same instant to neighbouring seconds, and then the groups must not split a window.
+ * @param {Snapshot[]} snapshots
+ * @param {number} roundingSeconds
+ * @returns {Map<number, number>} each Reset seen to the first Reset of its group
+ */
+function resetGroups(snapshots, roundingSeconds) {
+  const resets = snapshots
+    .map((s) => (s.reset === null ? 0 : s.reset))
+    .sort((a, b) => a - b)
+    .filter((r, i, all) => i === 0 || all[i - 1] !== r);
+  /** @type {Map<number, number>} */
+  const group = new Map();
+  let start = 0;
+  let prior = -Infinity;
+  for (const reset of resets) {
+    if (reset - prior > roundingSeconds) start = reset;
+    group.set(reset, start);
+    prior = reset;
+  }
+  return group;
+}
+
+/**
+ * How a correct limiter orders two answers it decided: by window, admitted before refused (a
+ * refusal closes the window), most Remaining first, then by the server's and the client's clocks.
+ * @param {Map<number, number>} groups
+ * @returns {(a: Snapshot, b: Snapshot) => number}
+ */
+function decisionOrder(groups) {
+  /** @param {Snapshot} s */
+  const groupOf = (s) => /** @type {number} */ (groups.get(s.reset === null ? 0 : s.reset));
+  return (a, b) => {
+    const ga = groupOf(a);
+    const gb = groupOf(b);
+    if (ga !== gb) return ga - gb;
+    if (a.admitted !== b.admitted) return a.admitted ? -1 : 1;
+    const ra = a.remaining === null ? 0 : a.remaining;
+    const rb = b.remaining === null ? 0 : b.remaining;
+    if (ra !== rb) return rb - ra;
+    if (a.serverNowMs !== b.serverNowMs) return a.serverNowMs - b.serverNowMs;
+    return a.receivedAtMs - b.receivedAtMs;
+  };
+}
+
+/**
+ * Answers in the order a correct limiter decided them: the decision order above, except that an
+ * answer whose request left after another answer arrived always comes after that one.
+ * @param {Snapshot[]} snapshots
+ * @param {{ roundingSeconds?: number }} [options]
+ * @returns {Snapshot[]}
+ */
+export function arrange(snapshots, options) {
+  if (snapshots.length < 2) return snapshots.slice();
+  const rounding = options && options.roundingSeconds !== undefined ? options.roundingSeconds : DEFAULT_TOLERANCES.roundingSeconds;
+  const rest = snapshots.slice().sort(decisionOrder(resetGroups(snapshots, rounding)));
+  /** @type {Snapshot[]} */
+  const out = [];
+  while (rest.length > 0) {
+    let earliestAnswer = Infinity;
+    for (const s of rest) if (s.receivedAtMs < earliestAnswer) earliestAnswer = s.receivedAtMs;
+    // The first in decision order whose request did not leave after a remaining answer arrived
+    // (the answer that arrived first always qualifies: its request left before it arrived).
+    const pick = rest.findIndex((s) => s.sentAtMs <= earliestAnswer);
+    out.push(/** @type {Snapshot} */ (rest.splice(pick, 1)[0]));
+  }
+  return out;
+}
+
+/**
+ * Holds a stream of answers until their order is certain, and hands them out arranged.
+ * `offer(s)` takes one answer as it arrives; `release(oldestPendingSentMs)` hands out, arranged,
+ * every held answer that arrived before the oldest request still waiting for its answer was sent
+ * (null: none is waiting, so all). At most `limit` answers are held: beyond it the oldest are
+ * handed out anyway, and `forced` counts them (their order was a guess).
+ * @param {{ roundingSeconds?: number, limit?: number }} [options]
+ */
+export function createArrivalBuffer(options) {
+  const opts = options || {};
+  const limit = opts.limit === undefined ? 4096 : opts.limit;
+  /** @type {Snapshot[]} */
+  let held = [];
+  let forced = 0;
+  return {
+    /** @param {Snapshot} s */
+    offer: function (s) {
+      held.push(s);
+    },
+    /**
+     * @param {number | null} oldestPendingSentMs
+     * @returns {Snapshot[]}
+     */
+    release: function (oldestPendingSentMs) {
+      /** @type {Snapshot[]} */
+      const ready = [];
+      /** @type {Snapshot[]} */
+      const wait = [];
+      for (const s of held) {
+        if (oldestPendingSentMs === null || s.receivedAtMs < oldestPendingSentMs) ready.push(s);
+        else wait.push(s);
+      }
+      if (wait.length > limit) {
+        wait.sort((a, b) => a.receivedAtMs - b.receivedAtMs);
+        const over = wait.splice(0, wait.length - limit);
+        forced += over.length;
+        for (const s of over) ready.push(s);
+      }
+      held = wait;
+      return arrange(ready, opts);
+    },
+    /** Answers held now. */
+    size: function () {
+      return held.length;
+    },
+    /** Answers handed out before their order was certain. */
+    forced: function () {
+      return forced;
+    },
+  };
+}

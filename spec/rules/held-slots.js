@@ -1,0 +1,95 @@
+// @ts-check
+// The admitted requests that may still count against a window. Every limiter the window rules
+// accept (README: "Which window algorithms the rules accept") gives each admitted request one of
+// Limit slots and frees it at the latest a window (60 s) after; X-RateLimit-Reset names when the
+// next slot frees, so the window of an answer with Reset T began at T − 60 s, and its Remaining is
+// Limit − 1 − the requests admitted since then. This log says how many admitted requests were, at
+// least and at most, decided since a moment, from the server times of their answers (each known
+// within its slack), and whether the log is complete there: it saw every request of that span
+// (none lost, none before the run began). Bounded: older entries than any question can reach are
+// dropped, and beyond `capacity` entries the oldest go and the log is no longer complete there.
+// Part of the window rules (window-rules.js). Plain ES2015 without imports outside spec/rules.
+import { slackSeconds } from './snapshot.js';
+
+/**
+ * @typedef {import('./snapshot.js').Snapshot} Snapshot
+ * @typedef {import('./snapshot.js').Tolerances} Tolerances
+ */
+
+/** The window length every accepted algorithm counts over: "requests per minute". */
+export const WINDOW_SECONDS = 60;
+
+/**
+ * @param {Tolerances} tol
+ * @param {number} [capacity] most entries kept (a correct fixed window admits at most 2 × Limit in any minute)
+ */
+export function createHeldSlots(tol, capacity) {
+  const cap = capacity === undefined ? 100000 : capacity;
+  /** @type {Array<{ at: number, slack: number }>} server seconds of admitted answers, each within its slack, in the order the rules heard them */
+  let entries = [];
+  /** @type {number[]} server seconds of requests the server may or may not have counted */
+  let unknown = [];
+  /** Server seconds before which the log is not complete: the run's start, or the last entry dropped for room. */
+  let completeFrom = Infinity;
+  let latest = -Infinity;
+
+  /** @param {number} now */
+  function prune(now) {
+    const horizon = now - WINDOW_SECONDS - 4 * tol.clockSkewSeconds - 4 * tol.roundingSeconds - 4;
+    const keep = entries.findIndex((e) => e.at + e.slack >= horizon);
+    if (keep !== 0) entries = keep < 0 ? [] : entries.slice(keep);
+    unknown = unknown.filter((t) => t >= horizon);
+    // Nothing before the horizon is kept, so nothing there can be counted.
+    completeFrom = Math.max(completeFrom, horizon);
+  }
+
+  /** @param {Snapshot} s */
+  function seen(s) {
+    if (completeFrom === Infinity) completeFrom = s.serverNow + slackSeconds(s, tol);
+    if (s.serverNow > latest) {
+      latest = s.serverNow;
+      prune(latest);
+    }
+  }
+
+  return {
+    /** An admitted answer. @param {Snapshot} s */
+    admitted: function (s) {
+      seen(s);
+      entries.push({ at: s.serverNowMs / 1000, slack: slackSeconds(s, tol) });
+      if (entries.length > cap) {
+        const dropped = /** @type {{ at: number, slack: number }} */ (entries.shift());
+        completeFrom = Math.max(completeFrom, dropped.at + dropped.slack);
+      }
+    },
+    /** Any other answer the rules heard (it only moves the log's clock). @param {Snapshot} s */
+    heard: function (s) {
+      seen(s);
+    },
+    /** A request the server may have counted without saying so (no answer, a 401, a 5xx). @param {Snapshot} s */
+    unknown: function (s) {
+      seen(s);
+      unknown.push(s.serverNowMs / 1000);
+    },
+    /**
+     * How many admitted requests, of those heard so far, count in the window of an answer with
+     * Reset `reset`: at least (decided surely after the window began) and at most (possibly after);
+     * `complete` when the log saw every request of the key since then.
+     * @param {number} reset
+     * @param {Snapshot} s the answer asked about
+     * @returns {{ atLeast: number, atMost: number, complete: boolean }}
+     */
+    since: function (reset, s) {
+      const start = reset - WINDOW_SECONDS;
+      const margin = tol.roundingSeconds + slackSeconds(s, tol);
+      let atLeast = 0;
+      let atMost = 0;
+      for (const e of entries) {
+        if (e.at - e.slack >= start) atLeast++;
+        if (e.at + e.slack > start - tol.roundingSeconds) atMost++;
+      }
+      const lost = unknown.some((t) => t > start - margin);
+      return { atLeast: atLeast, atMost: atMost, complete: !lost && completeFrom <= start - margin };
+    },
+  };
+}
