@@ -223,6 +223,14 @@ export function createWindowCount(rec, tol) {
       if (placed.first) previous = null;
     },
     /**
+     * A usable answer that is not counted in a window (inside a ban): an admitted one still holds a slot.
+     * @param {Snapshot} s
+     */
+    aside: function (s) {
+      if (s.admitted) slots.admitted(s);
+      else slots.heard(s);
+    },
+    /**
      * A request got no response, or one the limiter did not decide: the window's counts are no longer exact.
      * @param {Snapshot} s
      */

@@ -57,6 +57,9 @@ export function createWindowRules(options) {
     const after = refusals.judgeRetry(s);
     const ban = !after.paused && usable && s.refused && refusals.judgeRetryAfter(s);
     if (usable && !after.paused && !ban) windows.count(s, after.early);
+    // Not counted in a window (a ban's answers describe the ban), but an admitted request still
+    // holds a slot of the window that follows.
+    else if (usable) windows.aside(s);
     refusals.follow(s);
   }
 

@@ -72,6 +72,27 @@ const more: Array<[string, Array<RecordedResponse | RecordedResponse[]>, string[
     ],
     [],
   ],
+  [
+    'a sliding window: each slot frees 60 s after its request, Reset names the oldest',
+    [
+      ok(1, 2, T0 + 61),
+      ok(11, 1, T0 + 61),
+      ok(21, 0, T0 + 61),
+      no(31, T0 + 61, '30'),
+      ok(61, 0, T0 + 71),
+      no(62, T0 + 71, '9'),
+      ok(71, 0, T0 + 81),
+      ok(81, 0, T0 + 121),
+      ok(200, 2, T0 + 260),
+    ],
+    [],
+  ],
+  [
+    'a sliding window that forgets the requests still counting in it',
+    [ok(1, 2, T0 + 61), ok(11, 1, T0 + 61), ok(21, 0, T0 + 61), no(31, T0 + 61, '30'), ok(61, 2, T0 + 71)],
+    ['remaining_not_reset'],
+  ],
+  ['answers of a batch arriving in any order', [[no(2, W1, '58'), ok(2, 0, W1), ok(2, 2, W1), no(2, W1, '58'), ok(2, 1, W1)]], []],
   ['a batch that straddles the boundary is split by Reset', [ok(55, 2, W1), ok(56, 1, W1), [ok(59, 0, W1), ok(60, 2, W2)]], []],
   ['Reset moving by a rounding second is not moving', [ok(1, 2, W1), ok(2, 1, W1 + 1), ok(3, 0, W1), no(4, W1 + 1, '57')], []],
   [
