@@ -4,6 +4,7 @@
 import { createServer, ManualClock } from '../../../server/index.ts';
 import { runConformance, type Report, type RunOptions } from '../../run.ts';
 import { startSecondServer, type SecondServerOptions } from '../second-server/index.ts';
+import type { Fault } from './catalogue.ts';
 import { startFaultProxy, type FaultBehaviour, type FaultProxy } from './proxy.ts';
 
 export type Implementation = 'reference' | 'second';
@@ -34,19 +35,30 @@ export const SECOND_CHOICES: Record<string, string> = {
 /** A ban the runs can wait out: 90 s on the manual clock. */
 export const SECOND_BAN: SecondServerOptions = { banAfter: 5, banSeconds: 90 };
 
-/** A fresh implementation (memory store, its own keys and pets), behind `fault` when given. */
-export async function startTarget(fault?: FaultBehaviour, implementation: Implementation = 'reference', second: SecondServerOptions = {}): Promise<Target> {
+/**
+ * A fresh implementation (memory store, its own keys and pets), behind `fault` when given. A fault
+ * with a `secondBuild` is, on the second implementation, that build itself: no proxy in front.
+ */
+export async function startTarget(
+  fault?: FaultBehaviour & Pick<Fault, 'secondBuild'>,
+  implementation: Implementation = 'reference',
+  second: SecondServerOptions = {},
+): Promise<Target> {
   const clock = new ManualClock();
   let origin: string;
   let close: () => Promise<void>;
   let keys: { apiKey: string; rateLimitKey: string };
   let choices: Record<string, string> = {};
+  let proxied = fault;
   if (implementation === 'second') {
-    const server = await startSecondServer({ ...SECOND_BAN, ...second, clock });
+    const build = fault?.secondBuild;
+    if (build) proxied = undefined;
+    const options: SecondServerOptions = { ...SECOND_BAN, ...second, ...build, clock };
+    const server = await startSecondServer(options);
     origin = server.origin;
     close = () => server.close();
     keys = { apiKey: server.keys.pro, rateLimitKey: server.keys.free };
-    choices = { ...SECOND_CHOICES, ...(second.paging === 'none' ? { paging: 'none' } : {}) };
+    choices = { ...SECOND_CHOICES, ...(options.paging === 'none' ? { paging: 'none' } : {}) };
   } else {
     const server = await createServer({ host: '127.0.0.1', port: 0, storage: { type: 'memory' }, logger: false, clock });
     await server.start();
@@ -55,7 +67,7 @@ export async function startTarget(fault?: FaultBehaviour, implementation: Implem
     keys = { apiKey: 'test-pro-key', rateLimitKey: 'test-free-key' };
   }
   let proxy: FaultProxy | undefined;
-  if (fault) proxy = await startFaultProxy(origin, fault);
+  if (proxied) proxy = await startFaultProxy(origin, proxied);
   return {
     implementation,
     baseUrl: `${proxy ? proxy.origin : origin}/v1`,

@@ -16,7 +16,7 @@ import { createHandler, rateLimitHeaders } from './routes.ts';
 export { SECOND_SERVER_CHOICES } from './choices.ts';
 export { ADDRESS_LIMIT_PER_MINUTE } from './limiter.ts';
 export { BODY_LIMIT_BYTES } from './http.ts';
-export type { Clock, Plan, SecondServerOptions, SeedPet } from './options.ts';
+export type { Clock, Plan, Race, SecondServerOptions, SeedPet } from './options.ts';
 export type { Pet } from './pets.ts';
 
 export interface SecondServer {
@@ -37,7 +37,7 @@ function framingError(error: NodeJS.ErrnoException): ApiError {
 
 export async function startSecondServer(options: SecondServerOptions = {}): Promise<SecondServer> {
   const resolved = resolveOptions(options);
-  const store = new PetStore(resolved.seed);
+  const store = new PetStore(resolved.seed, { racyIds: resolved.race.ids });
   const limiter = new Limiter(resolved);
   let origin = '';
   const handle = createHandler({ options: resolved, store, limiter, origin: () => origin });

@@ -1,134 +1,51 @@
-// The rate limits, read off an injected clock and never off timers. Each key has a minute and a
-// day window, both fixed and started by the key's first request in them (not aligned to the
-// clock); requests without a valid key share a window per client address. A key that keeps
-// sending while refused is banned for a while. Every decision also describes each window the caller
-// is counted in, for the IETF RateLimit-Policy and RateLimit fields.
+// The rate limits, read off an injected clock and never off timers. Each key has a minute window
+// (fixed and opened by the key's first request, or with `window: 'sliding'` a sliding log) and a
+// fixed day window; requests without a valid key share a fixed window per client address. A key
+// that keeps sending while refused is banned for a while. Every decision also describes each window
+// the caller is counted in, for the IETF RateLimit-Policy and RateLimit fields.
 import { PLAN_LIMITS } from '../../../spec/rules/contract.js';
-import type { RateLimitPolicy, RateLimitState } from '../../../spec/rules/structured-fields.js';
-import type { Clock, Plan } from './options.ts';
+import { FixedWindow } from './fixed-window.ts';
+import type { Plan, ResolvedOptions } from './options.ts';
+import { raceGap } from './race.ts';
+import { SlidingLog } from './sliding-window.ts';
+import { ceilSecond, fieldsOf, headersOf, secondsUntil, type RateFields, type RateHeaders, type Window } from './window.ts';
+
+export type { RateFields, RateHeaders } from './window.ts';
 
 export const ADDRESS_LIMIT_PER_MINUTE = 600;
 const MINUTE_MS = 60_000;
 const DAY_MS = 24 * 60 * 60_000;
-
-export interface RateHeaders {
-  limit: number;
-  remaining: number;
-  /** Unix seconds. */
-  reset: number;
-}
-
-/** draft-ietf-httpapi-ratelimit-headers: every window the caller is counted in, and how each stands. */
-export interface RateFields {
-  /** RateLimit-Policy: `q` the window's limit, `w` its length in seconds. */
-  policies: readonly RateLimitPolicy[];
-  /**
-   * RateLimit, in the order of `policies`: `r` what is left, `t` the seconds from now until that
-   * window ends (while banned: until the ban ends), rounded up so that waiting `t` never lands
-   * before it; X-RateLimit-Reset names the same end, rounded up to a Unix second.
-   */
-  states: readonly RateLimitState[];
-}
 
 export type Decision =
   | { verdict: 'admitted'; headers: RateHeaders; fields: RateFields }
   | { verdict: 'limited'; headers: RateHeaders; fields: RateFields; retryAtMs: number; window: 'minute' | 'day' | 'address' }
   | { verdict: 'banned'; headers: RateHeaders; fields: RateFields; retryAtMs: number };
 
-/** Up to the next whole second, so that an HTTP-date or Unix seconds can name the moment exactly. */
-const ceilSecond = (ms: number) => Math.ceil(ms / 1000) * 1000;
-
-/** Whole seconds from `nowMs` until `atMs`, rounded up: waiting that long never lands before it. */
-const secondsUntil = (atMs: number, nowMs: number) => Math.max(0, Math.ceil((atMs - nowMs) / 1000));
-
-class FixedWindow {
-  /** Its name in RateLimit-Policy and RateLimit. */
-  readonly name: string;
-  readonly limit: number;
-  readonly #lengthMs: number;
-  #startMs: number | undefined;
-  #count = 0;
-
-  constructor(name: string, limit: number, lengthMs: number) {
-    this.name = name;
-    this.limit = limit;
-    this.#lengthMs = lengthMs;
-  }
-
-  /** Starts a new window when none is open at `nowMs`; true when it did. */
-  roll(nowMs: number): boolean {
-    if (this.#startMs !== undefined && nowMs < this.#startMs + this.#lengthMs) return false;
-    this.#startMs = nowMs;
-    this.#count = 0;
-    return true;
-  }
-
-  close(): void {
-    this.#startMs = undefined;
-    this.#count = 0;
-  }
-
-  take(): void {
-    this.#count++;
-  }
-
-  get remaining(): number {
-    return Math.max(0, this.limit - this.#count);
-  }
-
-  get endMs(): number {
-    return (this.#startMs ?? 0) + this.#lengthMs;
-  }
-
-  get exhausted(): boolean {
-    return this.#count >= this.limit;
-  }
-
-  headers(): RateHeaders {
-    return { limit: this.limit, remaining: this.remaining, reset: ceilSecond(this.endMs) / 1000 };
-  }
-
-  policy(): RateLimitPolicy {
-    return { name: this.name, quota: this.limit, window: this.#lengthMs / 1000 };
-  }
-
-  /** As it stands at `nowMs`, an open window. */
-  state(nowMs: number): RateLimitState {
-    return { name: this.name, remaining: this.remaining, reset: secondsUntil(this.endMs, nowMs) };
-  }
-
-  refusal(window: 'minute' | 'day' | 'address', fields: RateFields): Decision {
-    const retryAtMs = ceilSecond(this.endMs);
-    return { verdict: 'limited', headers: { limit: this.limit, remaining: 0, reset: retryAtMs / 1000 }, fields, retryAtMs, window };
-  }
-}
-
-/** The fields of open windows, each as it stands at `nowMs`. */
-function fieldsOf(windows: readonly FixedWindow[], nowMs: number): RateFields {
-  return { policies: windows.map((w) => w.policy()), states: windows.map((w) => w.state(nowMs)) };
+/** A 429 that lets in again when `window` next frees room, which Reset and Retry-After both name. */
+function refusal(window: Window, which: 'minute' | 'day' | 'address', fields: RateFields): Decision {
+  const retryAtMs = ceilSecond(window.endMs);
+  return { verdict: 'limited', headers: { limit: window.limit, remaining: 0, reset: retryAtMs / 1000 }, fields, retryAtMs, window: which };
 }
 
 class KeyState {
-  readonly minute: FixedWindow;
-  readonly day: FixedWindow;
-  refusedThisWindow = 0;
+  readonly minute: Window;
+  readonly day: Window;
+  /** 429s of the current saturation episode: a fixed window's life, or (sliding) since the last admission. */
+  refused = 0;
   bannedUntilMs: number | undefined;
 
-  constructor(plan: Plan) {
-    this.minute = new FixedWindow('minute', PLAN_LIMITS[plan].perMinute, MINUTE_MS);
+  constructor(plan: Plan, window: ResolvedOptions['window']) {
+    const Minute = window === 'sliding' ? SlidingLog : FixedWindow;
+    this.minute = new Minute('minute', PLAN_LIMITS[plan].perMinute, MINUTE_MS);
     this.day = new FixedWindow('day', PLAN_LIMITS[plan].perDay, DAY_MS);
   }
 
-  get windows(): readonly FixedWindow[] {
+  get windows(): readonly Window[] {
     return [this.minute, this.day];
   }
 }
 
-export interface LimiterOptions {
-  clock: Clock;
-  banAfter: number;
-  banMs: number;
-}
+export type LimiterOptions = Pick<ResolvedOptions, 'clock' | 'banAfter' | 'banMs' | 'window' | 'race'>;
 
 export class Limiter {
   readonly #options: LimiterOptions;
@@ -139,35 +56,40 @@ export class Limiter {
     this.#options = options;
   }
 
-  forKey(key: string, plan: Plan): Decision {
+  /** Decided synchronously when called; only the racy build answers after a gap. */
+  async forKey(key: string, plan: Plan): Promise<Decision> {
     const now = this.#options.clock.now();
     let state = this.#keys.get(key);
-    if (!state) this.#keys.set(key, (state = new KeyState(plan)));
+    if (!state) this.#keys.set(key, (state = new KeyState(plan, this.#options.window)));
     if (state.bannedUntilMs !== undefined) {
       if (now < state.bannedUntilMs) {
         const reset = state.bannedUntilMs / 1000;
         // While banned nothing is served, whatever the windows say: each has nothing left until the ban ends.
         const t = secondsUntil(state.bannedUntilMs, now);
-        const fields = { policies: state.windows.map((w) => w.policy()), states: state.windows.map((w) => ({ name: w.name, remaining: 0, reset: t })) };
+        const { policies } = fieldsOf(state.windows, now);
+        const fields = { policies, states: state.windows.map((w) => ({ name: w.name, remaining: 0, reset: t })) };
         return { verdict: 'banned', headers: { limit: state.minute.limit, remaining: 0, reset }, fields, retryAtMs: state.bannedUntilMs };
       }
       state.bannedUntilMs = undefined;
     }
-    if (state.minute.roll(now)) state.refusedThisWindow = 0;
+    if (state.minute.roll(now)) state.refused = 0;
     state.day.roll(now);
     if (state.minute.exhausted || state.day.exhausted) {
       // When the day is spent, only its end lets the key in again, whatever the minute says.
       // Described before a ban closes the minute window: this 429 still speaks of it.
       const fields = fieldsOf(state.windows, now);
-      const refusal = state.day.exhausted ? state.day.refusal('day', fields) : state.minute.refusal('minute', fields);
-      if (++state.refusedThisWindow >= this.#options.banAfter) this.#ban(state, now);
-      return refusal;
+      const refused = state.day.exhausted ? refusal(state.day, 'day', fields) : refusal(state.minute, 'minute', fields);
+      if (++state.refused >= this.#options.banAfter) this.#ban(state, now);
+      return refused;
     }
-    state.minute.take();
-    state.day.take();
-    // The window closer to refusing is the one worth announcing.
-    const binding = state.day.remaining < state.minute.remaining ? state.day : state.minute;
-    return { verdict: 'admitted', headers: binding.headers(), fields: fieldsOf(state.windows, now) };
+    if (this.#options.race.limiter) {
+      // The bug on purpose: the count was read above, and what is written after the gap is that
+      // count plus one, whatever concurrent requests wrote meanwhile.
+      const writeBack = state.minute.read();
+      await raceGap();
+      writeBack();
+    }
+    return this.#admit(state, now);
   }
 
   forAddress(address: string): Decision {
@@ -178,19 +100,28 @@ export class Limiter {
       this.#addresses.set(address, (window = new FixedWindow('address-minute', ADDRESS_LIMIT_PER_MINUTE, MINUTE_MS)));
     }
     window.roll(now);
-    if (window.exhausted) return window.refusal('address', fieldsOf([window], now));
+    if (window.exhausted) return refusal(window, 'address', fieldsOf([window], now));
     window.take();
-    return { verdict: 'admitted', headers: window.headers(), fields: fieldsOf([window], now) };
+    return { verdict: 'admitted', headers: headersOf(window), fields: fieldsOf([window], now) };
+  }
+
+  #admit(state: KeyState, now: number): Decision {
+    state.minute.take(now);
+    state.day.take(now);
+    // A sliding log has no window end to start the count afresh: an admission ends the episode.
+    if (this.#options.window === 'sliding') state.refused = 0;
+    // The window closer to refusing is the one worth announcing.
+    const binding = state.day.remaining < state.minute.remaining ? state.day : state.minute;
+    return { verdict: 'admitted', headers: headersOf(binding), fields: fieldsOf(state.windows, now) };
   }
 
   #ban(state: KeyState, now: number): void {
-    // A ban never ends before the window it punishes (the Reset already announced stays true), nor
-    // while the day window still refuses: the first request after it is admitted.
+    // A ban never ends before the minute window next frees room (the Reset already announced stays
+    // true), nor while the day window still refuses: the first request after it is admitted.
     const dayEnd = state.day.exhausted ? state.day.endMs : 0;
     state.bannedUntilMs = ceilSecond(Math.max(now + this.#options.banMs, state.minute.endMs, dayEnd));
-    // The minute window is served by the ban; the first request after it starts a fresh one.
     state.minute.close();
-    state.refusedThisWindow = 0;
+    state.refused = 0;
   }
 
   #forgetIdleAddresses(now: number): void {

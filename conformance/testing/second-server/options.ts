@@ -20,13 +20,24 @@ export interface SecondServerOptions {
   port?: number;
   clock?: Clock;
   paging?: 'link' | 'none';
-  /** Requests refused with 429 within one window before the key is banned. */
+  /** Requests refused with 429 in one saturation episode (a fixed window; sliding: between two admissions) before the key is banned. */
   banAfter?: number;
   banSeconds?: number;
   keys?: Record<string, Plan>;
   /** The pets the store starts with, in id order; ignored when `empty`. */
   seed?: readonly SeedPet[];
   empty?: boolean;
+  /** The key's minute limit: a fixed window opened by its first request, or a sliding log of admissions. */
+  window?: 'fixed' | 'sliding';
+  /** Test builds with a read-then-write gap, faults on purpose: concurrent requests see a stale value. */
+  race?: Race;
+}
+
+export interface Race {
+  /** The key's minute count is read, then written back plus one after a gap: over-admission, repeated Remaining. */
+  limiter?: boolean;
+  /** createPet reads the next id, then stores under it after a gap: overlapping creates share an id. */
+  ids?: boolean;
 }
 
 export interface ResolvedOptions {
@@ -38,6 +49,8 @@ export interface ResolvedOptions {
   banMs: number;
   keys: ReadonlyMap<string, Plan>;
   seed: readonly SeedPet[];
+  window: 'fixed' | 'sliding';
+  race: Required<Race>;
 }
 
 export const DEFAULT_KEYS: Readonly<Record<string, Plan>> = {
@@ -61,11 +74,24 @@ function positiveInteger(name: string, value: number | undefined, fallback: numb
   return value;
 }
 
+function resolveRace(race: Race | undefined): Required<Race> {
+  if (race === undefined) return { limiter: false, ids: false };
+  if (race === null || typeof race !== 'object' || Array.isArray(race)) throw new TypeError(`race must be an object, got ${String(race)}`);
+  for (const [name, value] of Object.entries(race)) {
+    if (name !== 'limiter' && name !== 'ids') throw new TypeError(`race.${name} is not a race this server can have (limiter, ids)`);
+    if (value !== undefined && typeof value !== 'boolean') throw new TypeError(`race.${name} must be a boolean, got ${String(value)}`);
+  }
+  return { limiter: race.limiter ?? false, ids: race.ids ?? false };
+}
+
 export function resolveOptions(options: SecondServerOptions = {}): ResolvedOptions {
   const port = options.port ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new TypeError(`port must be 0..65535, got ${String(port)}`);
   if (options.paging !== undefined && options.paging !== 'link' && options.paging !== 'none') {
     throw new TypeError(`paging must be 'link' or 'none', got ${String(options.paging)}`);
+  }
+  if (options.window !== undefined && options.window !== 'fixed' && options.window !== 'sliding') {
+    throw new TypeError(`window must be 'fixed' or 'sliding', got ${String(options.window)}`);
   }
   const keys = new Map<string, Plan>();
   for (const [key, plan] of Object.entries(options.keys ?? DEFAULT_KEYS)) {
@@ -83,5 +109,7 @@ export function resolveOptions(options: SecondServerOptions = {}): ResolvedOptio
     banMs: positiveInteger('banSeconds', options.banSeconds, 30) * 1000,
     keys,
     seed: options.empty ? [] : (options.seed ?? DEFAULT_SEED),
+    window: options.window ?? 'fixed',
+    race: resolveRace(options.race),
   };
 }

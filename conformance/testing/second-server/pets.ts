@@ -3,6 +3,7 @@
 import { LIST_LIMIT, PET_STATUSES } from '../../../spec/rules/contract.js';
 import { invalid } from './errors.ts';
 import type { PetStatus, SeedPet } from './options.ts';
+import { raceGap } from './race.ts';
 
 export interface Pet {
   id: number;
@@ -93,8 +94,10 @@ export class PetStore {
   #pets: Pet[] = [];
   #byId = new Map<number, Pet>();
   #lastId = 0;
+  readonly #racyIds: boolean;
 
-  constructor(seed: readonly SeedPet[]) {
+  constructor(seed: readonly SeedPet[], options: { racyIds?: boolean } = {}) {
+    this.#racyIds = options.racyIds ?? false;
     for (const pet of seed) {
       const problems = newPetProblems(pet);
       if (problems.length > 0) throw new TypeError(`seed pet ${JSON.stringify(pet)}: ${problems.join(' ')}`);
@@ -103,9 +106,25 @@ export class PetStore {
   }
 
   add(newPet: NewPet): Pet {
-    const pet: Pet = { id: ++this.#lastId, name: newPet.name, categoryId: newPet.categoryId, status: newPet.status };
-    this.#pets.push(pet);
-    this.#byId.set(pet.id, pet);
+    return this.#store(++this.#lastId, newPet);
+  }
+
+  /** add, or in the racy build the next id read before a gap and used after it, whatever was stored meanwhile. */
+  async create(newPet: NewPet): Promise<Pet> {
+    if (!this.#racyIds) return this.add(newPet);
+    const id = this.#lastId + 1;
+    await raceGap();
+    this.#lastId = id;
+    return this.#store(id, newPet);
+  }
+
+  /** Under `id`, replacing a pet already there: only the racy build ever stores twice under one id. */
+  #store(id: number, newPet: NewPet): Pet {
+    const pet: Pet = { id, name: newPet.name, categoryId: newPet.categoryId, status: newPet.status };
+    const at = this.#byId.has(id) ? this.#pets.findIndex((p) => p.id === id) : -1;
+    if (at < 0) this.#pets.push(pet);
+    else this.#pets[at] = pet;
+    this.#byId.set(id, pet);
     return { ...pet };
   }
 

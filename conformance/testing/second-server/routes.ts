@@ -60,7 +60,7 @@ const listPets: Operation = (call) => {
 
 const createPet: Operation = async (call) => {
   requireJsonMedia(call.req);
-  const pet = call.ctx.store.add(toNewPet(parseJson(await readBody(call.req))));
+  const pet = await call.ctx.store.create(toNewPet(parseJson(await readBody(call.req))));
   sendJson(call.res, 201, pet, { Location: `${originOf(call)}${BASE_PATH}/pets/${pet.id}` });
 };
 
@@ -142,7 +142,8 @@ export function createHandler(ctx: HandlerContext): (req: IncomingMessage, res: 
       }
       const token = bearerToken(req.headers.authorization);
       const plan = token === undefined ? undefined : keys.get(token);
-      const decision = token !== undefined && plan !== undefined ? ctx.limiter.forKey(token, plan) : ctx.limiter.forAddress(req.socket.remoteAddress ?? '');
+      const decision =
+        token !== undefined && plan !== undefined ? await ctx.limiter.forKey(token, plan) : ctx.limiter.forAddress(req.socket.remoteAddress ?? '');
       for (const [name, value] of Object.entries(rateLimitHeaders(decision))) res.setHeader(name, value);
       const refused = refusal(decision);
       if (refused) throw refused;
