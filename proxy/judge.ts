@@ -95,6 +95,8 @@ export class TrafficJudge {
   /** Causes already told, per key and check: one line per finding, not per repetition. */
   readonly #told = new Set<string>();
   readonly #verdicts = new Map<string, string>();
+  /** Per key, the requests that arrived and are not judged yet, by seq: their send times. */
+  readonly #inFlight = new Map<string, Map<number, number>>();
   #current: { seq: number; atMs: number } = { seq: 0, atMs: 0 };
   readonly findings: Finding[] = [];
 
@@ -170,8 +172,35 @@ export class TrafficJudge {
     return state;
   }
 
+  /**
+   * A request arrived: until it is judged, no answer of its key that arrived after it left can be
+   * put in its place among the key's decisions (the window rules wait for it).
+   */
+  arrived({ exchange, key }: Pick<Observed, 'exchange' | 'key'>): void {
+    const id = key ?? NO_KEY;
+    let waiting = this.#inFlight.get(id);
+    if (!waiting) this.#inFlight.set(id, (waiting = new Map()));
+    waiting.set(exchange.seq, exchange.sentAt);
+  }
+
+  /** When the earliest request of the key still waiting to be judged was sent; null when none is. */
+  #oldestInFlight(key: string | undefined, judged: Exchange): number | null {
+    const id = key ?? NO_KEY;
+    const waiting = this.#inFlight.get(id);
+    if (!waiting) return null;
+    waiting.delete(judged.seq);
+    if (waiting.size === 0) {
+      this.#inFlight.delete(id);
+      return null;
+    }
+    let oldest = Infinity;
+    for (const sentAt of waiting.values()) if (sentAt < oldest) oldest = sentAt;
+    return oldest;
+  }
+
   /** Judges one exchange, in the order the requests were made; findings are told as they appear. */
   observe({ exchange, key, injected }: Observed): void {
+    const oldestInFlight = this.#oldestInFlight(key, exchange);
     const state = this.#state(key);
     this.#current = { seq: exchange.seq, atMs: exchange.receivedAt };
     state.requests++;
@@ -184,7 +213,8 @@ export class TrafficJudge {
       });
     }
     if (exchange.outside) return;
-    const ban = !injected && state.windows.observe(exchange).events.includes('ban_detected');
+    // Answers of concurrent requests come back in any order: the window rules hear them once their place is certain.
+    const ban = !injected && state.windows.observeArrival(exchange, oldestInFlight).events.includes('ban_detected');
     const point = injected ? undefined : state.judged++;
     if (key === undefined) return;
     const body = exchange.response ? safeJson(exchange.response.body) : undefined;

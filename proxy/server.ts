@@ -167,6 +167,7 @@ export function createTrafficProxy(options: ProxyOptions): TrafficProxy {
     const incoming = flatHeaders(req);
     const key = keyOf(incoming.authorization);
     const exchange = record(req, url, incoming, body, sentAt);
+    judge.arrived({ exchange, key });
     // The turn of this exchange in the judge's order, taken when the request arrived.
     const before = queue;
     let done!: () => void;

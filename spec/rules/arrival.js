@@ -87,7 +87,8 @@ export function arrange(snapshots, options) {
  * Holds a stream of answers until their order is certain, and hands them out arranged.
  * `offer(s)` takes one answer as it arrives; `release(oldestPendingSentMs)` hands out, arranged,
  * every held answer that arrived before the oldest request still waiting for its answer was sent
- * (null: none is waiting, so all). At most `limit` answers are held: beyond it the oldest are
+ * (null: none is waiting, so all) and before every answer still held was sent, so nothing handed
+ * out later can have been decided before it. At most `limit` answers are held: beyond it the oldest are
  * handed out anyway, and `forced` counts them (their order was a guess).
  * @param {{ roundingSeconds?: number, limit?: number }} [options]
  */
@@ -107,12 +108,21 @@ export function createArrivalBuffer(options) {
      * @returns {Snapshot[]}
      */
     release: function (oldestPendingSentMs) {
+      // An answer goes out only with every held answer whose request may have come before it: the
+      // threshold falls to the send time of the earliest answer that must wait, until it holds.
+      let threshold = oldestPendingSentMs === null ? Infinity : oldestPendingSentMs;
+      for (;;) {
+        let lowered = threshold;
+        for (const s of held) if (s.receivedAtMs >= threshold && s.sentAtMs < lowered) lowered = s.sentAtMs;
+        if (lowered === threshold) break;
+        threshold = lowered;
+      }
       /** @type {Snapshot[]} */
       const ready = [];
       /** @type {Snapshot[]} */
       const wait = [];
       for (const s of held) {
-        if (oldestPendingSentMs === null || s.receivedAtMs < oldestPendingSentMs) ready.push(s);
+        if (s.receivedAtMs < threshold) ready.push(s);
         else wait.push(s);
       }
       if (wait.length > limit) {

@@ -41,6 +41,16 @@ test('a stream is held while a request sent before an answer arrived is pending,
   assert.is(buffer.size(), 0);
 });
 
+test('an answer waits with any held answer whose request may have been decided before it', () => {
+  const buffer = createArrivalBuffer();
+  const x = readSnapshot({ ...ok(2, 1, W1), sentAtMs: 1000, receivedAtMs: 1010, ref: 'x' });
+  const y = readSnapshot({ ...ok(2, 2, W1), sentAtMs: 1005, receivedAtMs: 1030, ref: 'y' });
+  buffer.offer(x);
+  buffer.offer(y);
+  assert.equal(refs(buffer.release(1020)), [], 'y waits for the request sent at 1020, and x for y');
+  assert.equal(refs(buffer.release(null)), ['y', 'x']);
+});
+
 test('the buffer is bounded: beyond its limit the oldest answers go out, and are counted as forced', () => {
   const buffer = createArrivalBuffer({ limit: 2 });
   for (const [i, r] of [ok(1, 2, W1), ok(2, 1, W1), ok(3, 0, W1)].entries()) buffer.offer(at(r, String(i)));
