@@ -19,12 +19,14 @@ import { slackSeconds } from './snapshot.js';
 /** The window length every accepted algorithm counts over: "requests per minute". */
 export const WINDOW_SECONDS = 60;
 
+/** Most entries a log keeps, whatever the Limit: what a proxy in front of an unlimited key can afford per key. */
+export const MAX_HELD_ENTRIES = 20000;
+
 /**
  * @param {Tolerances} tol
- * @param {number} [capacity] most entries kept (a correct fixed window admits at most 2 × Limit in any minute)
  */
-export function createHeldSlots(tol, capacity) {
-  const cap = capacity === undefined ? 100000 : capacity;
+export function createHeldSlots(tol) {
+  let cap = MAX_HELD_ENTRIES;
   /** @type {Array<{ at: number, slack: number }>} server seconds of admitted answers, each within its slack, in the order the rules heard them */
   let entries = [];
   /** @type {number[]} server seconds of requests the server may or may not have counted */
@@ -53,13 +55,22 @@ export function createHeldSlots(tol, capacity) {
   }
 
   return {
+    /**
+     * Sizes the log for a Limit: a correct fixed window admits at most 2 × Limit in any minute.
+     * @param {number} limit
+     */
+    fit: function (limit) {
+      cap = Math.max(64, Math.min(MAX_HELD_ENTRIES, 4 * limit + 64));
+    },
     /** An admitted answer. @param {Snapshot} s */
     admitted: function (s) {
       seen(s);
       entries.push({ at: s.serverNowMs / 1000, slack: slackSeconds(s, tol) });
       if (entries.length > cap) {
-        const dropped = /** @type {{ at: number, slack: number }} */ (entries.shift());
-        completeFrom = Math.max(completeFrom, dropped.at + dropped.slack);
+        // The oldest half at once, so that keeping the log bounded costs nothing per answer.
+        const dropped = entries.slice(0, Math.ceil(cap / 2));
+        entries = entries.slice(dropped.length);
+        for (const e of dropped) completeFrom = Math.max(completeFrom, e.at + e.slack);
       }
     },
     /** Any other answer the rules heard (it only moves the log's clock). @param {Snapshot} s */

@@ -68,6 +68,7 @@ export function createWindowCount(rec, tol) {
     const reset = /** @type {number} */ (s.reset);
     if (win === null) {
       win = open(s, false);
+      slots.fit(win.limit);
       rec.note('joined the window that resets at ' + reset + ' with ' + win.admitted + ' request(s) spent before this run');
       return { w: win, first: false, freed: false };
     }
