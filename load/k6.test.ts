@@ -4,8 +4,7 @@
 // binds, split over two generators and merged, and stopped at setup; with K6_FULL=1 the full
 // rate-limit.js that crosses window boundaries and probes a ban until it lifts (about 6 minutes). Without k6 those runs are not registered at all
 // (no pass is counted for what did not run) and the file says so; the guide's tests below always run.
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -15,7 +14,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EVENTS } from '../spec/rules/rules.js';
 import { limitedTarget } from './testing/fake-targets.ts';
-import { findK6 } from './testing/k6-bin.ts';
+import { findK6, runK6 as k6Run, type K6Run } from './testing/k6-bin.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
@@ -76,38 +75,8 @@ test('load/README.md explains every event counter rate-limit.js reports', () => 
 
 const k6 = findK6();
 
-interface K6Run {
-  code: number | null;
-  output: string;
-  summary: {
-    passed: boolean;
-    result: string;
-    exitCode: number;
-    failedThresholds: Array<{ metric: string }>;
-    report: string[];
-    extra: Record<string, unknown>;
-  } | null;
-  summaryPath: string;
-}
-
-function runK6(script: string, env: Record<string, string>, dir: string, timeoutMs: number, flags: string[] = []): Promise<K6Run> {
-  const summaryPath = join(dir, `${script.replace(/\W/g, '-')}-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
-  const args = ['run', '--no-usage-report', '--quiet', ...flags];
-  for (const [k, v] of Object.entries({ ...env, SUMMARY_JSON: summaryPath })) args.push('-e', `${k}=${v}`);
-  args.push(join(here, script));
-  return new Promise((resolve) => {
-    const child = spawn(k6!, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, K6_NO_USAGE_REPORT: 'true' } });
-    let output = '';
-    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      const summary = existsSync(summaryPath) ? (JSON.parse(readFileSync(summaryPath, 'utf8')) as K6Run['summary']) : null;
-      resolve({ code, output, summary, summaryPath });
-    });
-  });
-}
+const runK6 = (script: string, env: Record<string, string>, dir: string, timeoutMs: number, flags: string[] = []) =>
+  k6Run(k6!, script, env, dir, timeoutMs, flags);
 
 /** The runs a real k6 does; without a k6 binary each is registered as skipped, never as passed. */
 const K6_RUNS = [

@@ -8,9 +8,12 @@
 // should have lifted): enforced across a window boundary, and lifted when Retry-After said. Run it
 // with a key nobody else uses during the run: the count must be complete. It runs on ONE k6 process:
 // judging a window exactly needs every request and response of the key in one place, so an
-// execution segment is refused (capacity.js and smoke.js are the scripts to split).
+// execution segment is refused (capacity.js and smoke.js are the scripts to split). Concurrent
+// clients (CLIENTS, up to 128) are that VU's http.batch: a burst's answers are judged as one batch,
+// in the order a correct limiter could have decided them, so fixed and sliding windows both pass.
 //
 //   k6 run --no-usage-report load/rate-limit.js                               (our server, test-free-key, ~2.5 min)
+//   k6 run --no-usage-report -e API_KEY=test-pro-key -e PLAN=pro -e CLIENTS=128 load/rate-limit.js   (bursts of 128 at once)
 //   k6 run --no-usage-report -e API_KEY=... -e PLAN=pro -e BASE_URL=https://host/v1 load/rate-limit.js
 //   k6 run --no-usage-report -e BAN=1 -e BAN_DURATION=12m load/rate-limit.js    (the reference server bans for 600 s)
 
@@ -21,9 +24,9 @@ import { keyLabel } from '../spec/rules/fields.js';
 import { DEFAULT_TOLERANCES, readSnapshot, retryWaitMs } from '../spec/rules/snapshot.js';
 import { timelineSvg } from '../spec/rules/timeline-svg.js';
 import { EVENTS } from '../spec/rules/rules.js';
-import { baseUrl, boolEnv, durationEnv, expectedLimit, numberEnv, stringEnv, summaryPath } from './lib/config.js';
+import { baseUrl, boolEnv, clientsEnv, durationEnv, expectedLimit, numberEnv, stringEnv, summaryPath } from './lib/config.js';
 import { refusal, setupStop } from './lib/outcome.js';
-import { banProbeTimes, createPacer } from './lib/pacing.js';
+import { answerOf, banProbeTimes, createPacer } from './lib/pacing.js';
 import { isWhole, segmentOf } from './lib/segments.js';
 import { listPets, listPetsBatchRequest, probe } from './lib/requests.js';
 import { metricValue, summaryOutputs } from './lib/summary.js';
@@ -35,7 +38,8 @@ const expected = expectedLimit(__ENV);
 const OVERDRIVE = numberEnv(__ENV, 'OVERDRIVE', 1.5, { min: 1.05, max: 100 });
 // Requests per minute to offer when the limit is only learned at run time (no PLAN or LIMIT).
 const RATE = numberEnv(__ENV, 'RATE', 1800, { integer: true, min: 1 });
-const BATCH = numberEnv(__ENV, 'BATCH', 1, { integer: true, min: 1, max: 50 });
+// Requests sent at once (http.batch), as that many concurrent clients sharing the key would.
+const CLIENTS = clientsEnv(__ENV);
 const DURATION_S = durationEnv(__ENV, 'DURATION', '150s');
 const CROSS_WINDOWS = boolEnv(__ENV, 'CROSS_WINDOWS', true);
 const SKEW_S = numberEnv(__ENV, 'CLOCK_SKEW', DEFAULT_TOLERANCES.clockSkewSeconds, { min: 0, max: 60 });
@@ -103,7 +107,9 @@ const scenarios = {
   limit: {
     executor: 'constant-arrival-rate',
     exec: 'limit',
-    rate: Math.ceil(targetPerMinute / BATCH),
+    // At least once a second: a burst of CLIENTS leaves within a second of being due, and the first
+    // request after a Retry-After within a second of it.
+    rate: Math.max(Math.ceil(targetPerMinute / CLIENTS), 60),
     timeUnit: '1m',
     duration: DURATION_S + 's',
     // One VU sees every request and response: the count per window is exact, not per-VU.
@@ -116,7 +122,7 @@ if (BAN) {
   scenarios.ban = {
     executor: 'constant-arrival-rate',
     exec: 'ban',
-    rate: Math.ceil(BAN_RATE / BATCH),
+    rate: Math.ceil(BAN_RATE / CLIENTS),
     timeUnit: '1m',
     duration: BAN_DURATION_S + 's',
     startTime: DURATION_S + 15 + 's',
@@ -129,8 +135,8 @@ if (BAN) {
 export const options = {
   scenarios: scenarios,
   thresholds: thresholds,
-  batch: BATCH,
-  batchPerHost: BATCH,
+  batch: CLIENTS,
+  batchPerHost: CLIENTS,
   setupTimeout: '30s',
   // count: the timeline tells an empty bucket from one whose lowest Remaining was 0.
   summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'p(99)', 'count'],
@@ -161,11 +167,23 @@ export function setup() {
       ' requests/min for ' +
       DURATION_S +
       ' s' +
+      (CLIENTS > 1 ? ' in bursts of ' + CLIENTS + ' at once (CLIENTS), each within the Remaining last seen plus one' : '') +
       (CROSS_WINDOWS ? ', must cross at least one window boundary' : ', window boundary not required (CROSS_WINDOWS=0)') +
       (BAN ? ', then the ban scenario for up to ' + BAN_DURATION_S + ' s' : '') +
       (STRICT ? '; should-level rules fail the run (STRICT=1)' : '') +
       '. One VU makes every request, so k6 may warn "Insufficient VUs, reached 1 active VUs": expected, see the summary'
   );
+  if (CLIENTS > learned + 1) {
+    console.warn(
+      'CLIENTS=' +
+        CLIENTS +
+        ' but the key allows ' +
+        learned +
+        ' a minute: a burst never goes past the Remaining last seen plus one, so at most ' +
+        (learned + 1) +
+        ' requests go at once; use a key whose limit is above CLIENTS to see them all'
+    );
+  }
   if (perMinute > targetPerMinute) {
     console.warn('the learned limit needs ' + perMinute + ' requests/min but RATE offers ' + targetPerMinute + '; raise RATE or set PLAN/LIMIT');
   }
@@ -198,8 +216,24 @@ function begin(mode, data) {
     windowEndMs: null,
     probes: null,
   };
-  if (mode === 'window') record(run, run.judge.observe([data.first]));
+  if (mode === 'window') {
+    const judged = run.judge.observe([data.first]);
+    // The pacer starts from what setup's answer said remains: the first burst stays within it.
+    run.pacer.after(answers(run, judged.snapshots), data.first.receivedAtMs);
+    record(run, judged);
+  }
   return run;
+}
+
+/**
+ * What the pacer learns from a batch's answers.
+ * @param {Run} run
+ * @param {import('../spec/rules/snapshot.js').Snapshot[]} snapshots
+ */
+function answers(run, snapshots) {
+  return snapshots.map(function (s) {
+    return answerOf(s, run.judge.tolerances);
+  });
 }
 
 /**
@@ -234,7 +268,7 @@ function drive(mode, data) {
     run.probes.shift();
     count = 1;
   } else {
-    count = run.pacer.allowance(Date.now(), BATCH);
+    count = run.pacer.allowance(Date.now(), CLIENTS);
     if (count === 0) return;
   }
   const sentAtMs = Date.now();
@@ -255,12 +289,7 @@ function drive(mode, data) {
       return { status: r.status, headers: r.headers, receivedAtMs: now, sentAtMs: sentAtMs };
     })
   );
-  run.pacer.after(
-    judged.snapshots.map(function (s) {
-      return { status: s.status, waitMs: retryWaitMs(s, run.judge.tolerances) };
-    }),
-    now
-  );
+  run.pacer.after(answers(run, judged.snapshots), now);
   record(run, judged);
   for (let i = 0; i < judged.snapshots.length; i++) {
     const s = judged.snapshots[i];
@@ -353,7 +382,7 @@ export function handleSummary(data) {
       expectedLimit: expected.limit,
       plan: expected.plan,
       overdrive: OVERDRIVE,
-      batch: BATCH,
+      clients: CLIENTS,
       durationS: DURATION_S,
       ban: BAN,
       strict: STRICT,

@@ -36,6 +36,13 @@ export function parseDuration(text: string): number;
  */
 export function durationEnv(env: Env, name: string, fallback: string): number;
 /**
+ * How many requests rate-limit.js sends at once, as that many concurrent clients sharing the key
+ * would: CLIENTS, or BATCH, its older name (both must agree when both are set); 1 when neither is.
+ * @param {Env} env
+ * @returns {number}
+ */
+export function clientsEnv(env: Env): number;
+/**
  * The base address, without a trailing slash; it already ends with the version segment.
  * @param {Env} env
  */
@@ -63,4 +70,6 @@ export function expectedLimit(env: Env): {
 export function summaryPath(env: Env, script: string, segment?: string | null): string;
 /** The reference server started with `npm start`. */
 export const DEFAULT_BASE_URL: string;
+/** The most requests rate-limit.js sends at once: what its tests drive through the window rules. */
+export const MAX_CLIENTS: 128;
 export type Env = Record<string, string | undefined>;

@@ -99,6 +99,25 @@ export function durationEnv(env, name, fallback) {
   }
 }
 
+/** The most requests rate-limit.js sends at once: what its tests drive through the window rules. */
+export const MAX_CLIENTS = 128;
+
+/**
+ * How many requests rate-limit.js sends at once, as that many concurrent clients sharing the key
+ * would: CLIENTS, or BATCH, its older name (both must agree when both are set); 1 when neither is.
+ * @param {Env} env
+ * @returns {number}
+ */
+export function clientsEnv(env) {
+  const rules = { integer: true, min: 1, max: MAX_CLIENTS };
+  const clients = numberEnv(env, 'CLIENTS', 0, rules);
+  const batch = numberEnv(env, 'BATCH', 0, rules);
+  if (clients > 0 && batch > 0 && clients !== batch) {
+    throw new Error('CLIENTS=' + clients + ' and BATCH=' + batch + ' disagree; BATCH is the older name of CLIENTS: set one');
+  }
+  return clients > 0 ? clients : batch > 0 ? batch : 1;
+}
+
 /**
  * The base address, without a trailing slash; it already ends with the version segment.
  * @param {Env} env

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DEFAULT_BASE_URL, baseUrl, boolEnv, durationEnv, expectedLimit, numberEnv, parseDuration, summaryPath } from './config.js';
+import { DEFAULT_BASE_URL, MAX_CLIENTS, baseUrl, boolEnv, clientsEnv, durationEnv, expectedLimit, numberEnv, parseDuration, summaryPath } from './config.js';
 
 test('BASE_URL defaults to the local server and loses a trailing slash', () => {
   assert.is(baseUrl({}), DEFAULT_BASE_URL);
@@ -24,6 +24,17 @@ for (const [env, expected] of [
     assert.equal(expectedLimit(env), expected);
   });
 }
+
+test('CLIENTS, or BATCH, its older name, is how many requests go at once: 1 to 128, and the two must agree', () => {
+  assert.is(clientsEnv({}), 1);
+  assert.is(clientsEnv({ CLIENTS: '32' }), 32);
+  assert.is(clientsEnv({ BATCH: '4' }), 4);
+  assert.is(clientsEnv({ CLIENTS: '128', BATCH: '128' }), 128);
+  assert.is(MAX_CLIENTS, 128);
+  assert.throws(() => clientsEnv({ CLIENTS: '129' }), /CLIENTS=129 is above 128/);
+  assert.throws(() => clientsEnv({ BATCH: '0' }), /BATCH=0 is below 1/);
+  assert.throws(() => clientsEnv({ CLIENTS: '32', BATCH: '4' }), /CLIENTS=32 and BATCH=4 disagree/);
+});
 
 test('a mistyped environment stops the run with the variable named', () => {
   assert.throws(() => expectedLimit({ PLAN: 'gold' }), /PLAN=gold/);

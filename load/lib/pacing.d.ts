@@ -1,5 +1,14 @@
 /**
+ * @typedef {object} Answer what the pacer learns from one response
+ * @property {number} status
+ * @property {number | null} waitMs how long its Retry-After asks to wait (spec/rules retryWaitMs), null when it names no wait
+ * @property {number | null} [remaining] its X-RateLimit-Remaining
+ * @property {number | null} [resetInMs] how long after it its X-RateLimit-Reset comes (server clock)
+ */
+/**
  * @param {{ perSecond: number, honourRetryAfter: boolean, startMs: number, maxBackoffSeconds?: number }} options
+ *   honourRetryAfter: the client that judges the window (waits Retry-After, sends bursts within
+ *   Remaining); false: the ban scenario's, which keeps sending
  */
 export function createPacer(options: {
     perSecond: number;
@@ -10,7 +19,9 @@ export function createPacer(options: {
     /** @param {number} value requests per second */
     setRate: (value: number) => void;
     /**
-     * Requests to send now, at most `max`.
+     * Requests to send now, at once: `max`, or fewer when the last answers said fewer remain (then
+     * that many plus one), or just one when nothing is known (a window may have reset since);
+     * none until that many are due. The ban scenario sends whatever is due, up to `max`.
      * @param {number} nowMs
      * @param {number} max
      */
@@ -19,18 +30,21 @@ export function createPacer(options: {
     sent: (count: number) => void;
     /**
      * Learns from the responses to what was just sent.
-     * @param {Array<{ status: number, waitMs: number | null }>} responses waitMs: how long the
-     *   response's Retry-After asks to wait (spec/rules retryWaitMs), null when it names no wait
+     * @param {Answer[]} responses
      * @param {number} nowMs
      * @returns {number} seconds the pacer now holds off for (0 when it does not)
      */
-    after: (responses: Array<{
-        status: number;
-        waitMs: number | null;
-    }>, nowMs: number) => number;
+    after: (responses: Answer[], nowMs: number) => number;
     stop: () => void;
     holding: (nowMs: number) => boolean;
 };
+/**
+ * What the pacer learns from one response, as the window rules read it.
+ * @param {import('../../spec/rules/snapshot.js').Snapshot} s
+ * @param {import('../../spec/rules/snapshot.js').Tolerances} tolerances
+ * @returns {Answer}
+ */
+export function answerOf(s: import("../../spec/rules/snapshot.js").Snapshot, tolerances: import("../../spec/rules/snapshot.js").Tolerances): Answer;
 /**
  * When rate-limit.js probes a ban it has provoked, client clock in ms: once the window the ban
  * began in has ended (so that a refusal is the ban's, not that window's 429), again at two thirds
@@ -48,4 +62,22 @@ export function banProbeTimes(ban: {
 }): {
     times: number[];
     pastReset: boolean;
+};
+/**
+ * what the pacer learns from one response
+ */
+export type Answer = {
+    status: number;
+    /**
+     * how long its Retry-After asks to wait (spec/rules retryWaitMs), null when it names no wait
+     */
+    waitMs: number | null;
+    /**
+     * its X-RateLimit-Remaining
+     */
+    remaining?: number | null | undefined;
+    /**
+     * how long after it its X-RateLimit-Reset comes (server clock)
+     */
+    resetInMs?: number | null | undefined;
 };

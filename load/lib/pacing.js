@@ -3,10 +3,25 @@
 // on a fixed schedule; the pacer turns that into a target request rate (learned at run time when
 // the plan is not given, which the static scenario rate cannot be) and, as the specification asks
 // of clients, stops after a 429 until Retry-After has passed, then backs off exponentially if the
-// retry is refused again. Pure JavaScript, driven by the times it is given.
+// retry is refused again. Requests sent at once (concurrent clients) go out as one whole burst once
+// that many are due, and, like a client library whose workers share one rate-limit state, never
+// more than the last answers said remain, plus one to see the refusal: a burst never overshoots the
+// limit by more than one request, so it cannot provoke a ban however many clients there are.
+// Pure JavaScript, driven by the times it is given.
+import { isRefusalStatus, retryWaitMs } from '../../spec/rules/snapshot.js';
+
+/**
+ * @typedef {object} Answer what the pacer learns from one response
+ * @property {number} status
+ * @property {number | null} waitMs how long its Retry-After asks to wait (spec/rules retryWaitMs), null when it names no wait
+ * @property {number | null} [remaining] its X-RateLimit-Remaining
+ * @property {number | null} [resetInMs] how long after it its X-RateLimit-Reset comes (server clock)
+ */
 
 /**
  * @param {{ perSecond: number, honourRetryAfter: boolean, startMs: number, maxBackoffSeconds?: number }} options
+ *   honourRetryAfter: the client that judges the window (waits Retry-After, sends bursts within
+ *   Remaining); false: the ban scenario's, which keeps sending
  */
 export function createPacer(options) {
   let perSecond = options.perSecond;
@@ -16,7 +31,29 @@ export function createPacer(options) {
   let refusedRetries = 0;
   let retrying = false;
   let stopped = false;
+  /** What the last answers said remains, and until when (client clock); null when not known. */
+  let left = /** @type {number | null} */ (null);
+  let leftUntilMs = Infinity;
   const maxBackoff = options.maxBackoffSeconds === undefined ? 300 : options.maxBackoffSeconds;
+
+  /**
+   * @param {Answer[]} responses
+   * @param {number} nowMs
+   */
+  function learnRemaining(responses, nowMs) {
+    /** @type {number | null} */
+    let least = null;
+    let until = Infinity;
+    for (let i = 0; i < responses.length; i++) {
+      const r = responses[i];
+      if (r.status === 0 || r.remaining === undefined || r.remaining === null) continue;
+      if (least === null || r.remaining < least) least = r.remaining;
+      if (r.resetInMs !== undefined && r.resetInMs !== null) until = Math.min(until, nowMs + r.resetInMs);
+    }
+    if (least === null) return;
+    left = least;
+    leftUntilMs = until;
+  }
 
   return {
     /** @param {number} value requests per second */
@@ -24,14 +61,19 @@ export function createPacer(options) {
       perSecond = value;
     },
     /**
-     * Requests to send now, at most `max`.
+     * Requests to send now, at once: `max`, or fewer when the last answers said fewer remain (then
+     * that many plus one), or just one when nothing is known (a window may have reset since);
+     * none until that many are due. The ban scenario sends whatever is due, up to `max`.
      * @param {number} nowMs
      * @param {number} max
      */
     allowance: function (nowMs, max) {
       if (stopped || nowMs < holdUntil) return 0;
       const due = Math.floor((perSecond * (nowMs - since)) / 1000) + 1 - sentSince;
-      return Math.max(0, Math.min(max, due));
+      if (!options.honourRetryAfter) return Math.max(0, Math.min(max, due));
+      const known = left !== null && nowMs < leftUntilMs ? left + 1 : 1;
+      const burst = Math.max(1, Math.min(max, known));
+      return due >= burst ? burst : 0;
     },
     /** @param {number} count */
     sent: function (count) {
@@ -39,23 +81,23 @@ export function createPacer(options) {
     },
     /**
      * Learns from the responses to what was just sent.
-     * @param {Array<{ status: number, waitMs: number | null }>} responses waitMs: how long the
-     *   response's Retry-After asks to wait (spec/rules retryWaitMs), null when it names no wait
+     * @param {Answer[]} responses
      * @param {number} nowMs
      * @returns {number} seconds the pacer now holds off for (0 when it does not)
      */
     after: function (responses, nowMs) {
+      learnRemaining(responses, nowMs);
       let wait = 0;
       let refused = false;
       let admitted = false;
       for (let i = 0; i < responses.length; i++) {
         const r = responses[i];
-        if (r.status === 429) {
+        if (isRefusalStatus(r.status)) {
           refused = true;
           // Without a usable wait (or with 0) it waits a second rather than hammering.
           const seconds = r.waitMs === null || r.waitMs < 1000 ? 1 : r.waitMs / 1000;
           if (seconds > wait) wait = seconds;
-        } else if (r.status !== 0) {
+        } else if (r.status >= 200 && r.status < 300) {
           admitted = true;
         }
       }
@@ -82,6 +124,16 @@ export function createPacer(options) {
       return nowMs < holdUntil;
     },
   };
+}
+
+/**
+ * What the pacer learns from one response, as the window rules read it.
+ * @param {import('../../spec/rules/snapshot.js').Snapshot} s
+ * @param {import('../../spec/rules/snapshot.js').Tolerances} tolerances
+ * @returns {Answer}
+ */
+export function answerOf(s, tolerances) {
+  return { status: s.status, waitMs: retryWaitMs(s, tolerances), remaining: s.remaining, resetInMs: s.reset === null ? null : s.reset * 1000 - s.serverNowMs };
 }
 
 /**

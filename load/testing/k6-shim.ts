@@ -22,11 +22,19 @@ export interface FakeResponse {
   /** Milliseconds the request takes on the fake clock; default 2. */
   latencyMs?: number;
 }
-export type Handler = (req: FakeRequest, nowMs: number) => FakeResponse;
+/**
+ * Answers one request at the fake (or real) time. With `batch`, http.batch hands it every request
+ * of the batch at once, so a real server decides them concurrently, as it would k6's.
+ */
+export type Handler = ((req: FakeRequest, nowMs: number) => FakeResponse) & {
+  batch?: (requests: FakeRequest[], nowMs: number) => FakeResponse[];
+};
 
 interface ExpectedCallback {
   readonly __expected: Array<number | { min: number; max: number }>;
 }
+
+type RequestParams = { headers?: Record<string, string>; tags?: Tags; responseCallback?: ExpectedCallback };
 
 const K6_MODULES: Record<string, string> = {
   k6: `const s = () => globalThis.__k6shim;
@@ -205,14 +213,16 @@ export class K6Shim {
     return cb.__expected.some((e) => (typeof e === 'number' ? e === status : status >= e.min && status <= e.max));
   }
 
-  request(method: string, url: string, body: unknown, params?: { headers?: Record<string, string>; tags?: Tags; responseCallback?: ExpectedCallback }) {
+  #prepare(method: string, url: string, body: unknown, params?: RequestParams): FakeRequest {
     const req: FakeRequest = { method, url, headers: { ...(params?.headers ?? {}) }, body: body === null || body === undefined ? null : String(body) };
     this.requests.push(req);
-    const res = this.handler(req, this.nowMs);
-    if (!this.#realNow) this.nowMs += res.latencyMs ?? 2;
+    return req;
+  }
+
+  #answer(req: FakeRequest, res: FakeResponse, params?: RequestParams) {
     const cb = params?.responseCallback ?? this.#callback;
     const expected = this.#expected(res.status, cb);
-    const tags = { name: url, method, status: String(res.status), expected_response: String(expected), ...(params?.tags ?? {}) };
+    const tags = { name: req.url, method: req.method, status: String(res.status), expected_response: String(expected), ...(params?.tags ?? {}) };
     this.add('http_reqs', 1, tags);
     this.add('http_req_duration', res.latencyMs ?? 2, tags);
     this.add('http_req_failed', expected ? 0 : 1, tags);
@@ -233,12 +243,26 @@ export class K6Shim {
     };
   }
 
-  batch(requests: Array<{ method: string; url: string; body?: unknown; params?: Parameters<K6Shim['request']>[3] }>) {
+  request(method: string, url: string, body: unknown, params?: RequestParams) {
+    const req = this.#prepare(method, url, body, params);
+    const res = this.handler(req, this.nowMs);
+    if (!this.#realNow) this.nowMs += res.latencyMs ?? 2;
+    return this.#answer(req, res, params);
+  }
+
+  batch(requests: Array<{ method: string; url: string; body?: unknown; params?: RequestParams }>) {
+    const start = this.nowMs;
+    if (this.handler.batch) {
+      const sent = requests.map((r) => this.#prepare(r.method, r.url, r.body ?? null, r.params));
+      const answers = this.handler.batch(sent, start);
+      if (answers.length !== sent.length) throw new Error(`the handler answered ${answers.length} of ${sent.length} requests`);
+      if (!this.#realNow) this.nowMs = start + Math.max(...answers.map((a) => a.latencyMs ?? 2));
+      return answers.map((res, i) => this.#answer(sent[i]!, res, requests[i]!.params));
+    }
     // Concurrent requests finish in any order: answer them in reverse to make sure the script
     // does not rely on the order it sent them in.
     const order = requests.map((_r, i) => i).reverse();
     const out: Array<ReturnType<K6Shim['request']>> = [];
-    const start = this.nowMs;
     let end = start;
     for (const i of order) {
       if (!this.#realNow) this.nowMs = start;

@@ -13,7 +13,9 @@ import { retryAtSeconds, retryWaitMs, slackSeconds } from './snapshot.js';
  * @property {number} startMs when its first 429 arrived (client clock)
  * @property {number | null} dueMs when every Retry-After announced so far has passed (client clock)
  * @property {number | null} baseline the later of the first 429's Retry-After and Reset (server seconds)
- * @property {boolean} provoked the client retried before a Retry-After had passed
+ * @property {boolean} provoked the key was refused again: the client retried before a Retry-After had
+ *   passed, or another of its requests came after a refusal in the server's order (concurrent
+ *   requests the server refused one after the other, before the client had seen any 429)
  * @property {number | null} banDueMs when the announced ban ends (client clock)
  * @property {unknown} ref the 429 that began it
  */
@@ -83,7 +85,10 @@ export function createRefusalRules(rec, tol) {
       const slack = slackSeconds(s, tol);
       const e = episode;
       if (e !== null && e.provoked && e.baseline !== null && at > e.baseline + slack) {
-        e.banDueMs = s.receivedAtMs + /** @type {number} */ (retryWaitMs(s, tol));
+        const banDueMs = s.receivedAtMs + /** @type {number} */ (retryWaitMs(s, tol));
+        // Another answer of a ban already announced (concurrent requests refused in it).
+        if (e.banDueMs !== null && banDueMs <= e.banDueMs + slack * 1000) return true;
+        e.banDueMs = banDueMs;
         banSeen = true;
         event('ban_detected');
         rec.note('temporary ban detected: 429 with Retry-After ' + s.retryAfterRaw + ', ' + (at - e.baseline) + ' s beyond the window reset');
@@ -117,7 +122,8 @@ export function createRefusalRules(rec, tol) {
       const wait = retryWaitMs(s, tol);
       const due = wait === null ? null : s.receivedAtMs + wait;
       if (episode === null) episode = { startMs: s.receivedAtMs, dueMs: due, baseline: null, provoked: false, banDueMs: null, ref: s.ref };
-      else if (due !== null && (episode.dueMs === null || due > episode.dueMs)) episode.dueMs = due;
+      else episode.provoked = true;
+      if (due !== null && (episode.dueMs === null || due > episode.dueMs)) episode.dueMs = due;
       const at = retryAtSeconds(s);
       if (episode.baseline === null && at !== null) episode.baseline = s.reset === null ? at : Math.max(at, s.reset);
     },

@@ -125,6 +125,24 @@ test('a request that got no response makes the window uncertain instead of accus
   assert.is(r.report.events.transport_error, 1);
 });
 
+test('a ban a burst runs into: the server refused concurrent requests one after the other, before the client saw any 429', () => {
+  const sent = { sentBefore: 0.1 };
+  const banEnd = T0 + 601;
+  const burst = [
+    ok(1, 2, W1, sent),
+    ok(1, 1, W1, sent),
+    ok(1, 0, W1, sent),
+    no(1, W1, '59', 0, sent),
+    no(1, W1, '59', 0, sent),
+    no(1, banEnd, '600', 0, sent),
+    no(1, banEnd, '600', 0, sent),
+  ];
+  const r = play([burst.slice().reverse(), no(300, banEnd, '301'), ok(601, 2, banEnd + 60)]);
+  assert.equal(r.broken, []);
+  assert.is(r.events.ban_detected, 1);
+  assert.is(r.events.ban_lifted, 1);
+});
+
 test('a ban: found when a retry before Retry-After is answered with a wait past the window, confirmed, and lifted', () => {
   const ban = SEQUENCES.find((s) => s.name === 'a ban that lifts when it said')!;
   const r = play(ban.responses);

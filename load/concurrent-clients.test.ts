@@ -1,0 +1,181 @@
+// rate-limit.js against real servers with many concurrent clients: the reference server and the
+// second implementation's fixed-window and sliding-log builds must pass at 1, 32 and 128 requests at
+// once (CLIENTS), and its racy build (a real 5 ms read-then-write gap) must fail wherever two
+// requests overlap. Under the k6 shim always: each server in a worker thread on the shim's fake
+// clock, each burst sent at once over real HTTP (testing/worker-target.ts), so 150 s of traffic take
+// about a second. With a real k6 (K6_BIN, or k6 on PATH) in real time: the sliding build with 32
+// clients (about two minutes: a sliding window is seen whole only once every slot it counts was
+// taken during the run) and the racy build with 32 (ten seconds).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startSecondServer } from '../conformance/testing/second-server/index.ts';
+import { RULES } from '../spec/rules/rules.js';
+import { metricValue } from './lib/summary.js';
+import { KINDS, violationKey } from './lib/verdict.js';
+import { findK6, runK6 } from './testing/k6-bin.ts';
+import { runScript } from './testing/k6-run.ts';
+import { captureConsole } from './testing/k6-shim.ts';
+import { startWorkerTarget, type TargetSpec } from './testing/worker-target.ts';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const RATE_LIMIT = join(here, 'rate-limit.js');
+// 17.3 s into a minute: the run joins a window part-way, as a real run usually does.
+const START = Date.UTC(2026, 10, 22, 10, 0, 17, 300);
+
+interface Target {
+  name: string;
+  spec: TargetSpec;
+  key(plan: string): string;
+  /** Over-admits when requests overlap: a fault on purpose. */
+  racy?: boolean;
+  /** Should-level rules this target breaks by its own documented choice (they only warn). */
+  chosen: string[];
+}
+
+const second = (name: string, options: Extract<TargetSpec, { kind: 'second' }>['options'], racy = false): Target => ({
+  name,
+  spec: { kind: 'second', options },
+  key: (plan) => `second-${plan}-key`,
+  racy,
+  // Its Retry-After is an HTTP-date (its Decisions table): valid, but not integer seconds.
+  chosen: ['retry_after_form'],
+});
+
+const TARGETS: Target[] = [
+  { name: 'the reference server', spec: { kind: 'reference' }, key: (plan) => `test-${plan}-key`, chosen: [] },
+  second("the second implementation's fixed-window build", { window: 'fixed' }),
+  second("the second implementation's sliding-log build", { window: 'sliding' }),
+  second("the second implementation's racy build", { race: { limiter: true } }, true),
+];
+
+// A burst never goes past the Remaining last seen plus one (load/README.md), so 128 at once needs a
+// limit above 127: the pro plan's 300. 1 and 32 run on the free plan's 60.
+const LOADS = [
+  { clients: 1, plan: 'free' },
+  { clients: 32, plan: 'free' },
+  { clients: 128, plan: 'pro' },
+];
+
+type Summary = { exitCode: number; result: string; k6: Parameters<typeof metricValue>[0] };
+
+/** The count of every rule broken in a run, from its JSON summary. */
+function broken(summary: Summary): Record<string, number> {
+  const found: Record<string, number> = {};
+  for (const kind of KINDS) {
+    const n = metricValue(summary.k6, violationKey(kind), 'count') ?? 0;
+    if (n > 0) found[kind] = n;
+  }
+  return found;
+}
+
+const mustBroken = (found: Record<string, number>) => Object.keys(found).filter((kind) => RULES[kind as keyof typeof RULES].level === 'must');
+
+async function underShim(target: Target, clients: number, plan: string) {
+  const served = await startWorkerTarget(target.spec, START);
+  const out = captureConsole();
+  try {
+    const env = { BASE_URL: served.baseUrl, API_KEY: target.key(plan), PLAN: plan, CLIENTS: String(clients) };
+    const r = await runScript(RATE_LIMIT, { env, handler: served.handler, startMs: START });
+    const summary = JSON.parse(r.summary['rate-limit-summary.json']!) as Summary;
+    return { r, summary, batches: served.batches, stdout: r.summary.stdout! };
+  } finally {
+    out.restore();
+    await served.close();
+  }
+}
+
+for (const target of TARGETS) {
+  for (const { clients, plan } of LOADS) {
+    // One client never overlaps two requests: the racy build is then the correct one.
+    const fails = target.racy === true && clients > 1;
+    test(`shim: rate-limit.js ${fails ? 'FAILS' : 'passes'} ${target.name} with ${clients} concurrent client(s) (${plan} plan)`, async () => {
+      const { r, summary, batches, stdout } = await underShim(target, clients, plan);
+      const found = broken(summary);
+      assert.is(Math.max(...batches), clients, `bursts of ${clients} went out at once: ${batches.join(', ')}`);
+      if (fails) {
+        assert.is(summary.exitCode, 99, stdout);
+        assert.ok(mustBroken(found).length > 0, `a must-level rule is broken: ${JSON.stringify(found)}`);
+        assert.ok((found.over_admitted ?? 0) > 0 || (found.remaining_not_decremented ?? 0) > 0, JSON.stringify(found));
+        return;
+      }
+      assert.equal(r.failed, [], `${JSON.stringify(r.failed)}\n${stdout}`);
+      assert.is(summary.exitCode, 0, stdout);
+      assert.equal(
+        Object.keys(found).filter((kind) => !target.chosen.includes(kind)),
+        [],
+        `no rule broken but the target's own should-level choices: ${JSON.stringify(found)}`,
+      );
+      // The thresholds ask for these too; said here so that a failure names what was not reached.
+      for (const event of ['window_saturated', 'window_crossed', 'readmitted', 'window_verified']) {
+        assert.ok((metricValue(summary.k6, `ratelimit_${event}{scenario:limit}`, 'count') ?? 0) >= 1, `${event} reached\n${stdout}`);
+      }
+    });
+  }
+}
+
+// --- only with k6: real runs in real time --------------------------------------------------------
+
+const k6 = findK6();
+const K6_RUNS = [
+  "k6: rate-limit.js passes the second implementation's sliding-log build with 32 concurrent clients (about 2 minutes)",
+  "k6: rate-limit.js FAILS the second implementation's racy build with 32 concurrent clients",
+];
+
+if (k6 === null) {
+  process.stdout.write(
+    'SKIP: k6 not found (set K6_BIN or put k6 on PATH), so rate-limit.js is not run with a real k6 against the sliding and racy builds; the shim runs above cover them\n',
+  );
+  for (const name of K6_RUNS) test.skip(name, () => undefined);
+} else {
+  const dir = mkdtempSync(join(tmpdir(), 'k6-clients-'));
+  const sliding = await startSecondServer({ window: 'sliding' });
+  const racy = await startSecondServer({ race: { limiter: true } });
+  // Both real-time runs start now, beside the shim runs above: they share nothing, and the file
+  // then takes the longer one's time instead of the sum.
+  const runs = {
+    // 110 s: at 90 a minute the first whole sliding window is verified about 85 s in.
+    sliding: runK6(k6, 'rate-limit.js', { BASE_URL: sliding.baseUrl, API_KEY: sliding.keys.free, PLAN: 'free', CLIENTS: '32', DURATION: '110s' }, dir, 240_000),
+    // Bursts of 32 every 3 s: the first one already overlaps; no window boundary is needed to see it.
+    racy: runK6(
+      k6,
+      'rate-limit.js',
+      { BASE_URL: racy.baseUrl, API_KEY: racy.keys.free, PLAN: 'free', CLIENTS: '32', OVERDRIVE: '10', DURATION: '10s', CROSS_WINDOWS: '0' },
+      dir,
+      90_000,
+    ),
+  };
+  test.after(async () => {
+    await Promise.all(Object.values(runs));
+    await Promise.all([sliding.close(), racy.close()]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const figures = (name: string, r: Awaited<ReturnType<typeof runK6>>) => {
+    const summary = r.summary as unknown as Summary | null;
+    assert.ok(summary, `no JSON summary; k6 said:\n${r.output}`);
+    const found = broken(summary!);
+    process.stdout.write(`k6, ${name}, 32 clients: exit ${r.code}, ${summary!.result}; rules broken: ${JSON.stringify(found)}\n`);
+    return { summary: summary!, found };
+  };
+
+  test(K6_RUNS[0]!, async () => {
+    const r = await runs.sliding;
+    const { summary, found } = figures('sliding-log build', r);
+    assert.is(r.code, 0, r.output);
+    assert.equal(mustBroken(found), [], JSON.stringify(found));
+    assert.ok((metricValue(summary.k6, 'ratelimit_window_verified{scenario:limit}', 'count') ?? 0) >= 1, r.output);
+  });
+
+  test(K6_RUNS[1]!, async () => {
+    const r = await runs.racy;
+    const { found } = figures('racy build', r);
+    assert.is(r.code, 99, r.output);
+    assert.ok((found.over_admitted ?? 0) > 0 || (found.remaining_not_decremented ?? 0) > 0, JSON.stringify(found));
+  });
+}
+
+test.run();

@@ -1,0 +1,92 @@
+// A real server (the reference server, or the second implementation in any of its builds) for the
+// k6 shim, in a worker thread: the shim's thread blocks on every request as a k6 VU does, and a
+// batch (http.batch) goes out all at once, so the server decides its requests concurrently, as it
+// would k6's. On the shim's fake clock the server reads that clock (a shared Float64 the handler
+// sets before each batch), so a run of minutes takes seconds; only the racy build's read-then-write
+// gap is real time, which is what makes concurrent requests overlap there.
+import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { SecondServerOptions } from '../../conformance/testing/second-server/index.ts';
+import type { FakeRequest, FakeResponse, Handler } from './k6-shim.ts';
+
+export type TargetSpec =
+  { kind: 'reference'; rateLimit?: Record<string, unknown> } | { kind: 'second'; options: Omit<SecondServerOptions, 'clock' | 'host' | 'port'> };
+
+export type WireRequest = Pick<FakeRequest, 'method' | 'url' | 'headers' | 'body'>;
+export interface WireResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface WorkerTarget {
+  baseUrl: string;
+  /** For runScript: one request, or (`handler.batch`) a batch sent at once. */
+  handler: Handler;
+  /** Requests sent at once, batch by batch, for tests that check what was concurrent. */
+  batches: number[];
+  close(): Promise<void>;
+}
+
+const thread = join(dirname(fileURLToPath(import.meta.url)), 'worker-target-thread.ts');
+const BATCH_TIMEOUT_MS = 30_000;
+
+/**
+ * Starts the target in a worker. `startMs`: the servers run on the shim's clock, starting there
+ * (the handler moves it to each batch's time); null: they run on the real clock.
+ */
+export async function startWorkerTarget(spec: TargetSpec, startMs: number | null): Promise<WorkerTarget> {
+  const clock = startMs === null ? null : new SharedArrayBuffer(8);
+  if (clock) new Float64Array(clock)[0] = startMs!;
+  const signal = new SharedArrayBuffer(4);
+  const flag = new Int32Array(signal);
+  const { port1, port2 } = new MessageChannel();
+  const source = `
+    const { workerData, parentPort } = require('node:worker_threads');
+    (async () => {
+      // Node 20 does not hand the parent's module hooks to workers: register tsx here too.
+      (await import('tsx/esm/api')).register();
+      const { serve } = await import(${JSON.stringify(thread)});
+      parentPort.postMessage({ baseUrl: await serve(workerData) });
+    })().catch((e) => parentPort.postMessage({ error: String(e && e.stack || e) }));`;
+  const worker = new Worker(source, { eval: true, workerData: { spec, clock, signal, port: port2 }, transferList: [port2] });
+  const started = await new Promise<{ baseUrl?: string; error?: string }>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+  if (!started.baseUrl) {
+    await worker.terminate();
+    throw new Error(`the target did not start: ${started.error}`);
+  }
+
+  /** Blocks this thread until the worker answers; the worker's own event loop does the sending. */
+  const call = (message: unknown): unknown => {
+    Atomics.store(flag, 0, 0);
+    port1.postMessage(message);
+    if (Atomics.wait(flag, 0, 0, BATCH_TIMEOUT_MS) === 'timed-out') throw new Error(`no answer from the target in ${BATCH_TIMEOUT_MS} ms`);
+    const received = receiveMessageOnPort(port1);
+    if (!received) throw new Error('the target signalled but posted nothing');
+    return received.message;
+  };
+
+  const batches: number[] = [];
+  const batch = (requests: FakeRequest[], nowMs: number): FakeResponse[] => {
+    if (clock) new Float64Array(clock)[0] = nowMs;
+    batches.push(requests.length);
+    const answer = call({ requests: requests.map(({ method, url, headers, body }) => ({ method, url, headers, body })) }) as WireResponse[] | { error: string };
+    if (!Array.isArray(answer)) throw new Error(`the target failed: ${answer.error}`);
+    return answer.map((r) => ({ status: r.status, headers: r.headers, body: r.body }));
+  };
+  const handler: Handler = Object.assign((req: FakeRequest, nowMs: number) => batch([req], nowMs)[0]!, { batch });
+  return {
+    baseUrl: started.baseUrl,
+    handler,
+    batches,
+    close: async () => {
+      call({ close: true });
+      port1.close();
+      await worker.terminate();
+    },
+  };
+}
