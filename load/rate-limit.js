@@ -21,7 +21,7 @@ import http from 'k6/http';
 import exec from 'k6/execution';
 import { Counter, Trend } from 'k6/metrics';
 import { keyLabel } from '../spec/rules/fields.js';
-import { DEFAULT_TOLERANCES, readSnapshot, retryWaitMs } from '../spec/rules/snapshot.js';
+import { DEFAULT_TOLERANCES, REFUSAL_STATUSES, readSnapshot, retryWaitMs } from '../spec/rules/snapshot.js';
 import { timelineSvg } from '../spec/rules/timeline-svg.js';
 import { EVENTS } from '../spec/rules/rules.js';
 import { baseUrl, boolEnv, clientsEnv, durationEnv, expectedLimit, numberEnv, stringEnv, summaryPath } from './lib/config.js';
@@ -83,8 +83,8 @@ function add(samples) {
   for (let i = 0; i < samples.length; i++) metrics[samples[i].metric].add(samples[i].value, samples[i].tags);
 }
 
-// 429 is an answer this script provokes on purpose, not a failed request.
-http.setResponseCallback(http.expectedStatuses(200, 429));
+// A refusal (429, or 403 from a server that bans with it) is an answer this script provokes on purpose, not a failed request.
+http.setResponseCallback(http.expectedStatuses(200, ...REFUSAL_STATUSES));
 
 /** @type {Record<string, string[]>} */
 const thresholds = Object.assign(violationThresholds({ strict: STRICT }), timelineThresholds(TOTAL_S));
