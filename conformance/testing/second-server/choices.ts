@@ -39,7 +39,7 @@ export const SECOND_SERVER_CHOICES: readonly { point: string; choice: string }[]
   {
     point: 'methods',
     choice:
-      'a method a path does not describe → 405 METHOD_NOT_ALLOWED with Allow (`GET, POST` on /pets, `GET` on /pets/{id}), HEAD included; OPTIONS → 204 with Allow; unknown path → 404 NOT_FOUND',
+      "HEAD wherever GET, by GET's operation: the same status and header fields (Content-Length of GET's content), no content, counted as a GET; a method a path does not describe → 405 METHOD_NOT_ALLOWED with Allow (`GET, HEAD, POST` on /pets, `GET, HEAD` on /pets/{id}); OPTIONS → 204 with Allow; unknown path → 404 NOT_FOUND",
   },
   {
     point: 'order of refusals',

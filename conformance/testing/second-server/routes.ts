@@ -78,8 +78,10 @@ const getPet: Operation = (call) => {
   sendJson(call.res, 200, pet);
 };
 
-const PETS: Route = { pattern: /^\/pets$/, operations: { GET: listPets, POST: createPet } };
-const PET: Route = { pattern: /^\/pets\/([^/]+)$/, operations: { GET: getPet } };
+// HEAD wherever GET (RFC 9110 §9.1, §9.3.2): the same operation, so the same status, headers and
+// counting; Node's ServerResponse sends no content after a HEAD answer, whatever end() is given.
+const PETS: Route = { pattern: /^\/pets$/, operations: { GET: listPets, HEAD: listPets, POST: createPet } };
+const PET: Route = { pattern: /^\/pets\/([^/]+)$/, operations: { GET: getPet, HEAD: getPet } };
 const ROUTES: readonly Route[] = [PETS, PET];
 /** getPet is removed at its sunset: its path is then unknown. */
 const ROUTES_AFTER_SUNSET: readonly Route[] = [PETS];
@@ -136,7 +138,7 @@ export function createHandler(ctx: HandlerContext): (req: IncomingMessage, res: 
       const target = parseTarget(req.url ?? '');
       const apiPath = target && (target.path === BASE_PATH || target.path.startsWith(`${BASE_PATH}/`)) ? target.path.slice(BASE_PATH.length) : undefined;
       const routes = now < SUNSET_MS ? ROUTES : ROUTES_AFTER_SUNSET;
-      if (method === 'GET' && apiPath !== undefined && routes.includes(PET) && PET.pattern.test(apiPath)) {
+      if ((method === 'GET' || method === 'HEAD') && apiPath !== undefined && routes.includes(PET) && PET.pattern.test(apiPath)) {
         res.setHeader('Deprecation', formatDeprecation(DEPRECATED_SINCE_MS));
         res.setHeader('Sunset', formatHttpDate(SUNSET_MS));
       }

@@ -509,17 +509,17 @@ media('a chunked body that grows past the limit is 413 at once, without waiting 
 media.run();
 
 // ---------------------------------------------------------------------------------------------
-const methods = suite('methods and paths: 405 with Allow, OPTIONS, 404');
+const methods = suite('methods and paths: HEAD as GET, 405 with Allow, OPTIONS, 404');
 
 const METHODS: Array<[method: string, path: string, status: number, allow?: string]> = [
-  ['PUT', '/pets', 405, 'GET, POST'],
-  ['PATCH', '/pets', 405, 'GET, POST'],
-  ['DELETE', '/pets', 405, 'GET, POST'],
-  ['POST', '/pets/1', 405, 'GET'],
-  ['PUT', '/pets/1', 405, 'GET'],
-  ['DELETE', '/pets/abc', 405, 'GET'],
-  ['OPTIONS', '/pets', 204, 'GET, POST'],
-  ['OPTIONS', '/pets/1', 204, 'GET'],
+  ['PUT', '/pets', 405, 'GET, HEAD, POST'],
+  ['PATCH', '/pets', 405, 'GET, HEAD, POST'],
+  ['DELETE', '/pets', 405, 'GET, HEAD, POST'],
+  ['POST', '/pets/1', 405, 'GET, HEAD'],
+  ['PUT', '/pets/1', 405, 'GET, HEAD'],
+  ['DELETE', '/pets/abc', 405, 'GET, HEAD'],
+  ['OPTIONS', '/pets', 204, 'GET, HEAD, POST'],
+  ['OPTIONS', '/pets/1', 204, 'GET, HEAD'],
   ['GET', '/categories', 404],
   ['GET', '/pets/1/photos', 404],
   ['GET', '', 404],
@@ -534,9 +534,48 @@ methods('a method a path does not describe is 405 naming the described ones; OPT
       else assertError(reply, status, status === 405 ? 'METHOD_NOT_ALLOWED' : 'NOT_FOUND', what);
       assert.is(reply.headers.get('allow'), allow ?? null, what);
     }
-    const head = await fetch(`${r.server.baseUrl}/pets`, { method: 'HEAD', headers: { authorization: `Bearer ${r.server.keys.pro}` } });
-    assert.is(head.status, 405);
-    assert.is(head.headers.get('allow'), 'GET, POST');
+  });
+});
+
+/** A HEAD on a connection of its own, read off the wire until the server closes it: content Node sent would show here. */
+function head(r: Running, path: string, key: string | null): Promise<Raw> {
+  const authorization = key === null ? '' : `Authorization: Bearer ${key}\r\n`;
+  return exchange(r.server, [`HEAD /v1${path} HTTP/1.1\r\nHost: x\r\n${authorization}Connection: close\r\n\r\n`]);
+}
+
+const HEADS: Array<[what: string, path: string, key: 'pro' | null, status: number]> = [
+  ['listPets', '/pets', 'pro', 200],
+  ['getPet of a known id', '/pets/2', 'pro', 200],
+  ['getPet of an unknown id', '/pets/9007199254740991', 'pro', 404],
+  ['listPets without a key', '/pets', null, 401],
+];
+
+/** Header fields that are the window's count, which the HEAD between two GETs moves on by one. */
+const COUNTED = new Set(['x-ratelimit-remaining', 'ratelimit', 'date']);
+
+methods('HEAD answers as GET does: same status and header fields, Content-Length of GET’s content, no content, counted as a GET', async () => {
+  await withServer({}, async (r) => {
+    for (const [what, path, plan, status] of HEADS) {
+      const key = plan === null ? null : r.server.keys[plan];
+      const before = await call(r, path, { key });
+      const raw = await head(r, path, key);
+      const after = await call(r, path, { key });
+      assert.is(before.status, status, what);
+      assert.is(raw.status, status, what);
+      assert.is(raw.body, '', `${what}: content after a HEAD answer`);
+      const fields = (reply: Reply) =>
+        Object.fromEntries([...reply.headers].filter(([name]) => !COUNTED.has(name) && name !== 'connection' && name !== 'keep-alive'));
+      const headFields = Object.fromEntries(Object.entries(raw.headers).filter(([name]) => !COUNTED.has(name) && name !== 'connection'));
+      assert.equal(headFields, fields(before), `${what}: HEAD's fields against GET's`);
+      assert.is(raw.headers['content-length'], String(Buffer.byteLength(before.text)), what);
+      ietfFields((name) => raw.headers[name], r.clock.now(), `HEAD ${what}`);
+      const remaining = [before, after].map((reply) => rate(reply).remaining);
+      assert.equal(
+        [remaining[0], Number(raw.headers['x-ratelimit-remaining']), remaining[1]],
+        [remaining[0], remaining[0]! - 1, remaining[0]! - 2],
+        `${what}: HEAD counts in the window as a GET does`,
+      );
+    }
   });
 });
 
