@@ -1,7 +1,11 @@
-// Deprecation (RFC 9745) and Sunset (RFC 8594) on the deprecated operation, the sunset the
-// description announces in x-deprecation, and neither header anywhere else. All should-level:
-// the specification states the deprecation and the removal date, not the headers.
-import { parseDeprecation, parseSunset } from '../../spec/rules/fields.js';
+// Deprecation (RFC 9745) and Sunset (RFC 8594) on the deprecated operation, and neither header
+// anywhere else. Whether they are sent is good practice (should): the specification states the
+// deprecation and the removal day, not the headers. What a header that is sent says is the
+// specification's (must): getPet *is* deprecated, so a Deprecation date after the response says
+// "will be" (RFC 9745 §2.1), and it is removed on the day Versioning names (the description's
+// x-deprecation sunset), so a Sunset naming another day contradicts it.
+import { parseDeprecation, parseHttpDate, parseSunset } from '../../spec/rules/fields.js';
+import { DEFAULT_TOLERANCES } from '../../spec/rules/snapshot.js';
 import type { CheckDef } from '../catalogue.ts';
 import type { Exchange } from '../http.ts';
 import { SECTION, type InspectContext, type LiveArea } from './area.ts';
@@ -15,11 +19,26 @@ const checks: readonly CheckDef[] = [
     title: 'getPet responses carry Deprecation as an RFC 9745 date (@epoch)',
   },
   {
+    id: 'deprecation.date-past',
+    level: 'must',
+    profile: 'full',
+    section: `${SECTION.versioning}; RFC 9745 §2.1`,
+    title:
+      'A Deprecation on getPet names a moment not after the response: the specification says getPet is deprecated (Versioning 3), and a later date would say it "will be"',
+  },
+  {
     id: 'deprecation.sunset',
     level: 'should',
     profile: 'full',
     section: `${SECTION.versioning}; RFC 8594`,
-    title: 'getPet responses carry Sunset on the removal day the description announces (x-deprecation), not before Deprecation',
+    title: 'getPet responses carry Sunset as an HTTP-date, not before Deprecation',
+  },
+  {
+    id: 'deprecation.sunset-day',
+    level: 'must',
+    profile: 'full',
+    section: `${SECTION.versioning}; RFC 8594 §3`,
+    title: 'A Sunset on getPet names the removal day the specification states (Versioning 3: 5 December 2030, the x-deprecation sunset), any time that day',
   },
   {
     id: 'deprecation.scope',
@@ -29,6 +48,19 @@ const checks: readonly CheckDef[] = [
     title: 'Operations that are not deprecated carry no Deprecation or Sunset',
   },
 ];
+
+/**
+ * The latest the response can have been made: its Date (to the second) or its receipt with the
+ * clocks' tolerance, whichever is later, so that only a date after every reading of "now" fails.
+ */
+function latestNowMs(ex: Exchange): number {
+  const { clockSkewSeconds, dateResolutionSeconds, roundingSeconds } = DEFAULT_TOLERANCES;
+  const date = parseHttpDate(ex.response?.headers.date, ex.receivedAt);
+  const received = ex.receivedAt + (clockSkewSeconds + roundingSeconds) * 1000;
+  return date === null ? received : Math.max(received, date + dateResolutionSeconds * 1000);
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString().replace('.000Z', 'Z');
 
 function inspect(ex: Exchange, ctx: InspectContext): void {
   const res = ex.response;
@@ -40,28 +72,33 @@ function inspect(ex: Exchange, ctx: InspectContext): void {
     ledger.assert('deprecation.scope', stray.length === 0, `${ex.purpose}: ${ex.operationId} is not deprecated but carries ${stray.join(', ')}`, [ex]);
     return;
   }
+  const what = `${ex.purpose} (${res.status})`;
   const deprecation = res.headers.deprecation;
   const deprecatedAt = parseDeprecation(deprecation);
-  const what = deprecation === undefined ? 'missing' : `${JSON.stringify(deprecation)}, not an RFC 9745 date (@<epoch seconds>)`;
-  ledger.assert('deprecation.header', deprecatedAt !== null, `${ex.purpose} (${res.status}): Deprecation is ${what}`, [ex]);
+  const form = deprecation === undefined ? 'missing' : `${JSON.stringify(deprecation)}, not an RFC 9745 date (@<epoch seconds>)`;
+  ledger.assert('deprecation.header', deprecatedAt !== null, `${what}: Deprecation is ${form}`, [ex]);
+  if (deprecatedAt !== null) {
+    const now = latestNowMs(ex);
+    ledger.assert(
+      'deprecation.date-past',
+      deprecatedAt <= now,
+      `${what}: Deprecation ${deprecation} names ${iso(deprecatedAt)}, after the response (${iso(now)} at the latest): RFC 9745 reads a future date as "will be deprecated", yet the specification says getPet is deprecated`,
+      [ex],
+    );
+  }
   const sunset = res.headers.sunset;
   const sunsetAt = parseSunset(sunset, ex.receivedAt);
+  const early = sunsetAt !== null && deprecatedAt !== null && sunsetAt < deprecatedAt;
+  const why = sunset === undefined ? 'missing' : sunsetAt === null ? `${JSON.stringify(sunset)}, not an HTTP-date` : `${sunset}, earlier than Deprecation`;
+  ledger.assert('deprecation.sunset', sunsetAt !== null && !early, `${what}: Sunset is ${why}`, [ex]);
   // The removal day comes from the description; any time on that day (UTC) will do.
   const announced = op.deprecation?.sunset.slice(0, 10);
-  const day = sunsetAt === null ? undefined : new Date(sunsetAt).toISOString().slice(0, 10);
-  const dayOk = announced === undefined || day === announced;
-  const why =
-    sunset === undefined
-      ? 'missing'
-      : sunsetAt === null
-        ? `${JSON.stringify(sunset)}, not an HTTP-date`
-        : !dayOk
-          ? `${sunset}, not the announced removal day ${announced}`
-          : `${sunset}, earlier than Deprecation`;
+  if (sunsetAt === null || announced === undefined) return;
+  const day = new Date(sunsetAt).toISOString().slice(0, 10);
   ledger.assert(
-    'deprecation.sunset',
-    sunsetAt !== null && dayOk && (deprecatedAt === null || deprecatedAt <= sunsetAt),
-    `${ex.purpose} (${res.status}): Sunset is ${why}`,
+    'deprecation.sunset-day',
+    day === announced,
+    `${what}: Sunset ${sunset} names ${day}, not the removal day the specification states (${announced})`,
     [ex],
   );
 }

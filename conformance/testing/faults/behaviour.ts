@@ -1,6 +1,7 @@
 // Faults in what the specification asks of every implementation: status codes, body shapes and
 // types, error bodies, authentication, validation, limit and filter, persistence, deprecation.
 import { PET_STATUSES } from '../../../spec/rules/contract.js';
+import { formatDeprecation, parseHttpDate } from '../../../spec/rules/fields.js';
 import type { Fault } from './catalogue.ts';
 import type { ProxyRequest } from './proxy.ts';
 import { mapErrors, mapJson, mapPets, operationOf, withoutHeaders, withQuery } from './rewrite.ts';
@@ -230,11 +231,30 @@ export const BEHAVIOUR_FAULTS: readonly Fault[] = [
     response: (res) => withoutHeaders(res, 'deprecation'),
   },
   {
+    id: 'deprecation-in-future',
+    area: 'deprecation',
+    description: 'getPet\'s Deprecation names a day a month after the response ("will be deprecated"), though the specification says it is',
+    caughtBy: 'deprecation.date-past',
+    response: (res) => {
+      if (!res.headers.deprecation) return res;
+      // A month after every clock the kit may read: the response's Date and this machine's.
+      const now = Math.max(Date.now(), parseHttpDate(res.headers.date, Date.now()) ?? 0);
+      return { ...res, headers: { ...res.headers, deprecation: formatDeprecation(now + 30 * 86_400_000) } };
+    },
+  },
+  {
     id: 'sunset-wrong-date',
     area: 'deprecation',
-    description: 'Sunset names 5 December 2029, a year early',
-    caughtBy: 'deprecation.sunset',
+    description: 'Sunset names 5 December 2029, a year before the removal day the specification states',
+    caughtBy: 'deprecation.sunset-day',
     response: (res) => (res.headers.sunset ? { ...res, headers: { ...res.headers, sunset: 'Wed, 05 Dec 2029 00:00:00 GMT' } } : res),
+  },
+  {
+    id: 'no-sunset-header',
+    area: 'deprecation',
+    description: 'getPet without the Sunset header',
+    caughtBy: 'deprecation.sunset',
+    response: (res) => withoutHeaders(res, 'sunset'),
   },
   {
     id: 'deprecation-everywhere',

@@ -27,11 +27,13 @@ export interface FaultState {
   memory: Map<string, unknown>;
   /** Requests seen so far, this one included. */
   count: number;
+  /** Sends a request of the fault's own to the implementation, past the fault (a hidden extra request, a create replayed). */
+  forward(req: ProxyRequest): Promise<ProxyResponse>;
 }
 
 export interface FaultBehaviour {
   /** Rewrite the request, or answer it without forwarding by returning a response. */
-  request?(req: ProxyRequest, state: FaultState): ProxyRequest | ProxyResponse;
+  request?(req: ProxyRequest, state: FaultState): ProxyRequest | ProxyResponse | Promise<ProxyRequest | ProxyResponse>;
   /** Rewrite the response the implementation gave. */
   response?(res: ProxyResponse, req: ProxyRequest, state: FaultState): ProxyResponse;
 }
@@ -53,8 +55,23 @@ function isResponse(value: ProxyRequest | ProxyResponse): value is ProxyResponse
  * `tls` (a PEM key and certificate) it speaks HTTPS, for the kit's TLS tests.
  */
 export async function startFaultProxy(targetOrigin: string, fault: FaultBehaviour = {}, tls?: { key: string; cert: string }): Promise<FaultProxy> {
-  const state: FaultState = { memory: new Map(), count: 0 };
   let origin = '';
+  const forward = async (req: ProxyRequest, text = req.body): Promise<ProxyResponse> => {
+    const upstream = await fetch(`${targetOrigin}${req.url}`, {
+      method: req.method,
+      headers: req.headers,
+      ...(req.body && req.method !== 'GET' && req.method !== 'HEAD' ? { body: req.body === text && req.bytes ? new Uint8Array(req.bytes) : req.body } : {}),
+      redirect: 'manual',
+    });
+    const responseHeaders: Record<string, string> = {};
+    upstream.headers.forEach((value, name) => {
+      if (!HOP_BY_HOP.includes(name)) responseHeaders[name] = value;
+    });
+    // As a reverse proxy does, absolute links to the implementation name the proxy instead.
+    for (const name of ['link', 'location']) if (responseHeaders[name]) responseHeaders[name] = responseHeaders[name].split(targetOrigin).join(origin);
+    return { status: upstream.status, headers: responseHeaders, body: await upstream.text() };
+  };
+  const state: FaultState = { memory: new Map(), count: 0, forward: (req) => forward(req) };
   const handle = async (incoming: IncomingMessage, outgoing: ServerResponse) => {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(incoming.headers)) {
@@ -65,24 +82,12 @@ export async function startFaultProxy(targetOrigin: string, fault: FaultBehaviou
     const text = bytes.toString('utf8');
     let req: ProxyRequest = { method: incoming.method ?? 'GET', url: incoming.url ?? '/', headers, body: text, bytes };
     let res: ProxyResponse;
-    const rewritten = fault.request ? fault.request(req, state) : req;
+    const rewritten = fault.request ? await fault.request(req, state) : req;
     if (isResponse(rewritten)) {
       res = rewritten;
     } else {
       req = rewritten;
-      const upstream = await fetch(`${targetOrigin}${req.url}`, {
-        method: req.method,
-        headers: req.headers,
-        ...(req.body && req.method !== 'GET' && req.method !== 'HEAD' ? { body: req.body === text && req.bytes ? new Uint8Array(req.bytes) : req.body } : {}),
-        redirect: 'manual',
-      });
-      const responseHeaders: Record<string, string> = {};
-      upstream.headers.forEach((value, name) => {
-        if (!HOP_BY_HOP.includes(name)) responseHeaders[name] = value;
-      });
-      // As a reverse proxy does, absolute links to the implementation name the proxy instead.
-      for (const name of ['link', 'location']) if (responseHeaders[name]) responseHeaders[name] = responseHeaders[name].split(targetOrigin).join(origin);
-      res = { status: upstream.status, headers: responseHeaders, body: await upstream.text() };
+      res = await forward(req, text);
       if (fault.response) res = fault.response(res, req, state);
     }
     outgoing.writeHead(res.status, { ...res.headers, 'content-length': Buffer.byteLength(res.body) });

@@ -2,9 +2,9 @@
 // the kit exhausts a window (--rate-limit-key), some only when it keeps asking after a 429.
 import { formatHttpDate, parseRetryAfter } from '../../../spec/rules/fields.js';
 import { isRefusalStatus as isRefusal } from '../../../spec/rules/snapshot.js';
-import type { FaultBehaviour, ProxyResponse } from './proxy.ts';
+import type { FaultBehaviour, ProxyRequest, ProxyResponse } from './proxy.ts';
 import type { Fault } from './catalogue.ts';
-import { num, withoutHeaders } from './rewrite.ts';
+import { num, operationOf, withoutHeaders } from './rewrite.ts';
 
 /**
  * A refusal that asks for a wait well past a minute's window: a ban. A date is compared with
@@ -19,6 +19,9 @@ function announcesBan(res: ProxyResponse): boolean {
   const reset = num(res, 'x-ratelimit-reset');
   return retry.form === 'http-date' && reset !== undefined && retry.atMs / 1000 > reset + 60;
 }
+
+/** The refused request of a key at which the deep-ban fault announces its ban: deeper than the 10 probes the ban check once sent. */
+const DEEP_BAN = 15;
 
 /** Retry-After moved `seconds` later, in the form it was sent. */
 function later(retryAfter: string, seconds: number): string {
@@ -172,6 +175,80 @@ export const RATE_LIMIT_FAULTS: readonly Fault[] = [
       if (!req.headers['x-fault-banned']) return res;
       const limit = (memory.get('limit') as string | undefined) ?? res.headers['x-ratelimit-limit'];
       return { ...res, headers: { ...res.headers, ...(limit ? { 'x-ratelimit-limit': limit } : {}), 'x-ratelimit-remaining': '0' } };
+    },
+  },
+  {
+    id: 'create-charged-twice',
+    area: 'rate-limit enforcement',
+    description: 'A create costs its key two requests of the window (a hidden read of the same key goes first)',
+    caughtBy: 'ratelimit.remaining-decrements',
+    request: async (req, { forward }) => {
+      const authorization = req.headers.authorization;
+      if (operationOf(req) === 'createPet' && authorization)
+        await forward({ method: 'GET', url: req.url.replace(/\/pets\/?$/, '/pets?limit=1'), headers: { authorization, accept: 'application/json' }, body: '' });
+      return req;
+    },
+  },
+  {
+    id: 'refused-create-applied-later',
+    area: 'rate-limit enforcement',
+    description: 'A create refused over the limit is kept, and stored once its key is admitted again',
+    caughtBy: 'ratelimit.refused-not-applied',
+    // The latest refused create waits; once its key is admitted again, it goes in ahead of the next request.
+    request: async (req, { memory, forward }) => {
+      const queued = memory.get('queued') as { create: ProxyRequest; due: boolean } | undefined;
+      if (queued?.due) {
+        memory.delete('queued');
+        await forward(queued.create);
+      }
+      return req;
+    },
+    response: (res, req, { memory }) => {
+      const queued = memory.get('queued') as { create: ProxyRequest; due: boolean } | undefined;
+      if (operationOf(req) === 'createPet' && isRefusal(res.status)) memory.set('queued', { create: req, due: false });
+      else if (queued && res.status < 300 && req.headers.authorization === queued.create.headers.authorization) queued.due = true;
+      return res;
+    },
+  },
+  {
+    id: 'remaining-shared-by-address',
+    area: 'rate-limit enforcement',
+    description: "X-RateLimit-Remaining of a key also counts the other keys' requests from the same address in its window (admission stays per key)",
+    caughtBy: 'ratelimit.per-key',
+    response: (res, req, { memory }) => {
+      const auth = req.headers.authorization;
+      // Requests the limiter counted: admitted or refused, with a bearer key (a 401 counts for no key).
+      if (!auth || !/^Bearer /.test(auth) || !(res.status < 300 || isRefusal(res.status))) return res;
+      const windows = (memory.get('windows') as Map<string, { reset: string | undefined; others: number }> | undefined) ?? new Map();
+      memory.set('windows', windows);
+      const reset = res.headers['x-ratelimit-reset'];
+      let own = windows.get(auth);
+      if (!own || own.reset !== reset) windows.set(auth, (own = { reset, others: 0 }));
+      for (const [key, window] of windows) if (key !== auth) window.others++;
+      const remaining = num(res, 'x-ratelimit-remaining');
+      if (remaining === undefined || own.others === 0) return res;
+      return { ...res, headers: { ...res.headers, 'x-ratelimit-remaining': String(Math.max(0, remaining - own.others)) } };
+    },
+  },
+  {
+    id: 'deep-ban-not-enforced',
+    area: 'rate-limit enforcement',
+    description: `A ban announced only at the ${DEEP_BAN}th refused request (past the 10 the ban check used to send) is not enforced: the next request is served`,
+    caughtBy: 'ratelimit.refused-until-retry',
+    response: (res, req, { memory }) => {
+      const auth = req.headers.authorization ?? '';
+      const refusals = (memory.get(auth) as number | undefined) ?? 0;
+      if (refusals === DEEP_BAN) {
+        memory.set(auth, refusals + 1);
+        return isRefusal(res.status)
+          ? { status: 200, headers: { ...withoutHeaders(res, 'retry-after').headers, 'content-type': 'application/json' }, body: '[]' }
+          : res;
+      }
+      if (refusals > DEEP_BAN || !isRefusal(res.status)) return res;
+      memory.set(auth, refusals + 1);
+      const retryAfter = res.headers['retry-after'];
+      // The refusal that reaches the threshold announces a ban: ten minutes past what it said.
+      return refusals + 1 === DEEP_BAN && retryAfter ? { ...res, headers: { ...res.headers, 'retry-after': later(retryAfter, 600) } } : res;
     },
   },
   {
