@@ -1,0 +1,190 @@
+// Faults only overlapping requests show: a store that reads its next id and writes it apart, a
+// limiter that reads and writes its counter apart, a list read while a create is half written. On
+// the reference server the proxy emulates each from what it sees overlap (a request that arrives
+// while another is still unanswered); the second implementation has the first two as builds of its
+// own (race: the real gap between a read and its write), the third behind the same proxy. Requests
+// the kit sends one after another never overlap, so every sequential check passes them all.
+import type { Fault } from './catalogue.ts';
+import type { FaultState, ProxyRequest, ProxyResponse } from './proxy.ts';
+import { mapJson, operationOf } from './rewrite.ts';
+
+type Pet = Record<string, unknown>;
+
+/** A header the fault's request hook leaves for its response hook (the request as forwarded is what the response hook sees). */
+const TAG = 'x-fault-overlap';
+
+function stateOf<T>(memory: FaultState['memory'], name: string, fresh: () => T): T {
+  let value = memory.get(name) as T | undefined;
+  if (value === undefined) memory.set(name, (value = fresh()));
+  return value;
+}
+
+/** Requests in flight, and the overlapping group the newest belongs to: a group starts when nothing is in flight. */
+interface Overlap {
+  inFlight: number;
+  group: number;
+}
+
+function arrive(overlap: Overlap): number {
+  if (overlap.inFlight === 0) overlap.group++;
+  overlap.inFlight++;
+  return overlap.group;
+}
+
+const tagged = (req: ProxyRequest, value: string | number): ProxyRequest => ({ ...req, headers: { ...req.headers, [TAG]: String(value) } });
+
+// racy-ids: overlapping creates take the id of the first one answered, and the later pet overwrites it.
+
+interface IdRace {
+  creates: Overlap;
+  /** The id each group's first answered create got. */
+  taken: Map<number, number>;
+  /** What a get or list of a taken id returns: the last pet written under it. */
+  kept: Map<number, Pet>;
+  /** The ids the implementation really gave the later creates, which the emulated store never had. */
+  hidden: Set<number>;
+}
+
+const idRace = (memory: FaultState['memory']) =>
+  stateOf<IdRace>(memory, 'racy-ids', () => ({ creates: { inFlight: 0, group: 0 }, taken: new Map(), kept: new Map(), hidden: new Set() }));
+
+function takeFirstId(res: ProxyResponse, req: ProxyRequest, race: IdRace): ProxyResponse {
+  race.creates.inFlight--;
+  if (res.status !== 201) return res;
+  const group = Number(req.headers[TAG]);
+  const pet = JSON.parse(res.body) as Pet;
+  const first = race.taken.get(group);
+  if (first === undefined) {
+    race.taken.set(group, Number(pet.id));
+    return res;
+  }
+  race.hidden.add(Number(pet.id));
+  const overwritten = { ...pet, id: first };
+  race.kept.set(first, overwritten);
+  const location = res.headers.location?.replace(/\d+(\/?)$/, `${first}$1`);
+  return { ...res, headers: { ...res.headers, ...(location ? { location } : {}) }, body: JSON.stringify(overwritten) };
+}
+
+function serveRaced(res: ProxyResponse, req: ProxyRequest, race: IdRace): ProxyResponse {
+  const op = operationOf(req);
+  if (op === 'getPet') {
+    const pet = race.kept.get(Number(req.url.split('?')[0]!.split('/').pop()));
+    return pet ? { ...res, status: 200, body: JSON.stringify(pet) } : res;
+  }
+  if (op !== 'listPets' || res.status !== 200) return res;
+  return mapJson(res, (body) =>
+    Array.isArray(body) ? (body as Pet[]).filter((p) => !race.hidden.has(Number(p.id))).map((p) => race.kept.get(Number(p.id)) ?? p) : body,
+  );
+}
+
+// racy-limiter: overlapping requests of one key all carry the first answer's Remaining, and a 429
+// among them is served as the admitted answer before it was.
+
+const RATE_FIELDS = ['x-ratelimit-remaining', 'ratelimit'];
+
+interface KeyRace {
+  overlap: Overlap;
+  group: number;
+  /** The first admitted answer's Remaining (and RateLimit) in the current group. */
+  counted?: Record<string, string>;
+  admitted?: ProxyResponse;
+}
+
+const keyRace = (memory: FaultState['memory'], req: ProxyRequest) =>
+  stateOf<KeyRace>(memory, `racy-limiter ${req.headers.authorization ?? ''}`, () => ({ overlap: { inFlight: 0, group: 0 }, group: 0 }));
+
+function staleCount(res: ProxyResponse, race: KeyRace, group: number): ProxyResponse {
+  race.overlap.inFlight--;
+  if (race.group !== group) {
+    race.group = group;
+    race.counted = undefined;
+    race.admitted = undefined;
+  }
+  const admitted = res.status >= 200 && res.status < 300;
+  if (race.counted === undefined) {
+    if (admitted) {
+      race.counted = Object.fromEntries(RATE_FIELDS.filter((h) => res.headers[h] !== undefined).map((h) => [h, res.headers[h]!]));
+      race.admitted = res;
+    }
+    return res;
+  }
+  if (admitted) {
+    race.admitted = { ...res, headers: { ...res.headers, ...race.counted } };
+    return race.admitted;
+  }
+  return res.status === 429 && race.admitted ? { ...race.admitted } : res;
+}
+
+// torn-list: a list answered while a create is in flight is cut short, or holds a partial pet.
+
+interface Tearing {
+  inFlight: number;
+  started: number;
+  torn: number;
+}
+
+const tearing = (memory: FaultState['memory']) => stateOf<Tearing>(memory, 'torn-list', () => ({ inFlight: 0, started: 0, torn: 0 }));
+
+function tear(res: ProxyResponse, tearing: Tearing): ProxyResponse {
+  tearing.torn++;
+  if (tearing.torn % 2 === 1) return { ...res, body: res.body.slice(0, Math.max(1, Math.floor(res.body.length / 2))) };
+  return mapJson(res, (body) => {
+    if (!Array.isArray(body) || body.length === 0) return body;
+    const { name: _name, categoryId: _categoryId, ...partial } = body[body.length - 1] as Pet;
+    return [...body.slice(0, -1), partial];
+  });
+}
+
+export const CONCURRENCY_FAULTS: readonly Fault[] = [
+  {
+    id: 'racy-ids',
+    area: 'concurrency',
+    description:
+      'Overlapping creates take the same id (read, then written a moment later): each is answered 201 with it, and the later pet overwrites the earlier',
+    caughtBy: 'concurrency.creates-distinct',
+    foundBy: 'concurrency',
+    secondBuild: { race: { ids: true } },
+    request: (req, { memory }) => (operationOf(req) === 'createPet' ? tagged(req, arrive(idRace(memory).creates)) : req),
+    response: (res, req, { memory }) => {
+      const race = idRace(memory);
+      return operationOf(req) === 'createPet' ? takeFirstId(res, req, race) : serveRaced(res, req, race);
+    },
+  },
+  {
+    id: 'racy-limiter',
+    area: 'concurrency',
+    description:
+      "The limiter reads and writes a key's counter apart: requests of one key that overlap all carry the first one's X-RateLimit-Remaining, and a 429 among them is served",
+    caughtBy: 'concurrency.burst-remaining-distinct',
+    foundBy: 'concurrency',
+    secondBuild: { race: { limiter: true } },
+    request: (req, { memory }) => tagged(req, arrive(keyRace(memory, req).overlap)),
+    response: (res, req, { memory }) => staleCount(res, keyRace(memory, req), Number(req.headers[TAG])),
+  },
+  {
+    id: 'torn-list',
+    area: 'concurrency',
+    description: 'A list answered while a create is in flight is cut short or holds a partial pet (one without name and categoryId)',
+    caughtBy: 'concurrency.reads-whole',
+    foundBy: 'concurrency',
+    request: (req, { memory }) => {
+      const state = tearing(memory);
+      const op = operationOf(req);
+      if (op === 'createPet') {
+        state.inFlight++;
+        state.started++;
+        return req;
+      }
+      return op === 'listPets' ? tagged(req, `${state.started} ${state.inFlight}`) : req;
+    },
+    response: (res, req, { memory }) => {
+      const state = tearing(memory);
+      const op = operationOf(req);
+      if (op === 'createPet') state.inFlight--;
+      if (op !== 'listPets' || res.status !== 200) return res;
+      const [startedBefore, inFlightBefore] = (req.headers[TAG] ?? '0 0').split(' ').map(Number);
+      const overlapped = inFlightBefore! > 0 || state.inFlight > 0 || state.started > startedBefore!;
+      return overlapped ? tear(res, state) : res;
+    },
+  },
+];
