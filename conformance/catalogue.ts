@@ -6,10 +6,10 @@
 
 export type Level = 'must' | 'should';
 export type Profile = 'contract' | 'full';
-import type { GeneratedPhase } from './options.ts';
+import type { OptionalPhase } from './options.ts';
 
-/** What a check needs besides its profile before it can run: a key, an option, or a generated phase. */
-export type Need = 'rate-limit-key' | 'ban-check' | 'dredd' | GeneratedPhase;
+/** What a check needs besides its profile before it can run: a key, an option, or a phase --phases may leave out. */
+export type Need = 'rate-limit-key' | 'ban-check' | 'dredd' | OptionalPhase;
 
 export interface CheckDef {
   id: string;
@@ -31,6 +31,7 @@ export const NEED_FLAGS: Readonly<Record<Need, string>> = {
   coverage: '--phases coverage',
   fuzzing: '--phases fuzzing',
   stateful: '--phases stateful',
+  concurrency: '--phases concurrency',
 };
 
 export { CATALOGUE } from './checks/index.ts';

@@ -59,11 +59,11 @@ const usageErrors: Array<[string, string[], RegExp]> = [
   ['--ban-check without a rate-limit key', [...BASE, '--ban-check'], /--ban-check needs --rate-limit-key/],
   ['a rate-limit key with the contract profile', [...BASE, '--profile', 'contract', '--rate-limit-key', 'r'], /full profile only/],
   ['a non-numeric --max-wait', [...BASE, '--max-wait', 'soon'], /--max-wait must be an integer/],
-  ['a zero --ban-probe', [...BASE, '--ban-probe', '0'], /--ban-probe must be at least 1/],
+  ['a zero --ban-probes', [...BASE, '--ban-probes', '0'], /--ban-probes must be at least 1/],
   [
     'an unknown phase',
     [...BASE, '--phases', 'coverage,everything'],
-    /--phases must name some of examples, coverage, fuzzing, stateful \(or none\), not everything/,
+    /--phases must name some of examples, coverage, fuzzing, stateful, concurrency \(or none\), not everything/,
   ],
   ['a check that does not exist', [...BASE, '--checks', 'input.*,nothing.here'], /nothing\.here names no check/],
   ['a header that is not "Name: value"', [...BASE, '--header', 'nonsense'], /--header "nonsense" is not "Name: value"/],
@@ -128,7 +128,7 @@ usage('the command line and runConformance apply the same defaults, from the one
     'wait',
     'maxWaitSeconds',
     'banCheck',
-    'banProbe',
+    'banProbes',
     'maxRateLimitRequests',
     'clockToleranceSeconds',
     'timeoutMs',
@@ -151,7 +151,7 @@ usage('the command line and runConformance apply the same defaults, from the one
 // Code's options go through the same check as the command line's, with the same messages.
 const API = { baseUrl: 'http://127.0.0.1:3000/v1', apiKey: 'k' };
 const refusedFromCode: Array<[string, Record<string, unknown>, RegExp]> = [
-  ['a zero banProbe', { banProbe: 0 }, /--ban-probe must be at least 1, not 0/],
+  ['a zero banProbes', { banProbes: 0 }, /--ban-probes must be at least 1, not 0/],
   ['a fractional maxRequests', { maxRequests: 1.5 }, /--max-requests must be an integer/],
   ['an unknown profile', { profile: 'everything' }, /--profile must be one of contract, full/],
   ['an unknown phase', { phases: ['coverage', 'everything'] }, /--phases must name some of .* not everything/],
@@ -182,10 +182,10 @@ usage('a config file goes through the same check: a bad value is a usage error n
   const dir = await mkdtemp(join(tmpdir(), 'conform-config-'));
   try {
     const file = join(dir, 'conform.yaml');
-    await writeFile(file, 'base-url: http://h/v1\napi-key: k\nban-probe: 0\n');
+    await writeFile(file, 'base-url: http://h/v1\napi-key: k\nban-probes: 0\n');
     const { io, err } = capture();
     assert.is(await main(['--config', file], io), 2);
-    assert.match(err.join(''), /--ban-probe must be at least 1, not 0/);
+    assert.match(err.join(''), /--ban-probes must be at least 1, not 0/);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -11,6 +11,9 @@ import { parseChoices, type Choices } from './open-points.ts';
 /** The generated phases, in the order they run. */
 export const GENERATED_PHASES = ['examples', 'coverage', 'fuzzing', 'stateful'] as const;
 export type GeneratedPhase = (typeof GENERATED_PHASES)[number];
+/** What --phases chooses from: the generated phases, and concurrency (which runs after the rate limits). */
+export const OPTIONAL_PHASES = [...GENERATED_PHASES, 'concurrency'] as const;
+export type OptionalPhase = (typeof OPTIONAL_PHASES)[number];
 
 export function baseUrlProblem(value: string): string | undefined {
   let url: URL;
@@ -61,14 +64,14 @@ export function readCa(file: string, from = '--ca'): string {
 }
 
 /** `--phases`: a list of phases, or "none" for only the fixed checks. */
-export function phasesOf(list: readonly string[]): readonly GeneratedPhase[] {
-  return (list.length === 1 && list[0] === 'none' ? [] : list) as readonly GeneratedPhase[];
+export function phasesOf(list: readonly string[]): readonly OptionalPhase[] {
+  return (list.length === 1 && list[0] === 'none' ? [] : list) as readonly OptionalPhase[];
 }
 
 export function phasesProblem(phases: readonly string[]): string | undefined {
-  const unknown = phases.filter((p) => !(GENERATED_PHASES as readonly string[]).includes(p));
+  const unknown = phases.filter((p) => !(OPTIONAL_PHASES as readonly string[]).includes(p));
   if (unknown.length === 0) return undefined;
-  return `--phases must name some of ${GENERATED_PHASES.join(', ')} (or none), not ${unknown.join(', ')}`;
+  return `--phases must name some of ${OPTIONAL_PHASES.join(', ')} (or none), not ${unknown.join(', ')}`;
 }
 
 /** `--checks` and `--exclude-checks`: every id or prefix names at least one check of the catalogue. */

@@ -10,7 +10,7 @@ import {
   checkIdsProblem,
   choicesOf,
   choicesProblem,
-  GENERATED_PHASES,
+  OPTIONAL_PHASES,
   headersOf,
   headersProblem,
   pathOf,
@@ -19,7 +19,7 @@ import {
   readCa,
 } from './option-values.ts';
 
-export { GENERATED_PHASES, type GeneratedPhase } from './option-values.ts';
+export { GENERATED_PHASES, OPTIONAL_PHASES, type GeneratedPhase, type OptionalPhase } from './option-values.ts';
 
 type ConformSpec = OptionSpec & { commandLine?: true };
 
@@ -162,14 +162,14 @@ const TABLE = [
     help: 'After the first 429, repeat requests to observe a temporary ban (needs --rate-limit-key; may get that key banned for a while).',
   },
   {
-    key: 'banProbe',
-    flag: 'ban-probe',
+    key: 'banProbes',
+    flag: 'ban-probes',
     type: 'integer',
     value: '<n>',
-    default: 10,
+    defaultText: "the rate-limit key's X-RateLimit-Limit",
     min: 1,
     group: 'What to run',
-    help: 'Requests the ban check sends after the first 429.',
+    help: "Requests the ban check sends with --rate-limit-key after the first 429 (the create that must be refused among them), to reach a ban threshold as deep as a window's worth of requests; more than the window's Limit (or --max-rate-limit-requests) is capped to it.",
   },
   {
     key: 'maxRateLimitRequests',
@@ -210,9 +210,9 @@ const TABLE = [
     value: '<list>',
     convert: phasesOf,
     check: phasesProblem,
-    default: GENERATED_PHASES,
+    default: OPTIONAL_PHASES,
     group: 'Generated inputs',
-    help: 'The generated phases to run, from the description\'s schemas: examples, coverage (boundaries, negative data, other methods and media types), fuzzing (fast-check), stateful (full profile); "none" runs only the fixed checks.',
+    help: 'The phases to run besides the fixed checks: the generated ones, from the description\'s schemas: examples, coverage (boundaries, negative data, other methods and media types), fuzzing (fast-check), stateful (full profile); and concurrency (full profile: creates, lists and a burst on --rate-limit-key sent at once); "none" runs only the fixed checks.',
   },
   {
     key: 'maxExamples',
@@ -232,7 +232,7 @@ const TABLE = [
     default: 400,
     min: 0,
     group: 'Generated inputs',
-    help: 'Most requests the generated phases send, shrinking included; what does not fit is reported as not run.',
+    help: 'Most requests the generated phases and the concurrency phase send with --api-key, shrinking included; what does not fit is reported as not run.',
   },
   {
     key: 'seed',

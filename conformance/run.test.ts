@@ -7,6 +7,7 @@ import { CATALOGUE } from './catalogue.ts';
 import { conformOn, outcomeOf, startTarget, type Target } from './testing/faults/harness.ts';
 import { startFaultProxy } from './testing/faults/proxy.ts';
 import { freePort } from '../lib/processes.ts';
+import { GENERATED_PHASES } from './options.ts';
 import { runConformance, UnreachableError, type ProgressEvent } from './run.ts';
 
 const test = suite('runConformance');
@@ -55,7 +56,7 @@ test('re-admission waits exactly what Retry-After says, on the injected clock', 
   assert.ok(events.some((e) => e.type === 'wait' && /Retry-After/.test(e.why)));
 });
 
-test('with the free key the kit sends exactly Limit + 2 requests on it: 60 admitted, one 429, one after the wait', async () => {
+test('with the free key the rate-limit phase sends exactly Limit + 3 requests on it: 60 admitted, one 429, one refused create, one after the wait', async () => {
   const seen: string[] = [];
   const proxy = await startFaultProxy(target.baseUrl.replace(/\/v1$/, ''), {
     request: (req) => {
@@ -69,11 +70,13 @@ test('with the free key the kit sends exactly Limit + 2 requests on it: 60 admit
       apiKey: 'test-pro-key',
       rateLimitKey: 'test-free-key',
       dredd: false,
+      // The concurrency phase's burst on the key is its own to count.
+      phases: [...GENERATED_PHASES],
       clock: target.clock,
       sleep: async (ms) => target.clock.advance(ms),
     });
     assert.is(report.exitCode, 0);
-    assert.is(seen.length, 62);
+    assert.is(seen.length, 63);
   } finally {
     await proxy.close();
   }

@@ -15,7 +15,15 @@ import { HttpClient, keyLabel, type Clock } from './http.ts';
 import type { Timeline } from '../spec/rules/timeline-svg.js';
 import { Ledger, type CheckResult } from './ledger.ts';
 import { loadContract } from './openapi.ts';
-import { GENERATED_PHASES, RUN_OPTIONS, type CheckedRunOptions, type GeneratedPhase, type RunOptionValues } from './options.ts';
+import {
+  GENERATED_PHASES,
+  OPTIONAL_PHASES,
+  RUN_OPTIONS,
+  type CheckedRunOptions,
+  type GeneratedPhase,
+  type OptionalPhase,
+  type RunOptionValues,
+} from './options.ts';
 import { Pacer, type Attribution } from './pacing.ts';
 import { preflight } from './preflight.ts';
 
@@ -66,7 +74,7 @@ export interface Report {
   preferUsed: string[];
   /** Seed of the generated inputs: `--seed` with it replays them. */
   seed: number;
-  phases: readonly GeneratedPhase[];
+  phases: readonly OptionalPhase[];
   /** Requests the generated phases sent, and how many more they wanted beyond --max-requests. */
   generated: { sent: number; leftOut: number };
   /**
@@ -103,6 +111,12 @@ const PHASES: readonly PhasePlan[] = [
     runs: (o: ResolvedOptions) => o.phases.includes(phase) && (phase !== 'stateful' || o.profile === 'full'),
   })),
   { phase: 'rate-limit', title: 'rate limits: exhausting the window of --rate-limit-key', runs: (o) => o.profile === 'full' && o.rateLimitKey !== undefined },
+  // After the rate limits: its burst on --rate-limit-key goes into the window they left readmitted.
+  {
+    phase: 'concurrency',
+    title: 'concurrency: creates, lists and a rate-limit burst sent at once',
+    runs: (o) => o.profile === 'full' && o.phases.includes('concurrency'),
+  },
 ];
 
 const HOOKS: ReadonlySet<string> = new Set(['clock', 'sleep', 'onProgress'] satisfies Array<keyof RunHooks>);
@@ -148,7 +162,7 @@ function outside(options: ResolvedOptions) {
     if (needs.includes('dredd') && !options.dredd) return 'Dredd was disabled (--no-dredd)';
     if (needs.includes('rate-limit-key') && !options.rateLimitKey) return `needs ${NEED_FLAGS['rate-limit-key']} (a key whose window the kit may exhaust)`;
     if (needs.includes('ban-check') && !options.banCheck) return `needs ${NEED_FLAGS['ban-check']}`;
-    const phase = needs.find((n): n is GeneratedPhase => (GENERATED_PHASES as readonly string[]).includes(n));
+    const phase = needs.find((n): n is OptionalPhase => (OPTIONAL_PHASES as readonly string[]).includes(n));
     if (phase && !options.phases.includes(phase)) return `the ${phase} phase is off (--phases)`;
     return undefined;
   };

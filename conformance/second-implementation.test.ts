@@ -67,7 +67,7 @@ kit('conforms: every must check passes, its declared choices are held and report
 
 kit('with --ban-check: a ban answered 403 is a refusal, enforced while it lasts, and lifts when it said', async () => {
   await on({}, async (target) => {
-    const report = await conformOn(target, { rateLimitKey: true, banCheck: true, banProbe: 8, maxWaitSeconds: 300, phases: [], seed: SEED });
+    const report = await conformOn(target, { rateLimitKey: true, banCheck: true, banProbes: 8, maxWaitSeconds: 300, phases: [], seed: SEED });
     assert.equal(musts(report), []);
     for (const id of ['ratelimit.refused-until-retry', 'ratelimit.ban-lifts', 'ratelimit.reset-stable', 'choices.declared'])
       assert.is(outcomeOf(report, id), 'passed', id);
@@ -114,8 +114,14 @@ const MISSING: Array<[string, SecondServerOptions, Parameters<typeof conformOn>[
   [
     'no ban within the probes',
     { banAfter: 1000 },
-    { rateLimitKey: true, banCheck: true, banProbe: 5, phases: [] },
+    { rateLimitKey: true, banCheck: true, banProbes: 5, phases: [] },
     { 'ratelimit.ban-lifts': /no ban within 5/ },
+  ],
+  [
+    "no ban within the window's allowance (the default depth)",
+    { banAfter: 1000 },
+    { rateLimitKey: true, banCheck: true, phases: [] },
+    { 'ratelimit.ban-lifts': /^no ban within 60 repeated requests after the first 429 \(probed up to the window's allowance of 60\)/ },
   ],
   ['no spare key', {}, { phases: [] }, { 'ratelimit.per-key': /--rate-limit-key/, 'ratelimit.readmitted': /--rate-limit-key/ }],
   ['no declaration', {}, { phases: [], choices: {} }, { 'choices.declared': /no choice declared/ }],
@@ -139,6 +145,32 @@ for (const [what, second, options, expected, fault] of MISSING) {
     );
   });
 }
+
+subjects("--api-key's window changing between the readings around the other key's traffic is noted, neither passed on nor failed", async () => {
+  // From the rate-limit key's tenth request on (after the first reading), --api-key's answers name a Reset a minute later.
+  const moved: FaultBehaviour = {
+    response: (res, req, { memory }) => {
+      if (req.headers.authorization === 'Bearer second-free-key') memory.set('sent', ((memory.get('sent') as number | undefined) ?? 0) + 1);
+      const reset = Number(res.headers['x-ratelimit-reset']);
+      return ((memory.get('sent') as number | undefined) ?? 0) >= 10 && req.headers.authorization === 'Bearer second-pro-key' && Number.isInteger(reset)
+        ? { ...res, headers: { ...res.headers, 'x-ratelimit-reset': String(reset + 60) } }
+        : res;
+    },
+  };
+  await on(
+    {},
+    async (target) => {
+      const report = await conformOn(target, { rateLimitKey: true, phases: [], seed: SEED });
+      const perKey = report.results.find((r) => r.id === 'ratelimit.per-key')!;
+      assert.is(perKey.outcome, 'passed', 'the admission while the other key is refused is still judged');
+      assert.ok(
+        perKey.notes.some((n) => /window changed between the readings .* could not be counted/.test(n)),
+        perKey.notes.join('\n'),
+      );
+    },
+    moved,
+  );
+});
 
 subjects('the same key for --api-key and --rate-limit-key is a usage error, before any request', async () => {
   await on({}, async (target) => {

@@ -190,7 +190,7 @@ t("conformance/README.md: the config files are read by conform's own loader, and
 t('conformance/README.md: the request counts it quotes are what runs against the reference server send', async () => {
   const guide = readFileSync(join(root, 'conformance', 'README.md'), 'utf8').replace(/\s+/g, ' ');
   const quoted =
-    /counts them\): (\d+) requests without a rate-limit key, (\d+) with `--rate-limit-key test-free-key`, (\d+) with `--ban-check --ban-probe 25 --max-wait 700`.*? Add Dredd's (\d+) to each/.exec(
+    /counts them\): (\d+) requests without a rate-limit key, (\d+) with `--rate-limit-key test-free-key`, (\d+) with `--ban-check --ban-probes 25 --max-wait 700`.*? Add Dredd's (\d+) to each/.exec(
       guide,
     );
   assert.ok(quoted, 'conformance/README.md quotes the request counts');
@@ -223,7 +223,7 @@ t('conformance/README.md: the request counts it quotes are what runs against the
   assert.ok(Math.abs(whole.generated.sent - generated) <= 0.1 * generated, `about ${generated} generated requests: ${whole.generated.sent} sent`);
   assert.is(whole.requests - whole.generated.sent - dredd!, plain);
   assert.is((await run({ dredd: false, phases: [], rateLimitKey: 'test-free-key' })).requests, limited);
-  assert.is((await run({ dredd: false, phases: [], rateLimitKey: 'test-free-key', banCheck: true, banProbe: 25, maxWaitSeconds: 700 })).requests, banned);
+  assert.is((await run({ dredd: false, phases: [], rateLimitKey: 'test-free-key', banCheck: true, banProbes: 25, maxWaitSeconds: 700 })).requests, banned);
 });
 
 t('spec/rules/README.md: the timeline snippet draws a key and a capacity chart', () => {

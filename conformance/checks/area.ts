@@ -13,7 +13,7 @@ import type { Pacer } from '../pacing.ts';
 import type { TlsSettings } from '../transport.ts';
 import type { TimelinePoint } from '../../spec/rules/timeline-svg.js';
 
-export type Phase = 'contract' | 'dredd' | 'behaviour' | GeneratedPhase | 'rate-limit';
+export type Phase = 'contract' | 'dredd' | 'behaviour' | GeneratedPhase | 'rate-limit' | 'concurrency';
 
 export type ProgressEvent =
   | { type: 'phase'; name: string }

@@ -4,6 +4,7 @@ import type { CheckDef } from '../catalogue.ts';
 import type { Area, LiveArea } from './area.ts';
 import { authArea } from './auth.ts';
 import { choicesArea } from './choices.ts';
+import { concurrencyArea } from './concurrency.ts';
 import { createArea } from './create.ts';
 import { deprecationArea } from './deprecation.ts';
 import { dreddArea } from './dredd.ts';
@@ -16,9 +17,10 @@ import { rateLimitArea } from './rate-limit.ts';
 import { rateLimitHeadersArea } from './rate-limit-headers.ts';
 import { responsesArea } from './responses.ts';
 import { statefulArea } from './stateful.ts';
+import { variationsArea } from './variations.ts';
 
 // create before get and auth, which use the pet it created; the generated areas (input, media,
-// methods, stateful) after the fixed ones, whose checks they do not disturb.
+// methods, variations, stateful) after the fixed ones, whose checks they do not disturb.
 export const AREAS: readonly Area[] = [
   listArea,
   createArea,
@@ -31,8 +33,10 @@ export const AREAS: readonly Area[] = [
   inputArea,
   mediaArea,
   methodsArea,
+  variationsArea,
   statefulArea,
   rateLimitArea,
+  concurrencyArea,
   choicesArea,
 ];
 

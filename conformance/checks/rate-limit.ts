@@ -1,18 +1,22 @@
-// The rate-limit window of --rate-limit-key: exhaust it, look at the 429, optionally keep asking
-// to see a ban, wait Retry-After and ask again. Every response goes through the window rules of
-// spec/rules/window-rules.js, the same state machine rate-limit.js (k6) uses; each rule it breaks
-// is a failure of the check CHECK_OF_RULE names. This module adds only what the rules cannot see:
-// the 429's Error body, and whether the run could do its part (a spare key, the waits).
+// The rate-limit window of --rate-limit-key: exhaust it with reads and creates, look at the 429,
+// send a create that must be refused, optionally keep asking to see a ban, wait Retry-After and ask
+// again. Every response goes through the window rules of spec/rules/window-rules.js, the same state
+// machine rate-limit.js (k6) uses; each rule it breaks is a failure of the check CHECK_OF_RULE names.
+// This module adds only what the rules cannot see: the 429's Error body, that a refused create stored
+// nothing, what the other key's traffic cost --api-key, and whether the run could do its part (a
+// spare key, the waits).
 import { parseInteger } from '../../spec/rules/fields.js';
-import { DEFAULT_TOLERANCES, isRefusalStatus, readSnapshot, retryWaitMs, type Tolerances } from '../../spec/rules/snapshot.js';
+import { createArrivalBuffer } from '../../spec/rules/arrival.js';
+import { DEFAULT_TOLERANCES, isRefusalStatus, readSnapshot, retryWaitMs, type Snapshot, type Tolerances } from '../../spec/rules/snapshot.js';
 import { timelinePoint, type TimelinePoint } from '../../spec/rules/timeline-svg.js';
 import { createWindowRules, type Kind, type Outcome } from '../../spec/rules/window-rules.js';
 import type { CheckDef } from '../catalogue.ts';
-import type { Exchange } from '../http.ts';
+import { baseBody } from '../generate/cases.ts';
+import { jsonBody, type Exchange } from '../http.ts';
 import type { CheckLedger } from '../ledger.ts';
 import { validateResponse } from '../openapi.ts';
 import { SECTION, type Area, type AreaContext } from './area.ts';
-import { describeStatus, header, send, status } from './support.ts';
+import { describeStatus, header, isPetArray, nextPage, send, status } from './support.ts';
 
 const KEY = ['rate-limit-key'] as const;
 const BAN = ['rate-limit-key', 'ban-check'] as const;
@@ -32,7 +36,7 @@ const checks: readonly CheckDef[] = [
     level: 'must',
     profile: 'full',
     section: HEADERS,
-    title: 'X-RateLimit-Remaining falls by exactly one per admitted request',
+    title: 'X-RateLimit-Remaining falls by exactly one per admitted request, a create as much as a read',
     needs: KEY,
   },
   {
@@ -103,11 +107,20 @@ const checks: readonly CheckDef[] = [
     needs: BAN,
   },
   {
+    id: 'ratelimit.refused-not-applied',
+    level: 'must',
+    profile: 'full',
+    section: EXCEEDED,
+    title: 'A create refused over the limit stores nothing: its pet is neither in the list nor behind an id the refusal named, once the key is admitted again',
+    needs: KEY,
+  },
+  {
     id: 'ratelimit.per-key',
     level: 'must',
     profile: 'full',
     section: `${SECTION.plans}; ${SECTION.auth}`,
-    title: 'Limits apply per key: while --rate-limit-key is refused, --api-key from the same address is still admitted',
+    title:
+      "Limits apply per key: while --rate-limit-key is refused, --api-key from the same address is still admitted, and within its window --api-key's Remaining fell only by its own requests",
     needs: KEY,
   },
 ];
@@ -145,6 +158,12 @@ export interface RateLimitVerdict {
   observe(exchange: Exchange): Outcome;
   /** Judges requests of the key sent at once (concurrently), after everything observed before; their answers may have arrived in any order. */
   observeBatch(exchanges: readonly Exchange[]): Outcome;
+  /**
+   * Judges a stream whose answers arrive in any order (the judging proxy): the exchange is held
+   * until no request of the key still waiting for its answer (the earliest sent at
+   * `oldestPendingSentMs`; null when none) can have been decided before it.
+   */
+  observeArrival(exchange: Exchange, oldestPendingSentMs: number | null): Outcome;
   /** When every Retry-After of the current refusals has passed (the kit's clock); null when none is pending. */
   retryDueMs(): number | null;
   banned(): boolean;
@@ -156,13 +175,14 @@ export interface RateLimitVerdict {
 export function rateLimitVerdict(ledger: CheckLedger, options: { tolerances?: Partial<Tolerances>; dateHeader: boolean }): RateLimitVerdict {
   const rules = createWindowRules(options.tolerances ? { tolerances: options.tolerances } : {});
   const points: TimelinePoint[] = [];
-  const observeBatch = (exchanges: readonly Exchange[]): Outcome => {
-    const snapshots = exchanges.map((ex) =>
-      readSnapshot(
-        { status: ex.response?.status ?? 0, headers: ex.response?.headers ?? null, receivedAtMs: ex.receivedAt, sentAtMs: ex.sentAt, ref: ex },
-        { dateHeader: options.dateHeader },
-      ),
+  const arrivals = createArrivalBuffer(options.tolerances);
+  const snapshotOf = (ex: Exchange): Snapshot =>
+    readSnapshot(
+      { status: ex.response?.status ?? 0, headers: ex.response?.headers ?? null, receivedAtMs: ex.receivedAt, sentAtMs: ex.sentAt, ref: ex },
+      { dateHeader: options.dateHeader },
     );
+  const observeBatch = (exchanges: readonly Exchange[]): Outcome => judge(exchanges.map(snapshotOf));
+  const judge = (snapshots: Snapshot[]): Outcome => {
     const out = rules.observe(snapshots);
     for (const s of snapshots) {
       const own = { ...out, violations: out.violations.filter((v) => v.refs[v.refs.length - 1] === s.ref) };
@@ -180,6 +200,10 @@ export function rateLimitVerdict(ledger: CheckLedger, options: { tolerances?: Pa
   return {
     observe: (ex) => observeBatch([ex]),
     observeBatch,
+    observeArrival(ex, oldestPendingSentMs) {
+      arrivals.offer(snapshotOf(ex));
+      return judge(arrivals.release(oldestPendingSentMs));
+    },
     retryDueMs: () => rules.retryDueMs(),
     banned: () => rules.report().banned,
     timeline: () => [...points],
@@ -198,6 +222,17 @@ function isAdmitted(ex: Exchange): boolean {
   return code >= 200 && code < 300;
 }
 type Send = () => Promise<Exchange>;
+
+/** A create sent with --rate-limit-key after its first 429, by the name that finds it if it was stored anyway. */
+interface RefusedCreate {
+  ex: Exchange;
+  name: string;
+}
+
+/** One request in this many of the exhaustion is a create: whatever the window charges, it charges every request of the key. */
+const CREATE_EVERY = 3;
+/** Pages the search for a refused create walks at most. */
+const MAX_PAGES = 50;
 
 function giveUp(ctx: AreaContext, reason: string): void {
   for (const c of checks) ctx.ledger.notRun(c.id, reason);
@@ -232,6 +267,14 @@ async function exhaust(ctx: AreaContext, probe: Probe, first: Exchange, announce
     const { ex, out } = await probe();
     if (isRefusal(ex)) return ex;
     if (!isAdmitted(ex)) {
+      if (ex.operationId === 'createPet' && ex.response) {
+        // The target would not take the create (the create checks judge why): the window goes on with reads.
+        ctx.ledger.note(
+          'ratelimit.remaining-decrements',
+          `a create of the exhaustion answered ${describeStatus(ex)}: the window was exhausted with reads from there`,
+        );
+        continue;
+      }
       ctx.ledger.fail('ratelimit.exhaustion-exact', `a rate-limit request answered ${describeStatus(ex)}`, [ex]);
       giveUp(ctx, 'the window could not be exhausted');
       return undefined;
@@ -250,16 +293,39 @@ async function exhaust(ctx: AreaContext, probe: Probe, first: Exchange, announce
   return undefined;
 }
 
-async function banProbe(ctx: AreaContext, probe: Probe, verdict: RateLimitVerdict): Promise<void> {
-  ctx.progress({ type: 'phase', name: `rate limits: ${ctx.options.banProbe} requests after the 429 (ban check)` });
-  for (let i = 0; i < ctx.options.banProbe; i++) {
+/**
+ * How many requests the ban check repeats after the first 429: by default a window's worth (the
+ * announced Limit, within --max-rate-limit-requests), so that a threshold as deep as the window is
+ * reached; --ban-probes above that is capped to it. `how` says so in the report.
+ */
+function banDepth(ctx: AreaContext, limit: number): { depth: number; how: string } {
+  const allowance = Math.min(limit, ctx.options.maxRateLimitRequests);
+  const asked = ctx.options.banProbes;
+  if (asked === undefined) return { depth: allowance, how: `probed up to the window's allowance of ${allowance}` };
+  if (asked > allowance) {
+    ctx.ledger.note('ratelimit.refused-until-retry', `--ban-probes ${asked} is above the window's allowance of ${allowance}: capped to it`);
+    return { depth: allowance, how: `--ban-probes ${asked}, capped to the window's allowance of ${allowance}` };
+  }
+  return { depth: asked, how: `--ban-probes ${asked}; the window's allowance is ${allowance}` };
+}
+
+/** Repeats requests after the first 429 (`repeated` of them already sent) to the depth asked, to see whether a ban follows. */
+async function banProbe(ctx: AreaContext, probe: Probe, verdict: RateLimitVerdict, depth: { depth: number; how: string }, repeated: number): Promise<void> {
+  const reads = Math.max(0, depth.depth - repeated);
+  ctx.progress({ type: 'phase', name: `rate limits: ${reads} more requests after the 429 (ban check, ${depth.how})` });
+  let sent = repeated;
+  for (let i = 0; i < reads; i++) {
     const { ex } = await probe();
+    sent++;
     if (!isRefusal(ex)) break;
-    if (status(ex) === 429) refusalBody(ctx, ex, `repeated (${i + 1})`);
+    if (status(ex) === 429) refusalBody(ctx, ex, `repeated (${sent})`);
     else ctx.facts.choices?.set('ban-status', String(status(ex)));
   }
   if (!verdict.banned()) {
-    ctx.ledger.notRun('ratelimit.ban-lifts', `no ban within ${ctx.options.banProbe} repeated requests (the specification says a ban "may" follow)`);
+    ctx.ledger.notRun(
+      'ratelimit.ban-lifts',
+      `no ban within ${sent} repeated requests after the first 429 (${depth.how}); the specification says a ban "may" follow`,
+    );
     return;
   }
   ctx.facts.choices?.set('ban-status', ctx.facts.choices.get('ban-status') ?? '429');
@@ -311,8 +377,76 @@ async function firstAdmitted(ctx: AreaContext, request: Send): Promise<Exchange 
   return first;
 }
 
-/** While the rate-limit key is refused, the run's own key, from the same address, must still be admitted. */
-async function perKey(ctx: AreaContext, refused: Exchange): Promise<void> {
+/** What an admitted answer says of its key's window; null when it says nothing usable. */
+function windowOf(ex: Exchange): { remaining: number; reset: number } | null {
+  if (!isAdmitted(ex)) return null;
+  const remaining = parseInteger(header(ex, 'x-ratelimit-remaining'));
+  const reset = parseInteger(header(ex, 'x-ratelimit-reset'));
+  return remaining === null || reset === null ? null : { remaining, reset };
+}
+
+/** --api-key's window just before the other key's traffic, with room left for the reading after it (else the pacer would wait in between). */
+async function readKeyWindow(ctx: AreaContext): Promise<Exchange> {
+  await ctx.pacer.ensure('key', 2, "reading --api-key's window before --rate-limit-key's traffic");
+  return send(ctx, {
+    operationId: 'listPets',
+    purpose: "per key: --api-key's window before --rate-limit-key's traffic",
+    method: 'GET',
+    path: '/pets',
+    query: { limit: 1 },
+  });
+}
+
+/**
+ * Per key by count: within one window of --api-key (the same Reset), its Remaining fell by no more
+ * than its own requests, whatever --rate-limit-key sent meanwhile. Fewer is no sharing (a window that
+ * refills as it slides), and another window cannot be compared: both are noted, never passed silently.
+ */
+function chargedOnlyOwn(ctx: AreaContext, before: Exchange, after: Exchange): void {
+  const id = 'ratelimit.per-key';
+  const a = windowOf(before);
+  const b = windowOf(after);
+  if (!a || !b) {
+    ctx.ledger.note(
+      id,
+      `--api-key's answers before and after --rate-limit-key's traffic (${describeStatus(before)}, ${describeStatus(after)}) do not both carry integer X-RateLimit-Remaining and Reset: what that traffic cost --api-key was not counted`,
+    );
+    return;
+  }
+  const between = ctx.http.exchanges.filter((e) => e.seq > before.seq && e.seq <= after.seq);
+  const own = between.filter((e) => e.request.headers.authorization === ctx.http.bearer());
+  const other = between.filter((e) => e.request.headers.authorization === ctx.http.bearer(ctx.options.rateLimitKey)).length;
+  const unsure = own.find((e) => !isAdmitted(e));
+  if (unsure) {
+    ctx.ledger.note(
+      id,
+      `a request of --api-key between the two readings answered ${describeStatus(unsure)}: what the other key's traffic cost it was not counted`,
+    );
+    return;
+  }
+  if (Math.abs(a.reset - b.reset) > DEFAULT_TOLERANCES.roundingSeconds) {
+    ctx.ledger.note(
+      id,
+      `--api-key's window changed between the readings before and after --rate-limit-key's ${other} requests (X-RateLimit-Reset ${a.reset}, then ${b.reset}): what they cost --api-key could not be counted`,
+    );
+    return;
+  }
+  const fell = a.remaining - b.remaining;
+  ctx.ledger.assert(
+    id,
+    fell <= own.length,
+    `--api-key's X-RateLimit-Remaining fell from ${a.remaining} to ${b.remaining} within one window (X-RateLimit-Reset ${a.reset}) while it sent ${own.length} request(s) and --rate-limit-key ${other}: ${fell - own.length} of the other key's requests were charged to it (counted by address, not by key; unless something else used --api-key meanwhile)`,
+    [before, after],
+  );
+  if (fell < own.length)
+    ctx.ledger.note(
+      id,
+      `--api-key's X-RateLimit-Remaining fell from ${a.remaining} to ${b.remaining} across ${own.length} request(s) of its own: fewer than it sent (a window that refills as it slides), so nothing of the other key's was charged to it`,
+    );
+}
+
+/** While the rate-limit key is refused, the run's own key, from the same address, must still be admitted, and charged only for itself. */
+async function perKey(ctx: AreaContext, refused: Exchange, before: Exchange): Promise<void> {
   const ex = await send(ctx, {
     operationId: 'listPets',
     purpose: 'per key: --api-key while --rate-limit-key is refused',
@@ -320,12 +454,80 @@ async function perKey(ctx: AreaContext, refused: Exchange): Promise<void> {
     path: '/pets',
     query: { limit: 1 },
   });
-  ctx.ledger.assert(
+  const admitted = ctx.ledger.assert(
     'ratelimit.per-key',
     isAdmitted(ex),
     `while --rate-limit-key was refused (${describeStatus(refused)}), --api-key from the same address answered ${describeStatus(ex)}: the limit is not counted per key`,
     [refused, ex],
   );
+  if (admitted) chargedOnlyOwn(ctx, before, ex);
+}
+
+/** The id a refusal gave away, in its body or a Location: a refused create must not have made it. */
+function leakedId(ex: Exchange): number | undefined {
+  const body = jsonBody(ex) as Record<string, unknown> | undefined;
+  if (body && typeof body === 'object' && Number.isSafeInteger(body.id)) return body.id as number;
+  const segment = /\/(\d+)\/?$/.exec(header(ex, 'location') ?? '')?.[1];
+  return segment === undefined ? undefined : Number(segment);
+}
+
+/**
+ * A create refused over the limit must store nothing: looked for with --api-key by its name, walking
+ * the list as the run's other searches do, and at any id the refusal named. After the key's
+ * readmission when the run waits for it, so that a create queued and applied later shows too.
+ */
+async function refusedNotApplied(ctx: AreaContext, refused: RefusedCreate | undefined, notWaited: string | null): Promise<void> {
+  const id = 'ratelimit.refused-not-applied';
+  if (!refused) return ctx.ledger.notRun(id, 'the description has no valid example body to create a pet with');
+  const { ex, name } = refused;
+  if (!isRefusal(ex))
+    return ctx.ledger.notRun(id, `the create sent while the key was refused answered ${describeStatus(ex)}, not a refusal (the window rules judge that)`);
+  if (notWaited !== null) ctx.ledger.note(id, `looked before the key was admitted again (${notWaited}): a refused create applied later would not be seen`);
+  const leaked = leakedId(ex);
+  if (leaked !== undefined) {
+    const got = await send(ctx, {
+      operationId: 'getPet',
+      purpose: `refused create: pet ${leaked}, which the refusal named`,
+      method: 'GET',
+      path: `/pets/${leaked}`,
+    });
+    const pet = jsonBody(got) as Record<string, unknown> | undefined;
+    if (status(got) === 200 && pet?.name === name)
+      return ctx.ledger.fail(
+        id,
+        `the create of ${JSON.stringify(name)} was refused (${describeStatus(ex)}), yet pet ${leaked}, which the refusal named, is that pet`,
+        [ex, got],
+      );
+  }
+  const limit = ctx.contract.listLimit.maximum;
+  let path = '/pets';
+  let query: Record<string, number> | undefined = { limit };
+  for (let page = 1; page <= MAX_PAGES; page++) {
+    const list = await send(ctx, {
+      operationId: 'listPets',
+      purpose: `refused create: list page ${page}, looking for ${name}`,
+      method: 'GET',
+      path,
+      ...(query ? { query } : {}),
+    });
+    const pets = jsonBody(list);
+    if (status(list) !== 200 || !isPetArray(pets)) return ctx.ledger.notRun(id, `the list answered ${describeStatus(list)}`);
+    const stored = pets.find((p) => p.name === name);
+    if (stored)
+      return ctx.ledger.fail(
+        id,
+        `the create of ${JSON.stringify(name)} was refused (${describeStatus(ex)}), yet pet ${String(stored.id)} of that name is in the list`,
+        [ex, list],
+      );
+    const next = nextPage(ctx, list);
+    if ('none' in next) {
+      if (pets.length >= limit) return ctx.ledger.notRun(id, `the list is longer than one page and ${next.none} leads further`);
+      return ctx.ledger.pass(id);
+    }
+    path = next.url;
+    query = undefined;
+  }
+  ctx.ledger.notRun(id, `the list is longer than ${MAX_PAGES} pages of ${limit}`);
 }
 
 async function rateLimit(ctx: AreaContext): Promise<void> {
@@ -333,30 +535,57 @@ async function rateLimit(ctx: AreaContext): Promise<void> {
   const verdict = rateLimitVerdict(ctx.ledger, { tolerances: { clockSkewSeconds: options.clockToleranceSeconds }, dateHeader: options.dateHeader });
   ctx.facts.rateLimitVerdict = verdict;
   ctx.facts.rateLimitTimeline = () => verdict.timeline();
+  const authorization = ctx.http.bearer(options.rateLimitKey);
   let n = 0;
   const request: Send = () =>
-    send(ctx, {
-      operationId: 'listPets',
-      purpose: `rate-limit request ${++n}`,
-      method: 'GET',
-      path: '/pets',
-      query: { limit: 1 },
-      authorization: ctx.http.bearer(options.rateLimitKey),
-    });
+    send(ctx, { operationId: 'listPets', purpose: `rate-limit request ${++n}`, method: 'GET', path: '/pets', query: { limit: 1 }, authorization });
   const probe: Probe = async () => {
     const ex = await request();
     return { ex, out: verdict.observe(ex) };
+  };
+  const body = baseBody(ctx.contract.operations.get('createPet')!);
+  const create = async (name: string, why: string): Promise<{ ex: Exchange; out: Outcome }> => {
+    const ex = await send(ctx, {
+      operationId: 'createPet',
+      purpose: `rate-limit request ${++n}: ${why}`,
+      method: 'POST',
+      path: '/pets',
+      json: { ...body, name },
+      authorization,
+    });
+    return { ex, out: verdict.observe(ex) };
+  };
+  // Creates among the reads, judged in the same order by the same rules: a create charged twice
+  // shows as Remaining skipping.
+  let creating = body !== undefined;
+  let made = 0;
+  const charged: Probe = async () => {
+    if (!creating || (n + 1) % CREATE_EVERY !== 0) return probe();
+    const name = `rl-${ctx.token}-${++made}`;
+    const sent = await create(name, `create ${name}, charged to the window like a read`);
+    if (!isAdmitted(sent.ex) && !isRefusal(sent.ex)) creating = false;
+    return sent;
   };
   // Nothing is judged until the run can do its part: a key it may exhaust, admitted now.
   const first = await firstAdmitted(ctx, request);
   if (typeof first === 'string') return giveUp(ctx, first);
   verdict.observe(first);
-  const refused = await exhaust(ctx, probe, first, parseInteger(header(first, 'x-ratelimit-remaining'))!);
+  if (!body)
+    ctx.ledger.note('ratelimit.remaining-decrements', 'the description has no valid example body to create with: the window was exhausted with reads only');
+  const before = await readKeyWindow(ctx);
+  const refused = await exhaust(ctx, charged, first, parseInteger(header(first, 'x-ratelimit-remaining'))!);
   if (!refused) return;
   ctx.progress({ type: 'phase', name: `rate limits: ${status(refused)} after ${n} requests` });
   if (status(refused) === 429) refusalBody(ctx, refused, 'first');
-  await perKey(ctx, refused);
-  if (options.banCheck) await banProbe(ctx, probe, verdict);
+  let marker: RefusedCreate | undefined;
+  if (body) {
+    const name = `rl-refused-${ctx.token}`;
+    const { ex } = await create(name, `create ${name} while the key is refused: it must not be stored`);
+    if (status(ex) === 429) refusalBody(ctx, ex, 'a refused create');
+    marker = { ex, name };
+  }
+  await perKey(ctx, refused, before);
+  if (options.banCheck) await banProbe(ctx, probe, verdict, banDepth(ctx, parseInteger(header(first, 'x-ratelimit-limit'))!), marker ? 1 : 0);
   const banned = verdict.banned();
   const skipped = await waitRetryAfter(
     ctx,
@@ -366,9 +595,8 @@ async function rateLimit(ctx: AreaContext): Promise<void> {
   if (skipped !== null) {
     ctx.ledger.notRun('ratelimit.readmitted', skipped);
     ctx.ledger.notRun('ratelimit.ban-lifts', skipped);
-    return;
-  }
-  await probe();
+  } else await probe();
+  await refusedNotApplied(ctx, marker, skipped);
 }
 
 export const rateLimitArea: Area = { name: 'rate limits', checks, phases: { 'rate-limit': rateLimit } };

@@ -99,7 +99,7 @@ const windows = suite("the HTML report draws the rate-limit key's windows");
 windows('a limiter that serves a retry before Retry-After: the timeline marks the rule where it broke', async () => {
   const faulty = await startTarget(FAULTS.find((f) => f.id === 'serves-during-refusal'));
   try {
-    const run = await conformOn(faulty, { rateLimitKey: true, phases: [], banCheck: true, banProbe: 8, seed: 7 });
+    const run = await conformOn(faulty, { rateLimitKey: true, phases: [], banCheck: true, banProbes: 8, seed: 7 });
     assert.ok(run.timeline, 'the report carries the timeline');
     assert.is(run.timeline!.key, 'test-f…');
     const html = formatHtml(run);
