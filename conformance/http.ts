@@ -128,6 +128,8 @@ export class HttpClient {
     headers?: Record<string, string>;
     tls?: TlsSettings;
     gate?: RequestGate;
+    /** Connections kept to the target: as many requests are in flight at once (transport.ts). */
+    connections?: number;
     /** Keys by the environment variable a replay line names instead of them. */
     secrets?: Secrets;
   }) {
@@ -136,7 +138,7 @@ export class HttpClient {
     this.#clock = options.clock;
     this.#timeoutMs = options.timeoutMs;
     this.#headers = Object.fromEntries(Object.entries(options.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
-    this.#transport = new Transport(options.tls ?? {});
+    this.#transport = new Transport(options.tls ?? {}, options.connections);
     this.#secrets = options.secrets ?? { CONFORMANCE_API_KEY: options.apiKey };
     this.#gate = options.gate;
   }

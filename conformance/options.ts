@@ -235,6 +235,17 @@ const TABLE = [
     help: 'Most requests the generated phases and the concurrency phase send with --api-key, shrinking included; what does not fit is reported as not run.',
   },
   {
+    key: 'clients',
+    flag: 'clients',
+    type: 'integer',
+    value: '<n>',
+    default: 4,
+    min: 1,
+    max: 128,
+    group: 'Generated inputs',
+    help: 'Requests the concurrency phase sends at once, as that many concurrent clients would: the creates of its first wave, the creates and lists of its second, and at most that many of the burst on --rate-limit-key in flight together (the kit keeps as many connections, at least 4). 1 sends nothing at once: the concurrency checks are then not run.',
+  },
+  {
     key: 'seed',
     flag: 'seed',
     type: 'integer',

@@ -26,6 +26,7 @@ import {
 } from './options.ts';
 import { Pacer, type Attribution } from './pacing.ts';
 import { preflight } from './preflight.ts';
+import { DEFAULT_CONNECTIONS } from './transport.ts';
 
 export { TlsError, UnreachableError } from './http.ts';
 export { RateLimitedError } from './pacing.ts';
@@ -197,6 +198,8 @@ function context(options: ResolvedOptions, input: RunHooks, contract: RunContext
     timeoutMs: options.timeoutMs,
     headers: options.headers,
     tls: options.tls,
+    // --clients requests of the concurrency phase are really in flight together.
+    connections: Math.max(DEFAULT_CONNECTIONS, options.clients),
     secrets: { CONFORMANCE_API_KEY: options.apiKey, CONFORMANCE_RATE_LIMIT_KEY: options.rateLimitKey },
   });
   const pacer = new Pacer({

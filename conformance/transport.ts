@@ -60,14 +60,22 @@ export function tlsExplanation(code: string): string | undefined {
   return TLS_FAILURES[code] ?? (/^ERR_SSL_|^ERR_TLS_/.test(code) ? 'the TLS handshake failed' : undefined);
 }
 
-/** Requests to one target with one TLS setting, over kept-alive connections until close(). */
+/** Connections the kit keeps to a target unless more requests are to be in flight together (--clients). */
+export const DEFAULT_CONNECTIONS = 4;
+
+/** Requests to one target with one TLS setting, over at most `connections` kept-alive connections until close(). */
 export class Transport {
   readonly #agent: { http: HttpAgent; https: HttpsAgent };
 
-  constructor(tls: TlsSettings = {}) {
+  constructor(tls: TlsSettings = {}, connections = DEFAULT_CONNECTIONS) {
     this.#agent = {
-      http: new HttpAgent({ keepAlive: true, maxSockets: 4 }),
-      https: new HttpsAgent({ keepAlive: true, maxSockets: 4, ...(tls.ca ? { ca: tls.ca } : {}), rejectUnauthorized: tls.insecure !== true }),
+      http: new HttpAgent({ keepAlive: true, maxSockets: connections }),
+      https: new HttpsAgent({
+        keepAlive: true,
+        maxSockets: connections,
+        ...(tls.ca ? { ca: tls.ca } : {}),
+        rejectUnauthorized: tls.insecure !== true,
+      }),
     };
   }
 

@@ -2,14 +2,17 @@
 // few milliseconds apart, a list read while a create is half written, a limiter whose counter is
 // read and written apart: each passes every sequential check. The phase sends creates at once,
 // lists while creates are in flight, and (with --rate-limit-key) a burst past the allowance at
-// once. Answers arrive in another order than the server decided them, so every verdict here is
-// order-free: ids and Remaining values as sets, counts per window.
+// once, --clients requests at a time. Answers arrive in another order than the server decided them,
+// so every verdict here is order-free: ids as sets, and Remaining and counts as the window rules
+// (spec/rules/window-rules.js) judge a batch, in the one order a correct limiter could have decided it.
 import { parseInteger } from '../../spec/rules/fields.js';
-import { isRefusalStatus } from '../../spec/rules/snapshot.js';
+import { DEFAULT_TOLERANCES, type Snapshot, type Tolerances } from '../../spec/rules/snapshot.js';
+import { createWindowRules, type Kind, type Outcome, type Violation } from '../../spec/rules/window-rules.js';
 import type { CheckDef } from '../catalogue.ts';
 import { jsonBody, type Exchange, type SendOptions } from '../http.ts';
 import { validateResponse } from '../openapi.ts';
 import { SECTION, type Area, type AreaContext } from './area.ts';
+import { snapshotOf } from './rate-limit.ts';
 import { describeStatus, header, isPetArray, nextPage, send, status } from './support.ts';
 
 const PHASE = ['concurrency'] as const;
@@ -57,128 +60,134 @@ const checks: readonly CheckDef[] = [
   },
 ];
 
-/**
- * The sizes of the two waves, largest first: creates of the first wave, and create-and-list pairs of
- * the second. At most as many creates at once as the kit's client keeps connections (transport.ts),
- * so all of them are in flight together; at least two, and one pair, to judge anything. Each size
- * costs 2 * creates + 2 * pairs + 1 requests with --api-key (the creates, the pairs, a read of each
- * first-wave pet, one page of the list): 13 at most, 7 at least.
- */
-const SIZES: ReadonlyArray<{ creates: number; pairs: number }> = [
-  { creates: 4, pairs: 2 },
-  { creates: 4, pairs: 1 },
-  { creates: 3, pairs: 1 },
-  { creates: 2, pairs: 1 },
-];
-const cost = (size: (typeof SIZES)[number]) => 2 * size.creates + 2 * size.pairs + 1;
 /** Requests past the allowance in the burst on --rate-limit-key: a racy limiter admits some of them. */
 const OVER = 3;
 const MAX_PAGES = 10;
 
 // ---------------------------------------------------------------------------------------------
-// The order-free judgement of answers sent at once (pure; concurrency.test.ts tables it).
+// Verdicts read from the window rules (spec/rules/window-rules.js), the one judge of a rate limit;
+// pure, and concurrency.test.ts tables them in many arrival orders.
 
-/** What one answer says about the limit, and which operation it answered (limits per operation are left open). */
-export interface Answer {
-  operation: string;
-  status: number;
-  limit: number | null;
-  remaining: number | null;
-  reset: number | null;
-}
+/** A verdict that judged something (the rules' violations that fail it), or why there was nothing to judge. */
+export type Verdict = { judged: true; problems: Violation[] } | { judged: false; why: string };
 
-/** A verdict that judged something, or why there was nothing to judge. */
-export type Verdict = { judged: true; problems: string[] } | { judged: false; why: string };
-
-/** What the key had left, and in which window, before the burst. */
+/** What the key had left, and in which window, before the burst: its last answer. */
 export interface Before {
   remaining: number;
   reset: number;
 }
 
-export function answerOf(ex: Exchange): Answer {
+/** The rules concurrency.burst-exact reads, and concurrency.burst-remaining-distinct. */
+const EXACT: readonly Kind[] = ['over_admitted', 'under_admitted', 'remaining_nonzero_on_429'];
+const DISTINCT: readonly Kind[] = ['remaining_not_decremented', 'remaining_skipped'];
+
+/** The violations of `kinds` on answers of the batch, and whether the rules judged `decisive` on any of them. */
+function readOutcome(out: Outcome, batch: ReadonlySet<unknown>, kinds: readonly Kind[], decisive: Kind) {
   return {
-    operation: ex.operationId,
-    status: ex.response?.status ?? 0,
-    limit: parseInteger(header(ex, 'x-ratelimit-limit')),
-    remaining: parseInteger(header(ex, 'x-ratelimit-remaining')),
-    reset: parseInteger(header(ex, 'x-ratelimit-reset')),
+    problems: out.violations.filter((v) => kinds.includes(v.kind) && v.refs.some((r) => batch.has(r))),
+    judged: out.judged.some((j) => j.kind === decisive && batch.has(j.ref)),
   };
 }
-
-const admitted = (a: Answer) => a.status >= 200 && a.status < 300;
 
 /** The values, each once, in a fixed order (never the order of arrival). */
 const distinct = <T extends string | number | null>(values: readonly T[]): T[] =>
   [...new Set(values)].sort((a, b) => String(a).localeCompare(String(b), 'en', { numeric: true }));
 
 /**
- * Remaining among the answers admitted at once: within one window (one operation, Limit and Reset:
- * a sliding window that freed room, or a new window, announces another Reset) no value twice, and,
- * in the window `before` describes, every value below what it had then.
+ * The burst's two verdicts, read from the window rules' Outcome on it (rateLimitVerdict.observeBatch,
+ * which also reports it to the ratelimit.* checks). How many were admitted is judged where the rules
+ * counted a refusal of the burst against its window (under_admitted judged on one): then exactly the
+ * allowance was admitted unless a rule says otherwise. Remaining is judged where they compared an
+ * admitted answer's Remaining with the one before it. `burst`: the snapshots the Outcome's refs name.
  */
-export function judgeRemaining(answers: readonly Answer[], before?: Before): Verdict {
-  const windows = new Map<string, { reset: number; values: number[] }>();
-  for (const a of answers) {
-    if (!admitted(a) || a.remaining === null || a.limit === null || a.reset === null) continue;
-    const key = `${a.operation}, Limit ${a.limit}, Reset ${a.reset}`;
-    const window = windows.get(key) ?? { reset: a.reset, values: [] };
-    window.values.push(a.remaining);
-    windows.set(key, window);
-  }
-  const problems: string[] = [];
-  let judged = false;
-  // In a fixed order, so that the verdict's words do not depend on the order the answers arrived in.
-  for (const [key, { reset, values }] of [...windows].sort(([a], [b]) => a.localeCompare(b))) {
-    if (values.length > 1) judged = true;
-    const counts = new Map<number, number>();
-    for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
-    for (const [v, n] of [...counts].sort(([x], [y]) => y - x)) if (n > 1) problems.push(`Remaining ${v} on ${n} answers admitted at once (${key})`);
-    if (before && reset === before.reset) {
-      judged = true;
-      const high = [...counts.keys()].filter((v) => v >= before.remaining).sort((x, y) => y - x);
-      if (high.length > 0) problems.push(`Remaining ${high.join(', ')} after a burst sent when the window had ${before.remaining} left (${key})`);
-    }
-  }
-  if (!judged) return { judged: false, why: 'no two answers admitted at once carried Remaining in one window' };
-  return { judged: true, problems };
+export function judgeBurst(out: Outcome, burst: readonly Snapshot[], before: Before): { exact: Verdict; distinct: Verdict } {
+  const refs = new Set(burst.map((s) => s.ref));
+  const exact = readOutcome(out, refs, EXACT, 'under_admitted');
+  const values = readOutcome(out, refs, DISTINCT, 'remaining_not_decremented');
+  const undecided = burst.filter((s) => !s.admitted && !s.refused);
+  const unread = burst.filter((s) => s.status !== 0 && s.malformed.length > 0);
+  const resets = distinct(burst.map((s) => s.reset));
+  const moved = resets.some((r) => r === null || Math.abs(r - before.reset) > DEFAULT_TOLERANCES.roundingSeconds);
+  const why =
+    undecided.length > 0
+      ? `${undecided.length} of the ${burst.length} answers were neither admitted nor refused (${distinct(undecided.map((s) => s.status || 'no answer')).join(', ')}): the window's count is not known`
+      : unread.length > 0
+        ? `${unread.length} of the ${burst.length} answers lack integer X-RateLimit-Limit/Remaining/Reset (see headers.rate-limit)`
+        : moved
+          ? `the window moved during the burst: the key's last answer before it named Reset ${before.reset}, its answers name ${resets.join(', ')}, and no refusal could be counted against the window it was sent into`
+          : `no answer of the burst was refused where the window rules could count its window (see ratelimit.*)`;
+  return {
+    // A request the server may or may not have counted leaves a refusal inside the allowance unproven.
+    exact: exact.problems.length > 0 || (exact.judged && undecided.length === 0) ? { judged: true, problems: exact.problems } : { judged: false, why },
+    distinct:
+      values.problems.length > 0 || values.judged
+        ? { judged: true, problems: values.problems }
+        : {
+            judged: false,
+            why: burst.some((s) => s.admitted)
+              ? `no admitted answer of the burst could be compared with the Remaining before it in one window${undecided.length > 0 || unread.length > 0 || moved ? ` (${why})` : ''}`
+              : `none of the ${burst.length} answers was admitted`,
+          },
+  };
+}
+
+/** One answer of --api-key sent at once with others, and the operation it answered (limits per operation are left open). */
+export interface Answered {
+  operation: string;
+  snapshot: Snapshot;
 }
 
 /**
- * How many of a burst sent at once were admitted: when every answer is the limiter's (admitted or
- * refused) and in the window `before` describes, exactly min(Remaining, sent), and each refusal
- * says Remaining 0. Which answers are the admitted ones is left to the server: only counts are judged.
+ * Remaining among answers of --api-key sent at once. Each operation's answers are judged by window
+ * rules of their own (a server may count creates and lists apart), after the last admitted answer
+ * of that operation before the batch, when there is one: what the key had left. Only a Remaining
+ * repeated or risen is a failure (remaining_not_decremented): other operations, and other clients of
+ * the key, may share the counter and make the values fall by more than one.
  */
-export function judgeCount(answers: readonly Answer[], before: Before): Verdict {
-  const undecided = answers.filter((a) => !admitted(a) && !isRefusalStatus(a.status));
-  if (undecided.length > 0)
-    return {
-      judged: false,
-      why: `${undecided.length} of the ${answers.length} answers were neither admitted nor refused (${distinct(undecided.map((a) => a.status || 'no answer')).join(', ')}): the window's count is not known`,
-    };
-  const unread = answers.filter((a) => a.reset === null || a.remaining === null);
-  if (unread.length > 0)
-    return { judged: false, why: `${unread.length} of the ${answers.length} answers lack integer X-RateLimit-Remaining/Reset (see headers.rate-limit)` };
-  const resets = distinct(answers.map((a) => a.reset));
-  if (resets.length !== 1 || resets[0] !== before.reset)
-    return {
-      judged: false,
-      why: `the burst's answers name Reset ${resets.join(', ')}, not only the ${before.reset} of the window it was sent into: the window moved during the burst`,
-    };
-  const problems: string[] = [];
-  const served = answers.filter(admitted).length;
-  const expected = Math.min(before.remaining, answers.length);
-  if (served !== expected)
-    problems.push(
-      `${served} of ${answers.length} requests sent at once were admitted when the window had ${before.remaining} left: ${served > expected ? 'over-admitted' : 'refused inside the allowance'}`,
-    );
-  const open = answers.filter((a) => !admitted(a) && a.remaining !== 0);
-  if (open.length > 0) problems.push(`${open.length} refusal(s) of the burst announce Remaining ${distinct(open.map((a) => a.remaining)).join(', ')}, not 0`);
+export function judgeAtOnce(batch: readonly Answered[], before: ReadonlyMap<string, Snapshot>, tolerances?: Partial<Tolerances>): Verdict {
+  const problems: Violation[] = [];
+  let judged = false;
+  for (const operation of distinct(batch.map((a) => a.operation))) {
+    const answers = batch.filter((a) => a.operation === operation).map((a) => a.snapshot);
+    const prior = before.get(operation);
+    if (!prior && answers.length < 2) continue;
+    const rules = createWindowRules(tolerances ? { tolerances } : {});
+    if (prior) rules.observe([prior]);
+    const found = readOutcome(rules.observe(answers), new Set(answers.map((s) => s.ref)), ['remaining_not_decremented'], 'remaining_not_decremented');
+    judged ||= found.judged;
+    const context = `${operation}, ${answers.length} answer(s) sent at once${prior ? ` after one with Remaining ${prior.remaining ?? 'missing'}` : ''}`;
+    problems.push(...found.problems.map((v) => ({ ...v, detail: `${v.detail} (${context})` })));
+  }
+  if (!judged && problems.length === 0)
+    return { judged: false, why: 'no answer admitted at once could be compared with another of its operation in one window' };
   return { judged: true, problems };
 }
 
 // ---------------------------------------------------------------------------------------------
 // Sending at once, within the pacer and the budget.
+
+/** How big the two waves are: creates of the first wave, and create-and-list pairs of the second. */
+interface Size {
+  creates: number;
+  pairs: number;
+}
+
+/** Requests of --api-key a size costs: the creates, the pairs, a read of each first-wave pet, one page of the list. */
+const cost = (size: Size) => 2 * size.creates + 2 * size.pairs + 1;
+/** The most requests of --api-key one wave of it needs in one window: the second (its pairs and the reads). */
+const widest = (size: Size) => size.creates + 2 * size.pairs;
+
+/**
+ * The sizes for --clients `clients`, largest first: that many creates in the first wave and as many
+ * creates and lists in the second; smaller, pairs go before creates. At least two creates and one
+ * pair, to judge anything: 7 requests.
+ */
+function sizes(clients: number): Size[] {
+  const ladder: Size[] = [];
+  for (let creates = clients; creates >= 2; creates--)
+    for (let pairs = Math.max(1, Math.floor(creates / 2)); pairs >= 1; pairs--) ladder.push({ creates, pairs });
+  return ladder;
+}
 
 /** Takes `n` requests from --max-requests, all or none. */
 function reserve(ctx: AreaContext, n: number): boolean {
@@ -187,14 +196,28 @@ function reserve(ctx: AreaContext, n: number): boolean {
   return true;
 }
 
+/** Runs `count` tasks with at most `n` in flight, each started as one before it is answered; the results in the tasks' order. */
+async function inFlight<T>(n: number, count: number, task: (i: number) => Promise<T>): Promise<T[]> {
+  const results: T[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      const i = next++;
+      results[i] = await task(i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(n, count) }, worker));
+  return results;
+}
+
 /**
- * Requests of --api-key sent at once. The pacer makes room for all of them first; it learns their
- * answers in arrival order, which is not the order the server decided them, so it is told last the
- * answer that says least is left.
+ * Requests of --api-key sent at once, at most --clients in flight. The pacer makes room for all of
+ * them first; it learns their answers in arrival order, which is not the order the server decided
+ * them, so it is told last the answer that says least is left.
  */
 async function atOnce(ctx: AreaContext, requests: readonly SendOptions[]): Promise<Exchange[]> {
   await ctx.pacer.ensure('key', requests.length, `${requests.length} requests sent at once`);
-  const exchanges = await Promise.all(requests.map((r) => send(ctx, { ...r, phase: 'concurrency' })));
+  const exchanges = await inFlight(ctx.options.clients, requests.length, (i) => send(ctx, { ...requests[i]!, phase: 'concurrency' }));
   const last = exchanges
     .filter((ex) => (status(ex) ?? 0) < 300 && parseInteger(header(ex, 'x-ratelimit-remaining')) !== null)
     .sort((a, b) => parseInteger(header(a, 'x-ratelimit-remaining'))! - parseInteger(header(b, 'x-ratelimit-remaining'))!)[0];
@@ -202,15 +225,34 @@ async function atOnce(ctx: AreaContext, requests: readonly SendOptions[]): Promi
   return exchanges;
 }
 
-function record(ctx: AreaContext, id: string, verdict: Verdict, evidence: Exchange[]): void {
+const refsOf = (v: Violation) => v.refs.filter((r): r is Exchange => typeof r === 'object' && r !== null);
+
+/** A verdict into the ledger: `what` names the requests (no ": " in it), each violation's detail says what broke. */
+function record(ctx: AreaContext, id: string, verdict: Verdict, what: string, evidence: Exchange[] = []): void {
   if (!verdict.judged) return ctx.ledger.notRun(id, verdict.why);
-  if (verdict.problems.length === 0) ctx.ledger.pass(id);
-  for (const problem of verdict.problems) ctx.ledger.fail(id, problem, evidence);
+  if (verdict.problems.length === 0) return ctx.ledger.pass(id);
+  for (const v of verdict.problems) ctx.ledger.fail(id, `${what}: ${v.detail}`, [...evidence, ...refsOf(v)], v.kind);
 }
 
+const isAdmitted = (ex: Exchange) => (status(ex) ?? 0) >= 200 && (status(ex) ?? 0) < 300;
+
 /** Remaining of a batch of --api-key: other clients of the key only make the values fall further, never repeat. */
-function judgeBatch(ctx: AreaContext, exchanges: Exchange[]): void {
-  record(ctx, 'concurrency.burst-remaining-distinct', judgeRemaining(exchanges.map(answerOf)), exchanges);
+function judgeBatch(ctx: AreaContext, exchanges: Exchange[], what: string): void {
+  const own = ctx.http.bearer();
+  const first = Math.min(...exchanges.map((ex) => ex.seq));
+  const before = new Map<string, Exchange>();
+  for (const ex of ctx.http.exchanges) {
+    if (ex.seq >= first || ex.request.headers.authorization !== own || !isAdmitted(ex)) continue;
+    const known = before.get(ex.operationId);
+    if (!known || known.seq < ex.seq) before.set(ex.operationId, ex);
+  }
+  const read = (ex: Exchange) => snapshotOf(ex, ctx.options.dateHeader);
+  const verdict = judgeAtOnce(
+    exchanges.map((ex) => ({ operation: ex.operationId, snapshot: read(ex) })),
+    new Map([...before].map(([operation, ex]) => [operation, read(ex)])),
+    { clockSkewSeconds: ctx.options.clockToleranceSeconds },
+  );
+  record(ctx, 'concurrency.burst-remaining-distinct', verdict, what);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -355,22 +397,52 @@ async function judgeListed(ctx: AreaContext, pets: readonly Required<Created>[],
 const withId = (pets: readonly Created[]) => pets.filter((p): p is Required<Created> => p.id !== undefined);
 
 /**
- * The largest size the key's window has room for now, so that the pacer need not wait a window for
- * the phase (a default run leaves a pro key 10 to 35 requests of its minute); when none fits, the
- * pacer waits for the window, and the phase has its full size.
+ * The largest size the budget, the key's Limit and the room left in its window allow, so that the
+ * pacer need not wait a window for the phase (a default run leaves a pro key 10 to 35 requests of its
+ * minute); when no size fits that room, the pacer waits for the window, and the phase has the largest
+ * size the budget and the Limit allow. Why it is smaller than --clients asks is noted; a reason
+ * instead when not even the smallest fits.
  */
-async function sizeFor(ctx: AreaContext): Promise<(typeof SIZES)[number]> {
+async function sizeFor(ctx: AreaContext): Promise<Size | string> {
+  const clients = ctx.options.clients;
+  const ladder = sizes(clients);
+  const full = ladder[0]!;
+  const smallest = ladder[ladder.length - 1]!;
+  const budget = ctx.budget.left;
   const key = ctx.pacer.known('key');
+  const limit = key.limit ?? Infinity;
   const fresh = key.resetAtMs !== null && key.resetAtMs <= ctx.clock.now();
   const room = key.remaining === null || fresh ? Infinity : key.remaining;
-  const size = SIZES.find((s) => cost(s) <= room);
-  if (size === undefined) await ctx.pacer.ensure('key', cost(SIZES[0]!), `the concurrency phase's ${cost(SIZES[0]!)} requests`);
-  else if (size !== SIZES[0])
+  if (cost(smallest) > budget) return `--max-requests left ${budget} requests, not the ${cost(smallest)} the smallest concurrency phase needs`;
+  if (widest(smallest) > limit) return `the key's X-RateLimit-Limit ${limit} is below the ${widest(smallest)} requests the smallest wave sends at once`;
+  const affordable = ladder.filter((s) => cost(s) <= budget && widest(s) <= limit);
+  let size = affordable.find((s) => cost(s) <= room);
+  if (size === undefined) {
+    size = affordable[0]!;
+    await ctx.pacer.ensure('key', cost(size), `the concurrency phase's ${cost(size)} requests`);
+  }
+  if (size !== full) {
+    const bounds = [
+      cost(full) > budget ? `--max-requests left ${budget} requests` : '',
+      widest(full) > limit ? `the key's window holds ${limit} requests` : '',
+      size !== affordable[0] ? `the key had ${room} requests left in its window` : '',
+    ].filter(Boolean);
     ctx.ledger.note(
       'concurrency.creates-distinct',
-      `${size.creates} creates at once, not ${SIZES[0]!.creates}: the key had ${room} requests left in its window`,
+      `${size.creates} creates at once, then ${size.pairs} creates with ${size.pairs} lists, not the ${full.creates} and ${full.pairs} of --clients ${clients} (${cost(size)} requests, not ${cost(full)}): ${bounds.join(', ')}`,
     );
-  return size ?? SIZES[0]!;
+  }
+  return size;
+}
+
+/** The lists of the second wave, in turn: the creates' status at the largest limit, and without parameters. */
+function listsFor(ctx: AreaContext, petStatus: string, pairs: number): Array<{ query: Record<string, string | number>; limit: number }> {
+  const { default: byDefault, maximum } = ctx.contract.listLimit;
+  const kinds: Array<{ query: Record<string, string | number>; limit: number }> = [
+    { query: { status: petStatus, limit: maximum }, limit: maximum },
+    { query: {}, limit: byDefault },
+  ];
+  return Array.from({ length: pairs }, (_, i) => kinds[i % kinds.length]!);
 }
 
 async function creates(ctx: AreaContext): Promise<void> {
@@ -380,8 +452,8 @@ async function creates(ctx: AreaContext): Promise<void> {
     Array.from({ length: n }, (_, i) => ({ name: `conformance-${ctx.token}-${tag}-${i + 1}`, categoryId: i + 1, status: petStatus }));
 
   const size = await sizeFor(ctx);
-  if (!reserve(ctx, size.creates)) {
-    const why = `--max-requests left ${ctx.budget.left} requests, not the ${size.creates} creates this needs`;
+  if (typeof size === 'string' || !reserve(ctx, size.creates)) {
+    const why = typeof size === 'string' ? size : `--max-requests left ${ctx.budget.left} requests, not the ${size.creates} creates this needs`;
     for (const c of ['concurrency.creates-distinct', 'concurrency.creates-kept', 'concurrency.reads-whole']) ctx.ledger.notRun(c, why);
     return;
   }
@@ -391,20 +463,14 @@ async function creates(ctx: AreaContext): Promise<void> {
     ctx,
     first.map((s) => createRequest(s, 'at once with others')),
   );
-  judgeBatch(ctx, wave);
+  judgeBatch(ctx, wave, `${size.creates} creates sent at once`);
   const pets = created(first, wave);
   const readable = withId(pets);
 
   // Creates, lists and reads of the first wave's pets at once, creates and lists interleaved so
   // that the lists are read while creates are in flight.
-  const { default: byDefault, maximum } = ctx.contract.listLimit;
   const second = bodies(size.pairs, 'while-listing');
-  const lists = (
-    [
-      { query: { status: petStatus, limit: maximum }, limit: maximum },
-      { query: {}, limit: byDefault },
-    ] satisfies Array<{ query: Record<string, string | number>; limit: number }>
-  ).slice(0, size.pairs);
+  const lists = listsFor(ctx, petStatus, size.pairs);
   const requests: SendOptions[] = [
     ...second.flatMap((s, i) => {
       const { query, limit } = lists[i]!;
@@ -427,7 +493,7 @@ async function creates(ctx: AreaContext): Promise<void> {
   if (reserve(ctx, requests.length)) {
     ctx.progress({ type: 'phase', name: `concurrency: ${second.length} creates at once with ${lists.length} lists and ${readable.length} reads` });
     const mixed = await atOnce(ctx, requests);
-    judgeBatch(ctx, mixed);
+    judgeBatch(ctx, mixed, `${second.length} creates, ${lists.length} lists and ${readable.length} reads sent at once`);
     lists.forEach(({ limit }, i) => judgeList(ctx, mixed[2 * i + 1]!, limit));
     readable.forEach((pet, i) => judgeRead(ctx, pet, mixed[2 * second.length + i]!));
     pets.push(
@@ -466,33 +532,39 @@ async function burst(ctx: AreaContext): Promise<void> {
     );
   if (announced === null || announced === undefined || reset === null || reset === undefined)
     return ctx.ledger.notRun(id, 'the last answer to --rate-limit-key lacks integer X-RateLimit-Remaining/Reset');
+  const clients = ctx.options.clients;
   const total = Math.min(announced + OVER, ctx.options.maxRateLimitRequests);
-  ctx.progress({ type: 'phase', name: `concurrency: ${total} requests at once on --rate-limit-key (Remaining ${announced})` });
-  const exchanges = await Promise.all(
-    Array.from({ length: total }, (_, i) =>
-      send(ctx, {
-        operationId: 'listPets',
-        purpose: `burst request ${i + 1} of ${total}, sent at once when Remaining was ${announced}`,
-        method: 'GET',
-        path: '/pets',
-        query: { limit: 1 },
-        authorization,
-        phase: 'concurrency',
-      }),
-    ),
+  ctx.progress({ type: 'phase', name: `concurrency: ${total} requests on --rate-limit-key, ${clients} at once (Remaining ${announced})` });
+  const exchanges = await inFlight(clients, total, (i) =>
+    send(ctx, {
+      operationId: 'listPets',
+      purpose: `burst request ${i + 1} of ${total}, at most ${clients} in flight, sent when Remaining was ${announced}`,
+      method: 'GET',
+      path: '/pets',
+      query: { limit: 1 },
+      authorization,
+      phase: 'concurrency',
+    }),
   );
-  // The one judge of the key's window: its rules report to the ratelimit.* checks.
-  verdict.observeBatch(exchanges);
-  const answers = exchanges.map(answerOf);
-  const before = { remaining: announced, reset };
-  const evidence = [last, ...exchanges.filter((ex) => isRefusalStatus(status(ex) ?? 0)).slice(0, 2), ...exchanges.slice(0, 2)];
-  record(ctx, id, judgeCount(answers, before), evidence);
-  const distinct = judgeRemaining(answers, before);
-  if (distinct.judged) record(ctx, 'concurrency.burst-remaining-distinct', distinct, evidence);
-  else ctx.ledger.note('concurrency.burst-remaining-distinct', `the burst on --rate-limit-key: ${distinct.why}`);
+  // The one judge of the key's window: its rules report to the ratelimit.* checks, and the
+  // concurrency checks read their verdict on the burst from the same Outcome.
+  const out = verdict.observeBatch(exchanges);
+  const judged = judgeBurst(
+    out,
+    exchanges.map((ex) => snapshotOf(ex, ctx.options.dateHeader)),
+    { remaining: announced, reset },
+  );
+  const what = `the burst of ${total} on --rate-limit-key (at most ${clients} in flight, sent when Remaining was ${announced})`;
+  record(ctx, id, judged.exact, what, [last]);
+  if (judged.distinct.judged) record(ctx, 'concurrency.burst-remaining-distinct', judged.distinct, what, [last]);
+  else ctx.ledger.note('concurrency.burst-remaining-distinct', `the burst on --rate-limit-key was not judged here: ${judged.distinct.why}`);
 }
 
 async function concurrency(ctx: AreaContext): Promise<void> {
+  if (ctx.options.clients === 1) {
+    for (const c of checks) ctx.ledger.notRun(c.id, '--clients 1 sends nothing at once');
+    return;
+  }
   await creates(ctx);
   await burst(ctx);
   ctx.ledger.notRun('concurrency.burst-remaining-distinct', 'no requests were sent at once (--max-requests left no room: see concurrency.creates-distinct)');

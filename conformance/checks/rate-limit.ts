@@ -171,17 +171,21 @@ export interface RateLimitVerdict {
   timeline(): TimelinePoint[];
 }
 
+/** What one exchange says about its key's rate limit, as the window rules read it; the exchange is the snapshot's ref. */
+export function snapshotOf(ex: Exchange, dateHeader: boolean): Snapshot {
+  return readSnapshot(
+    { status: ex.response?.status ?? 0, headers: ex.response?.headers ?? null, receivedAtMs: ex.receivedAt, sentAtMs: ex.sentAt, ref: ex },
+    { dateHeader },
+  );
+}
+
 /** The kit's verdict on the exchanges of one key: each rule judged is a pass of its check, each rule broken a failure. */
 export function rateLimitVerdict(ledger: CheckLedger, options: { tolerances?: Partial<Tolerances>; dateHeader: boolean }): RateLimitVerdict {
   const rules = createWindowRules(options.tolerances ? { tolerances: options.tolerances } : {});
   const points: TimelinePoint[] = [];
   const arrivals = createArrivalBuffer(options.tolerances);
-  const snapshotOf = (ex: Exchange): Snapshot =>
-    readSnapshot(
-      { status: ex.response?.status ?? 0, headers: ex.response?.headers ?? null, receivedAtMs: ex.receivedAt, sentAtMs: ex.sentAt, ref: ex },
-      { dateHeader: options.dateHeader },
-    );
-  const observeBatch = (exchanges: readonly Exchange[]): Outcome => judge(exchanges.map(snapshotOf));
+  const read = (ex: Exchange): Snapshot => snapshotOf(ex, options.dateHeader);
+  const observeBatch = (exchanges: readonly Exchange[]): Outcome => judge(exchanges.map(read));
   const judge = (snapshots: Snapshot[]): Outcome => {
     const out = rules.observe(snapshots);
     for (const s of snapshots) {
@@ -201,7 +205,7 @@ export function rateLimitVerdict(ledger: CheckLedger, options: { tolerances?: Pa
     observe: (ex) => observeBatch([ex]),
     observeBatch,
     observeArrival(ex, oldestPendingSentMs) {
-      arrivals.offer(snapshotOf(ex));
+      arrivals.offer(read(ex));
       return judge(arrivals.release(oldestPendingSentMs));
     },
     retryDueMs: () => rules.retryDueMs(),
