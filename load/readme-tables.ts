@@ -1,6 +1,6 @@
 // The table of load/README.md written from code: every rule rate-limit.js judges, its level (what
 // fails the run) and the conformance check that reports the same rule. scripts/generate.ts writes it.
-import { CHECK_OF_RULE } from '../conformance/checks/rate-limit.ts';
+import { CHECK_OF_RULE } from '../conformance/checks/rate-limit-verdict.ts';
 import { RULES } from '../spec/rules/rules.js';
 
 export function rulesTable(): string {

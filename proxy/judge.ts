@@ -5,7 +5,8 @@
 // decides what is right: it only routes each exchange to those judges and tells of each new finding.
 import { CATALOGUE } from '../conformance/catalogue.ts';
 import { LIVE_AREAS } from '../conformance/checks/index.ts';
-import { rateLimitArea, rateLimitVerdict, type RateLimitVerdict } from '../conformance/checks/rate-limit.ts';
+import { rateLimitArea } from '../conformance/checks/rate-limit.ts';
+import { rateLimitVerdict, type RateLimitVerdict } from '../conformance/checks/rate-limit-verdict.ts';
 import { keyLabel, type Exchange } from '../conformance/http.ts';
 import { Ledger, type CheckLedger, type CheckResult } from '../conformance/ledger.ts';
 import type { Contract, OperationId } from '../conformance/openapi.ts';

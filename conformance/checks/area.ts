@@ -56,7 +56,7 @@ export interface Facts {
   /** What the target was seen to choose where the specification is silent, by open point. */
   choices?: Map<string, string>;
   /** The window rules' verdict on --rate-limit-key: every later request sent with that key goes through it (observeBatch for requests sent at once). */
-  rateLimitVerdict?: import('./rate-limit.ts').RateLimitVerdict;
+  rateLimitVerdict?: import('./rate-limit-verdict.ts').RateLimitVerdict;
   /** The responses to --rate-limit-key as the window rules saw them, for the report's timeline. */
   rateLimitTimeline?: () => TimelinePoint[];
 }

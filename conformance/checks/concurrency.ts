@@ -12,7 +12,7 @@ import type { CheckDef } from '../catalogue.ts';
 import { jsonBody, type Exchange, type SendOptions } from '../http.ts';
 import { validateResponse } from '../openapi.ts';
 import { SECTION, type Area, type AreaContext } from './area.ts';
-import { snapshotOf } from './rate-limit.ts';
+import { snapshotOf } from './rate-limit-verdict.ts';
 import { describeStatus, header, isPetArray, nextPage, send, status } from './support.ts';
 
 const PHASE = ['concurrency'] as const;

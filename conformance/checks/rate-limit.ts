@@ -1,22 +1,22 @@
 // The rate-limit window of --rate-limit-key: exhaust it with reads and creates, look at the 429,
 // send a create that must be refused, optionally keep asking to see a ban, wait Retry-After and ask
 // again. Every response goes through the window rules of spec/rules/window-rules.js, the same state
-// machine rate-limit.js (k6) uses; each rule it breaks is a failure of the check CHECK_OF_RULE names.
-// This module adds only what the rules cannot see: the 429's Error body, that a refused create stored
-// nothing, what the other key's traffic cost --api-key, and whether the run could do its part (a
-// spare key, the waits).
+// machine rate-limit.js (k6) and the judging proxy use, by way of rate-limit-verdict.ts; each rule it
+// breaks is a failure of the check CHECK_OF_RULE names. This module adds only what the rules cannot
+// see: the 429's Error body, whether the run could do its part (a spare key, the waits), and (in
+// rate-limit-charging.ts) that a refused create stored nothing and what the other key's traffic cost
+// --api-key.
 import { parseInteger } from '../../spec/rules/fields.js';
-import { createArrivalBuffer } from '../../spec/rules/arrival.js';
-import { DEFAULT_TOLERANCES, isRefusalStatus, readSnapshot, retryWaitMs, type Snapshot, type Tolerances } from '../../spec/rules/snapshot.js';
-import { timelinePoint, type TimelinePoint } from '../../spec/rules/timeline-svg.js';
-import { createWindowRules, type Kind, type Outcome } from '../../spec/rules/window-rules.js';
+import { DEFAULT_TOLERANCES, readSnapshot, retryWaitMs } from '../../spec/rules/snapshot.js';
+import type { Outcome } from '../../spec/rules/window-rules.js';
 import type { CheckDef } from '../catalogue.ts';
 import { baseBody } from '../generate/cases.ts';
-import { jsonBody, type Exchange } from '../http.ts';
-import type { CheckLedger } from '../ledger.ts';
+import type { Exchange } from '../http.ts';
 import { validateResponse } from '../openapi.ts';
 import { SECTION, type Area, type AreaContext } from './area.ts';
-import { describeStatus, header, isPetArray, nextPage, send, status } from './support.ts';
+import { perKey, readKeyWindow, refusedNotApplied, type RefusedCreate } from './rate-limit-charging.ts';
+import { isAdmitted, isRefusal, rateLimitVerdict, type RateLimitVerdict } from './rate-limit-verdict.ts';
+import { describeStatus, header, send, status } from './support.ts';
 
 const KEY = ['rate-limit-key'] as const;
 const BAN = ['rate-limit-key', 'ban-check'] as const;
@@ -125,118 +125,12 @@ const checks: readonly CheckDef[] = [
   },
 ];
 
-/** The check that reports each rule of spec/rules/window-rules.js; a rule's level is its check's level. */
-export const CHECK_OF_RULE: Readonly<Record<Kind, string>> = {
-  malformed_headers: 'ratelimit.limit-constant',
-  limit_changed: 'ratelimit.limit-constant',
-  limit_mismatch: 'ratelimit.limit-constant',
-  remaining_negative: 'ratelimit.remaining-decrements',
-  remaining_above_limit: 'ratelimit.remaining-decrements',
-  remaining_not_decremented: 'ratelimit.remaining-decrements',
-  remaining_skipped: 'ratelimit.remaining-decrements',
-  remaining_not_reset: 'ratelimit.remaining-decrements',
-  reset_in_past: 'ratelimit.reset-future',
-  reset_too_far: 'ratelimit.reset-future',
-  reset_moved: 'ratelimit.reset-stable',
-  over_admitted: 'ratelimit.exhaustion-exact',
-  under_admitted: 'ratelimit.exhaustion-exact',
-  remaining_nonzero_on_429: 'ratelimit.429',
-  retry_after_missing: 'ratelimit.429',
-  retry_after_invalid: 'ratelimit.retry-after-valid',
-  retry_after_form: 'ratelimit.retry-after-integer',
-  retry_after_early: 'ratelimit.retry-after-consistent',
-  retry_after_late: 'ratelimit.retry-after-consistent',
-  refusal_cacheable: 'ratelimit.429-no-store',
-  not_readmitted: 'ratelimit.readmitted',
-  served_before_retry_after: 'ratelimit.refused-until-retry',
-  ban_not_enforced: 'ratelimit.refused-until-retry',
-  ban_not_lifted: 'ratelimit.ban-lifts',
-};
-
-export interface RateLimitVerdict {
-  /** Judges one more response of the key, in the order the requests were made. */
-  observe(exchange: Exchange): Outcome;
-  /** Judges requests of the key sent at once (concurrently), after everything observed before; their answers may have arrived in any order. */
-  observeBatch(exchanges: readonly Exchange[]): Outcome;
-  /**
-   * Judges a stream whose answers arrive in any order (the judging proxy): the exchange is held
-   * until no request of the key still waiting for its answer (the earliest sent at
-   * `oldestPendingSentMs`; null when none) can have been decided before it.
-   */
-  observeArrival(exchange: Exchange, oldestPendingSentMs: number | null): Outcome;
-  /** When every Retry-After of the current refusals has passed (the kit's clock); null when none is pending. */
-  retryDueMs(): number | null;
-  banned(): boolean;
-  /** Every response judged so far, as the timeline draws it (spec/rules/timeline-svg.js). */
-  timeline(): TimelinePoint[];
-}
-
-/** What one exchange says about its key's rate limit, as the window rules read it; the exchange is the snapshot's ref. */
-export function snapshotOf(ex: Exchange, dateHeader: boolean): Snapshot {
-  return readSnapshot(
-    { status: ex.response?.status ?? 0, headers: ex.response?.headers ?? null, receivedAtMs: ex.receivedAt, sentAtMs: ex.sentAt, ref: ex },
-    { dateHeader },
-  );
-}
-
-/** The kit's verdict on the exchanges of one key: each rule judged is a pass of its check, each rule broken a failure. */
-export function rateLimitVerdict(ledger: CheckLedger, options: { tolerances?: Partial<Tolerances>; dateHeader: boolean }): RateLimitVerdict {
-  const rules = createWindowRules(options.tolerances ? { tolerances: options.tolerances } : {});
-  const points: TimelinePoint[] = [];
-  const arrivals = createArrivalBuffer(options.tolerances);
-  const read = (ex: Exchange): Snapshot => snapshotOf(ex, options.dateHeader);
-  const observeBatch = (exchanges: readonly Exchange[]): Outcome => judge(exchanges.map(read));
-  const judge = (snapshots: Snapshot[]): Outcome => {
-    const out = rules.observe(snapshots);
-    for (const s of snapshots) {
-      const own = { ...out, violations: out.violations.filter((v) => v.refs[v.refs.length - 1] === s.ref) };
-      points.push(timelinePoint(s, own));
-    }
-    const broken = new Set<string>();
-    for (const v of out.violations) {
-      broken.add(v.kind);
-      const evidence = v.refs.filter((r): r is Exchange => typeof r === 'object' && r !== null);
-      ledger.fail(CHECK_OF_RULE[v.kind], `${v.detail} (rule: ${v.rule})`, evidence, v.kind);
-    }
-    for (const j of out.judged) if (!broken.has(j.kind)) ledger.pass(CHECK_OF_RULE[j.kind]);
-    return out;
-  };
-  return {
-    observe: (ex) => observeBatch([ex]),
-    observeBatch,
-    observeArrival(ex, oldestPendingSentMs) {
-      arrivals.offer(read(ex));
-      return judge(arrivals.release(oldestPendingSentMs));
-    },
-    retryDueMs: () => rules.retryDueMs(),
-    banned: () => rules.report().banned,
-    timeline: () => [...points],
-  };
-}
-
 type Probe = () => Promise<{ ex: Exchange; out: Outcome }>;
 
-/** Refused by the limiter: 429, or 403 during a ban (the shared rules). */
-function isRefusal(ex: Exchange): boolean {
-  return isRefusalStatus(status(ex) ?? 0);
-}
-
-function isAdmitted(ex: Exchange): boolean {
-  const code = status(ex) ?? 0;
-  return code >= 200 && code < 300;
-}
 type Send = () => Promise<Exchange>;
-
-/** A create sent with --rate-limit-key after its first 429, by the name that finds it if it was stored anyway. */
-interface RefusedCreate {
-  ex: Exchange;
-  name: string;
-}
 
 /** One request in this many of the exhaustion is a create: whatever the window charges, it charges every request of the key. */
 const CREATE_EVERY = 3;
-/** Pages the search for a refused create walks at most. */
-const MAX_PAGES = 50;
 
 function giveUp(ctx: AreaContext, reason: string): void {
   for (const c of checks) ctx.ledger.notRun(c.id, reason);
@@ -379,159 +273,6 @@ async function firstAdmitted(ctx: AreaContext, request: Send): Promise<Exchange 
   const max = ctx.options.maxRateLimitRequests;
   if (announced > max) return `Remaining is ${announced}, above --max-rate-limit-requests ${max}; use a key on a smaller plan`;
   return first;
-}
-
-/** What an admitted answer says of its key's window; null when it says nothing usable. */
-function windowOf(ex: Exchange): { remaining: number; reset: number } | null {
-  if (!isAdmitted(ex)) return null;
-  const remaining = parseInteger(header(ex, 'x-ratelimit-remaining'));
-  const reset = parseInteger(header(ex, 'x-ratelimit-reset'));
-  return remaining === null || reset === null ? null : { remaining, reset };
-}
-
-/** --api-key's window just before the other key's traffic, with room left for the reading after it (else the pacer would wait in between). */
-async function readKeyWindow(ctx: AreaContext): Promise<Exchange> {
-  await ctx.pacer.ensure('key', 2, "reading --api-key's window before --rate-limit-key's traffic");
-  return send(ctx, {
-    operationId: 'listPets',
-    purpose: "per key: --api-key's window before --rate-limit-key's traffic",
-    method: 'GET',
-    path: '/pets',
-    query: { limit: 1 },
-  });
-}
-
-/**
- * Per key by count: within one window of --api-key (the same Reset), its Remaining fell by no more
- * than its own requests, whatever --rate-limit-key sent meanwhile. Fewer is no sharing (a window that
- * refills as it slides), and another window cannot be compared: both are noted, never passed silently.
- */
-function chargedOnlyOwn(ctx: AreaContext, before: Exchange, after: Exchange): void {
-  const id = 'ratelimit.per-key';
-  const a = windowOf(before);
-  const b = windowOf(after);
-  if (!a || !b) {
-    ctx.ledger.note(
-      id,
-      `--api-key's answers before and after --rate-limit-key's traffic (${describeStatus(before)}, ${describeStatus(after)}) do not both carry integer X-RateLimit-Remaining and Reset: what that traffic cost --api-key was not counted`,
-    );
-    return;
-  }
-  const between = ctx.http.exchanges.filter((e) => e.seq > before.seq && e.seq <= after.seq);
-  const own = between.filter((e) => e.request.headers.authorization === ctx.http.bearer());
-  const other = between.filter((e) => e.request.headers.authorization === ctx.http.bearer(ctx.options.rateLimitKey)).length;
-  const unsure = own.find((e) => !isAdmitted(e));
-  if (unsure) {
-    ctx.ledger.note(
-      id,
-      `a request of --api-key between the two readings answered ${describeStatus(unsure)}: what the other key's traffic cost it was not counted`,
-    );
-    return;
-  }
-  if (Math.abs(a.reset - b.reset) > DEFAULT_TOLERANCES.roundingSeconds) {
-    ctx.ledger.note(
-      id,
-      `--api-key's window changed between the readings before and after --rate-limit-key's ${other} requests (X-RateLimit-Reset ${a.reset}, then ${b.reset}): what they cost --api-key could not be counted`,
-    );
-    return;
-  }
-  const fell = a.remaining - b.remaining;
-  ctx.ledger.assert(
-    id,
-    fell <= own.length,
-    `--api-key's X-RateLimit-Remaining fell from ${a.remaining} to ${b.remaining} within one window (X-RateLimit-Reset ${a.reset}) while it sent ${own.length} request(s) and --rate-limit-key ${other}: ${fell - own.length} of the other key's requests were charged to it (counted by address, not by key; unless something else used --api-key meanwhile)`,
-    [before, after],
-  );
-  if (fell < own.length)
-    ctx.ledger.note(
-      id,
-      `--api-key's X-RateLimit-Remaining fell from ${a.remaining} to ${b.remaining} across ${own.length} request(s) of its own: fewer than it sent (a window that refills as it slides), so nothing of the other key's was charged to it`,
-    );
-}
-
-/** While the rate-limit key is refused, the run's own key, from the same address, must still be admitted, and charged only for itself. */
-async function perKey(ctx: AreaContext, refused: Exchange, before: Exchange): Promise<void> {
-  const ex = await send(ctx, {
-    operationId: 'listPets',
-    purpose: 'per key: --api-key while --rate-limit-key is refused',
-    method: 'GET',
-    path: '/pets',
-    query: { limit: 1 },
-  });
-  const admitted = ctx.ledger.assert(
-    'ratelimit.per-key',
-    isAdmitted(ex),
-    `while --rate-limit-key was refused (${describeStatus(refused)}), --api-key from the same address answered ${describeStatus(ex)}: the limit is not counted per key`,
-    [refused, ex],
-  );
-  if (admitted) chargedOnlyOwn(ctx, before, ex);
-}
-
-/** The id a refusal gave away, in its body or a Location: a refused create must not have made it. */
-function leakedId(ex: Exchange): number | undefined {
-  const body = jsonBody(ex) as Record<string, unknown> | undefined;
-  if (body && typeof body === 'object' && Number.isSafeInteger(body.id)) return body.id as number;
-  const segment = /\/(\d+)\/?$/.exec(header(ex, 'location') ?? '')?.[1];
-  return segment === undefined ? undefined : Number(segment);
-}
-
-/**
- * A create refused over the limit must store nothing: looked for with --api-key by its name, walking
- * the list as the run's other searches do, and at any id the refusal named. After the key's
- * readmission when the run waits for it, so that a create queued and applied later shows too.
- */
-async function refusedNotApplied(ctx: AreaContext, refused: RefusedCreate | undefined, notWaited: string | null): Promise<void> {
-  const id = 'ratelimit.refused-not-applied';
-  if (!refused) return ctx.ledger.notRun(id, 'the description has no valid example body to create a pet with');
-  const { ex, name } = refused;
-  if (!isRefusal(ex))
-    return ctx.ledger.notRun(id, `the create sent while the key was refused answered ${describeStatus(ex)}, not a refusal (the window rules judge that)`);
-  if (notWaited !== null) ctx.ledger.note(id, `looked before the key was admitted again (${notWaited}): a refused create applied later would not be seen`);
-  const leaked = leakedId(ex);
-  if (leaked !== undefined) {
-    const got = await send(ctx, {
-      operationId: 'getPet',
-      purpose: `refused create: pet ${leaked}, which the refusal named`,
-      method: 'GET',
-      path: `/pets/${leaked}`,
-    });
-    const pet = jsonBody(got) as Record<string, unknown> | undefined;
-    if (status(got) === 200 && pet?.name === name)
-      return ctx.ledger.fail(
-        id,
-        `the create of ${JSON.stringify(name)} was refused (${describeStatus(ex)}), yet pet ${leaked}, which the refusal named, is that pet`,
-        [ex, got],
-      );
-  }
-  const limit = ctx.contract.listLimit.maximum;
-  let path = '/pets';
-  let query: Record<string, number> | undefined = { limit };
-  for (let page = 1; page <= MAX_PAGES; page++) {
-    const list = await send(ctx, {
-      operationId: 'listPets',
-      purpose: `refused create: list page ${page}, looking for ${name}`,
-      method: 'GET',
-      path,
-      ...(query ? { query } : {}),
-    });
-    const pets = jsonBody(list);
-    if (status(list) !== 200 || !isPetArray(pets)) return ctx.ledger.notRun(id, `the list answered ${describeStatus(list)}`);
-    const stored = pets.find((p) => p.name === name);
-    if (stored)
-      return ctx.ledger.fail(
-        id,
-        `the create of ${JSON.stringify(name)} was refused (${describeStatus(ex)}), yet pet ${String(stored.id)} of that name is in the list`,
-        [ex, list],
-      );
-    const next = nextPage(ctx, list);
-    if ('none' in next) {
-      if (pets.length >= limit) return ctx.ledger.notRun(id, `the list is longer than one page and ${next.none} leads further`);
-      return ctx.ledger.pass(id);
-    }
-    path = next.url;
-    query = undefined;
-  }
-  ctx.ledger.notRun(id, `the list is longer than ${MAX_PAGES} pages of ${limit}`);
 }
 
 async function rateLimit(ctx: AreaContext): Promise<void> {

@@ -5,7 +5,8 @@
 // alike, at must level and with --strict / STRICT=1.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { CHECK_OF_RULE, rateLimitArea, rateLimitVerdict } from '../../conformance/checks/rate-limit.ts';
+import { rateLimitArea } from '../../conformance/checks/rate-limit.ts';
+import { CHECK_OF_RULE, rateLimitVerdict } from '../../conformance/checks/rate-limit-verdict.ts';
 import type { Exchange } from '../../conformance/http.ts';
 import { Ledger } from '../../conformance/ledger.ts';
 import { RUN_DEFAULTS } from '../../conformance/options.ts';

@@ -1,0 +1,171 @@
+// What --rate-limit-key's traffic is charged, seen from outside the window rules: --api-key's
+// Remaining across that traffic (per key by count, not only by admission), and a create refused
+// over the limit that must have stored nothing.
+import { parseInteger } from '../../spec/rules/fields.js';
+import { DEFAULT_TOLERANCES } from '../../spec/rules/snapshot.js';
+import { jsonBody, type Exchange } from '../http.ts';
+import type { AreaContext } from './area.ts';
+import { isAdmitted, isRefusal } from './rate-limit-verdict.ts';
+import { describeStatus, header, isPetArray, nextPage, send, status } from './support.ts';
+
+/** A create sent with --rate-limit-key after its first 429, by the name that finds it if it was stored anyway. */
+export interface RefusedCreate {
+  ex: Exchange;
+  name: string;
+}
+
+/** Pages the search for a refused create walks at most. */
+const MAX_PAGES = 50;
+
+/** What an admitted answer says of its key's window; null when it says nothing usable. */
+function windowOf(ex: Exchange): { remaining: number; reset: number } | null {
+  if (!isAdmitted(ex)) return null;
+  const remaining = parseInteger(header(ex, 'x-ratelimit-remaining'));
+  const reset = parseInteger(header(ex, 'x-ratelimit-reset'));
+  return remaining === null || reset === null ? null : { remaining, reset };
+}
+
+/** --api-key's window just before the other key's traffic, with room left for the reading after it (else the pacer would wait in between). */
+export async function readKeyWindow(ctx: AreaContext): Promise<Exchange> {
+  await ctx.pacer.ensure('key', 2, "reading --api-key's window before --rate-limit-key's traffic");
+  return send(ctx, {
+    operationId: 'listPets',
+    purpose: "per key: --api-key's window before --rate-limit-key's traffic",
+    method: 'GET',
+    path: '/pets',
+    query: { limit: 1 },
+  });
+}
+
+/**
+ * Per key by count: within one window of --api-key (the same Reset), its Remaining fell by no more
+ * than its own requests, whatever --rate-limit-key sent meanwhile. Fewer is no sharing (a window that
+ * refills as it slides), and another window cannot be compared: both are noted, never passed silently.
+ */
+function chargedOnlyOwn(ctx: AreaContext, before: Exchange, after: Exchange): void {
+  const id = 'ratelimit.per-key';
+  const a = windowOf(before);
+  const b = windowOf(after);
+  if (!a || !b) {
+    ctx.ledger.note(
+      id,
+      `--api-key's answers before and after --rate-limit-key's traffic (${describeStatus(before)}, ${describeStatus(after)}) do not both carry integer X-RateLimit-Remaining and Reset: what that traffic cost --api-key was not counted`,
+    );
+    return;
+  }
+  const between = ctx.http.exchanges.filter((e) => e.seq > before.seq && e.seq <= after.seq);
+  const own = between.filter((e) => e.request.headers.authorization === ctx.http.bearer());
+  const other = between.filter((e) => e.request.headers.authorization === ctx.http.bearer(ctx.options.rateLimitKey)).length;
+  const unsure = own.find((e) => !isAdmitted(e));
+  if (unsure) {
+    ctx.ledger.note(
+      id,
+      `a request of --api-key between the two readings answered ${describeStatus(unsure)}: what the other key's traffic cost it was not counted`,
+    );
+    return;
+  }
+  if (Math.abs(a.reset - b.reset) > DEFAULT_TOLERANCES.roundingSeconds) {
+    ctx.ledger.note(
+      id,
+      `--api-key's window changed between the readings before and after --rate-limit-key's ${other} requests (X-RateLimit-Reset ${a.reset}, then ${b.reset}): what they cost --api-key could not be counted`,
+    );
+    return;
+  }
+  const fell = a.remaining - b.remaining;
+  ctx.ledger.assert(
+    id,
+    fell <= own.length,
+    `--api-key's X-RateLimit-Remaining fell from ${a.remaining} to ${b.remaining} within one window (X-RateLimit-Reset ${a.reset}) while it sent ${own.length} request(s) and --rate-limit-key ${other}: ${fell - own.length} of the other key's requests were charged to it (counted by address, not by key; unless something else used --api-key meanwhile)`,
+    [before, after],
+  );
+  if (fell < own.length)
+    ctx.ledger.note(
+      id,
+      `--api-key's X-RateLimit-Remaining fell from ${a.remaining} to ${b.remaining} across ${own.length} request(s) of its own: fewer than it sent (a window that refills as it slides), so nothing of the other key's was charged to it`,
+    );
+}
+
+/** While the rate-limit key is refused, the run's own key, from the same address, must still be admitted, and charged only for itself. */
+export async function perKey(ctx: AreaContext, refused: Exchange, before: Exchange): Promise<void> {
+  const ex = await send(ctx, {
+    operationId: 'listPets',
+    purpose: 'per key: --api-key while --rate-limit-key is refused',
+    method: 'GET',
+    path: '/pets',
+    query: { limit: 1 },
+  });
+  const admitted = ctx.ledger.assert(
+    'ratelimit.per-key',
+    isAdmitted(ex),
+    `while --rate-limit-key was refused (${describeStatus(refused)}), --api-key from the same address answered ${describeStatus(ex)}: the limit is not counted per key`,
+    [refused, ex],
+  );
+  if (admitted) chargedOnlyOwn(ctx, before, ex);
+}
+
+/** The id a refusal gave away, in its body or a Location: a refused create must not have made it. */
+function leakedId(ex: Exchange): number | undefined {
+  const body = jsonBody(ex) as Record<string, unknown> | undefined;
+  if (body && typeof body === 'object' && Number.isSafeInteger(body.id)) return body.id as number;
+  const segment = /\/(\d+)\/?$/.exec(header(ex, 'location') ?? '')?.[1];
+  return segment === undefined ? undefined : Number(segment);
+}
+
+/**
+ * A create refused over the limit must store nothing: looked for with --api-key by its name, walking
+ * the list as the run's other searches do, and at any id the refusal named. After the key's
+ * readmission when the run waits for it, so that a create queued and applied later shows too.
+ */
+export async function refusedNotApplied(ctx: AreaContext, refused: RefusedCreate | undefined, notWaited: string | null): Promise<void> {
+  const id = 'ratelimit.refused-not-applied';
+  if (!refused) return ctx.ledger.notRun(id, 'the description has no valid example body to create a pet with');
+  const { ex, name } = refused;
+  if (!isRefusal(ex))
+    return ctx.ledger.notRun(id, `the create sent while the key was refused answered ${describeStatus(ex)}, not a refusal (the window rules judge that)`);
+  if (notWaited !== null) ctx.ledger.note(id, `looked before the key was admitted again (${notWaited}): a refused create applied later would not be seen`);
+  const leaked = leakedId(ex);
+  if (leaked !== undefined) {
+    const got = await send(ctx, {
+      operationId: 'getPet',
+      purpose: `refused create: pet ${leaked}, which the refusal named`,
+      method: 'GET',
+      path: `/pets/${leaked}`,
+    });
+    const pet = jsonBody(got) as Record<string, unknown> | undefined;
+    if (status(got) === 200 && pet?.name === name)
+      return ctx.ledger.fail(
+        id,
+        `the create of ${JSON.stringify(name)} was refused (${describeStatus(ex)}), yet pet ${leaked}, which the refusal named, is that pet`,
+        [ex, got],
+      );
+  }
+  const limit = ctx.contract.listLimit.maximum;
+  let path = '/pets';
+  let query: Record<string, number> | undefined = { limit };
+  for (let page = 1; page <= MAX_PAGES; page++) {
+    const list = await send(ctx, {
+      operationId: 'listPets',
+      purpose: `refused create: list page ${page}, looking for ${name}`,
+      method: 'GET',
+      path,
+      ...(query ? { query } : {}),
+    });
+    const pets = jsonBody(list);
+    if (status(list) !== 200 || !isPetArray(pets)) return ctx.ledger.notRun(id, `the list answered ${describeStatus(list)}`);
+    const stored = pets.find((p) => p.name === name);
+    if (stored)
+      return ctx.ledger.fail(
+        id,
+        `the create of ${JSON.stringify(name)} was refused (${describeStatus(ex)}), yet pet ${String(stored.id)} of that name is in the list`,
+        [ex, list],
+      );
+    const next = nextPage(ctx, list);
+    if ('none' in next) {
+      if (pets.length >= limit) return ctx.ledger.notRun(id, `the list is longer than one page and ${next.none} leads further`);
+      return ctx.ledger.pass(id);
+    }
+    path = next.url;
+    query = undefined;
+  }
+  ctx.ledger.notRun(id, `the list is longer than ${MAX_PAGES} pages of ${limit}`);
+}

@@ -1,0 +1,112 @@
+// The kit's verdict on the answers of one key: every answer goes through the window rules of
+// spec/rules (the one judge the k6 scripts and the judging proxy use too), and each rule judged is a
+// pass, each rule broken a failure, of the check CHECK_OF_RULE names. The rate-limit and concurrency
+// phases and the judging proxy feed it; requests sent at once go in as one batch, a stream whose
+// answers arrive in any order through the arrival buffer.
+import { createArrivalBuffer } from '../../spec/rules/arrival.js';
+import { isRefusalStatus, readSnapshot, type Snapshot, type Tolerances } from '../../spec/rules/snapshot.js';
+import { timelinePoint, type TimelinePoint } from '../../spec/rules/timeline-svg.js';
+import { createWindowRules, type Kind, type Outcome } from '../../spec/rules/window-rules.js';
+import type { Exchange } from '../http.ts';
+import type { CheckLedger } from '../ledger.ts';
+import { status } from './support.ts';
+
+/** The check that reports each rule of spec/rules/window-rules.js; a rule's level is its check's level. */
+export const CHECK_OF_RULE: Readonly<Record<Kind, string>> = {
+  malformed_headers: 'ratelimit.limit-constant',
+  limit_changed: 'ratelimit.limit-constant',
+  limit_mismatch: 'ratelimit.limit-constant',
+  remaining_negative: 'ratelimit.remaining-decrements',
+  remaining_above_limit: 'ratelimit.remaining-decrements',
+  remaining_not_decremented: 'ratelimit.remaining-decrements',
+  remaining_skipped: 'ratelimit.remaining-decrements',
+  remaining_not_reset: 'ratelimit.remaining-decrements',
+  reset_in_past: 'ratelimit.reset-future',
+  reset_too_far: 'ratelimit.reset-future',
+  reset_moved: 'ratelimit.reset-stable',
+  over_admitted: 'ratelimit.exhaustion-exact',
+  under_admitted: 'ratelimit.exhaustion-exact',
+  remaining_nonzero_on_429: 'ratelimit.429',
+  retry_after_missing: 'ratelimit.429',
+  retry_after_invalid: 'ratelimit.retry-after-valid',
+  retry_after_form: 'ratelimit.retry-after-integer',
+  retry_after_early: 'ratelimit.retry-after-consistent',
+  retry_after_late: 'ratelimit.retry-after-consistent',
+  refusal_cacheable: 'ratelimit.429-no-store',
+  not_readmitted: 'ratelimit.readmitted',
+  served_before_retry_after: 'ratelimit.refused-until-retry',
+  ban_not_enforced: 'ratelimit.refused-until-retry',
+  ban_not_lifted: 'ratelimit.ban-lifts',
+};
+
+export interface RateLimitVerdict {
+  /** Judges one more response of the key, in the order the requests were made. */
+  observe(exchange: Exchange): Outcome;
+  /** Judges requests of the key sent at once (concurrently), after everything observed before; their answers may have arrived in any order. */
+  observeBatch(exchanges: readonly Exchange[]): Outcome;
+  /**
+   * Judges a stream whose answers arrive in any order (the judging proxy): the exchange is held
+   * until no request of the key still waiting for its answer (the earliest sent at
+   * `oldestPendingSentMs`; null when none) can have been decided before it.
+   */
+  observeArrival(exchange: Exchange, oldestPendingSentMs: number | null): Outcome;
+  /** When every Retry-After of the current refusals has passed (the kit's clock); null when none is pending. */
+  retryDueMs(): number | null;
+  banned(): boolean;
+  /** Every response judged so far, as the timeline draws it (spec/rules/timeline-svg.js). */
+  timeline(): TimelinePoint[];
+}
+
+/** What one exchange says about its key's rate limit, as the window rules read it; the exchange is the snapshot's ref. */
+export function snapshotOf(ex: Exchange, dateHeader: boolean): Snapshot {
+  return readSnapshot(
+    { status: ex.response?.status ?? 0, headers: ex.response?.headers ?? null, receivedAtMs: ex.receivedAt, sentAtMs: ex.sentAt, ref: ex },
+    { dateHeader },
+  );
+}
+
+/** The kit's verdict on the exchanges of one key: each rule judged is a pass of its check, each rule broken a failure. */
+export function rateLimitVerdict(ledger: CheckLedger, options: { tolerances?: Partial<Tolerances>; dateHeader: boolean }): RateLimitVerdict {
+  const rules = createWindowRules(options.tolerances ? { tolerances: options.tolerances } : {});
+  const points: TimelinePoint[] = [];
+  const arrivals = createArrivalBuffer(options.tolerances);
+  const read = (ex: Exchange): Snapshot => snapshotOf(ex, options.dateHeader);
+  const observeBatch = (exchanges: readonly Exchange[]): Outcome => judge(exchanges.map(read));
+  const judge = (snapshots: Snapshot[]): Outcome => {
+    const out = rules.observe(snapshots);
+    for (const s of snapshots) {
+      const own = { ...out, violations: out.violations.filter((v) => v.refs[v.refs.length - 1] === s.ref) };
+      points.push(timelinePoint(s, own));
+    }
+    const broken = new Set<string>();
+    for (const v of out.violations) {
+      broken.add(v.kind);
+      const evidence = v.refs.filter((r): r is Exchange => typeof r === 'object' && r !== null);
+      ledger.fail(CHECK_OF_RULE[v.kind], `${v.detail} (rule: ${v.rule})`, evidence, v.kind);
+    }
+    for (const j of out.judged) if (!broken.has(j.kind)) ledger.pass(CHECK_OF_RULE[j.kind]);
+    return out;
+  };
+  return {
+    observe: (ex) => observeBatch([ex]),
+    observeBatch,
+    observeArrival(ex, oldestPendingSentMs) {
+      arrivals.offer(read(ex));
+      return judge(arrivals.release(oldestPendingSentMs));
+    },
+    retryDueMs: () => rules.retryDueMs(),
+    banned: () => rules.report().banned,
+    timeline: () => [...points],
+  };
+}
+
+/** Refused by the limiter: 429, or 403 during a ban (the shared rules). */
+export function isRefusal(ex: Exchange): boolean {
+  return isRefusalStatus(status(ex) ?? 0);
+}
+
+/** Served: a 2xx. */
+export function isAdmitted(ex: Exchange): boolean {
+  const code = status(ex) ?? 0;
+  return code >= 200 && code < 300;
+}
