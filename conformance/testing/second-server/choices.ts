@@ -1,6 +1,6 @@
 // What this server decides where the specification says "not shown", each the opposite of the
 // reference server's choice (server/README.md), so that a kit that passes both demands neither.
-// README.md gives the reasons; second-server.test.ts holds every row to a test.
+// README.md gives the reasons; the *.test.ts files beside this one hold every row to a test.
 
 export const SECOND_SERVER_CHOICES: readonly { point: string; choice: string }[] = [
   {
