@@ -1,8 +1,10 @@
-// Which operation a request names, whatever prefix the target serves the API under.
+// Which operation a request names, whatever prefix the target serves the API under; and the window
+// rules hear a key's answers only once no request of the key still in flight can precede them.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import type { Exchange } from '../conformance/http.ts';
 import { loadContract } from '../conformance/openapi.ts';
-import { operationOf } from './judge.ts';
+import { operationOf, TrafficJudge } from './judge.ts';
 
 const contract = await loadContract();
 
@@ -23,5 +25,63 @@ for (const [method, path, expected] of cases) {
     assert.is(operationOf(contract, method, path), expected);
   });
 }
+
+const KEY = 'test-free-key';
+const RESET = 1_800_000_060;
+
+/** GET /v1/pets with the key, sent at `sentAt` and answered at `receivedAt`, admitted with `remaining`. */
+function listed(seq: number, sentAt: number, receivedAt: number, remaining: number): Exchange {
+  return {
+    seq,
+    operationId: 'listPets',
+    purpose: `GET /v1/pets #${seq}`,
+    request: { method: 'GET', url: 'http://127.0.0.1:1/v1/pets', headers: {} },
+    sentAt,
+    receivedAt,
+    response: {
+      status: 200,
+      headers: {
+        'content-type': 'application/json',
+        'x-ratelimit-limit': '60',
+        'x-ratelimit-remaining': String(remaining),
+        'x-ratelimit-reset': String(RESET),
+      },
+      body: '[]',
+    },
+  };
+}
+
+const judged = (judge: TrafficJudge) => judge.report()[0]?.timeline.points.length ?? 0;
+
+test('an answer waits while a request of its key sent before it arrived is in flight; answered out of order, no finding', () => {
+  const judge = new TrafficJudge({ contract, dateHeader: false });
+  const start = RESET * 1000 - 30_000;
+  const [a, b] = [listed(1, start, start + 50, 59), listed(2, start + 1, start + 20, 58)];
+  judge.arrived({ exchange: a, key: KEY });
+  judge.arrived({ exchange: b, key: KEY });
+  judge.observe({ exchange: b, key: KEY });
+  assert.is(judged(judge), 0, 'b waits: a, sent before b arrived, is in flight');
+  judge.observe({ exchange: a, key: KEY });
+  assert.is(judged(judge), 2);
+  assert.equal(
+    judge.findings.filter((f) => f.level === 'must'),
+    [],
+  );
+});
+
+test('a request that will never be judged no longer holds the answers after it', () => {
+  const judge = new TrafficJudge({ contract, dateHeader: false });
+  const start = RESET * 1000 - 30_000;
+  const [lost, b] = [listed(1, start, start + 50, 59), listed(2, start + 1, start + 20, 59)];
+  judge.arrived({ exchange: lost, key: KEY });
+  judge.arrived({ exchange: b, key: KEY });
+  judge.observe({ exchange: b, key: KEY });
+  assert.is(judged(judge), 0);
+  judge.abandoned({ exchange: lost, key: KEY });
+  const c = listed(3, start + 100, start + 120, 58);
+  judge.arrived({ exchange: c, key: KEY });
+  judge.observe({ exchange: c, key: KEY });
+  assert.is(judged(judge), 2);
+});
 
 test.run();

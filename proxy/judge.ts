@@ -184,6 +184,11 @@ export class TrafficJudge {
     waiting.set(exchange.seq, exchange.sentAt);
   }
 
+  /** A request that will never be judged (it failed on the way): nothing waits for it any longer. */
+  abandoned({ exchange, key }: Pick<Observed, 'exchange' | 'key'>): void {
+    this.#oldestInFlight(key, exchange);
+  }
+
   /** When the earliest request of the key still waiting to be judged was sent; null when none is. */
   #oldestInFlight(key: string | undefined, judged: Exchange): number | null {
     const id = key ?? NO_KEY;

@@ -186,7 +186,10 @@ export function createTrafficProxy(options: ProxyOptions): TrafficProxy {
       await pass(req, res, { url, incoming, key, body, exchange, judgeInTurn });
     } finally {
       // A failure on the way must not hold up the exchanges that came after this one.
-      if (!judged) void before.then(done);
+      if (!judged) {
+        judge.abandoned({ exchange, key });
+        void before.then(done);
+      }
     }
   }
 
