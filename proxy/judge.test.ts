@@ -84,4 +84,16 @@ test('a request that will never be judged no longer holds the answers after it',
   assert.is(judged(judge), 2);
 });
 
+test('an answer the window rules do not judge (an injected fault) still frees those waiting for it', () => {
+  const judge = new TrafficJudge({ contract, dateHeader: false });
+  const start = RESET * 1000 - 30_000;
+  const [a, injected] = [listed(1, start + 1, start + 20, 59), listed(2, start, start + 50, 0)];
+  judge.arrived({ exchange: injected, key: KEY });
+  judge.arrived({ exchange: a, key: KEY });
+  judge.observe({ exchange: a, key: KEY });
+  assert.is(judged(judge), 0);
+  judge.observe({ exchange: injected, key: KEY, injected: true });
+  assert.is(judged(judge), 1, 'a is judged; the injected answer is not');
+});
+
 test.run();

@@ -186,7 +186,8 @@ export class TrafficJudge {
 
   /** A request that will never be judged (it failed on the way): nothing waits for it any longer. */
   abandoned({ exchange, key }: Pick<Observed, 'exchange' | 'key'>): void {
-    this.#oldestInFlight(key, exchange);
+    const oldestInFlight = this.#oldestInFlight(key, exchange);
+    this.#keys.get(key ?? NO_KEY)?.windows.settle(oldestInFlight);
   }
 
   /** When the earliest request of the key still waiting to be judged was sent; null when none is. */
@@ -218,9 +219,14 @@ export class TrafficJudge {
         area.inspect(exchange, { ledger: state.views[i]!, contract: this.#options.contract, options: { profile: 'full' } });
       });
     }
-    if (exchange.outside) return;
-    // Answers of concurrent requests come back in any order: the window rules hear them once their place is certain.
-    const ban = !injected && state.windows.observeArrival(exchange, oldestInFlight).events.includes('ban_detected');
+    // Answers of concurrent requests come back in any order: the window rules hear them once their
+    // place is certain. One they do not judge (injected, outside the description) still frees the others.
+    if (exchange.outside) {
+      state.windows.settle(oldestInFlight);
+      return;
+    }
+    const windows = injected ? state.windows.settle(oldestInFlight) : state.windows.observeArrival(exchange, oldestInFlight);
+    const ban = !injected && windows.events.includes('ban_detected');
     const point = injected ? undefined : state.judged++;
     if (key === undefined) return;
     const body = exchange.response ? safeJson(exchange.response.body) : undefined;

@@ -50,6 +50,8 @@ export interface RateLimitVerdict {
    * `oldestPendingSentMs`; null when none) can have been decided before it.
    */
   observeArrival(exchange: Exchange, oldestPendingSentMs: number | null): Outcome;
+  /** Judges the held answers of the stream whose place is now certain (a request ended without an answer to judge). */
+  settle(oldestPendingSentMs: number | null): Outcome;
   /** When every Retry-After of the current refusals has passed (the kit's clock); null when none is pending. */
   retryDueMs(): number | null;
   banned(): boolean;
@@ -94,6 +96,7 @@ export function rateLimitVerdict(ledger: CheckLedger, options: { tolerances?: Pa
       arrivals.offer(read(ex));
       return judge(arrivals.release(oldestPendingSentMs));
     },
+    settle: (oldestPendingSentMs) => judge(arrivals.release(oldestPendingSentMs)),
     retryDueMs: () => rules.retryDueMs(),
     banned: () => rules.report().banned,
     timeline: () => [...points],

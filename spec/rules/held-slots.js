@@ -29,8 +29,8 @@ export function createHeldSlots(tol) {
   let cap = MAX_HELD_ENTRIES;
   /** @type {Array<{ at: number, slack: number }>} server seconds of admitted answers, each within its slack, in the order the rules heard them */
   let entries = [];
-  /** @type {number[]} server seconds of requests the server may or may not have counted */
-  let unknown = [];
+  /** Server seconds of the latest request the server may or may not have counted. */
+  let lastUnknown = -Infinity;
   /** Server seconds before which the log is not complete: the run's start, or the last entry dropped for room. */
   let completeFrom = Infinity;
   let latest = -Infinity;
@@ -40,7 +40,6 @@ export function createHeldSlots(tol) {
     const horizon = now - WINDOW_SECONDS - 4 * tol.clockSkewSeconds - 4 * tol.roundingSeconds - 4;
     const keep = entries.findIndex((e) => e.at + e.slack >= horizon);
     if (keep !== 0) entries = keep < 0 ? [] : entries.slice(keep);
-    unknown = unknown.filter((t) => t >= horizon);
     // Nothing before the horizon is kept, so nothing there can be counted.
     completeFrom = Math.max(completeFrom, horizon);
   }
@@ -80,7 +79,7 @@ export function createHeldSlots(tol) {
     /** A request the server may have counted without saying so (no answer, a 401, a 5xx). @param {Snapshot} s */
     unknown: function (s) {
       seen(s);
-      unknown.push(s.serverNowMs / 1000);
+      lastUnknown = Math.max(lastUnknown, s.serverNowMs / 1000);
     },
     /**
      * How many admitted requests, of those heard so far, count in the window of an answer with
@@ -99,7 +98,7 @@ export function createHeldSlots(tol) {
         if (e.at - e.slack >= start) atLeast++;
         if (e.at + e.slack > start - tol.roundingSeconds) atMost++;
       }
-      const lost = unknown.some((t) => t > start - margin);
+      const lost = lastUnknown > start - margin;
       return { atLeast: atLeast, atMost: atMost, complete: !lost && completeFrom <= start - margin };
     },
   };
