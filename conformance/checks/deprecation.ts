@@ -38,7 +38,8 @@ const checks: readonly CheckDef[] = [
     level: 'must',
     profile: 'full',
     section: `${SECTION.versioning}; RFC 8594 §3`,
-    title: 'A Sunset on getPet names the removal day the specification states (Versioning 3: 5 December 2030, the x-deprecation sunset), any time that day',
+    title:
+      'A Sunset on getPet names the removal day the specification states (Versioning 3: 5 December 2030, the x-deprecation sunset), at any time that is that day in some time zone (UTC-12 to UTC+14)',
   },
   {
     id: 'deprecation.scope',
@@ -53,6 +54,8 @@ const checks: readonly CheckDef[] = [
  * The latest the response can have been made: its Date (to the second) or its receipt with the
  * clocks' tolerance, whichever is later, so that only a date after every reading of "now" fails.
  */
+const HOUR_MS = 3_600_000;
+
 function latestNowMs(ex: Exchange): number {
   const { clockSkewSeconds, dateResolutionSeconds, roundingSeconds } = DEFAULT_TOLERANCES;
   const date = parseHttpDate(ex.response?.headers.date, ex.receivedAt);
@@ -91,16 +94,16 @@ function inspect(ex: Exchange, ctx: InspectContext): void {
   const early = sunsetAt !== null && deprecatedAt !== null && sunsetAt < deprecatedAt;
   const why = sunset === undefined ? 'missing' : sunsetAt === null ? `${JSON.stringify(sunset)}, not an HTTP-date` : `${sunset}, earlier than Deprecation`;
   ledger.assert('deprecation.sunset', sunsetAt !== null && !early, `${what}: Sunset is ${why}`, [ex]);
-  // The removal day comes from the description; any time on that day (UTC) will do.
+  // The removal day comes from the description, which names no time zone: any instant that is that
+  // day somewhere (UTC-12 to UTC+14) will do.
   const announced = op.deprecation?.sunset.slice(0, 10);
   if (sunsetAt === null || announced === undefined) return;
+  const dayStart = Date.parse(`${announced}T00:00:00Z`);
+  const onTheDay = sunsetAt >= dayStart - 14 * HOUR_MS && sunsetAt < dayStart + (24 + 12) * HOUR_MS;
   const day = new Date(sunsetAt).toISOString().slice(0, 10);
-  ledger.assert(
-    'deprecation.sunset-day',
-    day === announced,
-    `${what}: Sunset ${sunset} names ${day}, not the removal day the specification states (${announced})`,
-    [ex],
-  );
+  ledger.assert('deprecation.sunset-day', onTheDay, `${what}: Sunset ${sunset} names ${day}, not the removal day the specification states (${announced})`, [
+    ex,
+  ]);
 }
 
 export const deprecationArea: LiveArea = { name: 'deprecation', checks, inspect };
