@@ -49,7 +49,7 @@ const checks: readonly CheckDef[] = [
   },
   {
     id: 'variations.key-case',
-    level: 'must',
+    level: 'should',
     profile: 'full',
     section: `${SECTION.auth}; RFC 6750 §2.1`,
     title: 'A case variant of a valid key (its first letter flipped, the whole key upper- or lower-cased) is an invalid key: 401 with an Error',
@@ -109,7 +109,6 @@ export function judgeHead(get: ExchangeResponse | undefined, head: ExchangeRespo
   if (refused !== undefined && head.status !== get.status) {
     problems.push(`refused HEAD with ${head.status} ${refused} where GET answered ${get.status} (RFC 9110 §9.1: servers MUST support GET and HEAD)`);
   } else if (head.status !== get.status) problems.push(`answered ${head.status} where GET answered ${get.status}`);
-  if (head.body.length > 0) problems.push(`carried ${Buffer.byteLength(head.body)} bytes of content`);
   const lacking = RATE_LIMIT_HEADERS.filter((name) => get.headers[name] !== undefined && head.headers[name] === undefined);
   if (lacking.length > 0) problems.push(`lacks ${lacking.join(', ')}, which every response carries`);
   const missing = HEAD_SHOULD_REPEAT.filter((name) => get.headers[name] !== undefined && head.headers[name] === undefined);
