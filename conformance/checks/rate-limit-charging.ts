@@ -72,13 +72,23 @@ function chargedOnlyOwn(ctx: AreaContext, before: Exchange, after: Exchange): vo
     return;
   }
   const fell = a.remaining - b.remaining;
+  const excess = fell - own.length;
+  // Another client of --api-key may explain a few requests more; a counter kept by address charges
+  // every request the other key had admitted meanwhile, and only that fails the check.
+  const otherAdmitted = between.filter((e) => e.request.headers.authorization === ctx.http.bearer(ctx.options.rateLimitKey) && isAdmitted(e)).length;
+  const shared = otherAdmitted > 0 && excess >= otherAdmitted;
   ctx.ledger.assert(
     id,
-    fell <= own.length,
-    `--api-key's X-RateLimit-Remaining fell from ${a.remaining} to ${b.remaining} within one window (X-RateLimit-Reset ${a.reset}) while it sent ${own.length} request(s) and --rate-limit-key ${other}: ${fell - own.length} of the other key's requests were charged to it (counted by address, not by key; unless something else used --api-key meanwhile)`,
+    !shared,
+    `--api-key's X-RateLimit-Remaining fell from ${a.remaining} to ${b.remaining} within one window (X-RateLimit-Reset ${a.reset}) while it sent ${own.length} request(s) and --rate-limit-key had ${otherAdmitted} of its ${other} admitted: ${excess} more than its own, as many as the other key's (counted by address, not by key)`,
     [before, after],
   );
-  if (fell < own.length)
+  if (!shared && excess > 0)
+    ctx.ledger.note(
+      id,
+      `--api-key's X-RateLimit-Remaining fell from ${a.remaining} to ${b.remaining}: ${excess} more than its own ${own.length} request(s), fewer than the ${otherAdmitted} --rate-limit-key had admitted (something else using --api-key meanwhile?)`,
+    );
+  if (excess < 0)
     ctx.ledger.note(
       id,
       `--api-key's X-RateLimit-Remaining fell from ${a.remaining} to ${b.remaining} across ${own.length} request(s) of its own: fewer than it sent (a window that refills as it slides), so nothing of the other key's was charged to it`,
@@ -122,7 +132,6 @@ export async function refusedNotApplied(ctx: AreaContext, refused: RefusedCreate
   const { ex, name } = refused;
   if (!isRefusal(ex))
     return ctx.ledger.notRun(id, `the create sent while the key was refused answered ${describeStatus(ex)}, not a refusal (the window rules judge that)`);
-  if (notWaited !== null) ctx.ledger.note(id, `looked before the key was admitted again (${notWaited}): a refused create applied later would not be seen`);
   const leaked = leakedId(ex);
   if (leaked !== undefined) {
     const got = await send(ctx, {
@@ -162,6 +171,8 @@ export async function refusedNotApplied(ctx: AreaContext, refused: RefusedCreate
     const next = nextPage(ctx, list);
     if ('none' in next) {
       if (pets.length >= limit) return ctx.ledger.notRun(id, `the list is longer than one page and ${next.none} leads further`);
+      // Not stored now; whether it is stored once the key is admitted again was not seen.
+      if (notWaited !== null) return ctx.ledger.notRun(id, `not stored when looked at before the key was admitted again (${notWaited})`);
       return ctx.ledger.pass(id);
     }
     path = next.url;
