@@ -88,7 +88,13 @@ for (const [name, implementation, second] of SERVERS) {
           return;
         }
         assert.ok(watch.gathered(), `the ${clients} creates of the first wave were not in flight together within ${GATHER_MS} ms`);
-        for (const id of ['concurrency.creates-distinct', 'concurrency.creates-kept', 'concurrency.burst-exact', 'concurrency.burst-remaining-distinct'])
+        for (const id of [
+          'concurrency.creates-distinct',
+          'concurrency.creates-kept',
+          'concurrency.reads-whole',
+          'concurrency.burst-exact',
+          'concurrency.burst-remaining-distinct',
+        ])
           assert.is(outcomeOf(report, id), 'passed', id);
       } finally {
         await target.stop();

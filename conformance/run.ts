@@ -285,8 +285,8 @@ export async function runResolved(options: ResolvedOptions, hooks: RunHooks = {}
     generated: { sent: run.budget.used, leftOut: run.budget.refused },
     pacing: { attributed: run.pacer.attributed, waitedMs: run.waits.reduce((sum, w) => sum + w.ms, 0), waits: run.waits },
     choices: Object.fromEntries(run.facts.choices ?? []),
-    ...(run.facts.rateLimitTimeline && options.rateLimitKey
-      ? { timeline: { key: keyLabel(options.rateLimitKey), points: run.facts.rateLimitTimeline() } }
+    ...(run.facts.rateLimitVerdict && options.rateLimitKey
+      ? { timeline: { key: keyLabel(options.rateLimitKey), points: run.facts.rateLimitVerdict.timeline() } }
       : {}),
     ...(dredd ? { dredd } : {}),
   };

@@ -11,7 +11,6 @@ import type { Contract } from '../openapi.ts';
 import type { CheckedRunOptions, GeneratedPhase } from '../options.ts';
 import type { Pacer } from '../pacing.ts';
 import type { TlsSettings } from '../transport.ts';
-import type { TimelinePoint } from '../../spec/rules/timeline-svg.js';
 
 export type Phase = 'contract' | 'dredd' | 'behaviour' | GeneratedPhase | 'rate-limit' | 'concurrency';
 
@@ -57,8 +56,6 @@ export interface Facts {
   choices?: Map<string, string>;
   /** The window rules' verdict on --rate-limit-key: every later request sent with that key goes through it (observeBatch for requests sent at once). */
   rateLimitVerdict?: import('./rate-limit-verdict.ts').RateLimitVerdict;
-  /** The responses to --rate-limit-key as the window rules saw them, for the report's timeline. */
-  rateLimitTimeline?: () => TimelinePoint[];
 }
 
 export interface RunContext {

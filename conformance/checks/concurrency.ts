@@ -13,8 +13,8 @@ import { SECTION, type Area, type AreaContext } from './area.ts';
 import { creates } from './concurrency-creates.ts';
 import { judgeBurst } from './concurrency-verdicts.ts';
 import { inFlight, record } from './concurrency-waves.ts';
-import { snapshotOf } from './rate-limit-verdict.ts';
-import { describeStatus, header, send, status } from './support.ts';
+import { isAdmitted, snapshotOf } from './rate-limit-verdict.ts';
+import { describeStatus, header, send } from './support.ts';
 
 const PHASE = ['concurrency'] as const;
 
@@ -77,7 +77,7 @@ async function burst(ctx: AreaContext): Promise<void> {
   const last = ctx.http.exchanges.filter((ex) => ex.request.headers.authorization === authorization).at(-1);
   const announced = last && parseInteger(header(last, 'x-ratelimit-remaining'));
   const reset = last && parseInteger(header(last, 'x-ratelimit-reset'));
-  if (!last || (status(last) ?? 0) >= 300 || (status(last) ?? 0) < 200)
+  if (!last || !isAdmitted(last))
     return ctx.ledger.notRun(
       id,
       `the rate-limit phase left --rate-limit-key ${last ? `refused (${describeStatus(last)})` : 'unused'}${ctx.options.wait ? '' : ', and --no-wait keeps the kit from waiting for its window'}: no allowance to burst into`,

@@ -4,7 +4,7 @@
 // phases and the judging proxy feed it; requests sent at once go in as one batch, a stream whose
 // answers arrive in any order through the arrival buffer.
 import { createArrivalBuffer } from '../../spec/rules/arrival.js';
-import { isRefusalStatus, readSnapshot, type Snapshot, type Tolerances } from '../../spec/rules/snapshot.js';
+import { isAdmittedStatus, isRefusalStatus, readSnapshot, type Snapshot, type Tolerances } from '../../spec/rules/snapshot.js';
 import { timelinePoint, type TimelinePoint } from '../../spec/rules/timeline-svg.js';
 import { createWindowRules, type Kind, type Outcome } from '../../spec/rules/window-rules.js';
 import type { Exchange } from '../http.ts';
@@ -110,6 +110,5 @@ export function isRefusal(ex: Exchange): boolean {
 
 /** Served: a 2xx. */
 export function isAdmitted(ex: Exchange): boolean {
-  const code = status(ex) ?? 0;
-  return code >= 200 && code < 300;
+  return isAdmittedStatus(status(ex) ?? 0);
 }

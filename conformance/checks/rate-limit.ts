@@ -279,7 +279,6 @@ async function rateLimit(ctx: AreaContext): Promise<void> {
   const { options } = ctx;
   const verdict = rateLimitVerdict(ctx.ledger, { tolerances: { clockSkewSeconds: options.clockToleranceSeconds }, dateHeader: options.dateHeader });
   ctx.facts.rateLimitVerdict = verdict;
-  ctx.facts.rateLimitTimeline = () => verdict.timeline();
   const authorization = ctx.http.bearer(options.rateLimitKey);
   let n = 0;
   const request: Send = () =>

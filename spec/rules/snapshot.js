@@ -33,6 +33,15 @@ export function isRefusalStatus(status) {
   return REFUSAL_STATUSES.indexOf(status) >= 0;
 }
 
+/**
+ * Whether a status means the request was served: a 2xx, and nothing else.
+ * @param {number} status
+ * @returns {boolean}
+ */
+export function isAdmittedStatus(status) {
+  return status >= 200 && status < 300;
+}
+
 /** @type {Tolerances} */
 export const DEFAULT_TOLERANCES = { clockSkewSeconds: 2, dateResolutionSeconds: 1, roundingSeconds: 1, maxWindowSeconds: 86400 };
 
@@ -90,7 +99,7 @@ export function readSnapshot(response, options) {
   }
   return {
     status: status,
-    admitted: status >= 200 && status < 300,
+    admitted: isAdmittedStatus(status),
     refused: isRefusalStatus(status),
     limit: limit,
     remaining: remaining,
