@@ -74,9 +74,10 @@ function chargedOnlyOwn(ctx: AreaContext, before: Exchange, after: Exchange): vo
   const fell = a.remaining - b.remaining;
   const excess = fell - own.length;
   // Another client of --api-key may explain a few requests more; a counter kept by address charges
-  // every request the other key had admitted meanwhile, and only that fails the check.
+  // every request the other key had admitted meanwhile (as many as --api-key had left, Remaining
+  // stopping at 0), and only that fails the check.
   const otherAdmitted = between.filter((e) => e.request.headers.authorization === ctx.http.bearer(ctx.options.rateLimitKey) && isAdmitted(e)).length;
-  const shared = otherAdmitted > 0 && excess >= otherAdmitted;
+  const shared = otherAdmitted > 0 && excess > 0 && excess >= Math.min(otherAdmitted, a.remaining - own.length);
   ctx.ledger.assert(
     id,
     !shared,
