@@ -50,6 +50,12 @@ function isResponse(value: ProxyRequest | ProxyResponse): value is ProxyResponse
   return 'status' in value;
 }
 
+const badGateway = (error: unknown): ProxyResponse => ({
+  status: 502,
+  headers: { 'content-type': 'text/plain' },
+  body: `fault proxy: ${(error as Error).message}`,
+});
+
 /**
  * Starts the proxy on 127.0.0.1 at a free port; `targetOrigin` is e.g. http://127.0.0.1:3000. With
  * `tls` (a PEM key and certificate) it speaks HTTPS, for the kit's TLS tests.
@@ -87,7 +93,13 @@ export async function startFaultProxy(targetOrigin: string, fault: FaultBehaviou
       res = rewritten;
     } else {
       req = rewritten;
-      res = await forward(req, text);
+      try {
+        res = await forward(req, text);
+      } catch (error) {
+        // A target that closed or reset the connection still answers through the fault: a fault
+        // that counts requests in flight must see each of them end.
+        res = badGateway(error);
+      }
       if (fault.response) res = fault.response(res, req, state);
     }
     outgoing.writeHead(res.status, { ...res.headers, 'content-length': Buffer.byteLength(res.body) });
@@ -95,8 +107,9 @@ export async function startFaultProxy(targetOrigin: string, fault: FaultBehaviou
   };
   const listener = (incoming: IncomingMessage, outgoing: ServerResponse) => {
     handle(incoming, outgoing).catch((error: unknown) => {
-      outgoing.writeHead(502, { 'content-type': 'text/plain' });
-      outgoing.end(`fault proxy: ${(error as Error).message}`);
+      const res = badGateway(error);
+      outgoing.writeHead(res.status, res.headers);
+      outgoing.end(res.body);
     });
   };
   const server: Server = tls ? createHttpsServer(tls, listener) : createServer(listener);
