@@ -6,56 +6,43 @@
 // the kit sends one after another never overlap, so every sequential check passes them all.
 import type { Fault } from './catalogue.ts';
 import type { FaultState, ProxyRequest, ProxyResponse } from './proxy.ts';
-import { mapJson, operationOf } from './rewrite.ts';
+import { mapJson, operationOf, remembered } from './rewrite.ts';
 
 type Pet = Record<string, unknown>;
 
 /** A header the fault's request hook leaves for its response hook (the request as forwarded is what the response hook sees). */
 const TAG = 'x-fault-overlap';
 
-function stateOf<T>(memory: FaultState['memory'], name: string, fresh: () => T): T {
-  let value = memory.get(name) as T | undefined;
-  if (value === undefined) memory.set(name, (value = fresh()));
-  return value;
-}
-
-/** Requests in flight, and the overlapping group the newest belongs to: a group starts when nothing is in flight. */
-interface Overlap {
-  inFlight: number;
-  group: number;
-}
-
-function arrive(overlap: Overlap): number {
-  if (overlap.inFlight === 0) overlap.group++;
-  overlap.inFlight++;
-  return overlap.group;
-}
-
 const tagged = (req: ProxyRequest, value: string | number): ProxyRequest => ({ ...req, headers: { ...req.headers, [TAG]: String(value) } });
 
 // racy-ids: overlapping creates take the id of the first one answered, and the later pet overwrites it.
+// Creates overlap in groups: one starts when none is in flight and ends with its last answer.
 
 interface IdRace {
-  creates: Overlap;
-  /** The id each group's first answered create got. */
-  taken: Map<number, number>;
+  /** Creates in flight. */
+  inFlight: number;
+  /** The id the current group's first answered create got; forgotten when the group ends. */
+  first?: number;
   /** What a get or list of a taken id returns: the last pet written under it. */
   kept: Map<number, Pet>;
   /** The ids the implementation really gave the later creates, which the emulated store never had. */
   hidden: Set<number>;
 }
 
-const idRace = (memory: FaultState['memory']) =>
-  stateOf<IdRace>(memory, 'racy-ids', () => ({ creates: { inFlight: 0, group: 0 }, taken: new Map(), kept: new Map(), hidden: new Set() }));
+const idRace = (memory: FaultState['memory']) => remembered<IdRace>(memory, 'racy-ids', () => ({ inFlight: 0, kept: new Map(), hidden: new Set() }));
 
-function takeFirstId(res: ProxyResponse, req: ProxyRequest, race: IdRace): ProxyResponse {
-  race.creates.inFlight--;
-  if (res.status !== 201) return res;
-  const group = Number(req.headers[TAG]);
+function takeFirstId(res: ProxyResponse, race: IdRace): ProxyResponse {
+  race.inFlight--;
+  const served = res.status === 201 ? shareFirstId(res, race) : res;
+  if (race.inFlight === 0) race.first = undefined;
+  return served;
+}
+
+function shareFirstId(res: ProxyResponse, race: IdRace): ProxyResponse {
   const pet = JSON.parse(res.body) as Pet;
-  const first = race.taken.get(group);
+  const first = race.first;
   if (first === undefined) {
-    race.taken.set(group, Number(pet.id));
+    race.first = Number(pet.id);
     return res;
   }
   race.hidden.add(Number(pet.id));
@@ -82,24 +69,23 @@ function serveRaced(res: ProxyResponse, req: ProxyRequest, race: IdRace): ProxyR
 
 const RATE_FIELDS = ['x-ratelimit-remaining', 'ratelimit'];
 
+/**
+ * One key's overlapping requests: made when one arrives with none of the key's in flight, deleted
+ * with the group's last answer, so that only keys with requests in flight are remembered.
+ */
 interface KeyRace {
-  overlap: Overlap;
-  group: number;
-  /** The first admitted answer's Remaining (and RateLimit) in the current group. */
+  inFlight: number;
+  /** The first admitted answer's Remaining (and RateLimit) in the group. */
   counted?: Record<string, string>;
   admitted?: ProxyResponse;
 }
 
-const keyRace = (memory: FaultState['memory'], req: ProxyRequest) =>
-  stateOf<KeyRace>(memory, `racy-limiter ${req.headers.authorization ?? ''}`, () => ({ overlap: { inFlight: 0, group: 0 }, group: 0 }));
+const keyRaceName = (req: ProxyRequest) => `racy-limiter ${req.headers.authorization ?? ''}`;
 
-function staleCount(res: ProxyResponse, race: KeyRace, group: number): ProxyResponse {
-  race.overlap.inFlight--;
-  if (race.group !== group) {
-    race.group = group;
-    race.counted = undefined;
-    race.admitted = undefined;
-  }
+function staleCount(res: ProxyResponse, req: ProxyRequest, memory: FaultState['memory']): ProxyResponse {
+  const name = keyRaceName(req);
+  const race = memory.get(name) as KeyRace;
+  if (--race.inFlight === 0) memory.delete(name);
   const admitted = res.status >= 200 && res.status < 300;
   if (race.counted === undefined) {
     if (admitted) {
@@ -123,7 +109,7 @@ interface Tearing {
   torn: number;
 }
 
-const tearing = (memory: FaultState['memory']) => stateOf<Tearing>(memory, 'torn-list', () => ({ inFlight: 0, started: 0, torn: 0 }));
+const tearing = (memory: FaultState['memory']) => remembered<Tearing>(memory, 'torn-list', () => ({ inFlight: 0, started: 0, torn: 0 }));
 
 function tear(res: ProxyResponse, tearing: Tearing): ProxyResponse {
   tearing.torn++;
@@ -144,10 +130,13 @@ export const CONCURRENCY_FAULTS: readonly Fault[] = [
     caughtBy: 'concurrency.creates-distinct',
     foundBy: 'concurrency',
     secondBuild: { race: { ids: true } },
-    request: (req, { memory }) => (operationOf(req) === 'createPet' ? tagged(req, arrive(idRace(memory).creates)) : req),
+    request: (req, { memory }) => {
+      if (operationOf(req) === 'createPet') idRace(memory).inFlight++;
+      return req;
+    },
     response: (res, req, { memory }) => {
       const race = idRace(memory);
-      return operationOf(req) === 'createPet' ? takeFirstId(res, req, race) : serveRaced(res, req, race);
+      return operationOf(req) === 'createPet' ? takeFirstId(res, race) : serveRaced(res, req, race);
     },
   },
   {
@@ -158,8 +147,11 @@ export const CONCURRENCY_FAULTS: readonly Fault[] = [
     caughtBy: 'concurrency.burst-remaining-distinct',
     foundBy: 'concurrency',
     secondBuild: { race: { limiter: true } },
-    request: (req, { memory }) => tagged(req, arrive(keyRace(memory, req).overlap)),
-    response: (res, req, { memory }) => staleCount(res, keyRace(memory, req), Number(req.headers[TAG])),
+    request: (req, { memory }) => {
+      remembered<KeyRace>(memory, keyRaceName(req), () => ({ inFlight: 0 })).inFlight++;
+      return req;
+    },
+    response: (res, req, { memory }) => staleCount(res, req, memory),
   },
   {
     id: 'torn-list',

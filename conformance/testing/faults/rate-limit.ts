@@ -4,7 +4,7 @@ import { formatHttpDate, parseRetryAfter } from '../../../spec/rules/fields.js';
 import { isRefusalStatus as isRefusal } from '../../../spec/rules/snapshot.js';
 import type { FaultBehaviour, ProxyRequest, ProxyResponse } from './proxy.ts';
 import type { Fault } from './catalogue.ts';
-import { num, operationOf, withoutHeaders } from './rewrite.ts';
+import { num, operationOf, remembered, withoutHeaders } from './rewrite.ts';
 
 /**
  * A refusal that asks for a wait well past a minute's window: a ban. A date is compared with
@@ -18,6 +18,13 @@ function announcesBan(res: ProxyResponse): boolean {
   if (retry.form === 'delay-seconds') return retry.seconds > 90;
   const reset = num(res, 'x-ratelimit-reset');
   return retry.form === 'http-date' && reset !== undefined && retry.atMs / 1000 > reset + 60;
+}
+
+/** A key's window as remaining-shared-by-address sees it: its Reset, the requests counted of every key when it began, and its own since. */
+interface SharedWindow {
+  reset: string | undefined;
+  since: number;
+  own: number;
 }
 
 /** The refused request of a key at which the deep-ban fault announces its ban: deeper than the 10 probes the ban check once sent. */
@@ -219,15 +226,18 @@ export const RATE_LIMIT_FAULTS: readonly Fault[] = [
       const auth = req.headers.authorization;
       // Requests the limiter counted: admitted or refused, with a bearer key (a 401 counts for no key).
       if (!auth || !/^Bearer /.test(auth) || !(res.status < 300 || isRefusal(res.status))) return res;
-      const windows = (memory.get('windows') as Map<string, { reset: string | undefined; others: number }> | undefined) ?? new Map();
-      memory.set('windows', windows);
+      // The others' requests in a key's window are all counted since it began less its own: no visit of every key per answer.
+      const counted = remembered(memory, 'counted', () => ({ total: 0 }));
+      const windows = remembered(memory, 'windows', () => new Map<string, SharedWindow>());
       const reset = res.headers['x-ratelimit-reset'];
       let own = windows.get(auth);
-      if (!own || own.reset !== reset) windows.set(auth, (own = { reset, others: 0 }));
-      for (const [key, window] of windows) if (key !== auth) window.others++;
+      if (!own || own.reset !== reset) windows.set(auth, (own = { reset, since: counted.total, own: 0 }));
+      counted.total++;
+      own.own++;
+      const others = counted.total - own.since - own.own;
       const remaining = num(res, 'x-ratelimit-remaining');
-      if (remaining === undefined || own.others === 0) return res;
-      return { ...res, headers: { ...res.headers, 'x-ratelimit-remaining': String(Math.max(0, remaining - own.others)) } };
+      if (remaining === undefined || others === 0) return res;
+      return { ...res, headers: { ...res.headers, 'x-ratelimit-remaining': String(Math.max(0, remaining - others)) } };
     },
   },
   {

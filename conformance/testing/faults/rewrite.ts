@@ -2,7 +2,14 @@
 // queries and headers on their way through the fault proxy.
 import type { OperationId } from '../../../spec/contract-types.ts';
 import { parseInteger } from '../../../spec/rules/fields.js';
-import type { ProxyRequest, ProxyResponse } from './proxy.ts';
+import type { FaultState, ProxyRequest, ProxyResponse } from './proxy.ts';
+
+/** What a fault keeps in its memory under `name`, made by `fresh` the first time it is asked for. */
+export function remembered<T>(memory: FaultState['memory'], name: string, fresh: () => T): T {
+  let value = memory.get(name) as T | undefined;
+  if (value === undefined) memory.set(name, (value = fresh()));
+  return value;
+}
 
 export function operationOf(req: ProxyRequest): OperationId | undefined {
   const path = req.url.split('?')[0] ?? '';

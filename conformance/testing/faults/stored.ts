@@ -2,7 +2,7 @@
 // pet), one that keeps whatever properties it was sent, one that coerces a numeric string.
 import type { Fault } from './catalogue.ts';
 import type { ProxyRequest, ProxyResponse } from './proxy.ts';
-import { mapJson, operationOf } from './rewrite.ts';
+import { mapJson, operationOf, remembered } from './rewrite.ts';
 
 type Pet = Record<string, unknown>;
 
@@ -17,9 +17,7 @@ function sentBody(req: ProxyRequest): Pet | undefined {
 
 /** The pets the fault keeps in place of the implementation's, by id. */
 function kept(memory: Map<string, unknown>): Map<number, Pet> {
-  let pets = memory.get('pets') as Map<number, Pet> | undefined;
-  if (!pets) memory.set('pets', (pets = new Map()));
-  return pets;
+  return remembered(memory, 'pets', () => new Map<number, Pet>());
 }
 
 /** Replaces, in a Pet or Pets body, every pet the fault keeps; a getPet of a kept id answers it. */

@@ -6,15 +6,13 @@
 import { LIST_LIMIT, PET_STATUSES } from '../../../spec/rules/contract.js';
 import type { Fault } from './catalogue.ts';
 import type { FaultState, ProxyRequest, ProxyResponse } from './proxy.ts';
-import { operationOf, withoutHeaders } from './rewrite.ts';
+import { operationOf, remembered, withoutHeaders } from './rewrite.ts';
 
 const STATUSES: readonly string[] = PET_STATUSES;
 
 /** The bearer tokens the implementation admitted (a 2xx), learned as they pass. */
 function admitted(state: FaultState): Set<string> {
-  let tokens = state.memory.get('admitted') as Set<string> | undefined;
-  if (!tokens) state.memory.set('admitted', (tokens = new Set()));
-  return tokens;
+  return remembered(state.memory, 'admitted', () => new Set<string>());
 }
 
 function tokenOf(req: ProxyRequest): string | undefined {
