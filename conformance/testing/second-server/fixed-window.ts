@@ -1,33 +1,19 @@
 // A fixed window opened by the first request after the previous one ended (not aligned to the
 // clock): it counts up to its limit and forgets everything at its end.
-import type { Window } from './window.ts';
+import { CountingWindow, type Window } from './window.ts';
 
-export class FixedWindow implements Window {
-  readonly name: string;
-  readonly limit: number;
-  readonly lengthMs: number;
+export class FixedWindow extends CountingWindow implements Window {
   #startMs: number | undefined;
   #count = 0;
 
-  constructor(name: string, limit: number, lengthMs: number) {
-    this.name = name;
-    this.limit = limit;
-    this.lengthMs = lengthMs;
-  }
-
-  roll(nowMs: number): boolean {
-    if (this.#startMs !== undefined && nowMs < this.#startMs + this.lengthMs) return false;
+  roll(nowMs: number): void {
+    if (this.#startMs !== undefined && nowMs < this.#startMs + this.lengthMs) return;
     this.#startMs = nowMs;
     this.#count = 0;
-    return true;
   }
 
-  get exhausted(): boolean {
-    return this.#count >= this.limit;
-  }
-
-  get remaining(): number {
-    return Math.max(0, this.limit - this.#count);
+  protected get held(): number {
+    return this.#count;
   }
 
   get endMs(): number {

@@ -37,7 +37,7 @@ function framingError(error: NodeJS.ErrnoException): ApiError {
 
 export async function startSecondServer(options: SecondServerOptions = {}): Promise<SecondServer> {
   const resolved = resolveOptions(options);
-  const store = new PetStore(resolved.seed, { racyIds: resolved.race.ids });
+  const store = new PetStore(resolved.seed, resolved.race.ids ? { raceGap: resolved.race.gap } : {});
   const limiter = new Limiter(resolved);
   let origin = '';
   const handle = createHandler({ options: resolved, store, limiter, origin: () => origin });

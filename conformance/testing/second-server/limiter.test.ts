@@ -10,45 +10,54 @@ import { START_MS, assertError, call, ietf, rate, until, withServer, type Reply 
 // ---------------------------------------------------------------------------------------------
 const limits = suite('rate limits: a window from the first request, 429 with an HTTP-date, then a ban');
 
+/** The fixed window is the default, and the same when asked for. */
+const FIXED: readonly SecondServerOptions[] = [{}, { window: 'fixed' }];
+
 limits('the window starts at the key’s first request: Reset is 60 s after it, rounded up, and it reopens exactly then', async () => {
-  await withServer({}, async (r) => {
-    const key = r.server.keys.free;
-    r.clock.advance(1_500);
-    const opened = r.clock.now();
-    const reset = Math.ceil((opened + 60_000) / 1000);
-    assert.equal(rate(await call(r, '/pets', { key })), { limit: 60, remaining: 59, reset });
-    r.clock.advance(30_000);
-    assert.equal(rate(await call(r, '/pets/1', { key })), { limit: 60, remaining: 58, reset });
-    r.clock.set(opened + 59_999);
-    assert.equal(rate(await call(r, '/pets', { key })), { limit: 60, remaining: 57, reset });
-    r.clock.set(opened + 60_000);
-    assert.equal(rate(await call(r, '/pets', { key })), { limit: 60, remaining: 59, reset: Math.ceil((opened + 120_000) / 1000) });
-    assert.equal(
-      rate(await call(r, '/pets', { key: r.server.keys.pro })),
-      { limit: 300, remaining: 299, reset: Math.ceil((opened + 120_000) / 1000) },
-      'each key has its own',
-    );
-  });
+  for (const options of FIXED) {
+    await withServer(options, async (r) => {
+      const context = JSON.stringify(options);
+      const key = r.server.keys.free;
+      r.clock.advance(1_500);
+      const opened = r.clock.now();
+      const reset = Math.ceil((opened + 60_000) / 1000);
+      assert.equal(rate(await call(r, '/pets', { key })), { limit: 60, remaining: 59, reset }, context);
+      r.clock.advance(30_000);
+      assert.equal(rate(await call(r, '/pets/1', { key })), { limit: 60, remaining: 58, reset }, context);
+      r.clock.set(opened + 59_999);
+      assert.equal(rate(await call(r, '/pets', { key })), { limit: 60, remaining: 57, reset }, context);
+      r.clock.set(opened + 60_000);
+      assert.equal(rate(await call(r, '/pets', { key })), { limit: 60, remaining: 59, reset: Math.ceil((opened + 120_000) / 1000) }, context);
+      assert.equal(
+        rate(await call(r, '/pets', { key: r.server.keys.pro })),
+        { limit: 300, remaining: 299, reset: Math.ceil((opened + 120_000) / 1000) },
+        `${context}: each key has its own`,
+      );
+    });
+  }
 });
 
 limits(
   'the 61st request of a free key in a minute is 429 with Remaining 0, no-store and a Retry-After HTTP-date that is Reset; waiting it out is admitted',
   async () => {
-    await withServer({}, async (r) => {
-      const key = r.server.keys.free;
-      for (let i = 1; i <= 60; i++) assert.is((await call(r, '/pets', { key })).status, 200, `request ${i}`);
-      const refused = await call(r, '/pets', { key });
-      assertError(refused, 429, 'RATE_LIMITED', 'the 61st');
-      assert.equal(rate(refused), { limit: 60, remaining: 0, reset: Math.ceil((START_MS + 60_000) / 1000) });
-      const retryAfter = refused.headers.get('retry-after') ?? '';
-      assert.match(retryAfter, /^[A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT$/);
-      assert.is(parseHttpDate(retryAfter, START_MS), rate(refused).reset * 1000);
-      assert.is(refused.headers.get('cache-control'), 'no-store');
-      r.clock.set(rate(refused).reset * 1000);
-      const again = await call(r, '/pets', { key });
-      assert.is(again.status, 200);
-      assert.is(rate(again).remaining, 59);
-    });
+    for (const options of FIXED) {
+      await withServer(options, async (r) => {
+        const context = JSON.stringify(options);
+        const key = r.server.keys.free;
+        for (let i = 1; i <= 60; i++) assert.is((await call(r, '/pets', { key })).status, 200, `${context}: request ${i}`);
+        const refused = await call(r, '/pets', { key });
+        assertError(refused, 429, 'RATE_LIMITED', `${context}: the 61st`);
+        assert.equal(rate(refused), { limit: 60, remaining: 0, reset: Math.ceil((START_MS + 60_000) / 1000) }, context);
+        const retryAfter = refused.headers.get('retry-after') ?? '';
+        assert.match(retryAfter, /^[A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT$/);
+        assert.is(parseHttpDate(retryAfter, START_MS), rate(refused).reset * 1000, context);
+        assert.is(refused.headers.get('cache-control'), 'no-store', context);
+        r.clock.set(rate(refused).reset * 1000);
+        const again = await call(r, '/pets', { key });
+        assert.is(again.status, 200, context);
+        assert.is(rate(again).remaining, 59, context);
+      });
+    }
   },
 );
 

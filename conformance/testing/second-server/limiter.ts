@@ -6,9 +6,8 @@
 import { PLAN_LIMITS } from '../../../spec/rules/contract.js';
 import { FixedWindow } from './fixed-window.ts';
 import type { Plan, ResolvedOptions } from './options.ts';
-import { raceGap } from './race.ts';
 import { SlidingLog } from './sliding-window.ts';
-import { ceilSecond, fieldsOf, headersOf, secondsUntil, type RateFields, type RateHeaders, type Window } from './window.ts';
+import { ceilSecond, fieldsOf, headersOf, policiesOf, secondsUntil, type RateFields, type RateHeaders, type Window } from './window.ts';
 
 export type { RateFields, RateHeaders } from './window.ts';
 
@@ -30,7 +29,7 @@ function refusal(window: Window, which: 'minute' | 'day' | 'address', fields: Ra
 class KeyState {
   readonly minute: Window;
   readonly day: Window;
-  /** 429s of the current saturation episode: a fixed window's life, or (sliding) since the last admission. */
+  /** 429s since the key's last admission. */
   refused = 0;
   bannedUntilMs: number | undefined;
 
@@ -66,13 +65,12 @@ export class Limiter {
         const reset = state.bannedUntilMs / 1000;
         // While banned nothing is served, whatever the windows say: each has nothing left until the ban ends.
         const t = secondsUntil(state.bannedUntilMs, now);
-        const { policies } = fieldsOf(state.windows, now);
-        const fields = { policies, states: state.windows.map((w) => ({ name: w.name, remaining: 0, reset: t })) };
+        const fields = { policies: policiesOf(state.windows), states: state.windows.map((w) => ({ name: w.name, remaining: 0, reset: t })) };
         return { verdict: 'banned', headers: { limit: state.minute.limit, remaining: 0, reset }, fields, retryAtMs: state.bannedUntilMs };
       }
       state.bannedUntilMs = undefined;
     }
-    if (state.minute.roll(now)) state.refused = 0;
+    state.minute.roll(now);
     state.day.roll(now);
     if (state.minute.exhausted || state.day.exhausted) {
       // When the day is spent, only its end lets the key in again, whatever the minute says.
@@ -86,7 +84,7 @@ export class Limiter {
       // The bug on purpose: the count was read above, and what is written after the gap is that
       // count plus one, whatever concurrent requests wrote meanwhile.
       const writeBack = state.minute.read();
-      await raceGap();
+      await this.#options.race.gap();
       writeBack();
     }
     return this.#admit(state, now);
@@ -108,8 +106,9 @@ export class Limiter {
   #admit(state: KeyState, now: number): Decision {
     state.minute.take(now);
     state.day.take(now);
-    // A sliding log has no window end to start the count afresh: an admission ends the episode.
-    if (this.#options.window === 'sliding') state.refused = 0;
+    // One rule for both algorithms: a sliding log has no beginnings to restart the count at, and a
+    // fresh fixed window admits its first request, so "in one window" is "since the last admission".
+    state.refused = 0;
     // The window closer to refusing is the one worth announcing.
     const binding = state.day.remaining < state.minute.remaining ? state.day : state.minute;
     return { verdict: 'admitted', headers: headersOf(binding), fields: fieldsOf(state.windows, now) };

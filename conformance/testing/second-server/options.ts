@@ -1,6 +1,7 @@
 // Every option of the second server, validated once where it enters; everything downstream
 // trusts the resolved object.
 import { PET_STATUSES, PLAN_LIMITS } from '../../../spec/rules/contract.js';
+import { raceGap } from './race.ts';
 
 export type Plan = keyof typeof PLAN_LIMITS;
 export type PetStatus = (typeof PET_STATUSES)[number];
@@ -20,7 +21,7 @@ export interface SecondServerOptions {
   port?: number;
   clock?: Clock;
   paging?: 'link' | 'none';
-  /** Requests refused with 429 in one saturation episode (a fixed window; sliding: between two admissions) before the key is banned. */
+  /** Requests refused with 429 since the key's last admission before it is banned. */
   banAfter?: number;
   banSeconds?: number;
   keys?: Record<string, Plan>;
@@ -38,6 +39,8 @@ export interface Race {
   limiter?: boolean;
   /** createPet reads the next id, then stores under it after a gap: overlapping creates share an id. */
   ids?: boolean;
+  /** The gap between the read and the write; by default 5 ms of real time (race.ts). */
+  gap?: () => Promise<void>;
 }
 
 export interface ResolvedOptions {
@@ -75,13 +78,17 @@ function positiveInteger(name: string, value: number | undefined, fallback: numb
 }
 
 function resolveRace(race: Race | undefined): Required<Race> {
-  if (race === undefined) return { limiter: false, ids: false };
+  if (race === undefined) return { limiter: false, ids: false, gap: raceGap };
   if (race === null || typeof race !== 'object' || Array.isArray(race)) throw new TypeError(`race must be an object, got ${String(race)}`);
   for (const [name, value] of Object.entries(race)) {
+    if (name === 'gap') {
+      if (value !== undefined && typeof value !== 'function') throw new TypeError(`race.gap must be a function, got ${String(value)}`);
+      continue;
+    }
     if (name !== 'limiter' && name !== 'ids') throw new TypeError(`race.${name} is not a race this server can have (limiter, ids)`);
     if (value !== undefined && typeof value !== 'boolean') throw new TypeError(`race.${name} must be a boolean, got ${String(value)}`);
   }
-  return { limiter: race.limiter ?? false, ids: race.ids ?? false };
+  return { limiter: race.limiter ?? false, ids: race.ids ?? false, gap: race.gap ?? raceGap };
 }
 
 export function resolveOptions(options: SecondServerOptions = {}): ResolvedOptions {

@@ -3,7 +3,6 @@
 import { LIST_LIMIT, PET_STATUSES } from '../../../spec/rules/contract.js';
 import { invalid } from './errors.ts';
 import type { PetStatus, SeedPet } from './options.ts';
-import { raceGap } from './race.ts';
 
 export interface Pet {
   id: number;
@@ -94,10 +93,11 @@ export class PetStore {
   #pets: Pet[] = [];
   #byId = new Map<number, Pet>();
   #lastId = 0;
-  readonly #racyIds: boolean;
+  /** The racy build's gap between reading the next id and storing under it; none in the correct build. */
+  readonly #raceGap: (() => Promise<void>) | undefined;
 
-  constructor(seed: readonly SeedPet[], options: { racyIds?: boolean } = {}) {
-    this.#racyIds = options.racyIds ?? false;
+  constructor(seed: readonly SeedPet[], options: { raceGap?: () => Promise<void> } = {}) {
+    this.#raceGap = options.raceGap;
     for (const pet of seed) {
       const problems = newPetProblems(pet);
       if (problems.length > 0) throw new TypeError(`seed pet ${JSON.stringify(pet)}: ${problems.join(' ')}`);
@@ -111,9 +111,9 @@ export class PetStore {
 
   /** add, or in the racy build the next id read before a gap and used after it, whatever was stored meanwhile. */
   async create(newPet: NewPet): Promise<Pet> {
-    if (!this.#racyIds) return this.add(newPet);
+    if (!this.#raceGap) return this.add(newPet);
     const id = this.#lastId + 1;
-    await raceGap();
+    await this.#raceGap();
     this.#lastId = id;
     return this.#store(id, newPet);
   }

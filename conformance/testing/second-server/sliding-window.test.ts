@@ -1,5 +1,5 @@
 // `window: 'sliding'` over real sockets on a manual clock: each admission holds a slot for exactly
-// 60 s, bans end no earlier than the Reset announced, and the default fixed window is unchanged.
+// 60 s, and bans end no earlier than the Reset announced. The fixed window is limiter.test.ts's.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseHttpDate } from '../../../spec/rules/fields.js';
@@ -90,27 +90,6 @@ sliding('a ban after banAfter 429s ends no earlier than the Reset announced; aft
       const admitted = await call(r, '/pets', { key });
       assert.is(admitted.status, 200, `${what}: the ban lifts when Retry-After said`);
       assert.equal(rate(admitted), { limit: 60, ...after, reset: (SLIDE_MS + after.reset * 1000) / 1000 }, what);
-    });
-  }
-});
-
-sliding("window: 'fixed' (the default) is unchanged: the whole minute frees at once, 60 s after the key's first request", async () => {
-  for (const options of [{}, { window: 'fixed' }] as const) {
-    await withServer(options, async (r) => {
-      const key = r.server.keys.free;
-      const context = JSON.stringify(options);
-      for (let i = 0; i < 60; i++) {
-        r.clock.set(SLIDE_MS + i * 1000);
-        assert.equal(rate(await call(r, '/pets', { key })), { limit: 60, remaining: 59 - i, reset: SLIDE_MS / 1000 + 60 }, `${context}: ${i}`);
-      }
-      r.clock.set(SLIDE_MS + 59_500);
-      const refused = await call(r, '/pets', { key });
-      assertError(refused, 429, 'RATE_LIMITED', context);
-      assert.is(parseHttpDate(refused.headers.get('retry-after'), r.clock.now()), SLIDE_MS + 60_000, context);
-      r.clock.set(SLIDE_MS + 60_000);
-      const reopened = await call(r, '/pets', { key });
-      assert.equal(rate(reopened), { limit: 60, remaining: 59, reset: SLIDE_MS / 1000 + 120 }, context);
-      assert.equal(ietf(reopened).states[0], { name: 'minute', remaining: 59, reset: 60 }, context);
     });
   }
 });

@@ -47,6 +47,29 @@ export async function withServer(options: SecondServerOptions, run: (r: Running)
   }
 }
 
+/**
+ * A race gap (`race.gap`) that, once armed for `n`, holds each reader until `n` are waiting and then
+ * lets them all go, so that they all read the same value whatever the timing. Unarmed, it only yields.
+ */
+export function raceBarrier(): { gap: () => Promise<void>; arm(n: number): void } {
+  let size = 0;
+  let waiting: Array<() => void> = [];
+  return {
+    arm: (n) => {
+      size = n;
+    },
+    gap: () =>
+      new Promise<void>((resolve) => {
+        if (size === 0) return resolve();
+        waiting.push(resolve);
+        if (waiting.length < size) return;
+        for (const open of waiting) open();
+        waiting = [];
+        size = 0;
+      }),
+  };
+}
+
 export const pets = (n: number, status: SeedPet['status'] = 'available'): SeedPet[] =>
   Array.from({ length: n }, (_, i) => ({ name: `Pet ${i + 1}`, categoryId: 1 + (i % 3), status }));
 

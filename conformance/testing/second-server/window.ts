@@ -26,8 +26,8 @@ export interface Window {
   readonly name: string;
   readonly limit: number;
   readonly lengthMs: number;
-  /** Forgets what has expired by `nowMs`; true when a new window begins (only fixed windows have beginnings). */
-  roll(nowMs: number): boolean;
+  /** Forgets what has expired by `nowMs`. */
+  roll(nowMs: number): void;
   readonly exhausted: boolean;
   readonly remaining: number;
   /** The moment the window next frees room: a fixed window's end, or when a sliding log's oldest slot expires. */
@@ -43,6 +43,30 @@ export interface Window {
   read(): () => void;
 }
 
+/** What every window shares: its name, limit and length, and its room as the requests it holds against the limit. */
+export abstract class CountingWindow {
+  readonly name: string;
+  readonly limit: number;
+  readonly lengthMs: number;
+
+  constructor(name: string, limit: number, lengthMs: number) {
+    this.name = name;
+    this.limit = limit;
+    this.lengthMs = lengthMs;
+  }
+
+  /** The admitted requests that count against the limit now. */
+  protected abstract get held(): number;
+
+  get exhausted(): boolean {
+    return this.held >= this.limit;
+  }
+
+  get remaining(): number {
+    return Math.max(0, this.limit - this.held);
+  }
+}
+
 /** Up to the next whole second, so that an HTTP-date or Unix seconds can name the moment exactly. */
 export const ceilSecond = (ms: number) => Math.ceil(ms / 1000) * 1000;
 
@@ -53,10 +77,14 @@ export function headersOf(window: Window): RateHeaders {
   return { limit: window.limit, remaining: window.remaining, reset: ceilSecond(window.endMs) / 1000 };
 }
 
+export function policiesOf(windows: readonly Window[]): RateLimitPolicy[] {
+  return windows.map((w) => ({ name: w.name, quota: w.limit, window: w.lengthMs / 1000 }));
+}
+
 /** The fields of windows that have been rolled to `nowMs`, each as it stands then. */
 export function fieldsOf(windows: readonly Window[], nowMs: number): RateFields {
   return {
-    policies: windows.map((w) => ({ name: w.name, quota: w.limit, window: w.lengthMs / 1000 })),
+    policies: policiesOf(windows),
     states: windows.map((w) => ({ name: w.name, remaining: w.remaining, reset: secondsUntil(w.endMs, nowMs) })),
   };
 }
