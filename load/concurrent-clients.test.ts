@@ -3,16 +3,16 @@
 // once (CLIENTS), and its racy build (a real 5 ms read-then-write gap) must fail wherever two
 // requests overlap. Under the k6 shim always: each server in a worker thread on the shim's fake
 // clock, each burst sent at once over real HTTP (testing/worker-target.ts), so 150 s of traffic take
-// about a second. With a real k6 (K6_BIN, or k6 on PATH) in real time: the sliding build with 32
-// clients (about two minutes: a sliding window is seen whole only once every slot it counts was
-// taken during the run) and the racy build with 32 (ten seconds).
+// about a second; there too BAN=1 against the second implementation, whose ban answers 403. With a
+// real k6 (K6_BIN, or k6 on PATH) in real time, each server in a worker thread on the real clock:
+// the sliding build with 32 clients (about two minutes: a sliding window is seen whole only once
+// every slot it counts was taken during the run) and the racy build with 32 (ten seconds).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startSecondServer } from '../conformance/testing/second-server/index.ts';
 import { RULES } from '../spec/rules/rules.js';
 import { metricValue } from './lib/summary.js';
 import { KINDS, violationKey } from './lib/verdict.js';
@@ -74,11 +74,11 @@ function broken(summary: Summary): Record<string, number> {
 
 const mustBroken = (found: Record<string, number>) => Object.keys(found).filter((kind) => RULES[kind as keyof typeof RULES].level === 'must');
 
-async function underShim(target: Target, clients: number, plan: string) {
+async function underShim(target: Target, clients: number, plan: string, more: Record<string, string> = {}) {
   const served = await startWorkerTarget(target.spec, START);
   const out = captureConsole();
   try {
-    const env = { BASE_URL: served.baseUrl, API_KEY: target.key(plan), PLAN: plan, CLIENTS: String(clients) };
+    const env = { BASE_URL: served.baseUrl, API_KEY: target.key(plan), PLAN: plan, CLIENTS: String(clients), ...more };
     const r = await runScript(RATE_LIMIT, { env, handler: served.handler, startMs: START });
     const summary = JSON.parse(r.summary['rate-limit-summary.json']!) as Summary;
     return { r, summary, batches: served.batches, stdout: r.summary.stdout! };
@@ -117,6 +117,23 @@ for (const target of TARGETS) {
   }
 }
 
+// The second implementation bans with 403 (its Decisions table), where the fake targets of
+// scripts-run.test.ts ban with 429: a refusal all the same, so the ban scenario finds it.
+test("shim: BAN=1 finds the second implementation's 403 ban, sees it enforced past the window it began in and lifted when Retry-After said", async () => {
+  const banning = second("the second implementation's banning build", { banAfter: 5, banSeconds: 90 });
+  const { r, summary, stdout } = await underShim(banning, 1, 'free', { BAN: '1', BAN_DURATION: '150s' });
+  assert.equal(r.failed, [], `${JSON.stringify(r.failed)}\n${stdout}`);
+  assert.is(summary.exitCode, 0, stdout);
+  assert.ok(
+    r.shim.samples.some((s) => s.metric === 'http_reqs' && s.tags.status === '403'),
+    'the ban was answered with 403',
+  );
+  assert.match(
+    stdout,
+    /ban scenario: ban detected 1, enforced on \d+ request\(s\) while it lasted, [1-9]\d* of them after the window it began in had ended; lifted when Retry-After said: yes/,
+  );
+});
+
 // --- only with k6: real runs in real time --------------------------------------------------------
 
 const k6 = findK6();
@@ -132,18 +149,20 @@ if (k6 === null) {
   for (const name of K6_RUNS) test.skip(name, () => undefined);
 } else {
   const dir = mkdtempSync(join(tmpdir(), 'k6-clients-'));
-  const sliding = await startSecondServer({ window: 'sliding' });
-  const racy = await startSecondServer({ race: { limiter: true } });
+  // In worker threads, on the real clock: the shim runs beside them fake this thread's Date.now and
+  // block it on every request.
+  const sliding = await startWorkerTarget({ kind: 'second', options: { window: 'sliding' } }, null);
+  const racy = await startWorkerTarget({ kind: 'second', options: { race: { limiter: true } } }, null);
   // Both real-time runs start now, beside the shim runs above: they share nothing, and the file
   // then takes the longer one's time instead of the sum.
   const runs = {
     // 110 s: at 90 a minute the first whole sliding window is verified about 85 s in.
-    sliding: runK6(k6, 'rate-limit.js', { BASE_URL: sliding.baseUrl, API_KEY: sliding.keys.free, PLAN: 'free', CLIENTS: '32', DURATION: '110s' }, dir, 240_000),
+    sliding: runK6(k6, 'rate-limit.js', { BASE_URL: sliding.baseUrl, API_KEY: 'second-free-key', PLAN: 'free', CLIENTS: '32', DURATION: '110s' }, dir, 240_000),
     // Bursts of 32 every 3 s: the first one already overlaps; no window boundary is needed to see it.
     racy: runK6(
       k6,
       'rate-limit.js',
-      { BASE_URL: racy.baseUrl, API_KEY: racy.keys.free, PLAN: 'free', CLIENTS: '32', OVERDRIVE: '10', DURATION: '10s', CROSS_WINDOWS: '0' },
+      { BASE_URL: racy.baseUrl, API_KEY: 'second-free-key', PLAN: 'free', CLIENTS: '32', OVERDRIVE: '10', DURATION: '10s', CROSS_WINDOWS: '0' },
       dir,
       90_000,
     ),

@@ -14,7 +14,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EVENTS } from '../spec/rules/rules.js';
 import { limitedTarget } from './testing/fake-targets.ts';
-import { findK6, runK6 as k6Run, type K6Run } from './testing/k6-bin.ts';
+import { findK6, runK6, type K6Run } from './testing/k6-bin.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
@@ -75,9 +75,6 @@ test('load/README.md explains every event counter rate-limit.js reports', () => 
 
 const k6 = findK6();
 
-const runK6 = (script: string, env: Record<string, string>, dir: string, timeoutMs: number, flags: string[] = []) =>
-  k6Run(k6!, script, env, dir, timeoutMs, flags);
-
 /** The runs a real k6 does; without a k6 binary each is registered as skipped, never as passed. */
 const K6_RUNS = [
   'k6: smoke.js passes against the reference server',
@@ -116,11 +113,12 @@ if (k6 === null) {
   };
 
   test(K6_RUNS[0]!, async () => {
-    expectPass(await runK6('smoke.js', { BASE_URL: baseUrl, API_KEY: 'test-pro-key', DURATION: '10s' }, dir, 60_000));
+    expectPass(await runK6(k6, 'smoke.js', { BASE_URL: baseUrl, API_KEY: 'test-pro-key', DURATION: '10s' }, dir, 60_000));
   });
 
   test(K6_RUNS[1]!, async () => {
     const r = await runK6(
+      k6,
       'rate-limit.js',
       { BASE_URL: baseUrl, API_KEY: SMALL.key, LIMIT: '12', OVERDRIVE: '10', DURATION: '25s', CROSS_WINDOWS: '0' },
       dir,
@@ -154,6 +152,7 @@ if (k6 === null) {
     try {
       const port = (http.address() as AddressInfo).port;
       const r = await runK6(
+        k6,
         'rate-limit.js',
         { BASE_URL: `http://127.0.0.1:${port}/v1`, API_KEY: 'any', LIMIT: '12', OVERDRIVE: '10', DURATION: '25s', CROSS_WINDOWS: '0' },
         dir,
@@ -172,7 +171,7 @@ if (k6 === null) {
   const CAPACITY = { BASE_URL: baseUrl, RATES: '50,100', HOLD: '3s' };
 
   test(K6_RUNS[3]!, async () => {
-    const r = await runK6('capacity.js', CAPACITY, dir, 60_000);
+    const r = await runK6(k6, 'capacity.js', CAPACITY, dir, 60_000);
     expectPass(r);
     assert.is(r.summary!.extra.keyLimited, null);
     assert.match(readFileSync(r.summaryPath.replace(/\.json$/, '.svg'), 'utf8'), /class="cap-knee"|class="cap-step/, 'the chart lands beside the JSON');
@@ -184,7 +183,7 @@ if (k6 === null) {
 
   test(K6_RUNS[4]!, async () => {
     // 1,000 a minute: at 400/s the window runs out within seconds, even if it resets once meanwhile.
-    const r = await runK6('capacity.js', { ...CAPACITY, RATES: '400', HOLD: '5s', API_KEY: 'test-business-key' }, dir, 60_000);
+    const r = await runK6(k6, 'capacity.js', { ...CAPACITY, RATES: '400', HOLD: '5s', API_KEY: 'test-business-key' }, dir, 60_000);
     assert.is(r.code, 108, r.output);
     assert.is(r.summary!.result, 'ABORTED');
     assert.match(
@@ -200,8 +199,8 @@ if (k6 === null) {
   test(K6_RUNS[5]!, async () => {
     const sequence = ['--execution-segment-sequence', '0,1/2,1'];
     const [a, b] = await Promise.all([
-      runK6('capacity.js', CAPACITY, dir, 60_000, ['--execution-segment', '0:1/2', ...sequence]),
-      runK6('capacity.js', CAPACITY, dir, 60_000, ['--execution-segment', '1/2:1', ...sequence]),
+      runK6(k6, 'capacity.js', CAPACITY, dir, 60_000, ['--execution-segment', '0:1/2', ...sequence]),
+      runK6(k6, 'capacity.js', CAPACITY, dir, 60_000, ['--execution-segment', '1/2:1', ...sequence]),
     ]);
     expectPass(a);
     expectPass(b);
@@ -212,11 +211,11 @@ if (k6 === null) {
   });
 
   test(K6_RUNS[6]!, async () => {
-    const down = await runK6('capacity.js', { ...CAPACITY, BASE_URL: 'http://127.0.0.1:9/v1' }, dir, 60_000);
+    const down = await runK6(k6, 'capacity.js', { ...CAPACITY, BASE_URL: 'http://127.0.0.1:9/v1' }, dir, 60_000);
     assert.is(down.code, 108, down.output);
     assert.match(down.output, /== capacity\.js against http:\/\/127\.0\.0\.1:9\/v1 ==\nABORTED: target .* is not answering/);
     assert.not.match(down.output, /next:|result: PASS/);
-    const segment = await runK6('rate-limit.js', { BASE_URL: baseUrl, API_KEY: SMALL.key }, dir, 60_000, [
+    const segment = await runK6(k6, 'rate-limit.js', { BASE_URL: baseUrl, API_KEY: SMALL.key }, dir, 60_000, [
       '--execution-segment',
       '0:1/2',
       '--execution-segment-sequence',
@@ -238,6 +237,7 @@ if (k6 === null) {
       await banning.start();
       try {
         const r = await runK6(
+          k6,
           'rate-limit.js',
           { BASE_URL: `${banning.info.uri}/v1`, API_KEY: 'test-free-key', PLAN: 'free', BAN: '1', BAN_DURATION: '200s' },
           dir,

@@ -21,7 +21,7 @@ import http from 'k6/http';
 import exec from 'k6/execution';
 import { Counter, Trend } from 'k6/metrics';
 import { keyLabel } from '../spec/rules/fields.js';
-import { DEFAULT_TOLERANCES, REFUSAL_STATUSES, readSnapshot, retryWaitMs } from '../spec/rules/snapshot.js';
+import { DEFAULT_TOLERANCES, REFUSAL_STATUSES, isRefusalStatus, readSnapshot } from '../spec/rules/snapshot.js';
 import { timelineSvg } from '../spec/rules/timeline-svg.js';
 import { EVENTS } from '../spec/rules/rules.js';
 import { baseUrl, boolEnv, clientsEnv, durationEnv, expectedLimit, numberEnv, stringEnv, summaryPath } from './lib/config.js';
@@ -289,31 +289,30 @@ function drive(mode, data) {
       return { status: r.status, headers: r.headers, receivedAtMs: now, sentAtMs: sentAtMs };
     })
   );
-  run.pacer.after(answers(run, judged.snapshots), now);
+  const answered = answers(run, judged.snapshots);
+  run.pacer.after(answered, now);
   record(run, judged);
   for (let i = 0; i < judged.snapshots.length; i++) {
-    const s = judged.snapshots[i];
     // A batch's broken rules and events are filed once, under its first response.
     const outcome = i === 0 ? judged.outcome : { violations: [], events: [] };
-    add(timelineSamples(s, outcome, { startMs: data.startedMs, bucketS: BUCKET_S, waitMs: retryWaitMs(s, run.judge.tolerances) }));
+    add(timelineSamples(judged.snapshots[i], outcome, { startMs: data.startedMs, bucketS: BUCKET_S, waitMs: answered[i].waitMs }));
   }
-  if (mode === 'ban' && run.probes === null) planBanProbes(run, judged.snapshots, judged.outcome.events.indexOf('ban_detected') >= 0, now);
+  if (mode === 'ban' && run.probes === null) planBanProbes(run, answered, judged.outcome.events.indexOf('ban_detected') >= 0, now);
 }
 
 /**
  * Follows the window the ban scenario is in and, once a ban is announced, plans its probes.
  * @param {Run} run
- * @param {import('../spec/rules/snapshot.js').Snapshot[]} snapshots
+ * @param {import('./lib/pacing.js').Answer[]} answered a batch's answers, all received at `now`
  * @param {boolean} detected
  * @param {number} now
  */
-function planBanProbes(run, snapshots, detected, now) {
+function planBanProbes(run, answered, detected, now) {
   let banDueMs = 0;
-  for (let i = 0; i < snapshots.length; i++) {
-    const s = snapshots[i];
-    const wait = retryWaitMs(s, run.judge.tolerances);
-    if (detected && s.refused && wait !== null) banDueMs = Math.max(banDueMs, s.receivedAtMs + wait);
-    if (!detected && s.reset !== null) run.windowEndMs = s.receivedAtMs + s.reset * 1000 - s.serverNowMs;
+  for (let i = 0; i < answered.length; i++) {
+    const a = answered[i];
+    if (detected && isRefusalStatus(a.status) && a.waitMs !== null) banDueMs = Math.max(banDueMs, now + a.waitMs);
+    if (!detected && a.resetInMs !== undefined && a.resetInMs !== null) run.windowEndMs = now + a.resetInMs;
   }
   if (!detected || banDueMs === 0) return;
   const plan = banProbeTimes({ detectedMs: now, banDueMs: banDueMs, windowEndMs: run.windowEndMs, slackMs: (SKEW_S + 1) * 1000 });

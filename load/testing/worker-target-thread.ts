@@ -27,7 +27,6 @@ async function startServer(spec: TargetSpec, clock: { now(): number } | undefine
     logger: false,
     storage: { type: 'memory' },
     ...(clock ? { clock } : {}),
-    ...(spec.rateLimit ? { rateLimit: spec.rateLimit as never } : {}),
   });
   await server.start();
   return { baseUrl: `${server.info.uri}/v1`, close: () => server.stop({ timeout: 1000 }) };

@@ -3,15 +3,13 @@
 // batch (http.batch) goes out all at once, so the server decides its requests concurrently, as it
 // would k6's. On the shim's fake clock the server reads that clock (a shared Float64 the handler
 // sets before each batch), so a run of minutes takes seconds; only the racy build's read-then-write
-// gap is real time, which is what makes concurrent requests overlap there.
+// gap is real time, which is what makes concurrent requests overlap there. On the real clock it is
+// a real k6's target, away from the thread whose Date.now the shim fakes and blocks.
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { SecondServerOptions } from '../../conformance/testing/second-server/index.ts';
 import type { FakeRequest, FakeResponse, Handler } from './k6-shim.ts';
 
-export type TargetSpec =
-  { kind: 'reference'; rateLimit?: Record<string, unknown> } | { kind: 'second'; options: Omit<SecondServerOptions, 'clock' | 'host' | 'port'> };
+export type TargetSpec = { kind: 'reference' } | { kind: 'second'; options: Omit<SecondServerOptions, 'clock' | 'host' | 'port'> };
 
 export type WireRequest = Pick<FakeRequest, 'method' | 'url' | 'headers' | 'body'>;
 export interface WireResponse {
@@ -29,7 +27,9 @@ export interface WorkerTarget {
   close(): Promise<void>;
 }
 
-const thread = join(dirname(fileURLToPath(import.meta.url)), 'worker-target-thread.ts');
+// Both as URLs resolved here: the eval'd worker would resolve a bare specifier from process.cwd().
+const thread = new URL('./worker-target-thread.ts', import.meta.url).href;
+const tsxApi = import.meta.resolve('tsx/esm/api');
 const BATCH_TIMEOUT_MS = 30_000;
 
 /**
@@ -46,7 +46,7 @@ export async function startWorkerTarget(spec: TargetSpec, startMs: number | null
     const { workerData, parentPort } = require('node:worker_threads');
     (async () => {
       // Node 20 does not hand the parent's module hooks to workers: register tsx here too.
-      (await import('tsx/esm/api')).register();
+      (await import(${JSON.stringify(tsxApi)})).register();
       const { serve } = await import(${JSON.stringify(thread)});
       parentPort.postMessage({ baseUrl: await serve(workerData) });
     })().catch((e) => parentPort.postMessage({ error: String(e && e.stack || e) }));`;
