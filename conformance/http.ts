@@ -19,12 +19,16 @@ export interface ExchangeRequest {
   body?: string;
   /** The body's bytes, when they are not UTF-8 text (a replay must send exactly these). */
   bytes?: Buffer;
+  /** The body's full size in bytes when `body` holds only its first part (a proxy's bounded capture). */
+  truncatedFrom?: number;
 }
 
 export interface ExchangeResponse {
   status: number;
   headers: Record<string, string>;
   body: string;
+  /** The body's full size in bytes when `body` holds only its first part (a proxy's bounded capture). */
+  truncatedFrom?: number;
 }
 
 export interface Exchange {

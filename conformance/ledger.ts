@@ -61,6 +61,7 @@ interface State {
 }
 
 const MAX_FAILURES_KEPT = 5;
+const MAX_SAME_CAUSE_KEPT = 20;
 
 /** What a failure says is wrong, without the request it names ("list without a key: body/code …" → "body/code …"). */
 function causeOf(message: string): string {
@@ -98,7 +99,8 @@ export class Ledger {
         const cause = causeOf(message);
         const first = state.failures.find((f) => f.rule === rule && causeOf(f.message) === cause && f.evidence.length > 0);
         if (first) {
-          (first.sameCause ??= []).push(message);
+          // The first few are named; the rest only counted (state.failed), so a stream of one mistake stays small.
+          if ((first.sameCause?.length ?? 0) < MAX_SAME_CAUSE_KEPT) (first.sameCause ??= []).push(message);
           return;
         }
         const failure: Failure = rule === undefined ? { message, evidence } : { message, evidence, rule };

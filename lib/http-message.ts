@@ -18,3 +18,36 @@ export function readBody(message: IncomingMessage): Promise<Buffer> {
     message.on('error', reject);
   });
 }
+
+/**
+ * The first `limit` bytes of a body that streams past: what a judge reads of a body of any size.
+ * `total` counts every byte; `truncated` says the body went on past the capture.
+ */
+export class BodyCapture {
+  readonly #limit: number;
+  readonly #chunks: Buffer[] = [];
+  #kept = 0;
+  total = 0;
+
+  constructor(limit: number) {
+    this.#limit = limit;
+  }
+
+  add(chunk: Buffer): void {
+    this.total += chunk.length;
+    const room = this.#limit - this.#kept;
+    if (room <= 0) return;
+    // A copy of the part kept, so a big chunk's memory is not held for a few bytes of it.
+    const part = chunk.length <= room ? chunk : Buffer.from(chunk.subarray(0, room));
+    this.#chunks.push(part);
+    this.#kept += part.length;
+  }
+
+  get truncated(): boolean {
+    return this.total > this.#kept;
+  }
+
+  bytes(): Buffer {
+    return this.#chunks.length === 1 ? this.#chunks[0]! : Buffer.concat(this.#chunks);
+  }
+}

@@ -11,7 +11,8 @@ import { parseOptions } from '../lib/cli-options.ts';
 import { stopWithParent } from '../lib/processes.ts';
 import { KitError, UsageError } from '../lib/errors.ts';
 import { PROXY_HELP, PROXY_OPTIONS } from './options.ts';
-import { buildReport, findingLine, formatConsole, formatHar, formatHtml, formatJson, formatJUnit, type FailOn, type ProxyReport } from './report.ts';
+import { HarWriter } from './har.ts';
+import { buildReport, findingLine, formatConsole, formatHtml, formatJson, formatJUnit, type FailOn, type ProxyReport } from './report.ts';
 import { createTrafficProxy } from './server.ts';
 
 export { PROXY_HELP };
@@ -26,6 +27,10 @@ export interface ProxyCliOptions {
   timeoutMs: number;
   durationSeconds?: number;
   faults: boolean;
+  ui: boolean;
+  captureBytes: number;
+  keep: number;
+  maxKeys: number;
   specPath: string;
   clockToleranceSeconds: number;
   failOn: FailOn;
@@ -58,6 +63,10 @@ export function parseProxyCli(argv: readonly string[], env: NodeJS.ProcessEnv = 
     insecure: v.insecure as boolean,
     timeoutMs: v.timeoutMs as number,
     faults: v.faults as boolean,
+    ui: v.ui as boolean,
+    captureBytes: v.captureBytes as number,
+    keep: v.keep as number,
+    maxKeys: v.maxKeys as number,
     specPath: typeof v.specPath === 'string' ? resolve(v.specPath) : DEFAULT_SPEC_PATH,
     clockToleranceSeconds: v.clockToleranceSeconds as number,
     failOn: v.failOn as FailOn,
@@ -84,6 +93,9 @@ export async function runProxy(options: ProxyCliOptions, controls: RunControls):
   const clock = controls.clock ?? { now: () => Date.now() };
   const startedAt = clock.now();
   const contract = await loadContract(options.specPath);
+  const har = options.har ? await HarWriter.open(options.har) : undefined;
+  let requests = 0;
+  let cutShort = 0;
   const proxy = createTrafficProxy({
     target: options.target,
     host: options.host,
@@ -92,8 +104,15 @@ export async function runProxy(options: ProxyCliOptions, controls: RunControls):
     headers: options.headers,
     tls: { ...(options.ca ? { ca: options.ca } : {}), insecure: options.insecure },
     timeoutMs: options.timeoutMs,
+    captureBytes: options.captureBytes,
+    limits: { keep: options.keep, maxKeys: options.maxKeys },
     faults: options.faults,
     clock,
+    onExchange: (exchange) => {
+      requests++;
+      if (exchange.error && /^(ETIMEDOUT|ECUTSHORT|ECLIENTGONE)/.test(exchange.error)) cutShort++;
+      har?.add(exchange);
+    },
     dateHeader: controls.dateHeader ?? true,
     clockToleranceSeconds: options.clockToleranceSeconds,
     onFinding: (f) => controls.stdout(`${findingLine(f, startedAt)}\n`),
@@ -108,13 +127,19 @@ export async function runProxy(options: ProxyCliOptions, controls: RunControls):
   } finally {
     await proxy.stop();
   }
+  const harWritten = await har?.close();
+  if (harWritten?.error) controls.stdout(`proxy: the HAR file could not be completed: ${harWritten.error}\n`);
+  else if (harWritten?.skipped) controls.stdout(`proxy: ${harWritten.skipped} exchanges left out of the HAR file: the disk fell behind the traffic\n`);
   const report = buildReport({
     target: options.target,
     startedAt,
     endedAt: clock.now(),
     keys: proxy.judge.report(),
+    summarised: proxy.judge.summarised(),
     findings: proxy.judge.findings,
-    requests: proxy.exchanges.length,
+    counts: proxy.judge.told,
+    requests,
+    cutShort,
     failOn: options.failOn,
   });
   controls.stdout(formatConsole(report, { verbose: options.verbose }));
@@ -122,7 +147,6 @@ export async function runProxy(options: ProxyCliOptions, controls: RunControls):
     [options.json, () => formatJson(report)],
     [options.junit, () => formatJUnit(report)],
     [options.html, () => formatHtml(report)],
-    [options.har, () => formatHar(proxy.exchanges)],
   ];
   for (const [path, text] of outputs) {
     if (!path) continue;

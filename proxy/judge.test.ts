@@ -93,7 +93,15 @@ test('an answer the window rules do not judge (an injected fault) still frees th
   judge.observe({ exchange: a, key: KEY });
   assert.is(judged(judge), 0);
   judge.observe({ exchange: injected, key: KEY, injected: true });
-  assert.is(judged(judge), 1, 'a is judged; the injected answer is not');
+  const points = judge.report()[0]!.timeline.points;
+  assert.equal(
+    points.map((p) => [p.atMs - start, Boolean(p.injected)]),
+    [
+      [0, true],
+      [1, false],
+    ],
+    'a is judged; the injected answer is drawn, marked as injected, not judged',
+  );
 });
 
 test.run();

@@ -3,6 +3,8 @@
 // and body schemas at must and should level) and the window rules of spec/rules through the kit's
 // rateLimitVerdict, per key; the client side with the client report's ClientRecorder. Nothing here
 // decides what is right: it only routes each exchange to those judges and tells of each new finding.
+// What it keeps is bounded by JudgeLimits whatever the traffic: per key the window state, the last
+// timeline points and a sample of exchanges; past maxKeys keys, the oldest idle ones are summarised.
 import { CATALOGUE } from '../conformance/catalogue.ts';
 import { LIVE_AREAS } from '../conformance/checks/index.ts';
 import { rateLimitArea } from '../conformance/checks/rate-limit.ts';
@@ -11,8 +13,11 @@ import { keyLabel, type Exchange } from '../conformance/http.ts';
 import { Ledger, type CheckLedger, type CheckResult } from '../conformance/ledger.ts';
 import type { Contract, OperationId } from '../conformance/openapi.ts';
 import { ClientRecorder, OBLIGATIONS, type ClientReport } from '../server/client-report/recorder.ts';
+import { headerValue, parseInteger } from '../spec/rules/fields.js';
 import type { Tolerances } from '../spec/rules/snapshot.js';
 import type { Timeline, TimelinePoint } from '../spec/rules/timeline-svg.js';
+import type { LastWindow } from './injected.ts';
+import { ExchangeSample, type SampleReport } from './sample.ts';
 
 export type Level = 'must' | 'should';
 
@@ -40,14 +45,44 @@ export interface KeyReport {
   /** The checks that judged this key's traffic (passed, failed or warned). */
   server: CheckResult[];
   client?: ClientReport;
+  /** The last timeline points (at most JudgeLimits.timelinePoints); `timelineDropped` earlier ones are not drawn. */
   timeline: Timeline;
+  timelineDropped: number;
+  /** The exchanges kept for the reports and how many were not. */
+  sample: SampleReport;
 }
+
+/** Keys summarised to stay within maxKeys: what is left of them. */
+export interface SummarisedKeys {
+  keys: number;
+  requests: number;
+  refused: number;
+  /** Per check id (server) or obligation id (client), how many of these keys failed it. */
+  failed: Record<string, number>;
+}
+
+/** How much the judge keeps, whatever the traffic. */
+export interface JudgeLimits {
+  /** Keys judged with their full state; past it the oldest idle key is summarised. */
+  maxKeys: number;
+  /** Exchanges kept per key for the reports (the last ones, and as many around refusals). */
+  keep: number;
+  /** Timeline points drawn per key (the last ones). */
+  timelinePoints: number;
+  /** Distinct causes told per key and check; further ones are counted in the report, not printed. */
+  causesPerCheck: number;
+  /** Findings kept in `findings` (all of them are counted and told). */
+  findings: number;
+}
+
+export const DEFAULT_LIMITS: JudgeLimits = { maxKeys: 1000, keep: 20, timelinePoints: 1000, causesPerCheck: 3, findings: 2000 };
 
 export interface JudgeOptions {
   contract: Contract;
   /** Whether a response's Date header is the server's clock (not for a test server on a manual clock). */
   dateHeader: boolean;
   tolerances?: Partial<Tolerances>;
+  limits?: Partial<JudgeLimits>;
   onFinding?: (finding: Finding) => void;
 }
 
@@ -75,53 +110,98 @@ function causeOf(message: string): string {
 }
 
 interface KeyState {
+  id: string;
   label: string;
   keyId: string;
   ledger: Ledger;
   views: CheckLedger[];
   windows: RateLimitVerdict;
+  /** One recorder per key, so a key summarised takes its client state with it. */
+  client: ClientRecorder;
+  sample: ExchangeSample;
   requests: number;
   refused: number;
   /** How many of its exchanges the window rules judged: the index of the next timeline point. */
   judged: number;
-  /** Client findings by timeline point, drawn with the server's broken rules. */
+  /** Client findings by timeline point (its index among all judged), drawn with the server's broken rules. */
   clientMarks: Map<number, Array<{ kind: string; level: Level; detail: string }>>;
+  /** Answers the proxy injected, drawn on the timeline as such (the last timelinePoints). */
+  injected: TimelinePoint[];
+  /** The last X-RateLimit-Reset and -Limit the server sent: an injected 429 names the same window. */
+  lastWindow: LastWindow;
+  /** The obligations' last verdicts, to tell each one once when it turns to no. */
+  verdicts: Map<string, string>;
+  /** Distinct causes told per check. */
+  causes: Map<string, number>;
+}
+
+/** Which operation a method and path name: one pattern per operation, compiled once. */
+export class OperationIndex {
+  readonly #byMethod = new Map<string, Array<[RegExp, OperationId]>>();
+
+  constructor(contract: Contract) {
+    for (const op of contract.operations.values()) {
+      const pattern = op.path
+        .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+        .replace(/\\?\{[^}]+\\?\}/g, '[^/]+')
+        .replace(/[{}]/g, '');
+      const list = this.#byMethod.get(op.method) ?? [];
+      list.push([new RegExp(`^(?:/[^?]*)?${pattern}/?$`), op.operationId]);
+      this.#byMethod.set(op.method, list);
+    }
+  }
+
+  /** The operation a request names: its method and a path that ends in one of the description's paths (any prefix, such as /v1). */
+  of(method: string, path: string): OperationId | undefined {
+    for (const [pattern, id] of this.#byMethod.get(method.toUpperCase()) ?? []) if (pattern.test(path)) return id;
+    return undefined;
+  }
 }
 
 export class TrafficJudge {
   readonly #options: JudgeOptions;
+  readonly #limits: JudgeLimits;
+  /** Keys with their full state, least recently active first. */
   readonly #keys = new Map<string, KeyState>();
-  readonly #client: ClientRecorder;
   readonly #deprecated: Set<string>;
-  /** Causes already told, per key and check: one line per finding, not per repetition. */
-  readonly #told = new Set<string>();
-  readonly #verdicts = new Map<string, string>();
   /** Per key, the requests that arrived and are not judged yet, by seq: their send times. */
   readonly #inFlight = new Map<string, Map<number, number>>();
+  readonly #listeners = new Set<(label: string) => void>();
+  #summarised: SummarisedKeys | undefined;
+  #keyCount = 0;
   #current: { seq: number; atMs: number } = { seq: 0, atMs: 0 };
+  /** The first findings (at most limits.findings), in the order they appeared. */
   readonly findings: Finding[] = [];
+  /** Every finding told, by level (findings past the kept ones included). */
+  readonly told = { must: 0, should: 0 };
 
   constructor(options: JudgeOptions) {
     this.#options = options;
+    this.#limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.#deprecated = new Set([...options.contract.operations.values()].filter((op) => op.deprecated).map((op) => op.operationId));
-    this.#client = new ClientRecorder(this.#deprecated);
   }
 
-  #tell(finding: Finding): void {
-    const key = `${finding.key}\u0000${finding.id}\u0000${causeOf(finding.message)}`;
-    if (this.#told.has(key)) return;
-    this.#told.add(key);
-    this.findings.push(finding);
+  #tell(state: KeyState, finding: Finding): void {
+    const cause = `${finding.id}\u0000${causeOf(finding.message)}`;
+    if (state.causes.has(cause)) return;
+    const ofCheck = `${finding.id}\u0000`;
+    const told = state.causes.get(ofCheck) ?? 0;
+    // Past a few causes of one check on one key, the rest are counted in the report per key.
+    if (told >= this.#limits.causesPerCheck) return;
+    state.causes.set(ofCheck, told + 1);
+    state.causes.set(cause, 1);
+    this.told[finding.level]++;
+    if (this.findings.length < this.#limits.findings) this.findings.push(finding);
     this.#options.onFinding?.(finding);
   }
 
   /** A ledger view that tells of each failure as it is recorded. */
-  #tapped(view: CheckLedger, label: string): CheckLedger {
+  #tapped(view: CheckLedger, state: () => KeyState): CheckLedger {
     const fail: CheckLedger['fail'] = (id, message, evidence = [], rule) => {
       view.fail(id, message, evidence, rule);
-      this.#tell({
+      this.#tell(state(), {
         atMs: this.#current.atMs,
-        key: label,
+        key: state().label,
         side: 'server',
         id,
         level: LEVEL_OF.get(id) ?? 'must',
@@ -144,33 +224,70 @@ export class TrafficJudge {
   #state(key: string | undefined): KeyState {
     const id = key ?? NO_KEY;
     const known = this.#keys.get(id);
-    if (known) return known;
+    if (known) {
+      // Most recently active last: the first ones are the idlest.
+      this.#keys.delete(id);
+      this.#keys.set(id, known);
+      return known;
+    }
+    if (this.#keys.size >= this.#limits.maxKeys) this.#summariseIdlest();
     const ledger = new Ledger(CATALOGUE);
-    const label = labelOf(key);
+    const self = (): KeyState => state;
     const scoped = (area: { name: string; checks: readonly { id: string }[] }) =>
       this.#tapped(
         ledger.scope(
           area.name,
           area.checks.map((c) => c.id),
         ),
-        label,
+        self,
       );
     const state: KeyState = {
-      label,
-      keyId: `key-${this.#keys.size + 1}`,
+      id,
+      label: labelOf(key),
+      keyId: `key-${++this.#keyCount}`,
       ledger,
       views: LIVE_AREAS.map(scoped),
       windows: rateLimitVerdict(scoped(rateLimitArea), {
         dateHeader: this.#options.dateHeader,
+        maxPoints: this.#limits.timelinePoints,
         ...(this.#options.tolerances ? { tolerances: this.#options.tolerances } : {}),
       }),
+      client: new ClientRecorder(this.#deprecated),
+      sample: new ExchangeSample(this.#limits.keep),
       requests: 0,
       refused: 0,
       judged: 0,
       clientMarks: new Map(),
+      injected: [],
+      lastWindow: {},
+      verdicts: new Map(),
+      causes: new Map(),
     };
     this.#keys.set(id, state);
     return state;
+  }
+
+  /** The least recently active key with nothing in flight leaves its full state for a line in the summary. */
+  #summariseIdlest(): void {
+    let scanned = 0;
+    for (const [id, state] of this.#keys) {
+      if (++scanned > 256) return;
+      if (this.#inFlight.has(id)) continue;
+      const report = this.#report(state);
+      const summary = (this.#summarised ??= { keys: 0, requests: 0, refused: 0, failed: {} });
+      summary.keys++;
+      summary.requests += report.requests;
+      summary.refused += report.refused;
+      const failedIds = [
+        ...report.server.filter((r) => r.outcome === 'failed' || r.outcome === 'warned').map((r) => r.id),
+        ...Object.entries(report.client?.obligations ?? {})
+          .filter(([, o]) => o.verdict === 'no')
+          .map(([name]) => OBLIGATIONS[name as keyof ClientReport['obligations']].id),
+      ];
+      for (const failed of failedIds) summary.failed[failed] = (summary.failed[failed] ?? 0) + 1;
+      this.#keys.delete(id);
+      return;
+    }
   }
 
   /**
@@ -205,6 +322,11 @@ export class TrafficJudge {
     return oldest;
   }
 
+  /** The window the key's last answer from the server named (for an injected 429). */
+  lastWindow(key: string | undefined): LastWindow {
+    return this.#keys.get(key ?? NO_KEY)?.lastWindow ?? {};
+  }
+
   /** Judges one exchange, in the order the requests were made; findings are told as they appear. */
   observe({ exchange, key, injected }: Observed): void {
     const oldestInFlight = this.#oldestInFlight(key, exchange);
@@ -212,27 +334,52 @@ export class TrafficJudge {
     this.#current = { seq: exchange.seq, atMs: exchange.receivedAt };
     state.requests++;
     const status = exchange.response?.status ?? 0;
-    if (status === 429 || status === 403) state.refused++;
+    const refused = status === 429 || status === 403;
+    if (refused) state.refused++;
+    state.sample.add(exchange, refused);
     if (!injected) {
+      const res = exchange.response;
+      if (res) {
+        const reset = parseInteger(headerValue(res.headers, 'x-ratelimit-reset'));
+        const limit = parseInteger(headerValue(res.headers, 'x-ratelimit-limit'));
+        if (reset !== null || limit !== null) state.lastWindow = { ...(reset !== null ? { reset } : {}), ...(limit !== null ? { limit } : {}) };
+      }
       LIVE_AREAS.forEach((area, i) => {
         if (exchange.outside && area.name !== 'responses') return;
         area.inspect(exchange, { ledger: state.views[i]!, contract: this.#options.contract, options: { profile: 'full' } });
       });
     }
+    this.#windows(state, exchange, injected === true, oldestInFlight);
+    this.#notify(state.label);
+  }
+
+  /** The window rules and the client's obligations: what depends on the key's order of answers. */
+  #windows(state: KeyState, exchange: Exchange, injected: boolean, oldestInFlight: number | null): void {
     // Answers of concurrent requests come back in any order: the window rules hear them once their
     // place is certain. One they do not judge (injected, outside the description) still frees the others.
     if (exchange.outside) {
       state.windows.settle(oldestInFlight);
       return;
     }
+    const status = exchange.response?.status ?? 0;
     const windows = injected ? state.windows.settle(oldestInFlight) : state.windows.observeArrival(exchange, oldestInFlight);
     const ban = !injected && windows.events.includes('ban_detected');
-    const point = injected ? undefined : state.judged++;
-    if (key === undefined) return;
-    const body = exchange.response ? safeJson(exchange.response.body) : undefined;
+    let point: number | undefined;
+    if (injected) {
+      const retryAfter = parseInteger(exchange.response?.headers['retry-after']);
+      state.injected.push({
+        atMs: exchange.sentAt,
+        status,
+        injected: true,
+        ...(status === 429 && retryAfter !== null ? { retryAfterMs: retryAfter * 1000 } : {}),
+      });
+      if (state.injected.length > this.#limits.timelinePoints) state.injected.shift();
+    } else point = state.judged++;
+    if (state.id === NO_KEY) return;
+    const body = exchange.response && exchange.response.truncatedFrom === undefined ? safeJson(exchange.response.body) : undefined;
     const code = body && typeof body === 'object' && typeof (body as { code?: unknown }).code === 'string' ? (body as { code: string }).code : undefined;
     const retryAfter = exchange.response?.headers['retry-after'];
-    this.#client.observe({
+    state.client.observe({
       atMs: exchange.receivedAt,
       sentAtMs: exchange.sentAt,
       keyId: state.keyId,
@@ -249,17 +396,16 @@ export class TrafficJudge {
 
   /** An obligation the client has now broken, told once when its verdict turns to no. */
   #clientFindings(state: KeyState, point: number | undefined): void {
-    const report = this.#client.report().find((r) => r.keyId === state.keyId);
+    const report = state.client.report()[0];
     if (!report) return;
     for (const [name, o] of Object.entries(report.obligations) as Array<
       [keyof ClientReport['obligations'], ClientReport['obligations'][keyof ClientReport['obligations']]]
     >) {
-      const at = `${state.keyId}:${name}`;
-      const before = this.#verdicts.get(at);
-      this.#verdicts.set(at, o.verdict);
+      const before = state.verdicts.get(name);
+      state.verdicts.set(name, o.verdict);
       if (o.verdict !== 'no' || before === 'no') continue;
       const def = OBLIGATIONS[name];
-      this.#tell({
+      this.#tell(state, {
         atMs: this.#current.atMs,
         key: state.label,
         side: 'client',
@@ -272,29 +418,59 @@ export class TrafficJudge {
     }
   }
 
-  /** Every key seen so far, each with its server checks, its client's obligations and its timeline. */
-  report(): KeyReport[] {
-    const clients = new Map(this.#client.report().map((c) => [c.keyId, c]));
-    return [...this.#keys.values()].map((s) => {
-      const server = s.ledger.results({ strict: false, selected: () => undefined }).filter((r) => r.outcome !== 'not-run');
-      const client = clients.get(s.keyId);
-      return {
-        key: s.label,
-        requests: s.requests,
-        refused: s.refused,
-        server,
-        ...(client ? { client } : {}),
-        timeline: { key: s.label, points: this.#points(s) },
-      };
-    });
+  /** Called with a key's label after each exchange of it is judged (the live view); returns the unsubscribe. */
+  subscribe(listener: (label: string) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
-  /** The key's timeline: what the window rules saw, and where the client first broke each obligation. */
+  #notify(label: string): void {
+    for (const listener of this.#listeners) listener(label);
+  }
+
+  /** Every key judged in full, each with its server checks, its client's obligations and its timeline. */
+  report(): KeyReport[] {
+    return [...this.#keys.values()].map((s) => this.#report(s));
+  }
+
+  /** One key's report, by its label; undefined when no such key is judged in full (any more). */
+  keyReport(label: string): KeyReport | undefined {
+    for (const s of this.#keys.values()) if (s.label === label) return this.#report(s);
+    return undefined;
+  }
+
+  /** The keys summarised to stay within maxKeys; undefined when none was. */
+  summarised(): SummarisedKeys | undefined {
+    return this.#summarised && { ...this.#summarised, failed: { ...this.#summarised.failed } };
+  }
+
+  #report(s: KeyState): KeyReport {
+    const server = s.ledger.results({ strict: false, selected: () => undefined }).filter((r) => r.outcome !== 'not-run');
+    const client = s.id === NO_KEY ? undefined : s.client.report()[0];
+    const points = this.#points(s);
+    return {
+      key: s.label,
+      requests: s.requests,
+      refused: s.refused,
+      server,
+      ...(client ? { client: { ...client, timeline: [] } } : {}),
+      timeline: { key: s.label, points },
+      timelineDropped: s.windows.judgedCount() - (points.length - s.injected.length),
+      sample: s.sample.report(),
+    };
+  }
+
+  /** The key's timeline: what the window rules saw, where the client first broke each obligation, and what the proxy injected. */
   #points(s: KeyState): TimelinePoint[] {
-    return s.windows.timeline().map((p, i) => {
-      const marks = s.clientMarks.get(i);
+    const drawn = s.windows.timeline();
+    const first = s.windows.judgedCount() - drawn.length;
+    const points = drawn.map((p, i) => {
+      const marks = s.clientMarks.get(first + i);
       return marks ? { ...p, violations: [...(p.violations ?? []), ...marks] } : p;
     });
+    for (const at of s.clientMarks.keys()) if (at < first) s.clientMarks.delete(at);
+    if (s.injected.length === 0) return points;
+    return [...points, ...s.injected].sort((a, b) => a.atMs - b.atMs);
   }
 
   /** The operations the contract marks deprecated (for reports). */
@@ -311,15 +487,7 @@ function safeJson(text: string): unknown {
   }
 }
 
-/** The operation a request names: its method and a path that ends in one of the description's paths (any prefix, such as /v1). */
+/** The operation a request names (see OperationIndex; build one index to ask many times). */
 export function operationOf(contract: Contract, method: string, path: string): OperationId | undefined {
-  for (const op of contract.operations.values()) {
-    if (op.method !== method.toUpperCase()) continue;
-    const pattern = op.path
-      .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
-      .replace(/\\?\{[^}]+\\?\}/g, '[^/]+')
-      .replace(/[{}]/g, '');
-    if (new RegExp(`^(?:/[^?]*)?${pattern}/?$`).test(path)) return op.operationId;
-  }
-  return undefined;
+  return new OperationIndex(contract).of(method, path);
 }

@@ -4,7 +4,11 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Exchange } from '../conformance/http.ts';
 import type { Finding } from './judge.ts';
-import { buildReport, findingLine, formatHar, formatJUnit, type FailOn } from './report.ts';
+import { buildReport, findingLine, formatJUnit, type FailOn } from './report.ts';
+import { HarWriter } from './har.ts';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const finding = (level: 'must' | 'should', side: 'server' | 'client' = 'client'): Finding => ({
   atMs: 12_300,
@@ -34,7 +38,7 @@ test('a finding reads: time since start, key, side, level, check, what was seen,
   assert.is(findingLine(finding('must'), 0), '  +12.3 s  test-f…      client MUST   client.waits-retry-after: what was seen (#7)');
 });
 
-test('JUnit has a testsuite per key; HAR an entry per exchange with the redacted headers it was given', () => {
+test('JUnit has a testsuite per key; HAR, streamed to its file, an entry per exchange with the redacted headers it was given', async () => {
   const report = buildReport({
     target: 'http://t',
     startedAt: 0,
@@ -55,6 +59,7 @@ test('JUnit has a testsuite per key; HAR an entry per exchange with the redacted
           requests: 1,
           refused: 0,
           ready: false,
+          warnings: 1,
           timeline: [],
           obligations: {
             waitsRetryAfter: { verdict: 'no', detail: '1 of 1 retries came before Retry-After' },
@@ -64,6 +69,8 @@ test('JUnit has a testsuite per key; HAR an entry per exchange with the redacted
           },
         },
         timeline: { key: 'test-f…', points: [] },
+        timelineDropped: 0,
+        sample: { exchanges: [], dropped: 1 },
       },
     ],
   });
@@ -80,7 +87,13 @@ test('JUnit has a testsuite per key; HAR an entry per exchange with the redacted
     sentAt: 1000,
     receivedAt: 1012,
   };
-  const har = JSON.parse(formatHar([exchange])) as {
+  const dir = await mkdtemp(join(tmpdir(), 'proxy-har-'));
+  const writer = await HarWriter.open(join(dir, 'r.har'));
+  writer.add(exchange);
+  assert.equal(await writer.close(), { entries: 1, skipped: 0 });
+  const text = await readFile(join(dir, 'r.har'), 'utf8');
+  await rm(dir, { recursive: true, force: true });
+  const har = JSON.parse(text) as {
     log: {
       version: string;
       entries: Array<{ time: number; request: { queryString: Array<{ name: string; value: string }>; headers: unknown[] }; response: { status: number } }>;

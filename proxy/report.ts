@@ -3,21 +3,31 @@
 // traffic). Keys never appear: the exchanges the proxy keeps already carry redacted Authorization
 // and secret-named headers, and keys are shown by their first characters.
 import { formatExchange, type Exchange } from '../conformance/http.ts';
+import { curlLine } from '../conformance/report/curl.ts';
 import type { CheckResult } from '../conformance/ledger.ts';
 import { OBLIGATIONS, type ClientReport } from '../server/client-report/recorder.ts';
 import { timelineSvg } from '../spec/rules/timeline-svg.js';
-import type { Finding, KeyReport, Level } from './judge.ts';
+import type { Finding, KeyReport, Level, SummarisedKeys } from './judge.ts';
 
 export type FailOn = Level | 'none';
+
+/** Keys the HTML page and the console show in full; the JSON has every key. */
+export const KEYS_SHOWN = 50;
 
 export interface ProxyReport {
   target: string;
   startedAt: string;
   durationMs: number;
   requests: number;
+  /** Exchanges cut short: by --timeout, by the stop, or by a client that went away. */
+  cutShort: number;
   keys: KeyReport[];
-  /** Every finding, in the order it appeared (one per cause, per key and check). */
+  /** Keys summarised to keep memory bounded (--max-keys). */
+  summarised?: SummarisedKeys;
+  /** The first findings, in the order they appeared (one per cause, per key and check). */
   findings: Finding[];
+  /** Every finding told, by level (findings past the kept ones included). */
+  counts: { must: number; should: number };
   failOn: FailOn;
   exitCode: number;
 }
@@ -27,21 +37,40 @@ export function buildReport(input: {
   startedAt: number;
   endedAt: number;
   keys: KeyReport[];
+  summarised?: SummarisedKeys | undefined;
   findings: Finding[];
+  counts?: { must: number; should: number };
   requests: number;
+  cutShort?: number;
   failOn: FailOn;
 }): ProxyReport {
-  const failing = input.findings.some((f) => input.failOn === 'should' || (input.failOn === 'must' && f.level === 'must'));
+  const counts = input.counts ?? {
+    must: input.findings.filter((f) => f.level === 'must').length,
+    should: input.findings.filter((f) => f.level === 'should').length,
+  };
+  const failing = input.failOn === 'should' ? counts.must + counts.should > 0 : input.failOn === 'must' && counts.must > 0;
   return {
     target: input.target,
     startedAt: new Date(input.startedAt).toISOString(),
     durationMs: input.endedAt - input.startedAt,
     requests: input.requests,
+    cutShort: input.cutShort ?? 0,
     keys: input.keys,
+    ...(input.summarised ? { summarised: input.summarised } : {}),
     findings: input.findings,
+    counts,
     failOn: input.failOn,
-    exitCode: input.failOn !== 'none' && failing ? 1 : 0,
+    exitCode: failing ? 1 : 0,
   };
+}
+
+/** The keys to show first: those with findings, then the busiest. */
+function byInterest(keys: readonly KeyReport[]): KeyReport[] {
+  const weight = (k: KeyReport) =>
+    k.server.filter((r) => r.outcome === 'failed').length * 4 +
+    k.server.filter((r) => r.outcome === 'warned').length +
+    Object.values(k.client?.obligations ?? {}).filter((o) => o.verdict === 'no').length * 4;
+  return [...keys].sort((a, b) => weight(b) - weight(a) || b.requests - a.requests);
 }
 
 /** The console line of one finding, as it happens: time since start, key, side, level, check and what was seen. */
@@ -52,9 +81,13 @@ export function findingLine(f: Finding, startedAt: number): string {
 
 const MARK: Record<CheckResult['outcome'], string> = { passed: 'PASS', failed: 'FAIL', warned: 'WARN', 'not-run': 'SKIP' };
 
+/** NOT READY only on a must; should-level breaches are warnings, as conform counts them. */
 function clientVerdict(c: ClientReport | undefined): string {
   if (!c) return 'client: not judged (no key)';
-  return `client ${c.ready ? 'READY' : 'NOT READY'}`;
+  const warnings = (Object.entries(c.obligations) as Array<[keyof ClientReport['obligations'], { verdict: string }]>).filter(
+    ([name, o]) => o.verdict === 'no' && OBLIGATIONS[name].level === 'should',
+  ).length;
+  return `client ${c.ready ? 'READY' : 'NOT READY'}${warnings > 0 ? ` (${warnings} warning${warnings === 1 ? '' : 's'})` : ''}`;
 }
 
 function serverCounts(server: CheckResult[]): string {
@@ -68,10 +101,11 @@ function serverCounts(server: CheckResult[]): string {
 export function formatConsole(report: ProxyReport, options: { verbose?: boolean } = {}): string {
   const lines = [
     '',
-    `Traffic through the proxy to ${report.target}: ${report.requests} requests in ${(report.durationMs / 1000).toFixed(1)} s, ${report.findings.length} findings`,
+    `Traffic through the proxy to ${report.target}: ${report.requests} requests in ${(report.durationMs / 1000).toFixed(1)} s, ${report.counts.must + report.counts.should} findings${report.cutShort > 0 ? `, ${report.cutShort} exchanges cut short` : ''}`,
   ];
-  if (report.keys.length === 0) lines.push('No request passed.');
-  for (const k of report.keys) {
+  if (report.keys.length === 0 && !report.summarised) lines.push('No request passed.');
+  const shown = byInterest(report.keys);
+  for (const k of shown.slice(0, KEYS_SHOWN)) {
     lines.push('', `${k.key}: ${k.requests} requests, ${k.refused} refused  ${serverCounts(k.server)}; ${clientVerdict(k.client)}`);
     for (const r of k.server) {
       if (r.outcome === 'passed' && !options.verbose) continue;
@@ -89,22 +123,33 @@ export function formatConsole(report: ProxyReport, options: { verbose?: boolean 
       }
     }
   }
+  if (shown.length > KEYS_SHOWN) lines.push('', `… and ${shown.length - KEYS_SHOWN} more keys (every key is in --json)`);
+  if (report.summarised) lines.push('', summaryLine(report.summarised));
   const verdict =
     report.failOn === 'none'
       ? ''
       : report.exitCode === 0
         ? `  (no ${report.failOn}-level finding: exit 0)`
         : `  (a ${report.failOn}-level finding was seen: exit 1)`;
-  lines.push(
-    '',
-    `${report.findings.filter((f) => f.level === 'must').length} must, ${report.findings.filter((f) => f.level === 'should').length} should findings${verdict}`,
-  );
+  lines.push('', `${report.counts.must} must, ${report.counts.should} should findings${verdict}`);
   return `${lines.join('\n')}\n`;
 }
 
-function redactedExchange(ex: Exchange) {
+function summaryLine(s: SummarisedKeys): string {
+  const failed = Object.entries(s.failed)
+    .map(([id, n]) => `${id} (${n})`)
+    .join(', ');
+  return `${s.keys} idle keys summarised past --max-keys: ${s.requests} requests, ${s.refused} refused${failed ? `; failed: ${failed}` : ''}`;
+}
+
+/** An exchange as the reports keep it: no raw bytes, and a curl line that sends it again with $API_KEY. */
+function redactedExchange(ex: Exchange): Exchange {
   const { bytes: _bytes, ...request } = ex.request;
-  return { ...ex, request };
+  const auth = /^(\S+)\s/.exec(request.headers.authorization ?? '');
+  const replay =
+    ex.replay ??
+    curlLine({ ...request, headers: { ...request.headers, ...(auth ? { authorization: `${auth[1]} \u0000key` } : {}) } }, auth ? { API_KEY: '\u0000key' } : {});
+  return { ...ex, request, replay };
 }
 
 /** The whole report as JSON; the exchanges shown are the redacted ones the proxy kept. */
@@ -112,6 +157,7 @@ export function formatJson(report: ProxyReport): string {
   const keys = report.keys.map((k) => ({
     ...k,
     server: k.server.map((r) => ({ ...r, failures: r.failures.map((f) => ({ ...f, evidence: f.evidence.map(redactedExchange) })) })),
+    sample: { ...k.sample, exchanges: k.sample.exchanges.map(redactedExchange) },
   }));
   return `${JSON.stringify({ ...report, keys }, null, 2)}\n`;
 }
@@ -190,6 +236,19 @@ function serverRow(r: CheckResult): string {
   return `<tr data-outcome="${r.outcome}"><td><span class="verdict ${r.outcome}">${MARK[r.outcome]}</span></td><td>${r.level}</td><td><code>${esc(r.id)}</code></td><td>${detail}${shown}<br><small>§ ${esc(r.section)}</small></td></tr>`;
 }
 
+/** The HTML shows a few of the exchanges kept; the JSON has them all. */
+const SAMPLE_SHOWN = 5;
+
+function sampleSection(k: KeyReport): string {
+  const { exchanges, dropped } = k.sample;
+  const shown = exchanges.slice(-SAMPLE_SHOWN);
+  const more = exchanges.length - shown.length;
+  const note = `${k.requests} exchanges: the last ${shown.length} shown${more > 0 ? `, ${more} more kept in the JSON report (--json)` : ''}${dropped > 0 ? `, ${dropped} not kept (--keep sizes the sample)` : ''}.`;
+  return `<details class="sample"><summary>Exchanges</summary><p><small>${esc(note)}</small></p>${shown
+    .map((ex) => `<pre>${esc(formatExchange(ex, 1000))}</pre>`)
+    .join('\n')}</details>`;
+}
+
 function keySection(k: KeyReport): string {
   const client = k.client
     ? `<table><thead><tr><th>verdict</th><th>level</th><th>obligation</th><th>seen</th></tr></thead><tbody>${(
@@ -203,70 +262,46 @@ function keySection(k: KeyReport): string {
     : '<p>Requests without a key: no client obligation to judge.</p>';
   return `<section class="key" data-key="${esc(k.key)}">
 <h2>Key <code>${esc(k.key)}</code>: ${k.requests} requests, ${k.refused} refused</h2>
-${timelineSvg(k.timeline)}
+${timelineSvg(k.timeline)}${k.timelineDropped > 0 ? `\n<p><small>The timeline draws the last ${k.timeline.points.length} answers; ${k.timelineDropped} earlier ones were judged and are not drawn.</small></p>` : ''}
 <h3>Server (${esc(serverCounts(k.server))})</h3>
 <table><thead><tr><th>verdict</th><th>level</th><th>check</th><th>seen</th></tr></thead><tbody>${k.server.map(serverRow).join('\n')}</tbody></table>
 <h3>${esc(clientVerdict(k.client))}</h3>
 ${client}
+${sampleSection(k)}
 </section>`;
+}
+
+/** A key not shown in full: one row. */
+function keyRow(k: KeyReport): string {
+  return `<tr data-key="${esc(k.key)}"><td><code>${esc(k.key)}</code></td><td>${k.requests}</td><td>${k.refused}</td><td>${esc(serverCounts(k.server))}</td><td>${esc(clientVerdict(k.client))}</td></tr>`;
+}
+
+function otherKeys(report: ProxyReport, rest: readonly KeyReport[]): string {
+  const rows = rest.length
+    ? `<h2>${rest.length} more keys</h2><p>Shown in full in the JSON report (--json).</p><table><thead><tr><th>key</th><th>requests</th><th>refused</th><th>server</th><th>client</th></tr></thead><tbody>${rest.map(keyRow).join('\n')}</tbody></table>`
+    : '';
+  const summary = report.summarised ? `<h2>Summarised keys</h2><p>${esc(summaryLine(report.summarised))}</p>` : '';
+  return rows + summary;
 }
 
 /** One self-contained page: per key its timeline, the server's checks and the client's obligations. */
 export function formatHtml(report: ProxyReport): string {
+  const shownKeys = byInterest(report.keys);
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; connect-src 'none'; form-action 'none'; base-uri 'none'">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Traffic to ${esc(report.target)}: ${report.findings.length} findings</title>
+<title>Traffic to ${esc(report.target)}: ${report.counts.must + report.counts.should} findings</title>
 <style>${CSS}</style>
 </head>
 <body>
 <h1>Traffic through the proxy to <code>${esc(report.target)}</code></h1>
-<p>${report.requests} requests from ${esc(report.startedAt)} in ${(report.durationMs / 1000).toFixed(1)} s; ${report.findings.filter((f) => f.level === 'must').length} must and ${report.findings.filter((f) => f.level === 'should').length} should findings.</p>
-${report.keys.map(keySection).join('\n')}
+<p>${report.requests} requests from ${esc(report.startedAt)} in ${(report.durationMs / 1000).toFixed(1)} s; ${report.counts.must} must and ${report.counts.should} should findings${report.cutShort > 0 ? `; ${report.cutShort} exchanges cut short` : ''}.</p>
+${shownKeys.slice(0, KEYS_SHOWN).map(keySection).join('\n')}
+${otherKeys(report, shownKeys.slice(KEYS_SHOWN))}
 </body>
 </html>
 `;
-}
-
-/** The traffic as HAR 1.2 (keys redacted), for a browser's network panel or any HAR viewer. */
-export function formatHar(exchanges: readonly Exchange[]): string {
-  const pairs = (headers: Record<string, string>) => Object.entries(headers).map(([name, value]) => ({ name, value }));
-  const entries = exchanges.map((ex) => {
-    const url = new URL(ex.request.url);
-    const res = ex.response;
-    const wait = Math.max(0, ex.receivedAt - ex.sentAt);
-    return {
-      startedDateTime: new Date(ex.sentAt).toISOString(),
-      time: wait,
-      request: {
-        method: ex.request.method,
-        url: ex.request.url,
-        httpVersion: 'HTTP/1.1',
-        cookies: [],
-        headers: pairs(ex.request.headers),
-        queryString: [...url.searchParams].map(([name, value]) => ({ name, value })),
-        ...(ex.request.body !== undefined ? { postData: { mimeType: ex.request.headers['content-type'] ?? '', text: ex.request.body } } : {}),
-        headersSize: -1,
-        bodySize: ex.request.body?.length ?? 0,
-      },
-      response: {
-        status: res?.status ?? 0,
-        statusText: ex.error ?? '',
-        httpVersion: 'HTTP/1.1',
-        cookies: [],
-        headers: pairs(res?.headers ?? {}),
-        content: { size: res?.body.length ?? 0, mimeType: res?.headers['content-type'] ?? '', text: res?.body ?? '' },
-        redirectURL: res?.headers.location ?? '',
-        headersSize: -1,
-        bodySize: res?.body.length ?? -1,
-      },
-      cache: {},
-      timings: { send: 0, wait, receive: 0 },
-      comment: ex.outside ? `outside the description: ${ex.outside}` : ex.operationId,
-    };
-  });
-  return `${JSON.stringify({ log: { version: '1.2', creator: { name: 'adoption-kit proxy', version: '1' }, entries } }, null, 2)}\n`;
 }

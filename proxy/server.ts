@@ -1,8 +1,10 @@
 // The judging proxy: an HTTP server that forwards every request unchanged to the target (over TLS
-// with --ca or --insecure, plus the --header values), streams the answer back unchanged, and hands
-// each finished exchange to the TrafficJudge. Nothing is added, removed or delayed, except the faults
-// a client asks for with Prefer when --faults is on. Like createServer of the reference server, it is
-// built here and started by its caller.
+// with --ca or --insecure, plus the --header values), streams both bodies through as they come,
+// and hands each finished exchange to the TrafficJudge with the first --capture bytes of each body.
+// Nothing is added, removed or delayed, except the faults a client asks for with Prefer when
+// --faults is on. An exchange lasts at most --timeout in total; stop() ends within a bounded time
+// whatever is in flight. Like createServer of the reference server, it is built here and started by
+// its caller.
 import {
   createServer as createHttpServer,
   Agent as HttpAgent,
@@ -14,15 +16,14 @@ import {
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Clock, Exchange } from '../conformance/http.ts';
-import { bodyText, redactHeader } from '../conformance/http.ts';
+import { redactHeader } from '../conformance/http.ts';
 import type { Contract } from '../conformance/openapi.ts';
-import { curlLine } from '../conformance/report/curl.ts';
 import type { TlsSettings } from '../conformance/transport.ts';
 import { tlsExplanation } from '../conformance/transport.ts';
 import { parsePrefer } from '../server/plugins/faults.ts';
-import { headerValue, parseInteger } from '../spec/rules/fields.js';
-import { operationOf, TrafficJudge, type Finding } from './judge.ts';
-import { flatHeaders, readBody } from '../lib/http-message.ts';
+import { BodyCapture, flatHeaders } from '../lib/http-message.ts';
+import { injectedAnswer, keyOf, MAX_DELAY_MS } from './injected.ts';
+import { OperationIndex, TrafficJudge, type Finding, type JudgeLimits } from './judge.ts';
 
 export interface ProxyOptions {
   /** Where requests go: an origin, optionally with a path prefix that is put before every request's path. */
@@ -33,167 +34,184 @@ export interface ProxyOptions {
   /** Sent with every forwarded request (--header), e.g. for a gateway in front of the target. */
   headers?: Record<string, string>;
   tls?: TlsSettings;
+  /** The longest an exchange may last, from the request's arrival to the end of its answer. */
   timeoutMs: number;
+  /** How many bytes of each body are kept for judging (--capture); the rest streams through unseen. */
+  captureBytes?: number;
   /** Answer Prefer: code=429|500|503 in the server's place, and hold a request for Prefer: delay=<ms>. */
   faults?: boolean;
   clock?: Clock;
   /** Whether a response's Date header is the server's clock (false for a test server on a manual clock). */
   dateHeader?: boolean;
   clockToleranceSeconds?: number;
+  /** How much the judge keeps (keys with full state, exchanges per key). */
+  limits?: Partial<JudgeLimits>;
   onFinding?: (finding: Finding) => void;
+  /** Every finished exchange, keys redacted, as it is judged (the HAR is streamed from it). */
+  onExchange?: (exchange: Exchange) => void;
+  /** Requests the proxy answers itself instead of forwarding (the live view); true when it did. */
+  own?: (req: IncomingMessage, res: ServerResponse) => boolean;
   /** Waits that many ms (Prefer: delay); tests pass one that moves their clock. */
   sleep?: (ms: number) => Promise<void>;
 }
 
 export interface TrafficProxy {
   readonly judge: TrafficJudge;
-  /** Every exchange that passed, keys redacted (the HAR is written from them). */
-  readonly exchanges: Exchange[];
   /** Starts listening; the URL clients use instead of the target's. */
   start(): Promise<string>;
-  /** Stops listening and closes the connections to the target; exchanges under way are finished first. */
-  stop(): Promise<void>;
+  /**
+   * Stops listening; exchanges under way get `graceMs` (default 2 s) to finish, then are cut short
+   * (judged on what had come, or counted as cut when no answer had started), and the connections close.
+   */
+  stop(graceMs?: number): Promise<void>;
 }
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
-const MAX_DELAY_MS = 60_000;
-
-/** The key of an Authorization header, whatever the scheme; undefined without one. */
-function keyOf(authorization: string | undefined): string | undefined {
-  if (!authorization) return undefined;
-  const m = /^\S+\s+(.+)$/.exec(authorization.trim());
-  return m ? m[1]!.trim() : authorization.trim();
-}
+export const DEFAULT_CAPTURE_BYTES = 65_536;
+export const DEFAULT_STOP_GRACE_MS = 2_000;
+const SECRET_QUERY = /token|key|secret|password|auth/i;
 
 /** Query parameters named like a secret (api_key=...) are shown redacted too. */
 function redactUrl(url: string): string {
+  const at = url.indexOf('?');
+  if (at < 0) return url;
   const parsed = new URL(url);
-  for (const name of [...parsed.searchParams.keys()]) if (/token|key|secret|password|auth/i.test(name)) parsed.searchParams.set(name, '<redacted>');
+  for (const name of [...parsed.searchParams.keys()]) if (SECRET_QUERY.test(name)) parsed.searchParams.set(name, '<redacted>');
   return parsed.toString();
 }
 
-/** The Error body and headers of a fault the proxy answers in the server's place. */
-function injectedAnswer(
-  code: 429 | 500 | 503,
-  lastReset: number | undefined,
-  lastLimit: number | undefined,
-  nowMs: number,
-): { headers: Record<string, string>; body: string } {
-  const messages = {
-    429: ['rate_limited', 'Too many requests (injected by the proxy).'],
-    500: ['internal_error', 'Internal error (injected by the proxy).'],
-    503: ['service_unavailable', 'Service unavailable (injected by the proxy).'],
-  } as const;
-  const [errorCode, message] = messages[code];
-  const headers: Record<string, string> = {
-    'content-type': 'application/json; charset=utf-8',
-    'cache-control': 'no-store',
-    'x-fault-injected': `code=${code}`,
-  };
-  if (code === 429) {
-    // The 429 the key would get: its window's end as the last answer named it, else a minute.
-    const now = Math.floor(nowMs / 1000);
-    const reset = lastReset !== undefined && lastReset > now ? lastReset : now + 60;
-    headers['retry-after'] = String(Math.max(1, reset - now));
-    headers['x-ratelimit-limit'] = String(lastLimit ?? 0);
-    headers['x-ratelimit-remaining'] = '0';
-    headers['x-ratelimit-reset'] = String(reset);
-  } else if (code === 503) headers['retry-after'] = '1';
-  return { headers, body: JSON.stringify({ status: code, code: errorCode, message }) };
+/** A captured body as text; a cut one may end inside a character, which is left out rather than shown as bytes. */
+function capturedText(capture: BodyCapture): string {
+  const bytes = capture.bytes();
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes, { stream: capture.truncated });
+  } catch {
+    let text = '';
+    for (const byte of bytes) text += byte < 0x80 ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, '0')}`;
+    return text;
+  }
+}
+
+/** Why an exchange was cut: the reason given to its AbortController. */
+class Cut extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super(message);
+  }
 }
 
 export function createTrafficProxy(options: ProxyOptions): TrafficProxy {
   const clock = options.clock ?? { now: () => Date.now() };
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const captureBytes = options.captureBytes ?? DEFAULT_CAPTURE_BYTES;
   const target = new URL(options.target);
   const prefix = target.pathname.replace(/\/+$/, '');
   const secure = target.protocol === 'https:';
   const agent = secure
     ? new HttpsAgent({ keepAlive: true, ...(options.tls?.ca ? { ca: options.tls.ca } : {}), rejectUnauthorized: options.tls?.insecure !== true })
     : new HttpAgent({ keepAlive: true });
+  const operations = new OperationIndex(options.contract);
   const judge = new TrafficJudge({
     contract: options.contract,
     dateHeader: options.dateHeader ?? true,
     ...(options.clockToleranceSeconds !== undefined ? { tolerances: { clockSkewSeconds: options.clockToleranceSeconds } } : {}),
+    ...(options.limits ? { limits: options.limits } : {}),
     ...(options.onFinding ? { onFinding: options.onFinding } : {}),
   });
-  const exchanges: Exchange[] = [];
-  /** Per key, the last X-RateLimit-Reset and -Limit seen: an injected 429 names the same window. */
-  const windows = new Map<string, { reset?: number; limit?: number }>();
   let seq = 0;
   // Exchanges are judged in the order their requests arrived, even when answers come back out of order.
   let queue: Promise<void> = Promise.resolve();
   const pending = new Set<Promise<void>>();
+  /** Each exchange under way, by the function that cuts it short. */
+  const inFlight = new Set<(cut: Cut) => void>();
 
-  function record(req: IncomingMessage, url: string, requestHeaders: Record<string, string>, body: Buffer, sentAt: number): Exchange {
-    const key = keyOf(requestHeaders.authorization);
-    const path = new URL(url).pathname;
-    const operationId = operationOf(options.contract, req.method ?? 'GET', path);
-    const shown = Object.fromEntries(Object.entries(requestHeaders).map(([name, value]) => [name, redactHeader(name, value)]));
-    const request: Exchange['request'] = { method: req.method ?? 'GET', url: redactUrl(url), headers: shown };
-    if (body.length > 0) request.body = bodyText(body).text;
-    const exchange: Exchange = {
+  function sleep(ms: number, signal: AbortSignal): Promise<void> {
+    if (options.sleep) return options.sleep(ms);
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      signal.addEventListener('abort', done, { once: true });
+      function done() {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      }
+    });
+  }
+
+  function record(req: IncomingMessage, url: string, headers: Record<string, string>, sentAt: number): Exchange {
+    const path = url.slice(target.origin.length).split('?', 1)[0]!;
+    const operationId = operations.of(req.method ?? 'GET', path);
+    const shown: Record<string, string> = {};
+    for (const name in headers) shown[name] = redactHeader(name, headers[name]!);
+    return {
       seq: ++seq,
       // Exchange wants an operation; one outside the description is marked `outside`, which every check reads first.
       operationId: operationId ?? 'listPets',
       purpose: `${req.method} ${path}`,
-      request,
+      request: { method: req.method ?? 'GET', url: redactUrl(url), headers: shown },
       sentAt,
       receivedAt: sentAt,
-      replay: curlLine(
-        { method: request.method, url: request.url, headers: requestHeaders, ...(request.body !== undefined ? { body: request.body } : {}) },
-        key ? { API_KEY: key } : {},
-      ),
       ...(operationId ? {} : { outside: 'not an operation of the description' }),
     };
-    return exchange;
-  }
-
-  function finish(exchange: Exchange, key: string | undefined, injected: boolean): void {
-    exchanges.push(exchange);
-    const res = exchange.response;
-    if (res && !injected) {
-      const reset = parseInteger(headerValue(res.headers, 'x-ratelimit-reset'));
-      const limit = parseInteger(headerValue(res.headers, 'x-ratelimit-limit'));
-      windows.set(key ?? '', { ...(reset !== null ? { reset } : {}), ...(limit !== null ? { limit } : {}) });
-    }
-    judge.observe({ exchange, key, ...(injected ? { injected } : {}) });
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const sentAt = clock.now();
-    const body = await readBody(req);
     const url = `${target.origin}${prefix}${req.url ?? '/'}`;
     const incoming = flatHeaders(req);
     const key = keyOf(incoming.authorization);
-    const exchange = record(req, url, incoming, body, sentAt);
+    const exchange = record(req, url, incoming, sentAt);
     judge.arrived({ exchange, key });
     // The turn of this exchange in the judge's order, taken when the request arrived.
     const before = queue;
     let done!: () => void;
     queue = new Promise<void>((resolve) => (done = resolve));
-    let judged = false;
-    const judgeInTurn = async (injected: boolean) => {
-      judged = true;
+    const controller = new AbortController();
+    const cut = (reason: Cut) => controller.abort(reason);
+    inFlight.add(cut);
+    const timer = setTimeout(() => cut(new Cut(`no complete exchange within --timeout ${options.timeoutMs} ms`, 'ETIMEDOUT')), options.timeoutMs);
+    // A client that goes away takes its exchange with it: an endless answer is not read for nobody.
+    res.once('close', () => {
+      if (!res.writableFinished) cut(new Cut('the client closed the connection before the answer ended', 'ECLIENTGONE'));
+    });
+    let verdict: 'judge' | 'injected' | 'abandon' = 'abandon';
+    try {
+      verdict = await pass(req, res, { url, incoming, key, exchange, signal: controller.signal });
+    } finally {
+      clearTimeout(timer);
+      inFlight.delete(cut);
       await before;
       try {
-        finish(exchange, key, injected);
+        // A failure on the way must not hold up the exchanges that came after this one.
+        if (verdict === 'abandon') judge.abandoned({ exchange, key });
+        else judge.observe({ exchange, key, ...(verdict === 'injected' ? { injected: true } : {}) });
+        options.onExchange?.(exchange);
       } finally {
         done();
-      }
-    };
-    try {
-      await pass(req, res, { url, incoming, key, body, exchange, judgeInTurn });
-    } finally {
-      // A failure on the way must not hold up the exchanges that came after this one.
-      if (!judged) {
-        judge.abandoned({ exchange, key });
-        void before.then(done);
       }
     }
   }
 
-  /** Forwards one request (or answers a fault), then has the exchange judged in its turn. */
+  /** The request body as it streams in: captured up to --capture, and fed to `sink` when there is one. */
+  function requestBody(req: IncomingMessage, exchange: Exchange): { capture: BodyCapture; ended: Promise<void> } {
+    const capture = new BodyCapture(captureBytes);
+    req.on('data', (chunk: Buffer) => capture.add(chunk));
+    const ended = new Promise<void>((resolve) => {
+      const finish = () => {
+        if (capture.total > 0) {
+          exchange.request.body = capturedText(capture);
+          if (capture.truncated) exchange.request.truncatedFrom = capture.total;
+        }
+        resolve();
+      };
+      req.once('end', finish);
+      req.once('close', finish);
+    });
+    return { capture, ended };
+  }
+
+  /** Forwards one request (or answers a fault) and says how the exchange is to be judged. */
   async function pass(
     req: IncomingMessage,
     res: ServerResponse,
@@ -201,80 +219,110 @@ export function createTrafficProxy(options: ProxyOptions): TrafficProxy {
       url,
       incoming,
       key,
-      body,
       exchange,
-      judgeInTurn,
-    }: {
-      url: string;
-      incoming: Record<string, string>;
-      key: string | undefined;
-      body: Buffer;
-      exchange: Exchange;
-      judgeInTurn: (injected: boolean) => Promise<void>;
-    },
-  ): Promise<void> {
+      signal,
+    }: { url: string; incoming: Record<string, string>; key: string | undefined; exchange: Exchange; signal: AbortSignal },
+  ): Promise<'judge' | 'injected' | 'abandon'> {
+    const body = requestBody(req, exchange);
     if (options.faults) {
       const fault = parsePrefer(incoming.prefer, MAX_DELAY_MS);
-      if (typeof fault === 'string') {
-        // Not a fault this proxy injects: the request goes on unchanged, and the server says what it thinks of it.
-      } else {
-        if (fault.delayMs) await sleep(fault.delayMs);
+      // A Prefer that is not a fault this proxy injects goes on unchanged: the server says what it thinks of it.
+      if (typeof fault !== 'string') {
+        if (fault.delayMs) await sleep(fault.delayMs, signal);
+        if (signal.aborted) return cutShort(res, exchange, signal);
         if (fault.code) {
-          const last = windows.get(key ?? '') ?? {};
-          const answer = injectedAnswer(fault.code, last.reset, last.limit, clock.now());
+          req.resume();
+          await body.ended;
+          const answer = injectedAnswer(fault.code, judge.lastWindow(key), clock.now());
           res.writeHead(fault.code, answer.headers);
           res.end(answer.body);
           exchange.receivedAt = clock.now();
           exchange.response = { status: fault.code, headers: answer.headers, body: answer.body };
-          await judgeInTurn(true);
-          return;
+          return 'injected';
         }
       }
     }
+    return forward(req, res, { url, incoming, exchange, signal });
+  }
 
-    const forward: Record<string, string | string[]> = {};
+  /** The client's exchange ends without an answer from the target: 502 or 504 when nothing was sent yet. */
+  function cutShort(res: ServerResponse, exchange: Exchange, signal: AbortSignal): 'judge' | 'abandon' {
+    const reason = signal.reason as Cut;
+    exchange.receivedAt = clock.now();
+    exchange.error = `${reason.code}: ${reason.message}`;
+    if (!res.headersSent && !res.destroyed) {
+      res.writeHead(reason.code === 'ETIMEDOUT' ? 504 : 502, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
+      res.end(`adoption-kit proxy: ${reason.message}\n`);
+    } else res.destroy();
+    // A target that never answered in time is the target's doing; a stop or a client gone is nobody's.
+    return reason.code === 'ETIMEDOUT' ? 'judge' : 'abandon';
+  }
+
+  function forward(
+    req: IncomingMessage,
+    res: ServerResponse,
+    { url, incoming, exchange, signal }: { url: string; incoming: Record<string, string>; exchange: Exchange; signal: AbortSignal },
+  ): Promise<'judge' | 'abandon'> {
+    const headers: Record<string, string | string[]> = {};
     for (let i = 0; i < req.rawHeaders.length; i += 2) {
       const name = req.rawHeaders[i]!;
       const lower = name.toLowerCase();
       if (HOP_BY_HOP.has(lower) || lower === 'host') continue;
       const value = req.rawHeaders[i + 1]!;
-      const had = forward[name];
-      forward[name] = had === undefined ? value : Array.isArray(had) ? [...had, value] : [had, value];
+      const had = headers[name];
+      headers[name] = had === undefined ? value : Array.isArray(had) ? [...had, value] : [had, value];
     }
-    for (const [name, value] of Object.entries(options.headers ?? {})) forward[name] = value;
-    forward.host = target.host;
-    if (body.length > 0 || incoming['content-length'] !== undefined) forward['content-length'] = String(body.length);
+    for (const [name, value] of Object.entries(options.headers ?? {})) headers[name] = value;
+    headers.host = target.host;
+    // Without a length the body goes chunked, as it came; with one, the length is the client's.
+    if (incoming['content-length'] === undefined && incoming['transfer-encoding'] === undefined) headers['content-length'] = '0';
 
-    await new Promise<void>((resolve) => {
-      const upstream = (secure ? httpsRequest : httpRequest)(url, { method: req.method, headers: forward, agent }, (answer) => {
-        const headers: string[] = [];
+    return new Promise((resolve) => {
+      let settled = false;
+      let started = false;
+      const settle = (how: 'judge' | 'abandon') => {
+        if (settled) return;
+        settled = true;
+        resolve(how);
+      };
+      const upstream = (secure ? httpsRequest : httpRequest)(url, { method: req.method, headers, agent, signal }, (answer) => {
+        started = true;
+        // Errors of a cut answer are read from 'close'; one unlistened would end the process.
+        answer.on('error', () => {});
+        const raw: string[] = [];
         for (let i = 0; i < answer.rawHeaders.length; i += 2) {
           if (HOP_BY_HOP.has(answer.rawHeaders[i]!.toLowerCase())) continue;
-          headers.push(answer.rawHeaders[i]!, answer.rawHeaders[i + 1]!);
+          raw.push(answer.rawHeaders[i]!, answer.rawHeaders[i + 1]!);
         }
-        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, headers);
-        const chunks: Buffer[] = [];
-        answer.on('data', (chunk: Buffer) => {
-          chunks.push(chunk);
-          res.write(chunk);
-        });
-        answer.on('end', () => {
-          res.end();
+        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, raw);
+        const capture = new BodyCapture(captureBytes);
+        answer.on('data', (chunk: Buffer) => capture.add(chunk));
+        answer.pipe(res);
+        const answered = () => {
           exchange.receivedAt = clock.now();
-          exchange.response = { status: answer.statusCode ?? 0, headers: flatHeaders(answer), body: bodyText(Buffer.concat(chunks)).text };
-          resolve();
+          exchange.response = { status: answer.statusCode ?? 0, headers: flatHeaders(answer), body: capturedText(capture) };
+          if (capture.truncated || !answer.complete) exchange.response.truncatedFrom = capture.total;
+        };
+        answer.once('end', () => {
+          answered();
+          settle('judge');
         });
-        answer.on('error', (error) => {
-          res.destroy(error);
-          exchange.receivedAt = clock.now();
-          exchange.error = (error as { code?: string }).code ?? error.message;
-          resolve();
+        answer.once('close', () => {
+          if (settled) return;
+          // Cut before its end: judged on what came (the headers, a part of the body), as cut short.
+          answered();
+          const reason = signal.reason as Cut | undefined;
+          exchange.error = reason ? `${reason.code}: ${reason.message}` : 'ECONNRESET: the target closed the connection before the answer ended';
+          res.destroy();
+          settle(reason && reason.code !== 'ETIMEDOUT' ? 'abandon' : 'judge');
         });
       });
-      upstream.setTimeout(options.timeoutMs, () =>
-        upstream.destroy(Object.assign(new Error(`no response within ${options.timeoutMs} ms`), { code: 'ETIMEDOUT' })),
-      );
       upstream.on('error', (error) => {
+        if (settled) return;
+        if (signal.aborted) {
+          if (!started) settle(cutShort(res, exchange, signal));
+          return;
+        }
         const code = (error as { code?: string }).code ?? error.message;
         const tls = tlsExplanation(code);
         exchange.receivedAt = clock.now();
@@ -282,17 +330,18 @@ export function createTrafficProxy(options: ProxyOptions): TrafficProxy {
         if (tls) exchange.tlsError = true;
         // The one answer the proxy writes itself: the target gave none.
         if (!res.headersSent) {
-          res.writeHead(502, { 'content-type': 'text/plain; charset=utf-8' });
+          res.writeHead(502, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
           res.end(`adoption-kit proxy: no answer from ${target.origin}: ${exchange.error}\n`);
         } else res.destroy();
-        resolve();
+        settle('judge');
       });
-      upstream.end(body);
+      // The body streams through as it comes, at the pace the target reads it.
+      req.pipe(upstream);
     });
-    await judgeInTurn(false);
   }
 
   const server: Server = createHttpServer((req, res) => {
+    if (options.own?.(req, res)) return;
     const work = handle(req, res).catch((error: unknown) => {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
       res.end(`adoption-kit proxy: ${(error as Error).message}\n`);
@@ -303,7 +352,6 @@ export function createTrafficProxy(options: ProxyOptions): TrafficProxy {
 
   return {
     judge,
-    exchanges,
     start: () =>
       new Promise<string>((resolve, reject) => {
         server.once('error', reject);
@@ -312,12 +360,17 @@ export function createTrafficProxy(options: ProxyOptions): TrafficProxy {
           resolve(`http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`);
         });
       }),
-    stop: async () => {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      });
-      await Promise.all([...pending]);
+    stop: async (graceMs = DEFAULT_STOP_GRACE_MS) => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const finished = Promise.all([...pending]);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([finished, new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+      clearTimeout(timer);
+      for (const cut of [...inFlight]) cut(new Cut('the proxy stopped before the exchange ended', 'ECUTSHORT'));
+      await finished;
+      server.closeAllConnections();
+      await closed;
       agent.destroy();
     },
   };

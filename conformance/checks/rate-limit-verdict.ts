@@ -55,8 +55,10 @@ export interface RateLimitVerdict {
   /** When every Retry-After of the current refusals has passed (the kit's clock); null when none is pending. */
   retryDueMs(): number | null;
   banned(): boolean;
-  /** Every response judged so far, as the timeline draws it (spec/rules/timeline-svg.js). */
+  /** The last responses judged (at most `maxPoints`), as the timeline draws them (spec/rules/timeline-svg.js). */
   timeline(): TimelinePoint[];
+  /** How many responses were judged in all: the earlier ones beyond `maxPoints` are no longer drawn. */
+  judgedCount(): number;
 }
 
 /** What one exchange says about its key's rate limit, as the window rules read it; the exchange is the snapshot's ref. */
@@ -68,9 +70,14 @@ export function snapshotOf(ex: Exchange, dateHeader: boolean): Snapshot {
 }
 
 /** The kit's verdict on the exchanges of one key: each rule judged is a pass of its check, each rule broken a failure. */
-export function rateLimitVerdict(ledger: CheckLedger, options: { tolerances?: Partial<Tolerances>; dateHeader: boolean }): RateLimitVerdict {
+export function rateLimitVerdict(
+  ledger: CheckLedger,
+  options: { tolerances?: Partial<Tolerances>; dateHeader: boolean; maxPoints?: number },
+): RateLimitVerdict {
   const rules = createWindowRules(options.tolerances ? { tolerances: options.tolerances } : {});
-  const points: TimelinePoint[] = [];
+  const maxPoints = options.maxPoints ?? Infinity;
+  let points: TimelinePoint[] = [];
+  let judgedCount = 0;
   const arrivals = createArrivalBuffer(options.tolerances);
   const read = (ex: Exchange): Snapshot => snapshotOf(ex, options.dateHeader);
   const observeBatch = (exchanges: readonly Exchange[]): Outcome => judge(exchanges.map(read));
@@ -79,7 +86,10 @@ export function rateLimitVerdict(ledger: CheckLedger, options: { tolerances?: Pa
     for (const s of snapshots) {
       const own = { ...out, violations: out.violations.filter((v) => v.refs[v.refs.length - 1] === s.ref) };
       points.push(timelinePoint(s, own));
+      judgedCount++;
     }
+    // Dropped in halves, so a long stream costs one copy per maxPoints answers, not one per answer.
+    if (points.length >= 2 * maxPoints) points = points.slice(-maxPoints);
     const broken = new Set<string>();
     for (const v of out.violations) {
       broken.add(v.kind);
@@ -99,7 +109,8 @@ export function rateLimitVerdict(ledger: CheckLedger, options: { tolerances?: Pa
     settle: (oldestPendingSentMs) => judge(arrivals.release(oldestPendingSentMs)),
     retryDueMs: () => rules.retryDueMs(),
     banned: () => rules.report().banned,
-    timeline: () => [...points],
+    timeline: () => points.slice(-maxPoints),
+    judgedCount: () => judgedCount,
   };
 }
 
