@@ -267,13 +267,15 @@ export function formatExchange(exchange: Exchange, maxBody = 600): string {
   for (const [name, value] of Object.entries(request.headers)) {
     lines.push(`> ${name}: ${redactHeader(name, value)}`);
   }
-  if (request.body !== undefined) lines.push(`> ${truncate(request.body, maxBody)}`);
-  if (exchange.error) {
+  const captured = (size: number | undefined) => (size === undefined ? '' : ` (the first part of a body of ${size} bytes)`);
+  if (request.body !== undefined) lines.push(`> ${truncate(request.body, maxBody)}${captured(request.truncatedFrom)}`);
+  if (exchange.error && !exchange.response) {
     lines.push(`< (no response: ${exchange.error})`);
   } else if (exchange.response) {
     lines.push(`< ${exchange.response.status}`);
     for (const [name, value] of Object.entries(exchange.response.headers)) lines.push(`< ${name}: ${value}`);
-    if (exchange.response.body) lines.push(`< ${truncate(exchange.response.body, maxBody)}`);
+    if (exchange.response.body) lines.push(`< ${truncate(exchange.response.body, maxBody)}${captured(exchange.response.truncatedFrom)}`);
+    if (exchange.error) lines.push(`< (cut short: ${exchange.error})`);
   }
   return lines.join('\n');
 }
