@@ -9,7 +9,7 @@ import { CATALOGUE } from '../conformance/catalogue.ts';
 import { LIVE_AREAS } from '../conformance/checks/index.ts';
 import { rateLimitArea } from '../conformance/checks/rate-limit.ts';
 import { rateLimitVerdict, type RateLimitVerdict } from '../conformance/checks/rate-limit-verdict.ts';
-import { keyLabel, type Exchange } from '../conformance/http.ts';
+import { jsonBody, keyLabel, type Exchange } from '../conformance/http.ts';
 import { Ledger, type CheckLedger, type CheckResult } from '../conformance/ledger.ts';
 import type { Contract, OperationId } from '../conformance/openapi.ts';
 import { ClientRecorder, OBLIGATIONS, type ClientReport } from '../server/client-report/recorder.ts';
@@ -376,7 +376,7 @@ export class TrafficJudge {
       if (state.injected.length > this.#limits.timelinePoints) state.injected.shift();
     } else point = state.judged++;
     if (state.id === NO_KEY) return;
-    const body = exchange.response && exchange.response.truncatedFrom === undefined ? safeJson(exchange.response.body) : undefined;
+    const body = exchange.response?.truncatedFrom === undefined ? jsonBody(exchange) : undefined;
     const code = body && typeof body === 'object' && typeof (body as { code?: unknown }).code === 'string' ? (body as { code: string }).code : undefined;
     const retryAfter = exchange.response?.headers['retry-after'];
     state.client.observe({
@@ -476,14 +476,6 @@ export class TrafficJudge {
   /** The operations the contract marks deprecated (for reports). */
   get deprecated(): readonly string[] {
     return [...this.#deprecated];
-  }
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
   }
 }
 
