@@ -69,6 +69,20 @@ function causeOf(message: string): string {
   return at < 0 ? message : message.slice(at + 2);
 }
 
+/** Checked ids as a set, once per list: a judge that keeps a ledger per key scopes the same lists again and again. */
+const OWN_IDS = new WeakMap<readonly CheckDef[], WeakMap<readonly string[], ReadonlySet<string>>>();
+
+function ownIds(owner: string, ids: readonly string[], catalogue: readonly CheckDef[]): ReadonlySet<string> {
+  let lists = OWN_IDS.get(catalogue);
+  if (!lists) OWN_IDS.set(catalogue, (lists = new WeakMap()));
+  const known = lists.get(ids);
+  if (known) return known;
+  for (const id of ids) if (!catalogue.some((c) => c.id === id)) throw new CheckScopeError(`${owner}: unknown check id ${id}`);
+  const own = new Set(ids);
+  lists.set(ids, own);
+  return own;
+}
+
 export class Ledger {
   readonly #catalogue: readonly CheckDef[];
   readonly #state = new Map<string, State>();
@@ -79,47 +93,7 @@ export class Ledger {
 
   /** The ledger as one module sees it: recording any id outside `ids` throws. */
   scope(owner: string, ids: readonly string[]): CheckLedger {
-    for (const id of ids) if (!this.#catalogue.some((c) => c.id === id)) throw new CheckScopeError(`${owner}: unknown check id ${id}`);
-    const own = new Set(ids);
-    const get = (id: string): State => {
-      if (!own.has(id)) throw new CheckScopeError(`${owner} recorded a verdict for ${id}, a check it does not define`);
-      let state = this.#state.get(id);
-      if (!state) {
-        state = { passes: 0, failed: 0, failures: [], notes: [] };
-        this.#state.set(id, state);
-      }
-      return state;
-    };
-    const view: CheckLedger = {
-      pass: (id) => void get(id).passes++,
-      fail: (id, message, evidence = [], rule) => {
-        const state = get(id);
-        state.failed++;
-        // One cause, one failure: the same problem on another request joins the first one's.
-        const cause = causeOf(message);
-        const first = state.failures.find((f) => f.rule === rule && causeOf(f.message) === cause && f.evidence.length > 0);
-        if (first) {
-          // The first few are named; the rest only counted (state.failed), so a stream of one mistake stays small.
-          if ((first.sameCause?.length ?? 0) < MAX_SAME_CAUSE_KEPT) (first.sameCause ??= []).push(message);
-          return;
-        }
-        const failure: Failure = rule === undefined ? { message, evidence } : { message, evidence, rule };
-        if (state.failures.length < MAX_FAILURES_KEPT) state.failures.push(failure);
-        else if (state.failures.length === MAX_FAILURES_KEPT) state.failures.push({ message: '(further failures not shown)', evidence: [] });
-      },
-      assert: (id, condition, message, evidence = []) => {
-        if (condition) view.pass(id);
-        else view.fail(id, message, evidence);
-        return condition;
-      },
-      notRun: (id, reason) => void (get(id).notRun ??= reason),
-      note: (id, note) => {
-        const state = get(id);
-        if (!state.notes.includes(note)) state.notes.push(note);
-      },
-      hasFailed: (id) => get(id).failures.length > 0,
-    };
-    return view;
+    return new ScopedLedger(owner, ownIds(owner, ids, this.#catalogue), this.#state);
   }
 
   results(options: { strict: boolean; selected: (def: CheckDef) => string | undefined }): CheckResult[] {
@@ -154,5 +128,67 @@ export class Ledger {
       if (reason !== undefined) result.reason = reason;
       return result;
     });
+  }
+}
+
+/** One module's view of a ledger; its methods live on the prototype, so a view costs one small object. */
+class ScopedLedger implements CheckLedger {
+  readonly #owner: string;
+  readonly #own: ReadonlySet<string>;
+  readonly #state: Map<string, State>;
+
+  constructor(owner: string, own: ReadonlySet<string>, state: Map<string, State>) {
+    this.#owner = owner;
+    this.#own = own;
+    this.#state = state;
+  }
+
+  #get(id: string): State {
+    if (!this.#own.has(id)) throw new CheckScopeError(`${this.#owner} recorded a verdict for ${id}, a check it does not define`);
+    let state = this.#state.get(id);
+    if (!state) {
+      state = { passes: 0, failed: 0, failures: [], notes: [] };
+      this.#state.set(id, state);
+    }
+    return state;
+  }
+
+  pass(id: string): void {
+    this.#get(id).passes++;
+  }
+
+  fail(id: string, message: string, evidence: Exchange[] = [], rule?: string): void {
+    const state = this.#get(id);
+    state.failed++;
+    // One cause, one failure: the same problem on another request joins the first one's.
+    const cause = causeOf(message);
+    const first = state.failures.find((f) => f.rule === rule && causeOf(f.message) === cause && f.evidence.length > 0);
+    if (first) {
+      // The first few are named; the rest only counted (state.failed), so a stream of one mistake stays small.
+      if ((first.sameCause?.length ?? 0) < MAX_SAME_CAUSE_KEPT) (first.sameCause ??= []).push(message);
+      return;
+    }
+    const failure: Failure = rule === undefined ? { message, evidence } : { message, evidence, rule };
+    if (state.failures.length < MAX_FAILURES_KEPT) state.failures.push(failure);
+    else if (state.failures.length === MAX_FAILURES_KEPT) state.failures.push({ message: '(further failures not shown)', evidence: [] });
+  }
+
+  assert(id: string, condition: boolean, message: string, evidence: Exchange[] = []): boolean {
+    if (condition) this.pass(id);
+    else this.fail(id, message, evidence);
+    return condition;
+  }
+
+  notRun(id: string, reason: string): void {
+    this.#get(id).notRun ??= reason;
+  }
+
+  note(id: string, note: string): void {
+    const state = this.#get(id);
+    if (!state.notes.includes(note)) state.notes.push(note);
+  }
+
+  hasFailed(id: string): boolean {
+    return this.#get(id).failures.length > 0;
   }
 }

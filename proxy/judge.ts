@@ -96,6 +96,15 @@ export interface Observed {
 }
 
 const LEVEL_OF = new Map(CATALOGUE.map((c) => [c.id, c.level]));
+
+type Area = { name: string; checks: readonly { id: string }[] };
+/** Each area's check ids, one list per area for every key's ledger (the ledger checks each list once). */
+const AREA_IDS = new Map<Area, string[]>();
+function idsOf(area: Area): string[] {
+  let ids = AREA_IDS.get(area);
+  if (!ids) AREA_IDS.set(area, (ids = area.checks.map((c) => c.id)));
+  return ids;
+}
 const NO_KEY = '(no key)';
 
 /** How a key is shown in every report: its first six characters, as the conformance kit shows it. */
@@ -133,6 +142,44 @@ interface KeyState {
   verdicts: Map<string, string>;
   /** Distinct causes told per check. */
   causes: Map<string, number>;
+}
+
+/** A ledger view that tells of each failure as it is recorded; a class, so a key's views cost no closures. */
+class TellingLedger implements CheckLedger {
+  readonly #view: CheckLedger;
+  readonly #told: (id: string, message: string, rule?: string) => void;
+
+  constructor(view: CheckLedger, told: (id: string, message: string, rule?: string) => void) {
+    this.#view = view;
+    this.#told = told;
+  }
+
+  pass(id: string): void {
+    this.#view.pass(id);
+  }
+
+  fail(id: string, message: string, evidence: Exchange[] = [], rule?: string): void {
+    this.#view.fail(id, message, evidence, rule);
+    this.#told(id, message, rule);
+  }
+
+  assert(id: string, condition: boolean, message: string, evidence: Exchange[] = []): boolean {
+    if (condition) this.#view.pass(id);
+    else this.fail(id, message, evidence);
+    return condition;
+  }
+
+  notRun(id: string, reason: string): void {
+    this.#view.notRun(id, reason);
+  }
+
+  note(id: string, note: string): void {
+    this.#view.note(id, note);
+  }
+
+  hasFailed(id: string): boolean {
+    return this.#view.hasFailed(id);
+  }
 }
 
 /** Which operation a method and path name: one pattern per operation, compiled once. */
@@ -195,30 +242,18 @@ export class TrafficJudge {
     this.#options.onFinding?.(finding);
   }
 
-  /** A ledger view that tells of each failure as it is recorded. */
-  #tapped(view: CheckLedger, state: () => KeyState): CheckLedger {
-    const fail: CheckLedger['fail'] = (id, message, evidence = [], rule) => {
-      view.fail(id, message, evidence, rule);
-      this.#tell(state(), {
-        atMs: this.#current.atMs,
-        key: state().label,
-        side: 'server',
-        id,
-        level: LEVEL_OF.get(id) ?? 'must',
-        message,
-        seq: this.#current.seq,
-        ...(rule ? { rule } : {}),
-      });
-    };
-    return {
-      ...view,
-      fail,
-      assert: (id, condition, message, evidence = []) => {
-        if (condition) view.pass(id);
-        else fail(id, message, evidence);
-        return condition;
-      },
-    };
+  /** Tells of a server check's failure on the key as it is recorded. */
+  #serverFailure(state: KeyState, id: string, message: string, rule: string | undefined): void {
+    this.#tell(state, {
+      atMs: this.#current.atMs,
+      key: state.label,
+      side: 'server',
+      id,
+      level: LEVEL_OF.get(id) ?? 'must',
+      message,
+      seq: this.#current.seq,
+      ...(rule ? { rule } : {}),
+    });
   }
 
   #state(key: string | undefined): KeyState {
@@ -232,15 +267,8 @@ export class TrafficJudge {
     }
     if (this.#keys.size >= this.#limits.maxKeys) this.#summariseIdlest();
     const ledger = new Ledger(CATALOGUE);
-    const self = (): KeyState => state;
-    const scoped = (area: { name: string; checks: readonly { id: string }[] }) =>
-      this.#tapped(
-        ledger.scope(
-          area.name,
-          area.checks.map((c) => c.id),
-        ),
-        self,
-      );
+    const told = (checkId: string, message: string, rule?: string) => this.#serverFailure(state, checkId, message, rule);
+    const scoped = (area: Area) => new TellingLedger(ledger.scope(area.name, idsOf(area)), told);
     const state: KeyState = {
       id,
       label: labelOf(key),
@@ -273,17 +301,12 @@ export class TrafficJudge {
     for (const [id, state] of this.#keys) {
       if (++scanned > 256) return;
       if (this.#inFlight.has(id)) continue;
-      const report = this.#report(state);
       const summary = (this.#summarised ??= { keys: 0, requests: 0, refused: 0, failed: {} });
       summary.keys++;
-      summary.requests += report.requests;
-      summary.refused += report.refused;
-      const failedIds = [
-        ...report.server.filter((r) => r.outcome === 'failed' || r.outcome === 'warned').map((r) => r.id),
-        ...Object.entries(report.client?.obligations ?? {})
-          .filter(([, o]) => o.verdict === 'no')
-          .map(([name]) => OBLIGATIONS[name as keyof ClientReport['obligations']].id),
-      ];
+      summary.requests += state.requests;
+      summary.refused += state.refused;
+      // What it broke (server checks and client obligations), from what was told of it: no report is built for a key on its way out.
+      const failedIds = [...state.causes.keys()].filter((c) => c.endsWith('\u0000')).map((c) => c.slice(0, -1));
       for (const failed of failedIds) summary.failed[failed] = (summary.failed[failed] ?? 0) + 1;
       this.#keys.delete(id);
       return;
