@@ -14,6 +14,8 @@ import { PROXY_HELP, PROXY_OPTIONS } from './options.ts';
 import { HarWriter } from './har.ts';
 import { buildReport, findingLine, formatConsole, formatHtml, formatJson, formatJUnit, type FailOn, type ProxyReport } from './report.ts';
 import { createTrafficProxy } from './server.ts';
+import { createProxyLiveView, LIVE_PATH } from './live.ts';
+import type { LiveView } from '../lib/live/view.ts';
 
 export { PROXY_HELP };
 
@@ -96,6 +98,7 @@ export async function runProxy(options: ProxyCliOptions, controls: RunControls):
   const har = options.har ? await HarWriter.open(options.har) : undefined;
   let requests = 0;
   let cutShort = 0;
+  let view: LiveView | undefined;
   const proxy = createTrafficProxy({
     target: options.target,
     host: options.host,
@@ -116,15 +119,19 @@ export async function runProxy(options: ProxyCliOptions, controls: RunControls):
     dateHeader: controls.dateHeader ?? true,
     clockToleranceSeconds: options.clockToleranceSeconds,
     onFinding: (f) => controls.stdout(`${findingLine(f, startedAt)}\n`),
+    ...(options.ui ? { own: (req, res) => view?.handle(req, res) ?? false } : {}),
     ...(controls.sleep ? { sleep: controls.sleep } : {}),
   });
+  if (options.ui) view = createProxyLiveView(proxy.judge, { clock, target: options.target });
   const url = await proxy.start();
   controls.stdout(
     `proxy: ${url} -> ${options.target}${options.faults ? ' (faults on request: Prefer)' : ''}; one line per finding, a report per key at exit\n`,
   );
+  if (view) controls.stdout(`live view: ${url}${LIVE_PATH}\n`);
   try {
     await controls.until(url);
   } finally {
+    view?.close();
     await proxy.stop();
   }
   const harWritten = await har?.close();

@@ -448,7 +448,13 @@ export class TrafficJudge {
   }
 
   #notify(label: string): void {
-    for (const listener of this.#listeners) listener(label);
+    for (const listener of this.#listeners) {
+      try {
+        listener(label);
+      } catch {
+        // A watcher's fault is its own: judging goes on.
+      }
+    }
   }
 
   /** Every key judged in full, each with its server checks, its client's obligations and its timeline. */

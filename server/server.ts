@@ -9,6 +9,7 @@ import { PetService } from './pets/service.ts';
 import { ADMIN_STRATEGY, adminPlugin } from './plugins/admin.ts';
 import { faultsPlugin } from './plugins/faults.ts';
 import { clientReportPlugin } from './plugins/client-report.ts';
+import { liveViewPlugin } from './plugins/live-view.ts';
 import { authPlugin } from './plugins/auth.ts';
 import { deprecationPlugin } from './plugins/deprecation.ts';
 import { errorsPlugin, rejectUnparsableBody } from './plugins/errors.ts';
@@ -154,6 +155,7 @@ export async function createServer(input: ServerOptions = {}): Promise<Server> {
         plugin: clientReportPlugin,
         options: { clock, adminStrategy: ADMIN_STRATEGY, deprecated: contract.deprecatedOperations, labels },
       });
+      await server.register({ plugin: liveViewPlugin, options: { clock, adminStrategy: ADMIN_STRATEGY } });
     }
     if (options.faults) {
       await server.register({

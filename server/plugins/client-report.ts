@@ -1,9 +1,12 @@
 // Records how each API key's client behaves (client-report/recorder.ts) and serves the report at
-// GET /__admin/clients. On with the admin API, since only the admin API can read it.
+// GET /__admin/clients. On with the admin API, since only the admin API can read it. It exposes the
+// recorder and a hook told each key's label after each of its answers, for the live view (live-view.ts).
 import type { Plugin, Request, ResponseObject } from '@hapi/hapi';
 import { ClientRecorder } from '../client-report/recorder.ts';
+import { Listeners } from '../../lib/live/source.ts';
 import type { Clock } from '../clock.ts';
 import { apiKeyOf } from './auth.ts';
+import { FAULTS_PLUGIN } from './faults.ts';
 import { RATE_LIMIT_PLUGIN } from './rate-limit.ts';
 import { headerValue, parseInteger, type HeaderMap } from '../../spec/rules/fields.js';
 
@@ -14,6 +17,21 @@ export interface ClientReportOptions {
   deprecated: readonly string[];
   /** The raw keys, to show a key's first characters in the report. */
   labels: ReadonlyMap<string, string>;
+}
+
+export const CLIENT_REPORT_PLUGIN = 'client-report';
+
+/** What other plugins reach through `server.plugins['client-report']`. */
+export interface ClientReportApi {
+  recorder: ClientRecorder;
+  /** `listener` hears a key's label after each answer to it is recorded; the returned function stops that. */
+  subscribe(listener: (label: string) => void): () => void;
+}
+
+declare module '@hapi/hapi' {
+  interface PluginProperties {
+    'client-report'?: ClientReportApi;
+  }
 }
 
 interface Answered {
@@ -43,21 +61,25 @@ function answerOf(request: Request): Answered {
 }
 
 export const clientReportPlugin: Plugin<ClientReportOptions> = {
-  name: 'client-report',
+  name: CLIENT_REPORT_PLUGIN,
   version: '1.0.0',
   register(server, { clock, adminStrategy, deprecated, labels }) {
     const recorder = new ClientRecorder(deprecated);
+    const listeners = new Listeners();
+    server.expose('recorder', recorder);
+    server.expose('subscribe', (listener: (label: string) => void) => listeners.add(listener));
     server.ext(
       'onPreResponse',
       (request, h) => {
         const key = apiKeyOf(request);
         if (!key || !request.response) return h.continue;
         const { status, code, retryAfter, limit, remaining, reset } = answerOf(request);
+        const label = labels.get(key.keyId) ?? key.keyId;
         recorder.observe({
           atMs: clock.now(),
           keyId: key.keyId,
           plan: key.plan,
-          label: labels.get(key.keyId) ?? key.keyId,
+          label,
           status,
           ...(code ? { code } : {}),
           ...(retryAfter !== undefined && /^\d+$/.test(retryAfter) ? { retryAfterSeconds: Number(retryAfter) } : {}),
@@ -65,7 +87,9 @@ export const clientReportPlugin: Plugin<ClientReportOptions> = {
           ...(limit !== undefined ? { limit } : {}),
           ...(remaining !== undefined ? { remaining } : {}),
           ...(reset !== undefined ? { resetAtMs: reset * 1000 } : {}),
+          ...(request.plugins[FAULTS_PLUGIN]?.injectedCode !== undefined ? { injected: true } : {}),
         });
+        listeners.tell(label);
         return h.continue;
       },
       { after: [RATE_LIMIT_PLUGIN] },

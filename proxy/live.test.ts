@@ -1,0 +1,232 @@
+// The proxy's live view: the judge as a LiveSource (a misbehaving client against the reference
+// server, fed to a real TrafficJudge on a manual clock), then the page in Chromium, served by a real
+// proxy in front of a real reference server, updating while traffic passes and showing the ban.
+// With UPDATE_PICTURES=1 its screenshot is written to proxy/live-view.png, the proxy guide's picture.
+import type { Server } from '@hapi/hapi';
+import { copyFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Exchange } from '../conformance/http.ts';
+import type { CheckResult } from '../conformance/ledger.ts';
+import { loadContract, type OperationId } from '../conformance/openapi.ts';
+import { chromiumAvailable, launchChromium, SCREENSHOTS } from '../lib/testing/chromium.ts';
+import { ManualClock } from '../server/clock.ts';
+import { createServer } from '../server/server.ts';
+import { TrafficJudge } from './judge.ts';
+import { createProxyLiveView, LIVE_PATH, liveKeyOf, proxyLiveSource } from './live.ts';
+import { createTrafficProxy } from './server.ts';
+import { parseProxyCli, runProxy } from './cli.ts';
+import { MISBEHAVING_KEY, misbehavingRequests, START_MS } from './testing/pictures.ts';
+
+const GUIDE_PICTURE = fileURLToPath(new URL('live-view.png', import.meta.url));
+
+test('the judge as a live source: each judged exchange told, the ban, the window and the findings of the key', async () => {
+  const clock = new ManualClock(START_MS);
+  const server = await createServer({ host: '127.0.0.1', port: 0, clock, storage: { type: 'memory' }, logger: false });
+  const judge = new TrafficJudge({ contract: await loadContract(), dateHeader: false });
+  const source = proxyLiveSource(judge, clock);
+  const told: string[] = [];
+  const stop = source.subscribe((label) => told.push(label));
+  try {
+    let seq = 0;
+    const send = async (path: string, operationId: OperationId) => {
+      const sentAt = clock.now();
+      const res = await server.inject({ method: 'GET', url: path, headers: { authorization: `Bearer ${MISBEHAVING_KEY}` } });
+      const headers = Object.fromEntries(Object.entries(res.headers).map(([name, value]) => [name, String(value)]));
+      const exchange: Exchange = {
+        seq: ++seq,
+        operationId,
+        purpose: `GET ${path}`,
+        request: { method: 'GET', url: path, headers: {} },
+        response: { status: res.statusCode, headers, body: res.payload },
+        sentAt,
+        receivedAt: clock.now(),
+      };
+      judge.observe({ exchange, key: MISBEHAVING_KEY });
+      clock.advance(100);
+    };
+    for (const { path, operationId } of misbehavingRequests()) await send(path, operationId);
+  } finally {
+    stop();
+    await server.stop();
+  }
+  assert.is(told.length, 100, 'told after each exchange');
+  assert.equal(new Set(told), new Set(['test-f…']), 'by the label, never the key');
+  assert.is(source.key(MISBEHAVING_KEY), undefined, 'the whole key names nothing');
+
+  const key = source.key('test-f…')!;
+  assert.is(key.requests, 100);
+  assert.ok(key.refused > 30);
+  assert.ok(key.banned, 'banned: the ban the server announced lasts past now');
+  assert.ok(key.bannedUntilMs! > clock.now());
+  assert.is(key.limit, 60, 'Limit of the last answer');
+  assert.is(key.remaining, 0);
+  assert.ok(key.resetAtMs! > START_MS);
+  assert.equal(
+    key.findings
+      .filter((f) => f.side === 'client')
+      .map((f) => `${f.level} ${f.id}`)
+      .sort(),
+    ['must client.backs-off', 'must client.stops-while-banned', 'must client.waits-retry-after', 'should client.avoids-deprecated'],
+  );
+  assert.ok(
+    key.findings.every((f) => f.message.length > 0),
+    'each finding says what was seen',
+  );
+  assert.equal(key.client, { ready: false, warnings: 1 });
+  assert.is(key.timeline.points.length, 100);
+  assert.equal(
+    source.keys().map((k) => k.key),
+    ['test-f…'],
+  );
+
+  clock.advance(key.bannedUntilMs! - clock.now() + 1);
+  assert.not.ok(source.key('test-f…')!.banned, 'the ban is over once its end has passed');
+});
+
+test("a key's findings: each failure of a failed or warned server check, then the client's broken obligations; the last 20 kept", () => {
+  const check = (id: string, level: 'must' | 'should', outcome: CheckResult['outcome'], messages: string[]): CheckResult => ({
+    id,
+    level,
+    profile: 'full',
+    section: '',
+    title: `the title of ${id}`,
+    outcome,
+    judged: messages.length + 1,
+    failed: messages.length,
+    failures: messages.map((message) => ({ message, evidence: [] })),
+    notes: [],
+  });
+  const messages = Array.from({ length: 22 }, (_, i) => `GET /v1/pets #${i + 1}: X-RateLimit-Remaining went up`);
+  const key = liveKeyOf(
+    {
+      key: 'abcdef…',
+      requests: 30,
+      refused: 0,
+      server: [
+        check('ratelimit.remaining-decrements', 'must', 'failed', messages),
+        check('deprecation.sunset', 'should', 'warned', ['no Sunset']),
+        check('schema.every-response', 'must', 'passed', []),
+      ],
+      timeline: { key: 'abcdef…', points: [{ atMs: 1, status: 200, limit: 10, remaining: 9, resetAtMs: 60_000 }] },
+    },
+    2,
+  );
+  assert.is(key.findingsDropped, 3);
+  assert.equal(
+    key.findings.map((f) => `${f.side} ${f.level} ${f.id}: ${f.message}`),
+    [...messages.slice(3).map((m) => `server must ratelimit.remaining-decrements: ${m}`), 'server should deprecation.sunset: no Sunset'],
+  );
+  assert.is(key.client, undefined, 'no verdict without a client report');
+  assert.equal([key.limit, key.remaining, key.resetAtMs, key.banned, key.bannedUntilMs], [10, 9, 60_000, false, null]);
+});
+
+const LIMIT = 5;
+const KEY = 'live-view-client-key';
+const CALM_KEY = 'calm-client-key';
+
+(chromiumAvailable('the live view is not rendered') ? test : test.skip)(
+  'in Chromium: the live view through a real proxy updates while traffic passes and shows the ban',
+  async () => {
+    // A small plan and a ban at the third refusal: the ban comes after eight requests.
+    const target: Server = await createServer({
+      host: '127.0.0.1',
+      port: 0,
+      storage: { type: 'memory' },
+      logger: false,
+      apiKeys: [
+        { key: KEY, plan: 'free', limits: { perMinute: LIMIT, perDay: 1000 } },
+        { key: CALM_KEY, plan: 'free', limits: { perMinute: 100, perDay: 1000 } },
+      ],
+      rateLimit: { ban: { threshold: 3 } },
+    });
+    await target.start();
+    let view: ReturnType<typeof createProxyLiveView> | undefined;
+    const proxy = createTrafficProxy({
+      target: target.info.uri,
+      host: '127.0.0.1',
+      port: 0,
+      contract: await loadContract(),
+      timeoutMs: 10_000,
+      own: (req, res) => view?.handle(req, res) ?? false,
+    });
+    view = createProxyLiveView(proxy.judge, { target: target.info.uri });
+    const browser = await launchChromium();
+    try {
+      const url = await proxy.start();
+      const send = async (key: string, count: number) => {
+        for (let i = 0; i < count; i++) await (await fetch(`${url}/v1/pets?limit=1`, { headers: { authorization: `Bearer ${key}` } })).arrayBuffer();
+      };
+      const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+      const requested: string[] = [];
+      page.on('request', (r) => requested.push(r.url()));
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+      await page.goto(`${url}${LIVE_PATH}`);
+      await page.locator('#status[data-state="live"]').waitFor();
+      assert.ok(await page.locator('#empty').isVisible(), 'says it waits for traffic');
+
+      const section = page.locator('section.key[data-key="live-v…"]');
+      await send(KEY, 2);
+      await section.locator('svg.rate-limit-timeline').waitFor();
+      await page.locator('section.key[data-key="live-v…"][data-requests="2"]').waitFor();
+      assert.is(await section.locator('.stat-remaining').textContent(), `${LIMIT - 2} / ${LIMIT}`);
+      assert.not.ok(await section.locator('.badge.banned').isVisible(), 'not banned yet');
+
+      await send(CALM_KEY, 3);
+      await send(KEY, 8);
+      await page.locator('section.key[data-key="live-v…"][data-requests="10"]').waitFor();
+      await section.locator('.badge.banned').waitFor({ state: 'visible' });
+      assert.is(await section.getAttribute('data-banned'), 'true');
+      assert.ok((await section.locator('.tl-ban').count()) > 0, 'the ban is drawn on the timeline');
+      await section.locator('ul.findings li[data-id="client.waits-retry-after"]').waitFor();
+      assert.is(await section.locator('.badge.client').textContent(), 'client NOT READY');
+      assert.is(await page.locator('section.key').count(), 2);
+      await page.screenshot({ path: join(SCREENSHOTS, 'proxy-live-view.png'), fullPage: true });
+      if (process.env.UPDATE_PICTURES === '1') await copyFile(join(SCREENSHOTS, 'proxy-live-view.png'), GUIDE_PICTURE);
+
+      // A key chosen to break the page arrives as text: its label is what the page shows, nothing runs.
+      await send('<img src=x onerror=document.title=1>', 1);
+      await page.locator('section.key').nth(2).waitFor();
+      assert.is(await page.locator('section.key').nth(2).locator('code.label').textContent(), '<img s…');
+      assert.is(await page.locator('img').count(), 0);
+
+      const origin = new URL(url).origin;
+      assert.ok(
+        requested.every((r) => r.startsWith(`${origin}${LIVE_PATH}`)),
+        `the page fetches nothing but itself and its feed: ${requested.join(', ')}`,
+      );
+      assert.equal(errors, [], 'no error in the page (a CSP violation would be one)');
+    } finally {
+      await browser.close();
+      view.close();
+      await proxy.stop();
+      await target.stop();
+    }
+  },
+);
+
+test("adoption-kit proxy --ui: the page and its feed on the proxy's port, told at start, never forwarded", async () => {
+  const options = parseProxyCli(['--target', 'http://127.0.0.1:9', '--port', '0', '--ui'], {});
+  if (options === 'help') throw new Error('unexpected --help');
+  let out = '';
+  await runProxy(options, {
+    stdout: (text) => (out += text),
+    until: async (url) => {
+      const page = await fetch(`${url}${LIVE_PATH}`);
+      assert.is(page.status, 200);
+      assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
+      await page.arrayBuffer();
+      const events = await fetch(`${url}${LIVE_PATH}/events`);
+      assert.match(events.headers.get('content-type') ?? '', /^text\/event-stream/);
+      await events.body?.cancel();
+    },
+  });
+  assert.match(out, new RegExp(`live view: http://127\\.0\\.0\\.1:\\d+${LIVE_PATH}`));
+  assert.match(out, /0 requests/, "the live view is the proxy's own: nothing was forwarded to the target");
+});
+
+test.run();

@@ -1,0 +1,108 @@
+// The proxy's live view (--ui): the TrafficJudge seen as a LiveSource of lib/live, served by the
+// proxy itself at LIVE_PATH. The judge decides everything; this only reads its per-key report after
+// each judged exchange and says what the page shows of it.
+import type { Clock } from '../conformance/http.ts';
+import { OBLIGATIONS, type ClientReport } from '../server/client-report/recorder.ts';
+import { boundedFindings, windowState, type LiveFinding, type LiveKey, type LiveSource } from '../lib/live/source.ts';
+import { createLiveView, type LiveView } from '../lib/live/view.ts';
+import type { KeyReport } from './judge.ts';
+
+/**
+ * Where the proxy serves the live view. The proxy answers it itself and never forwards it. It cannot
+ * be one of the API's paths: every operation of the description ends in /pets or /pets/{petId}, and a
+ * leading /__adoption-kit/ is the kit's own (as /__admin is the reference server's). A target that
+ * serves something at this very path is not reachable through a proxy started with --ui.
+ */
+export const LIVE_PATH = '/__adoption-kit/live';
+
+/** What the live view needs of the judge (TrafficJudge has it). */
+export interface LiveJudge {
+  subscribe(listener: (label: string) => void): () => void;
+  keyReport(label: string): Pick<KeyReport, 'key' | 'requests' | 'refused' | 'server' | 'client' | 'timeline'> | undefined;
+  report(): Array<Pick<KeyReport, 'key' | 'requests' | 'refused' | 'server' | 'client' | 'timeline'>>;
+}
+
+type JudgedKey = ReturnType<LiveJudge['report']>[number];
+
+/** The server's failed and warned checks (each failure kept), then the client's broken obligations. */
+function findingsOf(report: JudgedKey): LiveFinding[] {
+  const server = report.server
+    .filter((r) => r.outcome === 'failed' || r.outcome === 'warned')
+    .flatMap((r) =>
+      (r.failures.length > 0 ? r.failures.map((f) => f.message) : [r.title]).map((message): LiveFinding => ({
+        side: 'server',
+        id: r.id,
+        level: r.level,
+        message,
+      })),
+    );
+  const client = report.client
+    ? (Object.entries(report.client.obligations) as Array<[keyof ClientReport['obligations'], ClientReport['obligations'][keyof ClientReport['obligations']]]>)
+        .filter(([, o]) => o.verdict === 'no')
+        .map(([name, o]): LiveFinding => ({
+          side: 'client',
+          id: OBLIGATIONS[name].id,
+          level: OBLIGATIONS[name].level,
+          message: `${OBLIGATIONS[name].title}: ${o.detail}`,
+        }))
+    : [];
+  return [...server, ...client];
+}
+
+/** A key as the page shows it, from what the judge reports of it now. */
+export function liveKeyOf(report: JudgedKey, nowMs: number): LiveKey {
+  const { client } = report;
+  return {
+    key: report.key,
+    requests: report.requests,
+    refused: report.refused,
+    ...windowState(report.timeline.points, nowMs),
+    ...boundedFindings(findingsOf(report)),
+    ...(client
+      ? {
+          client: {
+            ready: client.ready,
+            warnings: (Object.keys(client.obligations) as Array<keyof ClientReport['obligations']>).filter(
+              (name) => client.obligations[name].verdict === 'no' && OBLIGATIONS[name].level === 'should',
+            ).length,
+          },
+        }
+      : {}),
+    timeline: report.timeline,
+  };
+}
+
+export function proxyLiveSource(judge: LiveJudge, clock: Clock = { now: () => Date.now() }): LiveSource {
+  return {
+    now: () => clock.now(),
+    keys: () => judge.report().map((r) => liveKeyOf(r, clock.now())),
+    key: (label) => {
+      const report = judge.keyReport(label);
+      return report ? liveKeyOf(report, clock.now()) : undefined;
+    },
+    subscribe: (listener) => judge.subscribe(listener),
+  };
+}
+
+export interface ProxyLiveViewOptions {
+  /** The proxy's clock: the one the judge's timelines are on. */
+  clock?: Clock;
+  /** The target, named in the page's title. */
+  target?: string;
+}
+
+/** The live view of a proxy's judge: route every request through `handle` first (it answers only LIVE_PATH and below). */
+export function createProxyLiveView(judge: LiveJudge, options: ProxyLiveViewOptions = {}): LiveView {
+  return createLiveView({
+    source: proxyLiveSource(judge, options.clock),
+    basePath: LIVE_PATH,
+    title: options.target ? `Live traffic through the proxy to ${shown(options.target)}` : 'Live traffic through the proxy',
+  });
+}
+
+/** The target without credentials or query, as a title may show it. */
+function shown(target: string): string {
+  const url = new URL(target);
+  url.username = url.password = url.search = '';
+  return url.href.replace(/\/$/, '');
+}

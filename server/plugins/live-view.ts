@@ -1,0 +1,102 @@
+// The live view of the clients (lib/live), for integrators watching their own client against this
+// server: each key's windows, Remaining, refusals, bans and broken obligations as they happen, from the
+// client report's recorder (client-report.ts). On with the admin API, like the client report.
+//
+// A browser cannot put a header on an EventSource, and the admin token must not travel in a URL (logs,
+// history, Referer). So the page at GET /__admin/live is a shell that holds no data and is served
+// without the token; it takes the token from the URL's fragment (#token=..., never sent to a server,
+// removed from the address bar at once) or from its form, and reads GET /__admin/live/events with
+// fetch() and "Authorization: Bearer <token>". The events route is an admin route like any other.
+import type { Plugin } from '@hapi/hapi';
+import type { ClientReport } from '../client-report/recorder.ts';
+import { OBLIGATIONS } from '../client-report/recorder.ts';
+import type { Clock } from '../clock.ts';
+import { LiveFeed } from '../../lib/live/feed.ts';
+import { LIVE_PAGE_CSP, livePage } from '../../lib/live/page.ts';
+import { boundedFindings, windowState, type LiveKey, type LiveSource } from '../../lib/live/source.ts';
+import { ADMIN_PREFIX } from './admin.ts';
+import { CLIENT_REPORT_PLUGIN } from './client-report.ts';
+import { RATE_LIMIT_PLUGIN } from './rate-limit.ts';
+
+export const LIVE_VIEW_PATH = `${ADMIN_PREFIX}/live`;
+
+export interface LiveViewPluginOptions {
+  clock: Clock;
+  adminStrategy: string;
+}
+
+type Obligations = ClientReport['obligations'];
+
+/** A client as the page shows it: the recorder judges the client only, so every finding is the client's. */
+function liveKeyOf(client: ClientReport, nowMs: number): LiveKey {
+  const broken = (Object.keys(client.obligations) as Array<keyof Obligations>).filter((name) => client.obligations[name].verdict === 'no');
+  return {
+    key: client.key,
+    requests: client.requests,
+    refused: client.refused,
+    ...windowState(client.timeline, nowMs),
+    ...boundedFindings(
+      broken.map((name) => ({
+        side: 'client' as const,
+        id: OBLIGATIONS[name].id,
+        level: OBLIGATIONS[name].level,
+        message: `${OBLIGATIONS[name].title}: ${client.obligations[name].detail}`,
+      })),
+    ),
+    client: { ready: client.ready, warnings: broken.filter((name) => OBLIGATIONS[name].level === 'should').length },
+    timeline: { key: client.key, points: client.timeline, title: `Requests of ${client.key} (${client.plan})` },
+  };
+}
+
+export const liveViewPlugin: Plugin<LiveViewPluginOptions> = {
+  name: 'live-view',
+  version: '1.0.0',
+  dependencies: [CLIENT_REPORT_PLUGIN],
+  register(server, { clock, adminStrategy }) {
+    const clients = server.plugins[CLIENT_REPORT_PLUGIN]!;
+    // The recorder's report is of every key; a test harness's server has a handful of them.
+    const source: LiveSource = {
+      now: () => clock.now(),
+      keys: () => clients.recorder.report().map((c) => liveKeyOf(c, clock.now())),
+      key: (label) => {
+        const client = clients.recorder.report().find((c) => c.key === label);
+        return client ? liveKeyOf(client, clock.now()) : undefined;
+      },
+      subscribe: (listener) => clients.subscribe(listener),
+    };
+    const feed = new LiveFeed({ source });
+    const page = livePage({ title: 'Live view of the clients', eventsUrl: `${LIVE_VIEW_PATH}/events`, token: true });
+    // Before the listener stops: an open stream would otherwise hold stop() until its timeout.
+    server.ext('onPreStop', () => feed.close());
+
+    server.route([
+      {
+        method: 'GET',
+        path: LIVE_VIEW_PATH,
+        options: {
+          auth: false,
+          plugins: { [RATE_LIMIT_PLUGIN]: false },
+          handler: (_request, h) =>
+            h
+              .response(page)
+              .type('text/html; charset=utf-8')
+              .header('content-security-policy', LIVE_PAGE_CSP)
+              .header('cache-control', 'no-store')
+              .header('referrer-policy', 'no-referrer'),
+        },
+      },
+      {
+        method: 'GET',
+        path: `${LIVE_VIEW_PATH}/events`,
+        options: {
+          auth: adminStrategy,
+          plugins: { [RATE_LIMIT_PLUGIN]: 'admin' },
+          handler: (request, h) => {
+            feed.connect(request.raw.req, request.raw.res);
+            return h.abandon;
+          },
+        },
+      },
+    ]);
+  },
+};
