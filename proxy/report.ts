@@ -5,7 +5,7 @@
 import { formatExchange, type Exchange } from '../conformance/http.ts';
 import { curlLine } from '../conformance/report/curl.ts';
 import type { CheckResult } from '../conformance/ledger.ts';
-import { OBLIGATIONS, type ClientReport } from '../server/client-report/recorder.ts';
+import { OBLIGATIONS, readiness, type ClientReport } from '../server/client-report/recorder.ts';
 import { timelineSvg } from '../spec/rules/timeline-svg.js';
 import type { Finding, KeyReport, Level, SummarisedKeys } from './judge.ts';
 
@@ -83,11 +83,7 @@ const MARK: Record<CheckResult['outcome'], string> = { passed: 'PASS', failed: '
 
 /** NOT READY only on a must; should-level breaches are warnings, as conform counts them. */
 function clientVerdict(c: ClientReport | undefined): string {
-  if (!c) return 'client: not judged (no key)';
-  const warnings = (Object.entries(c.obligations) as Array<[keyof ClientReport['obligations'], { verdict: string }]>).filter(
-    ([name, o]) => o.verdict === 'no' && OBLIGATIONS[name].level === 'should',
-  ).length;
-  return `client ${c.ready ? 'READY' : 'NOT READY'}${warnings > 0 ? ` (${warnings} warning${warnings === 1 ? '' : 's'})` : ''}`;
+  return c ? `client ${readiness(c)}` : 'client: not judged (no key)';
 }
 
 function serverCounts(server: CheckResult[]): string {
@@ -118,7 +114,7 @@ export function formatConsole(report: ProxyReport, options: { verbose?: boolean 
       >) {
         if (o.verdict === 'yes' && !options.verbose) continue;
         lines.push(
-          `  ${o.verdict === 'no' ? 'FAIL' : o.verdict === 'yes' ? 'PASS' : 'n/a '} ${OBLIGATIONS[name].level.padEnd(6)} ${OBLIGATIONS[name].id}: ${OBLIGATIONS[name].title}: ${o.detail}`,
+          `  ${o.verdict === 'no' ? (OBLIGATIONS[name].level === 'must' ? 'FAIL' : 'WARN') : o.verdict === 'yes' ? 'PASS' : 'n/a '} ${OBLIGATIONS[name].level.padEnd(6)} ${OBLIGATIONS[name].id}: ${OBLIGATIONS[name].title}: ${o.detail}`,
         );
       }
     }
@@ -256,7 +252,7 @@ function keySection(k: KeyReport): string {
       )
         .map(
           ([name, o]) =>
-            `<tr data-verdict="${o.verdict}"><td><span class="verdict ${o.verdict.replace(' ', '-')}">${o.verdict}</span></td><td>${OBLIGATIONS[name].level}</td><td><code>${OBLIGATIONS[name].id}</code> ${esc(OBLIGATIONS[name].title)}</td><td>${esc(o.detail)}<br><small>§ ${esc(OBLIGATIONS[name].section)}</small></td></tr>`,
+            `<tr data-verdict="${o.verdict}"><td>${o.verdict === 'no' && OBLIGATIONS[name].level === 'should' ? '<span class="verdict warned">no (warning)</span>' : `<span class="verdict ${o.verdict.replace(' ', '-')}">${o.verdict}</span>`}</td><td>${OBLIGATIONS[name].level}</td><td><code>${OBLIGATIONS[name].id}</code> ${esc(OBLIGATIONS[name].title)}</td><td>${esc(o.detail)}<br><small>§ ${esc(OBLIGATIONS[name].section)}</small></td></tr>`,
         )
         .join('')}</tbody></table>`
     : '<p>Requests without a key: no client obligation to judge.</p>';

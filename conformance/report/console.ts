@@ -77,7 +77,13 @@ export function formatConsole(report: Report, options: { verbose?: boolean } = {
   out.push(`  ${pad('', 4)}  ${pad('level', 6)}  ${pad('check', idWidth)}  rule`);
   for (const r of report.results) {
     if (r.outcome === 'not-run' && !options.verbose && r.reason?.startsWith('behaviour check')) continue;
-    const judged = r.outcome === 'not-run' ? '' : r.outcome === 'passed' ? ` (${r.judged} judged)` : ` (${r.failed} of ${r.judged} failed)`;
+    // A should-level check that fell short warned: it did not fail, even on the requests it judged.
+    const judged =
+      r.outcome === 'not-run'
+        ? ''
+        : r.outcome === 'passed'
+          ? ` (${r.judged} judged)`
+          : ` (${r.failed} of ${r.judged} ${r.outcome === 'warned' ? 'warned' : 'failed'})`;
     out.push(`  ${MARK[r.outcome]}  ${pad(r.level, 6)}  ${pad(r.id, idWidth)}  ${r.title}${judged}`);
   }
   const problems = report.results.filter((r) => r.outcome === 'failed' || r.outcome === 'warned');

@@ -14,6 +14,7 @@ import { CATALOGUE } from '../catalogue.ts';
 import { FAULTS } from '../testing/faults/catalogue.ts';
 import { conformOn, startTarget, type Target } from '../testing/faults/harness.ts';
 import type { Report } from '../run.ts';
+import { formatConsole } from './console.ts';
 import { curlLine } from './curl.ts';
 import { formatHtml } from './html.ts';
 import { formatJson } from './json.ts';
@@ -43,6 +44,14 @@ test('the failure carries a replay line that names the key by its variable, and 
   const { stdout } = await run('bash', ['-c', replay.replace(/^curl /, 'curl -s ')], { env: { ...process.env, CONFORMANCE_API_KEY: KEY } });
   assert.match(stdout, /^HTTP\/1\.1 500/);
   assert.not.ok(formatJson(report).includes(KEY));
+});
+
+test('on the console a should-level check that fell short warned: it is never called failed', () => {
+  const failed = report.results.find((r) => r.id === 'errors.no-server-error')!;
+  const line = (text: string) => text.split('\n').find((l) => l.includes(` ${failed.id} `))!;
+  assert.match(line(formatConsole(report)), new RegExp(`^  FAIL  must .*\\(${failed.failed} of ${failed.judged} failed\\)$`));
+  const warned = { ...report, results: report.results.map((r) => (r === failed ? { ...r, level: 'should' as const, outcome: 'warned' as const } : r)) };
+  assert.match(line(formatConsole(warned)), new RegExp(`^  WARN  should .*\\(${failed.failed} of ${failed.judged} warned\\)$`));
 });
 
 test('curl lines quote what a shell would mangle and send bytes that are not UTF-8 exactly', () => {

@@ -1,12 +1,13 @@
 // `adoption-kit client-report --base-url <url> --admin-token <token>`: how each client of a running
 // reference server behaved against the specification's obligations. Exit 0 when every client is
-// ready, 1 when one broke an obligation, 2 for a usage error or a server that cannot be read.
+// ready (a broken should-level obligation is a warning), 1 when one broke a must-level obligation, 2
+// for a usage error or a server that cannot be read.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { helpText, parseOptions, type OptionSpec } from '../../lib/cli-options.ts';
 import { KitError } from '../../lib/errors.ts';
 import { formatHtml } from './html.ts';
-import { OBLIGATIONS, type ClientReport, type Obligation } from './recorder.ts';
+import { OBLIGATIONS, readiness, type ClientReport, type Obligation } from './recorder.ts';
 
 export const REPORT_OPTIONS: readonly OptionSpec[] = [
   {
@@ -46,10 +47,11 @@ How each client (API key) of a running reference server behaved: did it wait for
   REPORT_OPTIONS,
 );
 
-/** One line per obligation: the verdict, what it is, and what was seen. */
+/** One line per obligation: the verdict (a broken should is a warning), what it is, and what was seen. */
 export function obligationLines(c: ClientReport, indent = '  '): string[] {
   return (Object.entries(c.obligations) as Array<[keyof ClientReport['obligations'], Obligation]>).map(
-    ([name, o]) => `${indent}${o.verdict.padEnd(12)} ${OBLIGATIONS[name].title.padEnd(42)} ${o.detail}`,
+    ([name, o]) =>
+      `${indent}${(o.verdict === 'no' && OBLIGATIONS[name].level === 'should' ? 'no (warning)' : o.verdict).padEnd(12)} ${OBLIGATIONS[name].title.padEnd(42)} ${o.detail}`,
   );
 }
 
@@ -57,7 +59,7 @@ export function formatReport(origin: string, generatedAt: string, clients: reado
   const lines = [`Client report of ${origin} at ${generatedAt}`, ''];
   if (clients.length === 0) lines.push('No client with a valid key has sent a request yet.');
   for (const c of clients) {
-    lines.push(`${c.key} (${c.plan}): ${c.requests} requests, ${c.refused} refused with 429  ${c.ready ? 'READY' : 'NOT READY'}`);
+    lines.push(`${c.key} (${c.plan}): ${c.requests} requests, ${c.refused} refused with 429  ${readiness(c)}`);
     lines.push(...obligationLines(c));
     lines.push('');
   }

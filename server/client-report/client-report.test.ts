@@ -1,6 +1,7 @@
-// Two clients against a live server with faults and the admin API on: one that waits Retry-After and
+// Three clients against a live server with faults and the admin API on: one that waits Retry-After and
 // backs off exponentially, one that loops through 429s, keeps sending while banned and still calls
-// getPet. The report (the admin API and the `adoption-kit client-report` command) tells them apart.
+// getPet, and one whose only fault is calling getPet (a should: a warning, still ready). The report
+// (the admin API and the `adoption-kit client-report` command) tells them apart.
 // Waiting moves the server's clock; nothing sleeps.
 import type { Server } from '@hapi/hapi';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -71,15 +72,28 @@ t('a well-behaved and a badly-behaved client get the verdicts they earned', asyn
   assert.is((await admin('POST', '/faults', { key: 'test-pro-key', code: 429, count: 3 })).statusCode, 201);
   await wellBehaved('test-pro-key', 8);
   await badlyBehaved('test-free-key', 110);
+  for (const url of ['/v1/pets/1', '/v1/pets?limit=1']) {
+    await call('test-business-key', url);
+    clock.advance(1000);
+  }
 
   const { clients } = JSON.parse((await admin('GET', '/clients')).payload) as { clients: ClientReport[] };
   const good = clients.find((c) => c.plan === 'pro')!;
   const bad = clients.find((c) => c.plan === 'free')!;
+  const deprecatedOnly = clients.find((c) => c.plan === 'business')!;
   const verdicts = (c: ClientReport) => Object.fromEntries(Object.entries(c.obligations).map(([name, o]) => [name, o.verdict]));
   assert.equal(verdicts(good), { waitsRetryAfter: 'yes', backsOffExponentially: 'yes', stopsWhileBanned: 'not observed', avoidsDeprecated: 'yes' });
   assert.ok(good.ready);
+  assert.is(good.warnings, 0);
+  assert.ok(
+    good.timeline.slice(1, 4).every((p) => p.status === 429 && p.injected),
+    'the scheduled 429s are drawn as injected',
+  );
+  assert.ok(deprecatedOnly.ready, 'a broken should is a warning');
+  assert.is(deprecatedOnly.warnings, 1);
   assert.equal(verdicts(bad), { waitsRetryAfter: 'no', backsOffExponentially: 'no', stopsWhileBanned: 'no', avoidsDeprecated: 'no' });
   assert.not.ok(bad.ready);
+  assert.is(bad.warnings, 1);
 });
 
 t('adoption-kit client-report prints it and exits 1 while a client is not ready', async () => {
@@ -88,6 +102,7 @@ t('adoption-kit client-report prints it and exits 1 while a client is not ready'
   assert.is(run.status, 1, run.stderr);
   assert.match(run.stdout, /test-pro… \(pro\): .* READY/);
   assert.match(run.stdout, /test-fre… \(free\): .* NOT READY/);
+  assert.match(run.stdout, /test-bus… \(business\): .* READY \(1 warning\)\n {2}not observed.*\n.*\n.*\n {2}no \(warning\) +avoids deprecated operations/);
   assert.match(run.stdout, /no +stops sending while banned +\d+ request\(s\) sent while banned/);
 });
 
@@ -101,10 +116,16 @@ t("--html draws each key's last requests, the obligations marked where they were
     assert.is(run.status, 1, run.stderr);
     const html = await readFile(file, 'utf8');
     assert.not.ok(html.includes('test-free-key') || html.includes('test-pro-key'), 'keys are shown by their first characters only');
-    const bad = html.slice(html.indexOf('data-key="test-fre…"'));
+    const section = (key: string) => html.slice(html.indexOf(`data-key="${key}"`), html.indexOf('</section>', html.indexOf(`data-key="${key}"`)));
+    const bad = section('test-fre…');
     const kinds = [...bad.matchAll(/class="tl-violation tl-(must|should)" data-kind="([a-z.-]+)"/g)].map((m) => m[2]).sort();
     assert.equal(kinds, ['client.avoids-deprecated', 'client.backs-off', 'client.stops-while-banned', 'client.waits-retry-after']);
     assert.match(bad, /class="tl-ban"/);
+    assert.match(bad, /class="tl-violation-label tl-must" data-kind="client.stops-while-banned"[^>]*>client.stops-while-banned<\/text>/);
+    const warned = section('test-bus…');
+    assert.match(warned, /<span class="verdict ready-with-warnings">READY \(1 warning\)<\/span>/);
+    assert.match(warned, /<span class="verdict warning">no \(warning\)<\/span>/);
+    assert.match(section('test-pro…'), /class="tl-request tl-refused tl-injected"/);
     if (!available) return;
     const browser = await launchChromium();
     try {
@@ -113,7 +134,7 @@ t("--html draws each key's last requests, the obligations marked where they were
       page.on('request', (r) => requested.push(r.url()));
       await page.goto(pathToFileURL(file).href);
       assert.is(requested.length, 1, 'the page fetches nothing but itself');
-      assert.is(await page.locator('section.client svg.rate-limit-timeline').count(), 2);
+      assert.is(await page.locator('section.client svg.rate-limit-timeline').count(), 3);
       const shots = SCREENSHOTS;
       await mkdir(shots, { recursive: true });
       await page.screenshot({ path: join(shots, 'client-report.png'), fullPage: true });

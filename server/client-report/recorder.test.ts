@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ClientRecorder, TIMELINE_POINTS, type Answer, type Verdict } from './recorder.ts';
+import { ClientRecorder, readiness, TIMELINE_POINTS, type Answer, type Verdict } from './recorder.ts';
 
 type Step = [atSeconds: number, status: number, retryAfter?: number, code?: string, operationId?: string];
 
@@ -20,17 +20,19 @@ function verdicts(steps: Step[]) {
     ban: o.stopsWhileBanned.verdict,
     deprecated: o.avoidsDeprecated.verdict,
     ready: report!.ready,
+    warnings: report!.warnings,
   };
 }
 
-const cases: Array<[string, Step[], { wait: Verdict; backoff: Verdict; ban: Verdict; deprecated: Verdict; ready: boolean }]> = [
+// Ready unless a must-level obligation is broken; a broken should (avoidsDeprecated) is a warning.
+const cases: Array<[string, Step[], { wait: Verdict; backoff: Verdict; ban: Verdict; deprecated: Verdict; ready: boolean; warnings: number }]> = [
   [
     'never refused',
     [
       [0, 200],
       [1, 200],
     ],
-    { wait: 'not observed', backoff: 'not observed', ban: 'not observed', deprecated: 'yes', ready: true },
+    { wait: 'not observed', backoff: 'not observed', ban: 'not observed', deprecated: 'yes', ready: true, warnings: 0 },
   ],
   [
     'waits Retry-After, then admitted',
@@ -38,7 +40,7 @@ const cases: Array<[string, Step[], { wait: Verdict; backoff: Verdict; ban: Verd
       [0, 429, 30, 'rate_limited_minute'],
       [30, 200],
     ],
-    { wait: 'yes', backoff: 'not observed', ban: 'not observed', deprecated: 'yes', ready: true },
+    { wait: 'yes', backoff: 'not observed', ban: 'not observed', deprecated: 'yes', ready: true, warnings: 0 },
   ],
   [
     'retries early (then waits longer: that much is backoff)',
@@ -47,7 +49,7 @@ const cases: Array<[string, Step[], { wait: Verdict; backoff: Verdict; ban: Verd
       [5, 429, 25, 'rate_limited_minute'],
       [30, 200],
     ],
-    { wait: 'no', backoff: 'yes', ban: 'not observed', deprecated: 'yes', ready: false },
+    { wait: 'no', backoff: 'yes', ban: 'not observed', deprecated: 'yes', ready: false, warnings: 0 },
   ],
   [
     'backs off exponentially over repeated 429s',
@@ -57,7 +59,7 @@ const cases: Array<[string, Step[], { wait: Verdict; backoff: Verdict; ban: Verd
       [3, 429, 1],
       [7, 200],
     ],
-    { wait: 'yes', backoff: 'yes', ban: 'not observed', deprecated: 'yes', ready: true },
+    { wait: 'yes', backoff: 'yes', ban: 'not observed', deprecated: 'yes', ready: true, warnings: 0 },
   ],
   [
     'retries at a constant pace',
@@ -67,7 +69,7 @@ const cases: Array<[string, Step[], { wait: Verdict; backoff: Verdict; ban: Verd
       [2, 429, 1],
       [3, 200],
     ],
-    { wait: 'yes', backoff: 'no', ban: 'not observed', deprecated: 'yes', ready: false },
+    { wait: 'yes', backoff: 'no', ban: 'not observed', deprecated: 'yes', ready: false, warnings: 0 },
   ],
   [
     'a loop of immediate retries is no backoff',
@@ -76,7 +78,7 @@ const cases: Array<[string, Step[], { wait: Verdict; backoff: Verdict; ban: Verd
       [0, 429, 5],
       [0, 429, 5],
     ],
-    { wait: 'no', backoff: 'no', ban: 'not observed', deprecated: 'yes', ready: false },
+    { wait: 'no', backoff: 'no', ban: 'not observed', deprecated: 'yes', ready: false, warnings: 0 },
   ],
   [
     'stops while banned',
@@ -84,7 +86,7 @@ const cases: Array<[string, Step[], { wait: Verdict; backoff: Verdict; ban: Verd
       [0, 429, 600, 'key_banned'],
       [600, 200],
     ],
-    { wait: 'yes', backoff: 'not observed', ban: 'yes', deprecated: 'yes', ready: true },
+    { wait: 'yes', backoff: 'not observed', ban: 'yes', deprecated: 'yes', ready: true, warnings: 0 },
   ],
   [
     'keeps sending while banned',
@@ -93,7 +95,7 @@ const cases: Array<[string, Step[], { wait: Verdict; backoff: Verdict; ban: Verd
       [10, 429, 590, 'key_banned'],
       [20, 429, 580, 'key_banned'],
     ],
-    { wait: 'no', backoff: 'no', ban: 'no', deprecated: 'yes', ready: false },
+    { wait: 'no', backoff: 'no', ban: 'no', deprecated: 'yes', ready: false, warnings: 0 },
   ],
   [
     'still calls getPet',
@@ -101,12 +103,27 @@ const cases: Array<[string, Step[], { wait: Verdict; backoff: Verdict; ban: Verd
       [0, 200, undefined, undefined, 'getPet'],
       [1, 200],
     ],
-    { wait: 'not observed', backoff: 'not observed', ban: 'not observed', deprecated: 'no', ready: false },
+    { wait: 'not observed', backoff: 'not observed', ban: 'not observed', deprecated: 'no', ready: true, warnings: 1 },
+  ],
+  [
+    'still calls getPet and retries early',
+    [
+      [0, 429, 30, 'rate_limited_minute', 'getPet'],
+      [5, 200],
+    ],
+    { wait: 'no', backoff: 'not observed', ban: 'not observed', deprecated: 'no', ready: false, warnings: 1 },
   ],
 ];
 for (const [name, steps, expected] of cases) {
   test(name, () => assert.equal(verdicts(steps), expected));
 }
+
+test('the verdict in words: READY, READY with its warnings, NOT READY', () => {
+  assert.is(readiness({ ready: true, warnings: 0 }), 'READY');
+  assert.is(readiness({ ready: true, warnings: 1 }), 'READY (1 warning)');
+  assert.is(readiness({ ready: true, warnings: 2 }), 'READY (2 warnings)');
+  assert.is(readiness({ ready: false, warnings: 1 }), 'NOT READY');
+});
 
 test('a retry a little early (clock or network jitter under 250 ms) still counts as waiting', () => {
   assert.is(
@@ -141,6 +158,19 @@ test('the timeline keeps the last requests and marks each obligation once, where
   const marked = report!.timeline.flatMap((p, i) => (p.violations ?? []).map((v) => `${i}:${v.kind}`));
   assert.equal(marked, [`${TIMELINE_POINTS - 2}:client.avoids-deprecated`, `${TIMELINE_POINTS - 1}:client.waits-retry-after`]);
   assert.is(report!.timeline.at(-2)!.retryAfterMs, 30_000);
+});
+
+test('an injected answer is judged like any other and drawn as injected', () => {
+  const recorder = new ClientRecorder(['getPet']);
+  const base = { keyId: 'k', plan: 'free', label: 'k…', operationId: 'listPets' };
+  recorder.observe({ ...base, atMs: 0, status: 429, retryAfterSeconds: 30, injected: true });
+  recorder.observe({ ...base, atMs: 1000, status: 200, remaining: 5 });
+  const [report] = recorder.report();
+  assert.is(report!.obligations.waitsRetryAfter.verdict, 'no');
+  assert.equal(
+    report!.timeline.map((p) => p.injected ?? false),
+    [true, false],
+  );
 });
 
 test('the details say what happened, with numbers', () => {

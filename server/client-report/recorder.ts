@@ -32,6 +32,8 @@ export interface Answer {
   limit?: number;
   remaining?: number;
   resetAtMs?: number;
+  /** A fault answered in the server's place (--faults): judged like any answer, drawn as injected. */
+  injected?: boolean;
 }
 
 export interface Obligation {
@@ -45,8 +47,10 @@ export interface ClientReport {
   plan: string;
   requests: number;
   refused: number;
-  /** Overall: 'ready' when no obligation was broken. */
+  /** Overall: ready unless a must-level obligation was broken; a broken should is a warning. */
   ready: boolean;
+  /** How many should-level obligations were broken: warnings, which leave a client ready. */
+  warnings: number;
   obligations: {
     waitsRetryAfter: Obligation;
     backsOffExponentially: Obligation;
@@ -83,6 +87,12 @@ export const OBLIGATIONS: Readonly<Record<keyof ClientReport['obligations'], { i
   },
   avoidsDeprecated: { id: 'client.avoids-deprecated', title: 'avoids deprecated operations (getPet)', level: 'should', section: 'Versioning' },
 };
+
+/** A client's verdict in words, the same in every report: READY, READY (n warnings) or NOT READY. */
+export function readiness(c: Pick<ClientReport, 'ready' | 'warnings'>): string {
+  if (!c.ready) return 'NOT READY';
+  return c.warnings > 0 ? `READY (${c.warnings} warning${c.warnings === 1 ? '' : 's'})` : 'READY';
+}
 
 /** How many of a key's last requests the timeline keeps. */
 export const TIMELINE_POINTS = 1000;
@@ -160,6 +170,7 @@ export class ClientRecorder {
       ...(answer.remaining !== undefined ? { remaining: answer.remaining } : {}),
       ...(answer.resetAtMs !== undefined ? { resetAtMs: answer.resetAtMs } : {}),
       ...(answer.status === 429 && answer.retryAfterSeconds !== undefined ? { retryAfterMs: answer.retryAfterSeconds * 1000 } : {}),
+      ...(answer.injected ? { injected: true } : {}),
     };
     s.timeline.push(point);
     if (s.timeline.length > TIMELINE_POINTS) s.timeline.shift();
@@ -252,14 +263,18 @@ export class ClientRecorder {
               }
             : { verdict: 'yes', detail: 'no call to a deprecated operation' },
       };
-      const ready = Object.values(obligations).every((o) => o.verdict !== 'no');
+      const broken = (level: 'must' | 'should') =>
+        (Object.keys(obligations) as Array<keyof ClientReport['obligations']>).filter(
+          (name) => OBLIGATIONS[name].level === level && obligations[name].verdict === 'no',
+        ).length;
       return {
         key: s.label,
         keyId,
         plan: s.plan,
         requests: s.requests,
         refused: s.refused,
-        ready,
+        ready: broken('must') === 0,
+        warnings: broken('should'),
         obligations,
         timeline: live.timeline.map((p) => ({ ...p })),
       };

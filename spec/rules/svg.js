@@ -69,23 +69,24 @@ export function emptySvg(message, left, height) {
 }
 
 /**
- * A row of legend entries (a swatch and its name, 84 px each), ending at `right`.
+ * A row of legend entries (a swatch and its name, 84 px each), ending at `right`. A swatch is filled
+ * with its colour, or with 'hollow' after the colour only outlined in it, dashed.
  * @param {string} cls
- * @param {string[][]} entries [name, colour]
+ * @param {string[][]} entries [name, colour, 'hollow'?]
  * @param {number} right
  */
 export function legendSvg(cls, entries, right) {
   let x = right - entries.length * 84;
   let svg = '';
-  for (const [name, colour] of entries) {
+  for (const [name, colour, style] of entries) {
     svg +=
       '<rect class="' +
       cls +
       '" x="' +
       x +
-      '" y="24" width="10" height="10" fill="' +
-      colour +
-      '"/><text x="' +
+      '" y="24" width="10" height="10" ' +
+      (style === 'hollow' ? 'fill="#ffffff" stroke="' + colour + '" stroke-width="1.5" stroke-dasharray="2 1.5"' : 'fill="' + colour + '"') +
+      '/><text x="' +
       (x + 14) +
       '" y="33" fill="#1f2328">' +
       name +

@@ -67,6 +67,7 @@ function timeSpan(points) {
   let maxLimit = 1;
   for (const p of points) {
     if (p.retryAfterMs !== null && p.retryAfterMs !== undefined) t1 = Math.max(t1, p.atMs + p.retryAfterMs);
+    if (p.injected) continue;
     if (typeof p.limit === 'number' && p.limit > maxLimit) maxLimit = p.limit;
     if (typeof p.remaining === 'number' && p.remaining > maxLimit) maxLimit = p.remaining;
   }

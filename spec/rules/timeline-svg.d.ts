@@ -11,6 +11,7 @@
  * @property {number | null} [resetAtMs] the moment X-RateLimit-Reset names, on the same clock as atMs
  * @property {number | null} [retryAfterMs] the wait a refusal's Retry-After names
  * @property {boolean} [ban] this refusal announced a ban lasting retryAfterMs
+ * @property {boolean} [injected] a fault injected in the server's place (--faults), not the limiter's answer
  * @property {TimelineViolation[]} [violations] the rules broken by this response
  * @typedef {{ key: string, points: TimelinePoint[], title?: string }} Timeline
  * @typedef {{ width?: number, height?: number }} SvgOptions
@@ -71,6 +72,10 @@ export type TimelinePoint = {
      * this refusal announced a ban lasting retryAfterMs
      */
     ban?: boolean | undefined;
+    /**
+     * a fault injected in the server's place (--faults), not the limiter's answer
+     */
+    injected?: boolean | undefined;
     /**
      * the rules broken by this response
      */

@@ -19,14 +19,26 @@
 //     in the order sent, evenly spaced (axis 'sequence'; the root's data-axis says which).
 //     Marks, each an element with a class a test or a stylesheet can find:
 //       .tl-request.tl-admitted | .tl-refused | .tl-other | .tl-no-response   one per request (circle)
+//       .tl-injected           also on a request whose answer was injected (`injected`: --faults of the
+//                              proxy or the server): a hollow dashed circle, its <title> saying so, and
+//                              a legend entry only when there is one. Its Limit, Remaining and Reset
+//                              are not the limiter's: the Remaining line and the boundaries pass it by
 //       .tl-remaining          X-RateLimit-Remaining as a line (polyline)
 //       .tl-retry-after        the span each 429's Retry-After names (rect from the 429 onwards)
 //       .tl-window-boundary    each X-RateLimit-Reset moment (dashed line)
 //       .tl-ban                an announced ban, from the 429 that announced it to its end (rect)
 //       .tl-violation.tl-must | .tl-should   each broken rule, at the request that broke it (path,
 //                              with data-kind and a <title> naming the rule)
-//     Every mark carries data-at-ms (and spans data-until-ms) with the time it stands for. The
-//     picture ends one request-span after the last request; a span cut there has data-clipped.
+//       .tl-violation-label    the rule's name (its kind) written at one of its marks (text, with
+//                              data-kind and data-index): the first mark of each kind, then the first
+//                              of each later run of it (its marks under 40 px apart), at most 16 per
+//                              picture, so that hundreds of broken rules stay readable and the SVG
+//                              grows only with the marks. Beside the mark, or raised above its stack
+//                              on a leader (.tl-violation-leader, a line); never over another label,
+//                              left out when it finds no room (the marks keep their <title>)
+//     Every mark but a label carries data-at-ms (and spans data-until-ms) with the time it stands
+//     for. The picture ends one request-span after the last request; a span cut there has
+//     data-clipped.
 //
 // Times are milliseconds on any one clock (the client's: sentAtMs of the snapshots); the axis shows
 // seconds from the first mark.
@@ -49,6 +61,7 @@ import { axesSvg, timelineFrame, timelineScale } from './timeline-scale.js';
  * @property {number | null} [resetAtMs] the moment X-RateLimit-Reset names, on the same clock as atMs
  * @property {number | null} [retryAfterMs] the wait a refusal's Retry-After names
  * @property {boolean} [ban] this refusal announced a ban lasting retryAfterMs
+ * @property {boolean} [injected] a fault injected in the server's place (--faults), not the limiter's answer
  * @property {TimelineViolation[]} [violations] the rules broken by this response
  * @typedef {{ key: string, points: TimelinePoint[], title?: string }} Timeline
  * @typedef {{ width?: number, height?: number }} SvgOptions
@@ -93,6 +106,7 @@ const LEGEND = [
   ['ban', COLOURS.ban],
   ['rule broken', COLOURS.must],
 ];
+const INJECTED_LEGEND = ['injected', COLOURS.refused, 'hollow'];
 
 /**
  * One key's rate-limit timeline as a self-contained SVG document fragment.
@@ -111,7 +125,15 @@ export function timelineSvg(timeline, options) {
   const scale = timelineScale(points, frame, opts.axis);
   return (
     rootSvg(timeline, title, frame, scale.axis) +
-    legendSvg('tl-legend', LEGEND, frame.width - frame.right) +
+    legendSvg(
+      'tl-legend',
+      points.some(function (p) {
+        return p.injected;
+      })
+        ? LEGEND.concat([INJECTED_LEGEND])
+        : LEGEND,
+      frame.width - frame.right
+    ) +
     axesSvg(scale) +
     bansSvg(points, scale) +
     boundariesSvg(points, scale) +

@@ -6,23 +6,34 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CORRECT_LIMITER, FAULTY_LIMITER, timelineOf } from './testing/pictures.ts';
 import { no, ok, W1 } from './testing/recorded.ts';
-import { timelineSvg } from './timeline-svg.js';
+import { timelineSvg, type TimelinePoint } from './timeline-svg.js';
 import { chromiumAvailable, launchChromium, SCREENSHOTS } from '../../lib/testing/chromium.ts';
 
-const count = (svg: string, cls: string) => (svg.match(new RegExp(`class="[^"]*\\b${cls}\\b`, 'g')) ?? []).length;
+const count = (svg: string, cls: string) => (svg.match(new RegExp(`class="([^"]*\\s)?${cls}[\\s"]`, 'g')) ?? []).length;
+const labels = (svg: string) =>
+  [...svg.matchAll(/<text class="tl-violation-label tl-(?:must|should)" data-kind="([^"]+)"[^>]*>([^<]*)<\/text>/g)].map((m) => m[2]!);
 const kinds = (svg: string) => [...svg.matchAll(/class="tl-violation tl-(must|should)" data-kind="([a-z_]+)"/g)].map((m) => `${m[2]} (${m[1]})`).sort();
 
 const cases: Array<[name: string, svg: () => string, marks: Record<string, number>, violations: string[]]> = [
   [
     'a correct limiter',
     () => timelineSvg(CORRECT_LIMITER),
-    { 'tl-admitted': 9, 'tl-refused': 3, 'tl-retry-after': 3, 'tl-window-boundary': 3, 'tl-ban': 0, 'tl-remaining': 1, 'tl-violation': 0 },
+    {
+      'tl-admitted': 9,
+      'tl-refused': 3,
+      'tl-retry-after': 3,
+      'tl-window-boundary': 3,
+      'tl-ban': 0,
+      'tl-remaining': 1,
+      'tl-violation': 0,
+      'tl-violation-label': 0,
+    },
     [],
   ],
   [
     'a faulty limiter',
     () => timelineSvg(FAULTY_LIMITER),
-    { 'tl-admitted': 6, 'tl-refused': 3, 'tl-retry-after': 3, 'tl-ban': 1, 'tl-remaining': 1, 'tl-violation': 6 },
+    { 'tl-admitted': 6, 'tl-refused': 3, 'tl-retry-after': 3, 'tl-ban': 1, 'tl-remaining': 1, 'tl-violation': 6, 'tl-violation-label': 4 },
     [
       'ban_not_enforced (must)',
       'over_admitted (must)',
@@ -52,6 +63,84 @@ test('requests too close for the time axis are drawn in the order sent, spans re
   const span = /class="tl-retry-after"[^>]* x="([\d.]+)"[^>]* width="([\d.]+)"/.exec(svg)!;
   assert.ok(Math.abs(Number(span[1]) + Number(span[2]) - (xs[4]! - (xs[4]! - xs[3]!) / 2)) < 1, "the span ends where the retry stands, its slot's left edge");
   assert.match(timelineSvg(burst, { axis: 'time' }), /data-axis="time"/);
+});
+
+test('each kind of broken rule is named in the picture, beside a mark of that kind', () => {
+  const svg = timelineSvg(FAULTY_LIMITER);
+  assert.equal(labels(svg).sort(), ['ban_not_enforced', 'over_admitted', 'remaining_not_decremented', 'served_before_retry_after']);
+  for (const m of svg.matchAll(/<text class="tl-violation-label[^"]*" data-kind="([^"]+)" data-index="(\d+)"/g)) {
+    assert.match(svg, new RegExp(`class="tl-violation tl-\\w+" data-kind="${m[1]}" data-index="${m[2]}"`), `${m[1]} is named at one of its own marks`);
+  }
+});
+
+/** `n` requests a second apart, each admitted with Remaining counting down, each breaking `kinds`. */
+function crowded(n: number, kinds: (i: number) => string[]): TimelinePoint[] {
+  return Array.from({ length: n }, (_, i) => ({
+    atMs: i * 1000,
+    status: 200,
+    limit: n,
+    remaining: n - i - 1,
+    resetAtMs: n * 1000,
+    violations: kinds(i).map((kind) => ({ kind, level: 'must' as const, detail: `request ${i + 1}` })),
+  }));
+}
+
+const cases1000: Array<[name: string, kinds: (i: number) => string[], named: string[]]> = [
+  ['one kind on every request', () => ['over_admitted'], ['over_admitted']],
+  [
+    'three kinds on every request',
+    () => ['over_admitted', 'remaining_not_decremented', 'served_before_retry_after'],
+    ['over_admitted', 'remaining_not_decremented', 'served_before_retry_after'],
+  ],
+  ['a kind in each of 1,000 requests, in runs', (i) => [`kind_${Math.floor(i / 50)}`], Array.from({ length: 20 }, (_, k) => `kind_${k}`)],
+];
+for (const [name, kinds, named] of cases1000) {
+  test(`1,000 requests with ${name}: a bounded number of names, the first of each kind named, a bounded SVG`, () => {
+    const svg = timelineSvg({ key: 'k', points: crowded(1000, kinds) });
+    const written = labels(svg);
+    assert.ok(written.length <= 16, `${written.length} labels`);
+    assert.ok(written.length >= Math.min(named.length, 16), `${written.length} labels for ${named.length} kinds`);
+    for (const kind of new Set(written)) assert.ok(named.includes(kind), kind);
+    if (named.length <= 16) assert.equal([...new Set(written)].sort(), [...named].sort());
+    // Per request: its circle (with its title), a share of the Remaining line and its triangles; nothing grows with the labels.
+    const perRequest = 190 + 250 * kinds(0).length;
+    assert.ok(svg.length < 1000 * perRequest + 20_000, `${svg.length} characters`);
+  });
+}
+
+test('1,000 requests that break nothing draw in a bounded SVG', () => {
+  const svg = timelineSvg({ key: 'k', points: crowded(1000, () => []) });
+  assert.is(count(svg, 'tl-request'), 1000);
+  assert.ok(svg.length < 250_000, `${svg.length} characters`);
+});
+
+test('an injected answer is drawn hollow, says so, has its legend entry, and leaves the Remaining line alone', () => {
+  const points: TimelinePoint[] = [
+    { atMs: 0, status: 200, limit: 3, remaining: 2, resetAtMs: 20_000 },
+    { atMs: 1000, status: 503, injected: true, retryAfterMs: 1000 },
+    { atMs: 2000, status: 429, injected: true, limit: 999, remaining: 0, resetAtMs: 5000, retryAfterMs: 30_000 },
+    { atMs: 3000, status: 500, injected: true },
+    { atMs: 32_000, status: 200, limit: 3, remaining: 1, resetAtMs: 20_000 },
+  ];
+  const svg = timelineSvg({ key: 'k', points }, { axis: 'time' });
+  assert.is(count(svg, 'tl-injected'), 3);
+  const injected = [
+    ...svg.matchAll(
+      /<circle class="tl-request (tl-\w+(?:-\w+)?) tl-injected"[^>]*fill="#ffffff"[^>]*stroke-dasharray="[^"]+"><title>#\d: (\d+) ([^<]+)<\/title>/g,
+    ),
+  ];
+  assert.equal(
+    injected.map((m) => `${m[1]} ${m[2]}`),
+    ['tl-other 503', 'tl-refused 429', 'tl-other 500'],
+  );
+  for (const m of injected) assert.match(m[3]!, /injected by --faults/);
+  assert.match(svg, /<text x="[\d.]+" y="33" fill="#1f2328">injected<\/text>/);
+  assert.not.match(timelineSvg(CORRECT_LIMITER), />injected</, 'no legend entry without an injected answer');
+  const line = /class="tl-remaining" data-points="(\d+)"[^>]* points="([^"]+)"/.exec(svg)!;
+  assert.is(line[1], '2', 'the Remaining line passes the injected answers by');
+  assert.match(svg, />3<\/text>/, "the axis is the limiter's Limit, not an injected one");
+  assert.is(count(svg, 'tl-window-boundary'), 1, "an injected Reset is not the limiter's boundary");
+  assert.is(count(svg, 'tl-retry-after'), 1, "the injected 429's Retry-After still binds the client");
 });
 
 test('text from the data is escaped, and the SVG fetches nothing', () => {
@@ -149,6 +238,24 @@ interface Box {
     });
     for (const v of enforced) assert.ok(v.x > banBox.from && v.x < banBox.to, 'the requests served during the ban fall inside it');
     assert.ok(ban.width > 500, 'a two-minute ban spans most of the picture');
+    const named = await page.locator('.tl-violation-label').evaluateAll((els) =>
+      els.map((el) => {
+        const b = el.getBoundingClientRect();
+        return { kind: el.getAttribute('data-kind'), x0: b.left, x1: b.right, y0: b.top, y1: b.bottom };
+      }),
+    );
+    assert.is(named.length, 4);
+    named.forEach((a, i) =>
+      named
+        .slice(i + 1)
+        .forEach((b) => assert.ok(a.x1 <= b.x0 + 1 || b.x1 <= a.x0 + 1 || a.y1 <= b.y0 + 1 || b.y1 <= a.y0 + 1, `${a.kind} and ${b.kind} do not overlap`)),
+    );
+    for (const label of named) {
+      for (const v of violations) {
+        const inside = v.x > label.x0 && v.x < label.x1 && v.y > label.y0 && v.y < label.y1;
+        assert.not.ok(inside, `the label ${label.kind} does not cover the ${v.kind} mark`);
+      }
+    }
     assert.is(
       await page.locator('.tl-violation title').first().textContent(),
       'over_admitted (must): request 4 admitted in the window resetting at 1800000060 with Limit 3',
