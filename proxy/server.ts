@@ -80,6 +80,22 @@ function redactUrl(url: string): string {
   return parsed.toString();
 }
 
+/**
+ * The path and query a request names. An absolute-form target (RFC 9112 §3.2.2) gives only its
+ * path: whatever host it names, the request goes to --target and nowhere else. Undefined for a
+ * target that names no path (authority-form, asterisk-form).
+ */
+function originForm(requestTarget: string): string | undefined {
+  if (requestTarget.startsWith('/')) return requestTarget;
+  try {
+    const absolute = new URL(requestTarget);
+    if (absolute.protocol !== 'http:' && absolute.protocol !== 'https:') return undefined;
+    return `${absolute.pathname}${absolute.search}`;
+  } catch {
+    return undefined;
+  }
+}
+
 /** A captured body as text; a cut one may end inside a character, which is left out rather than shown as bytes. */
 function capturedText(capture: BodyCapture): string {
   const bytes = capture.bytes();
@@ -158,7 +174,13 @@ export function createTrafficProxy(options: ProxyOptions): TrafficProxy {
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const sentAt = clock.now();
-    const url = `${target.origin}${prefix}${req.url ?? '/'}`;
+    const path = originForm(req.url ?? '/');
+    if (path === undefined) {
+      res.writeHead(400, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
+      res.end('adoption-kit proxy: the request target must be a path (or an absolute URL, whose path is used)\n');
+      return;
+    }
+    const url = `${target.origin}${prefix}${path}`;
     const incoming = flatHeaders(req);
     const key = keyOf(incoming.authorization);
     const exchange = record(req, url, incoming, sentAt);
