@@ -280,7 +280,8 @@ export class TrafficJudge {
         maxPoints: this.#limits.timelinePoints,
         ...(this.#options.tolerances ? { tolerances: this.#options.tolerances } : {}),
       }),
-      client: new ClientRecorder(this.#deprecated),
+      // The judge draws the key's timeline from the window rules' points: the recorder keeps none.
+      client: new ClientRecorder(this.#deprecated, { timelinePoints: 0 }),
       sample: new ExchangeSample(this.#limits.keep),
       requests: 0,
       refused: 0,
@@ -419,7 +420,7 @@ export class TrafficJudge {
 
   /** An obligation the client has now broken, told once when its verdict turns to no. */
   #clientFindings(state: KeyState, point: number | undefined): void {
-    const report = state.client.report()[0];
+    const report = state.client.verdictOf(state.keyId);
     if (!report) return;
     for (const [name, o] of Object.entries(report.obligations) as Array<
       [keyof ClientReport['obligations'], ClientReport['obligations'][keyof ClientReport['obligations']]]
@@ -475,14 +476,14 @@ export class TrafficJudge {
 
   #report(s: KeyState): KeyReport {
     const server = s.ledger.results({ strict: false, selected: () => undefined }).filter((r) => r.outcome !== 'not-run');
-    const client = s.id === NO_KEY ? undefined : s.client.report()[0];
+    const client = s.id === NO_KEY ? undefined : s.client.verdictOf(s.keyId);
     const points = this.#points(s);
     return {
       key: s.label,
       requests: s.requests,
       refused: s.refused,
       server,
-      ...(client ? { client: { ...client, timeline: [] } } : {}),
+      ...(client ? { client } : {}),
       timeline: { key: s.label, points },
       timelineDropped: s.windows.judgedCount() - (points.length - s.injected.length),
       sample: s.sample.report(),

@@ -131,7 +131,11 @@ export class ClientRecorder {
   readonly #deprecated: ReadonlySet<string>;
 
   /** `deprecatedOperations`: the operationIds the contract marks deprecated. */
-  constructor(deprecatedOperations: Iterable<string>) {
+  readonly #timelinePoints: number;
+
+  /** `timelinePoints`: how many of a key's last requests its timeline keeps (0 for a judge that draws its own). */
+  constructor(deprecatedOperations: Iterable<string>, options: { timelinePoints?: number } = {}) {
+    this.#timelinePoints = options.timelinePoints ?? TIMELINE_POINTS;
     this.#deprecated = new Set(deprecatedOperations);
   }
 
@@ -173,7 +177,7 @@ export class ClientRecorder {
       ...(answer.injected ? { injected: true } : {}),
     };
     s.timeline.push(point);
-    if (s.timeline.length > TIMELINE_POINTS) s.timeline.shift();
+    if (s.timeline.length > this.#timelinePoints) s.timeline.shift();
     const broken = { early: s.early, banned: s.sentWhileBanned, deprecated: s.deprecated, flat: s.streaks - s.streaksExponential };
     if (answer.operationId !== undefined && this.#deprecated.has(answer.operationId)) s.deprecated++;
     if (s.bannedUntil !== null && sentAt < s.bannedUntil - TOLERANCE_MS) s.sentWhileBanned++;
@@ -224,61 +228,69 @@ export class ClientRecorder {
   }
 
   report(): ClientReport[] {
-    return [...this.#keys].map(([keyId, live]) => {
-      const s = { ...live, gaps: [...live.gaps] };
-      this.#closeStreak(s);
-      // A run of 429s still open is judged now: its last request is where it showed.
-      const last = live.timeline.at(-1);
-      if (s.streaks > s.streaksExponential && last) this.#mark(live, last, 'backsOffExponentially');
-      const obligations: ClientReport['obligations'] = {
-        waitsRetryAfter:
-          s.early > 0
-            ? {
+    return [...this.#keys].map(([keyId, live]) => this.#reportOf(keyId, live, true));
+  }
+
+  /** One key's report with an empty timeline: cheap enough to ask after every answer (the judging proxy does). */
+  verdictOf(keyId: string): ClientReport | undefined {
+    const live = this.#keys.get(keyId);
+    return live && this.#reportOf(keyId, live, false);
+  }
+
+  #reportOf(keyId: string, live: KeyState, withTimeline: boolean): ClientReport {
+    const s = { ...live, gaps: [...live.gaps] };
+    this.#closeStreak(s);
+    // A run of 429s still open is judged now: its last request is where it showed.
+    const last = live.timeline.at(-1);
+    if (s.streaks > s.streaksExponential && last) this.#mark(live, last, 'backsOffExponentially');
+    const obligations: ClientReport['obligations'] = {
+      waitsRetryAfter:
+        s.early > 0
+          ? {
+              verdict: 'no',
+              detail: `${s.early} of ${s.early + s.honoured} retries came before Retry-After (up to ${(s.earliestByMs / 1000).toFixed(1)} s early)`,
+            }
+          : s.honoured > 0
+            ? { verdict: 'yes', detail: `all ${s.honoured} retries after a 429 waited for Retry-After` }
+            : { verdict: 'not observed', detail: 'no request followed a 429' },
+      backsOffExponentially:
+        s.streaks === 0
+          ? { verdict: 'not observed', detail: 'no 429 was answered twice in a row' }
+          : s.streaksExponential === s.streaks
+            ? { verdict: 'yes', detail: `in ${s.streaks} run(s) of repeated 429s each wait was at least ${BACKOFF_FACTOR} times the one before` }
+            : {
                 verdict: 'no',
-                detail: `${s.early} of ${s.early + s.honoured} retries came before Retry-After (up to ${(s.earliestByMs / 1000).toFixed(1)} s early)`,
-              }
-            : s.honoured > 0
-              ? { verdict: 'yes', detail: `all ${s.honoured} retries after a 429 waited for Retry-After` }
-              : { verdict: 'not observed', detail: 'no request followed a 429' },
-        backsOffExponentially:
-          s.streaks === 0
-            ? { verdict: 'not observed', detail: 'no 429 was answered twice in a row' }
-            : s.streaksExponential === s.streaks
-              ? { verdict: 'yes', detail: `in ${s.streaks} run(s) of repeated 429s each wait was at least ${BACKOFF_FACTOR} times the one before` }
-              : {
-                  verdict: 'no',
-                  detail: `${s.streaks - s.streaksExponential} of ${s.streaks} run(s) of repeated 429s did not back off (waits ${(s.flatExample ?? []).map((g) => `${g} ms`).join(', ')}...)`,
-                },
-        stopsWhileBanned:
-          s.bans === 0
-            ? { verdict: 'not observed', detail: 'the key was never banned' }
-            : s.sentWhileBanned > 0
-              ? { verdict: 'no', detail: `${s.sentWhileBanned} request(s) sent while banned (${s.bans} ban(s))` }
-              : { verdict: 'yes', detail: `no request during ${s.bans} ban(s)` },
-        avoidsDeprecated:
-          s.deprecated > 0
-            ? {
-                verdict: 'no',
-                detail: `${s.deprecated} of ${s.requests} requests (${((100 * s.deprecated) / s.requests).toFixed(1)} %) still call a deprecated operation`,
-              }
-            : { verdict: 'yes', detail: 'no call to a deprecated operation' },
-      };
-      const broken = (level: 'must' | 'should') =>
-        (Object.keys(obligations) as Array<keyof ClientReport['obligations']>).filter(
-          (name) => OBLIGATIONS[name].level === level && obligations[name].verdict === 'no',
-        ).length;
-      return {
-        key: s.label,
-        keyId,
-        plan: s.plan,
-        requests: s.requests,
-        refused: s.refused,
-        ready: broken('must') === 0,
-        warnings: broken('should'),
-        obligations,
-        timeline: live.timeline.map((p) => ({ ...p })),
-      };
-    });
+                detail: `${s.streaks - s.streaksExponential} of ${s.streaks} run(s) of repeated 429s did not back off (waits ${(s.flatExample ?? []).map((g) => `${g} ms`).join(', ')}...)`,
+              },
+      stopsWhileBanned:
+        s.bans === 0
+          ? { verdict: 'not observed', detail: 'the key was never banned' }
+          : s.sentWhileBanned > 0
+            ? { verdict: 'no', detail: `${s.sentWhileBanned} request(s) sent while banned (${s.bans} ban(s))` }
+            : { verdict: 'yes', detail: `no request during ${s.bans} ban(s)` },
+      avoidsDeprecated:
+        s.deprecated > 0
+          ? {
+              verdict: 'no',
+              detail: `${s.deprecated} of ${s.requests} requests (${((100 * s.deprecated) / s.requests).toFixed(1)} %) still call a deprecated operation`,
+            }
+          : { verdict: 'yes', detail: 'no call to a deprecated operation' },
+    };
+    const broken = (level: 'must' | 'should') =>
+      (Object.keys(obligations) as Array<keyof ClientReport['obligations']>).filter(
+        (name) => OBLIGATIONS[name].level === level && obligations[name].verdict === 'no',
+      ).length;
+    return {
+      key: s.label,
+      keyId,
+      plan: s.plan,
+      requests: s.requests,
+      refused: s.refused,
+      ready: broken('must') === 0,
+      warnings: broken('should'),
+      obligations,
+      timeline: withTimeline ? live.timeline.map((p) => ({ ...p })) : [],
+    };
   }
 
   reset(): void {
