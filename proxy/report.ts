@@ -228,7 +228,10 @@ svg { max-width: 100%; height: auto; }
 function serverRow(r: CheckResult): string {
   const detail = r.outcome === 'passed' ? esc(r.title) : `${esc(r.failures[0]?.message ?? '')}${r.failed > 1 ? ` <small>(${r.failed} times)</small>` : ''}`;
   const evidence = r.failures[0]?.evidence[0];
-  const shown = evidence ? `<details><summary>exchange</summary><pre>${esc(formatExchange(evidence, 2000))}</pre></details>` : '';
+  // One exchange per check here; the JSON report has every failure the ledger kept, with its exchanges.
+  const kept = r.failures.reduce((n, f) => n + f.evidence.length, 0);
+  const more = kept > 1 ? ` <small>(${kept - 1} more in the JSON report)</small>` : '';
+  const shown = evidence ? `<details><summary>exchange${more}</summary><pre>${esc(formatExchange(evidence, 2000))}</pre></details>` : '';
   return `<tr data-outcome="${r.outcome}"><td><span class="verdict ${r.outcome}">${MARK[r.outcome]}</span></td><td>${r.level}</td><td><code>${esc(r.id)}</code></td><td>${detail}${shown}<br><small>§ ${esc(r.section)}</small></td></tr>`;
 }
 
