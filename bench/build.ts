@@ -8,7 +8,7 @@ import { runToEnd } from './proc.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** What scripts/build.mjs compiles or copies into dist/. */
-const SOURCE_DIRS = ['bin', 'lib', 'server', 'conformance', 'spec', 'fixtures'];
+const SOURCE_DIRS = ['bin', 'lib', 'server', 'conformance', 'proxy', 'spec', 'fixtures'];
 /** Folders under those that runs write into (git-ignored), never sources. */
 const GENERATED = new Set(['reports', 'node_modules']);
 export const BUILT_MARKER = 'dist/server/cli.js';

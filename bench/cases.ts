@@ -31,6 +31,9 @@ export type CaseId = (typeof CASE_IDS)[number];
 export const OPTIONAL_CASES: readonly CaseId[] = ['list-1k', 'deep-1k', 'deep-100k'];
 export const DEFAULT_CASES: readonly CaseId[] = CASE_IDS.filter((id) => !OPTIONAL_CASES.includes(id));
 
+/** The judging proxy in front of the reference server (bench/proxy-case.ts): a run of its own, only when named. */
+export const PROXY_CASE = 'proxy';
+
 export type ServerId =
   | 'null'
   | 'ref-10k'

@@ -2,11 +2,14 @@
 // `--json` document and the `--results` section. Exit 1 when a case has no clean round or a create
 // was lost; a missed target is a finding, not a failure. See bench/README.md.
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from '../lib/errors.ts';
+import { PROXY_CASE } from './cases.ts';
 import { HELP, parseBenchOptions, type BenchOptions } from './options.ts';
 import { renderProfileMarkdown, summarizeProfile, type CpuProfile } from './profile.ts';
+import { renderProxyCase, runProxyCase, type ProxyCaseOptions, type ProxyCaseReport } from './proxy-case.ts';
 import { insertSection, renderResultsSection, renderText } from './render.ts';
 import { runBench } from './run.ts';
 
@@ -46,22 +49,58 @@ async function main(): Promise<void> {
     process.stdout.write(HELP);
     return;
   }
-  const report = await runBench(options, commandLine(process.argv.slice(2)));
-  process.stdout.write(renderText(report));
+  const command = commandLine(process.argv.slice(2));
+  const others = options.cases.some((id) => id !== PROXY_CASE);
+  const report = others ? await runBench(options, command) : undefined;
+  if (report) process.stdout.write(renderText(report));
+  const proxy = options.cases.includes(PROXY_CASE) ? await runProxyCase(proxyCaseOptions(options), log) : undefined;
+  if (proxy) process.stdout.write(`${report ? '\n' : ''}${renderProxyCase(proxy)}`);
   if (options.json) {
     mkdirSync(dirname(resolve(options.json)), { recursive: true });
-    writeFileSync(options.json, JSON.stringify(report, (_k, v: unknown) => (v instanceof Map ? undefined : v), 2) + '\n');
+    const document = report ? { ...report, ...(proxy ? { proxy } : {}) } : { command, proxy };
+    writeFileSync(options.json, JSON.stringify(document, (_k, v: unknown) => (v instanceof Map ? undefined : v), 2) + '\n');
     log(`wrote ${options.json}`);
   }
   if (options.results) {
     const file = resolve(options.results);
     const profile = options.cpuProf ? profileTable(resolve(options.cpuProf)) : undefined;
-    writeFileSync(file, insertSection(existsSync(file) ? readFileSync(file, 'utf8') : undefined, renderResultsSection(report, profile)));
+    const section = report
+      ? renderResultsSection(report, [profile, proxy && `\`\`\`\n${renderProxyCase(proxy).trimEnd()}\n\`\`\``].filter(Boolean).join('\n\n') || undefined)
+      : proxyResultsSection(proxy!, command);
+    writeFileSync(file, insertSection(existsSync(file) ? readFileSync(file, 'utf8') : undefined, section));
     log(`added this run to ${options.results}`);
   }
   // Missed targets are findings, not failures; a case without a clean round, or a lost create, is a failure.
-  const broken = report.cases.filter((c) => c.skipped || !c.summary || c.summary.cleanRounds === 0 || (c.durability ?? []).some((d) => !d.ok));
-  process.exitCode = broken.length ? 1 : 0;
+  const broken = (report?.cases ?? []).filter((c) => c.skipped || !c.summary || c.summary.cleanRounds === 0 || (c.durability ?? []).some((d) => !d.ok));
+  const proxyBroken = proxy !== undefined && (proxy.skipped !== undefined || proxy.series.some((s) => s.directRps === null || s.proxyRps === null));
+  process.exitCode = broken.length || proxyBroken ? 1 : 0;
+}
+
+function proxyCaseOptions(options: BenchOptions): ProxyCaseOptions {
+  return {
+    rounds: options.proxyRounds,
+    duration: options.proxyDuration,
+    warmup: options.warmup,
+    connections: options.proxyConnections.map(Number),
+    pin: options.pin,
+    keep: options.keep,
+  };
+}
+
+/** A results section for a run of the proxy case alone. */
+function proxyResultsSection(proxy: ProxyCaseReport, command: string): string {
+  const date = new Date().toISOString().slice(0, 16).replace('T', ' ');
+  return [
+    `## ${date} UTC: the proxy case`,
+    '',
+    `- machine: ${cpus().length} x ${cpus()[0]?.model ?? 'unknown CPU'}, node ${process.version}`,
+    `- command: \`${command}\``,
+    '',
+    '```',
+    renderProxyCase(proxy).trimEnd(),
+    '```',
+    '',
+  ].join('\n');
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await main();

@@ -27,6 +27,10 @@ const accepted: Array<[string[], Partial<ReturnType<typeof parseOptions>>]> = [
   [['--cases', 'node-list,ref-list'], { cases: ['ref-list', 'node-list'] }],
   [['--cases', ' hapi-get , prism-get '], { cases: ['hapi-get', 'prism-get'] }],
   [['--cases', 'all'], { cases: [...CASE_IDS] }],
+  // The proxy case runs after the others whatever its place in the list.
+  [['--cases', 'proxy,ref-list'], { cases: ['ref-list', 'proxy'] }],
+  [['--cases', 'proxy'], { cases: ['proxy'], proxyRounds: 4, proxyDuration: 15, proxyConnections: ['32', '128'] }],
+  [['--proxy-rounds', '2', '--proxy-duration', '1', '--proxy-connections', '4,64'], { proxyRounds: 2, proxyDuration: 1, proxyConnections: ['4', '64'] }],
   [['--generator', 'autocannon'], { generator: 'autocannon' }],
   [['--generator=wrk'], { generator: 'wrk' }],
   [['--json', 'out/bench.json'], { json: 'out/bench.json' }],
@@ -62,6 +66,9 @@ const refused: Array<[string[], RegExp]> = [
   [['--rounds', '0'], /--rounds must be at least 1/],
   [['--cases', 'ref-list,bogus'], /unknown case\(s\): bogus/],
   [['--cases', ','], /at least one case/],
+  [['--proxy-connections', '32,0'], /--proxy-connections needs whole numbers of at least 1, not 32,0/],
+  [['--proxy-connections', '1.5'], /--proxy-connections needs whole numbers/],
+  [['--proxy-duration', '0'], /--proxy-duration must be at least 1/],
   [['--generator', 'ab'], /--generator must be one of auto, wrk, autocannon/],
   [['--json'], /'--json <value>' argument missing/],
   [['--results'], /'--results <value>' argument missing/],
@@ -100,9 +107,12 @@ test('the help text names every option and every case', () => {
     '--keep',
     '--reference-flags',
     '--reference-node-flags',
+    '--proxy-rounds',
+    '--proxy-duration',
+    '--proxy-connections',
   ])
     assert.ok(HELP.includes(flag), flag);
-  for (const id of CASE_IDS) assert.ok(HELP.includes(id), id);
+  for (const id of [...CASE_IDS, 'proxy']) assert.ok(HELP.includes(id), id);
 });
 
 test.run();

@@ -3,20 +3,29 @@
 // so that every flag is tested.
 import { helpText, parseOptions, type OptionSpec, type OptionsChecked } from '../lib/cli-options.ts';
 import { UsageError } from '../lib/errors.ts';
-import { CASE_IDS, DEFAULT_CASES, OPTIONAL_CASES, type CaseId } from './cases.ts';
+import { CASE_IDS, DEFAULT_CASES, OPTIONAL_CASES, PROXY_CASE, type CaseId } from './cases.ts';
 import type { GeneratorChoice } from './load.ts';
 import { DEFAULT_ADMIN_URL } from './postgres.ts';
 
 /**
  * `--cases`: "all" adds the optional cases; otherwise the named ones, in the canonical order so that
- * tables from different runs line up. A name that is no case is refused here, before ordering drops it.
+ * tables from different runs line up, the proxy case (bench/proxy-case.ts, run after the others)
+ * last. A name that is no case is refused here, before ordering drops it.
  */
-function casesOf(wanted: readonly string[]): readonly CaseId[] {
+function casesOf(wanted: readonly string[]): ReadonlyArray<CaseId | typeof PROXY_CASE> {
   if (wanted.length === 1 && wanted[0] === 'all') return [...CASE_IDS];
-  const unknown = wanted.filter((id) => !(CASE_IDS as readonly string[]).includes(id));
-  if (unknown.length) throw new UsageError(`unknown case(s): ${unknown.join(', ')}; known: ${CASE_IDS.join(', ')}`);
-  return CASE_IDS.filter((id) => wanted.includes(id));
+  const known: readonly string[] = [...CASE_IDS, PROXY_CASE];
+  const unknown = wanted.filter((id) => !known.includes(id));
+  if (unknown.length) throw new UsageError(`unknown case(s): ${unknown.join(', ')}; known: ${known.join(', ')}`);
+  const proxy: Array<typeof PROXY_CASE> = wanted.includes(PROXY_CASE) ? [PROXY_CASE] : [];
+  return [...CASE_IDS.filter((id) => wanted.includes(id)), ...proxy];
 }
+
+/** Kept as text (a list's default is not converted); bench/cli.ts reads them as numbers. */
+const countsProblem = (values: readonly string[]) =>
+  values.length === 0 || values.some((v) => !/^[1-9]\d*$/.test(v))
+    ? `--proxy-connections needs whole numbers of at least 1, not ${values.join(',')}`
+    : undefined;
 
 const casesProblem = (cases: readonly string[]) => (cases.length === 0 ? '--cases needs at least one case' : undefined);
 
@@ -50,7 +59,34 @@ const TABLE = [
     defaultText: `all but ${OPTIONAL_CASES.join(', ')}`,
     convert: casesOf,
     check: casesProblem,
-    help: `A subset of the cases, by name: ${CASE_IDS.join(', ')}; "all" adds ${OPTIONAL_CASES.join(', ')}.`,
+    help: `A subset of the cases, by name: ${CASE_IDS.join(', ')}; "all" adds ${OPTIONAL_CASES.join(', ')}. "${PROXY_CASE}" (only when named) runs the proxy case after the others.`,
+  },
+  {
+    key: 'proxyRounds',
+    flag: 'proxy-rounds',
+    type: 'integer',
+    value: '<n>',
+    default: 4,
+    min: 1,
+    help: 'The proxy case: rounds per connection count, direct and via the proxy interleaved.',
+  },
+  {
+    key: 'proxyDuration',
+    flag: 'proxy-duration',
+    type: 'integer',
+    value: '<s>',
+    default: 15,
+    min: 1,
+    help: 'The proxy case: measured whole seconds per round.',
+  },
+  {
+    key: 'proxyConnections',
+    flag: 'proxy-connections',
+    type: 'list',
+    value: '<a,b>',
+    default: ['32', '128'],
+    check: countsProblem,
+    help: 'The proxy case: the connection counts, each with a fresh proxy.',
   },
   {
     key: 'generator',

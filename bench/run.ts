@@ -5,7 +5,7 @@
 // report.ts. bench/cli.ts is `npm run bench`.
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { CASES, needsPostgres, needsRedis, SERVERS, type CaseId } from './cases.ts';
+import { CASES, needsPostgres, needsRedis, PROXY_CASE, SERVERS, type CaseId } from './cases.ts';
 import { Fleet, log, type CaseState } from './fleet.ts';
 import { openGenerator, type LoadGenerator, type LoadMeasure } from './load.ts';
 import { measureWithCpu, type CpuMeasure } from './measure.ts';
@@ -33,7 +33,8 @@ class Bench {
   constructor(options: BenchOptions, command: string) {
     this.#options = options;
     this.#command = command;
-    this.#states = new Map(options.cases.map((id) => [id, { spec: CASES[id], path: CASES[id].path, rounds: [], durability: [], peakRss: 0 }]));
+    const cases = options.cases.filter((id): id is CaseId => id !== PROXY_CASE);
+    this.#states = new Map(cases.map((id) => [id, { spec: CASES[id], path: CASES[id].path, rounds: [], durability: [], peakRss: 0 }]));
     this.#fleet = new Fleet(options, this.#states, randomBytes(6).toString('hex'), (line) => this.#note(line));
   }
 

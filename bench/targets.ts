@@ -138,7 +138,7 @@ export function referenceArgs(
 }
 
 /** Polls a log file until `pattern` appears; rejects when the process exits first or time runs out. */
-async function waitForLog(file: string, pattern: RegExp, timeoutMs: number, child: ChildProcess): Promise<void> {
+export async function waitForLog(file: string, pattern: RegExp, timeoutMs: number, child: ChildProcess): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (pattern.test(readFileSync(file, 'utf8'))) return;

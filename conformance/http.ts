@@ -234,13 +234,29 @@ export class HttpClient {
   }
 }
 
-export function jsonBody(exchange: Exchange): unknown {
-  if (!exchange.response) return undefined;
+/** Each response's body as JSON, read once however many checks and validations (must, should) need it. */
+const parsedBodies = new WeakMap<{ body: string }, { text: string; json: { value: unknown } | undefined }>();
+
+/**
+ * The JSON value a response's body holds, undefined when it is not JSON. Parsed once per response
+ * (again only if its body text was replaced): the value is shared, so no caller may change it.
+ */
+export function responseJson(response: { body: string }): { value: unknown } | undefined {
+  const known = parsedBodies.get(response);
+  if (known && known.text === response.body) return known.json;
+  let json: { value: unknown } | undefined;
   try {
-    return JSON.parse(exchange.response.body);
+    json = { value: JSON.parse(response.body) as unknown };
   } catch {
-    return undefined;
+    json = undefined;
   }
+  parsedBodies.set(response, { text: response.body, json });
+  return json;
+}
+
+/** The response's body as JSON (shared: see responseJson), undefined without a response or JSON. */
+export function jsonBody(exchange: Exchange): unknown {
+  return exchange.response ? responseJson(exchange.response)?.value : undefined;
 }
 
 export { keyLabel } from '../spec/rules/fields.js';

@@ -10,6 +10,7 @@ import { contractFacts, type ContractFacts, type Deprecation } from '../spec/con
 import type { OperationId } from '../spec/contract-types.ts';
 import { OPERATIONS } from '../spec/rules/contract.js';
 import { parseInteger } from '../spec/rules/fields.js';
+import { responseJson } from './http.ts';
 
 /** A long list of allowed values, shortened for a message: the first few and how many in all. */
 export function enumeration(values: readonly unknown[], shown = 4): string {
@@ -209,20 +210,26 @@ export function validateResponse(contract: Contract, operationId: OperationId, r
     if (!/^application\/json\s*(;|$)/i.test(type)) {
       problems.push({ where: 'header content-type', message: `expected application/json, got ${JSON.stringify(type)}` });
     }
-    let body: unknown;
-    try {
-      body = JSON.parse(response.body);
-    } catch {
+    const body = responseJson(response);
+    if (!body) {
       problems.push({ where: 'body', message: 'is not valid JSON' });
       return problems;
     }
-    if (!rules.validateBody(body)) problems.push(...ajvMessages(rules.validateBody, 'body'));
+    if (!rules.validateBody(body.value)) problems.push(...ajvMessages(rules.validateBody, 'body'));
   }
   return problems;
 }
 
-/** What the full description adds to the must-level problems: the reference server's decisions this response departs from. */
-export function decisionProblems(contract: Contract, operationId: OperationId, response: ObservedResponse): Problem[] {
-  const must = new Set(validateResponse(contract, operationId, response, 'must').map((p) => `${p.where} ${p.message}`));
+/**
+ * What the full description adds to the must-level problems: the reference server's decisions this
+ * response departs from. `mustProblems`: the must-level problems, when the caller has them already.
+ */
+export function decisionProblems(
+  contract: Contract,
+  operationId: OperationId,
+  response: ObservedResponse,
+  mustProblems: readonly Problem[] = validateResponse(contract, operationId, response, 'must'),
+): Problem[] {
+  const must = new Set(mustProblems.map((p) => `${p.where} ${p.message}`));
   return validateResponse(contract, operationId, response, 'should').filter((p) => !must.has(`${p.where} ${p.message}`));
 }

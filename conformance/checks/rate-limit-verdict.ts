@@ -84,7 +84,8 @@ export function rateLimitVerdict(
   const judge = (snapshots: Snapshot[]): Outcome => {
     const out = rules.observe(snapshots);
     for (const s of snapshots) {
-      const own = { ...out, violations: out.violations.filter((v) => v.refs[v.refs.length - 1] === s.ref) };
+      // Each answer's point carries the rules its own answer broke; without any, the outcome as it is.
+      const own = out.violations.length === 0 ? out : { ...out, violations: out.violations.filter((v) => v.refs[v.refs.length - 1] === s.ref) };
       points.push(timelinePoint(s, own));
       judgedCount++;
     }

@@ -58,7 +58,7 @@ export const responsesArea: LiveArea = {
     }
     const problems = validateResponse(contract, ex.operationId, res, 'must');
     ledger.assert('schema.every-response', problems.length === 0, `${ex.purpose}: ${text(problems)}`, [ex]);
-    const decisions = decisionProblems(contract, ex.operationId, res);
+    const decisions = decisionProblems(contract, ex.operationId, res, problems);
     ledger.assert('schema.reference-decisions', decisions.length === 0, `${ex.purpose}: ${text(decisions)}`, [ex]);
     if (res.status >= 400) {
       const body = jsonBody(ex) as Record<string, unknown> | undefined;

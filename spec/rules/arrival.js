@@ -95,13 +95,27 @@ export function arrange(snapshots, options) {
 export function createArrivalBuffer(options) {
   const opts = options || {};
   const limit = opts.limit === undefined ? 4096 : opts.limit;
+  // Held in the order the answers arrived (answers that arrived at the same instant in the order
+  // offered): what may go is then always a prefix and what must wait the rest, so a release under
+  // sustained concurrent traffic, when thousands are held, costs one pass over the answers that
+  // must wait and not one pass per lowering of the threshold. The answers gone are skipped by
+  // `head` and dropped in bulk, not shifted out at every release.
   /** @type {Snapshot[]} */
   let held = [];
+  let head = 0;
   let forced = 0;
   return {
     /** @param {Snapshot} s */
     offer: function (s) {
-      held.push(s);
+      let lo = head;
+      let hi = held.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (/** @type {Snapshot} */ (held[mid]).receivedAtMs <= s.receivedAtMs) lo = mid + 1;
+        else hi = mid;
+      }
+      if (lo === held.length) held.push(s);
+      else held.splice(lo, 0, s);
     },
     /**
      * @param {number | null} oldestPendingSentMs
@@ -110,33 +124,35 @@ export function createArrivalBuffer(options) {
     release: function (oldestPendingSentMs) {
       // An answer goes out only with every held answer whose request may have come before it: the
       // threshold falls to the send time of the earliest answer that must wait, until it holds.
+      // From the latest answer back, each that arrived at or after the threshold must wait and may
+      // lower it; the first that arrived before it ends the search, as every earlier one did too.
       let threshold = oldestPendingSentMs === null ? Infinity : oldestPendingSentMs;
-      for (;;) {
-        let lowered = threshold;
-        for (const s of held) if (s.receivedAtMs >= threshold && s.sentAtMs < lowered) lowered = s.sentAtMs;
-        if (lowered === threshold) break;
-        threshold = lowered;
+      let cut = held.length;
+      while (cut > head && /** @type {Snapshot} */ (held[cut - 1]).receivedAtMs >= threshold) {
+        cut--;
+        const sentAtMs = /** @type {Snapshot} */ (held[cut]).sentAtMs;
+        if (sentAtMs < threshold) threshold = sentAtMs;
       }
-      /** @type {Snapshot[]} */
-      const ready = [];
-      /** @type {Snapshot[]} */
-      const wait = [];
-      for (const s of held) {
-        if (s.receivedAtMs < threshold) ready.push(s);
-        else wait.push(s);
+      // Beyond the limit the earliest arrivals among those that must wait go out anyway.
+      const over = held.length - cut - limit;
+      if (over > 0) {
+        forced += over;
+        cut += over;
       }
-      if (wait.length > limit) {
-        wait.sort((a, b) => a.receivedAtMs - b.receivedAtMs);
-        const over = wait.splice(0, wait.length - limit);
-        forced += over.length;
-        for (const s of over) ready.push(s);
+      const ready = held.slice(head, cut);
+      head = cut;
+      if (head === held.length) {
+        held = [];
+        head = 0;
+      } else if (head >= 1024 && head * 2 >= held.length) {
+        held = held.slice(head);
+        head = 0;
       }
-      held = wait;
       return arrange(ready, opts);
     },
     /** Answers held now. */
     size: function () {
-      return held.length;
+      return held.length - head;
     },
     /** Answers handed out before their order was certain. */
     forced: function () {

@@ -94,6 +94,13 @@ function fields(pattern, text) {
 }
 
 /**
+ * The last IMF-fixdate read, which names its instant whatever the reference: a server's Date changes
+ * once a second, and a judge of live traffic reads it on every answer.
+ * @type {{ text: string, ms: number | null }}
+ */
+let lastFixdate = { text: '', ms: null };
+
+/**
  * An HTTP-date in any of the three forms RFC 9110 §5.6.7 makes recipients accept: IMF-fixdate
  * ("Sun, 06 Nov 1994 08:49:37 GMT"), the obsolete RFC 850 form and asctime. Parsed by hand, not by
  * Date.parse, so the answer does not depend on the JavaScript engine.
@@ -105,8 +112,13 @@ function fields(pattern, text) {
 export function parseHttpDate(value, referenceMs) {
   if (value === undefined || value === null) return null;
   const text = trimOws(String(value));
+  if (text === lastFixdate.text) return lastFixdate.ms;
   let m = fields(IMF_FIXDATE, text);
-  if (m) return instant(Number(m(4)), MONTHS.indexOf(m(3)), Number(m(2)), Number(m(5)), Number(m(6)), Number(m(7)), DAY_NAMES.indexOf(m(1)));
+  if (m) {
+    const ms = instant(Number(m(4)), MONTHS.indexOf(m(3)), Number(m(2)), Number(m(5)), Number(m(6)), Number(m(7)), DAY_NAMES.indexOf(m(1)));
+    lastFixdate = { text: text, ms: ms };
+    return ms;
+  }
   m = fields(ASCTIME_DATE, text);
   if (m) return instant(Number(m(7)), MONTHS.indexOf(m(2)), Number(m(3).trim()), Number(m(4)), Number(m(5)), Number(m(6)), DAY_NAMES.indexOf(m(1)));
   m = fields(RFC850_DATE, text);
