@@ -74,7 +74,8 @@ const SECRET_QUERY = /token|key|secret|password|auth/i;
 /** Query parameters named like a secret (api_key=...) are shown redacted too. */
 function redactUrl(url: string): string {
   const at = url.indexOf('?');
-  if (at < 0) return url;
+  // Most queries name no secret: only one that might is parsed.
+  if (at < 0 || !SECRET_QUERY.test(url.slice(at))) return url;
   const parsed = new URL(url);
   for (const name of [...parsed.searchParams.keys()]) if (SECRET_QUERY.test(name)) parsed.searchParams.set(name, '<redacted>');
   return parsed.toString();
@@ -108,13 +109,29 @@ function capturedText(capture: BodyCapture): string {
   }
 }
 
-/** Why an exchange was cut: the reason given to its AbortController. */
-class Cut extends Error {
+/** Why an exchange was cut short. */
+class Cut {
   constructor(
-    message: string,
+    readonly message: string,
     readonly code: string,
-  ) {
-    super(message);
+  ) {}
+}
+
+/** What cuts one exchange short (its --timeout, the stop, the client gone): lighter than an AbortController per request. */
+class Cutter {
+  reason: Cut | undefined;
+  #then: Array<() => void> = [];
+
+  cut(reason: Cut): void {
+    if (this.reason) return;
+    this.reason = reason;
+    for (const then of this.#then) then();
+  }
+
+  /** Runs `then` when the exchange is cut (at once if it was). */
+  onCut(then: () => void): void {
+    if (this.reason) then();
+    else this.#then.push(then);
   }
 }
 
@@ -142,16 +159,14 @@ export function createTrafficProxy(options: ProxyOptions): TrafficProxy {
   /** Each exchange under way, by the function that cuts it short. */
   const inFlight = new Set<(cut: Cut) => void>();
 
-  function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  function sleep(ms: number, cutter: Cutter): Promise<void> {
     if (options.sleep) return options.sleep(ms);
     return new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms);
-      signal.addEventListener('abort', done, { once: true });
-      function done() {
+      const timer = setTimeout(resolve, ms);
+      cutter.onCut(() => {
         clearTimeout(timer);
-        signal.removeEventListener('abort', done);
         resolve();
-      }
+      });
     });
   }
 
@@ -189,8 +204,8 @@ export function createTrafficProxy(options: ProxyOptions): TrafficProxy {
     const before = queue;
     let done!: () => void;
     queue = new Promise<void>((resolve) => (done = resolve));
-    const controller = new AbortController();
-    const cut = (reason: Cut) => controller.abort(reason);
+    const cutter = new Cutter();
+    const cut = (reason: Cut) => cutter.cut(reason);
     inFlight.add(cut);
     const timer = setTimeout(() => cut(new Cut(`no complete exchange within --timeout ${options.timeoutMs} ms`, 'ETIMEDOUT')), options.timeoutMs);
     // A client that goes away takes its exchange with it: an endless answer is not read for nobody.
@@ -199,7 +214,7 @@ export function createTrafficProxy(options: ProxyOptions): TrafficProxy {
     });
     let verdict: 'judge' | 'injected' | 'abandon' = 'abandon';
     try {
-      verdict = await pass(req, res, { url, incoming, key, exchange, signal: controller.signal });
+      verdict = await pass(req, res, { url, incoming, key, exchange, cutter });
     } finally {
       clearTimeout(timer);
       inFlight.delete(cut);
@@ -237,21 +252,15 @@ export function createTrafficProxy(options: ProxyOptions): TrafficProxy {
   async function pass(
     req: IncomingMessage,
     res: ServerResponse,
-    {
-      url,
-      incoming,
-      key,
-      exchange,
-      signal,
-    }: { url: string; incoming: Record<string, string>; key: string | undefined; exchange: Exchange; signal: AbortSignal },
+    { url, incoming, key, exchange, cutter }: { url: string; incoming: Record<string, string>; key: string | undefined; exchange: Exchange; cutter: Cutter },
   ): Promise<'judge' | 'injected' | 'abandon'> {
     const body = requestBody(req, exchange);
     if (options.faults) {
       const fault = parsePrefer(incoming.prefer, MAX_DELAY_MS);
       // A Prefer that is not a fault this proxy injects goes on unchanged: the server says what it thinks of it.
       if (typeof fault !== 'string') {
-        if (fault.delayMs) await sleep(fault.delayMs, signal);
-        if (signal.aborted) return cutShort(res, exchange, signal);
+        if (fault.delayMs) await sleep(fault.delayMs, cutter);
+        if (cutter.reason) return cutShort(res, exchange, cutter.reason);
         if (fault.code) {
           req.resume();
           await body.ended;
@@ -264,12 +273,11 @@ export function createTrafficProxy(options: ProxyOptions): TrafficProxy {
         }
       }
     }
-    return forward(req, res, { url, incoming, exchange, signal });
+    return forward(req, res, { url, incoming, exchange, cutter });
   }
 
   /** The client's exchange ends without an answer from the target: 502 or 504 when nothing was sent yet. */
-  function cutShort(res: ServerResponse, exchange: Exchange, signal: AbortSignal): 'judge' | 'abandon' {
-    const reason = signal.reason as Cut;
+  function cutShort(res: ServerResponse, exchange: Exchange, reason: Cut): 'judge' | 'abandon' {
     exchange.receivedAt = clock.now();
     exchange.error = `${reason.code}: ${reason.message}`;
     if (!res.headersSent && !res.destroyed) {
@@ -283,7 +291,7 @@ export function createTrafficProxy(options: ProxyOptions): TrafficProxy {
   function forward(
     req: IncomingMessage,
     res: ServerResponse,
-    { url, incoming, exchange, signal }: { url: string; incoming: Record<string, string>; exchange: Exchange; signal: AbortSignal },
+    { url, incoming, exchange, cutter }: { url: string; incoming: Record<string, string>; exchange: Exchange; cutter: Cutter },
   ): Promise<'judge' | 'abandon'> {
     const headers: Record<string, string | string[]> = {};
     for (let i = 0; i < req.rawHeaders.length; i += 2) {
@@ -307,7 +315,7 @@ export function createTrafficProxy(options: ProxyOptions): TrafficProxy {
         settled = true;
         resolve(how);
       };
-      const upstream = (secure ? httpsRequest : httpRequest)(url, { method: req.method, headers, agent, signal }, (answer) => {
+      const upstream = (secure ? httpsRequest : httpRequest)(url, { method: req.method, headers, agent }, (answer) => {
         started = true;
         // Errors of a cut answer are read from 'close'; one unlistened would end the process.
         answer.on('error', () => {});
@@ -333,7 +341,7 @@ export function createTrafficProxy(options: ProxyOptions): TrafficProxy {
           if (settled) return;
           // Cut before its end: judged on what came (the headers, a part of the body), as cut short.
           answered();
-          const reason = signal.reason as Cut | undefined;
+          const reason = cutter.reason;
           exchange.error = reason ? `${reason.code}: ${reason.message}` : 'ECONNRESET: the target closed the connection before the answer ended';
           res.destroy();
           settle(reason && reason.code !== 'ETIMEDOUT' ? 'abandon' : 'judge');
@@ -341,8 +349,8 @@ export function createTrafficProxy(options: ProxyOptions): TrafficProxy {
       });
       upstream.on('error', (error) => {
         if (settled) return;
-        if (signal.aborted) {
-          if (!started) settle(cutShort(res, exchange, signal));
+        if (cutter.reason) {
+          if (!started) settle(cutShort(res, exchange, cutter.reason));
           return;
         }
         const code = (error as { code?: string }).code ?? error.message;
@@ -357,6 +365,7 @@ export function createTrafficProxy(options: ProxyOptions): TrafficProxy {
         } else res.destroy();
         settle('judge');
       });
+      cutter.onCut(() => upstream.destroy(new Error(cutter.reason!.message)));
       // The body streams through as it comes, at the pace the target reads it.
       req.pipe(upstream);
     });

@@ -88,8 +88,9 @@ export function arrange(snapshots, options) {
  * `offer(s)` takes one answer as it arrives; `release(oldestPendingSentMs)` hands out, arranged,
  * every held answer that arrived before the oldest request still waiting for its answer was sent
  * (null: none is waiting, so all) and before every answer still held was sent, so nothing handed
- * out later can have been decided before it. At most `limit` answers are held: beyond it the oldest are
- * handed out anyway, and `forced` counts them (their order was a guess).
+ * out later can have been decided before it. At most `limit` answers are held: beyond it the first
+ * in decision order are handed out anyway, half the limit at a time, and `forced` counts them (their
+ * place was not certain).
  * @param {{ roundingSeconds?: number, limit?: number }} [options]
  */
 export function createArrivalBuffer(options) {
@@ -133,11 +134,20 @@ export function createArrivalBuffer(options) {
         const sentAtMs = /** @type {Snapshot} */ (held[cut]).sentAtMs;
         if (sentAtMs < threshold) threshold = sentAtMs;
       }
-      // Beyond the limit the earliest arrivals among those that must wait go out anyway.
-      const over = held.length - cut - limit;
-      if (over > 0) {
-        forced += over;
-        cut += over;
+      // Beyond the limit, the answers a correct limiter decided first go out anyway, half the limit
+      // at a time: under sustained concurrent traffic every answer overlaps another, so nothing is
+      // ever certain, and the first in decision order are the ones nothing still to come can precede
+      // unless a request stays in flight for the whole half. The earliest arrivals would not do: a
+      // key's answers arrive out of their decided order, and one handed out alone breaks its Remaining.
+      if (held.length - cut > limit) {
+        const all = arrange(held.slice(head), opts);
+        const out = cut - head + Math.max(held.length - cut - limit, Math.ceil(limit / 2));
+        forced += out - (cut - head);
+        held = all.slice(out).sort(function (a, b) {
+          return a.receivedAtMs - b.receivedAtMs;
+        });
+        head = 0;
+        return all.slice(0, out);
       }
       const ready = held.slice(head, cut);
       head = cut;

@@ -51,12 +51,34 @@ test('an answer waits with any held answer whose request may have been decided b
   assert.equal(refs(buffer.release(null)), ['y', 'x']);
 });
 
-test('the buffer is bounded: beyond its limit the oldest answers go out, and are counted as forced', () => {
+test('the buffer is bounded: beyond its limit the first in decision order go out, half the limit at a time, counted as forced', () => {
   const buffer = createArrivalBuffer({ limit: 2 });
   for (const [i, r] of [ok(1, 2, W1), ok(2, 1, W1), ok(3, 0, W1)].entries()) buffer.offer(at(r, String(i)));
   assert.equal(refs(buffer.release(0)), ['0']);
   assert.is(buffer.forced(), 1);
   assert.is(buffer.size(), 2);
+});
+
+test('under sustained overlap nothing is ever certain; forced out in decision order, a correct limiter stays in order', () => {
+  // Requests 10 ms apart, each answered 35 ms later give or take: every one overlaps the next, and a
+  // request sent first is still in flight, so no answer's place is ever certain.
+  const buffer = createArrivalBuffer({ limit: 4 });
+  const jitter = [30, 12, 41, 5, 28, 19, 44, 8, 33, 2, 25, 15];
+  const answers = jitter.map((j, i) =>
+    readSnapshot({ ...ok(0, 99 - i, W1, { limit: 100 }), sentAtMs: 1_000 + i * 10, receivedAtMs: 1_020 + i * 10 + j, ref: String(99 - i) }),
+  );
+  const released: Snapshot[] = [];
+  for (const a of [...answers].sort((x, y) => x.receivedAtMs - y.receivedAtMs)) {
+    buffer.offer(a);
+    released.push(...buffer.release(999));
+  }
+  released.push(...buffer.release(null));
+  assert.equal(
+    refs(released),
+    answers.map((a) => a.ref),
+    'by falling Remaining, as decided',
+  );
+  assert.ok(buffer.forced() > 0);
 });
 
 test.run();
