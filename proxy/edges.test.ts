@@ -100,4 +100,35 @@ test('the HTML report escapes what the traffic carried: a key, a path and a body
     assert.not.match(html, /<img|onerror=/i);
   }));
 
+test('a kept-alive connection the target drops as it is reused: the request goes again on a new one, no 502', async () => {
+  // The target answers the first request of each connection and drops the connection on the second,
+  // as a server does whose keep-alive timeout ends just as the proxy reuses the connection.
+  const served = new WeakMap<object, number>();
+  const target = createHttpServer((req, res) => {
+    const n = (served.get(req.socket) ?? 0) + 1;
+    served.set(req.socket, n);
+    if (n > 1) return req.socket.destroy();
+    res.writeHead(200, { 'content-type': 'application/json' }).end('[]');
+  });
+  await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+  const proxy = createTrafficProxy({
+    target: `http://127.0.0.1:${(target.address() as AddressInfo).port}`,
+    host: '127.0.0.1',
+    port: 0,
+    contract,
+    timeoutMs: 5000,
+  });
+  try {
+    const url = await proxy.start();
+    for (let i = 0; i < 3; i++) {
+      const res = await fetch(`${url}/v1/pets?limit=1`);
+      assert.is(res.status, 200, `request ${i + 1}`);
+      await res.arrayBuffer();
+    }
+  } finally {
+    await proxy.stop(0);
+    await new Promise<void>((resolve) => target.close(() => resolve()));
+  }
+});
+
 test.run();

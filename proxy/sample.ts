@@ -15,6 +15,8 @@ export interface SampleReport {
 }
 
 function slim(ex: Exchange): Exchange {
+  // Most exchanges are small enough to keep as they are: no copy for them.
+  if ((ex.request.body?.length ?? 0) <= KEPT_BODY_CHARS && (ex.response?.body.length ?? 0) <= KEPT_BODY_CHARS && ex.request.bytes === undefined) return ex;
   const cut = (text: string | undefined) => (text !== undefined && text.length > KEPT_BODY_CHARS ? `${text.slice(0, KEPT_BODY_CHARS)}…` : text);
   const { bytes: _bytes, ...request } = ex.request;
   const body = cut(request.body);

@@ -9,6 +9,7 @@ import {
   createServer as createHttpServer,
   Agent as HttpAgent,
   request as httpRequest,
+  type ClientRequest,
   type IncomingMessage,
   type Server,
   type ServerResponse,
@@ -145,6 +146,8 @@ export function createTrafficProxy(options: ProxyOptions): TrafficProxy {
     ? new HttpsAgent({ keepAlive: true, ...(options.tls?.ca ? { ca: options.tls.ca } : {}), rejectUnauthorized: options.tls?.insecure !== true })
     : new HttpAgent({ keepAlive: true });
   const operations = new OperationIndex(options.contract);
+  // Options, not a URL string: a string is parsed again for every request.
+  const targetOptions = { protocol: target.protocol, hostname: target.hostname.replace(/^\[|\]$/g, ''), port: target.port || (secure ? 443 : 80) };
   const judge = new TrafficJudge({
     contract: options.contract,
     dateHeader: options.dateHeader ?? true,
@@ -315,59 +318,74 @@ export function createTrafficProxy(options: ProxyOptions): TrafficProxy {
         settled = true;
         resolve(how);
       };
-      const upstream = (secure ? httpsRequest : httpRequest)(url, { method: req.method, headers, agent }, (answer) => {
-        started = true;
-        // Errors of a cut answer are read from 'close'; one unlistened would end the process.
-        answer.on('error', () => {});
-        const raw: string[] = [];
-        for (let i = 0; i < answer.rawHeaders.length; i += 2) {
-          if (HOP_BY_HOP.has(answer.rawHeaders[i]!.toLowerCase())) continue;
-          raw.push(answer.rawHeaders[i]!, answer.rawHeaders[i + 1]!);
-        }
-        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, raw);
-        const capture = new BodyCapture(captureBytes);
-        answer.on('data', (chunk: Buffer) => capture.add(chunk));
-        answer.pipe(res);
-        const answered = () => {
+      const bodyless = headers['content-length'] === '0';
+      const send = (retry: boolean): ClientRequest => {
+        const upstream = (secure ? httpsRequest : httpRequest)(
+          { ...targetOptions, path: url.slice(target.origin.length), method: req.method, headers, agent },
+          (answer) => {
+            started = true;
+            // Errors of a cut answer are read from 'close'; one unlistened would end the process.
+            answer.on('error', () => {});
+            const raw: string[] = [];
+            for (let i = 0; i < answer.rawHeaders.length; i += 2) {
+              if (HOP_BY_HOP.has(answer.rawHeaders[i]!.toLowerCase())) continue;
+              raw.push(answer.rawHeaders[i]!, answer.rawHeaders[i + 1]!);
+            }
+            res.writeHead(answer.statusCode ?? 502, answer.statusMessage, raw);
+            const capture = new BodyCapture(captureBytes);
+            answer.on('data', (chunk: Buffer) => capture.add(chunk));
+            answer.pipe(res);
+            const answered = () => {
+              exchange.receivedAt = clock.now();
+              exchange.response = { status: answer.statusCode ?? 0, headers: flatHeaders(answer), body: capturedText(capture) };
+              if (capture.truncated || !answer.complete) exchange.response.truncatedFrom = capture.total;
+            };
+            answer.once('end', () => {
+              answered();
+              settle('judge');
+            });
+            answer.once('close', () => {
+              if (settled) return;
+              // Cut before its end: judged on what came (the headers, a part of the body), as cut short.
+              answered();
+              const reason = cutter.reason;
+              exchange.error = reason ? `${reason.code}: ${reason.message}` : 'ECONNRESET: the target closed the connection before the answer ended';
+              res.destroy();
+              settle(reason && reason.code !== 'ETIMEDOUT' ? 'abandon' : 'judge');
+            });
+          },
+        );
+        upstream.on('error', (error) => {
+          if (settled) return;
+          if (cutter.reason) {
+            if (!started) settle(cutShort(res, exchange, cutter.reason));
+            return;
+          }
+          const code = (error as { code?: string }).code ?? error.message;
+          // A kept-alive connection the target closed just as it was reused: sent again once on a new
+          // one, as browsers do, when nothing was answered and nothing but headers was sent.
+          if (!retry && !started && bodyless && upstream.reusedSocket && (code === 'ECONNRESET' || code === 'EPIPE')) {
+            current = send(true);
+            return;
+          }
+          const tls = tlsExplanation(code);
           exchange.receivedAt = clock.now();
-          exchange.response = { status: answer.statusCode ?? 0, headers: flatHeaders(answer), body: capturedText(capture) };
-          if (capture.truncated || !answer.complete) exchange.response.truncatedFrom = capture.total;
-        };
-        answer.once('end', () => {
-          answered();
+          exchange.error = tls ? `TLS: ${tls} (${code})` : code;
+          if (tls) exchange.tlsError = true;
+          // The one answer the proxy writes itself: the target gave none.
+          if (!res.headersSent) {
+            res.writeHead(502, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
+            res.end(`adoption-kit proxy: no answer from ${target.origin}: ${exchange.error}\n`);
+          } else res.destroy();
           settle('judge');
         });
-        answer.once('close', () => {
-          if (settled) return;
-          // Cut before its end: judged on what came (the headers, a part of the body), as cut short.
-          answered();
-          const reason = cutter.reason;
-          exchange.error = reason ? `${reason.code}: ${reason.message}` : 'ECONNRESET: the target closed the connection before the answer ended';
-          res.destroy();
-          settle(reason && reason.code !== 'ETIMEDOUT' ? 'abandon' : 'judge');
-        });
-      });
-      upstream.on('error', (error) => {
-        if (settled) return;
-        if (cutter.reason) {
-          if (!started) settle(cutShort(res, exchange, cutter.reason));
-          return;
-        }
-        const code = (error as { code?: string }).code ?? error.message;
-        const tls = tlsExplanation(code);
-        exchange.receivedAt = clock.now();
-        exchange.error = tls ? `TLS: ${tls} (${code})` : code;
-        if (tls) exchange.tlsError = true;
-        // The one answer the proxy writes itself: the target gave none.
-        if (!res.headersSent) {
-          res.writeHead(502, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
-          res.end(`adoption-kit proxy: no answer from ${target.origin}: ${exchange.error}\n`);
-        } else res.destroy();
-        settle('judge');
-      });
-      cutter.onCut(() => upstream.destroy(new Error(cutter.reason!.message)));
-      // The body streams through as it comes, at the pace the target reads it.
-      req.pipe(upstream);
+        // The body streams through as it comes, at the pace the target reads it.
+        if (bodyless) upstream.end();
+        else req.pipe(upstream);
+        return upstream;
+      };
+      let current = send(false);
+      cutter.onCut(() => current.destroy(new Error(cutter.reason!.message)));
     });
   }
 
