@@ -35,7 +35,7 @@ test('the proxy prints one line per finding: each counted by side, the console r
   assert.equal([found.server, found.client, found.lines.length], [1, 1, 2]);
 });
 
-test('a series: rates and CPU by median of clean rounds, the throughput paired by round, RSS growth first to last, a void round left out', () => {
+test('a series: rates and CPU by median of clean rounds (the proxy and the bare forwarding floor), the throughput paired by round, RSS growth first to last, a void round left out', () => {
   const rounds = [
     round({ round: 1, via: 'direct', rps: 4000 }),
     round({ round: 1, via: 'proxy', rps: 1000, proxyRssBytes: 90e6, proxyMsPerRequest: 0.75 }),
@@ -43,6 +43,8 @@ test('a series: rates and CPU by median of clean rounds, the throughput paired b
     round({ round: 2, via: 'direct', rps: 2000 }),
     round({ round: 3, via: 'direct', rps: 3000 }),
     round({ round: 3, via: 'proxy', rps: 1500, proxyRssBytes: 130e6, proxyMsPerRequest: 0.25 }),
+    round({ round: 1, via: 'bare', rps: 2500, proxyMsPerRequest: 0.125 }),
+    round({ round: 3, via: 'bare', rps: 2500, proxyMsPerRequest: 0.25 }),
   ];
   const series = summarizeSeries(32, rounds, { server: 0, client: 0, lines: [] }, { nullRps: 20_000, wrkBusy: 0.5, ceiling: 40_000 });
   assert.is(series.directRps, 3000);
@@ -50,6 +52,9 @@ test('a series: rates and CPU by median of clean rounds, the throughput paired b
   // Round 1: 1000/4000, round 3: 1500/3000; round 2's proxy side is void.
   assert.is(series.throughputRatio, (0.25 + 0.5) / 2);
   assert.is(series.cpuRatio, (3 + 1) / 2);
+  // The floor: forwarding alone, over the server's CPU of the same round.
+  assert.is(series.bareMs, (0.125 + 0.25) / 2);
+  assert.is(series.bareRatio, (0.5 + 1) / 2);
   assert.is(series.rssGrowthBytes, 40e6);
   assert.is(series.headroom, 10);
   const report: ProxyCaseReport = {
@@ -87,7 +92,7 @@ const wrk = await findWrk();
 if (!wrk) process.stdout.write('SKIP: wrk is not installed, so the proxy case is not run (apt-get install wrk)\n');
 const live = wrk ? test : test.skip;
 
-live('a short real run: both processes measured in every round, the proxy judged the reference server clean', () => {
+live('a short real run: every process measured in every round (the bare forwarding floor too), the proxy judged the reference server clean', () => {
   const dir = mkdtempSync(join(tmpdir(), 'bench-proxy-'));
   try {
     const json = join(dir, 'bench.json');
@@ -99,17 +104,19 @@ live('a short real run: both processes measured in every round, the proxy judged
     const [series] = proxy.series;
     assert.equal(
       series!.rounds.map((r) => `${r.round} ${r.via}`),
-      ['1 direct', '1 proxy', '2 proxy', '2 direct'],
+      ['1 direct', '1 proxy', '1 bare', '2 proxy', '2 bare', '2 direct'],
     );
     for (const r of series!.rounds) {
       assert.is(r.void, undefined, `round ${r.round} ${r.via}: ${r.void}`);
       assert.ok(r.rps > 0 && Number.isFinite(r.serverMsPerRequest), `round ${r.round} ${r.via}`);
       if (r.via === 'proxy') assert.ok(Number.isFinite(r.proxyMsPerRequest) && r.proxyRssBytes! > 20e6, `round ${r.round}: ${JSON.stringify(r)}`);
+      if (r.via === 'bare') assert.ok(Number.isFinite(r.proxyMsPerRequest), `round ${r.round}: ${JSON.stringify(r)}`);
     }
     assert.is(series!.findings.server, 0, series!.findings.lines.join('\n'));
     assert.ok(series!.ceiling && series!.ceiling.nullRps > 0, 'the null server measured the load generator');
     assert.match(run.stdout, /^proxy case: the reference server/m);
     assert.match(run.stdout, /targets \(issue 29\):/);
+    assert.match(run.stdout, /forwarding alone \(bench\/peers\/bare-proxy\.mjs, nothing judged\): [\d.]+ ms/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -36,6 +36,8 @@ import { findWrk, WrkGenerator } from './wrk.ts';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SERVER_SCRIPT = join(ROOT, 'dist/server/cli.js');
 const PROXY_SCRIPT = join(ROOT, 'dist/proxy/cli.js');
+/** The floor of any Node proxy: forwarding alone, nothing judged (bench/peers/bare-proxy.mjs). */
+const BARE_PROXY_SCRIPT = join(ROOT, 'bench/peers/bare-proxy.mjs');
 const API_KEYS = join(ROOT, 'fixtures/api-keys.json');
 /** The fixture's enterprise key with limits of 10^9/min: the limiter counts every request and refuses none. */
 export const PROXY_CASE_KEY = 'test-load-key';
@@ -66,7 +68,8 @@ export interface ProxyCaseOptions {
 export interface ProxyRound {
   connections: number;
   round: number;
-  via: 'direct' | 'proxy';
+  /** proxy: adoption-kit proxy; bare: the same forwarding with nothing judged, the floor. */
+  via: 'direct' | 'proxy' | 'bare';
   ok: number;
   seconds: number;
   rps: number;
@@ -95,6 +98,9 @@ export interface ProxySeries {
   proxyMs: number | null;
   /** Proxy CPU per request over the server's in the same round, median over the clean proxy rounds. */
   cpuRatio: number | null;
+  /** The bare forwarding floor's CPU per request, and over the server's in the same round. */
+  bareMs: number | null;
+  bareRatio: number | null;
   /** RSS after the last proxy round minus after the first. */
   rssGrowthBytes: number | null;
   findings: { server: number; client: number; lines: string[] };
@@ -141,6 +147,7 @@ export function summarizeSeries(connections: number, rounds: ProxyRound[], findi
   const clean = rounds.filter((r) => !r.void);
   const direct = clean.filter((r) => r.via === 'direct');
   const proxied = clean.filter((r) => r.via === 'proxy');
+  const bare = clean.filter((r) => r.via === 'bare');
   const directByRound = new Map(direct.map((r) => [r.round, r]));
   const paired = proxied.filter((r) => directByRound.has(r.round)).map((r) => r.rps / directByRound.get(r.round)!.rps);
   const rss = rounds.filter((r) => r.via === 'proxy' && r.proxyRssBytes !== null).map((r) => r.proxyRssBytes!);
@@ -155,6 +162,8 @@ export function summarizeSeries(connections: number, rounds: ProxyRound[], findi
     serverMsViaProxy: medianOrNull(proxied.map((r) => r.serverMsPerRequest)),
     proxyMs: medianOrNull(proxied.map((r) => r.proxyMsPerRequest ?? Number.NaN)),
     cpuRatio: medianOrNull(proxied.map((r) => (r.proxyMsPerRequest ?? Number.NaN) / r.serverMsPerRequest)),
+    bareMs: medianOrNull(bare.map((r) => r.proxyMsPerRequest ?? Number.NaN)),
+    bareRatio: medianOrNull(bare.map((r) => (r.proxyMsPerRequest ?? Number.NaN) / r.serverMsPerRequest)),
     rssGrowthBytes: rss.length >= 2 ? rss[rss.length - 1]! - rss[0]! : null,
     findings,
     ceiling,
@@ -247,6 +256,8 @@ export function renderProxyCase(report: ProxyCaseReport): string {
       `  rate: direct ${count(series.directRps)} req/s, via the proxy ${count(series.proxyRps)} req/s: ${series.throughputRatio === null ? '-' : formatRatio(series.throughputRatio)} of direct (paired by round)`,
       `  CPU per request: server ${fixed(series.serverMsDirect)} ms direct, ${fixed(series.serverMsViaProxy)} ms via the proxy; proxy ${fixed(series.proxyMs)} ms: ` +
         `${series.cpuRatio === null ? '-' : formatRatio(series.cpuRatio)} the server's (same rounds)`,
+      `  forwarding alone (bench/peers/bare-proxy.mjs, nothing judged): ${fixed(series.bareMs)} ms: ${series.bareRatio === null ? '-' : formatRatio(series.bareRatio)} the server's; ` +
+        `the judging adds ${series.proxyMs === null || series.bareMs === null ? '-' : fixed(series.proxyMs - series.bareMs)} ms`,
       `  proxy RSS: ${series.rssGrowthBytes === null ? '-' : `${signedMb(series.rssGrowthBytes)} MB`} from the first round to the last`,
       `  findings the proxy printed: ${series.findings.server} server, ${series.findings.client} client`,
       ...series.findings.lines.map((l) => `    ${l}`),
@@ -305,7 +316,7 @@ function roundOf(connections: number, round: number, via: ProxyRound['via'], m: 
     wrong: wrongAnswers + load.errors + load.timeouts,
     void: voidReason(load),
     serverMsPerRequest: msPer(m.serverTicks, load.ok),
-    proxyMsPerRequest: via === 'proxy' ? msPer(m.proxyTicks, load.ok) : null,
+    proxyMsPerRequest: via === 'direct' ? null : msPer(m.proxyTicks, load.ok),
     wrkBusy: load.seconds > 0 ? load.generatorCpuSeconds / load.seconds : Number.NaN,
     foreignCores: m.foreignCores,
     proxyRssBytes: rss,
@@ -435,7 +446,18 @@ async function runSeries(
       : null;
   const behind = await startServer(`server-c${connections}`, ctx.dir, ctx.serverCpu);
   let proxy: Started | undefined;
+  let bare: Started | undefined;
+  let behindBare: Started | undefined;
   try {
+    // A server of its own: the judging proxy must see every request its key's server counted.
+    behindBare = await startServer(`server-bare-c${connections}`, ctx.dir, ctx.serverCpu);
+    bare = await startProcess(
+      `bare-proxy-c${connections}`,
+      ctx.dir,
+      [BARE_PROXY_SCRIPT, '--target', behindBare.origin],
+      ctx.proxyCpu,
+      /^proxy: (http:\/\/\S+) ->/m,
+    );
     proxy = await startProcess(
       `proxy-c${connections}`,
       ctx.dir,
@@ -447,14 +469,15 @@ async function runSeries(
     const targets = {
       direct: { url: `${direct.origin}${LIST_PATH}`, pids: { server: direct.child.pid! } },
       proxy: { url: `${proxy.origin}${LIST_PATH}`, pids: { server: behind.child.pid!, proxy: proxyPid } },
+      bare: { url: `${bare.origin}${LIST_PATH}`, pids: { server: behindBare.child.pid!, proxy: bare.child.pid! } },
     } as const;
     log(`proxy case: ${connections} connections, proxy pid ${proxyPid} on ${proxy.origin} -> server pid ${behind.child.pid}`);
     if (options.warmup > 0)
-      for (const via of ['direct', 'proxy'] as const) await measure(generator, targets[via].url, connections, options.warmup, targets[via].pids);
+      for (const via of ['direct', 'proxy', 'bare'] as const) await measure(generator, targets[via].url, connections, options.warmup, targets[via].pids);
     const rounds: ProxyRound[] = [];
     for (let round = 1; round <= options.rounds; round++) {
-      for (const via of interleave(['direct', 'proxy'] as const, round - 1)) {
-        for (const child of [direct.child, behind.child, proxy.child])
+      for (const via of interleave(['direct', 'proxy', 'bare'] as const, round - 1)) {
+        for (const child of [direct.child, behind.child, proxy.child, bare.child, behindBare.child])
           if (exited(child)) throw new Error(`a process of the proxy case exited (code ${child.exitCode}); logs in ${ctx.dir} (--keep keeps them)`);
         const m = await measure(generator, targets[via].url, connections, options.duration, targets[via].pids);
         const r = roundOf(connections, round, via, m, via === 'proxy' ? rssBytes(proxyPid) : null);
@@ -469,6 +492,8 @@ async function runSeries(
   } finally {
     // The findings are read; the report the proxy builds at exit over its whole history is not needed.
     if (proxy) await stopChild(proxy.child, 'SIGKILL');
+    if (bare) await stopChild(bare.child);
+    if (behindBare) await stopChild(behindBare.child);
     await stopChild(behind.child);
   }
 }
