@@ -17,7 +17,7 @@ import {
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Clock, Exchange } from '../conformance/http.ts';
-import { redactHeader } from '../conformance/http.ts';
+import { bodyText, redactHeader } from '../conformance/http.ts';
 import type { Contract } from '../conformance/openapi.ts';
 import type { TlsSettings } from '../conformance/transport.ts';
 import { tlsExplanation } from '../conformance/transport.ts';
@@ -101,13 +101,14 @@ function originForm(requestTarget: string): string | undefined {
 /** A captured body as text; a cut one may end inside a character, which is left out rather than shown as bytes. */
 function capturedText(capture: BodyCapture): string {
   const bytes = capture.bytes();
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes, { stream: capture.truncated });
-  } catch {
-    let text = '';
-    for (const byte of bytes) text += byte < 0x80 ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, '0')}`;
-    return text;
+  if (capture.truncated) {
+    try {
+      return new TextDecoder('utf-8', { fatal: true }).decode(bytes, { stream: true });
+    } catch {
+      // Not UTF-8 before the cut either: shown as bytes, below.
+    }
   }
+  return bodyText(bytes).text;
 }
 
 /** Why an exchange was cut short. */
