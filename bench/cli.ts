@@ -9,7 +9,8 @@ import { UsageError } from '../lib/errors.ts';
 import { PROXY_CASE } from './cases.ts';
 import { HELP, parseBenchOptions, type BenchOptions } from './options.ts';
 import { renderProfileMarkdown, summarizeProfile, type CpuProfile } from './profile.ts';
-import { renderProxyCase, runProxyCase, type ProxyCaseOptions, type ProxyCaseReport } from './proxy-case.ts';
+import { runProxyCase } from './proxy-case.ts';
+import { renderProxyCase, type ProxyCaseOptions, type ProxyCaseReport } from './proxy-case-report.ts';
 import { insertSection, renderResultsSection, renderText } from './render.ts';
 import { runBench } from './run.ts';
 

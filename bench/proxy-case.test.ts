@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { countFindings, proxyVerdicts, renderProxyCase, summarizeSeries, type ProxyCaseReport, type ProxyRound } from './proxy-case.ts';
+import { countFindings, proxyVerdicts, renderProxyCase, summarizeSeries, type ProxyCaseReport, type ProxyRound } from './proxy-case-report.ts';
 import { findWrk } from './wrk.ts';
 
 const round = (r: Partial<ProxyRound> & Pick<ProxyRound, 'round' | 'via' | 'rps'>): ProxyRound => ({

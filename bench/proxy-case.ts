@@ -1,6 +1,7 @@
 // The proxy case of `npm run bench -- --cases proxy`: what judging costs beside serving. The
 // reference server (memory store, the fixture key test-load-key, whose limits no run reaches) is
-// loaded directly and through the judging proxy (`node dist/proxy/cli.js`), each process pinned to a
+// loaded directly, through the judging proxy (`node dist/proxy/cli.js`) and through a bare forwarding
+// proxy that judges nothing (peers/bare-proxy.mjs, the floor), each process pinned to a
 // core of its own, by wrk with one thread: rounds at every connection count, direct and via the proxy
 // interleaved. Per round: the rate, the wrong answers (a round with any is void), the CPU per request
 // of the server and of the proxy from /proc, the proxy's RSS; per connection count a fresh proxy, so
@@ -13,7 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureBuilt } from './build.ts';
 import { LIST_PATH } from './cases.ts';
-import { formatCount, formatRatio, MB, SATURATED, TARGETS } from './figures.ts';
+import { formatCount, MB, SATURATED } from './figures.ts';
 import type { LoadGenerator, LoadMeasure } from './load.ts';
 import {
   allowedCpus,
@@ -29,9 +30,19 @@ import {
   stopChild,
   TICKS_PER_SECOND,
 } from './proc.ts';
-import { interleave, median, voidReason } from './stats.ts';
+import { interleave, voidReason } from './stats.ts';
 import { launch, serverEnv, waitForLog, type LaunchContext, type RunningServer } from './targets.ts';
 import { findWrk, WrkGenerator } from './wrk.ts';
+import {
+  countFindings,
+  fixed,
+  PROXY_CASE_KEY,
+  summarizeSeries,
+  type ProxyCaseOptions,
+  type ProxyCaseReport,
+  type ProxyRound,
+  type ProxySeries,
+} from './proxy-case-report.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SERVER_SCRIPT = join(ROOT, 'dist/server/cli.js');
@@ -39,238 +50,9 @@ const PROXY_SCRIPT = join(ROOT, 'dist/proxy/cli.js');
 /** The floor of any Node proxy: forwarding alone, nothing judged (bench/peers/bare-proxy.mjs). */
 const BARE_PROXY_SCRIPT = join(ROOT, 'bench/peers/bare-proxy.mjs');
 const API_KEYS = join(ROOT, 'fixtures/api-keys.json');
-/** The fixture's enterprise key with limits of 10^9/min: the limiter counts every request and refuses none. */
-export const PROXY_CASE_KEY = 'test-load-key';
 const START_TIMEOUT_MS = 60_000;
 
-/** What issue 29 asks of judging, beside the generator's headroom every case needs. */
-export const PROXY_TARGETS = {
-  /** Proxy CPU per request over the server's, in the same round. */
-  cpuOverServer: 1.0,
-  /** Proxy RSS after the last round over after the first, per fresh proxy. */
-  rssGrowthBytes: 20 * MB,
-  /** Throughput via the proxy over direct, when the proxy has a core of its own. */
-  throughputOverDirect: 0.8,
-  throughputConnections: 32,
-} as const;
-
-export interface ProxyCaseOptions {
-  rounds: number;
-  /** Whole seconds per measured round. */
-  duration: number;
-  /** Unmeasured seconds, direct and via the proxy, before the first round of each connection count. */
-  warmup: number;
-  connections: readonly number[];
-  pin: boolean;
-  keep: boolean;
-}
-
-export interface ProxyRound {
-  connections: number;
-  round: number;
-  /** proxy: adoption-kit proxy; bare: the same forwarding with nothing judged, the floor. */
-  via: 'direct' | 'proxy' | 'bare';
-  ok: number;
-  seconds: number;
-  rps: number;
-  /** Answers wrk saw outside 200-399, plus socket errors and timeouts. */
-  wrong: number;
-  void?: string | undefined;
-  serverMsPerRequest: number;
-  /** Null in a direct round. */
-  proxyMsPerRequest: number | null;
-  /** The share of its core wrk used. */
-  wrkBusy: number;
-  foreignCores: number;
-  /** The proxy's RSS at the end of the round; null in a direct round. */
-  proxyRssBytes: number | null;
-}
-
-export interface ProxySeries {
-  connections: number;
-  rounds: ProxyRound[];
-  directRps: number | null;
-  proxyRps: number | null;
-  /** Via the proxy over direct, the median of the rounds' ratios (rounds both measured cleanly). */
-  throughputRatio: number | null;
-  serverMsDirect: number | null;
-  serverMsViaProxy: number | null;
-  proxyMs: number | null;
-  /** Proxy CPU per request over the server's in the same round, median over the clean proxy rounds. */
-  cpuRatio: number | null;
-  /** The bare forwarding floor's CPU per request, and over the server's in the same round. */
-  bareMs: number | null;
-  bareRatio: number | null;
-  /** RSS after the last proxy round minus after the first. */
-  rssGrowthBytes: number | null;
-  findings: { server: number; client: number; lines: string[] };
-  /** The null server at this connection count: the generator's ceiling. */
-  ceiling: { nullRps: number; wrkBusy: number; ceiling: number } | null;
-  /** The ceiling over the fastest clean round of the series. */
-  headroom: number | null;
-}
-
-export interface ProxyCaseReport {
-  settings: ProxyCaseOptions & { generator: string; layout: string; proxyOwnCore: boolean; build: string };
-  series: ProxySeries[];
-  skipped?: string;
-}
-
-export interface ProxyVerdict {
-  what: string;
-  met: boolean | null;
-  detail: string;
-}
-
-/** The proxy prints one line per finding as it happens (proxy/report.ts findingLine). */
-const FINDING_LINE = /^ *\+[\d.]+ s {2}\S+ +(server|client) +(MUST|SHOULD) +\S/;
-
-export function countFindings(output: string): ProxySeries['findings'] {
-  const found = { server: 0, client: 0, lines: [] as string[] };
-  for (const line of output.split('\n')) {
-    const m = FINDING_LINE.exec(line);
-    if (!m) continue;
-    found[m[1] as 'server' | 'client']++;
-    if (found.lines.length < 10) found.lines.push(line.trim());
-  }
-  return found;
-}
-
 const msPer = (ticks: number, ok: number) => (ok > 0 ? (1000 * ticks) / TICKS_PER_SECOND / ok : Number.NaN);
-const medianOrNull = (values: number[]) => {
-  const finite = values.filter(Number.isFinite);
-  return finite.length ? median(finite) : null;
-};
-
-/** The figures of one connection count from its rounds. */
-export function summarizeSeries(connections: number, rounds: ProxyRound[], findings: ProxySeries['findings'], ceiling: ProxySeries['ceiling']): ProxySeries {
-  const clean = rounds.filter((r) => !r.void);
-  const direct = clean.filter((r) => r.via === 'direct');
-  const proxied = clean.filter((r) => r.via === 'proxy');
-  const bare = clean.filter((r) => r.via === 'bare');
-  const directByRound = new Map(direct.map((r) => [r.round, r]));
-  const paired = proxied.filter((r) => directByRound.has(r.round)).map((r) => r.rps / directByRound.get(r.round)!.rps);
-  const rss = rounds.filter((r) => r.via === 'proxy' && r.proxyRssBytes !== null).map((r) => r.proxyRssBytes!);
-  const fastest = Math.max(0, ...clean.map((r) => r.rps));
-  return {
-    connections,
-    rounds,
-    directRps: medianOrNull(direct.map((r) => r.rps)),
-    proxyRps: medianOrNull(proxied.map((r) => r.rps)),
-    throughputRatio: medianOrNull(paired),
-    serverMsDirect: medianOrNull(direct.map((r) => r.serverMsPerRequest)),
-    serverMsViaProxy: medianOrNull(proxied.map((r) => r.serverMsPerRequest)),
-    proxyMs: medianOrNull(proxied.map((r) => r.proxyMsPerRequest ?? Number.NaN)),
-    cpuRatio: medianOrNull(proxied.map((r) => (r.proxyMsPerRequest ?? Number.NaN) / r.serverMsPerRequest)),
-    bareMs: medianOrNull(bare.map((r) => r.proxyMsPerRequest ?? Number.NaN)),
-    bareRatio: medianOrNull(bare.map((r) => (r.proxyMsPerRequest ?? Number.NaN) / r.serverMsPerRequest)),
-    rssGrowthBytes: rss.length >= 2 ? rss[rss.length - 1]! - rss[0]! : null,
-    findings,
-    ceiling,
-    headroom: ceiling && fastest > 0 ? ceiling.ceiling / fastest : null,
-  };
-}
-
-/** Each target of issue 29 met, missed, or not measured (null). */
-export function proxyVerdicts(report: ProxyCaseReport): ProxyVerdict[] {
-  const out: ProxyVerdict[] = [];
-  const each = (f: (s: ProxySeries) => string) => report.series.map(f).join(', ');
-  const all = (ok: (s: ProxySeries) => boolean | null) => {
-    const values = report.series.map(ok);
-    return values.some((v) => v === null) ? null : values.every(Boolean);
-  };
-  out.push({
-    what: 'no server finding on the reference server',
-    met: report.series.length ? report.series.every((s) => s.findings.server === 0) : null,
-    detail: each((s) => `${s.findings.server} at ${s.connections}`),
-  });
-  out.push({
-    what: `proxy RSS growth from the first to the last round under ${PROXY_TARGETS.rssGrowthBytes / MB} MB`,
-    met: all((s) => (s.rssGrowthBytes === null ? null : s.rssGrowthBytes < PROXY_TARGETS.rssGrowthBytes)),
-    detail: each((s) => `${s.rssGrowthBytes === null ? '-' : `${signedMb(s.rssGrowthBytes)} MB`} at ${s.connections}`),
-  });
-  out.push({
-    what: `proxy CPU per request at most ${PROXY_TARGETS.cpuOverServer.toFixed(1)}x the server's`,
-    met: all((s) => (s.cpuRatio === null ? null : s.cpuRatio <= PROXY_TARGETS.cpuOverServer)),
-    detail: each((s) => `${s.cpuRatio === null ? '-' : formatRatio(s.cpuRatio)} at ${s.connections}`),
-  });
-  const at = report.series.find((s) => s.connections === PROXY_TARGETS.throughputConnections);
-  out.push({
-    what: `throughput via the proxy at least ${PROXY_TARGETS.throughputOverDirect}x direct at ${PROXY_TARGETS.throughputConnections} connections`,
-    met: !at || at.throughputRatio === null || !report.settings.proxyOwnCore ? null : at.throughputRatio >= PROXY_TARGETS.throughputOverDirect,
-    detail: `${at?.throughputRatio == null ? 'not measured' : formatRatio(at.throughputRatio)}${
-      report.settings.proxyOwnCore ? '' : ' (the proxy shares its core with wrk here: not the condition of the target, which wants a core of its own)'
-    }`,
-  });
-  out.push({
-    what: `load generator headroom at least ${TARGETS.headroom}x`,
-    met: all((s) => (s.headroom === null ? null : s.headroom >= TARGETS.headroom)),
-    detail: each((s) => `${s.headroom === null ? '-' : formatRatio(s.headroom, 1)} at ${s.connections}`),
-  });
-  return out;
-}
-
-const signedMb = (bytes: number) => `${bytes >= 0 ? '+' : ''}${(bytes / MB).toFixed(1)}`;
-const fixed = (v: number | null, digits = 3) => (v === null || !Number.isFinite(v) ? '-' : v.toFixed(digits));
-
-function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows
-    .map((r) =>
-      r
-        .map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
-}
-
-export function renderProxyCase(report: ProxyCaseReport): string {
-  const s = report.settings;
-  const lines = [
-    `proxy case: the reference server (memory store, key ${PROXY_CASE_KEY}) alone and behind adoption-kit proxy, GET ${LIST_PATH}; ` +
-      `${s.duration} s x ${s.rounds} rounds per connection count, ${s.warmup} s warm-up; ${s.generator}; ${s.layout}`,
-  ];
-  if (report.skipped) return `${lines[0]}\nskipped: ${report.skipped}\n`;
-  for (const series of report.series) {
-    lines.push('', `${series.connections} connections`);
-    const rows = [['round', 'via', 'req/s', 'non-2xx', 'server ms/req', 'proxy ms/req', 'proxy/server', 'wrk core', 'proxy RSS MB', 'other cores']];
-    for (const r of series.rounds) {
-      rows.push([
-        String(r.round),
-        r.via,
-        formatCount(r.rps),
-        String(r.wrong),
-        fixed(r.serverMsPerRequest),
-        fixed(r.proxyMsPerRequest),
-        r.proxyMsPerRequest === null ? '-' : formatRatio(r.proxyMsPerRequest / r.serverMsPerRequest),
-        `${(r.wrkBusy * 100).toFixed(0)}%`,
-        r.proxyRssBytes === null ? '-' : (r.proxyRssBytes / MB).toFixed(1),
-        r.foreignCores.toFixed(2),
-      ]);
-    }
-    lines.push(table(rows));
-    for (const r of series.rounds) if (r.void) lines.push(`  round ${r.round} ${r.via} is VOID: ${r.void}`);
-    const count = (v: number | null) => (v === null ? '-' : formatCount(v));
-    lines.push(
-      `  rate: direct ${count(series.directRps)} req/s, via the proxy ${count(series.proxyRps)} req/s: ${series.throughputRatio === null ? '-' : formatRatio(series.throughputRatio)} of direct (paired by round)`,
-      `  CPU per request: server ${fixed(series.serverMsDirect)} ms direct, ${fixed(series.serverMsViaProxy)} ms via the proxy; proxy ${fixed(series.proxyMs)} ms: ` +
-        `${series.cpuRatio === null ? '-' : formatRatio(series.cpuRatio)} the server's (same rounds)`,
-      `  forwarding alone (bench/peers/bare-proxy.mjs, nothing judged): ${fixed(series.bareMs)} ms: ${series.bareRatio === null ? '-' : formatRatio(series.bareRatio)} the server's; ` +
-        `the judging adds ${series.proxyMs === null || series.bareMs === null ? '-' : fixed(series.proxyMs - series.bareMs)} ms`,
-      `  proxy RSS: ${series.rssGrowthBytes === null ? '-' : `${signedMb(series.rssGrowthBytes)} MB`} from the first round to the last`,
-      `  findings the proxy printed: ${series.findings.server} server, ${series.findings.client} client`,
-      ...series.findings.lines.map((l) => `    ${l}`),
-      series.ceiling
-        ? `  load generator: null server ${formatCount(series.ceiling.nullRps)} req/s with wrk at ${(series.ceiling.wrkBusy * 100).toFixed(0)}% of its core, ` +
-            `ceiling ${series.ceiling.wrkBusy < SATURATED ? 'about ' : ''}${formatCount(series.ceiling.ceiling)} req/s: headroom ${series.headroom === null ? '-' : formatRatio(series.headroom, 1)} over the fastest round`
-        : '  load generator: ceiling not measured',
-    );
-  }
-  lines.push('', 'targets (issue 29):');
-  for (const v of proxyVerdicts(report)) lines.push(`  ${v.met === null ? 'n/a   ' : v.met ? 'met   ' : 'MISSED'} ${v.what}: ${v.detail}`);
-  return `${lines.join('\n')}\n`;
-}
 
 interface Pids {
   server: number;

@@ -1,15 +1,7 @@
-// What the proxy answers in the server's place with --faults (Prefer: code=429|500|503), and whose
-// key a request carries: the two things the proxy reads from a request before it forwards it.
+// What the proxy answers in the server's place with --faults (Prefer: code=429|500|503).
 
 /** The longest Prefer: delay the proxy holds a request for. */
 export const MAX_DELAY_MS = 60_000;
-
-/** The key of an Authorization header, whatever the scheme; undefined without one. */
-export function keyOf(authorization: string | undefined): string | undefined {
-  if (!authorization) return undefined;
-  const m = /^\S+\s+(.+)$/.exec(authorization.trim());
-  return m ? m[1]!.trim() : authorization.trim();
-}
 
 /** The window an injected 429 names: the key's last X-RateLimit-Reset and -Limit, when it had any. */
 export interface LastWindow {

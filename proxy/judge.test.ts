@@ -4,7 +4,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Exchange } from '../conformance/http.ts';
 import { loadContract } from '../conformance/openapi.ts';
-import { operationOf, TrafficJudge } from './judge.ts';
+import { TrafficJudge } from './judge.ts';
+import { operationOf } from './operations.ts';
 
 const contract = await loadContract();
 

@@ -7,17 +7,17 @@
 // timeline points and a sample of exchanges; past maxKeys keys, the oldest idle ones are summarised.
 import { CATALOGUE } from '../conformance/catalogue.ts';
 import { LIVE_AREAS } from '../conformance/checks/index.ts';
-import { rateLimitArea } from '../conformance/checks/rate-limit.ts';
-import { rateLimitVerdict, type RateLimitVerdict } from '../conformance/checks/rate-limit-verdict.ts';
 import { jsonBody, keyLabel, type Exchange } from '../conformance/http.ts';
-import { Ledger, type CheckLedger, type CheckResult } from '../conformance/ledger.ts';
-import type { Contract, OperationId } from '../conformance/openapi.ts';
-import { ClientRecorder, OBLIGATIONS, type ClientReport } from '../server/client-report/recorder.ts';
+import type { CheckResult } from '../conformance/ledger.ts';
+import type { Contract } from '../conformance/openapi.ts';
+import { OBLIGATIONS, type ClientReport } from '../server/client-report/recorder.ts';
 import { headerValue, parseInteger } from '../spec/rules/fields.js';
 import type { Tolerances } from '../spec/rules/snapshot.js';
 import type { Timeline, TimelinePoint } from '../spec/rules/timeline-svg.js';
 import type { LastWindow } from './injected.ts';
-import { ExchangeSample, type SampleReport } from './sample.ts';
+import { InFlight } from './in-flight.ts';
+import { createKeyState, type KeyState } from './key-state.ts';
+import type { SampleReport } from './sample.ts';
 
 export type Level = 'must' | 'should';
 
@@ -97,14 +97,6 @@ export interface Observed {
 
 const LEVEL_OF = new Map(CATALOGUE.map((c) => [c.id, c.level]));
 
-type Area = { name: string; checks: readonly { id: string }[] };
-/** Each area's check ids, one list per area for every key's ledger (the ledger checks each list once). */
-const AREA_IDS = new Map<Area, string[]>();
-function idsOf(area: Area): string[] {
-  let ids = AREA_IDS.get(area);
-  if (!ids) AREA_IDS.set(area, (ids = area.checks.map((c) => c.id)));
-  return ids;
-}
 const NO_KEY = '(no key)';
 
 /** How a key is shown in every report: its first six characters, as the conformance kit shows it. */
@@ -118,101 +110,13 @@ function causeOf(message: string): string {
   return at < 0 ? message : message.slice(at + 2);
 }
 
-interface KeyState {
-  id: string;
-  label: string;
-  keyId: string;
-  ledger: Ledger;
-  views: CheckLedger[];
-  windows: RateLimitVerdict;
-  /** One recorder per key, so a key summarised takes its client state with it. */
-  client: ClientRecorder;
-  sample: ExchangeSample;
-  requests: number;
-  refused: number;
-  /** How many of its exchanges the window rules judged: the index of the next timeline point. */
-  judged: number;
-  /** Client findings by timeline point (its index among all judged), drawn with the server's broken rules. */
-  clientMarks: Map<number, Array<{ kind: string; level: Level; detail: string }>>;
-  /** Answers the proxy injected, drawn on the timeline as such (the last timelinePoints). */
-  injected: TimelinePoint[];
-  /** The last X-RateLimit-Reset and -Limit the server sent: an injected 429 names the same window. */
-  lastWindow: LastWindow;
-  /** The obligations' last verdicts, to tell each one once when it turns to no. */
-  verdicts: Map<string, string>;
-  /** Distinct causes told per check. */
-  causes: Map<string, number>;
-}
-
-/** A ledger view that tells of each failure as it is recorded; a class, so a key's views cost no closures. */
-class TellingLedger implements CheckLedger {
-  readonly #view: CheckLedger;
-  readonly #told: (id: string, message: string, rule?: string) => void;
-
-  constructor(view: CheckLedger, told: (id: string, message: string, rule?: string) => void) {
-    this.#view = view;
-    this.#told = told;
-  }
-
-  pass(id: string): void {
-    this.#view.pass(id);
-  }
-
-  fail(id: string, message: string, evidence: Exchange[] = [], rule?: string): void {
-    this.#view.fail(id, message, evidence, rule);
-    this.#told(id, message, rule);
-  }
-
-  assert(id: string, condition: boolean, message: string, evidence: Exchange[] = []): boolean {
-    if (condition) this.#view.pass(id);
-    else this.fail(id, message, evidence);
-    return condition;
-  }
-
-  notRun(id: string, reason: string): void {
-    this.#view.notRun(id, reason);
-  }
-
-  note(id: string, note: string): void {
-    this.#view.note(id, note);
-  }
-
-  hasFailed(id: string): boolean {
-    return this.#view.hasFailed(id);
-  }
-}
-
-/** Which operation a method and path name: one pattern per operation, compiled once. */
-export class OperationIndex {
-  readonly #byMethod = new Map<string, Array<[RegExp, OperationId]>>();
-
-  constructor(contract: Contract) {
-    for (const op of contract.operations.values()) {
-      const pattern = op.path
-        .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
-        .replace(/\\?\{[^}]+\\?\}/g, '[^/]+')
-        .replace(/[{}]/g, '');
-      const list = this.#byMethod.get(op.method) ?? [];
-      list.push([new RegExp(`^(?:/[^?]*)?${pattern}/?$`), op.operationId]);
-      this.#byMethod.set(op.method, list);
-    }
-  }
-
-  /** The operation a request names: its method and a path that ends in one of the description's paths (any prefix, such as /v1). */
-  of(method: string, path: string): OperationId | undefined {
-    for (const [pattern, id] of this.#byMethod.get(method.toUpperCase()) ?? []) if (pattern.test(path)) return id;
-    return undefined;
-  }
-}
-
 export class TrafficJudge {
   readonly #options: JudgeOptions;
   readonly #limits: JudgeLimits;
   /** Keys with their full state, least recently active first. */
   readonly #keys = new Map<string, KeyState>();
   readonly #deprecated: Set<string>;
-  /** Per key, the requests that arrived and are not judged yet, by seq: their send times. */
-  readonly #inFlight = new Map<string, Map<number, number>>();
+  readonly #inFlight = new InFlight();
   readonly #listeners = new Set<(label: string) => void>();
   #summarised: SummarisedKeys | undefined;
   #keyCount = 0;
@@ -266,32 +170,16 @@ export class TrafficJudge {
       return known;
     }
     if (this.#keys.size >= this.#limits.maxKeys) this.#summariseIdlest();
-    const ledger = new Ledger(CATALOGUE);
-    const told = (checkId: string, message: string, rule?: string) => this.#serverFailure(state, checkId, message, rule);
-    const scoped = (area: Area) => new TellingLedger(ledger.scope(area.name, idsOf(area)), told);
-    const state: KeyState = {
+    const state: KeyState = createKeyState({
       id,
       label: labelOf(key),
       keyId: `key-${++this.#keyCount}`,
-      ledger,
-      views: LIVE_AREAS.map(scoped),
-      windows: rateLimitVerdict(scoped(rateLimitArea), {
-        dateHeader: this.#options.dateHeader,
-        maxPoints: this.#limits.timelinePoints,
-        ...(this.#options.tolerances ? { tolerances: this.#options.tolerances } : {}),
-      }),
-      // The judge draws the key's timeline from the window rules' points: the recorder keeps none.
-      client: new ClientRecorder(this.#deprecated, { timelinePoints: 0 }),
-      sample: new ExchangeSample(this.#limits.keep),
-      requests: 0,
-      refused: 0,
-      judged: 0,
-      clientMarks: new Map(),
-      injected: [],
-      lastWindow: {},
-      verdicts: new Map(),
-      causes: new Map(),
-    };
+      dateHeader: this.#options.dateHeader,
+      ...(this.#options.tolerances ? { tolerances: this.#options.tolerances } : {}),
+      limits: this.#limits,
+      deprecated: this.#deprecated,
+      told: (checkId, message, rule) => this.#serverFailure(state, checkId, message, rule),
+    });
     this.#keys.set(id, state);
     return state;
   }
@@ -319,10 +207,7 @@ export class TrafficJudge {
    * put in its place among the key's decisions (the window rules wait for it).
    */
   arrived({ exchange, key }: Pick<Observed, 'exchange' | 'key'>): void {
-    const id = key ?? NO_KEY;
-    let waiting = this.#inFlight.get(id);
-    if (!waiting) this.#inFlight.set(id, (waiting = new Map()));
-    waiting.set(exchange.seq, exchange.sentAt);
+    this.#inFlight.arrived(key ?? NO_KEY, exchange);
   }
 
   /** A request that will never be judged (it failed on the way): nothing waits for it any longer. */
@@ -331,19 +216,9 @@ export class TrafficJudge {
     this.#keys.get(key ?? NO_KEY)?.windows.settle(oldestInFlight);
   }
 
-  /** When the earliest request of the key still waiting to be judged was sent; null when none is. */
+  /** When the earliest request of the key still waiting to be judged was sent, once `judged` is not; null when none is. */
   #oldestInFlight(key: string | undefined, judged: Exchange): number | null {
-    const id = key ?? NO_KEY;
-    const waiting = this.#inFlight.get(id);
-    if (!waiting) return null;
-    waiting.delete(judged.seq);
-    if (waiting.size === 0) {
-      this.#inFlight.delete(id);
-      return null;
-    }
-    let oldest = Infinity;
-    for (const sentAt of waiting.values()) if (sentAt < oldest) oldest = sentAt;
-    return oldest;
+    return this.#inFlight.judged(key ?? NO_KEY, judged);
   }
 
   /** The window the key's last answer from the server named (for an injected 429). */
@@ -507,9 +382,4 @@ export class TrafficJudge {
   get deprecated(): readonly string[] {
     return [...this.#deprecated];
   }
-}
-
-/** The operation a request names (see OperationIndex; build one index to ask many times). */
-export function operationOf(contract: Contract, method: string, path: string): OperationId | undefined {
-  return new OperationIndex(contract).of(method, path);
 }

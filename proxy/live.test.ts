@@ -8,9 +8,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Exchange } from '../conformance/http.ts';
 import type { CheckResult } from '../conformance/ledger.ts';
-import { loadContract, type OperationId } from '../conformance/openapi.ts';
+import { loadContract } from '../conformance/openapi.ts';
 import { chromiumAvailable, launchChromium, SCREENSHOTS } from '../lib/testing/chromium.ts';
 import { ManualClock } from '../server/clock.ts';
 import { createServer } from '../server/server.ts';
@@ -18,39 +17,20 @@ import { TrafficJudge } from './judge.ts';
 import { createProxyLiveView, LIVE_PATH, liveKeyOf, proxyLiveSource } from './live.ts';
 import { createTrafficProxy } from './server.ts';
 import { parseProxyCli, runProxy } from './cli.ts';
-import { MISBEHAVING_KEY, misbehavingRequests, START_MS } from './testing/pictures.ts';
+import { MISBEHAVING_KEY, playMisbehavingClient, START_MS } from './testing/pictures.ts';
 
 const GUIDE_PICTURE = fileURLToPath(new URL('live-view.png', import.meta.url));
 
 test('the judge as a live source: each judged exchange told, the ban, the window and the findings of the key', async () => {
   const clock = new ManualClock(START_MS);
-  const server = await createServer({ host: '127.0.0.1', port: 0, clock, storage: { type: 'memory' }, logger: false });
   const judge = new TrafficJudge({ contract: await loadContract(), dateHeader: false });
   const source = proxyLiveSource(judge, clock);
   const told: string[] = [];
   const stop = source.subscribe((label) => told.push(label));
   try {
-    let seq = 0;
-    const send = async (path: string, operationId: OperationId) => {
-      const sentAt = clock.now();
-      const res = await server.inject({ method: 'GET', url: path, headers: { authorization: `Bearer ${MISBEHAVING_KEY}` } });
-      const headers = Object.fromEntries(Object.entries(res.headers).map(([name, value]) => [name, String(value)]));
-      const exchange: Exchange = {
-        seq: ++seq,
-        operationId,
-        purpose: `GET ${path}`,
-        request: { method: 'GET', url: path, headers: {} },
-        response: { status: res.statusCode, headers, body: res.payload },
-        sentAt,
-        receivedAt: clock.now(),
-      };
-      judge.observe({ exchange, key: MISBEHAVING_KEY });
-      clock.advance(100);
-    };
-    for (const { path, operationId } of misbehavingRequests()) await send(path, operationId);
+    await playMisbehavingClient(judge, clock);
   } finally {
     stop();
-    await server.stop();
   }
   assert.is(told.length, 100, 'told after each exchange');
   assert.equal(new Set(told), new Set(['test-f…']), 'by the label, never the key');

@@ -23,8 +23,11 @@ import type { TlsSettings } from '../conformance/transport.ts';
 import { tlsExplanation } from '../conformance/transport.ts';
 import { parsePrefer } from '../server/plugins/faults.ts';
 import { BodyCapture, flatHeaders } from '../lib/http-message.ts';
-import { injectedAnswer, keyOf, MAX_DELAY_MS } from './injected.ts';
-import { OperationIndex, TrafficJudge, type Finding, type JudgeLimits } from './judge.ts';
+import { Cut, Cutter } from './cutter.ts';
+import { injectedAnswer, MAX_DELAY_MS } from './injected.ts';
+import { keyOf, originForm, redactUrl } from './request.ts';
+import { TrafficJudge, type Finding, type JudgeLimits } from './judge.ts';
+import { OperationIndex } from './operations.ts';
 
 export interface ProxyOptions {
   /** Where requests go: an origin, optionally with a path prefix that is put before every request's path. */
@@ -70,33 +73,6 @@ export interface TrafficProxy {
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 export const DEFAULT_CAPTURE_BYTES = 65_536;
 export const DEFAULT_STOP_GRACE_MS = 2_000;
-const SECRET_QUERY = /token|key|secret|password|auth/i;
-
-/** Query parameters named like a secret (api_key=...) are shown redacted too. */
-function redactUrl(url: string): string {
-  const at = url.indexOf('?');
-  // Most queries name no secret: only one that might is parsed.
-  if (at < 0 || !SECRET_QUERY.test(url.slice(at))) return url;
-  const parsed = new URL(url);
-  for (const name of [...parsed.searchParams.keys()]) if (SECRET_QUERY.test(name)) parsed.searchParams.set(name, '<redacted>');
-  return parsed.toString();
-}
-
-/**
- * The path and query a request names. An absolute-form target (RFC 9112 §3.2.2) gives only its
- * path: whatever host it names, the request goes to --target and nowhere else. Undefined for a
- * target that names no path (authority-form, asterisk-form).
- */
-function originForm(requestTarget: string): string | undefined {
-  if (requestTarget.startsWith('/')) return requestTarget;
-  try {
-    const absolute = new URL(requestTarget);
-    if (absolute.protocol !== 'http:' && absolute.protocol !== 'https:') return undefined;
-    return `${absolute.pathname}${absolute.search}`;
-  } catch {
-    return undefined;
-  }
-}
 
 /** A captured body as text; a cut one may end inside a character, which is left out rather than shown as bytes. */
 function capturedText(capture: BodyCapture): string {
@@ -109,32 +85,6 @@ function capturedText(capture: BodyCapture): string {
     }
   }
   return bodyText(bytes).text;
-}
-
-/** Why an exchange was cut short. */
-class Cut {
-  constructor(
-    readonly message: string,
-    readonly code: string,
-  ) {}
-}
-
-/** What cuts one exchange short (its --timeout, the stop, the client gone): lighter than an AbortController per request. */
-class Cutter {
-  reason: Cut | undefined;
-  #then: Array<() => void> = [];
-
-  cut(reason: Cut): void {
-    if (this.reason) return;
-    this.reason = reason;
-    for (const then of this.#then) then();
-  }
-
-  /** Runs `then` when the exchange is cut (at once if it was). */
-  onCut(then: () => void): void {
-    if (this.reason) then();
-    else this.#then.push(then);
-  }
 }
 
 export function createTrafficProxy(options: ProxyOptions): TrafficProxy {

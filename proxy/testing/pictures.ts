@@ -19,11 +19,9 @@ export function misbehavingRequests(): Array<{ path: string; operationId: Operat
   );
 }
 
-/** The timeline the proxy draws for the misbehaving client's key. */
-export async function misbehavingClientTimeline(): Promise<Timeline> {
-  const clock = new ManualClock(START_MS);
+/** The misbehaving client's requests, sent by inject to a reference server on `clock` and judged by `judge` as the proxy would. */
+export async function playMisbehavingClient(judge: TrafficJudge, clock: ManualClock): Promise<void> {
   const server = await createServer({ host: '127.0.0.1', port: 0, clock, storage: { type: 'memory' }, logger: false });
-  const judge = new TrafficJudge({ contract: await loadContract(), dateHeader: false });
   try {
     let seq = 0;
     for (const { path, operationId } of misbehavingRequests()) {
@@ -45,6 +43,12 @@ export async function misbehavingClientTimeline(): Promise<Timeline> {
   } finally {
     await server.stop();
   }
+}
+
+/** The timeline the proxy draws for the misbehaving client's key. */
+export async function misbehavingClientTimeline(): Promise<Timeline> {
+  const judge = new TrafficJudge({ contract: await loadContract(), dateHeader: false });
+  await playMisbehavingClient(judge, new ManualClock(START_MS));
   const [key] = judge.report();
   return { ...key!.timeline, title: 'A client that never waits, through the proxy to the reference server (free plan, Limit 60)' };
 }

@@ -1,0 +1,42 @@
+// A ledger view that tells of each failure as it is recorded: the judge hears of a finding the
+// moment a check fails, without the checks knowing a judge is listening.
+import type { Exchange } from '../conformance/http.ts';
+import type { CheckLedger } from '../conformance/ledger.ts';
+
+/** A ledger view that tells of each failure as it is recorded; a class, so a key's views cost no closures. */
+export class TellingLedger implements CheckLedger {
+  readonly #view: CheckLedger;
+  readonly #told: (id: string, message: string, rule?: string) => void;
+
+  constructor(view: CheckLedger, told: (id: string, message: string, rule?: string) => void) {
+    this.#view = view;
+    this.#told = told;
+  }
+
+  pass(id: string): void {
+    this.#view.pass(id);
+  }
+
+  fail(id: string, message: string, evidence: Exchange[] = [], rule?: string): void {
+    this.#view.fail(id, message, evidence, rule);
+    this.#told(id, message, rule);
+  }
+
+  assert(id: string, condition: boolean, message: string, evidence: Exchange[] = []): boolean {
+    if (condition) this.#view.pass(id);
+    else this.fail(id, message, evidence);
+    return condition;
+  }
+
+  notRun(id: string, reason: string): void {
+    this.#view.notRun(id, reason);
+  }
+
+  note(id: string, note: string): void {
+    this.#view.note(id, note);
+  }
+
+  hasFailed(id: string): boolean {
+    return this.#view.hasFailed(id);
+  }
+}
