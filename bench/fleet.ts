@@ -5,7 +5,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ensureBuilt } from './build.ts';
+import { ensureBuilt } from '../lib/dist-build.ts';
 import { needsPostgres, needsRedis, SERVERS, type CaseSpec, type ServerId, type ServerSpec } from './cases.ts';
 import type { BenchOptions } from './options.ts';
 import { BenchDatabase, postgresProblem } from './postgres.ts';

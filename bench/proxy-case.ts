@@ -12,7 +12,7 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ensureBuilt } from './build.ts';
+import { ensureBuilt } from '../lib/dist-build.ts';
 import { LIST_PATH } from './cases.ts';
 import { formatCount, MB, SATURATED } from './figures.ts';
 import type { LoadGenerator, LoadMeasure } from './load.ts';

@@ -3,8 +3,8 @@
 // answer, an answer body that never ends (cut by --timeout, by the end of --duration and by SIGTERM),
 // and 12,000 keys of one request each. Each time the proxy stays up, stays within the memory bound
 // its guide states, stops within a bounded time, and writes the reports it was asked for.
-import { execFileSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { Agent, request, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { collectOutput, exited, spawnChild, stopChild, waitForOutput, type OutputWatch } from '../lib/processes.ts';
+import { ensureBuilt } from '../lib/dist-build.ts';
 import { ROOT } from '../server/testing/process.ts';
 import { ENDLESS_PATH, HUGE_PATH, PETS_PATH, startHostileTarget, UPLOAD_PATH, type HostileTarget } from './testing/hostile-target.ts';
 
@@ -75,7 +76,8 @@ function memoryOf(pid: number): { rss: number; hwm: number } | undefined {
 }
 
 const PROXY_CLI = join(ROOT, 'dist/proxy/cli.js');
-if (!existsSync(PROXY_CLI)) execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
+// Rebuilt first when older than the sources (npm test has just built it): never another run's stale build.
+await ensureBuilt((line) => process.stdout.write(`${line}\n`));
 
 const running = new Set<ChildProcess>();
 const dirs: string[] = [];

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { staleReason } from './build.ts';
+import { staleReason } from './dist-build.ts';
 
 const sources = [
   { path: 'server/server.ts', mtimeMs: 1000 },

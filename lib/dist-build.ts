@@ -1,10 +1,10 @@
-// The reference server is measured compiled, as `npm start` runs it. Before a run, dist/ is
-// compared with the sources it is built from; when it is missing or older, it is rebuilt first and
-// the report says so.
+// Whether dist/ is as new as the sources it is built from, and a rebuild when it is not: the
+// benchmark measures the compiled server as `npm start` runs it, and tests that run the compiled
+// proxy must not run yesterday's build.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runToEnd } from './proc.ts';
+import { execFile } from 'node:child_process';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** What scripts/build.mjs compiles or copies into dist/. */
@@ -46,7 +46,10 @@ export async function ensureBuilt(log: (line: string) => void, root = ROOT): Pro
   const reason = staleReason(existsSync(marker) ? statSync(marker).mtimeMs : undefined, sourceFiles(root));
   if (!reason) return `compiled (${BUILT_MARKER}, up to date with the sources)`;
   log(`building dist/ first: ${reason}`);
-  const build = await runToEnd(process.execPath, [join(root, 'scripts/build.mjs')], { timeoutMs: 300_000, cwd: root });
-  if (build.code !== 0) throw new Error(`npm run build failed:\n${build.output.slice(-2000)}`);
+  await new Promise<void>((resolve, reject) =>
+    execFile(process.execPath, [join(root, 'scripts/build.mjs')], { cwd: root, timeout: 300_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
+      error ? reject(new Error(`npm run build failed:\n${`${stdout}${stderr}`.slice(-2000)}`)) : resolve(),
+    ),
+  );
   return `compiled (${BUILT_MARKER}, rebuilt before the run: ${reason})`;
 }
