@@ -17,7 +17,7 @@ import type { Timeline, TimelinePoint } from '../spec/rules/timeline-svg.js';
 import type { LastWindow } from './injected.ts';
 import { InFlight } from './in-flight.ts';
 import { createKeyState, type KeyState } from './key-state.ts';
-import type { SampleReport } from './sample.ts';
+import { slim, type SampleReport } from './sample.ts';
 
 export type Level = 'must' | 'should';
 
@@ -235,7 +235,9 @@ export class TrafficJudge {
     const status = exchange.response?.status ?? 0;
     const refused = status === 429 || status === 403;
     if (refused) state.refused++;
-    state.sample.add(exchange, refused);
+    // Judged whole by the checks below; kept (in the sample, and held by the window rules) slimmed, once.
+    const kept = slim(exchange);
+    state.sample.add(kept, refused);
     if (!injected) {
       const res = exchange.response;
       if (res) {
@@ -248,7 +250,7 @@ export class TrafficJudge {
         area.inspect(exchange, { ledger: state.views[i]!, contract: this.#options.contract, options: { profile: 'full' } });
       });
     }
-    this.#windows(state, exchange, injected === true, oldestInFlight);
+    this.#windows(state, kept, injected === true, oldestInFlight);
     this.#notify(state.label);
   }
 
@@ -261,6 +263,8 @@ export class TrafficJudge {
       return;
     }
     const status = exchange.response?.status ?? 0;
+    // The window rules read status, headers and times; what they hold (up to 4,096 answers a key, the
+    // evidence of what they find) is the slimmed exchange.
     const windows = injected ? state.windows.settle(oldestInFlight) : state.windows.observeArrival(exchange, oldestInFlight);
     const ban = !injected && windows.events.includes('ban_detected');
     let point: number | undefined;

@@ -14,10 +14,11 @@ export interface SampleReport {
   dropped: number;
 }
 
-function slim(ex: Exchange): Exchange {
+/** The exchange as it is kept after judging: bodies past KEPT_BODY_CHARS cut to it (a copy), others as they are; slim(slim(x)) is slim(x). */
+export function slim(ex: Exchange): Exchange {
   // Most exchanges are small enough to keep as they are: no copy for them.
   if ((ex.request.body?.length ?? 0) <= KEPT_BODY_CHARS && (ex.response?.body.length ?? 0) <= KEPT_BODY_CHARS && ex.request.bytes === undefined) return ex;
-  const cut = (text: string | undefined) => (text !== undefined && text.length > KEPT_BODY_CHARS ? `${text.slice(0, KEPT_BODY_CHARS)}…` : text);
+  const cut = (text: string | undefined) => (text !== undefined && text.length > KEPT_BODY_CHARS ? `${text.slice(0, KEPT_BODY_CHARS - 1)}…` : text);
   const { bytes: _bytes, ...request } = ex.request;
   const body = cut(request.body);
   return {
