@@ -1,3 +1,17 @@
+/**
+ * The last instant the server can print: an IMF-fixdate (Sunset, HTTP dates) and an ISO 8601 string
+ * (admin and client reports) have a four-digit year, and X-RateLimit-Reset counts whole seconds.
+ */
+export const LAST_INSTANT_MS = Date.UTC(9999, 11, 31, 23, 59, 59);
+
+/**
+ * The latest the clock may be moved to: every instant the server derives from it (a window's reset,
+ * a ban's end) lies at most `longestSpanMs` after it, and must still be printable.
+ */
+export function latestClockMs(longestSpanMs: number): number {
+  return LAST_INSTANT_MS - longestSpanMs;
+}
+
 /** Epoch milliseconds. Everything time-dependent reads the clock it is given, never Date.now(). */
 export interface Clock {
   now(): number;

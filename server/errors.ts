@@ -36,6 +36,10 @@ export const ERRORS = {
     status: 503,
     when: 'the store cannot take or serve the request now: the disk refused to make a create durable (full, read-only, failing; nothing was created), or the database connection was lost or a query passed its time bound; `Retry-After` says when to retry',
   },
+  id_space_exhausted: {
+    status: 507,
+    when: 'a create after the store has handed out its last id (2^53 − 1, the largest integer a JSON client in JavaScript reads exactly); nothing was created, and retrying does not help',
+  },
 } as const satisfies Record<string, { status: number; when: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

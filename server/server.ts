@@ -1,6 +1,6 @@
 import Hapi, { type Server } from '@hapi/hapi';
 import Joi from 'joi';
-import { SystemClock, type Clock } from './clock.ts';
+import { latestClockMs, SystemClock, type Clock } from './clock.ts';
 import { loadContract, type Contract } from './contract.ts';
 import { checkSeedPets, fixtureApiKeys, fixturePets } from './fixtures.ts';
 import { KeyRing } from './keys.ts';
@@ -22,6 +22,7 @@ import { petRoutes } from './routes/pets.ts';
 import { openPetStore } from './store/open.ts';
 import { PostgresPetStore } from './store/postgres-store.ts';
 import { createLimiter, type Limiter } from './rate-limit/limiter.ts';
+import { longestSpanMs } from './rate-limit/policy.ts';
 import { redisStore } from './rate-limit/open-store.ts';
 import type { PetStore } from './store/pet-store.ts';
 
@@ -146,7 +147,13 @@ export async function createServer(input: ServerOptions = {}): Promise<Server> {
     if (options.adminToken) {
       await server.register({
         plugin: adminPlugin,
-        options: { token: options.adminToken, clock, store, seedPets },
+        options: {
+          token: options.adminToken,
+          clock,
+          store,
+          seedPets,
+          latestClockMs: latestClockMs(longestSpanMs({ key: options.rateLimit.ban, ip: options.rateLimit.ip.ban })),
+        },
       });
     }
     if (options.adminToken) {

@@ -5,6 +5,8 @@ import { ManualClock, SystemClock } from '../clock.ts';
 import { createServer } from '../server.ts';
 import type { ServerOptions } from '../options.ts';
 import { send } from '../testing/helpers.ts';
+import { formatHttpDate, parseHttpDate, parseRetryAfter } from '../../spec/rules/fields.js';
+import { parseRateLimit } from '../../spec/rules/structured-fields.js';
 
 const TOKEN = 'harness-admin-token';
 const ADMIN = `Bearer ${TOKEN}`;
@@ -169,38 +171,168 @@ const badBodies: Array<[string, unknown]> = [
   ['no body', undefined],
   ['both ms and seconds', { ms: 1, seconds: 1 }],
   ['a negative amount', { seconds: -5 }],
+  ['zero', { ms: 0 }],
   ['a fraction', { seconds: 1.5 }],
   ['an unknown field', { minutes: 1 }],
+  // No coercion, as pet bodies refuse it: JSON strings, booleans and nulls are not numbers.
+  ['seconds as a string', { seconds: '1' }],
+  ['ms as a string', { ms: '1000' }],
+  ['ms as an exponent string', { ms: '1e3' }],
+  ['seconds as a padded string', { seconds: ' 1' }],
+  ['seconds as true', { seconds: true }],
+  ['ms as null', { ms: null }],
+  ['ms as an array', { ms: [1000] }],
+  ['ms beyond 2^53', { ms: 2 ** 53 + 2 }],
 ];
 for (const [name, body] of badBodies) {
   clock(`${name}: 400 and the clock stays`, async () => {
     const { server, clock: c } = await setup();
     const res = await admin(server, 'POST', '/clock/advance', body);
     assert.is(res.status, 400);
+    assert.is(res.body.code, 'invalid_body');
     assert.equal(Object.keys(res.body).sort(), ['code', 'message', 'status']);
     assert.is(c.now(), START);
   });
 }
 
-for (const body of [{ seconds: 1e15 }, { ms: 8.64e15 }, { seconds: Number.MAX_SAFE_INTEGER }]) {
-  clock(`${JSON.stringify(body)}, past the last representable date: 400 invalid_body, and the clock stays and still works`, async () => {
-    const { server, clock: c } = await setup();
+clock('a number JSON reads as Infinity (1e400): 400 and the clock stays', async () => {
+  const { server, clock: c } = await setup();
+  const res = await send(server, {
+    method: 'POST',
+    url: '/__admin/clock/advance',
+    payload: '{"ms": 1e400}',
+    headers: { authorization: ADMIN, 'content-type': 'application/json' },
+  });
+  assert.is(res.status, 400);
+  assert.is(res.body.code, 'invalid_body');
+  assert.is(c.now(), START);
+});
+
+/** The last instant a header or report can print (IMF-fixdate and ISO 8601 with a four-digit year). */
+const LAST = Date.UTC(9999, 11, 31, 23, 59, 59);
+const DAY = 86_400_000;
+
+// The latest the clock may reach is LAST less the longest span the server adds to now: the day window,
+// or a longer ban when one is configured. Exactly there is accepted, one step further refused.
+const limits: Array<[string, ServerOptions, number]> = [
+  ['the default limits (day window, 600 s bans)', {}, LAST - DAY],
+  ['a key ban of two days', { rateLimit: { ban: { durationSeconds: 2 * 86_400 } } }, LAST - 2 * DAY],
+  ['an address block of five days', { rateLimit: { ip: { ban: { durationSeconds: 5 * 86_400 } } } }, LAST - 5 * DAY],
+];
+for (const [name, options, latest] of limits) {
+  const boundary: Array<[string, unknown, number]> = [
+    ['ms up to the limit', { ms: latest - START }, 200],
+    ['ms one past it', { ms: latest - START + 1 }, 400],
+    ['seconds up to the limit', { seconds: Math.floor((latest - START) / 1000) }, 200],
+    ['seconds one past it', { seconds: Math.floor((latest - START) / 1000) + 1 }, 400],
+    ['the old limit (the last Date)', { ms: 8.64e15 - START }, 400],
+    ['Number.MAX_SAFE_INTEGER seconds', { seconds: Number.MAX_SAFE_INTEGER }, 400],
+  ];
+  for (const [what, body, status] of boundary) {
+    clock(`${name}: ${what} is ${status}`, async () => {
+      const { server, clock: c } = await setup(options);
+      const res = await admin(server, 'POST', '/clock/advance', body);
+      assert.is(res.status, status, JSON.stringify(res.body));
+      if (status === 200) {
+        assert.ok(c.now() <= latest && c.now() > latest - 1000);
+        assert.is(res.body.epochMs, c.now());
+        return;
+      }
+      assert.is(res.body.code, 'invalid_body');
+      const field = 'ms' in (body as object) ? 'ms' : 'seconds';
+      const most = field === 'ms' ? latest - START : Math.floor((latest - START) / 1000);
+      assert.ok(
+        (res.body.message as string).startsWith(`"${field}" must be at most ${most}: the clock cannot move past ${new Date(latest).toISOString()}`),
+        res.body.message,
+      );
+      assert.ok((res.body.message as string).includes('Nothing was changed.'));
+      assert.is(c.now(), START, 'nothing moved');
+    });
+  }
+}
+
+clock('at the limit, the clock moves no further: every move is 400 and says so', async () => {
+  const { server, clock: c } = await setup();
+  assert.is((await admin(server, 'POST', '/clock/advance', { ms: LAST - DAY - START })).status, 200);
+  for (const body of [{ ms: 1 }, { seconds: 1 }]) {
     const res = await admin(server, 'POST', '/clock/advance', body);
     assert.is(res.status, 400);
-    assert.is(res.body.code, 'invalid_body');
-    assert.is(res.body.status, 400);
-    assert.match(res.body.message, /^"(ms|seconds)" must be at most \d+/);
-    assert.is(c.now(), START);
-    assert.is((await admin(server, 'GET', '/clock')).status, 200);
-    assert.is((await send(server, { method: 'GET', url: '/v1/pets', headers: { authorization: FREE } })).status, 200);
+    assert.match(res.body.message, /^"(ms|seconds)" must be at most 0: /);
+  }
+  assert.is(c.now(), LAST - DAY);
+});
+
+// Issue 30: the old limit let the clock reach the last Date less 30 s, and 31 s later the admin API
+// answered 500 and X-RateLimit-Reset said 8640000000031. The move is refused now; and even after the
+// largest move allowed and 31 s more, nothing answers 500.
+for (const [name, move] of [
+  ['the last Date less 30 s (refused)', 8.64e15 - 30_000 - START],
+  ['the largest move allowed', LAST - DAY - START],
+] as const) {
+  clock(`advancing to ${name}, then 31 s later: the admin API and the API never answer 500`, async () => {
+    const { server, clock: c } = await setup();
+    const moved = await admin(server, 'POST', '/clock/advance', { ms: move });
+    assert.is(moved.status, move === LAST - DAY - START ? 200 : 400);
+    const at = c.now();
+    c.advance(31_000);
+    for (const [method, url] of [
+      ['GET', '/clock'],
+      ['GET', '/clients'],
+      ['POST', '/reset'],
+    ] as const) {
+      const res = await admin(server, method, url);
+      assert.is(res.status, 200, `${method} ${url}: ${JSON.stringify(res.body)}`);
+    }
+    const api = await send(server, { method: 'GET', url: '/v1/pets', headers: { authorization: FREE } });
+    assert.is(api.status, 200);
+    assert.ok(Number(api.headers['x-ratelimit-reset']) <= Math.ceil((at + 31_000 + DAY) / 1000));
   });
 }
 
-clock('advancing to the last representable date is allowed', async () => {
-  const { server } = await setup();
-  const res = await admin(server, 'POST', '/clock/advance', { ms: 8.64e15 - START });
-  assert.is(res.status, 200);
-  assert.is(res.body.now, '+275760-09-13T00:00:00.000Z');
+clock('after the largest move allowed, every header and report the clock feeds is valid', async () => {
+  const { server, clock: c } = await setup({ apiKeys: [{ key: 'tiny-enterprise-key', plan: 'enterprise', limits: { perMinute: 3, perDay: 3 } }] });
+  assert.is((await admin(server, 'POST', '/clock/advance', { ms: LAST - DAY - START })).status, 200);
+  const now = c.now();
+  const answers = [];
+  // Three admitted (the day window binds: it ties with the minute's and resets later), refused for the day, then banned.
+  for (let i = 0; i < 3 + 21; i++)
+    answers.push(await send(server, { method: 'GET', url: '/v1/pets', headers: { authorization: 'Bearer tiny-enterprise-key' } }));
+  for (let i = 0; i < 31; i++) answers.push(await send(server, { method: 'GET', url: '/v1/pets', headers: { authorization: undefined } }));
+  answers.push(await send(server, { method: 'GET', url: '/v1/pets/1', headers: { authorization: FREE } }));
+  const codes = new Set(answers.map((a) => a.body?.code ?? a.status));
+  for (const expected of [200, 'rate_limited_day', 'key_banned', 'missing_api_key', 'rate_limited_ip'])
+    assert.ok(codes.has(expected), `saw ${expected}: ${[...codes].join(', ')}`);
+  const printable = (ms: number) => ms >= now && ms <= LAST && formatHttpDate(ms).endsWith(' GMT') && /^\d{4}-/.test(new Date(ms).toISOString());
+  let day = false;
+  for (const a of answers) {
+    const date = parseHttpDate(a.headers.date as string, Date.now());
+    assert.ok(date !== null, `Date: ${a.headers.date}`);
+    const reset = a.headers['x-ratelimit-reset'];
+    if (reset !== undefined) {
+      assert.match(String(reset), /^\d{1,12}$/);
+      assert.ok(printable(Number(reset) * 1000), `X-RateLimit-Reset: ${reset}`);
+      if (Number(reset) * 1000 === LAST) day = true;
+    }
+    const retryAfter = parseRetryAfter(a.headers['retry-after'] as string | undefined, now);
+    if (retryAfter.form !== 'missing') {
+      assert.is(retryAfter.form, 'delay-seconds', JSON.stringify(retryAfter));
+      if (retryAfter.form === 'delay-seconds')
+        assert.ok(retryAfter.seconds >= 1 && printable(now + retryAfter.seconds * 1000), `Retry-After: ${a.headers['retry-after']}`);
+    }
+    if (a.headers.ratelimit !== undefined) {
+      const states = parseRateLimit(a.headers.ratelimit as string);
+      assert.ok(states, `RateLimit: ${a.headers.ratelimit}`);
+      for (const state of states!) assert.ok(printable(now + (state.reset ?? 0) * 1000), `RateLimit: ${a.headers.ratelimit}`);
+    }
+    if (a.headers.sunset !== undefined) assert.ok(parseHttpDate(a.headers.sunset as string, now) !== null, `Sunset: ${a.headers.sunset}`);
+  }
+  assert.ok(day, 'a day window reset at exactly the last printable second');
+  const clients = await admin(server, 'GET', '/clients');
+  assert.is(clients.status, 200);
+  assert.match(clients.body.generatedAt, /^\d{4}-\d\d-\d\dT/);
+  const state = await admin(server, 'GET', '/clock');
+  assert.is(state.body.now, new Date(now).toISOString());
+  assert.match(state.body.now, /^9999-12-30T23:59:59/);
 });
 
 clock('a clock without advance() is 409', async () => {

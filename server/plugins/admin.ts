@@ -4,7 +4,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Plugin, Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
-import type { Clock } from '../clock.ts';
+import { LAST_INSTANT_MS, type Clock } from '../clock.ts';
 import { apiError } from '../errors.ts';
 import type { PetStore } from '../store/pet-store.ts';
 import type { Pet } from '../types.ts';
@@ -26,22 +26,23 @@ export interface AdminPluginOptions {
   store: PetStore;
   /** What a reset puts back. */
   seedPets: readonly Pet[];
+  /** The latest instant the clock may be moved to (clock.ts `latestClockMs`). */
+  latestClockMs: number;
 }
 
+// Strict, as pet bodies are: "1" is not a number of seconds, and neither is 1.5, -1 or 1e400.
 const advanceSchema = Joi.object({
   ms: Joi.number().integer().min(1),
   seconds: Joi.number().integer().min(1),
 })
   .xor('ms', 'seconds')
-  .required();
-
-/** The last instant a Date can hold (ECMA-262 §21.4.1.1): a clock beyond it has no date to print. */
-const LAST_DATE_MS = 8.64e15;
+  .required()
+  .strict();
 
 export const adminPlugin: Plugin<AdminPluginOptions> = {
   name: ADMIN_PLUGIN,
   version: '1.0.0',
-  register(server, { token, clock, store, seedPets }) {
+  register(server, { token, clock, store, seedPets, latestClockMs }) {
     const expected = digest(token);
 
     server.auth.scheme(STRATEGY, () => ({
@@ -99,14 +100,15 @@ export const adminPlugin: Plugin<AdminPluginOptions> = {
           if (typeof clock.advance !== 'function') {
             throw apiError('clock_not_movable', 'This server was given a clock that cannot be moved.');
           }
-          // Checked before moving: a clock past the last date breaks every answer that prints a date.
-          if (clock.now() + ms > LAST_DATE_MS) {
+          // Checked before moving: past the latest instant, a reset or a ban's end would fall beyond the last date a header can print.
+          if (clock.now() + ms > latestClockMs) {
             const field = body.ms !== undefined ? 'ms' : 'seconds';
-            const left = LAST_DATE_MS - clock.now();
+            const left = Math.max(0, latestClockMs - clock.now());
             const most = field === 'ms' ? left : Math.floor(left / 1000);
+            const spanSeconds = (LAST_INSTANT_MS - latestClockMs) / 1000;
             throw apiError(
               'invalid_body',
-              `"${field}" must be at most ${most}: the clock cannot move past ${new Date(LAST_DATE_MS).toISOString()}, the last date the server can represent.`,
+              `"${field}" must be at most ${most}: the clock cannot move past ${new Date(latestClockMs).toISOString()}, since a rate-limit reset or a ban's end can lie ${spanSeconds} s after it and the last date the server can print is ${new Date(LAST_INSTANT_MS).toISOString()}. Nothing was changed.`,
             );
           }
           clock.advance(ms);

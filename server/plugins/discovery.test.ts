@@ -2,6 +2,7 @@
 // which is tested in a real headless Chromium: it shows the three operations, sends a request with a
 // fixture key through "Try it out", and no request it makes leaves this server.
 import { mkdirSync, readFileSync } from 'node:fs';
+import { PassThrough } from 'node:stream';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse } from 'yaml';
@@ -105,6 +106,58 @@ inject('/healthz says 503 storage_unavailable with the reason while the store ca
   failure = undefined;
   assert.is((await server.inject({ url: '/healthz' })).statusCode, 200);
 });
+
+// What a store's failure looks like when it reaches /healthz: the part and the code, never the address,
+// the user, the database or the path (the server guide promises it); the log keeps the whole reason.
+const unhealthy: Array<[string, () => Promise<never>, string]> = [
+  [
+    'PostgreSQL down',
+    () =>
+      Promise.reject(
+        Object.assign(new Error('The database postgres://postgres@127.0.0.1:5298/pets is unavailable'), { reason: 'connect ECONNREFUSED 127.0.0.1:5298' }),
+      ),
+    'The store does not answer: connection refused (ECONNREFUSED)',
+  ],
+  [
+    'an unknown database host',
+    () => Promise.reject(Object.assign(new Error('unavailable'), { reason: 'getaddrinfo ENOTFOUND db.internal.example' })),
+    'The store does not answer: host not found (ENOTFOUND)',
+  ],
+  [
+    'a database that is gone',
+    () => Promise.reject(Object.assign(new Error('unavailable'), { reason: 'database "pets_prod" does not exist (SQLSTATE 3D000)' })),
+    'The store does not answer: the database does not exist (SQLSTATE 3D000)',
+  ],
+  [
+    'a refused login',
+    () => Promise.reject(Object.assign(new Error('unavailable'), { reason: 'password authentication failed for user "app" (SQLSTATE 28P01)' })),
+    'The store does not answer: password authentication failed for the user (SQLSTATE 28P01)',
+  ],
+  [
+    'an error without a reason',
+    () => Promise.reject(new Error("EACCES: permission denied, open '/var/lib/adoption/db.json'")),
+    'The store does not answer: permission denied (EACCES)',
+  ],
+];
+for (const [name, count, message] of unhealthy) {
+  inject(`/healthz with ${name}: 503 naming the part and the code only, the whole reason in the log once`, async () => {
+    const stream = new PassThrough();
+    let log = '';
+    stream.on('data', (d: Buffer) => (log += d.toString()));
+    const server = await createServer({ port: 0, logger: { level: 'warn', stream } });
+    server.app.store.count = count;
+    for (let i = 0; i < 3; i++) {
+      const res = await server.inject({ url: '/healthz' });
+      assert.is(res.statusCode, 503);
+      assert.equal(JSON.parse(res.payload), { code: 'storage_unavailable', message, status: 503 });
+    }
+    await server.stop();
+    const lines = log.split('\n').filter((line) => line.includes('/healthz answers 503'));
+    assert.is(lines.length, 1, 'logged once while it lasts');
+    const reason = await count().catch((error: { reason?: string; message: string }) => error.reason ?? error.message);
+    assert.ok(lines[0]!.includes(JSON.stringify(reason).slice(1, -1)), `the log keeps ${reason}`);
+  });
+}
 
 inject.run();
 

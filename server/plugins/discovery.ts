@@ -44,8 +44,8 @@ export function deprecationsPage(contract: Contract, base: string): string {
 }
 
 /**
- * Why the store cannot serve now, or null when it answers a count within `timeoutMs`. A store error
- * that carries a `reason` (the database's, without its address) gives that.
+ * Why the store cannot serve now, or null when it answers a count within `timeoutMs`: a store error's
+ * `reason` when it has one, else its message, in full (for the log; the answer is redacted).
  */
 async function storeProblem(store: PetStore, timeoutMs: number): Promise<string | null> {
   let timer: NodeJS.Timeout | undefined;
@@ -109,6 +109,15 @@ export const discoveryPlugin: Plugin<DiscoveryOptions> = {
       for (const [name, value] of Object.entries(extra)) response.header(name, value);
       return response;
     };
+    // The answer names the part and the code only (the errors plugin redacts every 5xx); the operator's
+    // log gets the whole reason, once per change.
+    let lastHealth: string | null = null;
+    const noteHealth = (said: string | null) => {
+      if (said === lastHealth) return;
+      if (said !== null) server.log(['health', 'warn'], `/healthz answers 503: ${said}`);
+      else server.log(['health', 'info'], `/healthz answers 200 again (after: ${lastHealth})`);
+      lastHealth = said;
+    };
     const open = { auth: false as const, plugins: { 'rate-limit': false as const } };
     const route = (path: string, handler: ServerRoute['handler']): ServerRoute => ({ method: 'GET', path, options: { ...open, handler } });
 
@@ -139,10 +148,11 @@ export const discoveryPlugin: Plugin<DiscoveryOptions> = {
       }),
       route('/healthz', async (_request, h) => {
         const problem = await storeProblem(store, probeTimeoutMs);
-        if (problem !== null) throw storageUnavailable(`The store does not answer: ${problem}`, { 'cache-control': 'no-store' });
         // Reads still work, but a balancer should send creates elsewhere until the disk takes writes.
-        const failure = await store.failure?.();
-        if (failure) throw storageUnavailable(`The store cannot make writes durable: ${failure}.`, { 'cache-control': 'no-store' });
+        const failure = problem === null ? await store.failure?.() : undefined;
+        const said = problem !== null ? `The store does not answer: ${problem}` : failure ? `The store cannot make writes durable: ${failure}.` : null;
+        noteHealth(said);
+        if (said !== null) throw storageUnavailable(said, { 'cache-control': 'no-store' });
         return h.response({ status: 'ok' }).header('cache-control', 'no-store');
       }),
     ]);

@@ -1,5 +1,6 @@
 import type { Lifecycle, Plugin, Request, ResponseToolkit } from '@hapi/hapi';
 import { apiError, errorBody, namedCode, storageUnavailable, type ErrorBody, type ErrorCode } from '../errors.ts';
+import { redact } from '../redact.ts';
 
 /**
  * The route `failAction` for validation: a 400 with `code` and the validator's message, which names
@@ -71,6 +72,8 @@ export const errorsPlugin: Plugin<void> = {
         response.message = `No route for ${request.method.toUpperCase()} ${request.path}.`;
       }
       const body: ErrorBody = errorBody(unavailable ?? response);
+      // A 5xx may carry a failure's own words (a store's reason in /healthz): the code stays, addresses and paths go.
+      if (body.status >= 500) body.message = redact(body.message);
       if (unavailable) Object.assign(response.output.headers, unavailable.output.headers);
       response.output.statusCode = body.status;
       response.output.payload = body as unknown as typeof response.output.payload;

@@ -65,3 +65,12 @@ export function ipPartition(address: string, perMinute: number, ban: BanSpec | n
 export function adminPartition(address: string, perMinute: number, ban: BanSpec | null): Partition {
   return { kind: 'ip', id: `admin:${address}`, windows: ipWindows(perMinute), ban };
 }
+
+/**
+ * The longest span the limiter adds to now in anything it reports (X-RateLimit-Reset, Retry-After,
+ * RateLimit's reset, a ban's end): its longest window or its longest ban, whichever is longer.
+ */
+export function longestSpanMs(bans: { key: { durationSeconds: number }; ip: { durationSeconds: number } }): number {
+  const windows = [...keyWindows({ perMinute: 1, perDay: 1 }), ...ipWindows(1)].map((w) => w.windowMs);
+  return Math.max(...windows, bans.key.durationSeconds * 1000, bans.ip.durationSeconds * 1000);
+}

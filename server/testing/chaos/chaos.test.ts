@@ -5,6 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { isRoot, type Row } from './harness.ts';
 import { diskFull, killUnderLoad, readOnly, twoProcesses } from './scenarios.ts';
+import { assertNoLeaks } from './leaks.ts';
 
 const root = isRoot();
 if (!root && process.env.CI === 'true') throw new Error('server/testing/chaos/chaos.test.ts mounts tmpfs file systems: under CI it must run as root');
@@ -45,5 +46,7 @@ check('(d) kill -9 under load: a reader is never shown a pet the restart lacks, 
   assertNothingLost(row);
   assert.equal(row.exits, ['KILL→128', 'restart TERM→0']);
 });
+
+check('no 5xx or /healthz body of these scenarios names an address, a user or a path', () => assertNoLeaks());
 
 test.run();

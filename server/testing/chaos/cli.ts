@@ -3,14 +3,16 @@
 // (scenarios.ts) need root (tmpfs mounts); the PostgreSQL ones (postgres-scenarios.ts) a PostgreSQL
 // (TEST_DATABASE_URL), where they make a database of their own and drop it at the end; the --workers
 // ones (workers-scenarios.ts) that and Redis (REDIS_URL). Exits 1 when any round lost, duplicated or
-// reused an acknowledged write, answered a 5xx without an Error body, hung or failed a check; 2 when it
+// reused an acknowledged write, answered a 5xx without an Error body, hung or failed a check, or when a
+// 5xx or /healthz body named an address, a user or a path (leaks.ts); 2 when it
 // cannot run what was asked.
 import { parseArgs } from 'node:util';
 import { ADMIN_URL, createTestDatabase, type TestDatabase } from '../test-database.ts';
 import { postgresProblem } from '../../store/postgres-admin.ts';
 import { REDIS_URL, tcpProbe } from '../services.ts';
 import { isRoot, newRow, rowOf, type Row } from './harness.ts';
-import { pgLock, pgTerminate } from './postgres-scenarios.ts';
+import { pgDown, pgLock, pgTerminate } from './postgres-scenarios.ts';
+import { bodies } from './leaks.ts';
 import { isBad, summary, tableHead, tableLine } from './report.ts';
 import { SCENARIOS } from './scenarios.ts';
 import { workersGiveUp, workersInFlight } from './workers-scenarios.ts';
@@ -30,6 +32,7 @@ const ALL: Record<string, Scenario> = {
   ...Object.fromEntries(Object.entries(SCENARIOS).map(([name, run]) => [name, { needs: ['root'], run: (round: number) => run(round) }])),
   'pg-terminate': { needs: ['postgres'], run: async () => rowOf(await pgTerminate(await db())) },
   'pg-lock': { needs: ['postgres'], run: async () => rowOf(await pgLock(await db())) },
+  'pg-down': { needs: ['postgres'], run: async () => rowOf(await pgDown(await db())) },
   'workers-kill': { needs: ['postgres', 'redis'], run: async () => rowOf(await workersInFlight({ db: await db(), redisUrl: REDIS_URL })) },
   'workers-give-up': { needs: ['postgres', 'redis'], run: async () => rowOf(await workersGiveUp({ db: await db(), redisUrl: REDIS_URL })) },
 };
@@ -108,5 +111,7 @@ try {
     .catch((error: Error) => process.stderr.write(`npm run chaos: dropping the database: ${error.message}\n`));
 }
 process.stdout.write(summary(results));
+process.stdout.write(`5xx and /healthz bodies searched for addresses, users and paths: ${bodies.checked}, leaking: ${bodies.leaked}\n`);
+for (const leak of bodies.leaks) process.stdout.write(`  ${leak.status} ${leak.url}: ${leak.found} in ${leak.body}\n`);
 if (stopped) process.stdout.write(`stopped after a round that did not end within ${ROUND_BOUND_MS / 60_000} min\n`);
-process.exit([...results.values()].flat().some(isBad) ? 1 : 0);
+process.exit([...results.values()].flat().some(isBad) || bodies.leaked > 0 ? 1 : 0);

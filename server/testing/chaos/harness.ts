@@ -12,6 +12,7 @@ import { ROOT } from '../process.ts';
 
 export { KEY } from './tally.ts';
 import { isErrorBody, KEY, type Checked } from './tally.ts';
+import { bodies } from './leaks.ts';
 
 /** One scenario's account, a line of the table. */
 export interface Row {
@@ -113,6 +114,7 @@ export async function call(baseUrl: string, path: string, init: RequestInit = {}
   } catch {
     // not JSON
   }
+  bodies.see(url, response.status, body);
   return { status: response.status, headers: response.headers, body };
 }
 

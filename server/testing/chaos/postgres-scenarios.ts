@@ -4,7 +4,9 @@
 // locked by another session. A round returns its Tally, its checks and what it saw; postgres.test.ts
 // asserts on them, `npm run chaos` counts them. Nothing here decides pass or fail; each round stops its
 // own server, also after a failure.
+import { createServer as createTcpServer, connect, type Server as TcpServer, type Socket } from 'node:net';
 import pg from 'pg';
+import { freePort } from '../../../lib/processes.ts';
 import type { TestDatabase } from '../test-database.ts';
 import { startCli, type ServerProcess } from '../process.ts';
 import { create, isErrorBody, KEY, request, tally, type Checked, type CreateOutcome } from './tally.ts';
@@ -151,6 +153,97 @@ export async function pgLock(db: TestDatabase): Promise<LockRound> {
     return { tally: result, checks, creates, health, list, bound, healthAfter, released, storedLocked, exits: exits() };
   } finally {
     await stop();
+  }
+}
+
+export interface DownRound extends Checked {
+  /** /healthz, a create and a list while the database refuses connections. */
+  health: Answer;
+  created: CreateOutcome;
+  list: Answer;
+  /** /healthz once the database takes connections again (the first 200, or the last answer). */
+  healthAfter: Answer;
+  released: CreateOutcome;
+}
+
+/**
+ * A relay between the server and PostgreSQL, closed and reopened on the same port: to the server,
+ * what a stopped and restarted database looks like (its connections end, new ones are refused),
+ * without stopping the PostgreSQL other tests share.
+ */
+async function relayTo(url: string): Promise<{ url: string; down: () => Promise<void>; up: () => Promise<void> }> {
+  const target = new URL(url);
+  const port = await freePort();
+  const sockets = new Set<Socket>();
+  let listening: TcpServer | undefined;
+  const up = () =>
+    new Promise<void>((resolve, reject) => {
+      listening = createTcpServer((client) => {
+        const upstream = connect(Number(target.port || 5432), target.hostname);
+        for (const socket of [client, upstream]) {
+          sockets.add(socket);
+          socket.on('error', () => undefined);
+          socket.on('close', () => {
+            sockets.delete(socket);
+            client.destroy();
+            upstream.destroy();
+          });
+        }
+        client.pipe(upstream).pipe(client);
+      });
+      listening.once('error', reject);
+      listening.listen(port, '127.0.0.1', () => resolve());
+    });
+  const down = () =>
+    new Promise<void>((resolve) => {
+      for (const socket of sockets) socket.destroy();
+      listening?.close(() => resolve());
+    });
+  await up();
+  const relayed = new URL(url);
+  relayed.hostname = '127.0.0.1';
+  relayed.port = String(port);
+  return { url: relayed.href, down, up };
+}
+
+/** The database stopped under a running server (--storage-timeout 1000), then started again. */
+export async function pgDown(db: TestDatabase): Promise<DownRound> {
+  const schema = db.schema('down');
+  const relay = await relayTo(db.url);
+  const server = await startCli(['--port', '0', '--quiet', '--no-rate-limit', '--storage-timeout', '1000', '--database', `${relay.url}?schema=${schema}`]);
+  let exits = 0;
+  void server.exited.then(() => exits++);
+  try {
+    const origin = server.baseUrl.replace(/\/$/, '').replace(/\/v1$/, '');
+    await relay.down();
+    const [health, created, list] = await Promise.all([
+      request(`${origin}/healthz`, {}, HANG_BOUND_MS),
+      create(server.baseUrl, 'down-0', HANG_BOUND_MS),
+      request(`${server.baseUrl}/pets`, { headers: { authorization: KEY } }, HANG_BOUND_MS),
+    ]);
+    await relay.up();
+    let healthAfter = await request(`${origin}/healthz`, {}, HANG_BOUND_MS);
+    for (let i = 0; i < 20 && healthAfter.status !== 200; i++) {
+      await sleep(250);
+      healthAfter = await request(`${origin}/healthz`, {}, HANG_BOUND_MS);
+    }
+    const released = await create(server.baseUrl, 'down-after', HANG_BOUND_MS);
+    const result = tally('postgres: database stopped, then started', [created, released], await storedNamed(db, schema, 'down-'), exits);
+    const message = String((health.body as { message?: unknown } | null)?.message);
+    const checks = {
+      '/healthz while the database is down is 503 "The store does not answer: connection refused (ECONNREFUSED)"':
+        health.status === 503 && message === 'The store does not answer: connection refused (ECONNREFUSED)',
+      'a create while the database is down is 503 storage_unavailable with Retry-After': refusedHonestly(created),
+      'a list while the database is down is 503': list.status === 503,
+      '/healthz is 200 once the database is back': healthAfter.status === 200,
+      'a create succeeds once the database is back': released.status === 201,
+      'the server stayed up': exits === 0,
+    };
+    return { tally: result, checks, health, created, list, healthAfter, released };
+  } finally {
+    server.child.kill('SIGKILL');
+    await server.exited;
+    await relay.down();
   }
 }
 

@@ -6,7 +6,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { postgresForTests } from '../test-database.ts';
-import { CONCURRENCY, pgLock, pgTerminate } from './postgres-scenarios.ts';
+import { CONCURRENCY, pgDown, pgLock, pgTerminate } from './postgres-scenarios.ts';
+import { assertNoLeaks } from './leaks.ts';
 import { isErrorBody, printTally, type CreateOutcome } from './tally.ts';
 
 const postgres = await postgresForTests('chaos/postgres.test.ts');
@@ -74,5 +75,20 @@ it('a table locked by another session: creates, lists and /healthz answer 503 wi
   assert.is(round.exits, 0);
   assertChecks(round.checks);
 });
+
+it('the database stopped, then started: /healthz, creates and lists answer 503 naming the failure by its code only, and serve again by themselves', async () => {
+  const round = await pgDown(db!);
+  printTally(round.tally);
+  assert.is(round.health.status, 503);
+  assert.equal(round.health.body, { code: 'storage_unavailable', message: 'The store does not answer: connection refused (ECONNREFUSED)', status: 503 });
+  assertHonest([round.created], 'while the database is down');
+  assert.is(round.list.status, 503);
+  assert.is(round.healthAfter.status, 200);
+  assert.is(round.released.status, 201);
+  assert.is(round.tally.lost, 0);
+  assertChecks(round.checks);
+});
+
+it('no 5xx or /healthz body of these scenarios names an address, a user or a path', () => assertNoLeaks());
 
 t.run();

@@ -4,6 +4,7 @@
 // of their own (no keep-alive pool), each with a bound: one that neither answers nor fails within it
 // is counted as hung, never waited for.
 import http from 'node:http';
+import { bodies } from './leaks.ts';
 
 export interface CreateOutcome {
   name: string;
@@ -45,6 +46,7 @@ export function request(
           // not JSON: counted as a body without the Error shape
         }
         const retryAfter = res.headers['retry-after'];
+        bodies.see(url, res.statusCode ?? 0, body);
         settle({ status: res.statusCode ?? 0, body, retryAfter: typeof retryAfter === 'string' ? retryAfter : null });
       });
     });

@@ -12,7 +12,7 @@ import { freePort } from '../../../lib/processes.ts';
 import { RedisStore } from '../../rate-limit/redis-store.ts';
 import type { TestDatabase } from '../test-database.ts';
 import { startCli, type ServerProcess } from '../process.ts';
-import { create, tally, type Checked, type CreateOutcome } from './tally.ts';
+import { create, request, tally, type Checked, type CreateOutcome } from './tally.ts';
 
 /** A request that neither answers nor fails within this is hung. */
 export const HANG_BOUND_MS = 10_000;
@@ -125,6 +125,7 @@ export function workersInFlight(services: Services): Promise<InFlightRound> {
     for (let i = 0; i < 100 && restarted() < killed.length; i++) await sleep(100);
     const workers = cluster.workers();
     const after = await create(cluster.baseUrl, 'inflight-after', HANG_BOUND_MS);
+    const health = await request(`${cluster.baseUrl.replace(/\/v1$/, '')}/healthz`, {}, HANG_BOUND_MS);
     const stored = await services.db.query<{ id: number; name: string }>(`SELECT id::int AS id, name FROM ${schema}.pets WHERE name LIKE 'inflight-%'`);
     const result = tally(`workers: ${killed.length} workers kill -9'd under 16 clients`, [...outcomes, after], stored, primaryExits);
     const output = cluster.output();
@@ -135,6 +136,7 @@ export function workersInFlight(services: Services): Promise<InFlightRound> {
       'each killed worker was restarted and listens': restarted() === 2,
       'two workers again, neither a killed one': workers.length === 2 && !workers.some((w) => killed.includes(w)),
       'a create after the restarts succeeds': after.status === 201,
+      '/healthz after the restarts is 200': health.status === 200,
       'the primary logged the exit and the restart in 0.1 s': /worker \d+ exited \(SIGKILL\) after [\d.]+ s; restarting it in 0\.1 s/.test(output),
     };
     return { tally: result, checks, killed, outcomes, after, restarted: restarted(), workers, output };

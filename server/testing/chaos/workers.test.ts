@@ -8,6 +8,7 @@ import * as assert from 'uvu/assert';
 import { postgresForTests } from '../test-database.ts';
 import { REDIS_URL, redisForTests } from '../services.ts';
 import { printTally } from './tally.ts';
+import { assertNoLeaks } from './leaks.ts';
 import { HANG_BOUND_MS, workersGiveUp, workersInFlight, type Services } from './workers-scenarios.ts';
 
 const postgres = await postgresForTests('chaos/workers.test.ts');
@@ -57,5 +58,7 @@ it('workers killed again and again: restarted with a growing backoff, then the p
   assert.match(output, /4 crashes within 60\.0 s: giving up, stopping every worker, exit 1/);
   assertChecks(checks);
 });
+
+it('no 5xx or /healthz body of these scenarios names an address, a user or a path', () => assertNoLeaks());
 
 t.run();
