@@ -17,6 +17,7 @@
 import { check } from 'k6';
 import exec from 'k6/execution';
 import { Counter, Gauge, Trend } from 'k6/metrics';
+import http from 'k6/http';
 import { baseUrl, durationEnv, numberEnv, stringEnv, summaryPath } from './lib/config.js';
 import { keyLimit, keyLimitFromGauges, keyLimitLine, keyLimitSamples, KEY_LIMIT_METRICS } from './lib/key-limit.js';
 import { refusal, setupStop } from './lib/outcome.js';
@@ -75,11 +76,18 @@ for (const field of Object.keys(KEY_LIMIT_METRICS)) {
   keyGauges[name] = new Gauge(name);
 }
 
+// A 3xx is not an answer of the contract: not followed (maxRedirects), and counted as an error.
+http.setResponseCallback(http.expectedStatuses({ min: 200, max: 299 }));
+
 export const options = {
   scenarios: stepScenarios(plan, { exec: 'capacity', maxVUs: MAX_VUS, headroomMs: P95_MS }),
   thresholds: thresholds,
   setupTimeout: '30s',
   summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'p(99)'],
+  // The key goes only to BASE_URL's origin: a redirect is an answer, never followed.
+  maxRedirects: 0,
+  // Only statuses and headers are judged: no body is kept.
+  discardResponseBodies: true,
 };
 
 /**

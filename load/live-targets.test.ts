@@ -2,42 +2,18 @@
 // server (in a worker thread, so this thread may block on each request as k6's VUs do) and against
 // the Prism mock (`npm run mock`). Short runs, bounded in time and count; requests only to
 // 127.0.0.1. What k6 itself adds is covered by k6.test.ts when k6 is installed.
-import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startMock, type RunningMock } from '../conformance/mock.ts';
-import { captureConsole, type FakeRequest, type FakeResponse } from './testing/k6-shim.ts';
+import { captureConsole } from './testing/k6-shim.ts';
+import { curl } from './testing/curl.ts';
 import { runScript } from './testing/k6-run.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const script = (name: string) => join(here, name);
-
-/** One blocking HTTP request with curl: what a k6 VU does, without k6. */
-function curl(req: FakeRequest): FakeResponse {
-  const args = ['-s', '-i', '--max-time', '10', '-X', req.method];
-  for (const [k, v] of Object.entries(req.headers)) args.push('-H', `${k}: ${v}`);
-  if (req.body !== null) args.push('--data-binary', req.body);
-  args.push(req.url);
-  const started = performance.now();
-  let raw: string;
-  try {
-    raw = execFileSync('curl', args, { encoding: 'utf8', timeout: 15_000 });
-  } catch {
-    return { status: 0 };
-  }
-  const split = raw.indexOf('\r\n\r\n');
-  const head = raw.slice(0, split).split('\r\n');
-  const status = Number(/^HTTP\/[\d.]+ (\d{3})/.exec(head[0] ?? '')?.[1] ?? 0);
-  const headers: Record<string, string> = {};
-  for (const line of head.slice(1)) {
-    const colon = line.indexOf(':');
-    if (colon > 0) headers[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
-  }
-  return { status, headers, body: raw.slice(split + 4), latencyMs: performance.now() - started };
-}
 
 async function live(file: string, env: Record<string, string>) {
   const out = captureConsole();

@@ -28,7 +28,7 @@ import { baseUrl, boolEnv, clientsEnv, durationEnv, expectedLimit, numberEnv, st
 import { refusal, setupStop } from './lib/outcome.js';
 import { answerOf, banProbeTimes, createPacer } from './lib/pacing.js';
 import { isWhole, segmentOf } from './lib/segments.js';
-import { listPets, listPetsBatchRequest, probe } from './lib/requests.js';
+import { listPets, listPetsBatchRequest, noteRedirect, probe } from './lib/requests.js';
 import { metricValue, summaryOutputs } from './lib/summary.js';
 import { bucketSeconds, isTimelineMetric, TIMELINE_METRICS, timelinePoints, timelineSamples, timelineThresholds } from './lib/timeline.js';
 import { VIOLATIONS_METRIC, WARNING_ONLY, createJudge, eventMetric, reportLines, violationThresholds, zeroSamples } from './lib/verdict.js';
@@ -140,6 +140,10 @@ export const options = {
   setupTimeout: '30s',
   // count: the timeline tells an empty bucket from one whose lowest Remaining was 0.
   summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'p(99)', 'count'],
+  // The key goes only to BASE_URL's origin: a redirect is an unexpected status, never followed.
+  maxRedirects: 0,
+  // Only statuses and headers are judged: no body is kept.
+  discardResponseBodies: true,
 };
 
 export function setup() {
@@ -275,12 +279,13 @@ function drive(mode, data) {
   /** @type {Array<{ status: number, headers: Record<string, string> }>} */
   let responses;
   if (count === 1) {
-    responses = [listPets(target, { limit: 1 }, { phase: mode })];
+    responses = [listPets(target, { limit: 1 }, { tags: { phase: mode } })];
   } else {
     /** @type {import('k6/http').BatchRequest[]} */
     const requests = [];
-    for (let i = 0; i < count; i++) requests.push(listPetsBatchRequest(target, { limit: 1 }, { phase: mode }));
+    for (let i = 0; i < count; i++) requests.push(listPetsBatchRequest(target, { limit: 1 }, { tags: { phase: mode } }));
     responses = http.batch(requests);
+    for (let i = 0; i < responses.length; i++) noteRedirect(target, responses[i]);
   }
   const now = Date.now();
   run.pacer.sent(count);

@@ -1,5 +1,6 @@
 // What the proxy must keep holding at its edges, over raw sockets: a request in absolute form never
-// leaves --target, whatever host it names; ambiguous framing (Content-Length with Transfer-Encoding)
+// leaves --target, whatever host it names, nor does a redirect the target answers, a CONNECT or an
+// Upgrade: a client's key goes to --target only; ambiguous framing (Content-Length with Transfer-Encoding)
 // is refused before anything is forwarded; and the report pages escape whatever the traffic carried.
 import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
@@ -14,19 +15,26 @@ const contract = await loadContract();
 interface Listener {
   url: string;
   seen: string[];
+  /** The Authorization of each request, '' for none. */
+  keys: string[];
   server: Server;
 }
 
-/** A server that answers 200 [] to anything and remembers each request line it was sent. */
-async function listener(): Promise<Listener> {
+type Answer = (req: IncomingMessage) => { status: number; headers: Record<string, string> };
+
+/** A server that answers 200 [] to anything (or what `answer` says) and remembers each request line and key it was sent. */
+async function listener(answer?: Answer): Promise<Listener> {
   const seen: string[] = [];
+  const keys: string[] = [];
   const server = createHttpServer((req: IncomingMessage, res) => {
     seen.push(`${req.method} ${req.url}`);
+    keys.push(req.headers.authorization ?? '');
     req.resume();
-    res.writeHead(200, { 'content-type': 'application/json' }).end('[]');
+    const a = answer?.(req) ?? { status: 200, headers: { 'content-type': 'application/json' } };
+    res.writeHead(a.status, a.headers).end('[]');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, server };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, keys, server };
 }
 
 /** Writes `raw` to the proxy and reads what comes back until the proxy closes or 2 s pass. */
@@ -43,8 +51,12 @@ function rawExchange(proxyUrl: string, raw: string): Promise<string> {
   });
 }
 
-async function withProxy(run: (proxy: TrafficProxy, url: string, target: Listener, elsewhere: Listener) => Promise<void>): Promise<void> {
-  const [target, elsewhere] = [await listener(), await listener()];
+async function withProxy(
+  run: (proxy: TrafficProxy, url: string, target: Listener, elsewhere: Listener) => Promise<void>,
+  answer?: (elsewhere: string) => Answer,
+): Promise<void> {
+  const elsewhere = await listener();
+  const target = await listener(answer?.(elsewhere.url));
   const proxy = createTrafficProxy({ target: target.url, host: '127.0.0.1', port: 0, contract, timeoutMs: 5000 });
   try {
     await run(proxy, await proxy.start(), target, elsewhere);
@@ -54,12 +66,56 @@ async function withProxy(run: (proxy: TrafficProxy, url: string, target: Listene
   }
 }
 
-test('a request in absolute form goes to --target with its path, never to the host it names', () =>
+const KEY = 'Bearer client-secret-key-123';
+
+test('a request in absolute form goes to --target with its path, never to the host it names, with the key', () =>
   withProxy(async (_proxy, url, target, elsewhere) => {
-    const answer = await rawExchange(url, `GET ${elsewhere.url}/v1/pets?limit=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
-    assert.match(answer, /^HTTP\/1\.1 200/);
-    assert.equal(target.seen, ['GET /v1/pets?limit=1']);
+    const host = new URL(elsewhere.url).host;
+    for (const requestTarget of [`${elsewhere.url}/v1/pets?limit=1`, `https://${host}/v1/pets?limit=1`, `//${host}/v1/pets?limit=1`]) {
+      const answer = await rawExchange(url, `GET ${requestTarget} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: ${KEY}\r\nConnection: close\r\n\r\n`);
+      assert.match(answer, /^HTTP\/1\.1 200/, requestTarget);
+    }
+    assert.equal(target.seen, ['GET /v1/pets?limit=1', 'GET /v1/pets?limit=1', 'GET //' + host + '/v1/pets?limit=1']);
+    assert.equal(target.keys, [KEY, KEY, KEY]);
     assert.equal(elsewhere.seen, []);
+  }));
+
+test('a target that redirects to another host: the client gets the redirect unchanged, and the proxy follows none', () =>
+  withProxy(
+    async (_proxy, url, target, elsewhere) => {
+      for (const status of [301, 302, 303, 307, 308]) {
+        const res = await fetch(`${url}/v1/pets?status=${status}`, {
+          method: 'POST',
+          headers: { authorization: KEY, 'content-type': 'application/json' },
+          body: '{}',
+          redirect: 'manual',
+        });
+        await res.arrayBuffer();
+        assert.is(res.status, status);
+        assert.is(res.headers.get('location'), `${elsewhere.url}/v1/pets/1`);
+      }
+      assert.is(target.seen.length, 5);
+      assert.equal(elsewhere.seen, [], 'the proxy never contacted the host the target named');
+    },
+    (elsewhere) => (req) => ({ status: Number(new URL(req.url!, 'http://x').searchParams.get('status')), headers: { location: `${elsewhere}/v1/pets/1` } }),
+  ));
+
+test('CONNECT and Upgrade to another host: nothing reaches it, and no tunnel is opened', () =>
+  withProxy(async (_proxy, url, target, elsewhere) => {
+    const host = new URL(elsewhere.url).host;
+    const connect = await rawExchange(url, `CONNECT ${host} HTTP/1.1\r\nHost: ${host}\r\nProxy-Authorization: ${KEY}\r\n\r\n`);
+    assert.not.match(connect, /^HTTP\/1\.1 200/);
+    const upgrade = await rawExchange(
+      url,
+      `GET ${elsewhere.url}/v1/pets HTTP/1.1\r\nHost: ${host}\r\nAuthorization: ${KEY}\r\nConnection: Upgrade, close\r\nUpgrade: websocket\r\n\r\n`,
+    );
+    assert.not.match(upgrade, /^HTTP\/1\.1 101/);
+    assert.equal(elsewhere.seen, []);
+    // An upgrade request is at most forwarded to the target, as a plain request without its hop-by-hop fields.
+    assert.ok(
+      target.seen.every((line) => line === 'GET /v1/pets'),
+      target.seen.join(', '),
+    );
   }));
 
 test('a request target that names no path (authority-form) is refused with 400, nothing forwarded', () =>
@@ -125,6 +181,43 @@ test('a kept-alive connection the target drops as it is reused: the request goes
       assert.is(res.status, 200, `request ${i + 1}`);
       await res.arrayBuffer();
     }
+  } finally {
+    await proxy.stop(0);
+    await new Promise<void>((resolve) => target.close(() => resolve()));
+  }
+});
+
+test('a request body held by Prefer: delay (--faults) reaches the target whole once the delay ends', async () => {
+  const bodies: string[] = [];
+  const target = createHttpServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (c: string) => (body += c));
+    req.on('end', () => {
+      bodies.push(body);
+      res.writeHead(201, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+  const proxy = createTrafficProxy({
+    target: `http://127.0.0.1:${(target.address() as AddressInfo).port}`,
+    host: '127.0.0.1',
+    port: 0,
+    contract,
+    timeoutMs: 3000,
+    faults: true,
+  });
+  try {
+    const url = await proxy.start();
+    const sent = JSON.stringify({ name: 'rex', categoryId: 1 });
+    const res = await fetch(`${url}/v1/pets`, {
+      method: 'POST',
+      headers: { prefer: 'delay=100', 'content-type': 'application/json', authorization: KEY },
+      body: sent,
+    });
+    await res.arrayBuffer();
+    assert.is(res.status, 201);
+    assert.equal(bodies, [sent]);
   } finally {
     await proxy.stop(0);
     await new Promise<void>((resolve) => target.close(() => resolve()));

@@ -188,6 +188,9 @@ export function createTrafficProxy(options: ProxyOptions): TrafficProxy {
   function requestBody(req: IncomingMessage, exchange: Exchange): { capture: BodyCapture; ended: Promise<void> } {
     const capture = new BodyCapture(captureBytes);
     req.on('data', (chunk: Buffer) => capture.add(chunk));
+    // Held until it is forwarded (pipe resumes it) or dropped (resume): flowing now, the body would
+    // stream into the capture alone while Prefer: delay holds the request, and never reach the target.
+    req.pause();
     const ended = new Promise<void>((resolve) => {
       const finish = () => {
         if (capture.total > 0) {

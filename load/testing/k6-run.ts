@@ -4,10 +4,10 @@
 import { pathToFileURL } from 'node:url';
 import { parseSegment } from '../lib/segments.js';
 import { evaluateThresholds, type ThresholdResult } from './k6-thresholds.ts';
-import { K6Shim, registerK6Shim, ScriptFailure, TestAborted, type Handler } from './k6-shim.ts';
+import { K6Shim, registerK6Shim, ScriptFailure, TestAborted, type Handler, type HttpOptions } from './k6-shim.ts';
 
 export interface ScriptModule {
-  options?: { scenarios?: Record<string, Record<string, unknown>>; thresholds?: Record<string, string[]> };
+  options?: { scenarios?: Record<string, Record<string, unknown>>; thresholds?: Record<string, string[]> } & HttpOptions;
   setup?: () => unknown;
   handleSummary?: (data: unknown) => Record<string, string>;
   [exported: string]: unknown;
@@ -83,6 +83,7 @@ export async function runScript(file: string, opts: RunOptions): Promise<RunResu
   let setupError: Error | null = null;
   try {
     const module = (await import(`${pathToFileURL(file).href}?run=${++runNumber}`)) as ScriptModule;
+    shim.httpOptions = { ...(module.options ?? {}) };
     let data: unknown;
     try {
       data = module.setup ? JSON.parse(JSON.stringify(module.setup() ?? null)) : undefined;

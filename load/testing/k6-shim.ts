@@ -34,7 +34,24 @@ interface ExpectedCallback {
   readonly __expected: Array<number | { min: number; max: number }>;
 }
 
-type RequestParams = { headers?: Record<string, string>; tags?: Tags; responseCallback?: ExpectedCallback };
+type ResponseType = 'text' | 'binary' | 'none';
+type RequestParams = { headers?: Record<string, string>; tags?: Tags; responseCallback?: ExpectedCallback; redirects?: number; responseType?: ResponseType };
+
+/** The options of a script that change how k6 sends its requests and keeps their answers. */
+export interface HttpOptions {
+  maxRedirects?: number;
+  discardResponseBodies?: boolean;
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+/** What Go's client (k6's) drops on a redirect to another host, unless it is a subdomain of the one before. */
+const SENSITIVE = new Set(['authorization', 'www-authenticate', 'cookie', 'cookie2']);
+const K6_DEFAULT_MAX_REDIRECTS = 10;
+
+/** host:port as Go's canonicalAddr writes it: the scheme's port when none is given. */
+function canonicalAddr(url: URL): string {
+  return `${url.hostname}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
+}
 
 const K6_MODULES: Record<string, string> = {
   k6: `const s = () => globalThis.__k6shim;
@@ -95,6 +112,10 @@ export class K6Shim {
   readonly checks = new Map<string, { passes: number; fails: number }>();
   readonly logs: string[] = [];
   readonly requests: FakeRequest[] = [];
+  /** Every redirect k6 would have followed, in order. */
+  readonly redirects: Array<{ status: number; from: string; to: string }> = [];
+  /** The script's `options` that shape requests (runScript sets them once the script is loaded). */
+  httpOptions: HttpOptions = {};
   #fakeNowMs: number;
   readonly #realNow: (() => number) | null;
   scenario = { name: '', startTime: 0, iterationInTest: 0 };
@@ -219,35 +240,90 @@ export class K6Shim {
     return req;
   }
 
-  #answer(req: FakeRequest, res: FakeResponse, params?: RequestParams) {
+  /** One request on the wire, measured as k6 measures each (a followed redirect is a request too). */
+  #measure(req: FakeRequest, res: FakeResponse, params?: RequestParams): void {
     const cb = params?.responseCallback ?? this.#callback;
     const expected = this.#expected(res.status, cb);
     const tags = { name: req.url, method: req.method, status: String(res.status), expected_response: String(expected), ...(params?.tags ?? {}) };
     this.add('http_reqs', 1, tags);
     this.add('http_req_duration', res.latencyMs ?? 2, tags);
     this.add('http_req_failed', expected ? 0 : 1, tags);
+  }
+
+  #answer(req: FakeRequest, res: FakeResponse, params?: RequestParams) {
+    this.#measure(req, res, params);
     // k6 canonicalises header names the way Go does: X-Ratelimit-Limit.
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(res.headers ?? {})) {
       headers[k.toLowerCase().replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase())] = v;
     }
+    // As k6: with discardResponseBodies (or responseType 'none') the body is read off the wire and
+    // dropped, and `body` is null; so is a failed request's.
+    const type: ResponseType = params?.responseType ?? (this.httpOptions.discardResponseBodies ? 'none' : 'text');
     const text = res.body ?? '';
+    const body = res.status === 0 || type === 'none' ? null : type === 'binary' ? new TextEncoder().encode(text).buffer : text;
     return {
       timings: { duration: res.latencyMs ?? 2 },
       status: res.status,
+      url: req.url,
       headers,
-      body: text,
+      body,
       error: res.status === 0 ? 'dial: connection refused' : '',
-      json: () => JSON.parse(text) as unknown,
+      json: () => {
+        if (typeof body !== 'string')
+          throw new Error("the body is null so we can't transform it to JSON - this likely was because of a request error getting the response");
+        return JSON.parse(body) as unknown;
+      },
       request: req,
     };
   }
 
-  request(method: string, url: string, body: unknown, params?: RequestParams) {
-    const req = this.#prepare(method, url, body, params);
+  #call(req: FakeRequest): FakeResponse {
     const res = this.handler(req, this.nowMs);
     if (!this.#realNow) this.nowMs += res.latencyMs ?? 2;
+    return res;
+  }
+
+  /**
+   * Follows redirects as k6 does with Go's client: up to the request's `redirects` or the script's
+   * `maxRedirects` (10 when neither is set), every header sent again except the credentials, which
+   * Go drops when the host changes to one that is not a subdomain of the one before.
+   */
+  #follow(first: FakeRequest, answer: FakeResponse, params?: RequestParams): [FakeRequest, FakeResponse] {
+    const max = params?.redirects ?? this.httpOptions.maxRedirects ?? K6_DEFAULT_MAX_REDIRECTS;
+    let req = first;
+    let res = answer;
+    for (let hops = 0; hops < max && REDIRECTS.has(res.status); hops++) {
+      const location = Object.entries(res.headers ?? {}).find(([k]) => k.toLowerCase() === 'location')?.[1];
+      if (location === undefined) break;
+      this.#measure(req, res, params);
+      const from = new URL(req.url);
+      const to = new URL(location, from);
+      const keepsBody = res.status === 307 || res.status === 308;
+      const method = keepsBody || req.method === 'GET' || req.method === 'HEAD' ? req.method : 'GET';
+      const headers = { ...req.headers };
+      if (from.host !== to.host) {
+        const before = canonicalAddr(from);
+        const after = canonicalAddr(to);
+        const related = after === before || after.endsWith(`.${before}`);
+        for (const name of Object.keys(headers)) if (SENSITIVE.has(name.toLowerCase()) && !related) delete headers[name];
+      }
+      this.redirects.push({ status: res.status, from: req.url, to: to.href });
+      req = { method, url: to.href, headers, body: keepsBody ? req.body : null };
+      this.requests.push(req);
+      res = this.#call(req);
+    }
+    return [req, res];
+  }
+
+  request(method: string, url: string, body: unknown, params?: RequestParams) {
+    const [req, res] = this.#follow(...this.#send(method, url, body, params), params);
     return this.#answer(req, res, params);
+  }
+
+  #send(method: string, url: string, body: unknown, params?: RequestParams): [FakeRequest, FakeResponse] {
+    const req = this.#prepare(method, url, body, params);
+    return [req, this.#call(req)];
   }
 
   batch(requests: Array<{ method: string; url: string; body?: unknown; params?: RequestParams }>) {
@@ -257,7 +333,7 @@ export class K6Shim {
       const answers = this.handler.batch(sent, start);
       if (answers.length !== sent.length) throw new Error(`the handler answered ${answers.length} of ${sent.length} requests`);
       if (!this.#realNow) this.nowMs = start + Math.max(...answers.map((a) => a.latencyMs ?? 2));
-      return answers.map((res, i) => this.#answer(sent[i]!, res, requests[i]!.params));
+      return answers.map((res, i) => this.#answer(...this.#follow(sent[i]!, res, requests[i]!.params), requests[i]!.params));
     }
     // Concurrent requests finish in any order: answer them in reverse to make sure the script
     // does not rely on the order it sent them in.
