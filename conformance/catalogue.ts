@@ -20,6 +20,12 @@ export interface CheckDef {
   section: string;
   title: string;
   needs?: readonly Need[];
+  /**
+   * What the check reads of an answer. `status-and-headers`: an answer whose body was too large to
+   * read (--max-body) is judged all the same; otherwise such an answer cannot fail the check, which
+   * reports it as not judged instead.
+   */
+  reads?: 'status-and-headers';
 }
 
 /** How each need is met, in the words of the command line. */

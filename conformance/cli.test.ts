@@ -72,6 +72,9 @@ const usageErrors: Array<[string, string[], RegExp]> = [
   ['--insecure with a --ca that holds a certificate', [...BASE, '--insecure', '--ca', PEM_FILE], /--insecure and --ca exclude each other/],
   ['a --ca file without a certificate', [...BASE, '--ca', join(root, 'package.json')], /--ca .* holds no PEM certificate/],
   ['a config file that does not exist', [...BASE, '--config', '/nonexistent/conform.yaml'], /--config \/nonexistent\/conform\.yaml cannot be read/],
+  ['a --max-body that is no size', [...BASE, '--max-body', 'big'], /--max-body "big" is not a size/],
+  ['a --max-body below 1 KiB', [...BASE, '--max-body', '100'], /--max-body must be between 1 KiB and 256 MiB/],
+  ['a --max-body past 256 MiB', [...BASE, '--max-body', '1GiB'], /--max-body must be between 1 KiB and 256 MiB/],
 ];
 for (const [name, argv, message] of usageErrors) {
   usage(`${name}: exit 2 with a message`, async () => {
@@ -79,6 +82,18 @@ for (const [name, argv, message] of usageErrors) {
     assert.is(await main(argv, io), 2);
     assert.match(err.join(''), message);
     assert.match(err.join(''), /--help/);
+  });
+}
+
+for (const [given, bytes] of [
+  [undefined, 8 * 1024 ** 2],
+  ['65536', 65536],
+  ['64KiB', 65536],
+  ['1.5 MiB', 1.5 * 1024 ** 2],
+  ['8mib', 8 * 1024 ** 2],
+] as const) {
+  usage(`--max-body ${given ?? '(left out)'} reads ${bytes} bytes`, () => {
+    assert.is(cli([...BASE, ...(given === undefined ? [] : ['--max-body', given])], {}).maxBodyBytes, bytes);
   });
 }
 

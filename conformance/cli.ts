@@ -1,7 +1,10 @@
 // `npm run conform -- --base-url <url> --api-key <key> [options]` and `adoption-kit conform`.
 // Exit 0: conforms; 1: a must check failed (or a should check, with --strict); 2: the run could not
 // check: a usage error, or the preflight found the target unreachable, its TLS untrusted, /pets not
-// below the base URL, the key refused, or an allowance used up for longer than --max-wait.
+// below the base URL, the key refused, or an allowance used up for longer than --max-wait; or no
+// check failed but a must check could not judge (a body past --max-body, Dredd ended early).
+// 3: the kit itself failed (an exception it did not expect, thrown or unhandled anywhere while it
+// ran): never 1, which is a verdict on the target.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { checkOptions, readOptions } from '../lib/cli-options.ts';
@@ -78,6 +81,36 @@ function diagnosis(error: unknown): string | undefined {
   return undefined;
 }
 
+/** The exit status of a kit that failed itself: an error it did not expect is no verdict on the target. */
+export const KIT_FAILED = 3;
+
+/** The message of an error the kit did not expect, naming it as the kit's own failure. */
+function kitFailure(error: unknown): string {
+  return `the kit failed (an internal error, not a finding about the target; please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
+}
+
+/**
+ * `work`, and any exception thrown or promise rejected unhandled anywhere in the process while it
+ * runs (an event handler of a socket, a timer): the first of them ends it. Without this, Node would
+ * exit 1, the status of a target that does not conform.
+ */
+async function guarded<T>(work: () => Promise<T>): Promise<{ value: T } | { crash: unknown }> {
+  let crashed: (error: unknown) => void = () => {};
+  const crash = new Promise<{ crash: unknown }>((resolve) => (crashed = (error) => resolve({ crash: error })));
+  const onError = (error: unknown) => crashed(error);
+  process.on('uncaughtException', onError);
+  process.on('unhandledRejection', onError);
+  try {
+    const running = work();
+    // A run abandoned after a crash may still reject later; that is no news.
+    running.catch(() => {});
+    return await Promise.race([running.then((value) => ({ value })), crash]);
+  } finally {
+    process.off('uncaughtException', onError);
+    process.off('unhandledRejection', onError);
+  }
+}
+
 export async function main(argv: string[], io: Io = defaultIo, hooks: RunHooks = {}, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   let options: CliOptions | 'help' | 'list-checks';
   try {
@@ -94,20 +127,23 @@ export async function main(argv: string[], io: Io = defaultIo, hooks: RunHooks =
     return 0;
   }
   const { junit, json, html, verbose, ...runOptions } = options;
-  try {
+  const ran = await guarded(async () => {
     const report = await runResolved(runOptions, { onProgress: consoleProgress(io.stdout, io.tty === true), ...hooks });
     io.stdout(formatConsole(report, { verbose: verbose === true }));
     if (junit) await writeOutput(junit, formatJUnit(report));
     if (json) await writeOutput(json, formatJson(report));
     if (html) await writeOutput(html, formatHtml(report));
     return report.exitCode;
-  } catch (error) {
-    const message = diagnosis(error);
-    io.stderr(`\nconform: ${message ?? (error as Error).stack ?? String(error)}\n`);
-    return 2;
-  }
+  }).catch((error: unknown) => ({ crash: error }));
+  if ('value' in ran) return ran.value;
+  const message = diagnosis(ran.crash);
+  io.stderr(`\nconform: ${message ?? kitFailure(ran.crash)}\n`);
+  return message === undefined ? KIT_FAILED : 2;
 }
 
 if (isEntryPoint(import.meta.url)) {
-  process.exitCode = await main(process.argv.slice(2));
+  const code = await main(process.argv.slice(2));
+  process.exitCode = code;
+  // A run abandoned by a crash may hold sockets or timers open: the process still ends.
+  if (code === KIT_FAILED) setTimeout(() => process.exit(code), 2000).unref();
 }

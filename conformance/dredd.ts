@@ -13,7 +13,7 @@ import { optionalPackage } from '../lib/optional.ts';
 import { collectOutput, spawnChild, stopChild } from '../lib/processes.ts';
 import { UNKNOWN_PET_ID } from './checks/support.ts';
 import type { Contract } from './openapi.ts';
-import type { TlsSettings } from './transport.ts';
+import { DEFAULT_MAX_BODY_BYTES, type TlsSettings } from './transport.ts';
 
 const WORKER = fileURLToPath(new URL('./dredd/worker.cjs', import.meta.url));
 const HOOKS = fileURLToPath(new URL('./dredd/hooks.cjs', import.meta.url));
@@ -181,6 +181,8 @@ export interface DreddRunOptions {
   /** Headers added to every transaction (--header). */
   headers?: Record<string, string>;
   tls?: TlsSettings;
+  /** Bodies are read up to this many bytes (--max-body); a larger one fails its transaction as not judged. */
+  maxBodyBytes?: number;
 }
 
 export async function runDredd(options: DreddRunOptions): Promise<DreddOutcome> {
@@ -197,7 +199,9 @@ export async function runDredd(options: DreddRunOptions): Promise<DreddOutcome> 
       endpoint: options.baseUrl.replace(/\/+$/, ''),
       description,
       hookfile: HOOKS,
+      maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       custom: {
+        origin: new URL(options.baseUrl).origin,
         raw: options.rawDescription !== undefined,
         apiKey: options.apiKey,
         prefer: options.prefer,

@@ -5,7 +5,7 @@
 import { KitError } from '../lib/errors.ts';
 import type { OperationId } from './openapi.ts';
 import { curlLine, isSecretHeader, type Secrets } from './report/curl.ts';
-import { NetworkFailure, Transport, type TlsSettings } from './transport.ts';
+import { DEFAULT_MAX_BODY_BYTES, NetworkFailure, notSentText, tooLargeText, Transport, type BodyTooLarge, type TlsSettings } from './transport.ts';
 
 export interface Clock {
   now(): number;
@@ -29,6 +29,8 @@ export interface ExchangeResponse {
   body: string;
   /** The body's full size in bytes when `body` holds only its first part (a proxy's bounded capture). */
   truncatedFrom?: number;
+  /** The kit stopped reading the body at --max-body: `body` is its first bytes, and it cannot be judged. */
+  tooLarge?: BodyTooLarge;
 }
 
 export interface Exchange {
@@ -136,13 +138,19 @@ export class HttpClient {
     connections?: number;
     /** Keys by the environment variable a replay line names instead of them. */
     secrets?: Secrets;
+    /** Bodies are read up to this many bytes (--max-body). */
+    maxBodyBytes?: number;
   }) {
     this.#baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.#apiKey = options.apiKey;
     this.#clock = options.clock;
     this.#timeoutMs = options.timeoutMs;
     this.#headers = Object.fromEntries(Object.entries(options.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
-    this.#transport = new Transport(options.tls ?? {}, options.connections);
+    this.#transport = new Transport(
+      { origin: this.#baseUrl, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES },
+      options.tls ?? {},
+      options.connections,
+    );
     this.#secrets = options.secrets ?? { CONFORMANCE_API_KEY: options.apiKey };
     this.#gate = options.gate;
   }
@@ -177,7 +185,15 @@ export class HttpClient {
     return url.toString();
   }
 
+  /** Whether a URL is on the base URL's origin, the only one the kit sends to (with or without a key). */
+  sendsTo(url: string): boolean {
+    return this.#transport.sendsTo(url);
+  }
+
   async send(options: SendOptions): Promise<Exchange> {
+    const url = this.url(options.path, options.query);
+    // Credentials stay with their origin: a URL elsewhere (a Location, a Link) is data, never a request.
+    if (!this.sendsTo(url)) return this.#notSent(options, url);
     const headers: Record<string, string> = { accept: 'application/json', ...this.#headers, ...options.headers };
     const authorization = options.authorization === undefined ? this.bearer() : options.authorization;
     if (authorization !== null) headers.authorization = authorization;
@@ -188,7 +204,7 @@ export class HttpClient {
       const type = options.contentType === undefined ? 'application/json' : options.contentType;
       if (type !== null) headers['content-type'] ??= type;
     }
-    const request: ExchangeRequest = { method: options.method, url: this.url(options.path, options.query), headers };
+    const request: ExchangeRequest = { method: options.method, url, headers };
     if (bytes !== undefined) {
       const { text, utf8 } = bodyText(bytes);
       request.body = text;
@@ -200,6 +216,22 @@ export class HttpClient {
       if (attempt === 1 && this.#gate && (await this.#gate.after(exchange))) continue;
       return exchange;
     }
+  }
+
+  /** A request to another origin: nothing sent, nothing paced, not among the exchanges the areas inspect. */
+  #notSent(options: SendOptions, url: string): Exchange {
+    const now = this.#clock.now();
+    const request: ExchangeRequest = { method: options.method, url, headers: {} };
+    return {
+      seq: 0,
+      operationId: options.operationId,
+      purpose: options.purpose,
+      request,
+      error: notSentText(url, this.#baseUrl),
+      sentAt: now,
+      receivedAt: now,
+      replay: this.replay(request),
+    };
   }
 
   async #perform(options: SendOptions, request: ExchangeRequest, bytes: Buffer | undefined): Promise<Exchange> {
@@ -241,7 +273,9 @@ const parsedBodies = new WeakMap<{ body: string }, { text: string; json: { value
  * The JSON value a response's body holds, undefined when it is not JSON. Parsed once per response
  * (again only if its body text was replaced): the value is shared, so no caller may change it.
  */
-export function responseJson(response: { body: string }): { value: unknown } | undefined {
+export function responseJson(response: { body: string; tooLarge?: BodyTooLarge }): { value: unknown } | undefined {
+  // Only the first bytes of a body past --max-body were kept: they are no JSON value of the answer.
+  if (response.tooLarge) return undefined;
   const known = parsedBodies.get(response);
   if (known && known.text === response.body) return known.json;
   let json: { value: unknown } | undefined;
@@ -291,6 +325,7 @@ export function formatExchange(exchange: Exchange, maxBody = 600): string {
     lines.push(`< ${exchange.response.status}`);
     for (const [name, value] of Object.entries(exchange.response.headers)) lines.push(`< ${name}: ${value}`);
     if (exchange.response.body) lines.push(`< ${truncate(exchange.response.body, maxBody)}${captured(exchange.response.truncatedFrom)}`);
+    if (exchange.response.tooLarge) lines.push(`< (${tooLargeText(exchange.response.tooLarge)})`);
     if (exchange.error) lines.push(`< (cut short: ${exchange.error})`);
   }
   return lines.join('\n');

@@ -3,6 +3,7 @@
 import { KitError } from '../lib/errors.ts';
 import type { CheckDef, Level, Profile } from './catalogue.ts';
 import type { Exchange } from './http.ts';
+import { tooLargeText } from './transport.ts';
 
 export type Outcome = 'passed' | 'failed' | 'warned' | 'not-run';
 
@@ -26,6 +27,11 @@ export interface CheckResult {
   judged: number;
   /** How many of them were failures; `failures` keeps the first few. */
   failed: number;
+  /**
+   * How many times the check could not judge what it was given (an answer's body too large to read,
+   * Dredd ended before reporting): without failures, the check is then not run, never passed.
+   */
+  unjudged?: number;
   failures: Failure[];
   /** Why a check did not run. */
   reason?: string;
@@ -41,6 +47,12 @@ export interface CheckLedger {
   assert(id: string, condition: boolean, message: string, evidence?: Exchange[]): boolean;
   /** Why the check did not run, unless something else is recorded for it. */
   notRun(id: string, reason: string): void;
+  /**
+   * The check could not judge this (a body too large to read, a tool that died): never a pass, not a
+   * failure. Optional: a view over live traffic (the judging proxy's) reads bodies of its own and
+   * never meets one the kit did not read.
+   */
+  unjudged?(id: string, reason: string): void;
   note(id: string, note: string): void;
   hasFailed(id: string): boolean;
 }
@@ -57,7 +69,17 @@ interface State {
   failed: number;
   failures: Failure[];
   notRun?: string;
+  /** What could not be judged: the count, and the first reason. */
+  unjudged: number;
+  unjudgedReason?: string;
   notes: string[];
+}
+
+const emptyState = (): State => ({ passes: 0, failed: 0, failures: [], unjudged: 0, notes: [] });
+
+/** The first answer among a failure's evidence whose body the kit did not read to its end (--max-body). */
+function unreadBody(evidence: readonly Exchange[]): Exchange | undefined {
+  return evidence.find((ex) => ex.response?.tooLarge !== undefined);
 }
 
 const MAX_FAILURES_KEPT = 5;
@@ -93,12 +115,12 @@ export class Ledger {
 
   /** The ledger as one module sees it: recording any id outside `ids` throws. */
   scope(owner: string, ids: readonly string[]): CheckLedger {
-    return new ScopedLedger(owner, ownIds(owner, ids, this.#catalogue), this.#state);
+    return new ScopedLedger(owner, ownIds(owner, ids, this.#catalogue), this.#state, bodyFreeIds(this.#catalogue));
   }
 
   results(options: { strict: boolean; selected: (def: CheckDef) => string | undefined }): CheckResult[] {
     return this.#catalogue.map((def) => {
-      const state = this.#state.get(def.id) ?? { passes: 0, failed: 0, failures: [], notes: [] };
+      const state = this.#state.get(def.id) ?? emptyState();
       const skipped = options.selected(def);
       let outcome: Outcome;
       let reason: string | undefined;
@@ -107,6 +129,11 @@ export class Ledger {
         reason = skipped;
       } else if (state.failures.length > 0) {
         outcome = def.level === 'must' || options.strict ? 'failed' : 'warned';
+      } else if (state.unjudged > 0) {
+        // What was judged passed, but not all of it could be: a run that could not judge never reports a pass.
+        outcome = 'not-run';
+        const more = state.unjudged > 1 ? ` (and ${state.unjudged - 1} more not judged)` : '';
+        reason = `could not judge: ${state.unjudgedReason}${more}${state.passes > 0 ? `; ${state.passes} judged and passed` : ''}`;
       } else if (state.passes > 0) {
         outcome = 'passed';
       } else {
@@ -125,10 +152,20 @@ export class Ledger {
         failures: state.failures,
         notes: state.notes,
       };
+      if (state.unjudged > 0) result.unjudged = state.unjudged;
       if (reason !== undefined) result.reason = reason;
       return result;
     });
   }
+}
+
+/** The ids of the checks that read only an answer's status and headers, once per catalogue. */
+const BODY_FREE = new WeakMap<readonly CheckDef[], ReadonlySet<string>>();
+
+function bodyFreeIds(catalogue: readonly CheckDef[]): ReadonlySet<string> {
+  let ids = BODY_FREE.get(catalogue);
+  if (!ids) BODY_FREE.set(catalogue, (ids = new Set(catalogue.filter((c) => c.reads === 'status-and-headers').map((c) => c.id))));
+  return ids;
 }
 
 /** One module's view of a ledger; its methods live on the prototype, so a view costs one small object. */
@@ -136,18 +173,20 @@ class ScopedLedger implements CheckLedger {
   readonly #owner: string;
   readonly #own: ReadonlySet<string>;
   readonly #state: Map<string, State>;
+  readonly #bodyFree: ReadonlySet<string>;
 
-  constructor(owner: string, own: ReadonlySet<string>, state: Map<string, State>) {
+  constructor(owner: string, own: ReadonlySet<string>, state: Map<string, State>, bodyFree: ReadonlySet<string>) {
     this.#owner = owner;
     this.#own = own;
     this.#state = state;
+    this.#bodyFree = bodyFree;
   }
 
   #get(id: string): State {
     if (!this.#own.has(id)) throw new CheckScopeError(`${this.#owner} recorded a verdict for ${id}, a check it does not define`);
     let state = this.#state.get(id);
     if (!state) {
-      state = { passes: 0, failed: 0, failures: [], notes: [] };
+      state = emptyState();
       this.#state.set(id, state);
     }
     return state;
@@ -159,6 +198,10 @@ class ScopedLedger implements CheckLedger {
 
   fail(id: string, message: string, evidence: Exchange[] = [], rule?: string): void {
     const state = this.#get(id);
+    // Every check reads bodies through one accessor that sees none past --max-body; what it then
+    // missed is no finding about the target. Checks of status and headers alone still judge.
+    const unread = this.#bodyFree.has(id) ? undefined : unreadBody(evidence);
+    if (unread) return this.unjudged(id, `${unread.purpose}: ${tooLargeText(unread.response!.tooLarge!)}`);
     state.failed++;
     // One cause, one failure: the same problem on another request joins the first one's.
     const cause = causeOf(message);
@@ -181,6 +224,12 @@ class ScopedLedger implements CheckLedger {
 
   notRun(id: string, reason: string): void {
     this.#get(id).notRun ??= reason;
+  }
+
+  unjudged(id: string, reason: string): void {
+    const state = this.#get(id);
+    state.unjudged++;
+    state.unjudgedReason ??= reason;
   }
 
   note(id: string, note: string): void {

@@ -92,3 +92,22 @@ export const choicesOf = (values: readonly string[]): Choices => parseChoices(va
 
 /** A path on the command line, relative to where the command ran. */
 export const pathOf = (value: string): string => resolve(value);
+
+const SIZE_UNITS: Readonly<Record<string, number>> = { '': 1, b: 1, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3 };
+/** Bounds of --max-body: below 1 KiB no list of pets fits; above 256 MiB the text of a body may pass a string's maximum length. */
+export const MAX_BODY_RANGE = { min: 1024, max: 256 * 1024 ** 2 } as const;
+
+/** `--max-body`: bytes, or a number with KiB, MiB or GiB ("8MiB", "512 KiB"). */
+export function sizeOf(value: string, from: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(value);
+  const unit = m ? SIZE_UNITS[m[2]!.toLowerCase()] : undefined;
+  if (!m || unit === undefined) throw new UsageError(`${from} ${JSON.stringify(value)} is not a size: bytes, or a number with KiB, MiB or GiB (8MiB)`);
+  return Math.floor(Number(m[1]) * unit);
+}
+
+export function maxBodyProblem(bytes: number): string | undefined {
+  if (!Number.isInteger(bytes)) return `--max-body must be a whole number of bytes, not ${JSON.stringify(bytes)}`;
+  if (bytes < MAX_BODY_RANGE.min || bytes > MAX_BODY_RANGE.max)
+    return `--max-body must be between 1 KiB and 256 MiB (${MAX_BODY_RANGE.min} to ${MAX_BODY_RANGE.max} bytes), not ${bytes}`;
+  return undefined;
+}

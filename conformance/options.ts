@@ -13,11 +13,14 @@ import {
   OPTIONAL_PHASES,
   headersOf,
   headersProblem,
+  maxBodyProblem,
   pathOf,
   phasesOf,
   phasesProblem,
   readCa,
+  sizeOf,
 } from './option-values.ts';
+import { DEFAULT_MAX_BODY_BYTES } from './transport.ts';
 
 export { GENERATED_PHASES, OPTIONAL_PHASES, type GeneratedPhase, type OptionalPhase } from './option-values.ts';
 
@@ -193,6 +196,17 @@ const TABLE = [
   },
   { key: 'timeoutMs', flag: 'timeout', type: 'integer', value: '<ms>', default: 10_000, min: 1, group: 'What to run', help: 'Per-request timeout.' },
   {
+    key: 'maxBodyBytes',
+    flag: 'max-body',
+    type: 'string',
+    value: '<bytes|KiB|MiB>',
+    convert: sizeOf,
+    check: maxBodyProblem,
+    default: DEFAULT_MAX_BODY_BYTES,
+    group: 'What to run',
+    help: "Most of an answer's body the kit reads, Dredd's run included (bytes, or a number with KiB or MiB; 1KiB to 256MiB). Past it the kit stops reading, and the checks that needed the body report it not judged (body too large to judge), never passed.",
+  },
+  {
     key: 'specPath',
     flag: 'spec',
     type: 'string',
@@ -336,7 +350,7 @@ export const HELP = helpText(
 Checks an implementation of the Animal Adoption Store API against spec/openapi.yaml and the
 specification's rules, and reports each check by id, level (must/should) and section.`,
   OPTIONS,
-  '\nExit status: 0 conforms, 1 a check failed, 2 the run could not check: a usage error, or the preflight found the\ntarget unreachable, its TLS untrusted, /pets not below --base-url, the key refused, or an allowance used up.',
+  '\nExit status: 0 conforms, 1 a check failed, 2 the run could not check: a usage error, or the preflight found the\ntarget unreachable, its TLS untrusted, /pets not below --base-url, the key refused, or an allowance used up; or\nno check failed but a must check could not judge (a body past --max-body, Dredd ended early). 3 the kit itself\nfailed (an internal error: a bug to report, no finding about the target).',
 );
 
 /** The options runConformance takes, and the command line's own, in the table's order. */

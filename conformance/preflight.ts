@@ -6,6 +6,7 @@
 import { KitError } from '../lib/errors.ts';
 import { redactAuthorization, TlsError, UnreachableError, type Exchange, type SendOptions } from './http.ts';
 import type { RunContext } from './checks/area.ts';
+import { tooLargeText } from './transport.ts';
 
 /** The target cannot be checked as given: the base URL or the key is wrong. */
 export class PreflightError extends KitError {
@@ -86,6 +87,13 @@ export async function preflight(run: RunContext): Promise<PreflightResult> {
   run.progress({ type: 'phase', name: 'preflight: target, base URL, key, allowances' });
   const list = await firstAnswer(run);
   const status = list.response!.status;
+  const tooLarge = list.response!.tooLarge;
+  if (tooLarge) {
+    run.progress({
+      type: 'note',
+      text: `GET ${list.request.url} answered ${status} with a ${tooLargeText(tooLarge)}. The checks that need such a body report it as not judged (exit 2 unless a check fails); if the target's answers really are this large, raise --max-body`,
+    });
+  }
   if (status === 404) await notFound(run, list);
   if (status === 401 || status === 403) {
     const key = redactAuthorization(list.request.headers.authorization ?? '');

@@ -57,7 +57,15 @@ export interface Counts {
   failed: number;
   warned: number;
   notRun: number;
+  /** Of the checks not run, those that could not judge what they were given (a body past --max-body, Dredd ended early). */
+  unjudged: number;
 }
+
+/** 0 conforms, 1 does not conform, 2 the run could not judge (a must check, or any with --strict, with nothing failed). */
+export type ExitCode = 0 | 1 | 2;
+
+/** The verdict each exit code of a finished run stands for. */
+export const VERDICT: Readonly<Record<ExitCode, string>> = { 0: 'CONFORMS', 1: 'DOES NOT CONFORM', 2: 'COULD NOT JUDGE' };
 
 export interface Report {
   target: string;
@@ -68,8 +76,8 @@ export interface Report {
   requests: number;
   results: CheckResult[];
   counts: Counts;
-  /** 0 when no check failed, 1 otherwise. */
-  exitCode: 0 | 1;
+  /** 1 when a check failed; else 2 when a must check (any check with --strict) could not judge; else 0. */
+  exitCode: ExitCode;
   dredd?: DreddOutcome;
   /** Checks that sent Prism's Prefer header. */
   preferUsed: string[];
@@ -170,14 +178,24 @@ function outside(options: ResolvedOptions) {
 }
 
 function count(results: readonly CheckResult[]): Counts {
-  const counts: Counts = { passed: 0, failed: 0, warned: 0, notRun: 0 };
+  const counts: Counts = { passed: 0, failed: 0, warned: 0, notRun: 0, unjudged: 0 };
   for (const r of results) {
     if (r.outcome === 'passed') counts.passed++;
     else if (r.outcome === 'failed') counts.failed++;
     else if (r.outcome === 'warned') counts.warned++;
-    else counts.notRun++;
+    else {
+      counts.notRun++;
+      if (r.unjudged !== undefined) counts.unjudged++;
+    }
   }
   return counts;
+}
+
+/** A failure is a finding, whatever else could not be judged; a must check that could not judge leaves the run unjudged, never conforming. */
+function exitCodeOf(results: readonly CheckResult[], strict: boolean): ExitCode {
+  if (results.some((r) => r.outcome === 'failed')) return 1;
+  if (results.some((r) => r.outcome === 'not-run' && r.unjudged !== undefined && (r.level === 'must' || strict))) return 2;
+  return 0;
 }
 
 function context(options: ResolvedOptions, input: RunHooks, contract: RunContext['contract']): RunContext {
@@ -201,6 +219,7 @@ function context(options: ResolvedOptions, input: RunHooks, contract: RunContext
     // --clients requests of the concurrency phase are really in flight together.
     connections: Math.max(DEFAULT_CONNECTIONS, options.clients),
     secrets: { CONFORMANCE_API_KEY: options.apiKey, CONFORMANCE_RATE_LIMIT_KEY: options.rateLimitKey },
+    maxBodyBytes: options.maxBodyBytes,
   });
   const pacer = new Pacer({
     clock,
@@ -278,7 +297,7 @@ export async function runResolved(options: ResolvedOptions, hooks: RunHooks = {}
     requests: run.http.exchanges.length + (dredd?.transactions.filter((t) => t.status !== 'skip').length ?? 0),
     results,
     counts,
-    exitCode: counts.failed > 0 ? 1 : 0,
+    exitCode: exitCodeOf(results, options.strict),
     preferUsed: [...new Set(run.preferUsed)],
     seed: options.seed,
     phases: options.phases,

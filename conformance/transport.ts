@@ -3,9 +3,12 @@
 // TLS failure (an untrusted or expired certificate, a name mismatch, TLS spoken to a plain port).
 // The kit uses this instead of fetch: fetch cannot take a CA per request, rewrites some headers,
 // and would not let the kit send every method and byte the generated phases need.
+// Two bounds hold here, below every check: a transport speaks to one origin only (the base URL's),
+// so a key can never follow a Location, a Link or a redirect elsewhere; and no body is read past
+// --max-body, so a target cannot exhaust the kit's memory (or a string's maximum length) with one.
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { flatHeaders } from '../lib/http-message.ts';
+import { BodyCapture, flatHeaders } from '../lib/http-message.ts';
 
 export interface TlsSettings {
   /** PEM certificates trusted besides the system's (from --ca). */
@@ -25,7 +28,41 @@ export interface RawRequest {
 export interface RawResponse {
   status: number;
   headers: Record<string, string>;
+  /** The body; of a body past the limit, only its first bytes (EVIDENCE_BYTES), for the report. */
   body: string;
+  /** Set when the body went past the limit: the transport stopped reading it, so it cannot be judged. */
+  tooLarge?: BodyTooLarge;
+}
+
+/** A body the transport stopped reading at its limit. */
+export interface BodyTooLarge {
+  /** The limit (--max-body), in bytes. */
+  limit: number;
+  /** Bytes read before the transport stopped. */
+  read: number;
+  /** The size Content-Length announced, if any. */
+  declared?: number;
+}
+
+/** Default of --max-body: far above any answer of this API (100 pets are a few dozen KiB), far below a string's maximum length. */
+export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
+/** Of a body past the limit, what is kept to show in the report. */
+export const EVIDENCE_BYTES = 2048;
+
+/** What a body past the limit is, in words (the reports and the ledger use it). */
+export function tooLargeText(tooLarge: BodyTooLarge): string {
+  const size = tooLarge.declared !== undefined ? `Content-Length ${tooLarge.declared}` : `more than ${tooLarge.read} bytes read`;
+  return `body too large to judge: ${size}, past --max-body ${tooLarge.limit}; not read further`;
+}
+
+/** Scheme, host and port: where a transport may send. */
+export function originOf(url: string): string {
+  return new URL(url).origin;
+}
+
+/** Why a request to another origin than the base URL's was not sent. */
+export function notSentText(url: string, origin: string): string {
+  return `not sent: ${originOf(url)} is not the origin of --base-url (${originOf(origin)}); the kit sends requests, and its keys, only there`;
 }
 
 /** Why no response came: `code` is Node's (ECONNREFUSED, CERT_HAS_EXPIRED...), `tls` says whether TLS failed. */
@@ -63,11 +100,23 @@ export function tlsExplanation(code: string): string | undefined {
 /** Connections the kit keeps to a target unless more requests are to be in flight together (--clients). */
 export const DEFAULT_CONNECTIONS = 4;
 
-/** Requests to one target with one TLS setting, over at most `connections` kept-alive connections until close(). */
+export interface TransportLimits {
+  /** The only origin requests go to (the base URL's): any other is refused before a byte is sent. */
+  origin: string;
+  /** Bodies are read up to this many bytes, no further. */
+  maxBodyBytes: number;
+}
+
+/**
+ * Requests to one target (one origin) with one TLS setting, over at most `connections` kept-alive
+ * connections until close(); no body read past `maxBodyBytes`.
+ */
 export class Transport {
   readonly #agent: { http: HttpAgent; https: HttpsAgent };
+  readonly #limits: TransportLimits;
 
-  constructor(tls: TlsSettings = {}, connections = DEFAULT_CONNECTIONS) {
+  constructor(limits: TransportLimits, tls: TlsSettings = {}, connections = DEFAULT_CONNECTIONS) {
+    this.#limits = { ...limits, origin: originOf(limits.origin) };
     this.#agent = {
       http: new HttpAgent({ keepAlive: true, maxSockets: connections }),
       https: new HttpsAgent({
@@ -84,8 +133,17 @@ export class Transport {
     this.#agent.https.destroy();
   }
 
+  /** Whether the transport sends to this URL: only to the origin it was made for. */
+  sendsTo(url: string): boolean {
+    return originOf(url) === this.#limits.origin;
+  }
+
   send(req: RawRequest): Promise<RawResponse> {
     const url = new URL(req.url);
+    if (url.origin !== this.#limits.origin) {
+      return Promise.reject(new NetworkFailure('other_origin', false, notSentText(req.url, this.#limits.origin)));
+    }
+    const limit = this.#limits.maxBodyBytes;
     const headers: Record<string, string> = { ...req.headers };
     if (req.body !== undefined) headers['content-length'] = String(req.body.length);
     const secure = url.protocol === 'https:';
@@ -93,9 +151,25 @@ export class Transport {
     return new Promise((resolve, reject) => {
       let handshakeDone = !secure;
       const outgoing = request(url, { method: req.method, headers, agent: secure ? this.#agent.https : this.#agent.http }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: flatHeaders(res), body: Buffer.concat(chunks).toString('utf8') }));
+        const status = res.statusCode ?? 0;
+        const headers = flatHeaders(res);
+        const capture = new BodyCapture(limit);
+        const declared = headers['content-length'] === undefined ? undefined : Number(headers['content-length']);
+        let stopped = false;
+        const stop = () => {
+          if (stopped) return;
+          stopped = true;
+          const tooLarge: BodyTooLarge = { limit, read: capture.total, ...(declared !== undefined && Number.isFinite(declared) ? { declared } : {}) };
+          // Destroying the answer closes its connection too: the rest of the body is never read.
+          res.destroy();
+          resolve({ status, headers, body: capture.bytes().subarray(0, EVIDENCE_BYTES).toString('utf8'), tooLarge });
+        };
+        if (declared !== undefined && declared > limit) return stop();
+        res.on('data', (c: Buffer) => {
+          capture.add(c);
+          if (capture.truncated) stop();
+        });
+        res.on('end', () => resolve({ status, headers, body: capture.bytes().toString('utf8') }));
         res.on('error', (error) => reject(failure(error, handshakeDone)));
       });
       outgoing.on('socket', (socket) => {

@@ -190,6 +190,14 @@ async function location(ctx: AreaContext, created: { exchange: Exchange; id: num
   } catch {
     return ctx.ledger.fail('create.location', `Location ${JSON.stringify(value)} is no URL`, [created.exchange]);
   }
+  if (!ctx.http.sendsTo(url.toString())) {
+    // Credentials stay with their origin: a Location elsewhere is judged as data, never requested.
+    ctx.ledger.note('create.location', `Location ${value} names another origin (${url.origin}) than --base-url: not requested, with or without a key`);
+    return ctx.ledger.notRun(
+      'create.location',
+      `Location ${value} is on another origin: whether it names pet ${created.id} cannot be seen without requesting it, and the kit sends requests, and its keys, only to the origin of --base-url`,
+    );
+  }
   const got = await send(ctx, { operationId: 'getPet', purpose: `follow Location ${value}`, method: 'GET', path: url.toString() });
   const body = jsonBody(got) as Record<string, unknown> | undefined;
   ctx.ledger.assert(

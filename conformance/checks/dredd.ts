@@ -5,6 +5,9 @@ import { runDredd, transactionPlans, type DreddOutcome } from '../dredd.ts';
 import type { Exchange } from '../http.ts';
 import type { Area, AreaContext } from './area.ts';
 
+/** How the Dredd worker (dredd/worker.cjs) begins the error of an answer it stopped reading at --max-body. */
+const TOO_LARGE = 'body too large to judge';
+
 const checks: readonly CheckDef[] = [
   {
     id: 'dredd.transactions',
@@ -54,6 +57,7 @@ async function dredd(ctx: AreaContext): Promise<void> {
     timeoutMs: Math.max(60_000, options.timeoutMs * 6),
     headers: options.headers,
     tls: options.tls,
+    maxBodyBytes: options.maxBodyBytes,
   });
   ctx.facts.dredd = outcome;
   const sent = outcome.transactions.filter((t) => t.status !== 'skip' && t.response);
@@ -61,9 +65,11 @@ async function dredd(ctx: AreaContext): Promise<void> {
   ctx.pacer.spent('key', sent.filter((t) => t.request?.headers.Authorization).length);
   ctx.progress({ type: 'dredd', outcome });
   if (options.prefer) ledger.note('dredd.transactions', 'the 404 transaction sent Prefer: code=404 (--prefer)');
-  if (outcome.error) ledger.fail('dredd.transactions', `Dredd did not complete: ${outcome.error}`);
+  // Dredd ending early (killed, crashed on an answer, timed out) says nothing of the target: not judged, never failed.
+  if (outcome.error) ledger.unjudged?.('dredd.transactions', `Dredd did not complete: ${outcome.error}`);
   for (const t of outcome.transactions) {
     if (t.status === 'pass') ledger.pass('dredd.transactions');
+    else if (t.status === 'error' && t.message.startsWith(TOO_LARGE)) ledger.unjudged?.('dredd.transactions', `${t.name}: ${t.message}`);
     else if (t.status !== 'skip') ledger.fail('dredd.transactions', `${t.name}: ${t.message}`, evidence(ctx, t));
   }
   if (!outcome.error && outcome.transactions.length === 0) ledger.fail('dredd.transactions', 'Dredd compiled no transactions');

@@ -149,7 +149,8 @@ async function nextLink(ctx: AreaContext, page: Exchange): Promise<void> {
         'list.next-link',
         `${next.none} on a one-pet page: the target's paging is not a Link the kit can follow (the mechanism is left open by the specification)`,
       );
-    } else ledger.fail('list.next-link', `${next.none}: it cannot lead to the next page`, [page]);
+    } else if (next.elsewhere) ledger.notRun('list.next-link', `${next.none}: whether it leads to the next page cannot be seen from here`);
+    else ledger.fail('list.next-link', `${next.none}: it cannot lead to the next page`, [page]);
     return;
   }
   const params = [...new URL(next.url).searchParams.keys()];

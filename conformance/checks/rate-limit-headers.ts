@@ -13,6 +13,7 @@ const checks: readonly CheckDef[] = [
     profile: 'contract',
     section: SECTION.headers,
     title: 'Every response carries X-RateLimit-Limit/Remaining/Reset as integers, Remaining <= Limit',
+    reads: 'status-and-headers',
   },
   {
     id: 'ratelimit.ietf-fields',

@@ -4,6 +4,7 @@
 import type { CheckDef } from '../catalogue.ts';
 import { jsonBody, type Exchange } from '../http.ts';
 import { decisionProblems, validateResponse, type Problem } from '../openapi.ts';
+import { tooLargeText } from '../transport.ts';
 import { SECTION, type InspectContext, type LiveArea } from './area.ts';
 
 const checks: readonly CheckDef[] = [
@@ -13,6 +14,7 @@ const checks: readonly CheckDef[] = [
     profile: 'contract',
     section: `${SECTION.errors}; RFC 9110 §15.6`,
     title: 'No request of any phase, valid or not, is answered with a server error (5xx; a 503 with Retry-After excepted)',
+    reads: 'status-and-headers',
   },
   { id: 'errors.status-field', level: 'must', profile: 'contract', section: SECTION.errors, title: "Every error body's status equals the HTTP status" },
   {
@@ -54,6 +56,14 @@ export const responsesArea: LiveArea = {
     if (res.truncatedFrom !== undefined) {
       // A body past the proxy's --capture: its status and headers were judged by the other areas, its body cannot be.
       ledger.note('schema.every-response', 'bodies past the capture were too large to judge: their status and headers were judged, their bodies not');
+      return;
+    }
+    if (res.tooLarge) {
+      // The kit stopped reading at --max-body: the body's schema, and what it holds, cannot be judged.
+      const why = `${ex.purpose}: ${tooLargeText(res.tooLarge)}`;
+      ledger.unjudged?.('schema.every-response', why);
+      ledger.unjudged?.('schema.reference-decisions', why);
+      if (res.status >= 400) ledger.unjudged?.('errors.status-field', why);
       return;
     }
     const problems = validateResponse(contract, ex.operationId, res, 'must');

@@ -67,9 +67,10 @@ export function preferHeaders(ctx: AreaContext, id: string, code: number): Recor
 
 /**
  * Where a page's Link rel="next" leads: a URL of listPets under the base URL, or why there is none
- * to follow (absent, not RFC 8288, or leading elsewhere, which is no next page of this list).
+ * to follow (absent, not RFC 8288, or leading elsewhere: to another path, which is no next page of
+ * this list, or to another origin, which the kit does not request: `elsewhere`).
  */
-export function nextPage(ctx: AreaContext, page: Exchange): { url: string } | { none: string } {
+export function nextPage(ctx: AreaContext, page: Exchange): { url: string } | { none: string; elsewhere?: true } {
   const field = header(page, 'link');
   const links = parseLinks(field);
   if (links === null) return { none: `Link ${JSON.stringify(field)} is not an RFC 8288 field` };
@@ -77,6 +78,9 @@ export function nextPage(ctx: AreaContext, page: Exchange): { url: string } | { 
   if (!next) return { none: 'no Link rel="next"' };
   const url = new URL(next.target, page.request.url);
   const list = new URL(ctx.http.url('/pets'));
+  // Another origin may serve the next page, but the kit's key never goes there: judged as data only.
+  if (!ctx.http.sendsTo(url.toString()))
+    return { none: `Link rel="next" leads to another origin (${url.origin}), where the kit sends nothing, its key least of all`, elsewhere: true };
   if (url.origin !== list.origin || url.pathname !== list.pathname)
     return { none: `Link rel="next" leads to ${url.origin}${url.pathname}, not to ${list.origin}${list.pathname}` };
   return { url: url.toString() };

@@ -11,6 +11,14 @@ let createdId;
 hooks.beforeEach((transaction) => {
   const plan = settings.transactions[transaction.name];
   const headers = transaction.request.headers;
+  // Credentials stay with their origin: Dredd follows no redirect (request's followRedirect is off)
+  // and sends only to --base-url, and a transaction that would go elsewhere is failed unsent.
+  const origin = new URL(`${transaction.protocol}//${transaction.host}:${transaction.port}`).origin;
+  if (origin !== settings.origin || !String(transaction.fullPath).startsWith('/')) {
+    delete headers.Authorization;
+    transaction.fail = `not sent: ${origin}${transaction.fullPath} is not on the origin of --base-url (${settings.origin})`;
+    return;
+  }
   if (settings.raw) {
     // Plain Dredd over the description as written: only the key, to compare against.
     headers.Authorization = `Bearer ${settings.apiKey}`;

@@ -6,6 +6,35 @@ const { EventEmitter } = require('node:events');
 const Dredd = require('dredd');
 
 const config = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
+
+// Dredd reads every body whole (and turns it into one string): past --max-body, the answer is
+// destroyed with an error that Dredd reports for its transaction, and the kit as not judged. Dredd's
+// HTTP client (request 2.x) looks up http.request and https.request on each request, so the bound
+// holds for every request this process sends.
+const TOO_LARGE = 'body too large to judge';
+for (const module of [require('node:http'), require('node:https')]) {
+  const original = module.request;
+  module.request = function boundedRequest(...args) {
+    const outgoing = original.apply(this, args);
+    outgoing.on('response', (res) => {
+      const limit = config.maxBodyBytes;
+      const declared = Number(res.headers['content-length']);
+      const stop = (read) =>
+        res.destroy(
+          new Error(
+            `${TOO_LARGE}: ${Number.isFinite(declared) ? `Content-Length ${declared}` : `more than ${read} bytes read`}, past --max-body ${limit}; not read further`,
+          ),
+        );
+      if (Number.isFinite(declared) && declared > limit) return stop(0);
+      let read = 0;
+      res.on('data', (chunk) => {
+        read += chunk.length;
+        if (read > limit) stop(read);
+      });
+    });
+    return outgoing;
+  };
+}
 const out = process.argv[3];
 const emitter = new EventEmitter();
 const names = new WeakMap();

@@ -3,7 +3,7 @@
 // summary with the seed that replays the generated inputs.
 import { formatExchange } from '../http.ts';
 import type { CheckResult } from '../ledger.ts';
-import type { ProgressEvent, Report } from '../run.ts';
+import { VERDICT, type ProgressEvent, type Report } from '../run.ts';
 
 const MARK: Record<CheckResult['outcome'], string> = { passed: 'PASS', failed: 'FAIL', warned: 'WARN', 'not-run': 'SKIP' };
 
@@ -135,7 +135,9 @@ export function formatConsole(report: Report, options: { verbose?: boolean } = {
   out.push(`  ${pad('passed', 8)} ${report.counts.passed}`);
   out.push(`  ${pad('failed', 8)} ${report.counts.failed}`);
   out.push(`  ${pad('warned', 8)} ${report.counts.warned}`);
-  out.push(`  ${pad('not run', 8)} ${report.counts.notRun}`);
+  out.push(
+    `  ${pad('not run', 8)} ${report.counts.notRun}${report.counts.unjudged > 0 ? ` (${report.counts.unjudged} could not judge what they were given)` : ''}`,
+  );
   if (report.phases.length > 0) {
     const left = report.generated.leftOut > 0 ? `; ${report.generated.leftOut} more did not fit --max-requests` : '';
     out.push(`  generated ${report.generated.sent} requests (${report.phases.join(', ')}) with seed ${report.seed}${left}; --seed ${report.seed} replays them`);
@@ -146,8 +148,6 @@ export function formatConsole(report: Report, options: { verbose?: boolean } = {
       `  waited ${(report.pacing.waitedMs / 1000).toFixed(0)} s in ${report.pacing.waits.length} waits${refusals.length ? `; 429s attributed to ${refusals.join(', ')}` : ''}`,
     );
   }
-  out.push(
-    `  ${report.requests} requests in ${(report.durationMs / 1000).toFixed(1)} s; ${report.exitCode === 0 ? 'CONFORMS' : 'DOES NOT CONFORM'} (exit ${report.exitCode})`,
-  );
+  out.push(`  ${report.requests} requests in ${(report.durationMs / 1000).toFixed(1)} s; ${VERDICT[report.exitCode]} (exit ${report.exitCode})`);
   return `${out.join('\n')}\n`;
 }

@@ -4,7 +4,7 @@
 // failure the request, the response (keys redacted) and the curl line that replays it.
 import { formatExchange, type Exchange } from '../http.ts';
 import type { CheckResult } from '../ledger.ts';
-import type { Report } from '../run.ts';
+import { VERDICT as RUN_VERDICT, type Report } from '../run.ts';
 import { timelineSvg } from '../../spec/rules/timeline-svg.js';
 
 const VERDICT: Record<CheckResult['outcome'], string> = { passed: 'PASS', failed: 'FAIL', warned: 'WARN', 'not-run': 'SKIP' };
@@ -69,7 +69,7 @@ function failureSection(r: CheckResult): string {
 }
 
 export function formatHtml(report: Report): string {
-  const verdict = report.exitCode === 0 ? 'CONFORMS' : 'DOES NOT CONFORM';
+  const verdict = RUN_VERDICT[report.exitCode];
   const problems = report.results.filter((r) => r.outcome === 'failed' || r.outcome === 'warned');
   const c = report.counts;
   const generated =
@@ -86,7 +86,7 @@ export function formatHtml(report: Report): string {
 <style>${CSS}</style>
 </head>
 <body>
-<h1>Conformance of <code>${esc(report.target)}</code>: <span class="verdict ${report.exitCode === 0 ? 'passed' : 'failed'}">${verdict}</span></h1>
+<h1>Conformance of <code>${esc(report.target)}</code>: <span class="verdict ${report.exitCode === 0 ? 'passed' : report.exitCode === 1 ? 'failed' : 'not-run'}">${verdict}</span></h1>
 <p class="summary"><span>profile ${report.profile}${report.strict ? ', strict' : ''}</span><span>${c.passed} passed</span><span>${c.failed} failed</span><span>${c.warned} warned</span><span>${c.notRun} not run</span><span>${report.requests} requests in ${(report.durationMs / 1000).toFixed(1)} s</span>${generated}<span>started ${esc(report.startedAt)}</span></p>
 <nav aria-label="show"><button type="button" data-show="all" aria-pressed="true">all</button><button type="button" data-show="failed">failed</button><button type="button" data-show="warned">warned</button><button type="button" data-show="passed">passed</button><button type="button" data-show="not-run">not run</button></nav>
 <table>
