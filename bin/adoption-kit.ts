@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // The package's command: `adoption-kit <serve|conform|mock|proxy|client-report|load-merge> [options]`. Each command's
 // module is loaded only when it is asked for, so `serve` never loads Dredd or Prism.
+import { endSoonAfter } from '../lib/kit-failure.ts';
+
 const COMMANDS: Record<string, { what: string; load: () => Promise<{ main(argv: string[]): Promise<number> }> }> = {
   serve: { what: 'run the reference server (npm start)', load: () => import('../server/cli.ts') },
   conform: { what: 'check any implementation against the contract (npm run conform)', load: () => import('../conformance/cli.ts') },
@@ -36,4 +38,5 @@ if (!name || name === '--help' || name === '-h' || name === 'help') {
 } else {
   const code = await (await command.load()).main(argv);
   if (code !== 0) process.exitCode = code;
+  endSoonAfter(code);
 }

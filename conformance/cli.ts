@@ -9,6 +9,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { checkOptions, readOptions } from '../lib/cli-options.ts';
 import { KitError, UsageError } from '../lib/errors.ts';
+import { KIT_FAILED, endSoonAfter, kitFailure } from '../lib/kit-failure.ts';
 import type { ResolvedOptions } from './checks/area.ts';
 import { CATALOGUE, NEED_FLAGS } from './catalogue.ts';
 import { readConfig } from './config.ts';
@@ -81,14 +82,6 @@ function diagnosis(error: unknown): string | undefined {
   return undefined;
 }
 
-/** The exit status of a kit that failed itself: an error it did not expect is no verdict on the target. */
-export const KIT_FAILED = 3;
-
-/** The message of an error the kit did not expect, naming it as the kit's own failure. */
-function kitFailure(error: unknown): string {
-  return `the kit failed (an internal error, not a finding about the target; please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
-}
-
 /**
  * `work`, and any exception thrown or promise rejected unhandled anywhere in the process while it
  * runs (an event handler of a socket, a timer): the first of them ends it. Without this, Node would
@@ -137,13 +130,12 @@ export async function main(argv: string[], io: Io = defaultIo, hooks: RunHooks =
   }).catch((error: unknown) => ({ crash: error }));
   if ('value' in ran) return ran.value;
   const message = diagnosis(ran.crash);
-  io.stderr(`\nconform: ${message ?? kitFailure(ran.crash)}\n`);
+  io.stderr(message === undefined ? `\n${kitFailure('conform', ran.crash)}` : `\nconform: ${message}\n`);
   return message === undefined ? KIT_FAILED : 2;
 }
 
 if (isEntryPoint(import.meta.url)) {
   const code = await main(process.argv.slice(2));
   process.exitCode = code;
-  // A run abandoned by a crash may hold sockets or timers open: the process still ends.
-  if (code === KIT_FAILED) setTimeout(() => process.exit(code), 2000).unref();
+  endSoonAfter(code);
 }

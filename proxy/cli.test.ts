@@ -1,11 +1,12 @@
 // The proxy's exit codes keep their meaning when the proxy itself fails: a crash anywhere in it (an
-// uncaught exception, an unhandled rejection, here caused on purpose while it runs) exits 2, never
+// uncaught exception, an unhandled rejection, here caused on purpose while it runs) exits 3 (KIT_FAILED), never
 // Node's 1, which --fail-on gives to a must-level finding.
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { KIT_FAILED } from '../lib/kit-failure.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -37,8 +38,8 @@ test('an uncaught exception or an unhandled rejection inside the running proxy e
   const runs = await Promise.all(Object.values(crashes).map((crash) => runProxyWith(crash, ARGS)));
   Object.keys(crashes).forEach((what, i) => {
     const r = runs[i]!;
-    assert.is(r.code, 2, `${what}: ${r.stderr}`);
-    assert.match(r.stderr, /proxy: internal error, the proxy itself failed \(exit 2; this is no verdict/, what);
+    assert.is(r.code, KIT_FAILED, `${what}: ${r.stderr}`);
+    assert.match(r.stderr, /proxy: the kit failed \(an internal error, no verdict on what it judges/, what);
     assert.match(r.stderr, /planted crash/, what);
     assert.ok(r.ms < 10_000, `${what}: it stopped at the crash, not at --duration: ${r.ms} ms`);
   });

@@ -1,14 +1,15 @@
 // `adoption-kit proxy --target <url> [--port <n>]` and `npm run proxy`: the judging proxy from the
 // command line. Options are validated once, here; runProxy is the same run from code (tests pass
 // their clock and say when to stop). Exit 0, or 1 with --fail-on when a finding of that level was
-// seen; 2 for a usage error, a port that cannot be listened on, or the proxy itself failing (an
-// uncaught exception or unhandled rejection anywhere in it): never 1, which is a verdict.
+// seen; 2 for a usage error or a port that cannot be listened on; 3 (KIT_FAILED) when the proxy itself
+// fails: never 1, which is a verdict.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { isEntryPoint } from '../conformance/entry.ts';
 import type { Clock } from '../conformance/http.ts';
 import { DEFAULT_SPEC_PATH, loadContract } from '../conformance/openapi.ts';
 import { parseOptions } from '../lib/cli-options.ts';
+import { KIT_FAILED, exitOnKitFailure, kitFailure } from '../lib/kit-failure.ts';
 import { stopWithParent } from '../lib/processes.ts';
 import { KitError, UsageError } from '../lib/errors.ts';
 import { PROXY_HELP, PROXY_OPTIONS } from './options.ts';
@@ -182,28 +183,13 @@ function stopSignal(durationSeconds: number | undefined): () => Promise<void> {
     });
 }
 
-/** The proxy failed, not what it judges: one message, and exit 2 (Node's own exit for a crash is 1, --fail-on's verdict). */
-function internalError(error: unknown): string {
-  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  return `proxy: internal error, the proxy itself failed (exit 2; this is no verdict on the target or its clients): ${detail}\n`;
-}
-
-function exitOnCrash(): void {
-  const crash = (error: unknown) => {
-    process.stderr.write(internalError(error));
-    process.exit(2);
-  };
-  process.on('uncaughtException', crash);
-  process.on('unhandledRejection', crash);
-}
-
 export async function main(argv: string[]): Promise<number> {
-  exitOnCrash();
+  exitOnKitFailure('proxy');
   try {
     return await run(argv);
   } catch (error) {
-    process.stderr.write(internalError(error));
-    return 2;
+    process.stderr.write(kitFailure('proxy', error));
+    return KIT_FAILED;
   }
 }
 

@@ -1,12 +1,13 @@
-// load-merge's exit codes keep their meaning when the merge itself fails: 2, never Node's 1, which is
+// load-merge's exit codes keep their meaning when the merge itself fails: 3 (KIT_FAILED), never Node's 1, which is
 // the merged run's FAIL. A summary that names its script and segment but lacks what the merge reads
-// made it throw a TypeError and exit 1; a rejection nobody handles exits 2 too.
+// made it throw a TypeError and exit 1; a rejection nobody handles exits 3 too.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
+import { KIT_FAILED } from '../../lib/kit-failure.ts';
 import * as assert from 'uvu/assert';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -27,13 +28,13 @@ const halves = ['0:1/2', '1/2:1'].map((segment, i) => {
 
 test('a merge that throws on summaries it cannot read exits 2 with one message, not 1 (FAIL)', () => {
   const r = merge(halves);
-  assert.is(r.status, 2, r.stderr);
-  assert.match(r.stderr, /load-merge: internal error, the merge itself failed \(exit 2; this is no verdict/);
+  assert.is(r.status, KIT_FAILED, r.stderr);
+  assert.match(r.stderr, /load-merge: the kit failed \(an internal error, no verdict on what it judges/);
 });
 
 test('an unhandled rejection in the merge exits 2, not 1', () => {
   const r = merge(['--help'], `setTimeout(() => { Promise.reject(new Error('planted crash')); }, 1000);`);
-  assert.is(r.status, 2, r.stderr);
+  assert.is(r.status, KIT_FAILED, r.stderr);
   assert.match(r.stderr, /planted crash/);
 });
 

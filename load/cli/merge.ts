@@ -1,11 +1,12 @@
 // `adoption-kit load-merge <summary.json>...` (also `npm run load:merge -- ...`): one verdict and one
 // knee from the JSON summaries of a capacity.js or smoke.js run split over several k6 processes with
 // --execution-segment. Exit 0 when the merged run passed, 1 when it failed or a generator stopped,
-// 2 for a usage error (no file, a file that is not a summary, summaries that are not one run) or when
-// the merge itself failed (an exception, e.g. on a summary it could not read): never 1, a verdict.
+// 2 for a usage error (no file, a file that is not a summary, summaries that are not one run); 3
+// (KIT_FAILED) when the merge itself failed: never 1, a verdict.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { helpText, parseOptions, type OptionSpec } from '../../lib/cli-options.ts';
 import { KitError, UsageError } from '../../lib/errors.ts';
+import { KIT_FAILED, exitOnKitFailure, kitFailure } from '../../lib/kit-failure.ts';
 import { isEntryPoint } from '../../conformance/entry.ts';
 import { mergeSummaries, type Part, type ScriptSummary } from '../lib/merge.js';
 
@@ -36,7 +37,7 @@ function readPart(file: string): Part {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  exitOnCrash();
+  exitOnKitFailure('load-merge');
   try {
     const values = parseOptions(MERGE_OPTIONS, argv, process.env, { positionals: true });
     if (values.help) {
@@ -50,25 +51,13 @@ export async function main(argv: string[]): Promise<number> {
     if (typeof values.json === 'string') writeFileSync(values.json, `${JSON.stringify(merged.merged, null, 2)}\n`);
     return merged.lines.some((l) => l.startsWith('CANNOT MERGE')) ? 2 : merged.exitCode;
   } catch (error) {
-    if (error instanceof KitError) process.stderr.write(`load-merge: ${error.message}\nRun with --help for usage.\n`);
-    else process.stderr.write(internalError(error));
+    if (!(error instanceof KitError)) {
+      process.stderr.write(kitFailure('load-merge', error));
+      return KIT_FAILED;
+    }
+    process.stderr.write(`load-merge: ${error.message}\nRun with --help for usage.\n`);
     return 2;
   }
-}
-
-/** The merge failed, not the run it merges: exit 2 (Node's own exit for a crash is 1, the verdict FAIL). */
-function internalError(error: unknown): string {
-  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  return `load-merge: internal error, the merge itself failed (exit 2; this is no verdict on the run): ${detail}\n`;
-}
-
-function exitOnCrash(): void {
-  const crash = (error: unknown) => {
-    process.stderr.write(internalError(error));
-    process.exit(2);
-  };
-  process.on('uncaughtException', crash);
-  process.on('unhandledRejection', crash);
 }
 
 if (isEntryPoint(import.meta.url)) process.exitCode = await main(process.argv.slice(2));
