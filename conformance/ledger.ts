@@ -47,12 +47,8 @@ export interface CheckLedger {
   assert(id: string, condition: boolean, message: string, evidence?: Exchange[]): boolean;
   /** Why the check did not run, unless something else is recorded for it. */
   notRun(id: string, reason: string): void;
-  /**
-   * The check could not judge this (a body too large to read, a tool that died): never a pass, not a
-   * failure. Optional: a view over live traffic (the judging proxy's) reads bodies of its own and
-   * never meets one the kit did not read.
-   */
-  unjudged?(id: string, reason: string): void;
+  /** The check could not judge this (a body too large to read, a tool that died): never a pass, not a failure. */
+  unjudged(id: string, reason: string): void;
   note(id: string, note: string): void;
   hasFailed(id: string): boolean;
 }

@@ -32,6 +32,10 @@ export class TellingLedger implements CheckLedger {
     this.#view.notRun(id, reason);
   }
 
+  unjudged(id: string, reason: string): void {
+    this.#view.unjudged(id, reason);
+  }
+
   note(id: string, note: string): void {
     this.#view.note(id, note);
   }

@@ -66,10 +66,10 @@ async function dredd(ctx: AreaContext): Promise<void> {
   ctx.progress({ type: 'dredd', outcome });
   if (options.prefer) ledger.note('dredd.transactions', 'the 404 transaction sent Prefer: code=404 (--prefer)');
   // Dredd ending early (killed, crashed on an answer, timed out) says nothing of the target: not judged, never failed.
-  if (outcome.error) ledger.unjudged?.('dredd.transactions', `Dredd did not complete: ${outcome.error}`);
+  if (outcome.error) ledger.unjudged('dredd.transactions', `Dredd did not complete: ${outcome.error}`);
   for (const t of outcome.transactions) {
     if (t.status === 'pass') ledger.pass('dredd.transactions');
-    else if (t.status === 'error' && t.message.startsWith(TOO_LARGE)) ledger.unjudged?.('dredd.transactions', `${t.name}: ${t.message}`);
+    else if (t.status === 'error' && t.message.startsWith(TOO_LARGE)) ledger.unjudged('dredd.transactions', `${t.name}: ${t.message}`);
     else if (t.status !== 'skip') ledger.fail('dredd.transactions', `${t.name}: ${t.message}`, evidence(ctx, t));
   }
   if (!outcome.error && outcome.transactions.length === 0) ledger.fail('dredd.transactions', 'Dredd compiled no transactions');

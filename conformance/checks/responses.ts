@@ -61,9 +61,9 @@ export const responsesArea: LiveArea = {
     if (res.tooLarge) {
       // The kit stopped reading at --max-body: the body's schema, and what it holds, cannot be judged.
       const why = `${ex.purpose}: ${tooLargeText(res.tooLarge)}`;
-      ledger.unjudged?.('schema.every-response', why);
-      ledger.unjudged?.('schema.reference-decisions', why);
-      if (res.status >= 400) ledger.unjudged?.('errors.status-field', why);
+      ledger.unjudged('schema.every-response', why);
+      ledger.unjudged('schema.reference-decisions', why);
+      if (res.status >= 400) ledger.unjudged('errors.status-field', why);
       return;
     }
     const problems = validateResponse(contract, ex.operationId, res, 'must');
