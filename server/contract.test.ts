@@ -10,6 +10,7 @@ import { ManualClock } from './clock.ts';
 import { DEFAULT_SPEC_PATH, loadContract } from './contract.ts';
 import { ERRORS } from './errors.ts';
 import { DatabaseUnavailableError } from './store/database-errors.ts';
+import { LAST_ID } from './store/id-space.ts';
 import { createServer } from './server.ts';
 import { FREE, send, testServer } from './testing/helpers.ts';
 
@@ -173,6 +174,12 @@ const SITUATIONS: Record<string, () => Promise<unknown>> = {
     const res = await send(server, { method: 'GET', url: '/v1/pets' });
     assert.is(res.headers['retry-after'], '2');
     assert.ok(res.headers['x-ratelimit-remaining'] !== undefined, 'the rate-limit headers are sent with it');
+    return res.body;
+  },
+  IdSpaceExhausted: async () => {
+    const server = await testServer({ seedPets: [{ id: LAST_ID, name: 'Last', categoryId: 1, status: 'sold' }] });
+    const res = await send(server, { method: 'POST', url: '/v1/pets', payload: { name: 'One too many', categoryId: 1 } });
+    assert.is(res.headers['retry-after'], undefined, 'waiting frees no id');
     return res.body;
   },
   UnexpectedError: async () => {

@@ -1,6 +1,10 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { FREE, send, testServer, type Sent } from '../testing/helpers.ts';
+import { LAST_ID } from '../store/id-space.ts';
 import type { Pet } from '../types.ts';
 
 const manyPets = (n: number): Pet[] =>
@@ -216,6 +220,36 @@ create('a store that stops answering is 503 storage_unavailable with Retry-After
   assert.equal(res.body, { code: 'storage_unavailable', message: 'The store is unavailable; retry after 2 seconds.', status: 503 });
   assert.is(res.headers['retry-after'], '2');
 });
+
+create(
+  'past the last id (a file store whose journal holds 2^53 - 2): one 201 with 2^53 - 1, then 507 id_space_exhausted with the Error body and no Retry-After; a restart serves every pet',
+  async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'pets-ids-')), 'db.json');
+    writeFileSync(path, JSON.stringify({ nextId: 2, pets: [{ id: 1, name: 'First', categoryId: 1, status: 'sold' }] }));
+    writeFileSync(`${path}.journal`, `${JSON.stringify({ id: LAST_ID - 1, name: 'Late', categoryId: 1, status: 'sold' })}\n`);
+    const server = await testServer({ storage: { type: 'file', path } });
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await send(server, { method: 'POST', url: '/v1/pets', payload: { name: `Attack ${i}`, categoryId: 1 } });
+      statuses.push(res.status);
+      if (i === 0) assert.equal(res.body, { id: LAST_ID, name: 'Attack 0', categoryId: 1, status: 'available' });
+      if (i === 0) continue;
+      assertErrorBody(res, 507, 'id_space_exhausted', String(LAST_ID));
+      assert.is(res.headers['retry-after'], undefined, 'waiting frees no id');
+    }
+    assert.equal(statuses, [201, 507, 507, 507]);
+    await server.stop();
+
+    const again = await testServer({ storage: { type: 'file', path } });
+    const listed = await send(again, { method: 'GET', url: '/v1/pets' });
+    assert.equal(
+      listed.body.map((p: Pet) => p.id),
+      [1, LAST_ID - 1, LAST_ID],
+    );
+    assertErrorBody(await send(again, { method: 'POST', url: '/v1/pets', payload: { name: 'After', categoryId: 1 } }), 507, 'id_space_exhausted');
+    await again.stop();
+  },
+);
 
 create('a name of exactly 100 characters is accepted', async () => {
   const server = await testServer();

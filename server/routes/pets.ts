@@ -6,6 +6,7 @@ import { decodeJsonBody } from '../json-body.ts';
 import { InvalidCursorError, PetService, type ListRequest } from '../pets/service.ts';
 import { createPetValidation, InvalidInputError } from '../pets/validation.ts';
 import { JSON_TYPE, petJson, petsJson } from '../pets/json.ts';
+import { IdSpaceExhaustedError } from '../store/id-space.ts';
 import { petsVersionOf } from '../pets/version.ts';
 
 export interface PetRoutesOptions {
@@ -83,7 +84,11 @@ export const petRoutes: Plugin<PetRoutesOptions> = {
             const input = checked('invalid_body', () =>
               validation.newPet(decodeJsonBody(request.payload, request.headers as Record<string, string | undefined>)),
             );
-            const pet = await service.create(input);
+            const pet = await service.create(input).catch((error: unknown) => {
+              // No Retry-After: waiting frees no id; the store has to be replaced.
+              if (error instanceof IdSpaceExhaustedError) throw apiError('id_space_exhausted', error.message);
+              throw error;
+            });
             return h.response(petJson(pet)).type(JSON_TYPE).code(201).header('Location', `${base}/pets/${pet.id}`);
           },
         },

@@ -1,7 +1,7 @@
 // The file store against real faults: a full disk (a 256 KiB tmpfs, root only; under CI these
 // run), a lock held by a live process or left by a dead one.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
@@ -86,6 +86,72 @@ check('a close whose snapshot the disk refuses rejects and leaves the journal wh
     free();
     const again = await LowPetStore.open({ type: 'file', path }, seed);
     for (const pet of created) assert.equal(await again.get(pet.id), pet);
+    await again.close();
+  });
+});
+
+check('a torn journal tail the full disk cannot keep aside is still cut, and the start goes on, logging its first bytes', async () => {
+  await onSmallDisk(async (dir) => {
+    const path = join(dir, 'db.json');
+    await (await LowPetStore.open({ type: 'file', path }, seed)).close();
+    const tail = Buffer.alloc(64 * 1024, 'g');
+    appendFileSync(`${path}.journal`, tail);
+    // Room for the lock, none for a copy of the tail.
+    const stats = statfsSync(dir);
+    writeFileSync(join(dir, 'filler'), Buffer.alloc(Number(stats.bavail) * Number(stats.bsize) - 16 * 1024));
+    const logged: string[] = [];
+    const store = await LowPetStore.open({ type: 'file', path }, seed, { log: (level, message) => void logged.push(`${level}: ${message}`) });
+    assert.is(logged.length, 1, logged.join('\n'));
+    assert.match(
+      logged[0]!,
+      /^error: The journal \S+ ended in 65536 bytes without a newline \(left by a crash\) that do not parse as a pet\. They were cut from the journal, but could not be kept in \S+\.torn-\S+ \(ENOSPC: [^)]*\); they began "g{80}"\.\.\.\.$/,
+    );
+    assert.equal(
+      readdirSync(dir).filter((f) => f.includes('.torn-')),
+      [],
+      'no partial copy left holding space',
+    );
+    assert.is(statSync(`${path}.journal`).size, 0, 'the tail is cut');
+    assert.equal((await store.list({ limit: 10 })).pets, seed);
+    assert.is((await create(store, 'after')).id, 2, 'the space the tail held takes creates again');
+    await store.close();
+  });
+});
+
+check('a whole last pet whose newline the full disk refuses at start is kept, and gets its newline before the next line', async () => {
+  await onSmallDisk(async (dir) => {
+    const path = join(dir, 'db.json');
+    await (await LowPetStore.open({ type: 'file', path }, seed)).close();
+    // A journal of exactly two pages, so that the newline needs a third.
+    const last = (name: string) => `${JSON.stringify({ id: 3, name, categoryId: 1, status: 'sold' })}`;
+    const first = `${JSON.stringify({ id: 2, name: 'B', categoryId: 1, status: 'sold' })}\n`;
+    const padding = 8192 - first.length - last('').length;
+    appendFileSync(`${path}.journal`, first + last('n'.repeat(padding)));
+    assert.is(statSync(`${path}.journal`).size, 8192);
+    // Room for the lock's page only.
+    const stats = statfsSync(dir);
+    writeFileSync(join(dir, 'filler'), Buffer.alloc(Number(stats.bavail) * Number(stats.bsize) - 4096));
+    const logged: string[] = [];
+    const store = await LowPetStore.open({ type: 'file', path }, seed, { log: (level, message) => void logged.push(`${level}: ${message}`) });
+    assert.match(
+      logged[0]!,
+      /^error: The journal \S+ ended in pet 3's whole line without its newline \(\d+ bytes, left by a crash\); the pet was kept and the newline will be added before the next line \(the disk refused it now: ENOSPC/,
+    );
+    assert.equal(
+      (await store.list({ limit: 10 })).pets.map((p) => p.id),
+      [1, 2, 3],
+    );
+    rmSync(join(dir, 'filler'));
+    const after = await create(store, 'after');
+    assert.is(after.id, 4);
+    assert.equal(
+      readFileStore(path).map((p) => p.id),
+      [1, 2, 3, 4],
+      'pet 3 and pet 4 on lines of their own',
+    );
+    await store.close();
+    const again = await LowPetStore.open({ type: 'file', path }, seed);
+    assert.is(await again.count(), 4);
     await again.close();
   });
 });

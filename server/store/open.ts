@@ -16,6 +16,9 @@ export function openPetStore(storage: StorageOptions, seed: readonly Pet[], opti
     case 'file':
       return LowPetStore.open(storage, seed, options);
     case 'postgres':
-      return PostgresPetStore.open({ url: storage.url, schema: storage.schema, queryTimeoutMs: options.timeoutMs, connectTimeoutMs: options.timeoutMs }, seed);
+      return PostgresPetStore.open(
+        { url: storage.url, schema: storage.schema, queryTimeoutMs: options.timeoutMs, connectTimeoutMs: options.timeoutMs, log: options.log },
+        seed,
+      );
   }
 }

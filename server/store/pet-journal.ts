@@ -8,9 +8,17 @@
 // journal in order and a snapshot written by a checkpoint never counts an id whose line is still
 // to come. A checkpoint runs alone in the same queue: no append can land between the snapshot it
 // writes and the truncation of the journal that follows, and a snapshot that failed truncates nothing.
-import { open, type FileHandle } from 'node:fs/promises';
+//
+// A start that finds a last line without its newline (a write cut short by a crash, or a disk that
+// lost the end of a line) says so in the log. A whole pet there is kept: it was written whole and may
+// have been acknowledged. Anything else is cut off, and its bytes kept in `<journal>.torn-<time>`
+// beside it, whole: with the journal it gives back the file as the crash left it.
+import { open, unlink, type FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { CorruptDatabaseError, isStorageFailure, StorageUnavailableError } from './durable-json-file.ts';
+import type { StoreLog } from './pet-store.ts';
 import type { Pet } from '../types.ts';
+import { isId } from './id-space.ts';
 import { isStoredPet } from './stored-pet.ts';
 
 interface Waiting {
@@ -20,7 +28,7 @@ interface Waiting {
 
 interface Append {
   kind: 'append';
-  /** Takes the next id: called when the pet's group is formed. */
+  /** Takes the next id: called when the pet's group is formed. Throws when no id is left (the create is refused). */
   build: () => Pet;
   /** Runs once the line is on disk, before the caller hears of it: where the pet becomes visible. */
   durable: (pet: Pet) => void;
@@ -33,9 +41,30 @@ type Operation = Append | { kind: 'checkpoint'; write: () => Promise<void>; wait
 export interface Replayed {
   /** Pets the journal holds beyond the snapshot, in id order. */
   pets: Pet[];
-  /** A last line cut short by a crash (never acknowledged) was dropped. */
-  droppedTail: boolean;
+  /** What the start did with a last line that had no newline (a write cut short by a crash), if there was one. */
+  tail?: TailRecovery;
 }
+
+/** A last line without its newline, and what became of it. */
+export type TailRecovery =
+  /** A whole pet that continues the journal: kept, and the newline added. */
+  | { kept: true; bytes: number; pet: Pet }
+  /**
+   * Anything else: cut from the journal, its bytes kept in `sideFile` unless that could not be
+   * written. `id`: the pet whose line it began, when it reads as one; the store never gives it again.
+   */
+  | { kept: false; bytes: number; sideFile: string | null; id?: number };
+
+export interface JournalOptions {
+  /** Told what a start did with a torn last line. */
+  log: StoreLog;
+  /** Epoch milliseconds, for the name of the file that keeps a dropped tail. */
+  now: () => number;
+}
+
+const NEWLINE = Buffer.from('\n');
+/** Bytes of a dropped tail quoted in the log line: a glimpse, the side file has them all. */
+const PREVIEW_BYTES = 80;
 
 export class PetJournal {
   readonly #file: FileHandle;
@@ -43,49 +72,100 @@ export class PetJournal {
   #bytes: number;
   /** A failed write may have left part of a line that truncating could not remove yet. */
   #torn = false;
+  /** The last line is a whole pet whose newline the disk refused at start: the next write adds it. */
+  #unterminated: boolean;
   #queue: Operation[] = [];
   #running = false;
   /** Called once the queue has run dry: close() waits for it. */
   #drained: (() => void) | null = null;
 
-  private constructor(file: FileHandle, path: string, bytes: number) {
+  private constructor(file: FileHandle, path: string, bytes: number, unterminated = false) {
     this.#file = file;
     this.#path = path;
     this.#bytes = bytes;
+    this.#unterminated = unterminated;
+    // The refused newline may have reached the file without being synced: cut before adding it again.
+    this.#torn = unterminated;
   }
 
   /**
    * Opens (or creates) the journal and reads what it holds beyond `snapshotNextId`: lines for pets
    * the snapshot already has are skipped (a crash between a checkpoint's snapshot and its truncation
-   * leaves them). A last line cut short is dropped; any other damage is a CorruptDatabaseError.
+   * leaves them). A last line without its newline is kept when it is a whole pet that a line could
+   * hold there, and is otherwise cut off, its bytes kept in a file beside the journal; either way
+   * it is logged. Any other damage is a CorruptDatabaseError.
    */
-  static async open(path: string, snapshotNextId: number): Promise<{ journal: PetJournal; replayed: Replayed }> {
+  static async open(path: string, snapshotNextId: number, options: JournalOptions): Promise<{ journal: PetJournal; replayed: Replayed }> {
     const file = await open(path, 'a+', 0o600);
     try {
-      const text = (await file.readFile()).toString('utf8');
-      const lines = text.split('\n');
-      const tail = lines.pop()!;
+      const content = await file.readFile();
+      const goodBytes = content.lastIndexOf(NEWLINE) + 1;
+      const lines = content.subarray(0, goodBytes).toString('utf8').split('\n');
+      lines.pop();
       const pets: Pet[] = [];
       let last = snapshotNextId - 1;
-      let goodBytes = 0;
+      /** Why `value` cannot be the journal's next line, or undefined when it can (and is then taken). */
+      const take = (value: unknown): string | undefined => {
+        if (!isStoredPet(value)) return 'is not a pet';
+        if (value.id < snapshotNextId) return undefined;
+        if (value.id <= last) return `repeats or goes back to id ${value.id}`;
+        last = value.id;
+        pets.push(value);
+        return undefined;
+      };
       for (const [index, line] of lines.entries()) {
-        let pet: unknown;
-        try {
-          pet = JSON.parse(line);
-        } catch {
-          pet = undefined;
-        }
-        if (!isStoredPet(pet)) throw new CorruptDatabaseError(path, `line ${index + 1} of the journal is not a pet`);
-        goodBytes += Buffer.byteLength(line) + 1;
-        if (pet.id < snapshotNextId) continue;
-        if (pet.id <= last) throw new CorruptDatabaseError(path, `line ${index + 1} of the journal repeats or goes back to id ${pet.id}`);
-        last = pet.id;
-        pets.push(pet);
+        const problem = take(parseJson(line));
+        if (problem) throw new CorruptDatabaseError(path, `line ${index + 1} of the journal ${problem}`);
       }
-      // A line without its newline was being written when the process died: never acknowledged.
-      const droppedTail = tail !== '';
-      if (droppedTail) await file.truncate(goodBytes);
-      return { journal: new PetJournal(file, path, goodBytes), replayed: { pets, droppedTail } };
+      const tailBytes = content.subarray(goodBytes);
+      if (tailBytes.length === 0) return { journal: new PetJournal(file, path, goodBytes), replayed: { pets } };
+
+      const tailValue = parseJson(tailBytes.toString('utf8'));
+      const problem = take(tailValue);
+      if (problem === undefined) {
+        // Written whole, so it may have been acknowledged (a disk can lose the last byte of a line
+        // synced before); a whole record costs nothing to keep.
+        const pet = tailValue as Pet;
+        let unterminated = false;
+        let note = 'the newline added';
+        try {
+          await file.write(NEWLINE);
+          await file.datasync();
+        } catch (error) {
+          unterminated = true;
+          note = `the newline will be added before the next line (the disk refused it now: ${describe(error)})`;
+        }
+        options.log(
+          unterminated ? 'error' : 'warn',
+          `The journal ${path} ended in pet ${pet.id}'s whole line without its newline (${tailBytes.length} bytes, left by a crash); the pet was kept and ${note}.`,
+        );
+        const bytes = content.length + (unterminated ? 0 : 1);
+        return { journal: new PetJournal(file, path, bytes, unterminated), replayed: { pets, tail: { kept: true, bytes: tailBytes.length, pet } } };
+      }
+
+      // Kept before the journal is cut: a crash in between leaves the tail in both, never in neither.
+      const sideFile = `${path}.torn-${new Date(options.now()).toISOString().replace(/:/g, '')}`;
+      const kept = await keepBytes(sideFile, tailBytes);
+      await file.truncate(goodBytes);
+      await file.datasync();
+      const id = startedId(tailValue, tailBytes);
+      const what = `The journal ${path} ended in ${tailBytes.length} bytes without a newline (left by a crash) that ${tailDescription(tailValue, id, problem)}.`;
+      const skipped = id !== undefined && id > last ? ` Id ${id} will not be given again.` : '';
+      if (typeof kept === 'string') {
+        options.log('warn', `${what} They were cut from the journal and kept in ${kept}.${skipped}`);
+      } else {
+        options.log(
+          'error',
+          `${what} They were cut from the journal, but could not be kept in ${sideFile} (${describe(kept.error)}); they began ${preview(tailBytes)}.${skipped}`,
+        );
+      }
+      return {
+        journal: new PetJournal(file, path, goodBytes),
+        replayed: {
+          pets,
+          tail: { kept: false, bytes: tailBytes.length, sideFile: typeof kept === 'string' ? kept : null, ...(id === undefined ? {} : { id }) },
+        },
+      };
     } catch (error) {
       await file.close();
       throw error;
@@ -99,7 +179,8 @@ export class PetJournal {
 
   /**
    * Resolves with the pet `build` made once its line is on disk, after `durable` ran. Rejects with
-   * StorageUnavailableError when the disk refused it: the id `build` took is skipped, never reused.
+   * StorageUnavailableError when the disk refused it: the id `build` took is skipped, never reused;
+   * with what `build` threw when it refused (IdSpaceExhaustedError), and nothing is written for it.
    */
   append(build: () => Pet, durable: (pet: Pet) => void): Promise<Pet> {
     return new Promise((resolve, reject) => {
@@ -143,13 +224,25 @@ export class PetJournal {
           });
           this.#bytes = 0;
           this.#torn = false;
+          this.#unterminated = false;
         });
         continue;
       }
       // Every append queued before the next checkpoint goes in this one write.
       const end = this.#queue.findIndex((op) => op.kind === 'checkpoint');
-      const group = this.#queue.splice(0, end < 0 ? this.#queue.length : end) as Append[];
-      const pets = group.map((op) => op.build());
+      const queued = this.#queue.splice(0, end < 0 ? this.#queue.length : end) as Append[];
+      // A create `build` refuses (no id left) is answered alone; the others of its group go on.
+      const group: Append[] = [];
+      const pets: Pet[] = [];
+      for (const op of queued) {
+        try {
+          pets.push(op.build());
+          group.push(op);
+        } catch (error) {
+          op.reject(error);
+        }
+      }
+      if (group.length === 0) continue;
       try {
         await this.#storage('writing the journal', () => this.#write(Buffer.from(pets.map((pet) => `${JSON.stringify(pet)}\n`).join(''))));
       } catch (error) {
@@ -170,11 +263,13 @@ export class PetJournal {
       await this.#file.truncate(this.#bytes);
       this.#torn = false;
     }
+    if (this.#unterminated) bytes = Buffer.concat([NEWLINE, bytes]);
     try {
       let written = 0;
       while (written < bytes.length) written += (await this.#file.write(bytes, written)).bytesWritten;
       await this.#file.datasync();
       this.#bytes += bytes.length;
+      this.#unterminated = false;
     } catch (error) {
       this.#torn = true;
       await this.#file
@@ -201,5 +296,75 @@ export class PetJournal {
     } catch (error) {
       for (const w of waiting) w.reject(error);
     }
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The id of the pet whose line a dropped tail holds or begins (the journal writes `{"id":` first). */
+function startedId(value: unknown, bytes: Buffer): number | undefined {
+  if (isStoredPet(value)) return value.id;
+  const start = /^\{"id":([1-9][0-9]{0,15}),/.exec(bytes.subarray(0, 32).toString('latin1'));
+  const id = start ? Number(start[1]) : undefined;
+  return isId(id) ? id : undefined;
+}
+
+/** What a dropped tail was, for the log: whether it parsed as a pet, and which pet it began. */
+function tailDescription(value: unknown, id: number | undefined, problem: string): string {
+  if (isStoredPet(value)) return `parse as pet ${value.id}, which ${problem} in the journal`;
+  return id === undefined ? 'do not parse as a pet' : `do not parse as a pet: the start of pet ${id}'s line, cut short`;
+}
+
+function preview(bytes: Buffer): string {
+  const shown = JSON.stringify(bytes.subarray(0, PREVIEW_BYTES).toString('utf8'));
+  return bytes.length > PREVIEW_BYTES ? `${shown}...` : shown;
+}
+
+function describe(error: unknown): string {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return typeof code === 'string' ? `${code}: ${String(message)}` : String(message ?? error);
+}
+
+/**
+ * Writes `bytes` whole to a new file at `path` (or `path.2`, `path.3`... if taken), durably (file and
+ * folder synced). Resolves with the path written, or with the error when the disk refused: a start
+ * goes on without the copy rather than not at all.
+ */
+async function keepBytes(path: string, bytes: Buffer): Promise<string | { error: unknown }> {
+  for (let attempt = 1; ; attempt++) {
+    const target = attempt === 1 ? path : `${path}.${attempt}`;
+    let file: FileHandle | undefined;
+    try {
+      file = await open(target, 'wx', 0o600);
+      await file.writeFile(bytes);
+      await file.datasync();
+      await file.close();
+      file = undefined;
+      // Its name survives a power loss once the folder is synced; the bytes are in the file either way.
+      await syncFolder(dirname(target)).catch(() => undefined);
+      return target;
+    } catch (error) {
+      if (file) {
+        await file.close().catch(() => undefined);
+        await unlink(target).catch(() => undefined);
+      }
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST' && attempt < 100) continue;
+      return { error };
+    }
+  }
+}
+
+async function syncFolder(path: string): Promise<void> {
+  const folder = await open(path, 'r');
+  try {
+    await folder.sync();
+  } finally {
+    await folder.close();
   }
 }

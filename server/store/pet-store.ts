@@ -5,6 +5,7 @@ import { Low, Memory, type Adapter } from 'lowdb';
 import { UsageError } from '../../lib/errors.ts';
 import { SystemClock, type Clock } from '../clock.ts';
 import { CorruptDatabaseError, DurableJsonFile, isStorageFailure, StorageUnavailableError } from './durable-json-file.ts';
+import { checkPetIds, ID_SPACE_SPENT, IdSpaceExhaustedError, isNextId, LAST_ID } from './id-space.ts';
 import { PetJournal } from './pet-journal.ts';
 import type { PetsVersion } from './pet-cache.ts';
 import { StoreLock } from './store-lock.ts';
@@ -13,7 +14,10 @@ import type { NewPet, Pet, PetStatus } from '../types.ts';
 
 /** The database as it is kept in memory and on disk. */
 export interface Database {
-  /** The next id to assign. Persisted so that ids are never reused, even after the newest pet goes. */
+  /**
+   * The next id to assign. Persisted so that ids are never reused, even after the newest pet goes.
+   * SPENT (id-space.ts) once LAST_ID was assigned.
+   */
   nextId: number;
   /** Sorted by ascending id: ids only grow, so appending keeps the order. */
   pets: Pet[];
@@ -43,9 +47,12 @@ export interface PetStore {
    */
   list(query: ListQuery, seen?: PetsVersion): Promise<ListResult>;
   get(id: number, seen?: PetsVersion): Promise<Pet | undefined>;
-  /** Resolves once the new pet is durable in the store. */
+  /**
+   * Resolves once the new pet is durable in the store. Rejects with IdSpaceExhaustedError, storing
+   * nothing, once LAST_ID was handed out (id-space.ts).
+   */
   create(pet: Required<NewPet>): Promise<Pet>;
-  /** Replaces every pet (admin reset). The id counter never goes back. */
+  /** Replaces every pet (admin reset). The id counter never goes back. Ids outside the id space are a UsageError. */
   reset(pets: readonly Pet[]): Promise<void>;
   /** How many pets the store holds. */
   count(): Promise<number>;
@@ -58,11 +65,17 @@ export interface PetStore {
   close(): Promise<void>;
 }
 
+/** How a store tells the operator what it did or what failed: the server's log. */
+export type StoreLog = (level: 'error' | 'warn' | 'info', message: string) => void;
+
 export interface StoreOptions {
-  /** Paces the checks of a failing store; the system clock by default. */
+  /** Paces the checks of a failing store, and dates what it keeps aside; the system clock by default. */
   clock?: Clock;
-  /** Told when the disk starts refusing writes (error) and when it takes them again (info). */
-  log?: (level: 'error' | 'info', message: string) => void;
+  /**
+   * Told when the disk starts refusing writes (error) and when it takes them again (info), what a
+   * start did with a torn journal (warn), and when the last id was handed out (error).
+   */
+  log?: StoreLog;
 }
 
 export type StorageOptions =
@@ -74,7 +87,7 @@ export type StorageOptions =
 function checkDatabase(data: unknown, path: string): Database {
   const db = data as Partial<Database> | null;
   if (typeof db !== 'object' || db === null || Array.isArray(db)) throw new CorruptDatabaseError(path, 'it does not hold a JSON object');
-  if (!Number.isSafeInteger(db.nextId) || (db.nextId as number) < 1) throw new CorruptDatabaseError(path, '"nextId" is not a positive integer');
+  if (!isNextId(db.nextId)) throw new CorruptDatabaseError(path, `"nextId" is not an integer from 1 to ${LAST_ID + 1}`);
   if (!Array.isArray(db.pets)) throw new CorruptDatabaseError(path, '"pets" is not an array');
   let previous = 0;
   for (const [index, pet] of db.pets.entries()) {
@@ -129,6 +142,7 @@ export class DatabaseSerializer {
 }
 
 function seedDatabase(pets: readonly Pet[]): Database {
+  checkPetIds(pets, 'The pets to store');
   const sorted = [...pets].sort((a, b) => a.id - b.id).map((p) => ({ ...p }));
   const maxId = sorted.reduce((max, p) => Math.max(max, p.id), 0);
   return { nextId: maxId + 1, pets: sorted };
@@ -158,10 +172,16 @@ export function readFileStore(path: string): Pet[] {
   } catch {
     // no journal yet
   }
-  const lines = journal
-    .split('\n')
-    .slice(0, -1)
-    .map((line) => JSON.parse(line) as Pet);
+  const pieces = journal.split('\n');
+  const lines = pieces.slice(0, -1).map((line) => JSON.parse(line) as Pet);
+  // A whole pet without its newline is kept by a restart too (pet-journal.ts); a torn line is not.
+  let tail: unknown;
+  try {
+    tail = JSON.parse(pieces.at(-1)!);
+  } catch {
+    tail = undefined;
+  }
+  if (isStoredPet(tail)) lines.push(tail);
   let last = snapshot.nextId - 1;
   const later = lines.filter((pet) => pet.id > last && (last = pet.id) > 0);
   return [...snapshot.pets, ...later];
@@ -182,7 +202,6 @@ interface FileParts {
   journal: PetJournal;
   lock: StoreLock;
   clock: Clock;
-  log: NonNullable<StoreOptions['log']>;
 }
 
 /**
@@ -201,10 +220,13 @@ export class LowPetStore implements PetStore {
   /** The disk's last refusal, until a write succeeds again. */
   #failing: StorageUnavailableError | null = null;
   #nextProbeAt = 0;
+  readonly #log: StoreLog;
+  #toldSpent = false;
 
-  private constructor(db: Low<Database>, adapter: Adapter<Database>, file?: FileParts) {
+  private constructor(db: Low<Database>, adapter: Adapter<Database>, log: StoreLog, file?: FileParts) {
     this.#db = db;
     this.#adapter = adapter;
+    this.#log = log;
     this.#file = file;
     this.#reindex();
   }
@@ -216,10 +238,12 @@ export class LowPetStore implements PetStore {
   static async open(storage: StorageOptions, seed: readonly Pet[], options: StoreOptions = {}): Promise<LowPetStore> {
     // Callers that may be handed any storage go through openPetStore (open.ts).
     if (storage.type === 'postgres') throw new UsageError('LowPetStore keeps pets in memory or in a file; open a PostgreSQL store with openPetStore().');
+    // Refused whether or not the store is new: a seed that could never be stored is a wrong option either way.
+    checkPetIds(seed, 'The pets to store');
     if (storage.type === 'memory') {
       const adapter = new Memory<Database>();
       const db = new Low<Database>(adapter, seedDatabase(seed));
-      return new LowPetStore(db, adapter);
+      return new LowPetStore(db, adapter, options.log ?? (() => undefined));
     }
     const serializer = new DatabaseSerializer();
     const adapter = new DurableJsonFile<Database>(storage.path, (data) => serializer.serialize(data));
@@ -234,19 +258,18 @@ export class LowPetStore implements PetStore {
       } else {
         db.data = checkDatabase(existing, storage.path);
       }
-      const opened = await PetJournal.open(`${storage.path}.journal`, db.data.nextId);
+      const clock = options.clock ?? new SystemClock();
+      const log = options.log ?? (() => undefined);
+      const opened = await PetJournal.open(`${storage.path}.journal`, db.data.nextId, { log, now: () => clock.now() });
       journal = opened.journal;
-      const store = new LowPetStore(db, adapter, {
-        path: storage.path,
-        journal,
-        lock,
-        clock: options.clock ?? new SystemClock(),
-        log: options.log ?? (() => undefined),
-      });
-      const { pets } = opened.replayed;
-      if (pets.length > 0) {
-        for (const pet of pets) store.#add(pet);
-        db.data.nextId = pets.at(-1)!.id + 1;
+      const store = new LowPetStore(db, adapter, log, { path: storage.path, journal, lock, clock });
+      const { pets, tail } = opened.replayed;
+      for (const pet of pets) store.#add(pet);
+      // Nor is the id of a line cut short given again: the disk may have lost the end of a line it
+      // had acknowledged, and a client holding that id must never find another pet behind it.
+      const highest = Math.max(pets.at(-1)?.id ?? 0, tail?.kept === false ? (tail.id ?? 0) : 0);
+      if (highest >= db.data.nextId) {
+        db.data.nextId = highest + 1;
         // The journal stays the truth if the fold fails: the store serves from it and says it is failing.
         await store.#foldJournal().catch((error: unknown) => store.#failed(error));
       }
@@ -276,7 +299,7 @@ export class LowPetStore implements PetStore {
 
   async create(input: Required<NewPet>): Promise<Pet> {
     // The id is taken when the pet's line is about to be written, in journal order.
-    const build = (): Pet => ({ id: this.#db.data.nextId++, name: input.name, categoryId: input.categoryId, status: input.status });
+    const build = (): Pet => ({ id: this.#takeId(), name: input.name, categoryId: input.categoryId, status: input.status });
     if (!this.#file) {
       const pet = build();
       this.#add(pet);
@@ -349,6 +372,22 @@ export class LowPetStore implements PetStore {
     if (failure !== undefined) throw failure;
   }
 
+  /** The next id, or IdSpaceExhaustedError once LAST_ID was handed out: the counter stops at SPENT. */
+  #takeId(): number {
+    const id = this.#db.data.nextId;
+    if (id >= LAST_ID) this.#tellSpent();
+    if (id > LAST_ID) throw new IdSpaceExhaustedError();
+    this.#db.data.nextId = id + 1;
+    return id;
+  }
+
+  /** Once per process: one line per refused create would flood the log. */
+  #tellSpent(): void {
+    if (this.#toldSpent) return;
+    this.#toldSpent = true;
+    this.#log('error', ID_SPACE_SPENT);
+  }
+
   #add(pet: Pet): void {
     this.#db.data.pets.push(pet);
     this.#byId.set(pet.id, pet);
@@ -362,13 +401,13 @@ export class LowPetStore implements PetStore {
   /** Remembers a refusal of the disk for /healthz; anything else is not the disk's doing. */
   #failed(error: unknown): void {
     if (!(error instanceof StorageUnavailableError)) return;
-    if (this.#failing?.reason !== error.reason) this.#file!.log('error', `${error.message}; writes are refused with 503 until the disk takes them again`);
+    if (this.#failing?.reason !== error.reason) this.#log('error', `${error.message}; writes are refused with 503 until the disk takes them again`);
     this.#failing = error;
   }
 
   #recovered(): void {
     if (!this.#failing) return;
-    this.#file!.log('info', `storage takes writes again (after ${this.#failing.reason})`);
+    this.#log('info', `storage takes writes again (after ${this.#failing.reason})`);
     this.#failing = null;
   }
 

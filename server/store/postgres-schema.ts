@@ -5,8 +5,9 @@ import pg from 'pg';
 import type { PoolClient } from 'pg';
 import type { Pet } from '../types.ts';
 import { IncompatibleSchemaError } from './database-errors.ts';
+import { LAST_ID } from './id-space.ts';
 
-/** Largest integer a JavaScript number holds exactly: ids and category ids stay within it. */
+/** Largest integer a JavaScript number holds exactly: category ids stay within it (ids within LAST_ID). */
 export const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 
 /**
@@ -42,14 +43,14 @@ export function lockStatement(names: SchemaNames): string {
 export function createStatements(names: SchemaNames): string[] {
   return [
     `CREATE TABLE ${names.pets} (
-      id bigint PRIMARY KEY CHECK (id BETWEEN 1 AND ${MAX_SAFE}),
+      id bigint PRIMARY KEY CHECK (id BETWEEN 1 AND ${LAST_ID}),
       name text NOT NULL,
       category_id bigint NOT NULL CHECK (category_id BETWEEN ${-MAX_SAFE} AND ${MAX_SAFE}),
       status text NOT NULL
     )`,
     // Keyset pages filtered by status read this index in id order and stop after a page.
     `CREATE INDEX pets_status_id ON ${names.pets} (status, id)`,
-    `CREATE SEQUENCE ${names.ids} AS bigint MINVALUE 1 MAXVALUE ${MAX_SAFE} NO CYCLE`,
+    `CREATE SEQUENCE ${names.ids} AS bigint MINVALUE 1 MAXVALUE ${LAST_ID} NO CYCLE`,
   ];
 }
 
@@ -69,6 +70,14 @@ export async function nextId(client: PoolClient, names: SchemaNames): Promise<nu
   const { rows } = await client.query<{ last_value: number; is_called: boolean }>(`SELECT last_value, is_called FROM ${names.ids}`);
   const row = rows[0]!;
   return row.is_called ? row.last_value + 1 : row.last_value;
+}
+
+/**
+ * How many ids the sequence has left below LAST_ID, as a scalar subquery. Read under the schema's lock,
+ * so no other writer takes one meanwhile.
+ */
+export function idsLeftQuery(names: SchemaNames): string {
+  return `SELECT ${LAST_ID} - CASE WHEN is_called THEN last_value ELSE last_value - 1 END FROM ${names.ids}`;
 }
 
 /** Moves the sequence past `highestId` if it is not past it already: it never goes back. */

@@ -9,6 +9,7 @@ import { DatabaseUnavailableError, IncompatibleSchemaError } from './database-er
 import pg from 'pg';
 import { GROUPS_IN_FLIGHT, PostgresPetStore, SECOND_GROUP_MIN } from './postgres-store.ts';
 import { lockSql, schemaNames } from './postgres-schema.ts';
+import { ID_SPACE_SPENT, IdSpaceExhaustedError, LAST_ID } from './id-space.ts';
 import { postgresForTests } from '../testing/test-database.ts';
 
 const postgres = await postgresForTests('postgres-store.test.ts');
@@ -87,6 +88,28 @@ it('the schema: primary key on id, an index on (status, id) that status pages us
       .join('\n');
   assert.match(await plan("id > 100 AND status = 'sold'"), /pets_status_id/);
   assert.match(await plan('id > 100'), /pets_pkey/);
+  await store.close();
+});
+
+it('the id space ends where the sequence and the CHECK end: at LAST_ID, and a sequence that ends earlier refuses with id_space_exhausted too', async () => {
+  const schema = db!.schema('ids');
+  const logged: string[] = [];
+  const store = await PostgresPetStore.open({ url: db!.url, schema, log: (level, message) => void logged.push(`${level}: ${message}`) }, seed);
+  assert.equal(await db!.query(`SELECT max_value::text FROM pg_sequences WHERE schemaname = $1`, [schema]), [{ max_value: String(LAST_ID) }]);
+  const check = await db!.query(`INSERT INTO ${schema}.pets VALUES (${LAST_ID + 1}, 'Past', 1, 'sold')`).then(
+    () => undefined,
+    (e: { code?: string }) => e.code,
+  );
+  assert.is(check, '23514', 'the CHECK refuses an id past LAST_ID');
+
+  // A sequence altered by hand (or a group from an instance that asks for more ids than are left)
+  // meets the sequence's own end: "reached maximum value of sequence", SQLSTATE 2200H.
+  await db!.query(`ALTER SEQUENCE ${schema}.pet_ids MAXVALUE 5`);
+  assert.is((await store.create(input('Four'))).id, 4);
+  const settled = await Promise.allSettled([store.create(input('Five?')), store.create(input('Six?'))]);
+  for (const s of settled) assert.ok(s.status === 'rejected' && s.reason instanceof IdSpaceExhaustedError, String(s.status === 'rejected' && s.reason));
+  assert.is(await store.count(), 4, 'the refused group stored nothing');
+  assert.equal(logged, [`error: ${ID_SPACE_SPENT}`], 'said once');
   await store.close();
 });
 

@@ -15,9 +15,20 @@ import type { Pool, PoolClient } from 'pg';
 import type { NewPet, Pet } from '../types.ts';
 import { DatabaseUnavailableError, IncompatibleSchemaError, isConnectionFailure, parseDatabaseUrl, reasonOf } from './database-errors.ts';
 import { MAX_AGE_MS, PetCache, pageKey, type PetsVersion, type PetsVersionSource } from './pet-cache.ts';
-import type { ListQuery, ListResult, PetStore } from './pet-store.ts';
+import { checkPetIds, ID_SPACE_SPENT, IdSpaceExhaustedError, LAST_ID } from './id-space.ts';
+import type { ListQuery, ListResult, PetStore, StoreLog } from './pet-store.ts';
 import { roundTrips } from '../round-trips.ts';
-import { MAX_SAFE, insertPets, keepSequenceAbove, lockSql, lockStatement, prepareSchema, schemaNames, type SchemaNames } from './postgres-schema.ts';
+import {
+  MAX_SAFE,
+  idsLeftQuery,
+  insertPets,
+  keepSequenceAbove,
+  lockSql,
+  lockStatement,
+  prepareSchema,
+  schemaNames,
+  type SchemaNames,
+} from './postgres-schema.ts';
 
 export interface PostgresStoreOptions {
   /** postgres://user:password@host:5432/database, optionally with ?schema=name. */
@@ -33,6 +44,8 @@ export interface PostgresStoreOptions {
    * request answered 503; the client gives up on a silent server one second after that. Default 5000.
    */
   queryTimeoutMs?: number;
+  /** Told when the last id was handed out (error), among others (shareVersion). */
+  log?: StoreLog;
 }
 
 /** What the client waits beyond statement_timeout for the server's own cancellation to arrive. */
@@ -49,6 +62,11 @@ export const GROUPS_IN_FLIGHT = 2;
  */
 export const SECOND_GROUP_MIN = 16;
 const COLUMNS = 'id, name, category_id AS "categoryId", status';
+/** This store logs errors and recoveries only. */
+type PostgresLog = (level: 'error' | 'info', message: string) => void;
+
+/** SQLSTATE of nextval past a sequence's MAXVALUE ("reached maximum value of sequence"). */
+const SEQUENCE_EXHAUSTED = '2200H';
 
 /** int8 arrives as text; every stored integer is within 2^53-1 (CHECKs, sequence MAXVALUE), so a number holds it exactly. */
 function parseInt8(text: string): number {
@@ -96,12 +114,14 @@ export class PostgresPetStore implements PetStore {
   readonly #groups = new Set<Promise<void>>();
   #scheduled = false;
   #versions: PetsVersionSource | undefined;
-  #log: (level: 'error' | 'info', message: string) => void = () => {};
+  #log: PostgresLog;
+  #toldSpent = false;
 
-  private constructor(pool: Pool, names: SchemaNames, database: string) {
+  private constructor(pool: Pool, names: SchemaNames, database: string, log: PostgresLog) {
     this.#pool = pool;
     this.#names = names;
     this.#database = database;
+    this.#log = log;
   }
 
   /** The schema holding the store: the instances that share pets share it. */
@@ -119,6 +139,7 @@ export class PostgresPetStore implements PetStore {
    * the one that does. Rejects with DatabaseUnavailableError or IncompatibleSchemaError.
    */
   static async open(options: PostgresStoreOptions, seed: readonly Pet[]): Promise<PostgresPetStore> {
+    checkPetIds(seed, 'The pets to store');
     const target = parseDatabaseUrl(options.url, options.schema);
     const queryTimeoutMs = options.queryTimeoutMs ?? 5_000;
     const pool = new pg.Pool({
@@ -173,7 +194,7 @@ export class PostgresPetStore implements PetStore {
       if (isConnectionFailure(error)) throw new DatabaseUnavailableError(target.description, reasonOf(error), { cause: error });
       throw new IncompatibleSchemaError(target.description, reasonOf(error), { cause: error });
     }
-    return new PostgresPetStore(pool, names, target.description);
+    return new PostgresPetStore(pool, names, target.description, options.log ?? (() => undefined));
   }
 
   /**
@@ -181,7 +202,7 @@ export class PostgresPetStore implements PetStore {
    * and reads that saw a version (`seen`) may be answered from this instance's cache (pet-cache.ts).
    * Every instance that writes to the schema must share the version, or the others' caches go stale.
    */
-  shareVersion(source: PetsVersionSource, log: (level: 'error' | 'info', message: string) => void): void {
+  shareVersion(source: PetsVersionSource, log: PostgresLog): void {
     this.#versions = source;
     this.#log = log;
   }
@@ -227,7 +248,10 @@ export class PostgresPetStore implements PetStore {
     return pet;
   }
 
-  /** Resolves after the COMMIT that holds the pet; a failed group rejects each of its creates, whose ids stay used. */
+  /**
+   * Resolves after the COMMIT that holds the pet; a failed group rejects each of its creates, whose
+   * ids stay used. Rejects with IdSpaceExhaustedError, storing nothing, once LAST_ID is handed out.
+   */
   create(input: Required<NewPet>): Promise<Pet> {
     return new Promise((resolve, reject) => {
       this.#queue.push({ input, resolve, reject });
@@ -236,6 +260,7 @@ export class PostgresPetStore implements PetStore {
   }
 
   async reset(pets: readonly Pet[]): Promise<void> {
+    checkPetIds(pets, 'The pets to store');
     const sorted = [...pets].sort((a, b) => a.id - b.id);
     await this.#transaction(async (client) => {
       await client.query(`DELETE FROM ${this.#names.pets}`);
@@ -294,34 +319,50 @@ export class PostgresPetStore implements PetStore {
     try {
       const pets = await this.#insertGroup(group.map((p) => p.input));
       // Before the 201s: a list through any instance that starts after one of them must see it.
-      await this.#announce('create');
-      group.forEach((pending, i) => pending.resolve(pets[i]!));
+      if (pets.length > 0) await this.#announce('create');
+      if (pets.length < group.length || pets.some((pet) => pet.id === LAST_ID)) this.#tellSpent();
+      group.forEach((pending, i) => (i < pets.length ? pending.resolve(pets[i]!) : pending.reject(new IdSpaceExhaustedError())));
     } catch (error) {
-      for (const pending of group) pending.reject(error);
+      // The sequence's own end (an instance that asked for more ids than were left): the group stored nothing.
+      const exhausted = (error as { code?: unknown }).code === SEQUENCE_EXHAUSTED;
+      if (exhausted) this.#tellSpent();
+      for (const pending of group) pending.reject(exhausted ? new IdSpaceExhaustedError() : error);
     }
+  }
+
+  /** Once per process: one line per refused create would flood the log. */
+  #tellSpent(): void {
+    if (this.#toldSpent) return;
+    this.#toldSpent = true;
+    this.#log('error', ID_SPACE_SPENT);
   }
 
   /**
    * One round trip per group: BEGIN, the schema's lock, the insert and COMMIT go as one simple query
    * (the extended protocol takes one statement at a time, so the values are escaped literals), and it
    * resolves once COMMIT has returned. Four round trips fewer per group than a statement each.
+   *
+   * Only as many rows as ids are left are inserted: the first creates of the group, in its order. A
+   * nextval past the sequence's MAXVALUE would fail the whole group and use up the ids it took, so
+   * that the last ids went to no one. Resolves with the pets of the creates that got an id, in order.
    */
   async #insertGroup(inputs: readonly Required<NewPet>[]): Promise<Pet[]> {
-    const values = inputs.map((p) => {
+    const values = inputs.map((p, i) => {
       if (!Number.isSafeInteger(p.categoryId)) throw new RangeError(`categoryId ${p.categoryId} is not a safe integer`);
-      return `(${pg.escapeLiteral(p.name)}, ${p.categoryId}, ${pg.escapeLiteral(p.status)})`;
+      return `(${pg.escapeLiteral(p.name)}, ${p.categoryId}, ${pg.escapeLiteral(p.status)}, ${i + 1})`;
     });
     const text =
       `BEGIN; ${lockStatement(this.#names)}; ` +
       `INSERT INTO ${this.#names.pets} (id, name, category_id, status) ` +
-      `SELECT nextval(${pg.escapeLiteral(this.#names.ids)}::regclass), v.name, v.category_id, v.status FROM (VALUES ${values.join(', ')}) AS v (name, category_id, status) ` +
+      `SELECT nextval(${pg.escapeLiteral(this.#names.ids)}::regclass), v.name, v.category_id, v.status FROM (VALUES ${values.join(', ')}) AS v (name, category_id, status, n) ` +
+      `WHERE v.n <= (${idsLeftQuery(this.#names)}) ` +
       `RETURNING ${COLUMNS}; COMMIT`;
     return this.#withClient(async (client) => {
       const results = (await client.query(text)) as unknown as Array<pg.QueryResult<Pet>>;
       const inserted = results.find((r) => r.command === 'INSERT');
-      if (!inserted || inserted.rows.length !== inputs.length)
+      if (!inserted || inserted.rows.length > inputs.length)
         throw new Error(`the group's insert returned ${inserted?.rows.length} rows for ${inputs.length} creates`);
-      return matchRows(inputs, inserted.rows);
+      return matchRows(inputs.slice(0, inserted.rows.length), inserted.rows);
     });
   }
 

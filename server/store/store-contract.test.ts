@@ -6,7 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { UsageError } from '../../lib/errors.ts';
 import type { Pet } from '../types.ts';
+import { IdSpaceExhaustedError, LAST_ID } from './id-space.ts';
 import { openPetStore } from './open.ts';
 import type { ListQuery, PetStore, StorageOptions } from './pet-store.ts';
 import { postgresForTests } from '../testing/test-database.ts';
@@ -64,6 +66,18 @@ const pages: Array<[string, ListQuery, number[], boolean]> = [
 
 const input = (name: string, categoryId = 4): Pick<Pet, 'name' | 'categoryId' | 'status'> => ({ name, categoryId, status: 'pending' });
 
+const pet = (id: number): Pet => ({ id, name: `Pet ${id}`, categoryId: 1, status: 'sold' });
+
+/** Rejects with IdSpaceExhaustedError, the error every store refuses a create with once its ids are used up. */
+async function refusedForWantOfIds(creating: Promise<Pet>): Promise<void> {
+  const error = await creating.then(
+    (created) => assert.unreachable(`created ${JSON.stringify(created)}`),
+    (e: unknown) => e,
+  );
+  assert.instance(error, IdSpaceExhaustedError);
+  assert.is((error as IdSpaceExhaustedError).code, 'id_space_exhausted');
+}
+
 type Case = (open: (seedPets: readonly Pet[]) => Promise<PetStore>, kind: Kind) => Promise<void>;
 const cases: Array<[string, Case]> = [
   ...pages.map(([name, query, ids, hasMore]): [string, Case] => [
@@ -119,6 +133,69 @@ const cases: Array<[string, Case]> = [
       await store.reset([]);
       assert.is(await store.count(), 0);
       assert.is((await store.create(input('After an empty reset'))).id, 42);
+      await store.close();
+    },
+  ],
+  [
+    'id space: creates asked together with one id left get it once, the others are refused and store nothing; reopened, the store keeps them and still refuses',
+    async (open, kind) => {
+      const store = await open([pet(LAST_ID - 1)]);
+      const settled = await Promise.allSettled(Array.from({ length: 4 }, (_, i) => store.create(input(`Last ${i}`))));
+      const created = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+      assert.equal(
+        created.map((p) => p.id),
+        [LAST_ID],
+      );
+      for (const s of settled) if (s.status === 'rejected') assert.instance(s.reason, IdSpaceExhaustedError);
+      await refusedForWantOfIds(store.create(input('After the last')));
+      assert.is(await store.count(), 2);
+      assert.equal((await store.list({ limit: 10 })).pets, [pet(LAST_ID - 1), created[0]]);
+      assert.equal(await store.get(LAST_ID), created[0]);
+      await store.close();
+      if (!kind.persistent) return;
+      const again = await open([]);
+      assert.equal((await again.list({ limit: 10 })).pets, [pet(LAST_ID - 1), created[0]]);
+      await refusedForWantOfIds(again.create(input('After a restart')));
+      assert.is(await again.count(), 2);
+      await again.close();
+    },
+  ],
+  [
+    'id space: a reset to the last id uses the space up, and a reset to lower ids does not give it back',
+    async (open) => {
+      const store = await open(seed);
+      await store.reset([pet(LAST_ID)]);
+      await refusedForWantOfIds(store.create(input('None left')));
+      await store.reset([pet(3)]);
+      await refusedForWantOfIds(store.create(input('Still none')));
+      assert.equal((await store.list({ limit: 10 })).pets, [pet(3)]);
+      await store.close();
+    },
+  ],
+  [
+    'id space: a seed or a reset with an id outside it (0, past the last, a fraction) or repeated is refused, and changes nothing',
+    async (open) => {
+      const outside = [0, LAST_ID + 1, 2 ** 60, 1.5];
+      for (const id of outside) {
+        const error = await open([pet(id)]).then(
+          (s) => s.close().then(() => assert.unreachable(`opened with id ${id}`)),
+          (e: unknown) => e,
+        );
+        assert.instance(error, UsageError, `seed with id ${id}`);
+      }
+      const store = await open(seed);
+      for (const pets of [...outside.map((id) => [pet(1), pet(id)]), [pet(4), pet(4)]]) {
+        const error = await store.reset(pets).then(
+          () => assert.unreachable(`reset to ${pets.map((p) => p.id).join(', ')}`),
+          (e: unknown) => e,
+        );
+        assert.instance(error, UsageError);
+      }
+      assert.equal(
+        (await store.list({ limit: 10 })).pets,
+        [...seed].sort((a, b) => a.id - b.id),
+      );
+      assert.is((await store.create(input('Next'))).id, 10);
       await store.close();
     },
   ],
