@@ -23,10 +23,11 @@ export interface TwoOrigins {
 }
 
 const SOURCE = `
-const { parentPort } = require('node:worker_threads');
+const { parentPort, workerData } = require('node:worker_threads');
 const http = require('node:http');
 const seen = { target: [], elsewhere: [] };
 let elsewherePort = 0;
+let formatLinks;
 let count = 0;
 const keep = (list, req) => list.push({ method: req.method, url: req.url, headers: req.headers });
 const elsewhere = http.createServer((req, res) => {
@@ -45,7 +46,7 @@ const target = http.createServer((req, res) => {
     'x-ratelimit-limit': '1000',
     'x-ratelimit-remaining': String(Math.max(0, 1000 - n)),
     'x-ratelimit-reset': String(Math.floor(Date.now() / 60000) * 60 + 60),
-    link: '<' + other + '/v1/pets?cursor=next>; rel="next"',
+    link: formatLinks([{ target: other + '/v1/pets?cursor=next', params: { rel: 'next' } }]),
     location: other + req.url,
   };
   const path = req.url.split('?')[0];
@@ -62,6 +63,7 @@ const target = http.createServer((req, res) => {
 });
 const listen = (server) => new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server.address().port)));
 (async () => {
+  ({ formatLinks } = await import(workerData.linkModule));
   elsewherePort = await listen(elsewhere);
   const targetPort = await listen(target);
   parentPort.postMessage({ targetPort, elsewherePort });
@@ -78,7 +80,8 @@ const listen = (server) => new Promise((resolve) => server.listen(0, '127.0.0.1'
 })();`;
 
 export async function startTwoOrigins(): Promise<TwoOrigins> {
-  const worker = new Worker(SOURCE, { eval: true });
+  // The Link the target sends is written by the contract's own formatter.
+  const worker = new Worker(SOURCE, { eval: true, workerData: { linkModule: new URL('../../spec/rules/link.js', import.meta.url).href } });
   const ports = await new Promise<{ targetPort: number; elsewherePort: number }>((resolve, reject) => {
     worker.once('message', resolve);
     worker.once('error', reject);

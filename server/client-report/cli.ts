@@ -1,11 +1,13 @@
 // `adoption-kit client-report --base-url <url> --admin-token <token>`: how each client of a running
 // reference server behaved against the specification's obligations. Exit 0 when every client is
 // ready (a broken should-level obligation is a warning), 1 when one broke a must-level obligation, 2
-// for a usage error or a server that cannot be read.
+// for a usage error or a server that cannot be read, 3 when the command itself failed. The token goes
+// to --base-url's origin only (a redirect is not followed) and the report is read up to MAX_REPORT_BYTES.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { helpText, parseOptions, type OptionSpec } from '../../lib/cli-options.ts';
 import { KitError } from '../../lib/errors.ts';
+import { KIT_FAILED, exitOnKitFailure, kitFailure } from '../../lib/kit-failure.ts';
 import { formatHtml } from './html.ts';
 import { OBLIGATIONS, readiness, type ClientReport, type Obligation } from './recorder.ts';
 
@@ -39,11 +41,16 @@ export const REPORT_OPTIONS: readonly OptionSpec[] = [
   { key: 'help', flag: 'help', short: 'h', type: 'boolean', default: false, help: 'This text.' },
 ];
 
+/** The most of a report the command reads: far above what the server's bounded recorder sends. */
+export const MAX_REPORT_BYTES = 64 * 1024 * 1024;
+
 export const REPORT_HELP = helpText(
   `Usage: adoption-kit client-report --base-url <url> --admin-token <token> [--json] [--html <file>]
 
 How each client (API key) of a running reference server behaved: did it wait for Retry-After after a
-429, back off exponentially on repeated 429s, stop while banned, and move off the deprecated getPet?`,
+429, back off exponentially on repeated 429s, stop while banned, and move off the deprecated getPet?
+The token is sent to the origin of --base-url only (a redirect is not followed), and a report past
+${MAX_REPORT_BYTES / 1024 / 1024} MiB is not read (exit 2).`,
   REPORT_OPTIONS,
 );
 
@@ -66,7 +73,49 @@ export function formatReport(origin: string, generatedAt: string, clients: reado
   return `${lines.join('\n').trimEnd()}\n`;
 }
 
+/** The body as text, or undefined once it passes `limit` bytes (the rest is not read). */
+async function readBounded(res: Response, limit: number): Promise<string | undefined> {
+  if (Number(res.headers.get('content-length') ?? 0) > limit) {
+    await res.body?.cancel();
+    return undefined;
+  }
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of res.body ?? []) {
+    total += chunk.byteLength;
+    // Leaving the loop cancels the stream: the rest is never read.
+    if (total > limit) return undefined;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The report as the admin API sends it, or a sentence saying why the body is not one. */
+function readReport(text: string): { generatedAt: string; clients: ClientReport[] } | string {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return 'it did not answer JSON';
+  }
+  const report = body as { generatedAt?: unknown; clients?: unknown };
+  if (typeof report !== 'object' || report === null || typeof report.generatedAt !== 'string' || !Array.isArray(report.clients)) {
+    return 'its answer is not a client report ({ generatedAt, clients })';
+  }
+  return report as { generatedAt: string; clients: ClientReport[] };
+}
+
 export async function main(argv: string[]): Promise<number> {
+  exitOnKitFailure('client-report');
+  try {
+    return await run(argv);
+  } catch (error) {
+    process.stderr.write(kitFailure('client-report', error));
+    return KIT_FAILED;
+  }
+}
+
+async function run(argv: string[]): Promise<number> {
   let values;
   try {
     values = parseOptions(REPORT_OPTIONS, argv);
@@ -92,7 +141,11 @@ export async function main(argv: string[]): Promise<number> {
   }
   let res: Response;
   try {
-    res = await fetch(`${origin}/__admin/clients`, { headers: { authorization: `Bearer ${String(values.adminToken)}` }, signal: AbortSignal.timeout(10_000) });
+    res = await fetch(`${origin}/__admin/clients`, {
+      headers: { authorization: `Bearer ${String(values.adminToken)}` },
+      redirect: 'manual',
+      signal: AbortSignal.timeout(10_000),
+    });
   } catch (error) {
     process.stderr.write(`client-report: cannot reach ${origin}: ${(error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message}\n`);
     return 2;
@@ -103,11 +156,26 @@ export async function main(argv: string[]): Promise<number> {
         ? 'the admin API is off (start the server with --admin-token)'
         : res.status === 401
           ? 'the admin token was refused'
-          : `it answered ${res.status}`;
+          : res.status >= 300 && res.status < 400
+            ? `it answered ${res.status}, a redirect, which is not followed (the token goes to ${origin} only)`
+            : `it answered ${res.status}`;
     process.stderr.write(`client-report: ${origin}/__admin/clients: ${why}\n`);
     return 2;
   }
-  const body = (await res.json()) as { generatedAt: string; clients: ClientReport[] };
+  let text: string | undefined;
+  try {
+    text = await readBounded(res, MAX_REPORT_BYTES);
+  } catch (error) {
+    process.stderr.write(
+      `client-report: ${origin}/__admin/clients: the answer broke off: ${(error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message}\n`,
+    );
+    return 2;
+  }
+  const body = text === undefined ? `its answer is larger than ${MAX_REPORT_BYTES} bytes, not read further` : readReport(text);
+  if (typeof body === 'string') {
+    process.stderr.write(`client-report: ${origin}/__admin/clients: ${body}\n`);
+    return 2;
+  }
   process.stdout.write(values.json ? `${JSON.stringify(body, null, 2)}\n` : formatReport(origin, body.generatedAt, body.clients));
   if (typeof values.html === 'string') {
     const path = resolve(values.html);
