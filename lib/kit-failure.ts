@@ -25,3 +25,14 @@ export function exitOnKitFailure(tool: string, write: (text: string) => void = (
 export function endSoonAfter(code: number): void {
   if (code === KIT_FAILED) setTimeout(() => process.exit(code), 2000).unref();
 }
+
+/** A command's `run`, guarded: any failure it did not expect, thrown or left unhandled, ends in KIT_FAILED. */
+export async function guardedMain(tool: string, run: () => Promise<number>): Promise<number> {
+  exitOnKitFailure(tool);
+  try {
+    return await run();
+  } catch (error) {
+    process.stderr.write(kitFailure(tool, error));
+    return KIT_FAILED;
+  }
+}

@@ -9,7 +9,7 @@ import { isEntryPoint } from '../conformance/entry.ts';
 import type { Clock } from '../conformance/http.ts';
 import { DEFAULT_SPEC_PATH, loadContract } from '../conformance/openapi.ts';
 import { parseOptions } from '../lib/cli-options.ts';
-import { KIT_FAILED, exitOnKitFailure, kitFailure } from '../lib/kit-failure.ts';
+import { guardedMain } from '../lib/kit-failure.ts';
 import { stopWithParent } from '../lib/processes.ts';
 import { KitError, UsageError } from '../lib/errors.ts';
 import { PROXY_HELP, PROXY_OPTIONS } from './options.ts';
@@ -183,14 +183,8 @@ function stopSignal(durationSeconds: number | undefined): () => Promise<void> {
     });
 }
 
-export async function main(argv: string[]): Promise<number> {
-  exitOnKitFailure('proxy');
-  try {
-    return await run(argv);
-  } catch (error) {
-    process.stderr.write(kitFailure('proxy', error));
-    return KIT_FAILED;
-  }
+export function main(argv: string[]): Promise<number> {
+  return guardedMain('proxy', () => run(argv));
 }
 
 async function run(argv: string[]): Promise<number> {

@@ -2,7 +2,7 @@
 // leaves --target, whatever host it names, nor does a redirect the target answers, a CONNECT or an
 // Upgrade: a client's key goes to --target only; ambiguous framing (Content-Length with Transfer-Encoding)
 // is refused before anything is forwarded; and the report pages escape whatever the traffic carried.
-import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -63,6 +63,30 @@ async function withProxy(
   } finally {
     await proxy.stop(0);
     for (const l of [target, elsewhere]) await new Promise<void>((resolve) => l.server.close(() => resolve()));
+  }
+}
+
+/** The proxy (with `options`) in front of a target served by `handler`, both stopped after `run`. */
+async function withTarget(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+  options: Partial<Parameters<typeof createTrafficProxy>[0]>,
+  run: (url: string) => Promise<void>,
+): Promise<void> {
+  const target = createHttpServer(handler);
+  await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+  const proxy = createTrafficProxy({
+    target: `http://127.0.0.1:${(target.address() as AddressInfo).port}`,
+    host: '127.0.0.1',
+    port: 0,
+    contract,
+    timeoutMs: 5000,
+    ...options,
+  });
+  try {
+    await run(await proxy.start());
+  } finally {
+    await proxy.stop(0);
+    await new Promise<void>((resolve) => target.close(() => resolve()));
   }
 }
 
@@ -160,36 +184,24 @@ test('a kept-alive connection the target drops as it is reused: the request goes
   // The target answers the first request of each connection and drops the connection on the second,
   // as a server does whose keep-alive timeout ends just as the proxy reuses the connection.
   const served = new WeakMap<object, number>();
-  const target = createHttpServer((req, res) => {
+  const dropsReused = (req: IncomingMessage, res: ServerResponse) => {
     const n = (served.get(req.socket) ?? 0) + 1;
     served.set(req.socket, n);
-    if (n > 1) return req.socket.destroy();
+    if (n > 1) return void req.socket.destroy();
     res.writeHead(200, { 'content-type': 'application/json' }).end('[]');
-  });
-  await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
-  const proxy = createTrafficProxy({
-    target: `http://127.0.0.1:${(target.address() as AddressInfo).port}`,
-    host: '127.0.0.1',
-    port: 0,
-    contract,
-    timeoutMs: 5000,
-  });
-  try {
-    const url = await proxy.start();
+  };
+  await withTarget(dropsReused, {}, async (url) => {
     for (let i = 0; i < 3; i++) {
       const res = await fetch(`${url}/v1/pets?limit=1`);
       assert.is(res.status, 200, `request ${i + 1}`);
       await res.arrayBuffer();
     }
-  } finally {
-    await proxy.stop(0);
-    await new Promise<void>((resolve) => target.close(() => resolve()));
-  }
+  });
 });
 
 test('a request body held by Prefer: delay (--faults) reaches the target whole once the delay ends', async () => {
   const bodies: string[] = [];
-  const target = createHttpServer((req, res) => {
+  const keepsBody = (req: IncomingMessage, res: ServerResponse) => {
     let body = '';
     req.setEncoding('utf8');
     req.on('data', (c: string) => (body += c));
@@ -197,18 +209,8 @@ test('a request body held by Prefer: delay (--faults) reaches the target whole o
       bodies.push(body);
       res.writeHead(201, { 'content-type': 'application/json' }).end('{}');
     });
-  });
-  await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
-  const proxy = createTrafficProxy({
-    target: `http://127.0.0.1:${(target.address() as AddressInfo).port}`,
-    host: '127.0.0.1',
-    port: 0,
-    contract,
-    timeoutMs: 3000,
-    faults: true,
-  });
-  try {
-    const url = await proxy.start();
+  };
+  await withTarget(keepsBody, { timeoutMs: 3000, faults: true }, async (url) => {
     const sent = JSON.stringify({ name: 'rex', categoryId: 1 });
     const res = await fetch(`${url}/v1/pets`, {
       method: 'POST',
@@ -218,10 +220,7 @@ test('a request body held by Prefer: delay (--faults) reaches the target whole o
     await res.arrayBuffer();
     assert.is(res.status, 201);
     assert.equal(bodies, [sent]);
-  } finally {
-    await proxy.stop(0);
-    await new Promise<void>((resolve) => target.close(() => resolve()));
-  }
+  });
 });
 
 test.run();

@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { helpText, parseOptions, type OptionSpec } from '../../lib/cli-options.ts';
 import { KitError, UsageError } from '../../lib/errors.ts';
-import { KIT_FAILED, exitOnKitFailure, kitFailure } from '../../lib/kit-failure.ts';
+import { guardedMain } from '../../lib/kit-failure.ts';
 import { isEntryPoint } from '../../conformance/entry.ts';
 import { mergeSummaries, type Part, type ScriptSummary } from '../lib/merge.js';
 
@@ -36,8 +36,11 @@ function readPart(file: string): Part {
   return { name: file, summary };
 }
 
-export async function main(argv: string[]): Promise<number> {
-  exitOnKitFailure('load-merge');
+export function main(argv: string[]): Promise<number> {
+  return guardedMain('load-merge', () => run(argv));
+}
+
+async function run(argv: string[]): Promise<number> {
   try {
     const values = parseOptions(MERGE_OPTIONS, argv, process.env, { positionals: true });
     if (values.help) {
@@ -51,10 +54,7 @@ export async function main(argv: string[]): Promise<number> {
     if (typeof values.json === 'string') writeFileSync(values.json, `${JSON.stringify(merged.merged, null, 2)}\n`);
     return merged.lines.some((l) => l.startsWith('CANNOT MERGE')) ? 2 : merged.exitCode;
   } catch (error) {
-    if (!(error instanceof KitError)) {
-      process.stderr.write(kitFailure('load-merge', error));
-      return KIT_FAILED;
-    }
+    if (!(error instanceof KitError)) throw error;
     process.stderr.write(`load-merge: ${error.message}\nRun with --help for usage.\n`);
     return 2;
   }

@@ -7,7 +7,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { helpText, parseOptions, type OptionSpec } from '../../lib/cli-options.ts';
 import { KitError } from '../../lib/errors.ts';
-import { KIT_FAILED, exitOnKitFailure, kitFailure } from '../../lib/kit-failure.ts';
+import { guardedMain } from '../../lib/kit-failure.ts';
 import { formatHtml } from './html.ts';
 import { OBLIGATIONS, readiness, type ClientReport, type Obligation } from './recorder.ts';
 
@@ -105,14 +105,8 @@ function readReport(text: string): { generatedAt: string; clients: ClientReport[
   return report as { generatedAt: string; clients: ClientReport[] };
 }
 
-export async function main(argv: string[]): Promise<number> {
-  exitOnKitFailure('client-report');
-  try {
-    return await run(argv);
-  } catch (error) {
-    process.stderr.write(kitFailure('client-report', error));
-    return KIT_FAILED;
-  }
+export function main(argv: string[]): Promise<number> {
+  return guardedMain('client-report', () => run(argv));
 }
 
 async function run(argv: string[]): Promise<number> {
