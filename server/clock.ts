@@ -4,12 +4,16 @@
  */
 export const LAST_INSTANT_MS = Date.UTC(9999, 11, 31, 23, 59, 59);
 
+/** How long a clock moved as far as it may go still runs in real time with every date printable. */
+export const RUNNING_MARGIN_MS = 366 * 86_400_000;
+
 /**
  * The latest the clock may be moved to: every instant the server derives from it (a window's reset,
- * a ban's end) lies at most `longestSpanMs` after it, and must still be printable.
+ * a ban's end) lies at most `longestSpanMs` after it, and must still be printable after a year of
+ * real time (RUNNING_MARGIN_MS) has passed on a moved system clock.
  */
 export function latestClockMs(longestSpanMs: number): number {
-  return LAST_INSTANT_MS - longestSpanMs;
+  return LAST_INSTANT_MS - longestSpanMs - RUNNING_MARGIN_MS;
 }
 
 /** Epoch milliseconds. Everything time-dependent reads the clock it is given, never Date.now(). */

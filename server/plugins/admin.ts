@@ -105,10 +105,10 @@ export const adminPlugin: Plugin<AdminPluginOptions> = {
             const field = body.ms !== undefined ? 'ms' : 'seconds';
             const left = Math.max(0, latestClockMs - clock.now());
             const most = field === 'ms' ? left : Math.floor(left / 1000);
-            const spanSeconds = (LAST_INSTANT_MS - latestClockMs) / 1000;
+            const spanDays = Math.ceil((LAST_INSTANT_MS - latestClockMs) / 86_400_000);
             throw apiError(
               'invalid_body',
-              `"${field}" must be at most ${most}: the clock cannot move past ${new Date(latestClockMs).toISOString()}, since a rate-limit reset or a ban's end can lie ${spanSeconds} s after it and the last date the server can print is ${new Date(LAST_INSTANT_MS).toISOString()}. Nothing was changed.`,
+              `"${field}" must be at most ${most}: the clock cannot move past ${new Date(latestClockMs).toISOString()}, ${spanDays} days before the last date the server can print (${new Date(LAST_INSTANT_MS).toISOString()}): room for the longest window or ban after a year of real time. Nothing was changed.`,
             );
           }
           clock.advance(ms);
