@@ -105,11 +105,14 @@ function cidr(value: string): string {
   return value;
 }
 
+/** The longest ban: a year. A longer one is a mistake, and would push every date it feeds out of range. */
+export const MAX_BAN_SECONDS = 365 * 86_400;
+
 const banSchema = (threshold: number, periodSeconds: number, durationSeconds: number) =>
   Joi.object({
     threshold: Joi.number().integer().min(0).default(threshold),
-    periodSeconds: Joi.number().integer().min(1).default(periodSeconds),
-    durationSeconds: Joi.number().integer().min(1).default(durationSeconds),
+    periodSeconds: Joi.number().integer().min(1).max(MAX_BAN_SECONDS).default(periodSeconds),
+    durationSeconds: Joi.number().integer().min(1).max(MAX_BAN_SECONDS).default(durationSeconds),
   }).default();
 
 const rateLimitSchema = Joi.object({

@@ -218,7 +218,7 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = (
       env: 'BAN_DURATION',
       type: 'integer',
       value: '<s>',
-      help: 'How long a key ban lasts.',
+      help: 'How long a key ban lasts (at most 31536000, a year).',
       group: LIMITS,
     },
     {
@@ -254,7 +254,7 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = (
       env: 'IP_BAN_DURATION',
       type: 'integer',
       value: '<s>',
-      help: 'How long an address block lasts.',
+      help: 'How long an address block lasts (at most 31536000, a year).',
       group: LIMITS,
     },
     {
