@@ -14,7 +14,7 @@ import { exited } from './proc.ts';
 import { assembleReport, type BenchReport, type CaseResult, type RunSettings } from './report.ts';
 import { RoundTripCounter } from './round-trips.ts';
 import { interleave, summarize, voidReason, type RoundMeasure } from './stats.ts';
-import { readFileStore } from '../server/store/pet-store.ts';
+import { readFileStore } from '../server/store/database-file.ts';
 import { checkDurability } from './stores.ts';
 import { authHeaders, launch, runsTsx, type RunningServer } from './targets.ts';
 

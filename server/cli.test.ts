@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DEFAULT_DB_FILE, parseServeArgs } from './cli.ts';
-import { readFileStore } from './store/pet-store.ts';
+import { readFileStore } from './store/database-file.ts';
 import { ROOT, startCli } from './testing/process.ts';
 
 const args = suite('parseServeArgs');
@@ -204,6 +204,7 @@ const refusedAtStart: Array<[string, string[], RegExp]> = [
   ['a port that is not a number', ['--port', 'nope'], /--port must be an integer, not "nope"/],
   ['a port out of range, named by its flag', ['--port', '70000'], /--port: "port" must be less than or equal to 65535/],
   ['a Redis URL that is not one', ['--redis', 'http://x'], /--redis: "redisUrl" must be a valid uri/],
+  ['a ban longer than a year', ['--ban-duration', '31536001'], /--ban-duration: "rateLimit\.ban\.durationSeconds" must be less than or equal to 31536000/],
   ['a short admin token, without echoing it', ['--admin-token', 'short'], /--admin-token: "adminToken" length must be at least 8/],
   [
     'a key on a plan the contract does not have',

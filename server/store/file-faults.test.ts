@@ -9,7 +9,8 @@ import * as assert from 'uvu/assert';
 import { ManualClock } from '../clock.ts';
 import type { Pet } from '../types.ts';
 import { StorageUnavailableError } from './durable-json-file.ts';
-import { LowPetStore, readFileStore } from './pet-store.ts';
+import { readFileStore } from './database-file.ts';
+import { LowPetStore } from './low-pet-store.ts';
 import { StoreLockedError } from './store-lock.ts';
 
 const seed: Pet[] = [{ id: 1, name: 'A', categoryId: 1, status: 'available' }];

@@ -9,7 +9,8 @@ import { UsageError } from '../../lib/errors.ts';
 import type { Pet } from '../types.ts';
 import { CorruptDatabaseError } from './durable-json-file.ts';
 import { checkPetIds, ID_SPACE_SPENT, IdSpaceExhaustedError, isId, isNextId, LAST_ID, SPENT } from './id-space.ts';
-import { LowPetStore, readFileStore } from './pet-store.ts';
+import { readFileStore } from './database-file.ts';
+import { LowPetStore } from './low-pet-store.ts';
 
 const pet = (id: number): Pet => ({ id, name: `P${id}`, categoryId: 1, status: 'sold' });
 const line = (id: number) => `${JSON.stringify(pet(id))}\n`;

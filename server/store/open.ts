@@ -1,7 +1,8 @@
 // The one place a storage choice becomes a store: the server asks for a PetStore and never needs
 // to know which kind it got.
 import type { Pet } from '../types.ts';
-import { LowPetStore, type PetStore, type StorageOptions, type StoreOptions } from './pet-store.ts';
+import { LowPetStore } from './low-pet-store.ts';
+import type { PetStore, StorageOptions, StoreOptions } from './pet-store.ts';
 import { PostgresPetStore } from './postgres-store.ts';
 
 /**

@@ -8,7 +8,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ManualClock } from '../clock.ts';
 import { CorruptDatabaseError } from './durable-json-file.ts';
-import { LowPetStore, readFileStore } from './pet-store.ts';
+import { readFileStore } from './database-file.ts';
+import { LowPetStore } from './low-pet-store.ts';
 import type { Pet } from '../types.ts';
 
 const seed: Pet[] = [{ id: 1, name: 'A', categoryId: 1, status: 'available' }];

@@ -7,6 +7,9 @@ import type { Pet } from '../types.ts';
 import { IncompatibleSchemaError } from './database-errors.ts';
 import { LAST_ID } from './id-space.ts';
 
+/** The store's columns as a Pet's fields, for SELECT and RETURNING. */
+export const COLUMNS = 'id, name, category_id AS "categoryId", status';
+
 /** Largest integer a JavaScript number holds exactly: category ids stay within it (ids within LAST_ID). */
 export const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 

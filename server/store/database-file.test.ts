@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Pet } from '../types.ts';
-import { DatabaseSerializer, type Database } from './pet-store.ts';
+import { DatabaseSerializer, type Database } from './database-file.ts';
 
 const pet = (id: number): Pet => ({ id, name: `Pet "${id}" \u00e9`, categoryId: (id % 7) + 1, status: 'available' });
 

@@ -8,7 +8,9 @@ import { KitError } from '../../lib/errors.ts';
 import { fixturePets } from '../fixtures.ts';
 import type { Pet } from '../types.ts';
 import { CorruptDatabaseError, DurableJsonFile } from './durable-json-file.ts';
-import { readFileStore, LowPetStore, type Database, type StorageOptions } from './pet-store.ts';
+import { readFileStore, type Database } from './database-file.ts';
+import { LowPetStore } from './low-pet-store.ts';
+import type { StorageOptions } from './pet-store.ts';
 
 const seed: Pet[] = [
   { id: 1, name: 'A', categoryId: 1, status: 'available' },
