@@ -258,6 +258,16 @@ async function assertUp(proxy: ProxyProcess, what: string): Promise<void> {
   assert.is(answer.status, 200);
 }
 
+/** After a huge body and a normal request: the proxy still forwards, stops with exit 0 within its memory bound, and reports both. */
+async function assertSurvivedBody(proxy: ProxyProcess, what: string): Promise<void> {
+  await assertUp(proxy, `after ${what}`);
+  const exit = await stopProxy(proxy);
+  assert.equal([exit.code, exit.signal], [0, null], `exit${tail(proxy)}`);
+  assertPeak(proxy, BODY_PEAK_RSS_MIB, what);
+  const { json } = await readReports(proxy);
+  assert.is(json.requests, 2, `${what} and the normal request after it are counted`);
+}
+
 let target: HostileTarget;
 const test = suite('proxy: hostile exchanges, caused for real');
 
@@ -288,12 +298,7 @@ test(`a ${REQUEST_BYTES / 2 ** 20} MiB request body streams through to the targe
   assert.is(answer.status, 201);
   assert.equal(target.uploads.slice(uploadsBefore), [REQUEST_BYTES], 'the target read the whole body');
   assert.is(answer.headers['x-received-bytes'], String(REQUEST_BYTES));
-  await assertUp(proxy, 'after the huge request');
-  const exit = await stopProxy(proxy);
-  assert.equal([exit.code, exit.signal], [0, null], `exit${tail(proxy)}`);
-  assertPeak(proxy, BODY_PEAK_RSS_MIB, 'a huge request');
-  const { json } = await readReports(proxy);
-  assert.is(json.requests, 2);
+  await assertSurvivedBody(proxy, 'a huge request');
 });
 
 test(`a ${ANSWER_BYTES / 2 ** 20} MiB answer streams through to the client; the proxy stays up, within its memory bound, and reports`, async () => {
@@ -308,12 +313,7 @@ test(`a ${ANSWER_BYTES / 2 ** 20} MiB answer streams through to the client; the 
   assert.is(answer.status, 200);
   assert.is(answer.bytes, ANSWER_BYTES, 'the client read the whole answer');
   assert.is(target.hugeSent, sentBefore + 1);
-  await assertUp(proxy, 'after the huge answer');
-  const exit = await stopProxy(proxy);
-  assert.equal([exit.code, exit.signal], [0, null], `exit${tail(proxy)}`);
-  assertPeak(proxy, BODY_PEAK_RSS_MIB, 'a huge answer');
-  const { json } = await readReports(proxy);
-  assert.is(json.requests, 2);
+  await assertSurvivedBody(proxy, 'a huge answer');
 });
 
 test(`a body that never ends is cut at --timeout ${TIMEOUT_MS}, and --duration ${DURATION_S} still ends the run with its reports`, async () => {

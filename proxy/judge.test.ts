@@ -6,6 +6,7 @@ import type { Exchange } from '../conformance/http.ts';
 import { loadContract } from '../conformance/openapi.ts';
 import { TrafficJudge } from './judge.ts';
 import { operationOf } from './operations.ts';
+import { KEPT_BODY_CHARS } from './sample.ts';
 
 const contract = await loadContract();
 
@@ -103,6 +104,26 @@ test('an answer the window rules do not judge (an injected fault) still frees th
     ],
     'a is judged; the injected answer is drawn, marked as injected, not judged',
   );
+});
+
+test('the failures a key keeps as evidence hold bodies cut as the sample cuts them, not the whole capture', () => {
+  const judge = new TrafficJudge({ contract, dateHeader: false });
+  const start = RESET * 1000 - 30_000;
+  const big = 'x'.repeat(60_000);
+  for (let seq = 1; seq <= 8; seq++) {
+    const ex = listed(seq, start + seq, start + seq + 1, 60 - seq);
+    // Not the array listPets answers: every answer fails the contract, with a large body.
+    ex.response!.body = JSON.stringify({ big, seq });
+    ex.request = { ...ex.request, method: 'GET', body: big };
+    judge.arrived({ exchange: ex, key: KEY });
+    judge.observe({ exchange: ex, key: KEY });
+  }
+  const evidence = judge.report()[0]!.server.flatMap((r) => r.failures.flatMap((f) => f.evidence));
+  assert.ok(evidence.length > 0, 'the key kept failures with their exchanges');
+  for (const ex of evidence) {
+    assert.ok(ex.response!.body.length <= KEPT_BODY_CHARS, `an answer body of ${ex.response!.body.length} characters kept`);
+    assert.ok((ex.request.body?.length ?? 0) <= KEPT_BODY_CHARS, `a request body of ${ex.request.body?.length} characters kept`);
+  }
 });
 
 test.run();

@@ -11,6 +11,7 @@ import { jsonBody, keyLabel, type Exchange } from '../conformance/http.ts';
 import type { CheckResult } from '../conformance/ledger.ts';
 import type { Contract } from '../conformance/openapi.ts';
 import { OBLIGATIONS, type ClientReport } from '../server/client-report/recorder.ts';
+import { Listeners } from '../lib/live/source.ts';
 import { headerValue, parseInteger } from '../spec/rules/fields.js';
 import type { Tolerances } from '../spec/rules/snapshot.js';
 import type { Timeline, TimelinePoint } from '../spec/rules/timeline-svg.js';
@@ -117,7 +118,7 @@ export class TrafficJudge {
   readonly #keys = new Map<string, KeyState>();
   readonly #deprecated: Set<string>;
   readonly #inFlight = new InFlight();
-  readonly #listeners = new Set<(label: string) => void>();
+  readonly #listeners = new Listeners();
   #summarised: SummarisedKeys | undefined;
   #keyCount = 0;
   #current: { seq: number; atMs: number } = { seq: 0, atMs: 0 };
@@ -251,7 +252,7 @@ export class TrafficJudge {
       });
     }
     this.#windows(state, kept, injected === true, oldestInFlight);
-    this.#notify(state.label);
+    this.#listeners.tell(state.label);
   }
 
   /** The window rules and the client's obligations: what depends on the key's order of answers. */
@@ -323,18 +324,7 @@ export class TrafficJudge {
 
   /** Called with a key's label after each exchange of it is judged (the live view); returns the unsubscribe. */
   subscribe(listener: (label: string) => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
-  }
-
-  #notify(label: string): void {
-    for (const listener of this.#listeners) {
-      try {
-        listener(label);
-      } catch {
-        // A watcher's fault is its own: judging goes on.
-      }
-    }
+    return this.#listeners.add(listener);
   }
 
   /** Every key judged in full, each with its server checks, its client's obligations and its timeline. */

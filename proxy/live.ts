@@ -58,16 +58,7 @@ export function liveKeyOf(report: JudgedKey, nowMs: number): LiveKey {
     refused: report.refused,
     ...windowState(report.timeline.points, nowMs),
     ...boundedFindings(findingsOf(report)),
-    ...(client
-      ? {
-          client: {
-            ready: client.ready,
-            warnings: (Object.keys(client.obligations) as Array<keyof ClientReport['obligations']>).filter(
-              (name) => client.obligations[name].verdict === 'no' && OBLIGATIONS[name].level === 'should',
-            ).length,
-          },
-        }
-      : {}),
+    ...(client ? { client: { ready: client.ready, warnings: client.warnings } } : {}),
     timeline: report.timeline,
   };
 }

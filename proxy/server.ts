@@ -184,7 +184,7 @@ export function createTrafficProxy(options: ProxyOptions): TrafficProxy {
     }
   }
 
-  /** The request body as it streams in: captured up to --capture, and fed to `sink` when there is one. */
+  /** The request body as it streams in: captured up to --capture, the capture put on the exchange when it ends. */
   function requestBody(req: IncomingMessage, exchange: Exchange): { capture: BodyCapture; ended: Promise<void> } {
     const capture = new BodyCapture(captureBytes);
     req.on('data', (chunk: Buffer) => capture.add(chunk));
@@ -192,7 +192,11 @@ export function createTrafficProxy(options: ProxyOptions): TrafficProxy {
     // stream into the capture alone while Prefer: delay holds the request, and never reach the target.
     req.pause();
     const ended = new Promise<void>((resolve) => {
+      let finished = false;
+      // 'close' follows 'end' on every request that ends: the capture is decoded once.
       const finish = () => {
+        if (finished) return;
+        finished = true;
         if (capture.total > 0) {
           exchange.request.body = capturedText(capture);
           if (capture.truncated) exchange.request.truncatedFrom = capture.total;

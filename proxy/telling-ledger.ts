@@ -2,6 +2,7 @@
 // moment a check fails, without the checks knowing a judge is listening.
 import type { Exchange } from '../conformance/http.ts';
 import type { CheckLedger } from '../conformance/ledger.ts';
+import { slim } from './sample.ts';
 
 /** A ledger view that tells of each failure as it is recorded; a class, so a key's views cost no closures. */
 export class TellingLedger implements CheckLedger {
@@ -18,7 +19,9 @@ export class TellingLedger implements CheckLedger {
   }
 
   fail(id: string, message: string, evidence: Exchange[] = [], rule?: string): void {
-    this.#view.fail(id, message, evidence, rule);
+    // The ledger keeps the first failures' evidence for the reports: slimmed, as the sample keeps its
+    // exchanges, or each key would hold up to --capture bytes of two bodies per kept failure.
+    this.#view.fail(id, message, evidence.map(slim), rule);
     this.#told(id, message, rule);
   }
 

@@ -43,7 +43,7 @@ function liveKeyOf(client: ClientReport, nowMs: number): LiveKey {
         message: `${OBLIGATIONS[name].title}: ${client.obligations[name].detail}`,
       })),
     ),
-    client: { ready: client.ready, warnings: broken.filter((name) => OBLIGATIONS[name].level === 'should').length },
+    client: { ready: client.ready, warnings: client.warnings },
     timeline: { key: client.key, points: client.timeline, title: `Requests of ${client.key} (${client.plan})` },
   };
 }
