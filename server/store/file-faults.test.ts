@@ -119,6 +119,36 @@ check('a torn journal tail the full disk cannot keep aside is still cut, and the
   });
 });
 
+check(
+  "a cut-short line's id is not given again although the start's snapshot and the stop's are refused: the tail stays in the journal until one is durable",
+  async () => {
+    await onSmallDisk(async (dir) => {
+      const path = join(dir, 'db.json');
+      await (await LowPetStore.open({ type: 'file', path }, seed)).close();
+      // Pet 2's line, and pet 3's cut short, all in one page: cutting the tail frees no space.
+      appendFileSync(`${path}.journal`, `${JSON.stringify({ id: 2, name: 'B', categoryId: 1, status: 'sold' })}\n{"id":3,"name":"Ha`);
+      // Room for the lock's page and the side file's, none for a snapshot.
+      const stats = statfsSync(dir);
+      writeFileSync(join(dir, 'filler'), Buffer.alloc(Number(stats.bavail) * Number(stats.bsize) - 8192));
+      const logged: string[] = [];
+      const store = await LowPetStore.open({ type: 'file', path }, seed, { log: (level, message) => void logged.push(`${level}: ${message}`) });
+      assert.match(logged[0]!, /kept in \S+\.torn-\S+\. Id 3 will not be given again\.$/);
+      assert.match(logged[1]!, /^error: .*ENOSPC writing the snapshot/, logged.join('\n'));
+      assert.match((await store.failure()) ?? '', /ENOSPC writing the snapshot/);
+      assert.instance(await store.close().catch((error: unknown) => error), StorageUnavailableError);
+
+      rmSync(join(dir, 'filler'));
+      const again = await LowPetStore.open({ type: 'file', path }, seed);
+      assert.equal(
+        (await again.list({ limit: 10 })).pets.map((p) => p.id),
+        [1, 2],
+      );
+      assert.is((await create(again, 'after')).id, 4, 'id 3 was not given again');
+      await again.close();
+    });
+  },
+);
+
 check('a whole last pet whose newline the full disk refuses at start is kept, and gets its newline before the next line', async () => {
   await onSmallDisk(async (dir) => {
     const path = join(dir, 'db.json');

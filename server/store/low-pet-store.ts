@@ -102,7 +102,8 @@ export class LowPetStore implements PetStore {
       const { pets, tail } = opened.replayed;
       for (const pet of pets) store.#add(pet);
       // Nor is the id of a line cut short given again: the disk may have lost the end of a line it
-      // had acknowledged, and a client holding that id must never find another pet behind it.
+      // had acknowledged, and a client holding that id must never find another pet behind it. Its
+      // bytes stay in the journal until this fold's snapshot, counting past the id, is durable.
       const highest = Math.max(pets.at(-1)?.id ?? 0, tail?.kept === false ? (tail.id ?? 0) : 0);
       if (highest >= db.data.nextId) {
         db.data.nextId = highest + 1;

@@ -12,7 +12,8 @@
 // A start that finds a last line without its newline (a write cut short by a crash, or a disk that
 // lost the end of a line) says so in the log. A whole pet there is kept: it was written whole and may
 // have been acknowledged. Anything else is cut off, and its bytes kept in `<journal>.torn-<time>`
-// beside it, whole: with the journal it gives back the file as the crash left it.
+// beside it, whole: with the journal it gives back the file as the crash left it. When it begins a pet
+// whose id no line holds, the store's first checkpoint (a snapshot counting past that id) cuts it.
 import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { CorruptDatabaseError, isStorageFailure, StorageUnavailableError } from './durable-json-file.ts';
@@ -79,13 +80,17 @@ export class PetJournal {
   /** Called once the queue has run dry: close() waits for it. */
   #drained: (() => void) | null = null;
 
-  private constructor(file: FileHandle, path: string, bytes: number, unterminated = false) {
+  /**
+   * `bytes`: where the journal's lines end. `unterminated`: see the field. `torn`: the file holds more
+   * than `bytes` (a refused newline, or a tail whose cut waits for a durable snapshot), to be cut
+   * before the next line is written; a checkpoint empties the file anyway.
+   */
+  private constructor(file: FileHandle, path: string, bytes: number, state: { unterminated?: boolean; torn?: boolean } = {}) {
     this.#file = file;
     this.#path = path;
     this.#bytes = bytes;
-    this.#unterminated = unterminated;
-    // The refused newline may have reached the file without being synced: cut before adding it again.
-    this.#torn = unterminated;
+    this.#unterminated = state.unterminated ?? false;
+    this.#torn = state.torn ?? this.#unterminated;
   }
 
   /**
@@ -140,17 +145,25 @@ export class PetJournal {
           `The journal ${path} ended in pet ${pet.id}'s whole line without its newline (${tailBytes.length} bytes, left by a crash); the pet was kept and ${note}.`,
         );
         const bytes = content.length + (unterminated ? 0 : 1);
-        return { journal: new PetJournal(file, path, bytes, unterminated), replayed: { pets, tail: { kept: true, bytes: tailBytes.length, pet } } };
+        // The refused newline may have reached the file without being synced: cut before adding it again.
+        return { journal: new PetJournal(file, path, bytes, { unterminated }), replayed: { pets, tail: { kept: true, bytes: tailBytes.length, pet } } };
       }
 
       // Kept before the journal is cut: a crash in between leaves the tail in both, never in neither.
       const sideFile = `${path}.torn-${new Date(options.now()).toISOString().replace(/:/g, '')}`;
       const kept = await keepBytes(sideFile, tailBytes);
-      await file.truncate(goodBytes);
-      await file.datasync();
       const id = startedId(tailValue, tailBytes);
+      // A tail that names an id past the journal's is the only record that the id was taken: it stays
+      // in the file until the store's checkpoint has made a snapshot counting past it durable (which
+      // empties the journal), or until a later line takes its place. Cut now, a crash before that
+      // snapshot would give the id again. Any other tail is cut at once, freeing its space.
+      const holdsId = id !== undefined && id > last;
+      if (!holdsId) {
+        await file.truncate(goodBytes);
+        await file.datasync();
+      }
       const what = `The journal ${path} ended in ${tailBytes.length} bytes without a newline (left by a crash) that ${tailDescription(tailValue, id, problem)}.`;
-      const skipped = id !== undefined && id > last ? ` Id ${id} will not be given again.` : '';
+      const skipped = holdsId ? ` Id ${id} will not be given again.` : '';
       if (typeof kept === 'string') {
         options.log('warn', `${what} They were cut from the journal and kept in ${kept}.${skipped}`);
       } else {
@@ -160,7 +173,7 @@ export class PetJournal {
         );
       }
       return {
-        journal: new PetJournal(file, path, goodBytes),
+        journal: new PetJournal(file, path, goodBytes, { torn: holdsId }),
         replayed: {
           pets,
           tail: { kept: false, bytes: tailBytes.length, sideFile: typeof kept === 'string' ? kept : null, ...(id === undefined ? {} : { id }) },

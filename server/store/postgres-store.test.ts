@@ -243,6 +243,38 @@ it('fewer creates than a second group needs wait for the first group to end, the
     assert.ok(Math.min(...pets.map((p) => p.id)) > pet.id, 'after the first');
   }));
 
+it('two instances at the end of the id space, each with two groups queued on the lock: every id left is given once, the rest refused and stored nowhere', async () => {
+  const schema = db!.schema('ids-race');
+  const left = 10;
+  const stores = [await open(schema, [{ id: LAST_ID - left, name: 'Near the end', categoryId: 1, status: 'sold' }]), await open(schema, [])];
+  const holder = new pg.Client({ connectionString: db!.url });
+  await holder.connect();
+  try {
+    const lock = lockSql(schemaNames(schema));
+    await holder.query('BEGIN');
+    await holder.query(lock.text, lock.values);
+    const creating: Array<Promise<Pet>> = [];
+    // A first group of 6 per instance, then a second of SECOND_GROUP_MIN sent while the first waits.
+    for (const [s, store] of stores.entries()) creating.push(...names(`S${s}-a`, 6).map((name) => store.create(input(name))));
+    await new Promise(setImmediate);
+    for (const [s, store] of stores.entries()) creating.push(...names(`S${s}-b`, SECOND_GROUP_MIN).map((name) => store.create(input(name))));
+    assert.is(await untilWaiting(schema, 2 * GROUPS_IN_FLIGHT), 2 * GROUPS_IN_FLIGHT, 'four groups queued on the lock');
+    await holder.query('COMMIT');
+    const settled = await Promise.allSettled(creating);
+    for (const r of settled) if (r.status === 'rejected') assert.instance(r.reason, IdSpaceExhaustedError);
+    const ids = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value.id] : []));
+    assert.equal(
+      [...ids].sort((a, b) => a - b),
+      Array.from({ length: left }, (_, i) => LAST_ID - left + 1 + i),
+      'the ids left, each once',
+    );
+    assert.is(await stores[0]!.count(), left + 1, 'the refused creates stored nothing');
+  } finally {
+    await holder.end();
+    for (const store of stores) await store.close();
+  }
+});
+
 it('close() waits for every group in flight and every create still queued', async () => {
   const store = await open(db!.schema('closing'));
   const creating = Array.from({ length: 20 }, (_, i) => store.create(input(`C${i}`)));

@@ -1,7 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { tmpdir, userInfo } from 'node:os';
-import { BodyWatch, leakIn } from './leaks.ts';
+import { ROOT } from '../process.ts';
+import { assertNoLeaks, BodyWatch, leakIn } from './leaks.ts';
 
 // What the search must catch (the bodies issue 30 found, and their kin) and what it must let pass.
 const cases: Array<[string, string, boolean]> = [
@@ -15,7 +16,7 @@ const cases: Array<[string, string, boolean]> = [
   ['the OS user', `running as ${userInfo().username}`, true],
   ['a temporary folder', 'EACCES writing /tmp/chaos-abc/data/db.json', true],
   ['the data folder', `EROFS at ${tmpdir()}`, true],
-  ['the checkout', 'cannot read /work/main/fixtures/pets.json', true],
+  ['the checkout, wherever it lies', `cannot read ${ROOT}fixtures/pets.json`, true],
   ['a home', 'cannot read /home/app/db.json', true],
   ['/var', 'cannot read /var/lib/db.json', true],
   ['/root', 'cannot read /root/db.json', true],
@@ -40,6 +41,18 @@ test('only 5xx and /healthz bodies are searched, and only leaks are kept', () =>
   assert.is(watch.checked, 3);
   assert.is(watch.leaked, 1);
   assert.is(watch.leaks[0]?.status, 503);
+});
+
+test('a search that saw no 5xx body proved nothing: it fails, unless the scenarios need not cause one', () => {
+  const watch = new BodyWatch();
+  assert.throws(() => assertNoLeaks({ watch }), /no 5xx or \/healthz body was seen/);
+  watch.see('http://127.0.0.1:1/healthz', 200, { status: 'ok' });
+  assert.throws(() => assertNoLeaks({ watch }), /no 5xx body was seen/);
+  assert.not.throws(() => assertNoLeaks({ watch, failureOptional: true }));
+  watch.see('http://127.0.0.1:1/v1/pets', 503, { message: 'retry later' });
+  assert.not.throws(() => assertNoLeaks({ watch }));
+  watch.see('http://127.0.0.1:1/v1/pets', 500, { message: 'at /var/lib/db.json' });
+  assert.throws(() => assertNoLeaks({ watch }), /1 of 3 bodies leaked/);
 });
 
 test.run();

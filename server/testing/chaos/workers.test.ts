@@ -59,6 +59,7 @@ it('workers killed again and again: restarted with a growing backoff, then the p
   assertChecks(checks);
 });
 
-it('no 5xx or /healthz body of these scenarios names an address, a user or a path', () => assertNoLeaks());
+// A killed worker mostly shows as a connection error, not a 5xx: a run may cause none to search.
+it('no 5xx or /healthz body of these scenarios names an address, a user or a path', () => assertNoLeaks({ failureOptional: true }));
 
 t.run();
