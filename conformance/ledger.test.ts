@@ -57,6 +57,40 @@ test('one cause, one failure: the same problem on other requests joins the first
   assert.equal([two!.outcome, two!.judged, two!.reason], ['not-run', 0, 'nothing to check']);
 });
 
+test('past twenty failures of one cause, the rest are counted, not named: a stream of one mistake stays small', () => {
+  const ledger = new Ledger(DEFS);
+  const a = ledger.scope('a', ['a.one']);
+  const ex = { request: { url: 'http://x/v1/pets' } } as unknown as Exchange;
+  for (let i = 0; i < 50; i++) a.fail('a.one', `request ${i}: body/code is wrong`, [ex]);
+  const [one] = ledger.results({ strict: false, selected: all });
+  assert.is(one!.failures.length, 1);
+  assert.is(one!.failures[0]!.sameCause?.length, 20);
+  assert.equal([one!.outcome, one!.failed], ['failed', 50]);
+});
+
+test('what a check could not judge is never a pass: a failure seen through a body past --max-body is not judged, unless the check reads only status and headers', () => {
+  const defs: CheckDef[] = [...DEFS, { id: 'a.headers', level: 'must', profile: 'contract', section: 's', title: 't', reads: 'status-and-headers' }];
+  const huge = {
+    purpose: 'list',
+    request: { url: 'http://x/v1/pets' },
+    response: { status: 200, headers: {}, body: '[', tooLarge: { limit: 1024, read: 2048 } },
+  } as unknown as Exchange;
+  const whole = { purpose: 'get', request: { url: 'http://x/v1/pets/1' }, response: { status: 200, headers: {}, body: '{}' } } as unknown as Exchange;
+  const ledger = new Ledger(defs);
+  const a = ledger.scope('a', ['a.one', 'a.two', 'a.headers']);
+  a.pass('a.one');
+  a.fail('a.one', 'list: body is not an array', [huge]);
+  a.fail('a.two', 'list: body is not an array', [huge]);
+  a.fail('a.two', 'get: name is missing', [whole]);
+  a.fail('a.headers', 'list: X-RateLimit-Limit missing', [huge]);
+  const [one, two, , headers] = ledger.results({ strict: false, selected: all });
+  assert.equal([one!.outcome, one!.unjudged, one!.failed, one!.failures], ['not-run', 1, 0, []]);
+  assert.match(one!.reason ?? '', /^could not judge: list: body too large to judge: more than 2048 bytes read, past --max-body 1024.*; 1 judged and passed$/);
+  // A failure seen whole is a finding, whatever else could not be judged.
+  assert.equal([two!.outcome, two!.unjudged, two!.failed], ['warned', 1, 1]);
+  assert.equal([headers!.outcome, headers!.unjudged, headers!.failed], ['failed', undefined, 1]);
+});
+
 test('a scope naming a check that does not exist is refused', () => {
   assert.throws(() => new Ledger(DEFS).scope('c', ['c.nothing']), /c: unknown check id c\.nothing/);
 });

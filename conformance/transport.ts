@@ -164,7 +164,9 @@ export class Transport {
           res.destroy();
           resolve({ status, headers, body: capture.bytes().subarray(0, EVIDENCE_BYTES).toString('utf8'), tooLarge });
         };
-        if (declared !== undefined && declared > limit) return stop();
+        // A HEAD answer, a 204 and a 304 have no body whatever Content-Length says (RFC 9110 §8.6).
+        const bodiless = req.method === 'HEAD' || status === 204 || status === 304;
+        if (!bodiless && declared !== undefined && declared > limit) return stop();
         res.on('data', (c: Buffer) => {
           capture.add(c);
           if (capture.truncated) stop();

@@ -173,6 +173,18 @@ test('an injected answer is judged like any other and drawn as injected', () => 
   );
 });
 
+test('a long run of 429s is judged on every wait, not only the few it names: one wait too short at the end breaks the backoff', () => {
+  const steps: Step[] = [];
+  let at = 0;
+  for (let i = 0; i < 12; i++) {
+    steps.push([at, 429, 1]);
+    at += 2 ** i;
+  }
+  assert.equal(verdicts([...steps, [at, 200]]).backoff, 'yes');
+  steps.push([at, 429, 1]);
+  assert.equal(verdicts([...steps, [at + 1, 429, 1], [at + 2, 200]]).backoff, 'no');
+});
+
 test('the details say what happened, with numbers', () => {
   const recorder = new ClientRecorder(['getPet']);
   const base = { keyId: 'k', plan: 'free', label: 'test-fre…', operationId: 'getPet' };

@@ -102,6 +102,21 @@ const TOLERANCE_MS = 250;
 /** Each wait of a retry streak must be at least this many times the one before. */
 const BACKOFF_FACTOR = 1.5;
 
+/**
+ * A run of retries after 429s as running figures, so that a client retrying for hours holds a few
+ * numbers, not a wait per request: how many waits, the last, whether each so far grew by the factor,
+ * and the first few (a report's example).
+ */
+interface Streak {
+  waits: number;
+  last: number;
+  grows: boolean;
+  first: number[];
+}
+
+const STREAK_EXAMPLE = 5;
+const newStreak = (): Streak => ({ waits: 0, last: 0, grows: true, first: [] });
+
 interface KeyState {
   plan: string;
   label: string;
@@ -112,8 +127,8 @@ interface KeyState {
   early: number;
   earliestByMs: number;
   lastAt: number;
-  /** Gaps between the requests of the current run of 429s. */
-  gaps: number[];
+  /** The current run of retries after 429s. */
+  streak: Streak;
   streaks: number;
   streaksExponential: number;
   flatExample: number[] | null;
@@ -130,10 +145,12 @@ export class ClientRecorder {
   readonly #keys = new Map<string, KeyState>();
   readonly #deprecated: ReadonlySet<string>;
 
-  /** `deprecatedOperations`: the operationIds the contract marks deprecated. */
   readonly #timelinePoints: number;
 
-  /** `timelinePoints`: how many of a key's last requests its timeline keeps (0 for a judge that draws its own). */
+  /**
+   * `deprecatedOperations`: the operationIds the contract marks deprecated; `timelinePoints`: how many
+   * of a key's last requests its timeline keeps (0 for a judge that draws its own).
+   */
   constructor(deprecatedOperations: Iterable<string>, options: { timelinePoints?: number } = {}) {
     this.#timelinePoints = options.timelinePoints ?? TIMELINE_POINTS;
     this.#deprecated = new Set(deprecatedOperations);
@@ -152,7 +169,7 @@ export class ClientRecorder {
         early: 0,
         earliestByMs: 0,
         lastAt: 0,
-        gaps: [],
+        streak: newStreak(),
         streaks: 0,
         streaksExponential: 0,
         flatExample: null,
@@ -186,7 +203,13 @@ export class ClientRecorder {
         s.early++;
         s.earliestByMs = Math.max(s.earliestByMs, s.retryAt - sentAt);
       } else s.honoured++;
-      s.gaps.push(sentAt - s.lastAt);
+      const wait = sentAt - s.lastAt;
+      const { streak } = s;
+      // Longer each time, and by the factor: a loop of immediate retries (0, 0, 0) is no backoff.
+      if (streak.waits > 0 && !(wait > streak.last && wait + TOLERANCE_MS >= BACKOFF_FACTOR * streak.last)) streak.grows = false;
+      streak.waits++;
+      streak.last = wait;
+      if (streak.first.length < STREAK_EXAMPLE) streak.first.push(wait);
     }
     s.lastAt = answer.atMs;
     if (answer.status === 429) {
@@ -217,14 +240,12 @@ export class ClientRecorder {
 
   /** A run of retries after 429s ends: it backed off exponentially if each wait grew enough. */
   #closeStreak(s: KeyState): void {
-    if (s.gaps.length >= 2) {
+    if (s.streak.waits >= 2) {
       s.streaks++;
-      // Longer each time, and by the factor: a loop of immediate retries (0, 0, 0) is no backoff.
-      const grows = s.gaps.every((gap, i) => i === 0 || (gap > s.gaps[i - 1]! && gap + TOLERANCE_MS >= BACKOFF_FACTOR * s.gaps[i - 1]!));
-      if (grows) s.streaksExponential++;
-      else s.flatExample ??= s.gaps.slice(0, 5);
+      if (s.streak.grows) s.streaksExponential++;
+      else s.flatExample ??= s.streak.first.slice();
     }
-    s.gaps = [];
+    s.streak = newStreak();
   }
 
   report(): ClientReport[] {
@@ -238,7 +259,8 @@ export class ClientRecorder {
   }
 
   #reportOf(keyId: string, live: KeyState, withTimeline: boolean): ClientReport {
-    const s = { ...live, gaps: [...live.gaps] };
+    // Closing the open streak replaces the copy's streak, never changes the live one.
+    const s = { ...live };
     this.#closeStreak(s);
     // A run of 429s still open is judged now: its last request is where it showed.
     const last = live.timeline.at(-1);
