@@ -49,10 +49,13 @@ export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
 /** Of a body past the limit, what is kept to show in the report. */
 export const EVIDENCE_BYTES = 2048;
 
+/** How every report names a body past --max-body (Dredd's worker, plain CommonJS, spells it too). */
+export const TOO_LARGE = 'body too large to judge';
+
 /** What a body past the limit is, in words (the reports and the ledger use it). */
 export function tooLargeText(tooLarge: BodyTooLarge): string {
   const size = tooLarge.declared !== undefined ? `Content-Length ${tooLarge.declared}` : `more than ${tooLarge.read} bytes read`;
-  return `body too large to judge: ${size}, past --max-body ${tooLarge.limit}; not read further`;
+  return `${TOO_LARGE}: ${size}, past --max-body ${tooLarge.limit}; not read further`;
 }
 
 /** Scheme, host and port: where a transport may send. */

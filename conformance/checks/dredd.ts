@@ -3,10 +3,8 @@
 import type { CheckDef } from '../catalogue.ts';
 import { runDredd, transactionPlans, type DreddOutcome } from '../dredd.ts';
 import type { Exchange } from '../http.ts';
+import { TOO_LARGE } from '../transport.ts';
 import type { Area, AreaContext } from './area.ts';
-
-/** How the Dredd worker (dredd/worker.cjs) begins the error of an answer it stopped reading at --max-body. */
-const TOO_LARGE = 'body too large to judge';
 
 const checks: readonly CheckDef[] = [
   {
