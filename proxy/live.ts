@@ -2,7 +2,7 @@
 // proxy itself at LIVE_PATH. The judge decides everything; this only reads its per-key report after
 // each judged exchange and says what the page shows of it.
 import type { Clock } from '../conformance/http.ts';
-import { OBLIGATIONS, type ClientReport } from '../server/client-report/recorder.ts';
+import { brokenObligations } from '../server/client-report/recorder.ts';
 import { boundedFindings, windowState, type LiveFinding, type LiveKey, type LiveSource } from '../lib/live/source.ts';
 import { createLiveView, type LiveView } from '../lib/live/view.ts';
 import type { KeyReport } from './judge.ts';
@@ -36,16 +36,7 @@ function findingsOf(report: JudgedKey): LiveFinding[] {
         message,
       })),
     );
-  const client = report.client
-    ? (Object.entries(report.client.obligations) as Array<[keyof ClientReport['obligations'], ClientReport['obligations'][keyof ClientReport['obligations']]]>)
-        .filter(([, o]) => o.verdict === 'no')
-        .map(([name, o]): LiveFinding => ({
-          side: 'client',
-          id: OBLIGATIONS[name].id,
-          level: OBLIGATIONS[name].level,
-          message: `${OBLIGATIONS[name].title}: ${o.detail}`,
-        }))
-    : [];
+  const client = report.client ? brokenObligations(report.client).map((b): LiveFinding => ({ side: 'client', ...b })) : [];
   return [...server, ...client];
 }
 

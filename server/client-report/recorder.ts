@@ -88,6 +88,13 @@ export const OBLIGATIONS: Readonly<Record<keyof ClientReport['obligations'], { i
   avoidsDeprecated: { id: 'client.avoids-deprecated', title: 'avoids deprecated operations (getPet)', level: 'should', section: 'Versioning' },
 };
 
+/** The obligations a client broke, each named as the reports and the live views name it. */
+export function brokenObligations(c: Pick<ClientReport, 'obligations'>): Array<{ id: string; level: 'must' | 'should'; message: string }> {
+  return (Object.keys(c.obligations) as Array<keyof ClientReport['obligations']>)
+    .filter((name) => c.obligations[name].verdict === 'no')
+    .map((name) => ({ id: OBLIGATIONS[name].id, level: OBLIGATIONS[name].level, message: `${OBLIGATIONS[name].title}: ${c.obligations[name].detail}` }));
+}
+
 /** A client's verdict in words, the same in every report: READY, READY (n warnings) or NOT READY. */
 export function readiness(c: Pick<ClientReport, 'ready' | 'warnings'>): string {
   if (!c.ready) return 'NOT READY';

@@ -9,7 +9,7 @@
 // fetch() and "Authorization: Bearer <token>". The events route is an admin route like any other.
 import type { Plugin } from '@hapi/hapi';
 import type { ClientReport } from '../client-report/recorder.ts';
-import { OBLIGATIONS } from '../client-report/recorder.ts';
+import { brokenObligations } from '../client-report/recorder.ts';
 import type { Clock } from '../clock.ts';
 import { LiveFeed } from '../../lib/live/feed.ts';
 import { LIVE_PAGE_CSP, livePage } from '../../lib/live/page.ts';
@@ -25,24 +25,14 @@ export interface LiveViewPluginOptions {
   adminStrategy: string;
 }
 
-type Obligations = ClientReport['obligations'];
-
 /** A client as the page shows it: the recorder judges the client only, so every finding is the client's. */
 function liveKeyOf(client: ClientReport, nowMs: number): LiveKey {
-  const broken = (Object.keys(client.obligations) as Array<keyof Obligations>).filter((name) => client.obligations[name].verdict === 'no');
   return {
     key: client.key,
     requests: client.requests,
     refused: client.refused,
     ...windowState(client.timeline, nowMs),
-    ...boundedFindings(
-      broken.map((name) => ({
-        side: 'client' as const,
-        id: OBLIGATIONS[name].id,
-        level: OBLIGATIONS[name].level,
-        message: `${OBLIGATIONS[name].title}: ${client.obligations[name].detail}`,
-      })),
-    ),
+    ...boundedFindings(brokenObligations(client).map((b) => ({ side: 'client' as const, ...b }))),
     client: { ready: client.ready, warnings: client.warnings },
     timeline: { key: client.key, points: client.timeline, title: `Requests of ${client.key} (${client.plan})` },
   };
