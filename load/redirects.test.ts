@@ -35,7 +35,7 @@ test.after(async () => {
 });
 
 async function shimRun(file: string, env: Record<string, string>) {
-  origins.reset();
+  await origins.reset();
   const out = captureConsole();
   try {
     const r = await runScript(file, { env: { BASE_URL: origins.baseUrl, API_KEY: KEY, ...env }, handler: curl, startMs: Date.now(), maxIterations: 50 });
@@ -57,6 +57,8 @@ for (const [script, env] of SCRIPTS) {
     assert.ok(sent >= 3, `the scenario reached the target: ${sent} requests`);
     assert.equal(after.elsewhere.slice(before.elsewhere.length), [], 'the other origin received nothing');
     assert.equal(r.shim.redirects, []);
+    // smoke.js keeps the body of every request but setup's probe (its checks read them); the others keep none.
+    assert.is(r.shim.bodiesKept, script === 'smoke.js' ? r.shim.requests.length - 1 : 0, 'answers that kept their body');
     assert.ok(
       r.shim.requests.every((q) => q.url.startsWith(origins.baseUrl)),
       r.shim.requests.map((q) => q.url).join('\n'),
@@ -107,7 +109,7 @@ if (k6 === null) {
   SCRIPTS.forEach(([script, env], i) => {
     test(K6_RUNS[i]!, async () => {
       const before = await origins.received();
-      origins.reset();
+      await origins.reset();
       const r = await runK6(k6, script, { BASE_URL: origins.baseUrl, API_KEY: KEY, ...env }, dir, 60_000);
       const after = await origins.received();
       assert.ok(after.target.length - before.target.length >= 3, `the scenario reached the target; k6 said:\n${r.output}`);

@@ -26,13 +26,13 @@ const halves = ['0:1/2', '1/2:1'].map((segment, i) => {
   return file;
 });
 
-test('a merge that throws on summaries it cannot read exits 2 with one message, not 1 (FAIL)', () => {
+test('a merge that throws on summaries it cannot read exits 3 with one message, not 1 (FAIL)', () => {
   const r = merge(halves);
   assert.is(r.status, KIT_FAILED, r.stderr);
   assert.match(r.stderr, /load-merge: the kit failed \(an internal error, no verdict on what it judges/);
 });
 
-test('an unhandled rejection in the merge exits 2, not 1', () => {
+test('an unhandled rejection in the merge exits 3, not 1', () => {
   const r = merge(['--help'], `setTimeout(() => { Promise.reject(new Error('planted crash')); }, 1000);`);
   assert.is(r.status, KIT_FAILED, r.stderr);
   assert.match(r.stderr, /planted crash/);

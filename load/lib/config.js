@@ -2,6 +2,7 @@
 // Configuration from the environment (k6's __ENV), validated once in the init context so a typo
 // stops the run before any request instead of producing a misleading result. Pure JavaScript.
 import { BASE_PATH, CUSTOM_PLANS, PLAN_LIMITS } from '../../spec/rules/contract.js';
+import { originOf } from './origin.js';
 
 /** The reference server started with `npm start`. */
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:3000' + BASE_PATH;
@@ -125,6 +126,10 @@ export function clientsEnv(env) {
 export function baseUrl(env) {
   const url = stringEnv(env, 'BASE_URL', DEFAULT_BASE_URL).replace(/\/+$/, '');
   if (!/^https?:\/\/[^/]+/.test(url)) throw new Error('BASE_URL=' + url + ' is not an http(s) URL');
+  // Every request is checked against this origin (lib/origin.js): one it cannot read would refuse them all, later.
+  if (originOf(url) === null) {
+    throw new Error('BASE_URL names no origin the key can be kept to: no user:password@, no space or backslash, a host that is a name or an address');
+  }
   return url;
 }
 

@@ -6,6 +6,11 @@ test('BASE_URL defaults to the local server and loses a trailing slash', () => {
   assert.is(baseUrl({}), DEFAULT_BASE_URL);
   assert.is(baseUrl({ BASE_URL: 'https://api.example.test/v1/' }), 'https://api.example.test/v1');
   assert.throws(() => baseUrl({ BASE_URL: 'api.example.test/v1' }), /not an http/);
+  // Its origin is what every request is checked against: one that cannot be read is refused here, not on each request.
+  for (const url of ['http://user:secret@api.example.test/v1', 'http://api.example.test\\@evil.test/v1', 'http://api.example.test:3000 /v1']) {
+    assert.throws(() => baseUrl({ BASE_URL: url }), /names no origin the key can be kept to/, url);
+  }
+  assert.is(baseUrl({ BASE_URL: 'http://pet_store:3000/v1' }), 'http://pet_store:3000/v1');
 });
 
 for (const [env, expected] of [

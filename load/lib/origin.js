@@ -21,7 +21,7 @@ export function originOf(url) {
   if (!m) return null;
   const scheme = m[1].toLowerCase();
   if (scheme !== 'http' && scheme !== 'https') return null;
-  const host = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::(\d*))?$/.exec(m[2]);
+  const host = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._~-]+)(?::(\d*))?$/.exec(m[2]);
   if (!host) return null;
   const port = host[2] ? String(Number(host[2])) : scheme === 'http' ? '80' : '443';
   return scheme + '://' + host[1].toLowerCase() + ':' + port;

@@ -11,6 +11,10 @@ test('the origin of a URL names its scheme, host and port, the default port writ
     ['http://api.example.test', 'http://api.example.test:80'],
     ['http://api.example.test:080/', 'http://api.example.test:80'],
     ['http://[::1]:3000/v1', 'http://[::1]:3000'],
+    // A Compose service name may hold an underscore; Go dials it as any name.
+    ['http://pet_store:3000/v1', 'http://pet_store:3000'],
+    ['http://[::1]@evil.test/v1', null],
+    ['http://127.0.0.1:3000%2F@evil.test/', null],
     ['http://127.0.0.1:3000@evil.test/v1', null],
     ['http://evil.test\\@127.0.0.1:3000/v1', null],
     ['ftp://127.0.0.1:3000/v1', null],

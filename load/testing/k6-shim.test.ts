@@ -27,6 +27,7 @@ test('with discardResponseBodies a body is null unless the request asks for text
   assert.is(shim.request('GET', 'http://a.test/v1/pets', null, { responseType: 'none' }).body, null);
   shim.httpOptions = {};
   assert.is(shim.request('GET', 'http://a.test/v1/pets', null, {}).body, '{"id":1}', 'kept by default');
+  assert.is(shim.bodiesKept, 2, 'the answers that kept their body are counted');
 });
 
 test("redirects are followed up to maxRedirects (10 by default), the key dropped on another host as Go's client drops it", () => {
@@ -47,8 +48,9 @@ test("redirects are followed up to maxRedirects (10 by default), the key dropped
       ['POST', 'http://a.test/v1/pets', 'Bearer k', 'o', '{}'],
       // 302 after a POST is a GET without the body; a subdomain keeps the key.
       ['GET', 'http://api.a.test/v1/pets', 'Bearer k', 'o', null],
-      // 307 keeps method and body; another host loses the key, never the rest.
-      ['GET', 'http://b.test:8080/v1/pets', null, 'o', null],
+      // 307 keeps the method and sends the first request's body again (as k6 v0.47 does, even
+      // after a 302 made it a GET); another host loses the key, never the rest.
+      ['GET', 'http://b.test:8080/v1/pets', null, 'o', '{}'],
     ],
   );
   assert.is(shim.redirects.length, 2);
@@ -59,6 +61,33 @@ test("redirects are followed up to maxRedirects (10 by default), the key dropped
   assert.is(stopped.status, 302, 'the redirect is the answer');
   assert.is(seen.length, 1);
   assert.is(shim.request('GET', 'http://a.test/v1/pets', null, { headers, redirects: 1 }).status, 307, "a request's redirects wins over maxRedirects");
+});
+
+test("as Go 1.19's client (k6 v0.47's), a second hop on the other origin sends the first request's key again, and every hop a Referer", () => {
+  const { shim, seen } = shimWith((req): FakeResponse =>
+    req.url === 'http://a.test/v1/pets'
+      ? { status: 302, headers: { location: 'http://b.test/one' } }
+      : req.url === 'http://b.test/one'
+        ? { status: 302, headers: { location: '/two' } }
+        : json,
+  );
+  shim.request('GET', 'http://a.test/v1/pets', null, { headers: { Authorization: 'Bearer k' } });
+  assert.equal(
+    seen.map((r) => [r.url, r.headers.Authorization ?? null, r.headers.Referer ?? null]),
+    [
+      ['http://a.test/v1/pets', 'Bearer k', null],
+      ['http://b.test/one', null, 'http://a.test/v1/pets'],
+      ['http://b.test/two', 'Bearer k', 'http://b.test/one'],
+    ],
+  );
+});
+
+test('a 3xx without a Location, or with an empty one, is the answer, as in Go', () => {
+  for (const headers of [{}, { Location: '' }] as Array<Record<string, string>>) {
+    const { shim, seen } = shimWith(() => ({ status: 302, headers }));
+    assert.is(shim.request('GET', 'http://a.test/v1/pets', null, {}).status, 302);
+    assert.is(seen.length, 1, JSON.stringify(headers));
+  }
 });
 
 test.run();

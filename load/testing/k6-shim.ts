@@ -114,6 +114,8 @@ export class K6Shim {
   readonly requests: FakeRequest[] = [];
   /** Every redirect k6 would have followed, in order. */
   readonly redirects: Array<{ status: number; from: string; to: string }> = [];
+  /** How many answers kept their body (not discarded by discardResponseBodies or responseType 'none'). */
+  bodiesKept = 0;
   /** The script's `options` that shape requests (runScript sets them once the script is loaded). */
   httpOptions: HttpOptions = {};
   #fakeNowMs: number;
@@ -262,6 +264,7 @@ export class K6Shim {
     const type: ResponseType = params?.responseType ?? (this.httpOptions.discardResponseBodies ? 'none' : 'text');
     const text = res.body ?? '';
     const body = res.status === 0 || type === 'none' ? null : type === 'binary' ? new TextEncoder().encode(text).buffer : text;
+    if (body !== null) this.bodiesKept++;
     return {
       timings: { duration: res.latencyMs ?? 2 },
       status: res.status,
@@ -285,9 +288,10 @@ export class K6Shim {
   }
 
   /**
-   * Follows redirects as k6 does with Go's client: up to the request's `redirects` or the script's
-   * `maxRedirects` (10 when neither is set), every header sent again except the credentials, which
-   * Go drops when the host changes to one that is not a subdomain of the one before.
+   * Follows redirects as k6 v0.47 does with Go 1.19's client: up to the request's `redirects` or the
+   * script's `maxRedirects` (10 when neither is set). Each hop sends the first request's headers
+   * again, and a Referer; the credentials only when the hop's host is the previous hop's or a
+   * subdomain of it, so a second hop on another origin sends the key again (Go's CVE-2024-45336).
    */
   #follow(first: FakeRequest, answer: FakeResponse, params?: RequestParams): [FakeRequest, FakeResponse] {
     const max = params?.redirects ?? this.httpOptions.maxRedirects ?? K6_DEFAULT_MAX_REDIRECTS;
@@ -295,21 +299,25 @@ export class K6Shim {
     let res = answer;
     for (let hops = 0; hops < max && REDIRECTS.has(res.status); hops++) {
       const location = Object.entries(res.headers ?? {}).find(([k]) => k.toLowerCase() === 'location')?.[1];
-      if (location === undefined) break;
+      // Go answers a 3xx without a Location, or with an empty one, as it is.
+      if (!location) break;
       this.#measure(req, res, params);
       const from = new URL(req.url);
       const to = new URL(location, from);
       const keepsBody = res.status === 307 || res.status === 308;
       const method = keepsBody || req.method === 'GET' || req.method === 'HEAD' ? req.method : 'GET';
-      const headers = { ...req.headers };
-      if (from.host !== to.host) {
-        const before = canonicalAddr(from);
-        const after = canonicalAddr(to);
-        const related = after === before || after.endsWith(`.${before}`);
-        for (const name of Object.keys(headers)) if (SENSITIVE.has(name.toLowerCase()) && !related) delete headers[name];
+      const before = canonicalAddr(from);
+      const after = canonicalAddr(to);
+      const related = after === before || after.endsWith(`.${before}`);
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(first.headers)) if (related || !SENSITIVE.has(name.toLowerCase())) headers[name] = value;
+      if (!(from.protocol === 'https:' && to.protocol === 'http:')) {
+        const referer = new URL(from);
+        referer.username = referer.password = '';
+        headers.Referer = referer.href;
       }
       this.redirects.push({ status: res.status, from: req.url, to: to.href });
-      req = { method, url: to.href, headers, body: keepsBody ? req.body : null };
+      req = { method, url: to.href, headers, body: keepsBody ? first.body : null };
       this.requests.push(req);
       res = this.#call(req);
     }

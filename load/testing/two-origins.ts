@@ -17,8 +17,8 @@ export interface TwoOrigins {
   elsewhere: string;
   /** What each listener received so far. */
   received(): Promise<{ target: Received[]; elsewhere: Received[] }>;
-  /** The next request is answered as the first (a good answer to setup's probe). */
-  reset(): void;
+  /** The next request is answered as the first (a good answer to setup's probe), once this resolves. */
+  reset(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -69,7 +69,10 @@ const listen = (server) => new Promise((resolve) => server.listen(0, '127.0.0.1'
   parentPort.postMessage({ targetPort, elsewherePort });
   parentPort.on('message', (m) => {
     if (m === 'received') parentPort.postMessage(JSON.parse(JSON.stringify(seen)));
-    else if (m === 'reset') count = 0;
+    else if (m === 'reset') {
+      count = 0;
+      parentPort.postMessage('reset');
+    }
     else {
       target.closeAllConnections();
       elsewhere.closeAllConnections();
@@ -86,15 +89,19 @@ export async function startTwoOrigins(): Promise<TwoOrigins> {
     worker.once('message', resolve);
     worker.once('error', reject);
   });
+  // One question at a time (the tests await each): the next message is its answer.
+  const ask = <T>(question: string) =>
+    new Promise<T>((resolve) => {
+      worker.once('message', resolve);
+      worker.postMessage(question);
+    });
   return {
     baseUrl: `http://127.0.0.1:${ports.targetPort}/v1`,
     elsewhere: `http://127.0.0.1:${ports.elsewherePort}`,
-    received: () =>
-      new Promise((resolve) => {
-        worker.once('message', resolve);
-        worker.postMessage('received');
-      }),
-    reset: () => worker.postMessage('reset'),
+    received: () => ask('received'),
+    reset: async () => {
+      await ask('reset');
+    },
     close: async () => {
       const exited = new Promise((resolve) => worker.once('exit', resolve));
       worker.postMessage('stop');
