@@ -5,7 +5,7 @@
 import { KitError } from '../lib/errors.ts';
 import type { OperationId } from './openapi.ts';
 import { curlLine, isSecretHeader, type Secrets } from './report/curl.ts';
-import { DEFAULT_MAX_BODY_BYTES, NetworkFailure, notSentText, tooLargeText, Transport, type BodyTooLarge, type TlsSettings } from './transport.ts';
+import { DEFAULT_MAX_BODY_BYTES, NetworkFailure, notSentText, TOO_LARGE, tooLargeText, Transport, type BodyTooLarge, type TlsSettings } from './transport.ts';
 
 export interface Clock {
   now(): number;
@@ -266,6 +266,17 @@ export class HttpClient {
   }
 }
 
+/**
+ * Why a response's body cannot be judged, or undefined when it was read whole: the kit stopped
+ * reading at --max-body, or the proxy captured only its first --capture bytes. Checks of status and
+ * headers alone still judge such an answer; what rests on its body is "could not judge".
+ */
+export function unreadReason(response: ExchangeResponse): string | undefined {
+  if (response.tooLarge) return tooLargeText(response.tooLarge);
+  if (response.truncatedFrom !== undefined) return `${TOO_LARGE}: a body of ${response.truncatedFrom} bytes, captured only in part (--capture)`;
+  return undefined;
+}
+
 /** Each response's body as JSON, read once however many checks and validations (must, should) need it. */
 const parsedBodies = new WeakMap<{ body: string }, { text: string; json: { value: unknown } | undefined }>();
 
@@ -273,9 +284,9 @@ const parsedBodies = new WeakMap<{ body: string }, { text: string; json: { value
  * The JSON value a response's body holds, undefined when it is not JSON. Parsed once per response
  * (again only if its body text was replaced): the value is shared, so no caller may change it.
  */
-export function responseJson(response: { body: string; tooLarge?: BodyTooLarge }): { value: unknown } | undefined {
-  // Only the first bytes of a body past --max-body were kept: they are no JSON value of the answer.
-  if (response.tooLarge) return undefined;
+export function responseJson(response: ExchangeResponse): { value: unknown } | undefined {
+  // Only the first part of the body was kept: it is no JSON value of the answer.
+  if (unreadReason(response) !== undefined) return undefined;
   const known = parsedBodies.get(response);
   if (known && known.text === response.body) return known.json;
   let json: { value: unknown } | undefined;

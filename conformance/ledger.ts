@@ -2,8 +2,7 @@
 // Each area gets a view scoped to the ids it defines: a check is asserted by exactly one module.
 import { KitError } from '../lib/errors.ts';
 import type { CheckDef, Level, Profile } from './catalogue.ts';
-import type { Exchange } from './http.ts';
-import { tooLargeText } from './transport.ts';
+import { unreadReason, type Exchange } from './http.ts';
 
 export type Outcome = 'passed' | 'failed' | 'warned' | 'not-run';
 
@@ -73,9 +72,13 @@ interface State {
 
 const emptyState = (): State => ({ passes: 0, failed: 0, failures: [], unjudged: 0, notes: [] });
 
-/** The first answer among a failure's evidence whose body the kit did not read to its end (--max-body). */
-function unreadBody(evidence: readonly Exchange[]): Exchange | undefined {
-  return evidence.find((ex) => ex.response?.tooLarge !== undefined);
+/** Why the first answer among a failure's evidence whose body was not read whole cannot be judged. */
+function unreadBody(evidence: readonly Exchange[]): string | undefined {
+  for (const ex of evidence) {
+    const reason = ex.response && unreadReason(ex.response);
+    if (reason) return `${ex.purpose}: ${reason}`;
+  }
+  return undefined;
 }
 
 const MAX_FAILURES_KEPT = 5;
@@ -194,10 +197,10 @@ class ScopedLedger implements CheckLedger {
 
   fail(id: string, message: string, evidence: Exchange[] = [], rule?: string): void {
     const state = this.#get(id);
-    // Every check reads bodies through one accessor that sees none past --max-body; what it then
-    // missed is no finding about the target. Checks of status and headers alone still judge.
+    // Every check reads bodies through one accessor that sees none not read whole (--max-body, a
+    // proxy's --capture); what it then missed is no finding about the target. Checks of status and headers alone still judge.
     const unread = this.#bodyFree.has(id) ? undefined : unreadBody(evidence);
-    if (unread) return this.unjudged(id, `${unread.purpose}: ${tooLargeText(unread.response!.tooLarge!)}`);
+    if (unread) return this.unjudged(id, unread);
     state.failed++;
     // One cause, one failure: the same problem on another request joins the first one's.
     const cause = causeOf(message);

@@ -126,4 +126,23 @@ test('the failures a key keeps as evidence hold bodies cut as the sample cuts th
   }
 });
 
+test('an answer captured only in part is judged on its status and headers: its cut body fails nothing, and the schema check could not judge', () => {
+  const judge = new TrafficJudge({ contract, dateHeader: false });
+  const start = RESET * 1000 - 30_000;
+  const cut = listed(1, start, start + 10, 59);
+  // The first 64 KiB of a long array: no JSON on its own, which a whole body would fail at must.
+  cut.response!.body = '[{"id":1,"name":"a","categoryId":1,"status":"available"},';
+  cut.response!.truncatedFrom = 10_000_000;
+  judge.arrived({ exchange: cut, key: KEY });
+  judge.observe({ exchange: cut, key: KEY });
+  const server = judge.report()[0]!.server;
+  assert.equal(
+    server.filter((r) => r.outcome === 'failed').map((r) => r.id),
+    [],
+  );
+  const schema = server.find((r) => r.id === 'schema.every-response')!;
+  assert.is(schema.outcome, 'not-run');
+  assert.match(schema.reason ?? '', /could not judge: GET \/v1\/pets #1: body too large to judge: a body of 10000000 bytes, captured only in part/);
+});
+
 test.run();

@@ -344,7 +344,8 @@ export class TrafficJudge {
   }
 
   #report(s: KeyState): KeyReport {
-    const server = s.ledger.results({ strict: false, selected: () => undefined }).filter((r) => r.outcome !== 'not-run');
+    // A check no answer reached is left out; one that could not judge an answer (a body captured in part) stays, as SKIP.
+    const server = s.ledger.results({ strict: false, selected: () => undefined }).filter((r) => r.outcome !== 'not-run' || r.unjudged !== undefined);
     const client = s.id === NO_KEY ? undefined : s.client.verdictOf(s.keyId);
     const points = this.#points(s);
     return {

@@ -106,7 +106,7 @@ export function formatConsole(report: ProxyReport, options: { verbose?: boolean 
     for (const r of k.server) {
       if (r.outcome === 'passed' && !options.verbose) continue;
       const times = r.failed > 1 ? ` (${r.failed} times)` : '';
-      lines.push(`  ${MARK[r.outcome]} ${r.level.padEnd(6)} ${r.id}${times}: ${r.outcome === 'passed' ? r.title : (r.failures[0]?.message ?? '')}`);
+      lines.push(`  ${MARK[r.outcome]} ${r.level.padEnd(6)} ${r.id}${times}: ${r.outcome === 'passed' ? r.title : (r.failures[0]?.message ?? r.reason ?? '')}`);
     }
     if (k.client) {
       for (const [name, o] of Object.entries(k.client.obligations) as Array<
@@ -226,7 +226,8 @@ svg { max-width: 100%; height: auto; }
 `;
 
 function serverRow(r: CheckResult): string {
-  const detail = r.outcome === 'passed' ? esc(r.title) : `${esc(r.failures[0]?.message ?? '')}${r.failed > 1 ? ` <small>(${r.failed} times)</small>` : ''}`;
+  const detail =
+    r.outcome === 'passed' ? esc(r.title) : `${esc(r.failures[0]?.message ?? r.reason ?? '')}${r.failed > 1 ? ` <small>(${r.failed} times)</small>` : ''}`;
   const evidence = r.failures[0]?.evidence[0];
   // One exchange per check here; the JSON report has every failure the ledger kept, with its exchanges.
   const kept = r.failures.reduce((n, f) => n + f.evidence.length, 0);

@@ -2,9 +2,8 @@
 // description describes, against the description at must level (the specification), at should
 // level (the reference server's decisions too), with error bodies naming their own status.
 import type { CheckDef } from '../catalogue.ts';
-import { jsonBody, type Exchange } from '../http.ts';
+import { jsonBody, unreadReason, type Exchange } from '../http.ts';
 import { decisionProblems, validateResponse, type Problem } from '../openapi.ts';
-import { tooLargeText } from '../transport.ts';
 import { SECTION, type InspectContext, type LiveArea } from './area.ts';
 
 const checks: readonly CheckDef[] = [
@@ -53,14 +52,10 @@ export const responsesArea: LiveArea = {
       ledger.fail('schema.every-response', `no response: ${ex.error}`, [ex]);
       return;
     }
-    if (res.truncatedFrom !== undefined) {
-      // A body past the proxy's --capture: its status and headers were judged by the other areas, its body cannot be.
-      ledger.note('schema.every-response', 'bodies past the capture were too large to judge: their status and headers were judged, their bodies not');
-      return;
-    }
-    if (res.tooLarge) {
-      // The kit stopped reading at --max-body: the body's schema, and what it holds, cannot be judged.
-      const why = `${ex.purpose}: ${tooLargeText(res.tooLarge)}`;
+    const unread = unreadReason(res);
+    if (unread) {
+      // Only the first part of the body was read: its schema, and what it holds, cannot be judged.
+      const why = `${ex.purpose}: ${unread}`;
       ledger.unjudged('schema.every-response', why);
       ledger.unjudged('schema.reference-decisions', why);
       if (res.status >= 400) ledger.unjudged('errors.status-field', why);
