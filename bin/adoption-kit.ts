@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The package's command: `adoption-kit <serve|conform|mock|proxy|client-report|load-merge> [options]`. Each command's
 // module is loaded only when it is asked for, so `serve` never loads Dredd or Prism.
-import { endSoonAfter } from '../lib/kit-failure.ts';
+import { endSoonAfter, exitOnKitFailure } from '../lib/kit-failure.ts';
 
 const COMMANDS: Record<string, { what: string; load: () => Promise<{ main(argv: string[]): Promise<number> }> }> = {
   serve: { what: 'run the reference server (npm start)', load: () => import('../server/cli.ts') },
@@ -36,6 +36,8 @@ if (!name || name === '--help' || name === '-h' || name === 'help') {
   process.stderr.write(`adoption-kit: unknown command "${name}"\n\n${HELP}`);
   process.exitCode = 2;
 } else {
+  // The judging commands never end in Node's 1 on a crash, even after their verdict (the server logs and exits its own way).
+  if (name !== 'serve' && name !== 'mock') exitOnKitFailure(name);
   const code = await (await command.load()).main(argv);
   if (code !== 0) process.exitCode = code;
   endSoonAfter(code);

@@ -9,7 +9,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { checkOptions, readOptions } from '../lib/cli-options.ts';
 import { KitError, UsageError } from '../lib/errors.ts';
-import { KIT_FAILED, endSoonAfter, kitFailure } from '../lib/kit-failure.ts';
+import { KIT_FAILED, endSoonAfter, exitOnKitFailure, guarded, kitFailure } from '../lib/kit-failure.ts';
 import type { ResolvedOptions } from './checks/area.ts';
 import { CATALOGUE, NEED_FLAGS } from './catalogue.ts';
 import { readConfig } from './config.ts';
@@ -82,28 +82,6 @@ function diagnosis(error: unknown): string | undefined {
   return undefined;
 }
 
-/**
- * `work`, and any exception thrown or promise rejected unhandled anywhere in the process while it
- * runs (an event handler of a socket, a timer): the first of them ends it. Without this, Node would
- * exit 1, the status of a target that does not conform.
- */
-async function guarded<T>(work: () => Promise<T>): Promise<{ value: T } | { crash: unknown }> {
-  let crashed: (error: unknown) => void = () => {};
-  const crash = new Promise<{ crash: unknown }>((resolve) => (crashed = (error) => resolve({ crash: error })));
-  const onError = (error: unknown) => crashed(error);
-  process.on('uncaughtException', onError);
-  process.on('unhandledRejection', onError);
-  try {
-    const running = work();
-    // A run abandoned after a crash may still reject later; that is no news.
-    running.catch(() => {});
-    return await Promise.race([running.then((value) => ({ value })), crash]);
-  } finally {
-    process.off('uncaughtException', onError);
-    process.off('unhandledRejection', onError);
-  }
-}
-
 export async function main(argv: string[], io: Io = defaultIo, hooks: RunHooks = {}, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   let options: CliOptions | 'help' | 'list-checks';
   try {
@@ -127,7 +105,7 @@ export async function main(argv: string[], io: Io = defaultIo, hooks: RunHooks =
     if (json) await writeOutput(json, formatJson(report));
     if (html) await writeOutput(html, formatHtml(report));
     return report.exitCode;
-  }).catch((error: unknown) => ({ crash: error }));
+  });
   if ('value' in ran) return ran.value;
   const message = diagnosis(ran.crash);
   io.stderr(message === undefined ? `\n${kitFailure('conform', ran.crash)}` : `\nconform: ${message}\n`);
@@ -135,6 +113,7 @@ export async function main(argv: string[], io: Io = defaultIo, hooks: RunHooks =
 }
 
 if (isEntryPoint(import.meta.url)) {
+  exitOnKitFailure('conform');
   const code = await main(process.argv.slice(2));
   process.exitCode = code;
   endSoonAfter(code);

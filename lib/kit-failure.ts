@@ -11,28 +11,50 @@ export function kitFailure(tool: string, error: unknown): string {
   return `${tool}: the kit failed (an internal error, no verdict on what it judges; please report it): ${detail}\n`;
 }
 
-/** From now on, an exception thrown or a rejection left unhandled anywhere in the process ends it with KIT_FAILED. */
-export function exitOnKitFailure(tool: string, write: (text: string) => void = (text) => process.stderr.write(text)): void {
+/**
+ * `work`, and any exception thrown or promise rejected unhandled anywhere in the process while it
+ * runs (an event handler of a socket, a timer): the first of them ends it, as `{ crash }`.
+ */
+export async function guarded<T>(work: () => Promise<T>): Promise<{ value: T } | { crash: unknown }> {
+  let crashed: (error: unknown) => void = () => {};
+  const crash = new Promise<{ crash: unknown }>((resolve) => (crashed = (error) => resolve({ crash: error })));
+  const onError = (error: unknown) => crashed(error);
+  process.on('uncaughtException', onError);
+  process.on('unhandledRejection', onError);
+  try {
+    const running = work();
+    // A run abandoned after a crash may still reject later; that is no news.
+    running.catch(() => {});
+    return await Promise.race([running.then((value) => ({ value })), crash]).catch((error: unknown) => ({ crash: error }));
+  } finally {
+    process.off('uncaughtException', onError);
+    process.off('unhandledRejection', onError);
+  }
+}
+
+/**
+ * For the life of the process (a command's entry, never a library call): an exception thrown or a
+ * rejection left unhandled anywhere, even after the verdict was printed, ends it with KIT_FAILED.
+ */
+export function exitOnKitFailure(tool: string): void {
   const crash = (error: unknown) => {
-    write(kitFailure(tool, error));
+    process.stderr.write(kitFailure(tool, error));
     process.exit(KIT_FAILED);
   };
   process.on('uncaughtException', crash);
   process.on('unhandledRejection', crash);
 }
 
+/** A command's `run`: a failure it did not expect, thrown or left unhandled at any time, ends in KIT_FAILED. */
+export async function guardedMain(tool: string, run: () => Promise<number>): Promise<number> {
+  exitOnKitFailure(tool);
+  const ran = await guarded(run);
+  if ('value' in ran) return ran.value;
+  process.stderr.write(kitFailure(tool, ran.crash));
+  return KIT_FAILED;
+}
+
 /** A run abandoned by a failure may still hold sockets or timers: the process ends within two seconds anyway. */
 export function endSoonAfter(code: number): void {
   if (code === KIT_FAILED) setTimeout(() => process.exit(code), 2000).unref();
-}
-
-/** A command's `run`, guarded: any failure it did not expect, thrown or left unhandled, ends in KIT_FAILED. */
-export async function guardedMain(tool: string, run: () => Promise<number>): Promise<number> {
-  exitOnKitFailure(tool);
-  try {
-    return await run();
-  } catch (error) {
-    process.stderr.write(kitFailure(tool, error));
-    return KIT_FAILED;
-  }
 }

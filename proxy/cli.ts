@@ -9,7 +9,7 @@ import { isEntryPoint } from '../conformance/entry.ts';
 import type { Clock } from '../conformance/http.ts';
 import { DEFAULT_SPEC_PATH, loadContract } from '../conformance/openapi.ts';
 import { parseOptions } from '../lib/cli-options.ts';
-import { guardedMain } from '../lib/kit-failure.ts';
+import { endSoonAfter, guardedMain } from '../lib/kit-failure.ts';
 import { stopWithParent } from '../lib/processes.ts';
 import { KitError, UsageError } from '../lib/errors.ts';
 import { PROXY_HELP, PROXY_OPTIONS } from './options.ts';
@@ -218,5 +218,7 @@ async function run(argv: string[]): Promise<number> {
 }
 
 if (isEntryPoint(import.meta.url)) {
-  process.exitCode = await main(process.argv.slice(2));
+  const code = await main(process.argv.slice(2));
+  process.exitCode = code;
+  endSoonAfter(code);
 }

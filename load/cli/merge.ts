@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { helpText, parseOptions, type OptionSpec } from '../../lib/cli-options.ts';
 import { KitError, UsageError } from '../../lib/errors.ts';
-import { guardedMain } from '../../lib/kit-failure.ts';
+import { endSoonAfter, guardedMain } from '../../lib/kit-failure.ts';
 import { isEntryPoint } from '../../conformance/entry.ts';
 import { mergeSummaries, type Part, type ScriptSummary } from '../lib/merge.js';
 
@@ -60,4 +60,8 @@ async function run(argv: string[]): Promise<number> {
   }
 }
 
-if (isEntryPoint(import.meta.url)) process.exitCode = await main(process.argv.slice(2));
+if (isEntryPoint(import.meta.url)) {
+  const code = await main(process.argv.slice(2));
+  process.exitCode = code;
+  endSoonAfter(code);
+}
