@@ -175,6 +175,16 @@ async function untilWaiting(schema: string, count: number): Promise<number> {
   return seen;
 }
 
+/** A session of its own that takes the schema's lock in a transaction: `release` commits, `end` closes it. */
+async function lockHolder(schema: string): Promise<{ release: () => Promise<unknown>; end: () => Promise<void> }> {
+  const holder = new pg.Client({ connectionString: db!.url });
+  await holder.connect();
+  const lock = lockSql(schemaNames(schema));
+  await holder.query('BEGIN');
+  await holder.query(lock.text, lock.values);
+  return { release: () => holder.query('COMMIT'), end: () => holder.end() };
+}
+
 /**
  * Runs `work` on a connected store of its own while another session holds the schema's lock, as a
  * slow commit of another instance would; `work` ends that session's transaction with `release`.
@@ -183,13 +193,9 @@ async function whileLockHeld(name: string, work: (store: PostgresPetStore, schem
   const schema = db!.schema(name);
   const store = await open(schema);
   await store.create(input('connects'));
-  const holder = new pg.Client({ connectionString: db!.url });
-  await holder.connect();
+  const holder = await lockHolder(schema);
   try {
-    const lock = lockSql(schemaNames(schema));
-    await holder.query('BEGIN');
-    await holder.query(lock.text, lock.values);
-    await work(store, schema, () => holder.query('COMMIT'));
+    await work(store, schema, holder.release);
   } finally {
     await holder.end();
     await store.close();
@@ -247,19 +253,15 @@ it('two instances at the end of the id space, each with two groups queued on the
   const schema = db!.schema('ids-race');
   const left = 10;
   const stores = [await open(schema, [{ id: LAST_ID - left, name: 'Near the end', categoryId: 1, status: 'sold' }]), await open(schema, [])];
-  const holder = new pg.Client({ connectionString: db!.url });
-  await holder.connect();
+  const holder = await lockHolder(schema);
   try {
-    const lock = lockSql(schemaNames(schema));
-    await holder.query('BEGIN');
-    await holder.query(lock.text, lock.values);
     const creating: Array<Promise<Pet>> = [];
     // A first group of 6 per instance, then a second of SECOND_GROUP_MIN sent while the first waits.
     for (const [s, store] of stores.entries()) creating.push(...names(`S${s}-a`, 6).map((name) => store.create(input(name))));
     await new Promise(setImmediate);
     for (const [s, store] of stores.entries()) creating.push(...names(`S${s}-b`, SECOND_GROUP_MIN).map((name) => store.create(input(name))));
     assert.is(await untilWaiting(schema, 2 * GROUPS_IN_FLIGHT), 2 * GROUPS_IN_FLIGHT, 'four groups queued on the lock');
-    await holder.query('COMMIT');
+    await holder.release();
     const settled = await Promise.allSettled(creating);
     for (const r of settled) if (r.status === 'rejected') assert.instance(r.reason, IdSpaceExhaustedError);
     const ids = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value.id] : []));
