@@ -10,6 +10,7 @@ import type { RefusalBudget } from '../spec/contract-facts.ts';
 import { headerValue } from '../spec/rules/fields.js';
 import { DEFAULT_TOLERANCES, readSnapshot, retryWaitMs, slackSeconds } from '../spec/rules/snapshot.js';
 import type { Clock, Exchange, ExchangeRequest, RequestGate } from './http.ts';
+import { errorCode } from './refusal.ts';
 
 export type Budget = RefusalBudget;
 
@@ -56,8 +57,8 @@ export interface Attribution {
 }
 
 /**
- * Keyless requests keep one request of the address's allowance in hand: on the reference server an
- * address that has used up its allowance is refused with valid keys too.
+ * Keyless requests keep one request of the address's allowance in hand: a server may refuse valid
+ * keys too from an address that has used up its allowance (the reference does, loopback aside).
  */
 const ADDRESS_RESERVE = 1;
 
@@ -86,7 +87,7 @@ export class Pacer implements RequestGate {
   delay(budget: Budget, needed = 1): { ms: number; blocking: Budget } {
     const now = this.#options.clock.now();
     let worst = { ms: 0, blocking: budget };
-    // An address with nothing left refuses keyed requests too (the reference does): everyone waits for it.
+    // An address with nothing left may be refused keyed requests too (the reference, loopback aside): everyone waits for it.
     for (const b of budget === 'address' ? (['address'] as const) : (['key', 'address'] as const)) {
       const s = this.#state[b];
       const want = b === budget ? needed : 1;
@@ -159,7 +160,7 @@ export class Pacer implements RequestGate {
       }
       return false;
     }
-    const code = errorCode(res.body);
+    const code = errorCode(exchange);
     const codes = this.#options.refusalCodes;
     const refused: Budget = code !== undefined && Object.hasOwn(codes, code) ? codes[code]! : budget;
     const wait = retryWaitMs(snapshot, tolerances);
@@ -176,13 +177,4 @@ export class Pacer implements RequestGate {
 
 function empty(): BudgetState {
   return { limit: null, remaining: null, resetAtMs: null, refusedUntilMs: null };
-}
-
-function errorCode(body: string): string | undefined {
-  try {
-    const code = (JSON.parse(body) as { code?: unknown }).code;
-    return typeof code === 'string' ? code : undefined;
-  } catch {
-    return undefined;
-  }
 }

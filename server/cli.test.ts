@@ -51,7 +51,7 @@ const cases: Array<[string, string[], NodeJS.ProcessEnv, object]> = [
     {
       rateLimit: {
         ban: { threshold: 5, periodSeconds: 60, durationSeconds: 600 },
-        ip: { perMinute: 10, ban: { threshold: 20, periodSeconds: 60, durationSeconds: 30 } },
+        ip: { perMinute: 10, ban: { threshold: 20, periodSeconds: 60, durationSeconds: 30 }, banLoopback: false },
         redisPrefix: 'p:',
       },
     },
@@ -63,7 +63,7 @@ const cases: Array<[string, string[], NodeJS.ProcessEnv, object]> = [
     {
       rateLimit: {
         ban: { threshold: 20, periodSeconds: 60, durationSeconds: 90 },
-        ip: { perMinute: 30, ban: { threshold: 0, periodSeconds: 60, durationSeconds: 600 } },
+        ip: { perMinute: 30, ban: { threshold: 0, periodSeconds: 60, durationSeconds: 600 }, banLoopback: false },
         redisPrefix: 'adoption-store:rate-limit:',
       },
     },
@@ -99,6 +99,19 @@ for (const [name, argv, env, expected] of cases) {
 }
 
 args('--help', () => assert.is(parseServeArgs(['--help'], {}), 'help'));
+
+const loopback: Array<[string[], NodeJS.ProcessEnv, boolean]> = [
+  [[], {}, false],
+  [['--ip-ban-loopback'], {}, true],
+  [[], { IP_BAN_LOOPBACK: 'true' }, true],
+];
+for (const [argv, env, expected] of loopback) {
+  args(`${argv.join(' ') || JSON.stringify(env)}: loopback ${expected ? 'blocked as any address' : 'never blocked'}`, () => {
+    const parsed = parseServeArgs(argv, env);
+    assert.ok(parsed !== 'help');
+    assert.is(parsed.rateLimit?.ip?.banLoopback, expected);
+  });
+}
 
 args('every ServerOptions path in the table is one the server knows', () => {
   const parsed = parseServeArgs(['--no-rate-limit'], {}) as Record<string, any>;
@@ -148,6 +161,37 @@ cli('starts on the file store, prints URL and keys per plan, logs requests witho
   assert.not.ok(log.includes('Bearer test-pro-key'), 'the Authorization header is never logged');
   assert.match(log, /SIGTERM received/);
   assert.is(JSON.parse(readFileSync(db, 'utf8')).pets.length, 11, 'a clean stop folds the journal into db.json');
+});
+
+cli('a mistyped key never locks this machine out under the defaults, and the banner says what is limited', async () => {
+  const db = join(mkdtempSync(join(tmpdir(), 'cli-')), 'db.json');
+  const server = await startCli(['--port', '0', '--db-file', db]);
+  const pets = (key: string) => fetch(`${server.baseUrl}/pets?limit=1`, { headers: { authorization: `Bearer ${key}` } });
+  try {
+    const typos = [];
+    for (let i = 0; i < 30; i++) typos.push((await pets('test-pro-kye')).status);
+    assert.equal(new Set(typos), new Set([401]));
+    assert.is((await pets('test-pro-key')).status, 200, 'the right key works at once after 30 typos');
+    // Past the per-address allowance and its 20 refusals, which block any other address for 600 s.
+    const more = [];
+    for (let i = 0; i < 30; i++) more.push(await pets('test-pro-kye'));
+    assert.ok(
+      more.every((r) => r.status === 401 || r.status === 429),
+      more.map((r) => r.status).join(','),
+    );
+    const codes = new Set(await Promise.all(more.map(async (r) => ((await r.json()) as { code: string }).code)));
+    assert.not.ok(codes.has('ip_blocked'), [...codes].join(', '));
+    assert.is((await pets('test-pro-key')).status, 200, 'and still after 60');
+    const banner = server.output();
+    assert.match(banner, /rate limits: per instance, in memory; per key its plan's minute and day limits, banned 600 s after 20 refusals within 60 s\n/);
+    assert.match(
+      banner,
+      /without a valid key: 30 requests a minute per client address, blocked 600 s after 20 refusals within 60 s; loopback \(this machine\) is never blocked \(--ip-ban-loopback\)\n/,
+    );
+  } finally {
+    server.child.kill('SIGTERM');
+  }
+  assert.is(await server.exited, 0);
 });
 
 cli('every acknowledged create survives a kill -9 right after the 201s', async () => {

@@ -9,6 +9,7 @@ import { readJsonFile } from './fixtures.ts';
 import { InvalidOptionsError, type ServerOptions } from './options.ts';
 import { roundTripsLine } from './round-trips.ts';
 import { createServer } from './server.ts';
+import { startBanner } from './banner.ts';
 import { RESTART_POLICY, announceWorker, isWorker, runPrimary, workersRefusal } from './workers.ts';
 import { DEFAULT_DB_FILE, HELP, SERVE_OPTIONS } from './serve-options.ts';
 
@@ -91,17 +92,6 @@ export function parseServeCommand(argv: string[], env: NodeJS.ProcessEnv = proce
   return { options: options as ServerOptions, workers, workerCrashLimit: Number(values.workerCrashLimit) };
 }
 
-/** A URL without its password, for the banner. */
-function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '(unparsable URL)';
-  }
-}
-
 function describeError(error: unknown): string {
   if (error instanceof InvalidOptionsError) {
     const flag = flagOf(error.path);
@@ -138,24 +128,7 @@ export async function main(argv: string[]): Promise<number> {
     return usage ? 2 : 1;
   }
 
-  const storage =
-    options.storage?.type === 'file'
-      ? `file ${options.storage.path}`
-      : options.storage?.type === 'postgres'
-        ? `PostgreSQL ${redactUrl(options.storage.url)}`
-        : 'memory (nothing is written)';
-  const keys = server.app.keys
-    .records()
-    .map((r) => `    ${r.plan.padEnd(11)} ${r.key}`)
-    .join('\n');
-  const banner =
-    `Animal Adoption Store reference server listening on ${server.info.uri}${server.app.contract.basePath}\n` +
-    `  API reference: ${server.info.uri}/docs\n` +
-    `  store: ${storage} (${await server.app.store.count()} pets)\n` +
-    `  rate limits: ${options.redisUrl ? `shared through Redis ${redactUrl(options.redisUrl)}` : 'per instance, in memory'}\n` +
-    (options.faults ? '  fault injection: on (Prefer: code=429|500|503, delay=<ms>)\n' : '') +
-    (options.adminToken ? `  admin API: ${server.info.uri}/__admin (Authorization: Bearer <admin token>)\n` : '') +
-    `  API keys by plan (send "Authorization: Bearer <key>"):\n${keys}\n`;
+  const banner = await startBanner(server);
   if (isWorker()) announceWorker(banner);
   else process.stdout.write(banner);
 

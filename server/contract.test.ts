@@ -167,7 +167,8 @@ const SITUATIONS: Record<string, () => Promise<unknown>> = {
   'TooManyRequests.day': () => refusedAfter(FREE, 1000, 86_400_000 - 42_000, 60_000),
   'TooManyRequests.keyBanned': () => bannedAfter(FREE, 60),
   'TooManyRequests.address': () => refusedAfter('Bearer unknown-key', 30, 18_000),
-  'TooManyRequests.addressBlocked': () => bannedAfter('Bearer unknown-key', 30),
+  // From the network: this machine (inject's 127.0.0.1) is never blocked.
+  'TooManyRequests.addressBlocked': () => bannedAfter('Bearer unknown-key', 30, '203.0.113.30'),
   StorageUnavailable: async () => {
     const server = await testServer();
     server.app.store.list = () => Promise.reject(new DatabaseUnavailableError('postgres://db/pets', 'Connection terminated unexpectedly'));
@@ -210,11 +211,12 @@ async function refusedAfter(authorization: string, count: number, at: number, st
 }
 
 /** The refusal that starts a ban, moved so that the ban has 42 s left. */
-async function bannedAfter(authorization: string, count: number): Promise<unknown> {
+async function bannedAfter(authorization: string, count: number, remoteAddress?: string): Promise<unknown> {
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
   const server = await testServer({ clock, rateLimit: { ban: { durationSeconds: 42 }, ip: { ban: { durationSeconds: 42 } } } });
-  for (let i = 0; i < count + 20; i++) await send(server, { method: 'GET', url: '/v1/pets?limit=1', headers: { authorization } });
-  const banned = await send(server, { method: 'GET', url: '/v1/pets?limit=1', headers: { authorization } });
+  const request = { method: 'GET', url: '/v1/pets?limit=1', headers: { authorization }, ...(remoteAddress ? { remoteAddress } : {}) };
+  for (let i = 0; i < count + 20; i++) await send(server, request);
+  const banned = await send(server, request);
   assert.is(banned.headers['retry-after'], '42');
   return banned.body;
 }

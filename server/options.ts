@@ -33,8 +33,11 @@ export interface RateLimitOptions {
   enabled?: boolean;
   /** Temporary ban of an API key after repeated refused requests. */
   ban?: Partial<BanOptions>;
-  /** Requests without a valid API key, counted per client address (IPv6: per /64). */
-  ip?: { perMinute?: number; ban?: Partial<BanOptions> };
+  /**
+   * Requests without a valid API key, counted per client address (IPv6: per /64). Loopback clients
+   * (this machine) are never blocked and their valid keys never refused for it, unless `banLoopback`.
+   */
+  ip?: { perMinute?: number; ban?: Partial<BanOptions>; banLoopback?: boolean };
   /** Prefix of every Redis key (with redisUrl); instances that should count together share it. */
   redisPrefix?: string;
   /** A Redis command slower than this falls back to the instance's own memory limiter. */
@@ -121,6 +124,7 @@ const rateLimitSchema = Joi.object({
   ip: Joi.object({
     perMinute: Joi.number().integer().min(1).default(30),
     ban: banSchema(20, 60, 600),
+    banLoopback: Joi.boolean().default(false),
   }).default(),
   redisPrefix: Joi.string().min(1).default('adoption-store:rate-limit:'),
   redisCommandTimeoutMs: Joi.number().integer().min(1).default(2_000),
@@ -185,7 +189,7 @@ const serverOptionsSchema = Joi.object<ServerOptions>({
 
 export type ResolvedRateLimitOptions = Required<Omit<RateLimitOptions, 'ban' | 'ip'>> & {
   ban: BanOptions;
-  ip: { perMinute: number; ban: BanOptions };
+  ip: { perMinute: number; ban: BanOptions; banLoopback: boolean };
 };
 
 export type ResolvedOptions = Omit<ServerOptions, 'rateLimit' | 'logger'> &

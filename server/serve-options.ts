@@ -258,6 +258,14 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = (
       group: LIMITS,
     },
     {
+      key: 'rateLimit.ip.banLoopback',
+      flag: 'ip-ban-loopback',
+      env: 'IP_BAN_LOOPBACK',
+      type: 'boolean',
+      help: 'Treat loopback clients (127.0.0.0/8, ::1: this machine) as any other address: blocked too, and their valid keys refused while the address is refused. Off: a mistyped key on this machine never locks it out.',
+      group: LIMITS,
+    },
+    {
       key: 'redisUrl',
       flag: 'redis',
       env: 'REDIS_URL',

@@ -171,7 +171,10 @@ export async function createServer(input: ServerOptions = {}): Promise<Server> {
       });
     }
     await server.register({ plugin: petRoutes, options: { service: new PetService(store), contract } });
-    await server.register({ plugin: discoveryPlugin, options: { contract, store, probeTimeoutMs: options.storageTimeoutMs } });
+    await server.register({
+      plugin: discoveryPlugin,
+      options: { contract, store, probeTimeoutMs: options.storageTimeoutMs, trustProxy: options.trustProxy, trustProxyHeader: options.trustProxyHeader },
+    });
     for (const [level, message] of early) log(level, message);
     server.ext('onPostStop', () => {
       if (closeFailure !== undefined) throw closeFailure;

@@ -18,9 +18,17 @@ async function setup(options: ServerOptions = {}) {
   const server = await createServer({ port: 0, logger: false, clock, adminToken: TOKEN, ...options });
   return { clock, server };
 }
-/** `authorization: null` sends none. */
-const admin = (server: Server, method: string, url: string, payload?: unknown, authorization: string | null = ADMIN) =>
-  send(server, { method, url: `/__admin${url}`, payload: payload as object | undefined, headers: { authorization: authorization ?? undefined } });
+/** `authorization: null` sends none; `remoteAddress` is inject's 127.0.0.1 (this machine) unless given. */
+const admin = (server: Server, method: string, url: string, payload?: unknown, authorization: string | null = ADMIN, remoteAddress?: string) =>
+  send(server, {
+    method,
+    url: `/__admin${url}`,
+    payload: payload as object | undefined,
+    headers: { authorization: authorization ?? undefined },
+    ...(remoteAddress ? { remoteAddress } : {}),
+  });
+/** A harness on another machine: blocked like any address (this one never is). */
+const REMOTE = '203.0.113.20';
 
 const access = suite('access');
 
@@ -65,27 +73,37 @@ access('admin requests are neither rate limited nor counted', async () => {
 
 access('guessing the token is limited like guessing API keys, then blocked, and the block holds for the right token too', async () => {
   const { server, clock } = await setup();
-  const guess = (i: number) => admin(server, 'GET', '/clock', undefined, `Bearer wrong-guess-${i}`);
+  const guess = (i: number) => admin(server, 'GET', '/clock', undefined, `Bearer wrong-guess-${i}`, REMOTE);
   for (let i = 0; i < 30; i++) assert.is((await guess(i)).status, 401, `guess ${i}`);
   const over = await guess(30);
   assert.is(over.status, 429);
   assert.is(over.body.code, 'rate_limited_ip');
   for (let i = 31; i < 51; i++) await guess(i);
-  const right = await admin(server, 'GET', '/clock');
+  const right = await admin(server, 'GET', '/clock', undefined, ADMIN, REMOTE);
   assert.is(right.status, 429, 'a blocked address learns nothing, not even from the right token');
   assert.is(right.body.code, 'ip_blocked');
   clock.advance(600_000);
-  assert.is((await admin(server, 'GET', '/clock')).status, 200, 'the block lifts on time');
+  assert.is((await admin(server, 'GET', '/clock', undefined, ADMIN, REMOTE)).status, 200, 'the block lifts on time');
+});
+
+access('from this machine (loopback), token guesses are limited but never blocked, and the right token always works', async () => {
+  const { server } = await setup();
+  const codes = new Set<string>();
+  for (let i = 0; i < 60; i++) codes.add((await admin(server, 'GET', '/clock', undefined, `Bearer wrong-guess-${i}`)).body.code);
+  assert.equal([...codes].sort(), ['invalid_admin_token', 'rate_limited_ip']);
+  const right = await admin(server, 'GET', '/clock');
+  assert.is(right.status, 200);
+  assert.is(right.headers['x-ratelimit-limit'], undefined, 'a harness call is not API traffic');
 });
 
 access('an address sending bad API keys does not lock its own harness out of the admin API', async () => {
   const { server } = await setup();
-  for (let i = 0; i < 60; i++) await send(server, { method: 'GET', url: '/v1/pets', headers: { authorization: 'Bearer bad-key-123' } });
-  const api = await send(server, { method: 'GET', url: '/v1/pets', headers: { authorization: 'Bearer bad-key-123' } });
-  assert.is(api.body.code, 'ip_blocked');
-  const reset = await admin(server, 'POST', '/rate-limits/reset');
+  const bad = () => send(server, { method: 'GET', url: '/v1/pets', headers: { authorization: 'Bearer bad-key-123' }, remoteAddress: REMOTE });
+  for (let i = 0; i < 60; i++) await bad();
+  assert.is((await bad()).body.code, 'ip_blocked');
+  const reset = await admin(server, 'POST', '/rate-limits/reset', undefined, ADMIN, REMOTE);
   assert.is(reset.status, 204);
-  assert.is((await send(server, { method: 'GET', url: '/v1/pets', headers: { authorization: FREE } })).status, 200);
+  assert.is((await send(server, { method: 'GET', url: '/v1/pets', headers: { authorization: FREE }, remoteAddress: REMOTE })).status, 200);
 });
 
 access.run();

@@ -8,6 +8,7 @@ import * as assert from 'uvu/assert';
 import { parse } from 'yaml';
 import { DEFAULT_SPEC_PATH } from '../contract.ts';
 import { createServer } from '../server.ts';
+import type { ServerOptions } from '../options.ts';
 import { chromiumAvailable, launchChromium } from '../../lib/testing/chromium.ts';
 
 const inject = suite('discovery, in process');
@@ -37,15 +38,94 @@ inject('the deprecation Link of getPet names a page this server serves, listing 
   assert.match(page.payload, /getPet<\/td><td>[^<]+<\/td><td>[^<]*2030[^<]*<\/td><td><code>GET \/v1\/pets\?status=available<\/code>/);
 });
 
-inject('the contract is served as written, in YAML and in JSON, with an ETag', async () => {
+const WRITTEN = parse(readFileSync(DEFAULT_SPEC_PATH, 'utf8'));
+
+/** `served` is the kit's contract naming `url` first, then its own servers less the local `npm start` one. */
+function assertServers(served: { servers: Array<{ url: string; description: string }> }, url: string) {
+  assert.is(served.servers[0]!.url, url);
+  assert.match(served.servers[0]!.description, /this server/i);
+  const others = WRITTEN.servers.filter((s: { url: string }) => !s.url.startsWith('http://127.0.0.1:'));
+  assert.equal({ ...served, servers: served.servers.slice(1) }, { ...WRITTEN, servers: others });
+}
+
+inject('the contract is served as written but for its servers, in YAML and in JSON, with an ETag', async () => {
   const server = await createServer({ port: 0 });
-  const yaml = await server.inject({ url: '/v1/openapi.yaml' });
-  assert.is(yaml.payload, readFileSync(DEFAULT_SPEC_PATH, 'utf8'));
-  const json = await server.inject({ url: '/v1/openapi.json' });
-  assert.equal(JSON.parse(json.payload), parse(readFileSync(DEFAULT_SPEC_PATH, 'utf8')));
-  const again = await server.inject({ url: '/v1/openapi.json', headers: { 'if-none-match': json.headers.etag as string } });
+  const written = readFileSync(DEFAULT_SPEC_PATH, 'utf8');
+  const yaml = await server.inject({ url: '/v1/openapi.yaml', headers: { host: 'adoption.example:8080' } });
+  assertServers(parse(yaml.payload), 'http://adoption.example:8080/v1');
+  // Comments and layout as written: only the servers block differs.
+  const outside = (text: string) => text.replace(/\nservers:\n(?: .*\n)+/, '\nservers: ...\n');
+  assert.is(outside(yaml.payload), outside(written));
+  assert.ok(yaml.payload.includes('# '), 'comments kept');
+  const json = await server.inject({ url: '/v1/openapi.json', headers: { host: 'adoption.example:8080' } });
+  assertServers(JSON.parse(json.payload), 'http://adoption.example:8080/v1');
+  assert.match(String(json.headers.vary), /host/i);
+  const again = await server.inject({ url: '/v1/openapi.json', headers: { host: 'adoption.example:8080', 'if-none-match': json.headers.etag as string } });
   assert.is(again.statusCode, 304);
+  const elsewhere = await server.inject({ url: '/v1/openapi.json', headers: { host: 'other.example', 'if-none-match': json.headers.etag as string } });
+  assert.is(elsewhere.statusCode, 200, 'another address is another document');
+  assertServers(JSON.parse(elsewhere.payload), 'http://other.example/v1');
 });
+
+inject('served on another port, the contract names that port, not 3000', async () => {
+  const server = await createServer({ port: 0, host: '127.0.0.1' });
+  await server.start();
+  try {
+    for (const file of ['openapi.json', 'openapi.yaml']) {
+      const served = parse(await (await fetch(`${server.info.uri}/v1/${file}`)).text());
+      assertServers(served, `${server.info.uri}/v1`);
+      assert.not.ok(JSON.stringify(served.servers).includes(':3000/'), file);
+    }
+  } finally {
+    await server.stop();
+  }
+});
+
+// What the request reached: Host, or behind trusted proxies what the nearest one says the client
+// asked for; anything else that claims it is not believed.
+const reached: Array<[string, ServerOptions, Record<string, string>, string]> = [
+  ['Host with a port', {}, { host: 'pets.example:8443' }, 'http://pets.example:8443/v1'],
+  ['an IPv6 Host', {}, { host: '[::1]:3001' }, 'http://[::1]:3001/v1'],
+  ['a Host that is not a host[:port]: the listener', {}, { host: 'x"><script>' }, 'http://127.0.0.1/v1'],
+  ['a Host with port 0: the listener', {}, { host: 'pets.example:0' }, 'http://127.0.0.1/v1'],
+  [
+    'forwarding headers without --trust-proxy: ignored',
+    {},
+    { host: 'pets.example', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' },
+    'http://pets.example/v1',
+  ],
+  [
+    'X-Forwarded-Host and -Proto from a trusted proxy: the last value, the one the nearest proxy wrote',
+    { trustProxy: 1 },
+    { host: '10.0.0.9:3000', 'x-forwarded-host': 'client-wrote.example, api.example.org', 'x-forwarded-proto': 'http, https' },
+    'https://api.example.org/v1',
+  ],
+  ['X-Forwarded-Proto alone: with Host', { trustProxy: 1 }, { host: 'api.example.org', 'x-forwarded-proto': 'https' }, 'https://api.example.org/v1'],
+  [
+    'a proxy outside the trusted range: ignored',
+    { trustProxy: ['10.0.0.0/8'] },
+    { host: 'pets.example', 'x-forwarded-host': 'api.example.org' },
+    'http://pets.example/v1',
+  ],
+  ['a forwarded proto other than http(s): ignored', { trustProxy: 1 }, { host: 'pets.example', 'x-forwarded-proto': 'javascript' }, 'http://pets.example/v1'],
+  [
+    'Forwarded host= and proto= with --trust-proxy-header forwarded; X-Forwarded-* ignored',
+    { trustProxy: 1, trustProxyHeader: 'forwarded' },
+    {
+      host: '10.0.0.9',
+      forwarded: 'for=192.0.2.1;host=client.example, for=198.51.100.2;host="api.example.org:8443";proto=https',
+      'x-forwarded-host': 'no.example',
+    },
+    'https://api.example.org:8443/v1',
+  ],
+];
+for (const [name, options, headers, url] of reached) {
+  inject(`the served contract names what the request reached: ${name}`, async () => {
+    const server = await createServer({ port: 0, ...options });
+    const res = await server.inject({ url: '/v1/openapi.json', headers, remoteAddress: '127.0.0.1' });
+    assert.is(JSON.parse(res.payload).servers[0].url, url);
+  });
+}
 
 inject('the page forbids every other origin, and / links everything', async () => {
   const server = await createServer({ port: 0 });

@@ -1,6 +1,7 @@
 // What a client can discover without a key: an index at /, the contract the server enforces at
-// {base}/openapi.json and .yaml, an interactive API reference at /docs (Swagger UI, served from this
-// server only: it works offline and its Content-Security-Policy forbids any other origin), and
+// {base}/openapi.json and .yaml (naming first the server the request reached), an interactive API
+// reference at /docs (Swagger UI, served from this server only: it works offline and its
+// Content-Security-Policy forbids any other origin), and
 // /healthz for load balancers, which asks the store and answers within a time bound, {base} itself
 // (what the version serves) and /docs/deprecations, the page deprecated operations' Link headers
 // name. None of these needs a key, none is rate limited or counted.
@@ -8,10 +9,12 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { Plugin, ResponseToolkit, ServerRoute } from '@hapi/hapi';
-import { parse as parseYaml } from 'yaml';
+import type { Plugin, Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
+import { isMap, isSeq, parseDocument, YAMLSeq } from 'yaml';
 import type { Contract } from '../contract.ts';
 import { apiError, storageUnavailable } from '../errors.ts';
+import { isLoopback, trustedRanges, type ForwardingHeader, type TrustProxy } from '../rate-limit/client-ip.ts';
+import { requestOrigin } from '../request-origin.ts';
 import { DEPRECATIONS_PAGE } from './deprecation.ts';
 import { formatHttpDate } from '../../spec/rules/fields.js';
 import type { PetStore } from '../store/pet-store.ts';
@@ -21,6 +24,9 @@ export interface DiscoveryOptions {
   store: PetStore;
   /** Longest /healthz waits for the store before it answers 503. */
   probeTimeoutMs: number;
+  /** Whose forwarding headers name the origin a request reached (the contract's first server). */
+  trustProxy: TrustProxy;
+  trustProxyHeader: ForwardingHeader;
 }
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -85,6 +91,49 @@ function served(body: Buffer | string, type: string): Served {
   return { body, type, etag: createHash('sha256').update(body).digest('base64url').slice(0, 27) };
 }
 
+/** A server URL on this machine (127.0.0.1, localhost, [::1]): where `npm start` listens by default. */
+function onLoopback(url: unknown): boolean {
+  try {
+    const { hostname } = new URL(String(url));
+    return hostname === 'localhost' || isLoopback(hostname.replace(/^\[|\]$/g, ''));
+  } catch {
+    return false; // a templated URL (https://{productionHost}/v1) names a deployment, not this machine
+  }
+}
+
+/**
+ * The contract as served to a request that reached `origin`: this server first among its servers,
+ * then the contract's own less those on this machine (they name where `npm start` listens by
+ * default, which this server may not). The YAML is the file as written but for that block.
+ */
+function servedContract(yamlText: string, base: string): (origin: string) => { json: string; yaml: string } {
+  const doc = parseDocument(yamlText);
+  const object = doc.toJS() as { servers?: Array<{ url?: unknown }> };
+  const written = doc.get('servers', true);
+  const keptNodes = isSeq(written) ? written.items.filter((item) => !(isMap(item) && onLoopback(item.get('url')))) : [];
+  const kept = (object.servers ?? []).filter((server) => !onLoopback(server.url));
+  return (origin) => {
+    const here = { url: `${origin}${base}`, description: 'This server: the address this request reached.' };
+    const servers = new YAMLSeq();
+    servers.items = [doc.createNode(here), ...keptNodes];
+    doc.set('servers', servers);
+    // The options that give back this kit's file byte for byte.
+    const yaml = doc.toString({ lineWidth: 0, flowCollectionPadding: false });
+    if (written === undefined) doc.delete('servers');
+    else doc.set('servers', written);
+    return { json: `${JSON.stringify({ ...object, servers: [here, ...kept] }, null, 2)}\n`, yaml };
+  };
+}
+
+/** The request headers the served contract depends on: caches must key on them. */
+function varyOn(trustProxy: TrustProxy, header: ForwardingHeader): string {
+  if (trustProxy === false) return 'host';
+  return header === 'forwarded' ? 'host, forwarded' : 'host, x-forwarded-host, x-forwarded-proto';
+}
+
+/** Origins whose contract is kept; Host is the client's to choose, so the cache starts over when full. */
+const ORIGINS_KEPT = 64;
+
 function swaggerDir(): string {
   return dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 }
@@ -92,12 +141,32 @@ function swaggerDir(): string {
 export const discoveryPlugin: Plugin<DiscoveryOptions> = {
   name: 'discovery',
   version: '1.0.0',
-  register(server, { contract, store, probeTimeoutMs }) {
+  register(server, { contract, store, probeTimeoutMs, trustProxy, trustProxyHeader }) {
     const base = contract.basePath;
-    const yaml = readFileSync(contract.specPath, 'utf8');
+    const contractAt = servedContract(readFileSync(contract.specPath, 'utf8'), base);
+    const rules = { trustProxy, trustProxyHeader, ranges: Array.isArray(trustProxy) ? trustedRanges(trustProxy) : undefined };
+    const vary = varyOn(trustProxy, trustProxyHeader);
+    const contracts = new Map<string, { json: Served; yaml: Served }>();
+    const contractFor = (request: Request) => {
+      const socket = request.raw.req.socket as { localAddress?: string; localPort?: number } | undefined;
+      const origin = requestOrigin(
+        {
+          headers: request.headers as Record<string, string | undefined>,
+          peer: request.info.remoteAddress,
+          local: { address: socket?.localAddress, port: socket?.localPort },
+        },
+        { ...rules, fallback: server.info.uri },
+      );
+      let found = contracts.get(origin);
+      if (!found) {
+        if (contracts.size >= ORIGINS_KEPT) contracts.clear();
+        const { json, yaml } = contractAt(origin);
+        found = { json: served(json, 'application/json; charset=utf-8'), yaml: served(yaml, 'application/yaml; charset=utf-8') };
+        contracts.set(origin, found);
+      }
+      return found;
+    };
     const files: Record<string, Served> = {
-      yaml: served(yaml, 'application/yaml; charset=utf-8'),
-      json: served(`${JSON.stringify(parseYaml(yaml), null, 2)}\n`, 'application/json; charset=utf-8'),
       page: served(readFileSync(new URL('index.html', PAGE_DIR)), 'text/html; charset=utf-8'),
       init: served(readFileSync(new URL('init.js', PAGE_DIR), 'utf8').replaceAll('__BASE__', base), 'text/javascript; charset=utf-8'),
     };
@@ -137,8 +206,8 @@ export const discoveryPlugin: Plugin<DiscoveryOptions> = {
           .type('text/html; charset=utf-8')
           .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'"),
       ),
-      route(`${base}/openapi.json`, (_request, h) => send(h, files.json!)),
-      route(`${base}/openapi.yaml`, (_request, h) => send(h, files.yaml!)),
+      route(`${base}/openapi.json`, (request, h) => send(h, contractFor(request).json, { vary })),
+      route(`${base}/openapi.yaml`, (request, h) => send(h, contractFor(request).yaml, { vary })),
       route('/docs', (_request, h) => send(h, files.page!, { 'content-security-policy': CSP })),
       route('/docs/init.js', (_request, h) => send(h, files.init!)),
       route('/docs/assets/{file}', (request, h) => {

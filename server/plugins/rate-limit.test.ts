@@ -302,7 +302,9 @@ bans('20 refusals within a minute ban the key for 600 s; it lifts by itself', as
   assert.is(during.body.code, 'key_banned');
   assert.is(int(during, 'retry-after'), 540);
   assert.is(int(during, 'x-ratelimit-remaining'), 0);
-  assert.is(header(during, 'ratelimit'), '"minute";r=0;t=540, "day";r=0;t=540');
+  // The ban spent nothing: the day still has its 940, the fresh minute its 60; the ban says wait.
+  assert.is(header(during, 'ratelimit'), `"ban";r=0;t=540, "minute";r=60;t=60, "day";r=940;t=${86_400 - 60}`);
+  assert.is(int(during, 'x-ratelimit-limit'), 60);
 
   clock.advance(540_000 - 1);
   assert.is((await get(server, KEYS.free)).body.code, 'key_banned');
@@ -362,9 +364,13 @@ bans.run();
 // ---------------------------------------------------------------------------------------------
 const unauthenticated = suite('requests without a valid key: per-address limit and block');
 
+// An address on the network (inject's default, 127.0.0.1, is this machine: spared blocks, below).
+const REMOTE = { remoteAddress: '203.0.113.9' };
+
 unauthenticated('30 per minute per address get 401, then 429 rate_limited_ip, then a 600 s block', async () => {
   const { clock, server } = await setup();
-  const guesses = await times(30, () => get(server, 'Bearer guess-guess-guess'));
+  const from = (authorization: string | undefined) => get(server, authorization, '/v1/pets?limit=1', REMOTE);
+  const guesses = await times(30, () => from('Bearer guess-guess-guess'));
   assert.ok(guesses.every((r) => r.status === 401));
   assert.equal(
     guesses.slice(0, 3).map((r) => int(r, 'x-ratelimit-remaining')),
@@ -373,33 +379,57 @@ unauthenticated('30 per minute per address get 401, then 429 rate_limited_ip, th
   assert.is(int(guesses[0]!, 'x-ratelimit-limit'), 30);
   assert.is(header(guesses[0]!, 'ratelimit-policy'), '"ip-minute";q=30;w=60');
 
-  const limited = await get(server, 'Bearer guess-guess-guess');
+  const limited = await from('Bearer guess-guess-guess');
   assert.is(limited.status, 429);
   assert.is(limited.body.code, 'rate_limited_ip');
   assert.is(int(limited, 'retry-after'), 60);
 
   // While the address is over its allowance a valid key is refused too: a guesser cannot tell a
   // good key from a bad one by the answer.
-  const valid = await get(server, KEYS.free);
+  const valid = await from(KEYS.free);
   assert.is(valid.status, 429);
   assert.is(valid.body.code, 'rate_limited_ip');
 
   // Another address is not affected.
   assert.is((await get(server, 'Bearer guess-guess-guess', '/v1/pets', { remoteAddress: '198.51.100.4' })).status, 401);
 
-  const more = await times(17, () => get(server, undefined)); // refusals 3 to 19
+  const more = await times(17, () => from(undefined)); // refusals 3 to 19
   assert.ok(more.every((r) => r.body.code === 'rate_limited_ip'));
-  const blocked = await get(server, undefined);
+  const blocked = await from(undefined);
   assert.is(blocked.body.code, 'ip_blocked');
   assert.is(int(blocked, 'retry-after'), 600);
+  assert.is(header(blocked, 'ratelimit'), '"ip-block";r=0;t=600, "ip-minute";r=0;t=60');
 
   clock.advance(60_000);
-  const stillBlocked = await get(server, KEYS.free);
+  const stillBlocked = await from(KEYS.free);
   assert.is(stillBlocked.body.code, 'ip_blocked');
   assert.is(int(stillBlocked, 'retry-after'), 540);
+  assert.is(header(stillBlocked, 'ratelimit'), '"ip-block";r=0;t=540, "ip-minute";r=30;t=60');
   clock.advance(540_000);
-  assert.is((await get(server, 'Bearer guess-guess-guess')).status, 401);
-  assert.is((await get(server, KEYS.free)).status, 200);
+  assert.is((await from('Bearer guess-guess-guess')).status, 401);
+  assert.is((await from(KEYS.free)).status, 200);
+});
+
+unauthenticated('this machine (loopback): the same allowance, but never blocked, and a valid key always served', async () => {
+  for (const remoteAddress of ['127.0.0.1', '::1', '::ffff:127.0.0.1']) {
+    const { server } = await setup();
+    const all = await times(60, () => get(server, 'Bearer guess-guess-guess', '/v1/pets', { remoteAddress }));
+    assert.is(count(all, 401), 30, remoteAddress);
+    assert.ok(
+      all.slice(30).every((r) => r.body.code === 'rate_limited_ip'),
+      `${remoteAddress}: ${[...new Set(all.map((r) => r.body.code))].join(', ')}`,
+    );
+    const valid = await get(server, KEYS.free, '/v1/pets', { remoteAddress });
+    assert.is(valid.status, 200, remoteAddress);
+    assert.is(int(valid, 'x-ratelimit-limit'), 60, 'the key headers, not the address ones');
+  }
+});
+
+unauthenticated('with --ip-ban-loopback this machine is blocked like any address', async () => {
+  const { server } = await setup({ rateLimit: { ip: { banLoopback: true } } });
+  const all = await times(50, () => get(server, 'Bearer guess-guess-guess'));
+  assert.is(all.at(-1)!.body.code, 'ip_blocked');
+  assert.is((await get(server, KEYS.free)).body.code, 'ip_blocked');
 });
 
 unauthenticated('requests with a valid key do not use the address allowance', async () => {
@@ -421,7 +451,7 @@ unauthenticated('IPv6 clients are counted per /64', async () => {
 
 unauthenticated('the per-address limit and its block are configurable', async () => {
   const { server } = await setup({ rateLimit: { ip: { perMinute: 5, ban: { threshold: 2, periodSeconds: 60, durationSeconds: 90 } } } });
-  const all = await times(7, () => get(server, undefined));
+  const all = await times(7, () => get(server, undefined, '/v1/pets', REMOTE));
   assert.equal(statuses(all), [401, 401, 401, 401, 401, 429, 429]);
   assert.equal(
     all.slice(5).map((r) => r.body.code),

@@ -72,6 +72,24 @@ proxies('with trustProxyHeader forwarded, X-Forwarded-For is ignored', async () 
   assert.is(other.statusCode, 401);
 });
 
+// Loopback is spared blocks (the developer's machine), but a proxy on this machine forwards clients
+// from the network: trusted, each is its forwarded address, not loopback, and is blocked as ever.
+for (const trustProxy of [1, ['127.0.0.1']] as const) {
+  proxies(`a proxy on this machine, trusted (${JSON.stringify(trustProxy)}): its clients are blocked, this machine never`, async () => {
+    const server = await serverWith({ trustProxy: trustProxy as ServerOptions['trustProxy'] });
+    const local = (client: string, headers: Record<string, string> = { 'x-forwarded-for': client }) =>
+      server.inject({ method: 'GET', url: '/v1/pets', remoteAddress: '127.0.0.1', headers: { authorization: 'Bearer bad-key-123', ...headers } });
+    for (let i = 0; i < 51; i++) await local('203.0.113.7');
+    assert.is(JSON.parse((await local('203.0.113.7')).payload).code, 'ip_blocked');
+    // A request that reached the server directly from this machine, forwarded by no one.
+    for (let i = 0; i < 51; i++) await local('', {});
+    const direct = await local('', {});
+    assert.is(JSON.parse(direct.payload).code, 'rate_limited_ip');
+    const keyed = await server.inject({ method: 'GET', url: '/v1/pets', remoteAddress: '127.0.0.1', headers: { authorization: 'Bearer test-free-key' } });
+    assert.is(keyed.statusCode, 200);
+  });
+}
+
 proxies('trustProxy is checked once, at start', async () => {
   for (const bad of [0, ['10.0.0.0/33'], ['not-an-address'], [] as string[]]) {
     try {

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { clientAddress, ipPartitionId, type ForwardingHeader, type TrustProxy } from './client-ip.ts';
+import { clientAddress, ipPartitionId, isLoopback, type ForwardingHeader, type TrustProxy } from './client-ip.ts';
 
 const cases: Array<[string | undefined, string]> = [
   ['127.0.0.1', '127.0.0.1'],
@@ -21,6 +21,27 @@ for (const [address, expected] of cases) {
   test(`${String(address)} is counted as ${expected}`, () => {
     assert.is(ipPartitionId(address), expected);
   });
+}
+
+// This machine: the addresses the developer's own tools come from (limiter.ts spares them blocks).
+const loopback: Array<[string | undefined, boolean]> = [
+  ['127.0.0.1', true],
+  ['127.8.9.10', true],
+  ['::1', true],
+  ['0:0:0:0:0:0:0:1', true],
+  ['::ffff:127.0.0.1', true],
+  ['::1%lo', true],
+  ['128.0.0.1', false],
+  ['10.0.0.1', false],
+  ['::', false],
+  ['::2', false],
+  ['::ffff:203.0.113.7', false],
+  ['fe80::1', false],
+  ['127.0.0.1.example', false],
+  [undefined, false],
+];
+for (const [address, expected] of loopback) {
+  test(`${String(address)} is ${expected ? '' : 'not '}loopback`, () => assert.is(isLoopback(address), expected));
 }
 
 type Headers = Record<string, string>;

@@ -28,15 +28,25 @@ export function trustedRanges(ranges: readonly string[]): BlockList {
   return list;
 }
 
+/** The elements of a Forwarded field (RFC 7239), in order: each its parameters by lower-case name, unquoted. */
+export function forwardedElements(value: string): Array<Map<string, string>> {
+  return value.split(',').map((element) => {
+    const params = new Map<string, string>();
+    for (const pair of element.split(';')) {
+      const at = pair.indexOf('=');
+      if (at <= 0) continue;
+      const quoted = pair.slice(at + 1).trim();
+      params.set(pair.slice(0, at).trim().toLowerCase(), quoted.replace(/^"|"$/g, ''));
+    }
+    return params;
+  });
+}
+
 /** The `for=` addresses of a Forwarded field, in order; an obfuscated or unknown node is undefined. */
 function forwardedFor(value: string): Array<string | undefined> {
-  return value.split(',').map((element) => {
-    const pair = element
-      .split(';')
-      .map((p) => p.trim())
-      .find((p) => /^for=/i.test(p));
-    if (!pair) return undefined;
-    let node = pair.slice(4).trim().replace(/^"|"$/g, '');
+  return forwardedElements(value).map((params) => {
+    let node = params.get('for');
+    if (node === undefined) return undefined;
     if (node.startsWith('[')) node = node.slice(1, node.indexOf(']'));
     else if (isIPv4(node.split(':')[0] ?? '')) node = node.split(':')[0]!;
     return isIP(node) ? node : undefined;
@@ -76,6 +86,14 @@ export function clientAddress(
   }
   for (let i = at; i < chain.length; i++) if (chain[i] !== undefined) return chain[i];
   return socketAddress;
+}
+
+/** 127.0.0.0/8 or ::1 (IPv4-mapped or zoned too): a client on this machine. */
+export function isLoopback(address: string | undefined): boolean {
+  if (!address) return false;
+  const v4 = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1] ?? address;
+  if (isIPv4(v4)) return v4.startsWith('127.');
+  return isIPv6(address.split('%')[0]!) && expandIPv6(address).every((group, i) => group === (i === 7 ? '1' : '0'));
 }
 
 export function ipPartitionId(remoteAddress: string | undefined): string {

@@ -51,8 +51,27 @@ test('RateLimit-Policy lists both windows in the draft-11 syntax', () => {
 
 test('RateLimit gives what is left and the seconds until each window resets', () => {
   assert.is(formatState(result('admitted', [48, 40_100], [60, 80_000_000])), '"minute";r=12;t=41, "day";r=940;t=80000');
-  assert.is(formatState(result('banned', [0, MINUTE_MS], [70, 900_000], 599_500)), '"minute";r=0;t=600, "day";r=0;t=600');
+  assert.is(formatState(result('refused', [60, 40_100], [60, 80_000_000])), '"minute";r=0;t=41, "day";r=940;t=80000');
 });
+
+// A ban spends no allowance: each window says what it really has left, and the ban is an item of
+// its own, with nothing left until it ends (the one item that matches X-RateLimit-Remaining 0).
+const banned: Array<[string, 'key' | 'ip', ConsumeResult, string]> = [
+  ['a key, its minute spent', 'key', result('banned', [60, 30_000], [70, 900_000], 599_500), '"ban";r=0;t=600, "minute";r=0;t=30, "day";r=930;t=900'],
+  ['a key, its minute window over', 'key', result('banned', [0, MINUTE_MS], [70, 900_000], 540_000), '"ban";r=0;t=540, "minute";r=60;t=60, "day";r=930;t=900'],
+  [
+    'an address',
+    'ip',
+    { outcome: 'banned', banMs: 599_001, windows: [{ spec: ipWindows(30)[0]!, used: 30, resetMs: 5_500 }] },
+    '"ip-block";r=0;t=600, "ip-minute";r=0;t=6',
+  ],
+];
+for (const [name, kind, r, expected] of banned) {
+  test(`RateLimit during a ban (${name}): the ban's own item, the windows as they are`, () => {
+    assert.is(formatState(r, kind), expected);
+    assert.is(verdict(kind, r, NOW).headers.ratelimit, expected);
+  });
+}
 
 test('an admitted request reports the binding window, Reset as rounded-up epoch seconds', () => {
   const v = verdict('key', result('admitted', [48, 40_100], [60, 80_000_000]), NOW);

@@ -2,7 +2,7 @@
 // and for a refusal the error code and message. Pure, so every rounding rule is tested here.
 import { formatRateLimit, formatRateLimitPolicy } from '../../spec/rules/structured-fields.js';
 import type { ErrorCode } from '../errors.ts';
-import type { PartitionKind, WindowSpec } from './policy.ts';
+import { BAN_ITEM, type PartitionKind, type WindowSpec } from './policy.ts';
 import type { ConsumeResult, WindowUsage } from './store.ts';
 
 export interface Verdict {
@@ -65,13 +65,15 @@ function formatPolicyOnce(windows: readonly WindowSpec[]): string {
   return formatRateLimitPolicy(windows.map((w) => ({ name: w.name, quota: w.limit, window: Math.round(w.windowMs / 1000) })));
 }
 
-/** `RateLimit` (same draft): what is left in each window and when it resets. */
-export function formatState(result: ConsumeResult): string {
-  // While banned nothing is served, whatever the windows say.
-  const banned = result.outcome === 'banned';
-  return formatRateLimit(
-    result.windows.map((u) => ({ name: u.spec.name, remaining: banned ? 0 : remaining(u), reset: secondsUntil(banned ? result.banMs : u.resetMs) })),
-  );
+/**
+ * `RateLimit` (same draft): what is left in each window and when it resets. A ban spends no
+ * allowance, so during one the windows still say what they have left, after the ban's own item:
+ * nothing until it ends (the draft lets Retry-After, which says the same, take precedence).
+ */
+export function formatState(result: ConsumeResult, kind: PartitionKind = 'key'): string {
+  const windows = result.windows.map((u) => ({ name: u.spec.name, remaining: remaining(u), reset: secondsUntil(u.resetMs) }));
+  if (result.outcome !== 'banned') return formatRateLimit(windows);
+  return formatRateLimit([{ name: BAN_ITEM[kind], remaining: 0, reset: secondsUntil(result.banMs) }, ...windows]);
 }
 
 function per(windowMs: number): string {
@@ -115,7 +117,7 @@ export function verdict(kind: PartitionKind, result: ConsumeResult, nowMs: numbe
   const headers: Record<string, string> = {
     'x-ratelimit-limit': String(binding.spec.limit),
     'ratelimit-policy': formatPolicy(specs ?? result.windows.map((u) => u.spec)),
-    ratelimit: formatState(result),
+    ratelimit: formatState(result, kind),
   };
   if (result.outcome === 'admitted') {
     headers['x-ratelimit-remaining'] = String(remaining(binding));

@@ -128,6 +128,30 @@ const table: Array<[string, Shape, Step, { decided: boolean; partitions?: string
     'settle',
     { decided: true, partitions: ['ip:198.51.100.9'], costs: [1] },
   ],
+  [
+    'a key request from this machine: no address gate, its key counted',
+    { auth: 'key', address: '127.0.0.1' },
+    'admit',
+    { decided: true, partitions: [`key:${tiny.keyId}`], costs: [1] },
+  ],
+  [
+    'a key request from a client behind a proxy on this machine: the client gated as any address',
+    { auth: 'key', address: '127.0.0.1', forwardedFor: '198.51.100.9' },
+    'admit',
+    { decided: true, partitions: ['ip:198.51.100.9', `key:${tiny.keyId}`], costs: [0, 1] },
+  ],
+  [
+    'an admin-token call from this machine: admitted without asking the store',
+    { auth: 'admin', route: 'admin', address: '::1' },
+    'admit',
+    { decided: true, partitions: [] },
+  ],
+  [
+    'a 401 from this machine: still counted against its address',
+    { auth: 'not-a-key-123', address: '::1' },
+    'settle',
+    { decided: true, partitions: ['ip:0:0:0:0::/64'], costs: [1] },
+  ],
 ];
 for (const [name, shape, step, expected] of table) {
   decide(name, async () => {
@@ -136,7 +160,7 @@ for (const [name, shape, step, expected] of table) {
     const decided = await settled(limiter[step](req));
     assert.is(decided !== undefined, expected.decided);
     assert.is(limiter.verdictOf(req), decided, 'the verdict is the request state');
-    if (!expected.decided) return assert.is(store.calls.length, 0);
+    if (!expected.decided || expected.partitions?.length === 0) return assert.is(store.calls.length, 0);
     assert.is(store.calls.length, 1, 'one store call per request');
     assert.equal(
       store.calls[0]!.map((r) => r.partition),
@@ -248,6 +272,39 @@ limits('an address blocked for requests without a key refuses its valid key too'
   assert.is(keyed.error?.code, 'rate_limited_ip');
 });
 
+// This machine (loopback) is spared what locks a network address out: its block, and the refusal
+// of its valid key while it is over its allowance. --ip-ban-loopback restores both.
+const ALLOWED = ['', '', ''];
+const loopback: Array<[string, boolean, TrustProxy, Shape, string[], string | undefined]> = [
+  ['127.0.0.1, the defaults', false, false, { address: '127.0.0.1' }, [...ALLOWED, 'rate_limited_ip', 'rate_limited_ip', 'rate_limited_ip'], undefined],
+  [
+    '::1 behind a trusted proxy that forwarded nothing',
+    false,
+    1,
+    { address: '::1' },
+    [...ALLOWED, 'rate_limited_ip', 'rate_limited_ip', 'rate_limited_ip'],
+    undefined,
+  ],
+  ['127.0.0.1 with --ip-ban-loopback', true, false, { address: '127.0.0.1' }, [...ALLOWED, 'rate_limited_ip', 'rate_limited_ip', 'ip_blocked'], 'ip_blocked'],
+  [
+    'a network client forwarded by a proxy on this machine',
+    false,
+    1,
+    { address: '127.0.0.1', forwardedFor: '198.51.100.9' },
+    [...ALLOWED, 'rate_limited_ip', 'rate_limited_ip', 'ip_blocked'],
+    'ip_blocked',
+  ],
+];
+for (const [name, banLoopback, trust, from, codes, keyed] of loopback) {
+  limits(`six requests without a key, then a valid key: ${name}`, async () => {
+    const { limiter } = setup({ ip: { perMinute: 3, ban: { threshold: 3 }, banLoopback } }, trust);
+    const seen: string[] = [];
+    for (let i = 0; i < 6; i++) seen.push((await settled(limiter.settle(request({ auth: 'not-a-key-123', ...from }))))!.error?.code ?? '');
+    assert.equal(seen, codes);
+    assert.is((await settled(limiter.admit(request({ auth: 'key', ...from }))))!.error?.code, keyed);
+  });
+}
+
 limits('the admin token: its calls carry no rate-limit headers unless refused', async () => {
   const { limiter } = setup();
   const req = request({ auth: 'admin', route: 'admin' });
@@ -305,6 +362,18 @@ for (const [name, before, expected] of asked) {
     assert.ok(limiter.verdictOf(req), 'decided as the request verdict: not counted again as it ends');
   });
 }
+
+faults('from this machine over its keyless allowance: the key is not refused for it, so the 429 is injected', async () => {
+  const { limiter, store } = setup();
+  for (let i = 0; i < 3; i++) await settled(limiter.settle(request({ auth: 'not-a-key-123', address: '127.0.0.1' })));
+  const { error, injected } = await limiter.refusalFor(request({ auth: 'key', address: '127.0.0.1' }), tiny);
+  assert.is(errorBody(error).code, 'rate_limited_minute');
+  assert.ok(injected);
+  assert.equal(
+    store.calls.at(-1)!.map((r) => [r.partition, r.cost]),
+    [[`key:${tiny.keyId}`, 0]],
+  );
+});
 
 faults('an injected 429 counts nothing', async () => {
   const { limiter } = setup();

@@ -19,7 +19,7 @@ import type { ApiKey, KeyRing } from '../keys.ts';
 import type { BanOptions, ResolvedRateLimitOptions } from '../options.ts';
 import { notePetsVersion } from '../pets/version.ts';
 import { apiKeyOf, bearerToken } from '../plugins/auth.ts';
-import { clientAddress, ipPartitionId, trustedRanges, type ForwardingHeader, type TrustProxy } from './client-ip.ts';
+import { clientAddress, ipPartitionId, isLoopback, trustedRanges, type ForwardingHeader, type TrustProxy } from './client-ip.ts';
 import { asRefusal, verdict, type Verdict } from './decision.ts';
 import { openLimiterStore, type StoreLog } from './open-store.ts';
 import { adminPartition, banOrNull, ipPartition, keyPartition, type BanSpec, type Partition } from './policy.ts';
@@ -104,16 +104,25 @@ const UNLIMITED_REFUSAL: Verdict = {
   error: { code: 'rate_limited_minute', message: 'Rate limit exceeded (a fault injected for client testing); retry after 60 seconds.' },
 };
 
+/** The admin token from an address that does not gate it: admitted, counted nowhere, no headers (headersFor). */
+const UNGATED_ADMIN: Verdict = { admitted: true, headers: {} };
+
 /** A partition with the two store requests it is ever asked: a probe (cost 0) and a count (cost 1). */
 interface Counted {
   readonly partition: Partition;
   readonly probe: ConsumeRequest;
   readonly count: ConsumeRequest;
+  /**
+   * An address only: whether its allowance for requests without a valid key refuses valid keys and
+   * the admin token too. Not for a loopback client unless `banLoopback`: a guesser on this machine
+   * can read the key file, and the developer's own tools must not be locked out by a typo.
+   */
+  readonly gates: boolean;
 }
 
-const counted = (partition: Partition): Counted => {
+const counted = (partition: Partition, gates = false): Counted => {
   const base = { partition: partition.id, windows: partition.windows, ban: partition.ban };
-  return { partition, probe: { ...base, cost: 0 }, count: { ...base, cost: 1 } };
+  return { partition, probe: { ...base, cost: 0 }, count: { ...base, cost: 1 }, gates };
 };
 
 function toBan(options: BanOptions): BanSpec | null {
@@ -141,18 +150,27 @@ function partitions({ rateLimit, trustProxy, trustProxyHeader }: LimiterOptions)
   const bySocket = trustProxy === false;
   const keys = new Map<string, Counted>();
   const addresses = new Map<string, Counted>();
+  /** Loopback (the address counted against, after trusted proxies) is spared blocks and gates unless asked. */
+  const strict = (address: string | undefined) => rateLimit.ip.banLoopback || !isLoopback(address);
   return {
     addressOf(request: Request): Counted {
       const admin = isAdmin(request);
-      const seen = bySocket
-        ? (request.info.remoteAddress ?? '')
-        : ipPartitionId(clientAddress(request.info.remoteAddress, request.headers as Record<string, string | undefined>, trustProxy, trustProxyHeader, ranges));
+      let seen: string;
+      let client: string | undefined;
+      if (bySocket) seen = request.info.remoteAddress ?? '';
+      else {
+        client = clientAddress(request.info.remoteAddress, request.headers as Record<string, string | undefined>, trustProxy, trustProxyHeader, ranges);
+        // ::1 shares its /64 with addresses that are not loopback: the flag is part of the key.
+        seen = `${strict(client) ? '' : 'lo '}${ipPartitionId(client)}`;
+      }
       const cacheKey = admin ? `admin ${seen}` : seen;
       let found = addresses.get(cacheKey);
       if (!found) {
         if (addresses.size >= ADDRESS_CACHE_SIZE) addresses.clear();
-        const client = bySocket ? ipPartitionId(seen || undefined) : seen;
-        found = counted((admin ? adminPartition : ipPartition)(client, rateLimit.ip.perMinute, ipBan));
+        if (bySocket) client = seen || undefined;
+        const gates = strict(client);
+        const partition = (admin ? adminPartition : ipPartition)(ipPartitionId(client), rateLimit.ip.perMinute, gates ? ipBan : null);
+        found = counted(partition, gates);
         addresses.set(cacheKey, found);
       }
       return found;
@@ -207,10 +225,11 @@ export function createLimiter(options: LimiterOptions): Limiter {
   const store = options.store ?? openLimiterStore({ rateLimit, redisUrl: options.redisUrl, clock, log });
   const { addressOf, keyOf } = partitions(options);
 
-  /** First the address (probe only), then the key (counted): the first partition that did not admit decides, or the key. */
+  /** First the address (probe only) where it gates, then the key (counted): the first partition that did not admit decides, or the key. */
   function decideKey(request: Request, key: ApiKey): Maybe<Verdict> {
     const address = addressOf(request);
     const own = keyOf(key);
+    if (!address.gates) return andThen(store.consumeAll([own.count]), ([result]) => record(clock, request, result!, own, result!, 1));
     return andThen(store.consumeAll([address.probe, own.count]), ([first, second]) =>
       second ? record(clock, request, first!, own, second, 1) : record(clock, request, first!, address, first!, 0),
     );
@@ -228,7 +247,10 @@ export function createLimiter(options: LimiterOptions): Limiter {
       if (request.plugins[RATE_LIMIT_PLUGIN] || exempt(request)) return undefined;
       const key = apiKeyOf(request);
       if (key) return decideKey(request, key);
-      return isAdmin(request) && request.auth.isAuthenticated ? decideAddress(request, 0) : undefined;
+      if (!isAdmin(request) || !request.auth.isAuthenticated) return undefined;
+      if (addressOf(request).gates) return decideAddress(request, 0);
+      request.plugins[RATE_LIMIT_PLUGIN] = UNGATED_ADMIN;
+      return UNGATED_ADMIN;
     },
     verdictOf: (request) => request.plugins[RATE_LIMIT_PLUGIN],
     settle(request) {
@@ -245,12 +267,12 @@ export function createLimiter(options: LimiterOptions): Limiter {
     refusalFor(request, key) {
       const address = addressOf(request);
       const own = keyOf(key);
-      return andThen(store.consumeAll([address.probe, own.probe]), ([first, second]) => {
+      return andThen(store.consumeAll(address.gates ? [address.probe, own.probe] : [own.probe]), (results) => {
+        const first = results[0]!;
+        const mine = address.gates ? results[1] : first;
         // A key refused anyway gets its real 429; only an admission turned into one is injected.
-        const injected = second?.outcome === 'admitted';
-        const decided = second
-          ? record(clock, request, first!, own, injected ? asRefusal(second) : second, 0)
-          : record(clock, request, first!, address, first!, 0);
+        const injected = mine?.outcome === 'admitted';
+        const decided = mine ? record(clock, request, first, own, injected ? asRefusal(mine) : mine, 0) : record(clock, request, first, address, first, 0);
         return { error: refusal(decided), injected };
       });
     },

@@ -45,6 +45,13 @@ export function ipWindows(perMinute: number): WindowSpec[] {
   return [{ name: 'ip-minute', code: 'rate_limited_ip', limit: perMinute, windowMs: MINUTE_MS }];
 }
 
+/**
+ * The RateLimit item (draft-ietf-httpapi-ratelimit-headers) a ban or an address block is reported
+ * as, beside the windows: a policy the server does not advertise in RateLimit-Policy, since while
+ * it lasts it allows nothing, whatever the windows have left.
+ */
+export const BAN_ITEM: Readonly<Record<PartitionKind, string>> = { key: 'ban', ip: 'ip-block' };
+
 /** A ban with threshold 0 never starts; callers pass `null` to the store for it. */
 export function banOrNull(ban: BanSpec): BanSpec | null {
   return ban.threshold > 0 && ban.durationMs > 0 ? ban : null;

@@ -1,7 +1,7 @@
 // The fault-injection harness: an implementation on a manual clock (the in-process reference server,
 // or the second implementation of conformance/testing), optionally behind a fault proxy, and a
 // conformance run whose waits advance that clock instead of sleeping.
-import { createServer, ManualClock } from '../../../server/index.ts';
+import { createServer, ManualClock, type ServerOptions } from '../../../server/index.ts';
 import { runConformance, type Report, type RunOptions } from '../../run.ts';
 import { startSecondServer, type SecondServerOptions } from '../second-server/index.ts';
 import type { Fault } from './catalogue.ts';
@@ -43,6 +43,7 @@ export async function startTarget(
   fault?: FaultBehaviour & Pick<Fault, 'secondBuild'>,
   implementation: Implementation = 'reference',
   second: SecondServerOptions = {},
+  reference: Partial<ServerOptions> = {},
 ): Promise<Target> {
   const clock = new ManualClock();
   let origin: string;
@@ -60,7 +61,7 @@ export async function startTarget(
     keys = { apiKey: server.keys.pro, rateLimitKey: server.keys.free };
     choices = { ...SECOND_CHOICES, ...(options.paging === 'none' ? { paging: 'none' } : {}) };
   } else {
-    const server = await createServer({ host: '127.0.0.1', port: 0, storage: { type: 'memory' }, logger: false, clock });
+    const server = await createServer({ host: '127.0.0.1', port: 0, storage: { type: 'memory' }, logger: false, clock, ...reference });
     await server.start();
     origin = server.info.uri;
     close = () => server.stop({ timeout: 1000 });
