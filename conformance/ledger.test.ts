@@ -91,6 +91,42 @@ test('what a check could not judge is never a pass: a failure seen through a bod
   assert.equal([headers!.outcome, headers!.unjudged, headers!.failed], ['failed', undefined, 1]);
 });
 
+// A check the run did not get to judge because the target refused a request it needed is no skip
+// the user chose: it could not judge (exit 2), in the target's words, whatever the Error code.
+const answer = (status: number, body: string, headers: Record<string, string> = {}) =>
+  ({ purpose: 'list', request: { method: 'GET', url: 'http://x/v1/pets' }, response: { status, headers, body } }) as unknown as Exchange;
+const notRunCases: Array<[string, Exchange[], { unjudged?: number; reason: RegExp }]> = [
+  [
+    'a 429 ban',
+    [answer(429, '{"code":"key_banned","message":"banned for a while"}', { 'retry-after': '402' })],
+    {
+      unjudged: 1,
+      reason:
+        /^could not judge: the list answered 429: the target refused it: GET http:\/\/x\/v1\/pets answered 429 \(key_banned: banned for a while\), Retry-After 402$/,
+    },
+  ],
+  ['a 403 ban of another server', [answer(403, '{"code":"FORBIDDEN_BANNED"}')], { unjudged: 1, reason: /answered 403 \(FORBIDDEN_BANNED\)$/ }],
+  ['a key refused', [answer(200, '[]'), answer(401, 'no')], { unjudged: 1, reason: /answered 401 \(no body\)$/ }],
+  ['an answer that is no refusal', [answer(500, '{}')], { reason: /^the list answered 429$/ }],
+  ['no evidence', [], { reason: /^the list answered 429$/ }],
+];
+for (const [name, evidence, expected] of notRunCases) {
+  test(`not run for want of an answer, ${name}: ${expected.unjudged ? 'could not judge' : 'not run'}`, () => {
+    const ledger = new Ledger(DEFS);
+    ledger.scope('a', ['a.one']).notRun('a.one', 'the list answered 429', evidence);
+    const [one] = ledger.results({ strict: false, selected: all });
+    assert.equal([one!.outcome, one!.unjudged], ['not-run', expected.unjudged]);
+    assert.match(one!.reason ?? '', expected.reason);
+  });
+}
+
+test('what a check outside the run could not judge is not counted as unjudged: it changes no exit status', () => {
+  const ledger = new Ledger(DEFS);
+  ledger.scope('a', ['a.one']).unjudged('a.one', 'refused');
+  const [one] = ledger.results({ strict: false, selected: (def) => (def.id === 'a.one' ? 'needs --ban-check' : undefined) });
+  assert.equal([one!.outcome, one!.reason, one!.unjudged], ['not-run', 'needs --ban-check', undefined]);
+});
+
 test('a scope naming a check that does not exist is refused', () => {
   assert.throws(() => new Ledger(DEFS).scope('c', ['c.nothing']), /c: unknown check id c\.nothing/);
 });

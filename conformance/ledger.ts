@@ -3,6 +3,7 @@
 import { KitError } from '../lib/errors.ts';
 import type { CheckDef, Level, Profile } from './catalogue.ts';
 import { unreadReason, type Exchange } from './http.ts';
+import { refusalAmong } from './refusal.ts';
 
 export type Outcome = 'passed' | 'failed' | 'warned' | 'not-run';
 
@@ -44,8 +45,12 @@ export interface CheckLedger {
   fail(id: string, message: string, evidence?: Exchange[], rule?: string): void;
   /** Records a pass or a failure; returns the condition so callers can stop early. */
   assert(id: string, condition: boolean, message: string, evidence?: Exchange[]): boolean;
-  /** Why the check did not run, unless something else is recorded for it. */
-  notRun(id: string, reason: string): void;
+  /**
+   * Why the check did not run, unless something else is recorded for it. When the target refused a
+   * request of `evidence` (401, 403, 429), the check could not judge: the refusal is no choice of the
+   * user's, and the run must not report CONFORMS for it.
+   */
+  notRun(id: string, reason: string, evidence?: readonly Exchange[]): void;
   /** The check could not judge this (a body too large to read, a tool that died): never a pass, not a failure. */
   unjudged(id: string, reason: string): void;
   note(id: string, note: string): void;
@@ -123,7 +128,8 @@ export class Ledger {
       const skipped = options.selected(def);
       let outcome: Outcome;
       let reason: string | undefined;
-      if (skipped !== undefined && state.passes === 0 && state.failures.length === 0) {
+      const outside = skipped !== undefined && state.passes === 0 && state.failures.length === 0;
+      if (outside) {
         outcome = 'not-run';
         reason = skipped;
       } else if (state.failures.length > 0) {
@@ -151,7 +157,8 @@ export class Ledger {
         failures: state.failures,
         notes: state.notes,
       };
-      if (state.unjudged > 0) result.unjudged = state.unjudged;
+      // A check outside the run judged nothing it was asked to: what it could not judge changes no exit status.
+      if (state.unjudged > 0 && !outside) result.unjudged = state.unjudged;
       if (reason !== undefined) result.reason = reason;
       return result;
     });
@@ -221,7 +228,9 @@ class ScopedLedger implements CheckLedger {
     return condition;
   }
 
-  notRun(id: string, reason: string): void {
+  notRun(id: string, reason: string, evidence: readonly Exchange[] = []): void {
+    const refused = refusalAmong(evidence);
+    if (refused !== undefined) return this.unjudged(id, `${reason}: the target refused it: ${refused}`);
     this.#get(id).notRun ??= reason;
   }
 

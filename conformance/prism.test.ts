@@ -1,15 +1,17 @@
 // A real Prism mock (one per file, on a free port): the contract profile passes against it, with
 // Prefer for the one status a stateless mock cannot choose; the full profile fails, naming the
-// behaviours a stateless mock cannot have.
+// behaviours a stateless mock cannot have, exactly as the guide lists them.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { guideBlock } from '../scripts/guide-blocks.ts';
 import { CATALOGUE } from './catalogue.ts';
 import { main } from './cli.ts';
 import { startMock, type RunningMock } from './mock.ts';
 import { runConformance } from './run.ts';
+import { transcript } from './testing/prism-guide.ts';
 
 const test = suite('Prism mock');
 let mock: RunningMock;
@@ -69,6 +71,11 @@ test('full profile fails, naming what a stateless mock cannot do', async () => {
   for (const id of ['list.200', 'create.201', 'get.200', 'auth.401-missing', 'headers.rate-limit']) {
     assert.is(report.results.find((r) => r.id === id)?.outcome, 'passed', id);
   }
+});
+
+test("the guide's list of what the full profile fails on is what its line prints against a real Prism", async () => {
+  const guide = guideBlock('conformance/README.md', 'prism-full');
+  assert.fixture(await transcript(guide, mock.url), guide, 'run: npx tsx conformance/testing/prism-guide.ts --write');
 });
 
 test('the CLI writes JUnit and JSON reports, with the key redacted', async () => {

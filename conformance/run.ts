@@ -258,6 +258,7 @@ export async function runResolved(options: ResolvedOptions, hooks: RunHooks = {}
     const checked = await preflight(run);
     run.facts.list = checked.list;
     run.facts.keyless = checked.keyless;
+    if (checked.rateLimitKey) run.facts.rateLimitKeyAtStart = checked.rateLimitKey;
     // Each area records verdicts only for the checks it defines; an area none of whose checks is
     // selected sends nothing.
     const areas = AREAS.map((area) => ({

@@ -48,6 +48,8 @@ export interface Facts {
   dredd?: DreddOutcome;
   /** The preflight's GET /pets without Authorization. */
   keyless?: Exchange;
+  /** The preflight's GET /pets with --rate-limit-key, the first request the run sent with it. */
+  rateLimitKeyAtStart?: Exchange;
   /** Names carried by invalid bodies the generated phases sent, with the exchange that sent each. */
   markers?: Map<string, Exchange>;
   /** Ids of the pets the generated phases created. */

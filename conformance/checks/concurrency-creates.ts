@@ -38,6 +38,7 @@ function judgeIds(ctx: AreaContext, pets: readonly Created[]): void {
     return ctx.ledger.notRun(
       'concurrency.creates-distinct',
       `fewer than two of the ${pets.length} creates sent at once were answered 201 with an id (${answered})`,
+      pets.map((p) => p.exchange),
     );
   }
   const seen = new Map<number, Created>();
@@ -258,6 +259,11 @@ export async function creates(ctx: AreaContext): Promise<void> {
   }
 
   judgeIds(ctx, pets);
-  if (withId(pets).length === 0) ctx.ledger.notRun('concurrency.creates-kept', 'no create sent at once was answered 201 with an id');
+  if (withId(pets).length === 0)
+    ctx.ledger.notRun(
+      'concurrency.creates-kept',
+      'no create sent at once was answered 201 with an id',
+      pets.map((p) => p.exchange),
+    );
   else await judgeListed(ctx, withId(pets), petStatus);
 }

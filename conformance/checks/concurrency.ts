@@ -81,6 +81,8 @@ async function burst(ctx: AreaContext): Promise<void> {
     return ctx.ledger.notRun(
       id,
       `the rate-limit phase left --rate-limit-key ${last ? `refused (${describeStatus(last)})` : 'unused'}${ctx.options.wait ? '' : ', and --no-wait keeps the kit from waiting for its window'}: no allowance to burst into`,
+      // Without --no-wait the key was to be admitted again: a refusal left is the target's, and the burst could not be judged.
+      last && ctx.options.wait ? [last] : [],
     );
   if (announced === null || announced === undefined || reset === null || reset === undefined)
     return ctx.ledger.notRun(id, 'the last answer to --rate-limit-key lacks integer X-RateLimit-Remaining/Reset');

@@ -249,7 +249,7 @@ async function behaviour(ctx: AreaContext): Promise<void> {
   const created = ctx.facts.created;
   if (!created || created.id === undefined || status(created.exchange) !== 201) {
     for (const id of ['create.echo', 'create.retrievable', 'create.unique-ids', 'create.listed', 'create.server-assigns-id'])
-      ctx.ledger.notRun(id, 'create.201 did not return a pet with an id');
+      ctx.ledger.notRun(id, 'create.201 did not return a pet with an id', created ? [created.exchange] : []);
     return;
   }
   const withId = { ...created, id: created.id };

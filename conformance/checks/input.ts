@@ -137,7 +137,7 @@ async function storedNothing(ctx: AreaContext, markers: Markers): Promise<void> 
     });
     seen.push(ex);
     const body = jsonBody(ex);
-    if (status(ex) !== 200 || !isPetArray(body)) return ctx.ledger.notRun('input.invalid-not-stored', `the list answered ${describeStatus(ex)}`);
+    if (status(ex) !== 200 || !isPetArray(body)) return ctx.ledger.notRun('input.invalid-not-stored', `the list answered ${describeStatus(ex)}`, [ex]);
     for (const pet of body) {
       const sent = typeof pet.name === 'string' ? markers.get(pet.name) : undefined;
       // A body the target accepted is the other input checks' to judge: this one is about refusals.

@@ -1,6 +1,6 @@
-// What --rate-limit-key's traffic is charged, seen from outside the window rules: --api-key's
-// Remaining across that traffic (per key by count, not only by admission), and a create refused
-// over the limit that must have stored nothing.
+// What each key's traffic is charged, seen from outside the window rules: --api-key's Remaining
+// across --rate-limit-key's traffic and --rate-limit-key's across the run's before it (per key by
+// count, not only by admission), and a create refused over the limit that must have stored nothing.
 import { parseInteger } from '../../spec/rules/fields.js';
 import { DEFAULT_TOLERANCES } from '../../spec/rules/snapshot.js';
 import { jsonBody, type Exchange } from '../http.ts';
@@ -37,62 +37,75 @@ export async function readKeyWindow(ctx: AreaContext): Promise<Exchange> {
   });
 }
 
+/** Whose Remaining is read (by its Authorization and its flag), and whose traffic must not be charged to it. */
+export interface Charged {
+  key: { authorization: string; flag: string };
+  other: { authorization: string; flag: string };
+}
+
+/** --api-key's window across --rate-limit-key's traffic, and the other way round. */
+export function chargeOf(ctx: AreaContext, of: 'api-key' | 'rate-limit-key'): Charged {
+  const apiKey = { authorization: ctx.http.bearer(), flag: '--api-key' };
+  const rateLimitKey = { authorization: ctx.http.bearer(ctx.options.rateLimitKey), flag: '--rate-limit-key' };
+  return of === 'api-key' ? { key: apiKey, other: rateLimitKey } : { key: rateLimitKey, other: apiKey };
+}
+
 /**
- * Per key by count: within one window of --api-key (the same Reset), its Remaining fell by no more
- * than its own requests, whatever --rate-limit-key sent meanwhile. Fewer is no sharing (a window that
+ * Per key by count: within one window of a key (the same Reset), its Remaining fell by no more than
+ * its own requests, whatever the other key sent meanwhile. Fewer is no sharing (a window that
  * refills as it slides), and another window cannot be compared: both are noted, never passed silently.
  */
-function chargedOnlyOwn(ctx: AreaContext, before: Exchange, after: Exchange): void {
+export function chargedOnlyOwn(ctx: AreaContext, { key, other }: Charged, before: Exchange, after: Exchange): void {
   const id = 'ratelimit.per-key';
   const a = windowOf(before);
   const b = windowOf(after);
   if (!a || !b) {
     ctx.ledger.note(
       id,
-      `--api-key's answers before and after --rate-limit-key's traffic (${describeStatus(before)}, ${describeStatus(after)}) do not both carry integer X-RateLimit-Remaining and Reset: what that traffic cost --api-key was not counted`,
+      `${key.flag}'s answers before and after ${other.flag}'s traffic (${describeStatus(before)}, ${describeStatus(after)}) do not both carry integer X-RateLimit-Remaining and Reset: what that traffic cost ${key.flag} was not counted`,
     );
     return;
   }
   const between = ctx.http.exchanges.filter((e) => e.seq > before.seq && e.seq <= after.seq);
-  const own = between.filter((e) => e.request.headers.authorization === ctx.http.bearer());
-  const other = between.filter((e) => e.request.headers.authorization === ctx.http.bearer(ctx.options.rateLimitKey)).length;
+  const own = between.filter((e) => e.request.headers.authorization === key.authorization);
+  const others = between.filter((e) => e.request.headers.authorization === other.authorization);
   const unsure = own.find((e) => !isAdmitted(e));
   if (unsure) {
     ctx.ledger.note(
       id,
-      `a request of --api-key between the two readings answered ${describeStatus(unsure)}: what the other key's traffic cost it was not counted`,
+      `a request of ${key.flag} between the two readings answered ${describeStatus(unsure)}: what the other key's traffic cost it was not counted`,
     );
     return;
   }
   if (Math.abs(a.reset - b.reset) > DEFAULT_TOLERANCES.roundingSeconds) {
     ctx.ledger.note(
       id,
-      `--api-key's window changed between the readings before and after --rate-limit-key's ${other} requests (X-RateLimit-Reset ${a.reset}, then ${b.reset}): what they cost --api-key could not be counted`,
+      `${key.flag}'s window changed between the readings before and after ${other.flag}'s ${others.length} requests (X-RateLimit-Reset ${a.reset}, then ${b.reset}): what they cost ${key.flag} could not be counted`,
     );
     return;
   }
   const fell = a.remaining - b.remaining;
   const excess = fell - own.length;
-  // Another client of --api-key may explain a few requests more; a counter kept by address charges
-  // every request the other key had admitted meanwhile (as many as --api-key had left, Remaining
+  // Another client of the key may explain a few requests more; a counter kept by address charges
+  // every request the other key had admitted meanwhile (as many as the key had left, Remaining
   // stopping at 0), and only that fails the check.
-  const otherAdmitted = between.filter((e) => e.request.headers.authorization === ctx.http.bearer(ctx.options.rateLimitKey) && isAdmitted(e)).length;
+  const otherAdmitted = others.filter(isAdmitted).length;
   const shared = otherAdmitted > 0 && excess > 0 && excess >= Math.min(otherAdmitted, a.remaining - own.length);
   ctx.ledger.assert(
     id,
     !shared,
-    `--api-key's X-RateLimit-Remaining fell from ${a.remaining} to ${b.remaining} within one window (X-RateLimit-Reset ${a.reset}) while it sent ${own.length} request(s) and --rate-limit-key had ${otherAdmitted} of its ${other} admitted: ${excess} more than its own, as many as the other key's (counted by address, not by key)`,
+    `${key.flag}'s X-RateLimit-Remaining fell from ${a.remaining} to ${b.remaining} within one window (X-RateLimit-Reset ${a.reset}) while it sent ${own.length} request(s) and ${other.flag} had ${otherAdmitted} of its ${others.length} admitted: ${excess} more than its own, as many as the other key's (counted by address, not by key)`,
     [before, after],
   );
   if (!shared && excess > 0)
     ctx.ledger.note(
       id,
-      `--api-key's X-RateLimit-Remaining fell from ${a.remaining} to ${b.remaining}: ${excess} more than its own ${own.length} request(s), fewer than the ${otherAdmitted} --rate-limit-key had admitted (something else using --api-key meanwhile?)`,
+      `${key.flag}'s X-RateLimit-Remaining fell from ${a.remaining} to ${b.remaining}: ${excess} more than its own ${own.length} request(s), fewer than the ${otherAdmitted} ${other.flag} had admitted (something else using ${key.flag} meanwhile?)`,
     );
   if (excess < 0)
     ctx.ledger.note(
       id,
-      `--api-key's X-RateLimit-Remaining fell from ${a.remaining} to ${b.remaining} across ${own.length} request(s) of its own: fewer than it sent (a window that refills as it slides), so nothing of the other key's was charged to it`,
+      `${key.flag}'s X-RateLimit-Remaining fell from ${a.remaining} to ${b.remaining} across ${own.length} request(s) of its own: fewer than it sent (a window that refills as it slides), so nothing of the other key's was charged to it`,
     );
 }
 
@@ -111,7 +124,14 @@ export async function perKey(ctx: AreaContext, refused: Exchange, before: Exchan
     `while --rate-limit-key was refused (${describeStatus(refused)}), --api-key from the same address answered ${describeStatus(ex)}: the limit is not counted per key`,
     [refused, ex],
   );
-  if (admitted) chargedOnlyOwn(ctx, before, ex);
+  if (admitted) chargedOnlyOwn(ctx, chargeOf(ctx, 'api-key'), before, ex);
+}
+
+/** Why the run did not see the key admitted again: the user's choice (--no-wait), or a refusal longer than it may wait. */
+export interface NotWaited {
+  reason: string;
+  /** The target refused for longer than --max-wait: what needed the wait could not be judged. */
+  unjudged: boolean;
 }
 
 /** The id a refusal gave away, in its body or a Location: a refused create must not have made it. */
@@ -127,7 +147,7 @@ function leakedId(ex: Exchange): number | undefined {
  * the list as the run's other searches do, and at any id the refusal named. After the key's
  * readmission when the run waits for it, so that a create queued and applied later shows too.
  */
-export async function refusedNotApplied(ctx: AreaContext, refused: RefusedCreate | undefined, notWaited: string | null): Promise<void> {
+export async function refusedNotApplied(ctx: AreaContext, refused: RefusedCreate | undefined, notWaited: NotWaited | null): Promise<void> {
   const id = 'ratelimit.refused-not-applied';
   if (!refused) return ctx.ledger.notRun(id, 'the description has no valid example body to create a pet with');
   const { ex, name } = refused;
@@ -161,7 +181,7 @@ export async function refusedNotApplied(ctx: AreaContext, refused: RefusedCreate
       ...(query ? { query } : {}),
     });
     const pets = jsonBody(list);
-    if (status(list) !== 200 || !isPetArray(pets)) return ctx.ledger.notRun(id, `the list answered ${describeStatus(list)}`);
+    if (status(list) !== 200 || !isPetArray(pets)) return ctx.ledger.notRun(id, `the list answered ${describeStatus(list)}`, [list]);
     const stored = pets.find((p) => p.name === name);
     if (stored)
       return ctx.ledger.fail(
@@ -173,7 +193,10 @@ export async function refusedNotApplied(ctx: AreaContext, refused: RefusedCreate
     if ('none' in next) {
       if (pets.length >= limit) return ctx.ledger.notRun(id, `the list is longer than one page and ${next.none} leads further`);
       // Not stored now; whether it is stored once the key is admitted again was not seen.
-      if (notWaited !== null) return ctx.ledger.notRun(id, `not stored when looked at before the key was admitted again (${notWaited})`);
+      if (notWaited !== null) {
+        const why = `not stored when looked at before the key was admitted again (${notWaited.reason})`;
+        return notWaited.unjudged ? ctx.ledger.unjudged(id, why) : ctx.ledger.notRun(id, why);
+      }
       return ctx.ledger.pass(id);
     }
     path = next.url;

@@ -3,18 +3,18 @@
 // again. Every response goes through the window rules of spec/rules/window-rules.js, the same state
 // machine rate-limit.js (k6) and the judging proxy use, by way of rate-limit-verdict.ts; each rule it
 // breaks is a failure of the check CHECK_OF_RULE names. This module adds only what the rules cannot
-// see: the 429's Error body, whether the run could do its part (a spare key, the waits), and (in
-// rate-limit-charging.ts) that a refused create stored nothing and what the other key's traffic cost
-// --api-key.
+// see: the 429's Error body, whether the run could do its part (a spare key admitted, in
+// rate-limit-start.ts; the waits), and (in rate-limit-charging.ts) that a refused create stored
+// nothing and what each key's traffic cost the other.
 import { parseInteger } from '../../spec/rules/fields.js';
-import { DEFAULT_TOLERANCES, readSnapshot, retryWaitMs } from '../../spec/rules/snapshot.js';
 import type { Outcome } from '../../spec/rules/window-rules.js';
 import type { CheckDef } from '../catalogue.ts';
 import { baseBody } from '../generate/cases.ts';
 import type { Exchange } from '../http.ts';
 import { validateResponse } from '../openapi.ts';
 import { SECTION, type Area, type AreaContext } from './area.ts';
-import { perKey, readKeyWindow, refusedNotApplied, type RefusedCreate } from './rate-limit-charging.ts';
+import { chargeOf, chargedOnlyOwn, perKey, readKeyWindow, refusedNotApplied, type NotWaited, type RefusedCreate } from './rate-limit-charging.ts';
+import { firstAdmitted, type Send } from './rate-limit-start.ts';
 import { isAdmitted, isRefusal, rateLimitVerdict, type RateLimitVerdict } from './rate-limit-verdict.ts';
 import { describeStatus, header, send, status } from './support.ts';
 
@@ -120,20 +120,23 @@ const checks: readonly CheckDef[] = [
     profile: 'full',
     section: `${SECTION.plans}; ${SECTION.auth}`,
     title:
-      "Limits apply per key: while --rate-limit-key is refused, --api-key from the same address is still admitted, and within its window --api-key's Remaining fell only by its own requests",
+      "Limits apply per key: while --rate-limit-key is refused, --api-key from the same address is still admitted, and within one window neither key's Remaining fell by the other key's requests",
     needs: KEY,
   },
 ];
 
 type Probe = () => Promise<{ ex: Exchange; out: Outcome }>;
 
-type Send = () => Promise<Exchange>;
-
 /** One request in this many of the exhaustion is a create: whatever the window charges, it charges every request of the key. */
 const CREATE_EVERY = 3;
 
 function giveUp(ctx: AreaContext, reason: string): void {
   for (const c of checks) ctx.ledger.notRun(c.id, reason);
+}
+
+/** The checks were asked for and the run could not do its part: never a skip, the run cannot conform (exit 2). */
+function cannotJudge(ctx: AreaContext, reason: string): void {
+  for (const c of checks) ctx.ledger.unjudged(c.id, reason);
 }
 
 /** The Error body of a 429; its headers are the rules' to judge. */
@@ -144,13 +147,17 @@ function refusalBody(ctx: AreaContext, ex: Exchange, which: string): void {
   ctx.ledger.assert('ratelimit.429', problems.length === 0, `${which} 429: ${problems.map((p) => `${p.where} ${p.message}`).join('; ')}`, [ex]);
 }
 
-/** Waits until every Retry-After has passed, within --max-wait; false (and why) when it will not. */
-async function waitRetryAfter(ctx: AreaContext, verdict: RateLimitVerdict, why: string): Promise<string | null> {
-  if (!ctx.options.wait) return 'waiting for Retry-After was disabled (--no-wait)';
+/** Waits until every Retry-After has passed, within --max-wait; null when it did, else why not. */
+async function waitRetryAfter(ctx: AreaContext, verdict: RateLimitVerdict, why: string): Promise<NotWaited | null> {
+  if (!ctx.options.wait) return { reason: 'waiting for Retry-After was disabled (--no-wait)', unjudged: false };
   const due = verdict.retryDueMs();
-  if (due === null) return 'Retry-After is unusable, so there is nothing to wait for';
+  if (due === null) return { reason: 'Retry-After is unusable, so there is nothing to wait for', unjudged: false };
   const wait = Math.max(0, due - ctx.clock.now());
-  if (wait > ctx.options.maxWaitSeconds * 1000) return `Retry-After asks for ${Math.ceil(wait / 1000)} s, above --max-wait ${ctx.options.maxWaitSeconds}`;
+  if (wait > ctx.options.maxWaitSeconds * 1000)
+    return {
+      reason: `Retry-After asks for ${Math.ceil(wait / 1000)} s, above --max-wait ${ctx.options.maxWaitSeconds} (raise it to judge this)`,
+      unjudged: true,
+    };
   await ctx.wait(wait, why);
   return null;
 }
@@ -252,29 +259,6 @@ async function probeDuringBan(ctx: AreaContext, probe: Probe, verdict: RateLimit
   }
 }
 
-/** The first admitted response of the key, after waiting out a window a previous run left closed; a reason when there is none. */
-async function firstAdmitted(ctx: AreaContext, request: Send): Promise<Exchange | string> {
-  let first = await request();
-  if (status(first) === 429) {
-    const s = readSnapshot({ status: 429, headers: first.response!.headers, receivedAtMs: first.receivedAt }, { dateHeader: ctx.options.dateHeader });
-    const waitMs = retryWaitMs(s, { ...DEFAULT_TOLERANCES, clockSkewSeconds: ctx.options.clockToleranceSeconds });
-    const finding = `the --rate-limit-key was refused (${describeStatus(first)}, Retry-After ${header(first, 'retry-after') ?? 'missing'}) by the first request this run sent with it: if nothing else uses this key, the server counts something other than the key (the address?)`;
-    ctx.ledger.note('ratelimit.per-key', finding);
-    ctx.progress({ type: 'note', text: `finding: ${finding}` });
-    if (!ctx.options.wait || waitMs === null || waitMs > ctx.options.maxWaitSeconds * 1000)
-      return 'the --rate-limit-key is refused (429) before the checks started; use a fresh key';
-    await ctx.wait(waitMs, `window: the rate-limit key was refused at the start; waiting its Retry-After (${Math.ceil(waitMs / 1000)} s)`);
-    first = await request();
-  }
-  if (status(first) !== 200) return `the --rate-limit-key is not admitted (${describeStatus(first)})`;
-  const announced = parseInteger(header(first, 'x-ratelimit-remaining'));
-  if (announced === null || parseInteger(header(first, 'x-ratelimit-limit')) === null)
-    return 'the first response lacks integer X-RateLimit-Limit/Remaining (see headers.rate-limit)';
-  const max = ctx.options.maxRateLimitRequests;
-  if (announced > max) return `Remaining is ${announced}, above --max-rate-limit-requests ${max}; use a key on a smaller plan`;
-  return first;
-}
-
 async function rateLimit(ctx: AreaContext): Promise<void> {
   const { options } = ctx;
   const verdict = rateLimitVerdict(ctx.ledger, { tolerances: { clockSkewSeconds: options.clockToleranceSeconds }, dateHeader: options.dateHeader });
@@ -312,7 +296,10 @@ async function rateLimit(ctx: AreaContext): Promise<void> {
   };
   // Nothing is judged until the run can do its part: a key it may exhaust, admitted now.
   const first = await firstAdmitted(ctx, request);
-  if (typeof first === 'string') return giveUp(ctx, first);
+  if ('unjudged' in first) return cannotJudge(ctx, first.unjudged);
+  // Since the preflight's request with the key, the run sent only --api-key and keyless ones: none may have been charged to it.
+  const atStart = ctx.facts.rateLimitKeyAtStart;
+  if (atStart && isAdmitted(atStart)) chargedOnlyOwn(ctx, chargeOf(ctx, 'rate-limit-key'), atStart, first);
   verdict.observe(first);
   if (!body)
     ctx.ledger.note('ratelimit.remaining-decrements', 'the description has no valid example body to create with: the window was exhausted with reads only');
@@ -336,10 +323,14 @@ async function rateLimit(ctx: AreaContext): Promise<void> {
     verdict,
     `${banned ? 'ban' : 'window'}: the rate-limit key is refused${banned ? ' (banned)' : ''}; waiting until every Retry-After has passed to check it is admitted again`,
   );
-  if (skipped !== null) {
-    ctx.ledger.notRun('ratelimit.readmitted', skipped);
-    ctx.ledger.notRun('ratelimit.ban-lifts', skipped);
-  } else await probe();
+  if (skipped === null) await probe();
+  else if (skipped.unjudged) {
+    ctx.ledger.unjudged('ratelimit.readmitted', skipped.reason);
+    if (banned) ctx.ledger.unjudged('ratelimit.ban-lifts', skipped.reason);
+  } else {
+    ctx.ledger.notRun('ratelimit.readmitted', skipped.reason);
+    ctx.ledger.notRun('ratelimit.ban-lifts', skipped.reason);
+  }
   await refusedNotApplied(ctx, marker, skipped);
 }
 
