@@ -2,12 +2,14 @@
 // Capacity: finds the knee of a target over listPets and createPet with a key whose limits do not
 // bind (test-load-key on the reference server). One step per rate, each held HOLD seconds: by
 // default the rate doubles from START_RATE to MAX_RATE, so that the run passes the knee of anything
-// from a mock to a cluster; BETWEEN=<held>,<broke> narrows a knee found by an earlier run; RATES
-// fixes the steps. A step breaks on its p95 or p99 latency, its error rate or its dropped
-// iterations, and the report says what bound it: the server (errors, latency), the key (a 429, or a
+// from a mock to a cluster; BETWEEN=<held>,<broke> narrows a knee found by an earlier run (after a
+// first step at START_RATE, the server's time at a low rate); RATES fixes the steps. A step breaks on
+// its p95 or p99 latency, its error rate or its dropped iterations, and the report says what bound
+// it: the server (errors, latency, or a request time that grew with the rate), the key (a 429, or a
 // window about to run out: the search stops at once, before the target can ban the key), or the
-// generator (k6 could not offer the rate while the target answered in time). The same script runs
-// on several k6 processes with --execution-segment; `npm run load:merge` sums their summaries.
+// generator (k6 could not offer the rate while the server's time held). Its `next:` line repeats
+// every option the run was given. The same script runs on several k6 processes with
+// --execution-segment; `npm run load:merge` sums their summaries.
 //
 //   k6 run --no-usage-report load/capacity.js
 //   k6 run --no-usage-report -e BETWEEN=1600,3200 load/capacity.js
@@ -22,7 +24,8 @@ import { baseUrl, durationEnv, numberEnv, stringEnv, summaryPath } from './lib/c
 import { keyLimit, keyLimitFromGauges, keyLimitLine, keyLimitSamples, KEY_LIMIT_METRICS } from './lib/key-limit.js';
 import { refusal, setupStop } from './lib/outcome.js';
 import { boundLine, judgeSteps, nextPass, stepLine, stepStats, stepThresholds } from './lib/knee.js';
-import { doublingRates, isStepMetric, parseBetween, parseRates, refineRates, stepMetric, stepPlan, stepScenarios } from './lib/phases.js';
+import { nextLine } from './lib/next-run.js';
+import { doublingRates, isStepMetric, parseBetween, parseRates, refineRates, stepMetric, stepPlan, stepScenarios, withBaseline } from './lib/phases.js';
 import { createPet, listPets, probe } from './lib/requests.js';
 import { capacitySvg } from '../spec/rules/capacity-svg.js';
 import { segmentOf } from './lib/segments.js';
@@ -49,7 +52,11 @@ const CREATE_RATIO = numberEnv(__ENV, 'CREATE_RATIO', 0.2, { min: 0, max: 1 });
 /** @type {'rates' | 'refine' | 'search'} */
 const MODE = FIXED ? 'rates' : BETWEEN ? 'refine' : 'search';
 const BRACKET = BETWEEN ? parseBetween(BETWEEN) : null;
-const RATES = FIXED ? parseRates(FIXED) : BRACKET ? refineRates(BRACKET[0], BRACKET[1], STEPS) : doublingRates(START_RATE, MAX_RATE, FACTOR);
+const RATES = FIXED
+  ? parseRates(FIXED)
+  : BRACKET
+    ? withBaseline(refineRates(BRACKET[0], BRACKET[1], STEPS), START_RATE)
+    : doublingRates(START_RATE, MAX_RATE, FACTOR);
 const plan = stepPlan(RATES, HOLD_S);
 const first = plan.steps[0].name;
 
@@ -156,25 +163,6 @@ export function capacity(data) {
   if (k !== null) stopForKey(k);
 }
 
-/**
- * The report's advice: what to run next, only when it can apply.
- * @param {ReturnType<typeof nextPass>} next
- * @param {import('./lib/knee.js').Knee} knee
- */
-function nextLine(next, knee) {
-  const held = knee.held === null ? 0 : knee.held.rate;
-  const broke = knee.broke === null ? 0 : knee.broke.rate;
-  if (next.kind === 'refine' && next.between)
-    return 'next: k6 run --no-usage-report -e BETWEEN=' + next.between.join(',') + ' load/capacity.js   (narrows the knee in ' + STEPS + ' steps)';
-  if (next.kind === 'found') return 'knee: between ' + held + ' and ' + broke + ' requests/s, within ' + RESOLUTION * 100 + '%';
-  if (next.kind === 'raise-max') return 'next: nothing broke; raise ' + (MODE === 'search' ? 'MAX_RATE' : 'the highest rate') + ' to find the knee';
-  if (next.kind === 'key')
-    return 'next: the key, not the server, was measured; run again with a key whose limits do not bind (' + LOAD_KEY + ' on the reference server)';
-  if (next.kind === 'generator')
-    return 'next: the generator, not the server, was measured; raise MAX_VUS if every VU was busy, else split the run over more k6 processes (load/README.md, "Many generators")';
-  return 'next: the first step broke on the server; lower ' + (MODE === 'search' ? 'START_RATE' : 'the lowest rate');
-}
-
 /** @param {any} data */
 export function handleSummary(data) {
   /** @type {SetupData | undefined} */
@@ -221,9 +209,10 @@ export function handleSummary(data) {
         : 'first broken rate: ' + knee.broke.rate + ' requests/s (' + knee.broke.why + ')'
     );
     report.push(boundLine(knee, RATES[RATES.length - 1]));
+    // k6 warns once every VU is busy and an iteration finds none free: then it drops one.
     const busy = knee.rows.filter((r) => {
       const s = stats[r.name];
-      return s !== null && s.vusMax !== undefined && s.vusMax >= MAX_VUS;
+      return s !== null && s.vusMax !== undefined && s.vusMax >= MAX_VUS && s.dropped > 0;
     });
     if (busy.length > 0)
       report.push(
@@ -231,7 +220,8 @@ export function handleSummary(data) {
           MAX_VUS +
           ' active VUs\" is expected here: this generator ran out of VUs from ' +
           busy[0].rate +
-          '/s (MAX_VUS)'
+          '/s' +
+          (knee.bound === 'server' ? ", waiting on the server's slower answers (VUs busy = rate x request time)" : ' (MAX_VUS)')
       );
     if (segment.share !== 1)
       report.push(
@@ -241,7 +231,8 @@ export function handleSummary(data) {
           (segment.share * 100).toFixed(1) +
           "% of each rate; merge every generator's summary with npm run load:merge"
       );
-    report.push(nextLine(nextPass(knee, RESOLUTION), knee));
+    const search = { mode: MODE, rates: RATES, startRate: START_RATE, steps: STEPS, resolution: RESOLUTION, maxVUs: MAX_VUS, loadKey: LOAD_KEY };
+    report.push(nextLine(nextPass(knee, RESOLUTION), knee, search, { script: 'load/capacity.js', env: __ENV, segment: segment }));
   }
   const jsonPath = summaryPath(__ENV, 'capacity', segment.segment);
   /** @type {Record<string, string>} */
@@ -252,7 +243,8 @@ export function handleSummary(data) {
       rows: knee.rows.filter((r) => !r.skipped),
       held: knee.held,
       broke: knee.broke,
-      title: 'capacity.js against ' + target.baseUrl + ' (bound found: ' + (knee.bound || 'none') + ')',
+      bound: knee.bound,
+      title: 'capacity.js against ' + target.baseUrl + (segment.share === 1 ? '' : ', execution segment ' + segment.segment + ' (its share of each rate)'),
     });
     report.push('picture: ' + svgPath);
   }

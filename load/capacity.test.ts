@@ -1,12 +1,19 @@
 // capacity.js's search for the knee, run under the k6 shim against fake targets on a fake clock:
 // the doubling pass brackets the knee, the BETWEEN pass narrows it, and only a target that cannot
 // carry the first step fails the run's thresholds.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { CAPACITY_VARIABLES } from './lib/next-run.js';
 import { kneeTarget, limitedTarget, petsTarget } from './testing/fake-targets.ts';
-import { captureConsole } from './testing/k6-shim.ts';
+import { findK6, runK6 } from './testing/k6-bin.ts';
+import { captureConsole, type Handler } from './testing/k6-shim.ts';
 import { runScript } from './testing/k6-run.ts';
 
 const CAPACITY = join(dirname(fileURLToPath(import.meta.url)), 'capacity.js');
@@ -33,7 +40,10 @@ test('by default the rate doubles until the objective breaks; the run names the 
   assert.match(stdout, /MISSED 80\/s: .*\((p95|p99|\d+ iterations dropped|achieved)/);
   assert.match(stdout, /highest sustained rate: 40 requests\/s/);
   assert.match(stdout, /first broken rate: 80 requests\/s/);
-  assert.match(stdout, /next: k6 run --no-usage-report -e BETWEEN=40,80 load\/capacity\.js/);
+  assert.match(
+    stdout,
+    /next: k6 run --no-usage-report -e START_RATE=10 -e MAX_RATE=400 -e HOLD=5s -e P95_MS=100 -e P99_MS=200 -e BETWEEN=40,80 load\/capacity\.js/,
+  );
   // A search goes past the knee on purpose: its thresholds only ask that the first step holds.
   assert.equal(r.failed, [], JSON.stringify(r.failed));
   assert.not.match(stdout, /\{scenario:step-/, 'per-step bookkeeping thresholds are hidden from the text');
@@ -42,12 +52,15 @@ test('by default the rate doubles until the objective breaks; the run names the 
   assert.equal(extra.next, { kind: 'refine', between: [40, 80] });
 });
 
-test('BETWEEN narrows the knee in STEPS equal climbs, both ends measured again', async () => {
+test('BETWEEN narrows the knee in STEPS equal climbs, both ends measured again, after a first step at START_RATE', async () => {
   const r = await run({ ...SMALL, BETWEEN: '40,80', STEPS: '4' }, kneeTarget(65));
-  assert.equal(Object.keys(r.module.options!.scenarios!), ['step-40', 'step-50', 'step-60', 'step-70', 'step-80']);
+  assert.equal(Object.keys(r.module.options!.scenarios!), ['step-10', 'step-40', 'step-50', 'step-60', 'step-70', 'step-80']);
   assert.match(r.summary.stdout!, /highest sustained rate: 60 requests\/s/);
   assert.match(r.summary.stdout!, /first broken rate: 70 requests\/s/);
-  assert.match(r.summary.stdout!, /next: k6 run --no-usage-report -e BETWEEN=60,70 load\/capacity\.js/);
+  assert.match(
+    r.summary.stdout!,
+    /next: k6 run --no-usage-report -e START_RATE=10 -e MAX_RATE=400 -e STEPS=4 -e HOLD=5s -e P95_MS=100 -e P99_MS=200 -e BETWEEN=60,70 load\/capacity\.js/,
+  );
   const done = await run({ ...SMALL, BETWEEN: '60,80', STEPS: '2', RESOLUTION: '0.2' }, kneeTarget(65));
   assert.match(done.summary.stdout!, /knee: between 60 and 70 requests\/s, within 20%/);
 });
@@ -64,8 +77,70 @@ test('a target that cannot carry the first step fails the run; one that never br
   assert.equal(strong.failed, []);
   assert.match(strong.summary.stdout!, /highest sustained rate: 80 requests\/s/);
   assert.match(strong.summary.stdout!, /first broken rate: none up to 80 requests\/s/);
-  assert.match(strong.summary.stdout!, /nothing broke; raise MAX_RATE/);
+  assert.match(
+    strong.summary.stdout!,
+    /next: nothing broke up to 80\/s; search higher: k6 run --no-usage-report -e START_RATE=10 -e HOLD=5s .* -e MAX_RATE=320 load\/capacity\.js/,
+  );
   assert.ok(strong.shim.requests.some((q) => q.method === 'POST') && strong.shim.requests.some((q) => q.method === 'GET'));
+});
+
+/**
+ * The issue's server: its request time grows with the rate (2 ms until the search reaches 40/s, then
+ * `slowMs`, within the objective), and the generator has few VUs, which the slower answers keep busy.
+ * The steps follow one another from the first request, so the clock says which step a request is in:
+ * the search reaches 40/s `afterMs` after it.
+ */
+function slowingTarget(afterMs: number, slowMs: number): Handler {
+  const pets = petsTarget();
+  let first: number | null = null;
+  return (req, now) => {
+    if (req.url.includes('limit=1')) return pets(req, now);
+    first ??= now;
+    return { ...pets(req, now), latencyMs: now - first >= afterMs ? slowMs : 2 };
+  };
+}
+
+test("the issue's run: VUs ran out because the server's request time grew, so the bound is the server's knee, in the text and in the picture", async () => {
+  const r = await run({ ...SMALL, MAX_RATE: '80', MAX_VUS: '1' }, slowingTarget(10_000, 45));
+  const stdout = r.summary.stdout!;
+  assert.match(
+    stdout,
+    /MISSED 40\/s: .*k6: VUs busy at most 1 of 1, .* \(x22\.5 since 10\/s\) \(.*the server slowed down: its requests took 45\.0 ms, x22\.5 the 2\.0 ms at 10\/s, and kept the VUs waiting \(all 1 busy\)\)/,
+  );
+  assert.match(stdout, /bound found: the server's knee, between 20 and 40\/s/);
+  assert.match(stdout, /ran out of VUs from 40\/s, waiting on the server's slower answers/);
+  assert.match(stdout, / -e MAX_VUS=1 -e P95_MS=100 -e P99_MS=200 -e BETWEEN=20,40 load\/capacity\.js/);
+  const svg = r.summary['capacity-summary.svg']!;
+  assert.match(svg, /<title>bound found: the server&#39;s knee, between 20 and 40\/s/);
+  assert.match(svg, /class="cap-knee" data-held="20" data-broke="40" data-bound="server"/);
+  const extra = r.json.extra as { bound: string; steps: Array<{ cause: string | null; requestMs: number | null }> };
+  assert.is(extra.bound, 'server');
+  assert.equal(extra.steps.map((s) => s.cause)[2], 'slowdown');
+});
+
+test('the next line repeats every option the run was given (BASE_URL, MAX_VUS...), the key only by reference', async () => {
+  const env = { ...SMALL, BASE_URL: 'http://127.0.0.1:3999/v1', MAX_VUS: '150', API_KEY: 'sk-live-7f3a', CREATE_RATIO: '0.5' };
+  const r = await run(env, kneeTarget(65));
+  const next = r.summary.stdout!.split('\n').find((l) => l.includes('next: '))!;
+  assert.is(
+    next.trim(),
+    'next: k6 run --no-usage-report -e BASE_URL=http://127.0.0.1:3999/v1 -e API_KEY="$API_KEY" -e START_RATE=10 -e MAX_RATE=400 -e HOLD=5s -e MAX_VUS=150 -e P95_MS=100 -e P99_MS=200 -e CREATE_RATIO=0.5 -e BETWEEN=40,80 load/capacity.js   (narrows the knee in 4 steps)   (API_KEY: the value you gave, not printed)',
+  );
+  assert.not.match(JSON.stringify(r.summary), /sk-live/, 'the key is in no output');
+});
+
+test('the next line knows every variable capacity.js reads', async () => {
+  const source = await readFile(CAPACITY, 'utf8');
+  const read = new Set([...source.matchAll(/\w+Env\(__ENV, '([A-Z0-9_]+)'/g)].map((m) => m[1]!));
+  // Read through lib/config.js: baseUrl(__ENV) and summaryPath(__ENV, ...).
+  assert.match(source, /baseUrl\(__ENV\)/);
+  assert.match(source, /summaryPath\(__ENV, /);
+  for (const name of ['BASE_URL', 'SUMMARY_DIR', 'SUMMARY_JSON']) read.add(name);
+  assert.ok(read.size >= 17, [...read].join(' '));
+  assert.equal(
+    [...read].filter((name) => !CAPACITY_VARIABLES.includes(name)),
+    [],
+  );
 });
 
 test('bad search settings stop the run before any request', async () => {
@@ -89,7 +164,7 @@ test("a key whose limit binds is reported as the key's limit, stopped before a b
   assert.ok(r.aborted, 'the search aborts');
   assert.match(stdout, /^ABORTED: limited by the key at \d+\/s: X-RateLimit-Limit 3000/m);
   assert.match(stdout, /bound found: the key's limit at \d+\/s/);
-  assert.match(stdout, /next: the key, not the server, was measured/);
+  assert.match(stdout, /next: the key, not the server, was measured; .*: k6 run --no-usage-report .* -e API_KEY=test-load-key load\/capacity\.js/);
   assert.not.match(stdout, /BETWEEN=/, 'no narrowing of a knee that is the key');
   assert.match(stdout, /result: ABORTED \(k6 exits 108\)/);
   assert.not.match(stdout, /result: PASS/);
@@ -145,5 +220,51 @@ test('one generator of two runs half of each rate, judges its half, and names it
     out.restore();
   }
 });
+
+/** A handler served over HTTP on 127.0.0.1 (a port the system picks), each answer held for its latencyMs: a real k6's target. */
+async function serve(handler: Handler) {
+  const server = createServer((req: IncomingMessage, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      // As k6 scripts name them (Authorization), which the fake targets read.
+      const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k.replace(/(^|-)[a-z]/g, (c) => c.toUpperCase()), String(v)]));
+      const answer = handler(
+        { method: req.method ?? 'GET', url: `http://${req.headers.host}${req.url}`, headers, body: body === '' ? null : body },
+        Date.now(),
+      );
+      setTimeout(() => res.writeHead(answer.status, answer.headers ?? {}).end(answer.body ?? ''), answer.latencyMs ?? 0);
+    });
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  return { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, close: () => new Promise<void>((done) => server.close(() => done())) };
+}
+
+const k6 = findK6();
+if (k6 === null) process.stdout.write('SKIP: no k6 (K6_BIN or k6 on PATH), so capacity.js is not run by a real k6 here (it ran under the k6 shim above)\n');
+(k6 === null ? test.skip : test)(
+  "a real k6 against a server whose request time grows at 40/s with 2 VUs: the server's knee, the next line with every option",
+  async () => {
+    const target = await serve(slowingTarget(5_500, 60));
+    const dir = mkdtempSync(join(tmpdir(), 'capacity-k6-'));
+    try {
+      const r = await runK6(k6!, 'capacity.js', { BASE_URL: target.baseUrl, RATES: '10,20,40', HOLD: '3s', MAX_VUS: '2' }, dir, 60_000);
+      assert.is(r.code, 0, r.output);
+      assert.match(r.output, /MISSED 40\/s: .*the server slowed down: its requests took [\d.]+ ms, x\d+\.\d the [\d.]+ ms at 10\/s/);
+      assert.match(r.output, /bound found: the server's knee, between 20 and 40\/s/);
+      assert.ok(
+        r.output.includes(
+          `next: k6 run --no-usage-report -e BASE_URL=${target.baseUrl} -e HOLD=3s -e MAX_VUS=2 -e SUMMARY_JSON=${r.summaryPath} -e BETWEEN=20,40 load/capacity.js`,
+        ),
+        r.output,
+      );
+      const svg = readFileSync(r.summaryPath.replace(/\.json$/, '.svg'), 'utf8');
+      assert.match(svg, /<title>bound found: the server&#39;s knee, between 20 and 40\/s/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      await target.close();
+    }
+  },
+);
 
 test.run();

@@ -107,6 +107,7 @@ test('load/README.md k6-generators: two generators, each a segment, and load:mer
     assert.match(merged, /merged 2 capacity\.js summaries[\s\S]*result: PASS/);
   } finally {
     for (const file of written) rmSync(join(root, file), { force: true });
+    rmSync(join(root, 'capacity-summary-merged.svg'), { force: true });
   }
 });
 

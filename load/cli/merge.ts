@@ -2,8 +2,11 @@
 // knee from the JSON summaries of a capacity.js or smoke.js run split over several k6 processes with
 // --execution-segment. Exit 0 when the merged run passed, 1 when it failed or a generator stopped,
 // 2 for a usage error (no file, a file that is not a summary, summaries that are not one run); 3
-// (KIT_FAILED) when the merge itself failed: never 1, a verdict.
+// (KIT_FAILED) when the merge itself failed: never 1, a verdict. A capacity run's picture of the
+// summed steps is written beside the merged JSON. File names are the caller's: `npm run` starts the
+// script in the package's root, and says where it was called from in INIT_CWD.
 import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { helpText, parseOptions, type OptionSpec } from '../../lib/cli-options.ts';
 import { KitError, UsageError } from '../../lib/errors.ts';
 import { endSoonAfter, guardedMain } from '../../lib/kit-failure.ts';
@@ -12,22 +15,56 @@ import { mergeSummaries, type Part, type ScriptSummary } from '../lib/merge.js';
 
 export const MERGE_OPTIONS: readonly OptionSpec[] = [
   { key: 'json', flag: 'json', type: 'string', value: '<file>', help: 'Also write the merged result as JSON to this file.' },
+  {
+    key: 'svg',
+    flag: 'svg',
+    type: 'string',
+    value: '<file>',
+    help: "Where a capacity run's picture of the summed steps goes (default: beside --json, else capacity-summary-merged.svg).",
+  },
   { key: 'help', flag: 'help', short: 'h', type: 'boolean', default: false, help: 'This text.' },
 ];
 
 export const MERGE_HELP = helpText(
-  `Usage: adoption-kit load-merge <summary.json> <summary.json>... [--json <file>]
+  `Usage: adoption-kit load-merge <summary.json> <summary.json>... [--json <file>] [--svg <file>]
 
 Merges the JSON summaries that capacity.js or smoke.js wrote on each k6 process of one run split with
 --execution-segment (one per generator, on one machine or many) into one verdict and, for
-capacity.js, one knee.`,
+capacity.js, one knee and its picture. Files are named from the folder the command was run in
+(under npm run, the folder npm was called from).`,
   MERGE_OPTIONS,
 );
 
-function readPart(file: string): Part {
+/**
+ * The folder file names are resolved from: npm's INIT_CWD when npm ran this in the package's root
+ * (`npm run load:merge`), else the working directory. npm's variables reach every process an npm
+ * script starts, so INIT_CWD alone does not say that npm chose the working directory.
+ */
+export function callerFolder(env: NodeJS.ProcessEnv, cwd: string): string {
+  const startedByNpm = Boolean(env.INIT_CWD) && Boolean(env.npm_package_json) && resolve(dirname(env.npm_package_json!)) === resolve(cwd);
+  return startedByNpm ? resolve(cwd, env.INIT_CWD!) : cwd;
+}
+
+/** Where the merged picture goes: --svg, else beside --json, else capacity-summary-merged.svg in the caller's folder. */
+export function picturePath(folder: string, json: string | undefined, svg: string | undefined): string {
+  if (svg !== undefined) return resolve(folder, svg);
+  if (json !== undefined) return resolve(folder, json).replace(/\.json$/, '') + '.svg';
+  return join(folder, 'capacity-summary-merged.svg');
+}
+
+/** An output the caller named that cannot be written (no such folder) is the caller's mistake, not the kit's. */
+function writeOutput(path: string, text: string): void {
+  try {
+    writeFileSync(path, text);
+  } catch (error) {
+    throw new UsageError(`cannot write ${path}: ${(error as Error).message}`);
+  }
+}
+
+function readPart(file: string, folder: string): Part {
   let summary: ScriptSummary;
   try {
-    summary = JSON.parse(readFileSync(file, 'utf8')) as ScriptSummary;
+    summary = JSON.parse(readFileSync(resolve(folder, file), 'utf8')) as ScriptSummary;
   } catch (error) {
     throw new UsageError(`${file}: ${(error as Error).message}`);
   }
@@ -49,9 +86,18 @@ async function run(argv: string[]): Promise<number> {
     }
     const files = values._ as string[];
     if (files.length === 0) throw new UsageError('name the JSON summaries to merge, one per generator');
-    const merged = mergeSummaries(files.map(readPart));
-    process.stdout.write(`${merged.lines.join('\n')}\n`);
-    if (typeof values.json === 'string') writeFileSync(values.json, `${JSON.stringify(merged.merged, null, 2)}\n`);
+    const folder = callerFolder(process.env, process.cwd());
+    const merged = mergeSummaries(files.map((file) => readPart(file, folder)));
+    const json = typeof values.json === 'string' ? values.json : undefined;
+    const lines = [...merged.lines];
+    if (json !== undefined) writeOutput(resolve(folder, json), `${JSON.stringify(merged.merged, null, 2)}\n`);
+    if (merged.svg !== null) {
+      const svg = picturePath(folder, json, typeof values.svg === 'string' ? values.svg : undefined);
+      writeOutput(svg, `${merged.svg}\n`);
+      // Before the result line, which stays last.
+      lines.splice(lines.length - 1, 0, `picture: ${svg}`);
+    }
+    process.stdout.write(`${lines.join('\n')}\n`);
     return merged.lines.some((l) => l.startsWith('CANNOT MERGE')) ? 2 : merged.exitCode;
   } catch (error) {
     if (!(error instanceof KitError)) throw error;

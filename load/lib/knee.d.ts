@@ -7,10 +7,11 @@
 export function meetsObjectives(s: StepStats, criteria: Criteria): boolean;
 /**
  * Judges every step and finds the knee: the highest rate held within the criteria with every
- * lower step held too, the first rate that broke, and what bound it: the server (errors or
- * latency, or a slowdown that kept k6's VUs waiting), the key (its limit answered), or the
- * generator (k6 could not offer the rate while the target answered in time). A step that holds after the first break is reported but does not
- * count: a recovery after a collapse is not capacity. Steps after a stopped run are "not run".
+ * lower step held too, the first rate that broke, and what bound it: the server (errors, latency,
+ * or a request time grown SLOWDOWN times since a lower step, which kept k6's VUs waiting), the key
+ * (its limit answered), or the generator (k6 could not offer the rate while the server's time held).
+ * A step that holds after the first break is reported but does not count: a recovery after a
+ * collapse is not capacity. Steps after a stopped run are "not run".
  * @param {StepPlan} plan
  * @param {(name: string) => StepStats | null} statsOf
  * @param {Criteria} criteria
@@ -27,7 +28,7 @@ export function judgeSteps(plan: StepPlan, statsOf: (name: string) => StepStats 
  */
 export function nextPass(knee: Knee, resolution: number): NextPass;
 /**
- * The report's line on what the search found.
+ * The report's line on what the search found, in the words of the picture's heading.
  * @param {Knee} knee
  * @param {number} maxRate the highest rate of the run
  */
@@ -121,9 +122,14 @@ export type Criteria = {
 /**
  * what stopped a step: the server's knee, the key's limit, or the generator's ceiling
  */
-export type Bound = "server" | "key" | "generator";
+export type Bound = import("../../spec/rules/capacity-svg.js").Bound;
 /**
- * rate: the step's whole rate; offered: this run's share of it
+ * the evidence the bound rests on
+ */
+export type Cause = "errors" | "latency" | "slowdown" | "key" | "cpu" | "vus" | "dropped" | "no-requests";
+/**
+ * rate: the step's whole rate; offered: this run's share of it; requestMs: the mean request time;
+ * slowdown: requestMs over the fastest lower step's (null on the first step, or without times)
  */
 export type StepVerdict = {
     name: string;
@@ -133,12 +139,15 @@ export type StepVerdict = {
     errorRate: number;
     p95: number;
     p99: number;
+    requestMs: number | null;
+    slowdown: number | null;
     dropped: number;
     ok: boolean;
     why: string;
     afterKnee: boolean;
     skipped: boolean;
     bound: Bound | null;
+    cause: Cause | null;
     k6: string;
 };
 export type Knee = {
@@ -147,7 +156,11 @@ export type Knee = {
     broke: StepVerdict | null;
     bound: Bound | null;
 };
+/**
+ * cause: what the generator ran out of, when it bound the search
+ */
 export type NextPass = {
     kind: "found" | "refine" | "raise-max" | "lower-start" | "key" | "generator";
     between?: number[];
+    cause?: Cause | null;
 };

@@ -3,6 +3,8 @@
 // used, what bound it (the server, the key or the generator), the knee (the highest rate that held
 // and the first that broke), what to run next, and the aggregates k6 must keep per step to judge
 // them. merge.js reads several generators' steps with the same functions. Pure JavaScript.
+import { boundText } from '../../spec/rules/capacity-svg.js';
+import { fasterBase, shortfallOf, slowdownOf } from './blame.js';
 import { stepMetric } from './phases.js';
 
 /**
@@ -21,65 +23,40 @@ import { stepMetric } from './phases.js';
  * @property {number} [requestAvg] ms a request took
  * @typedef {{ maxErrorRate: number, p95Ms: number, p99Ms: number, minAchieved: number, maxDropped: number, maxVUs?: number, share?: number }} Criteria
  *   share: the part of each step's rate this run offers (its execution segment), 1 when alone
- * @typedef {'server' | 'key' | 'generator'} Bound what stopped a step: the server's knee, the key's limit, or the generator's ceiling
- * @typedef {{ name: string, rate: number, offered: number, achieved: number, errorRate: number, p95: number, p99: number, dropped: number, ok: boolean, why: string, afterKnee: boolean, skipped: boolean, bound: Bound | null, k6: string }} StepVerdict
- *   rate: the step's whole rate; offered: this run's share of it
+ * @typedef {import('../../spec/rules/capacity-svg.js').Bound} Bound what stopped a step: the server's knee, the key's limit, or the generator's ceiling
+ * @typedef {'errors' | 'latency' | 'slowdown' | 'key' | 'cpu' | 'vus' | 'dropped' | 'no-requests'} Cause the evidence the bound rests on
+ * @typedef {{ name: string, rate: number, offered: number, achieved: number, errorRate: number, p95: number, p99: number, requestMs: number | null, slowdown: number | null, dropped: number, ok: boolean, why: string, afterKnee: boolean, skipped: boolean, bound: Bound | null, cause: Cause | null, k6: string }} StepVerdict
+ *   rate: the step's whole rate; offered: this run's share of it; requestMs: the mean request time;
+ *   slowdown: requestMs over the fastest lower step's (null on the first step, or without times)
  * @typedef {{ rows: StepVerdict[], held: StepVerdict | null, broke: StepVerdict | null, bound: Bound | null }} Knee
- * @typedef {{ kind: 'found' | 'refine' | 'raise-max' | 'lower-start' | 'key' | 'generator', between?: number[] }} NextPass
+ * @typedef {{ kind: 'found' | 'refine' | 'raise-max' | 'lower-start' | 'key' | 'generator', between?: number[], cause?: Cause | null }} NextPass
+ *   cause: what the generator ran out of, when it bound the search
  */
 
 /**
  * What k6 itself used on a step, so that "the generator could not keep up" is told apart from
  * "the target slowed down": VUs busy, dropped iterations, and the time an iteration spent around
- * its request (script and scheduling).
+ * its request (script and scheduling), with the request time's growth since the fastest lower step.
  * @param {StepStats} s
  * @param {Criteria} criteria
+ * @param {import('./blame.js').Baseline | null} base
  */
-function generatorUse(s, criteria) {
+function generatorUse(s, criteria, base) {
   const parts = [];
   if (s.vusMax !== undefined) parts.push('VUs busy at most ' + s.vusMax + (criteria.maxVUs ? ' of ' + criteria.maxVUs : ''));
   parts.push(s.dropped + ' dropped');
   if (s.iterationAvg !== undefined && s.requestAvg !== undefined) {
-    parts.push('iteration ' + s.iterationAvg.toFixed(1) + ' ms for a ' + s.requestAvg.toFixed(1) + ' ms request');
+    const growth = slowdownOf(s, base);
+    parts.push(
+      'iteration ' +
+        s.iterationAvg.toFixed(1) +
+        ' ms for a ' +
+        s.requestAvg.toFixed(1) +
+        ' ms request' +
+        (growth === null || base === null ? '' : ' (x' + growth.toFixed(1) + ' since ' + base.rate + '/s)')
+    );
   }
   return 'k6: ' + parts.join(', ');
-}
-
-/**
- * Who kept a step from its rate when the target answered within the objectives. The iteration's
- * time around its request tells: when k6 spends longer around a request than on it, k6 itself (its
- * CPU) could not keep up; when every VU was busy, the generator ran out of VUs (MAX_VUS); otherwise
- * the VUs spent their time waiting on the target, which slowed down enough that k6 could not start
- * VUs fast enough: the server's knee, even inside the latency objective.
- * @param {StepStats} s
- * @param {Criteria} criteria
- * @returns {{ bound: Bound, why: string }}
- */
-function shortfallOf(s, criteria) {
-  if (s.iterationAvg !== undefined && s.requestAvg !== undefined) {
-    const around = s.iterationAvg - s.requestAvg;
-    if (around > Math.max(1, s.requestAvg)) {
-      return {
-        bound: 'generator',
-        why:
-          "the generator's ceiling: k6 spent " +
-          around.toFixed(1) +
-          ' ms around each ' +
-          s.requestAvg.toFixed(1) +
-          ' ms request, so k6 itself could not keep up (add generators)',
-      };
-    }
-  }
-  if (criteria.maxVUs !== undefined && s.vusMax !== undefined && s.vusMax >= criteria.maxVUs) {
-    return { bound: 'generator', why: "the generator's ceiling: all " + criteria.maxVUs + ' VUs busy (raise MAX_VUS or add generators)' };
-  }
-  if (s.iterationAvg === undefined || s.requestAvg === undefined) {
-    return { bound: 'generator', why: "the generator's ceiling: iterations dropped with VUs to spare" };
-  }
-  return {
-    bound: 'server',
-    why: 'the target slowed down: its ' + s.requestAvg.toFixed(1) + ' ms requests kept the VUs waiting (iterations ' + s.iterationAvg.toFixed(1) + ' ms)',
-  };
 }
 
 /**
@@ -97,10 +74,11 @@ export function meetsObjectives(s, criteria) {
 
 /**
  * Judges every step and finds the knee: the highest rate held within the criteria with every
- * lower step held too, the first rate that broke, and what bound it: the server (errors or
- * latency, or a slowdown that kept k6's VUs waiting), the key (its limit answered), or the
- * generator (k6 could not offer the rate while the target answered in time). A step that holds after the first break is reported but does not
- * count: a recovery after a collapse is not capacity. Steps after a stopped run are "not run".
+ * lower step held too, the first rate that broke, and what bound it: the server (errors, latency,
+ * or a request time grown SLOWDOWN times since a lower step, which kept k6's VUs waiting), the key
+ * (its limit answered), or the generator (k6 could not offer the rate while the server's time held).
+ * A step that holds after the first break is reported but does not count: a recovery after a
+ * collapse is not capacity. Steps after a stopped run are "not run".
  * @param {StepPlan} plan
  * @param {(name: string) => StepStats | null} statsOf
  * @param {Criteria} criteria
@@ -114,6 +92,8 @@ export function judgeSteps(plan, statsOf, criteria) {
   let held = null;
   /** @type {StepVerdict | null} */
   let broke = null;
+  /** @type {import('./blame.js').Baseline | null} */
+  let base = null;
   for (let i = 0; i < plan.steps.length; i++) {
     const step = plan.steps[i];
     const s = statsOf(step.name);
@@ -125,31 +105,40 @@ export function judgeSteps(plan, statsOf, criteria) {
     const skipped = count === 0 && broke !== null && !(s !== null && s.limited !== undefined && s.limited > 0);
     /** @type {Bound | null} */
     let bound = null;
+    /** @type {Cause | null} */
+    let cause = null;
     /** @type {string[]} */
     const why = [];
     if (s !== null && s.limited !== undefined && s.limited > 0) {
       why.push('the key binds (' + s.limited + ' response(s) said so)');
       bound = 'key';
+      cause = 'key';
     } else if (skipped) why.push('not run: the search had stopped');
     else if (s === null || count === 0) {
       why.push('no requests');
       bound = 'generator';
+      cause = 'no-requests';
     } else {
       if (s.errorRate > criteria.maxErrorRate) why.push('errors ' + (s.errorRate * 100).toFixed(2) + '%');
       const slow95 = s.overP95 === undefined ? s.p95 > criteria.p95Ms : s.overP95 > 0.05 * count;
       const slow99 = s.overP99 === undefined ? s.p99 > criteria.p99Ms : s.overP99 > 0.01 * count;
       if (slow95) why.push('p95 ' + s.p95.toFixed(1) + ' ms' + (s.overP95 === undefined ? '' : ' (' + s.overP95 + ' over ' + criteria.p95Ms + ' ms)'));
       if (slow99) why.push('p99 ' + s.p99.toFixed(1) + ' ms' + (s.overP99 === undefined ? '' : ' (' + s.overP99 + ' over ' + criteria.p99Ms + ' ms)'));
-      if (why.length > 0) bound = 'server';
+      if (why.length > 0) {
+        bound = 'server';
+        cause = s.errorRate > criteria.maxErrorRate ? 'errors' : 'latency';
+      }
       const short = dropped > criteria.maxDropped * offered * seconds || achieved < criteria.minAchieved * offered;
       if (dropped > criteria.maxDropped * offered * seconds) why.push(dropped + ' iterations dropped');
       if (achieved < criteria.minAchieved * offered) why.push('achieved ' + achieved.toFixed(1) + '/s of ' + offered.toFixed(share === 1 ? 0 : 1) + '/s');
       if (short && bound === null) {
-        const shortfall = shortfallOf(s, criteria);
+        const shortfall = shortfallOf(s, criteria, base);
         bound = shortfall.bound;
+        cause = shortfall.cause;
         why.push(shortfall.why);
       }
     }
+    const requestMs = s !== null && s.count > 0 && s.requestAvg !== undefined && s.requestAvg > 0 ? s.requestAvg : null;
     /** @type {StepVerdict} */
     const row = {
       name: step.name,
@@ -159,17 +148,21 @@ export function judgeSteps(plan, statsOf, criteria) {
       errorRate: s === null ? 0 : s.errorRate,
       p95: s === null ? 0 : s.p95,
       p99: s === null ? 0 : s.p99,
+      requestMs: requestMs,
+      slowdown: s === null ? null : slowdownOf(s, base),
       dropped: dropped,
       ok: why.length === 0,
       why: why.join(', '),
       afterKnee: broke !== null,
       skipped: skipped,
       bound: bound,
-      k6: s === null ? 'k6: no samples' : generatorUse(s, criteria),
+      cause: cause,
+      k6: s === null ? 'k6: no samples' : generatorUse(s, criteria, base),
     };
     rows.push(row);
     if (!row.ok && broke === null) broke = row;
     else if (row.ok && broke === null) held = row;
+    base = fasterBase(base, step.rate, s);
   }
   return { rows: rows, held: held, broke: broke, bound: broke === null ? null : broke.bound };
 }
@@ -185,23 +178,19 @@ export function judgeSteps(plan, statsOf, criteria) {
 export function nextPass(knee, resolution) {
   if (knee.broke === null) return { kind: 'raise-max' };
   if (knee.bound === 'key') return { kind: 'key' };
-  if (knee.bound === 'generator') return { kind: 'generator' };
+  if (knee.bound === 'generator') return { kind: 'generator', cause: knee.broke.cause };
   if (knee.held === null) return { kind: 'lower-start' };
   if ((knee.broke.rate - knee.held.rate) / knee.held.rate <= resolution) return { kind: 'found' };
   return { kind: 'refine', between: [knee.held.rate, knee.broke.rate] };
 }
 
 /**
- * The report's line on what the search found.
+ * The report's line on what the search found, in the words of the picture's heading.
  * @param {Knee} knee
  * @param {number} maxRate the highest rate of the run
  */
 export function boundLine(knee, maxRate) {
-  const held = knee.held === null ? 'nothing held' : knee.held.rate + '/s held';
-  if (knee.broke === null) return 'bound found: none up to ' + maxRate + '/s (neither the server, the key nor the generator)';
-  if (knee.bound === 'key') return "bound found: the key's limit at " + knee.broke.rate + '/s (' + held + '), not the server';
-  if (knee.bound === 'generator') return "bound found: the generator's ceiling at " + knee.broke.rate + '/s (' + held + '), not the server';
-  return "bound found: the server's knee, between " + (knee.held === null ? 0 : knee.held.rate) + ' and ' + knee.broke.rate + '/s';
+  return 'bound found: ' + boundText(knee.bound, knee.held === null ? null : knee.held.rate, knee.broke === null ? null : knee.broke.rate, maxRate);
 }
 
 /**

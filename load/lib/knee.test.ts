@@ -105,8 +105,11 @@ for (const [name, held, broke, expected] of passes) {
       ok: true,
       why: '',
       afterKnee: false,
+      requestMs: 1,
+      slowdown: null,
       skipped: false,
       bound: null,
+      cause: null,
       k6: '',
     });
     const bound = broke === null ? null : ('server' as const);
@@ -161,12 +164,30 @@ for (const [name, step, bound, why] of bounds) {
     assert.is(knee.bound, bound);
     assert.match(knee.broke!.why, why);
     assert.is(nextPass(knee, 0.1).kind, bound === 'server' ? 'refine' : bound);
+    if (bound === 'generator') assert.is(nextPass(knee, 0.1).cause, knee.broke!.cause);
     assert.match(
       boundLine(knee, 200),
       bound === 'key' ? /the key's limit at 200\/s/ : bound === 'generator' ? /the generator's ceiling at 200\/s/ : /the server's knee, between 100 and 200/,
     );
   });
 }
+
+test('each step carries its request time and its growth since the fastest lower step, and its line says so', () => {
+  const stats: Record<string, StepStats> = {
+    'step-50': { ...good(50), requestAvg: 1.4, iterationAvg: 1.8 },
+    'step-100': { ...good(100), requestAvg: 2.8, iterationAvg: 3.1 },
+  };
+  const knee = judgeSteps(stepPlan([50, 100], 10), (n) => stats[n] ?? null, criteria);
+  assert.equal(
+    knee.rows.map((r) => [r.requestMs, r.slowdown]),
+    [
+      [1.4, null],
+      [2.8, 2],
+    ],
+  );
+  assert.match(stepLine(knee.rows[0]!), /iteration 1\.8 ms for a 1\.4 ms request$/);
+  assert.match(stepLine(knee.rows[1]!), /iteration 3\.1 ms for a 2\.8 ms request \(x2\.0 since 50\/s\)$/);
+});
 
 test('p95 is judged on the count of slow requests when it is given, so that generators can be summed exactly', () => {
   const plan = stepPlan([100], 10);

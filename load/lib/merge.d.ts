@@ -29,10 +29,14 @@ export type Part = {
     name: string;
     summary: ScriptSummary;
 };
+/**
+ * svg: a capacity run's picture of the summed steps (null for other scripts, or summaries that are not one run)
+ */
 export type Merged = {
     script: string;
     result: "PASS" | "FAIL" | "ABORTED";
     exitCode: number;
     lines: string[];
     merged: Record<string, unknown>;
+    svg: string | null;
 };

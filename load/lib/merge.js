@@ -6,7 +6,9 @@
 // whole rate as if one generator had offered it; a percentile cannot be summed, so the p95 and
 // p99 shown are the highest generator's (an upper bound), while the objective itself is judged on
 // the summed count of slow requests. The verdict is PASS only when every generator passed and the
-// merged steps hold where the script asks them to. Pure JavaScript.
+// merged steps hold where the script asks them to; a capacity run's picture is drawn from the sums,
+// each step at its whole rate. Pure JavaScript.
+import { capacitySvg } from '../../spec/rules/capacity-svg.js';
 import { boundLine, judgeSteps, meetsObjectives, stepLine } from './knee.js';
 import { stepPlan } from './phases.js';
 
@@ -15,7 +17,8 @@ import { stepPlan } from './phases.js';
  * @typedef {import('./segments.js').Segment} Segment
  * @typedef {{ script: string, result?: 'PASS' | 'FAIL' | 'ABORTED', passed: boolean, reason?: string | null, failedThresholds: Array<{ metric: string, expression: string, observed: string }>, extra: Record<string, any>, k6: any }} ScriptSummary
  * @typedef {{ name: string, summary: ScriptSummary }} Part
- * @typedef {{ script: string, result: 'PASS' | 'FAIL' | 'ABORTED', exitCode: number, lines: string[], merged: Record<string, unknown> }} Merged
+ * @typedef {{ script: string, result: 'PASS' | 'FAIL' | 'ABORTED', exitCode: number, lines: string[], merged: Record<string, unknown>, svg: string | null }} Merged
+ *   svg: a capacity run's picture of the summed steps (null for other scripts, or summaries that are not one run)
  */
 
 /** Generators whose starts lie further apart than this share of a step are noted: the target saw the summed rate for less of the step. */
@@ -178,7 +181,14 @@ function mergeCapacity(parts, coverage, lines, problems) {
   // step meets the objectives; fixed rates, that every request together does.
   const judged = first.mode === 'rates' ? sumStepStats(plan.steps.map((s) => stats[s.name] || null)) : stats[plan.steps[0].name] || null;
   const holds = judged !== null && meetsObjectives(judged, criteria);
-  return { knee: knee, stats: stats, criteria: criteria, holds: holds };
+  const svg = capacitySvg({
+    rows: knee.rows.filter((r) => !r.skipped),
+    held: knee.held,
+    broke: knee.broke,
+    bound: knee.bound,
+    title: 'load-merge of ' + parts.length + ' capacity.js generators against ' + first.baseUrl + ', each rate summed over them',
+  });
+  return { knee: knee, stats: stats, criteria: criteria, holds: holds, svg: svg };
 }
 
 /**
@@ -239,6 +249,8 @@ export function mergeSummaries(parts) {
   /** @type {Record<string, unknown>} */
   const merged = {};
   let holds = true;
+  /** @type {string | null} */
+  let svg = null;
   if (problems.length === 0 && script === 'capacity') {
     const c = mergeCapacity(parts, seg.coverage, lines, problems);
     if (c !== null) {
@@ -251,6 +263,7 @@ export function mergeSummaries(parts) {
         criteria: c.criteria,
       });
       holds = c.holds;
+      svg = c.svg;
     }
   } else if (problems.length === 0) {
     merged.checks = mergeChecks(parts, lines);
@@ -277,5 +290,6 @@ export function mergeSummaries(parts) {
     exitCode: result === 'PASS' ? 0 : 1,
     lines: lines,
     merged: Object.assign({ script: script, result: result, generators: seg.segments, problems: problems }, merged),
+    svg: svg,
   };
 }

@@ -53,6 +53,31 @@ test('two halves of a capacity run merge into the knee one generator finds alone
   assert.is(merged.exitCode, 0);
 });
 
+test("the merged picture draws the summed steps: each at its whole rate, where each half's own picture shows half", async () => {
+  const a = await generator('capacity.js', SMALL, kneeTarget(32.5), '0:1/2');
+  const b = await generator('capacity.js', SMALL, kneeTarget(32.5), '1/2:1');
+  const merged = mergeSummaries([a, b]);
+  const achieved = (svg: string) => [...svg.matchAll(/<title>step-(\d+): \d+\/s offered, ([\d.]+)\/s achieved/g)].map((m) => [Number(m[1]), Number(m[2])]);
+  const whole = achieved(merged.svg!);
+  assert.equal(
+    whole.map(([rate]) => rate),
+    [10, 20, 40, 80, 160],
+  );
+  assert.ok(
+    whole.slice(0, 3).every(([rate, got]) => Math.abs(got! - rate!) <= 0.05 * rate!),
+    `summed: ${JSON.stringify(whole)}`,
+  );
+  assert.match(merged.svg!, /<title>bound found: the server&#39;s knee, between 40 and 80\/s/);
+  assert.match(
+    merged.svg!,
+    /class="cap-subtitle"[^>]*>load-merge of 2 capacity\.js generators against http:\/\/127\.0\.0\.1:3000\/v1, each rate summed over them/,
+  );
+  // What each generator judged, and drew, on its own: its half of each rate.
+  const own = (a.summary.extra as { steps: Array<{ rate: number; achieved: number }> }).steps[0]!;
+  assert.ok(own.rate === 10 && Math.abs(own.achieved - 5) <= 0.25, JSON.stringify(own));
+  assert.is(mergeSummaries([{ ...a, summary: { ...a.summary, script: 'smoke' } }]).svg, null, 'no picture but for capacity.js');
+});
+
 test('one generator that stopped makes the merged run ABORTED, and a half alone is judged against its half', async () => {
   const a = await generator('capacity.js', SMALL, petsTarget(), '0:1/2');
   const alone = mergeSummaries([a]);

@@ -44,6 +44,15 @@ export function parseBetween(text: string): number[];
  */
 export function refineRates(held: number, broke: number, steps: number): number[];
 /**
+ * A BETWEEN run's rates after a first step at `start` when that is lower: the server's time at a
+ * low rate, which knee.js compares every step's with to tell a server that slowed down from a
+ * generator that ran out (the rate that held may already have slowed the server).
+ * @param {number[]} rates
+ * @param {number} start
+ * @returns {number[]}
+ */
+export function withBaseline(rates: number[], start: number): number[];
+/**
  * The steps of one run: each rate held `holdS` seconds, one after another.
  * @param {number[]} rates
  * @param {number} holdS

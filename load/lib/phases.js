@@ -106,6 +106,18 @@ export function refineRates(held, broke, steps) {
 }
 
 /**
+ * A BETWEEN run's rates after a first step at `start` when that is lower: the server's time at a
+ * low rate, which knee.js compares every step's with to tell a server that slowed down from a
+ * generator that ran out (the rate that held may already have slowed the server).
+ * @param {number[]} rates
+ * @param {number} start
+ * @returns {number[]}
+ */
+export function withBaseline(rates, start) {
+  return rates.length > 0 && start < rates[0] ? [start].concat(rates) : rates.slice();
+}
+
+/**
  * The steps of one run: each rate held `holdS` seconds, one after another.
  * @param {number[]} rates
  * @param {number} holdS

@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import { limitedTarget } from './fake-targets.ts';
 import { captureConsole } from './k6-shim.ts';
 import { runScript } from './k6-run.ts';
-import { capacityChart, rateLimitTimeline } from './pictures.ts';
+import { capacityRun, rateLimitTimeline } from './pictures.ts';
 import { chromiumAvailable, launchChromium, SCREENSHOTS } from '../../lib/testing/chromium.ts';
 
 const available = chromiumAvailable("the k6 scripts' pictures are not rendered");
@@ -75,7 +75,8 @@ async function unenforcedBan(): Promise<string> {
     const fban = faulty.find((m) => m.cls.includes('tl-ban'))!;
     for (const v of broken.filter((m) => m.kind === 'ban_not_enforced')) assert.ok(v.x > fban.x && v.x < fban.right, 'marked inside the ban it broke');
 
-    await show(await capacityChart(), 'k6-capacity-chart.png');
+    const capacity = await capacityRun();
+    await show(capacity.svg, 'k6-capacity-chart.png');
     // The knee is drawn between the step that held last (40/s) and the first that broke (80/s).
     const steps = await page
       .locator('.cap-step')
@@ -95,6 +96,16 @@ async function unenforcedBan(): Promise<string> {
     );
     const knee = await page.locator('.cap-knee').evaluate((el) => el.getBoundingClientRect().x);
     assert.ok(knee > steps[2]!.x && knee < steps[3]!.x, `the knee (${knee}) stands between 40/s and 80/s`);
+    // A log axis: each doubling the same distance on screen.
+    const gaps = steps.slice(1).map((s, i) => s.x - steps[i]!.x);
+    assert.ok(
+      gaps.every((g) => Math.abs(g - gaps[0]!) < 1.5),
+      `equal gaps: ${gaps.join(', ')}`,
+    );
+    // The heading says the bound in the words of the text report's line.
+    const bound = /bound found: [^\n]*/.exec(capacity.stdout)![0];
+    assert.is(await page.locator('svg > text').first().textContent(), bound);
+    assert.match(bound, /the server's knee, between 40 and 80\/s/);
   } finally {
     await browser.close();
   }

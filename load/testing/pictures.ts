@@ -10,16 +10,20 @@ import { runScript } from './k6-run.ts';
 const load = join(dirname(fileURLToPath(import.meta.url)), '..');
 const START = Date.UTC(2026, 10, 22, 10, 0, 17, 300);
 
-async function summaryFile(script: string, env: Record<string, string>, handler: Parameters<typeof runScript>[1]['handler'], file: string): Promise<string> {
+async function summaryFiles(script: string, env: Record<string, string>, handler: Parameters<typeof runScript>[1]['handler'], file: string) {
   const out = captureConsole();
   try {
     const r = await runScript(join(load, script), { env, handler, startMs: START });
     const svg = r.summary[file];
     if (svg === undefined) throw new Error(`${script} wrote no ${file}`);
-    return svg;
+    return { svg, stdout: r.summary.stdout ?? '' };
   } finally {
     out.restore();
   }
+}
+
+async function summaryFile(script: string, env: Record<string, string>, handler: Parameters<typeof runScript>[1]['handler'], file: string): Promise<string> {
+  return (await summaryFiles(script, env, handler, file)).svg;
 }
 
 /** rate-limit.js with BAN=1 against a correct limiter of 60 a minute that bans for 90 s after 5 refusals. */
@@ -32,12 +36,17 @@ export function rateLimitTimeline(): Promise<string> {
   );
 }
 
-/** capacity.js's doubling search against a target that slows past 65 requests a second. */
-export function capacityChart(): Promise<string> {
-  return summaryFile(
+/** capacity.js's doubling search against a target that slows past 65 requests a second: its picture and its text report. */
+export function capacityRun(): Promise<{ svg: string; stdout: string }> {
+  return summaryFiles(
     'capacity.js',
     { START_RATE: '10', MAX_RATE: '400', HOLD: '5s', P95_MS: '100', P99_MS: '200', CREATE_RATIO: '0' },
     kneeTarget(65),
     'capacity-summary.svg',
   );
+}
+
+/** capacity.js's picture of that search. */
+export async function capacityChart(): Promise<string> {
+  return (await capacityRun()).svg;
 }

@@ -38,7 +38,6 @@ export const FAULTY_LIMITER = timelineOf(
 
 /** A capacity search whose knee lies between 400/s (held) and 500/s (broke). */
 export const CAPACITY: Capacity = {
-  title: 'Capacity search: held 400/s, broke at 500/s',
   rows: [
     { name: 'step-1', rate: 100, achieved: 100, p95: 4.1, p99: 7.9, ok: true },
     { name: 'step-2', rate: 200, achieved: 199.6, p95: 5.3, p99: 9.8, ok: true },
@@ -49,6 +48,7 @@ export const CAPACITY: Capacity = {
   ],
   held: { rate: 400 },
   broke: { rate: 500 },
+  bound: 'server',
 };
 
 /** The picture each guide shows, by file. */

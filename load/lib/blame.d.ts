@@ -1,0 +1,56 @@
+/**
+ * The fastest request time among the steps run so far: the server's time before the rate loaded it.
+ * @param {Baseline | null} base
+ * @param {number} rate
+ * @param {StepStats | null} s
+ * @returns {Baseline | null}
+ */
+export function fasterBase(base: Baseline | null, rate: number, s: StepStats | null): Baseline | null;
+/**
+ * How many times the fastest lower step's request time a step's took; null when either is unknown.
+ * @param {StepStats} s
+ * @param {Baseline | null} base
+ */
+export function slowdownOf(s: StepStats, base: Baseline | null): number | null;
+/**
+ * Who kept a step from its rate when the target answered within the objectives. The server, when
+ * its request time grew at least SLOWDOWN times since the fastest lower step: its slower answers
+ * kept the VUs waiting, however many were busy and whatever else ran on the machine. Otherwise the
+ * generator ran out: of CPU when k6 spent longer around a request than on it, of VUs when every one
+ * was busy (MAX_VUS), else of time to start iterations. With no lower step to compare with (the
+ * first step, or times not recorded), a step whose VUs waited on requests with some to spare is the
+ * server's.
+ * @param {StepStats} s
+ * @param {Criteria} criteria
+ * @param {Baseline | null} base
+ * @returns {{ bound: Bound, cause: Cause, why: string }}
+ */
+export function shortfallOf(s: StepStats, criteria: Criteria, base: Baseline | null): {
+    bound: Bound;
+    cause: Cause;
+    why: string;
+};
+/**
+ * @typedef {import('./knee.js').StepStats} StepStats
+ * @typedef {import('./knee.js').Criteria} Criteria
+ * @typedef {import('./knee.js').Bound} Bound
+ * @typedef {import('./knee.js').Cause} Cause
+ * @typedef {{ rate: number, ms: number }} Baseline the fastest mean request time of the steps run so far, and the step's rate
+ */
+/**
+ * A step's request time at least this many times the fastest lower step's: the server slowed down
+ * with the rate. A queueing server's time triples at two thirds of its capacity; below that, timer
+ * noise and a busy generator's own delays (which k6 counts in a request's time) can explain it.
+ */
+export const SLOWDOWN: 3;
+export type StepStats = import("./knee.js").StepStats;
+export type Criteria = import("./knee.js").Criteria;
+export type Bound = import("./knee.js").Bound;
+export type Cause = import("./knee.js").Cause;
+/**
+ * the fastest mean request time of the steps run so far, and the step's rate
+ */
+export type Baseline = {
+    rate: number;
+    ms: number;
+};

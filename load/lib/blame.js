@@ -1,0 +1,111 @@
+// @ts-check
+// Who kept a step from its rate when the target answered within the objectives: the server, whose
+// request time grew with the rate, or the generator, which ran out of CPU, VUs or time to start
+// iterations while the server's time held. knee.js asks it for every step that missed its rate.
+// Pure JavaScript.
+
+/**
+ * @typedef {import('./knee.js').StepStats} StepStats
+ * @typedef {import('./knee.js').Criteria} Criteria
+ * @typedef {import('./knee.js').Bound} Bound
+ * @typedef {import('./knee.js').Cause} Cause
+ * @typedef {{ rate: number, ms: number }} Baseline the fastest mean request time of the steps run so far, and the step's rate
+ */
+
+/**
+ * A step's request time at least this many times the fastest lower step's: the server slowed down
+ * with the rate. A queueing server's time triples at two thirds of its capacity; below that, timer
+ * noise and a busy generator's own delays (which k6 counts in a request's time) can explain it.
+ */
+export const SLOWDOWN = 3;
+
+/**
+ * The fastest request time among the steps run so far: the server's time before the rate loaded it.
+ * @param {Baseline | null} base
+ * @param {number} rate
+ * @param {StepStats | null} s
+ * @returns {Baseline | null}
+ */
+export function fasterBase(base, rate, s) {
+  if (s === null || s.count === 0 || !(s.requestAvg !== undefined && s.requestAvg > 0)) return base;
+  return base === null || s.requestAvg < base.ms ? { rate: rate, ms: s.requestAvg } : base;
+}
+
+/**
+ * How many times the fastest lower step's request time a step's took; null when either is unknown.
+ * @param {StepStats} s
+ * @param {Baseline | null} base
+ */
+export function slowdownOf(s, base) {
+  if (base === null || !(s.requestAvg !== undefined && s.requestAvg > 0)) return null;
+  return s.requestAvg / base.ms;
+}
+
+/**
+ * Who kept a step from its rate when the target answered within the objectives. The server, when
+ * its request time grew at least SLOWDOWN times since the fastest lower step: its slower answers
+ * kept the VUs waiting, however many were busy and whatever else ran on the machine. Otherwise the
+ * generator ran out: of CPU when k6 spent longer around a request than on it, of VUs when every one
+ * was busy (MAX_VUS), else of time to start iterations. With no lower step to compare with (the
+ * first step, or times not recorded), a step whose VUs waited on requests with some to spare is the
+ * server's.
+ * @param {StepStats} s
+ * @param {Criteria} criteria
+ * @param {Baseline | null} base
+ * @returns {{ bound: Bound, cause: Cause, why: string }}
+ */
+export function shortfallOf(s, criteria, base) {
+  const growth = slowdownOf(s, base);
+  if (growth !== null && base !== null && growth >= SLOWDOWN) {
+    return {
+      bound: 'server',
+      cause: 'slowdown',
+      why:
+        'the server slowed down: its requests took ' +
+        /** @type {number} */ (s.requestAvg).toFixed(1) +
+        ' ms, x' +
+        growth.toFixed(1) +
+        ' the ' +
+        base.ms.toFixed(1) +
+        ' ms at ' +
+        base.rate +
+        '/s, and kept the VUs waiting' +
+        (criteria.maxVUs !== undefined && s.vusMax !== undefined && s.vusMax >= criteria.maxVUs ? ' (all ' + criteria.maxVUs + ' busy)' : ''),
+    };
+  }
+  const steady =
+    growth === null || base === null
+      ? ''
+      : ' while its requests stayed at ' + /** @type {number} */ (s.requestAvg).toFixed(1) + ' ms (x' + growth.toFixed(1) + ' since ' + base.rate + '/s)';
+  if (s.iterationAvg !== undefined && s.requestAvg !== undefined) {
+    const around = s.iterationAvg - s.requestAvg;
+    if (around > Math.max(1, s.requestAvg)) {
+      return {
+        bound: 'generator',
+        cause: 'cpu',
+        why:
+          "the generator's ceiling: k6 spent " +
+          around.toFixed(1) +
+          ' ms around each ' +
+          s.requestAvg.toFixed(1) +
+          ' ms request, so k6 itself could not keep up (add generators)' +
+          steady,
+      };
+    }
+  }
+  if (criteria.maxVUs !== undefined && s.vusMax !== undefined && s.vusMax >= criteria.maxVUs) {
+    return {
+      bound: 'generator',
+      cause: 'vus',
+      why: "the generator's ceiling: all " + criteria.maxVUs + ' VUs busy (raise MAX_VUS or add generators)' + steady,
+    };
+  }
+  if (growth !== null || s.iterationAvg === undefined || s.requestAvg === undefined) {
+    return { bound: 'generator', cause: 'dropped', why: "the generator's ceiling: iterations dropped with VUs to spare" + steady };
+  }
+  return {
+    bound: 'server',
+    cause: 'slowdown',
+    why: 'the target slowed down: its ' + s.requestAvg.toFixed(1) + ' ms requests kept the VUs waiting (iterations ' + s.iterationAvg.toFixed(1) + ' ms)',
+  };
+}
