@@ -1,20 +1,28 @@
 // Runs the scripts with a real k6 against a reference server started in-process, whenever a k6
 // binary is found (K6_BIN, or k6 on PATH): smoke.js, a short rate-limit.js that must pass, the same
 // against an over-admitting limiter that must fail, capacity.js with the load key, with a key that
-// binds, split over two generators and merged, and stopped at setup; with K6_FULL=1 the full
-// rate-limit.js that crosses window boundaries and probes a ban until it lifts (about 6 minutes). Without k6 those runs are not registered at all
-// (no pass is counted for what did not run) and the file says so; the guide's tests below always run.
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+// binds, split over two generators and merged, and stopped at setup; the summary's table against
+// k6's own default one for the same run; the installed-package guide's smoke.js line from a
+// consumer's folder; with K6_FULL=1 the full rate-limit.js that crosses window boundaries and probes
+// a ban until it lifts (about 6 minutes). Without k6 those runs are registered as skipped (no pass is
+// counted for what did not run) and the file says so; the guide's tests below always run, the
+// installed-package lines under the k6 shim.
+import { execFile, execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { commandLines, guideBlock, shellWords } from '../scripts/guide-blocks.ts';
+import { PLAN_LIMITS } from '../spec/rules/contract.js';
 import { EVENTS } from '../spec/rules/rules.js';
-import { limitedTarget } from './testing/fake-targets.ts';
+import { limitedTarget, petsTarget } from './testing/fake-targets.ts';
 import { findK6, runK6, type K6Run } from './testing/k6-bin.ts';
+import { captureConsole, type Handler } from './testing/k6-shim.ts';
+import { runScript } from './testing/k6-run.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
@@ -71,6 +79,84 @@ test('load/README.md explains every event counter rate-limit.js reports', () => 
   }
 });
 
+// --- always: the installed-package guide's lines, from a consumer's folder ------------------------
+
+const PACKAGE = 'node_modules/adoption-store-kit/';
+
+/** A consumer's folder holding the scripts where `npm install` puts them: every file `npm pack` ships under load/ and spec/. */
+function consumerFolder(): string {
+  const packed = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts', '--loglevel=error'], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, npm_config_update_notifier: 'false' },
+  });
+  const shipped = (JSON.parse(packed) as Array<{ files: Array<{ path: string }> }>)[0]!.files.map((f) => f.path);
+  const dir = mkdtempSync(join(tmpdir(), 'k6-consumer-'));
+  for (const file of shipped.filter((f) => f.startsWith('load/') || f.startsWith('spec/'))) {
+    mkdirSync(dirname(join(dir, PACKAGE, file)), { recursive: true });
+    copyFileSync(join(root, file), join(dir, PACKAGE, file));
+  }
+  return dir;
+}
+
+interface InstalledLine {
+  words: string[];
+  script: string;
+  env: Record<string, string>;
+}
+
+/** `k6 run [--no-usage-report] [-e NAME=value]... node_modules/adoption-store-kit/load/<script>.js`, the form the guide gives. */
+function installedLine(line: string): InstalledLine {
+  const words = shellWords(line);
+  assert.equal(words.slice(0, 2), ['k6', 'run'], line);
+  const script = words.at(-1)!;
+  assert.ok(script.startsWith(`${PACKAGE}load/`) && script.endsWith('.js'), `${line}: runs a script of the installed package`);
+  const env: Record<string, string> = {};
+  for (let i = 2; i < words.length - 1; i++) {
+    if (words[i] === '--no-usage-report') continue;
+    assert.is(words[i], '-e', `${line}: only -e variables`);
+    const pair = words[++i]!;
+    env[pair.slice(0, pair.indexOf('='))] = pair.slice(pair.indexOf('=') + 1);
+  }
+  return { words, script, env };
+}
+
+/** What each line stands for: a correct target for the script. */
+function installedTarget(l: InstalledLine): Handler {
+  if (l.script.endsWith('/rate-limit.js')) return limitedTarget({ limit: PLAN_LIMITS[(l.env.PLAN ?? 'free') as keyof typeof PLAN_LIMITS].perMinute });
+  return petsTarget();
+}
+
+test('load/README.md k6-installed: each line runs, under the shim, the script where npm installs it, and passes', async () => {
+  const lines = commandLines(guideBlock('load/README.md', 'k6-installed')).map(installedLine);
+  assert.equal(lines.map((l) => l.script.slice(PACKAGE.length)).sort(), ['load/capacity.js', 'load/rate-limit.js', 'load/smoke.js']);
+  const dir = consumerFolder();
+  try {
+    for (const l of lines) {
+      // Only what the package ships is there: a script importing anything else fails to load.
+      assert.ok(existsSync(join(dir, l.script)), `${l.script} is shipped`);
+      const out = captureConsole();
+      let r;
+      try {
+        r = await runScript(join(dir, l.script), {
+          env: l.env,
+          handler: installedTarget(l),
+          startMs: Date.UTC(2026, 10, 23, 12, 0, 17),
+          maxIterations: 50_000,
+        });
+      } finally {
+        out.restore();
+      }
+      assert.is(r.setupError, null, l.words.join(' '));
+      assert.match(r.summary.stdout!, /result: PASS \(k6 exits 0\)/, l.words.join(' '));
+      const name = l.script.slice(l.script.lastIndexOf('/') + 1).replace(/\.js$/, '-summary.json');
+      assert.ok(r.summary[name], `the summary is ${name}, in the folder k6 runs in: ${Object.keys(r.summary).join(', ')}`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 // --- only with k6: real runs --------------------------------------------------------------------
 
 const k6 = findK6();
@@ -84,7 +170,79 @@ const K6_RUNS = [
   "k6: capacity.js with a key whose limit binds reports the key's limit and exits 108, before any ban",
   'k6: two capacity.js generators with execution segments merge into one verdict',
   'k6: an aborted setup prints ABORTED with its reason first and exits 108; rate-limit.js refuses a segment',
+  "k6: the summary's table is the one k6 prints by default for the same run, with its default statistics and with others",
+  "k6: the installed-package guide's smoke.js line runs from the consumer's folder and writes its summary there",
+  "k6: rate-limit.js that cannot reach the key's limit says so at setup and exits 108 at once",
 ];
+
+/** A k6 run of its own (not one of load/'s scripts), in `cwd`; k6 reaches the in-process server only if the event loop runs. */
+function k6Exec(k6: string, args: string[], cwd: string, timeoutMs: number): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(k6, args, { cwd, timeout: timeoutMs, env: { ...process.env, K6_NO_USAGE_REPORT: 'true' } }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** A loopback address for a k6 REST API: a port the system had free a moment ago. */
+function freeAddress(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const probe = createNetServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(`127.0.0.1:${port}`));
+    });
+  });
+}
+
+/** Waits until the k6 whose REST API is at `address` has its VUs ready and waits for `k6 resume` (status PausedBeforeRun, 4). */
+async function pausedBeforeRun(address: string, timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const status = await fetch(`http://${address}/v1/status`)
+      .then((r) => (r.ok ? (r.json() as Promise<{ data: { attributes: { status: number } } }>) : null))
+      .catch(() => null);
+    if (status?.data.attributes.status === 4) return;
+    if (Date.now() > until) throw new Error(`k6 at ${address} did not get ready to run within ${timeoutMs} ms`);
+    await new Promise((done) => setTimeout(done, 100));
+  }
+}
+
+/**
+ * A script whose handleSummary prints lib/metrics-table.js's table between markers and throws: k6
+ * then prints its own default summary of the same data (summary-wrapper.js's fallback), which the
+ * test compares with ours. `options` are the script's summary options.
+ */
+function tableScript(baseUrl: string, options: Record<string, unknown>): string {
+  return `import http from 'k6/http';
+import { check, group } from 'k6';
+import { Counter, Gauge, Rate, Trend } from 'k6/metrics';
+import { metricsTable } from ${JSON.stringify(join(here, 'lib', 'metrics-table.js'))};
+const waits = new Trend('table_wait', true);
+const sizes = new Trend('table_size');
+const events = new Counter('table_events');
+const level = new Gauge('table_level');
+const share = new Rate('table_share');
+export const options = Object.assign({ vus: 2, iterations: 6, thresholds: { 'http_req_duration{name:listPets}': ['p(95)<60000'], table_events: ['count<5'], 'table_wait{kind:short}': ['max<1'] } }, ${JSON.stringify(options)});
+export default function () {
+  const res = http.get(${JSON.stringify(`${baseUrl}/pets?limit=1`)}, { headers: { Authorization: 'Bearer test-pro-key' }, tags: { name: 'listPets' } });
+  check(res, { 'listPets 200': (r) => r.status === 200, 'one in three': () => __ITER % 3 === 0 });
+  group('a group', function () { check(null, { 'inner check': () => true }); });
+  [0, 0.0005, 0.5, 12.345, 1234.5, 75000, 4000000].forEach(function (ms) { waits.add(ms, { kind: ms < 1 ? 'short' : 'long' }); });
+  sizes.add(1234567.891);
+  sizes.add(0.125);
+  events.add(2);
+  level.add(__ITER * 1.5);
+  share.add(__ITER !== 1);
+}
+export function handleSummary(data) {
+  console.log('<<table\\n' + metricsTable(data) + '\\ntable>>');
+  throw new Error('so that k6 prints its default summary of the same data');
+}
+`;
+}
 
 if (k6 === null) {
   process.stdout.write(
@@ -198,10 +356,16 @@ if (k6 === null) {
 
   test(K6_RUNS[5]!, async () => {
     const sequence = ['--execution-segment-sequence', '0,1/2,1'];
-    const [a, b] = await Promise.all([
-      runK6(k6, 'capacity.js', CAPACITY, dir, 60_000, ['--execution-segment', '0:1/2', ...sequence]),
-      runK6(k6, 'capacity.js', CAPACITY, dir, 60_000, ['--execution-segment', '1/2:1', ...sequence]),
-    ]);
+    // Started paused and resumed together, as the guide says for generators on two machines: on a
+    // busy machine two k6 processes can take seconds apart to start, and the merge refuses steps
+    // that overlap by less than half.
+    const addresses = await Promise.all([freeAddress(), freeAddress()]);
+    const generator = (segment: string, address: string) =>
+      runK6(k6, 'capacity.js', CAPACITY, dir, 90_000, ['--execution-segment', segment, ...sequence, '--paused', '--address', address]);
+    const runs = Promise.all([generator('0:1/2', addresses[0]), generator('1/2:1', addresses[1])]);
+    await Promise.all(addresses.map((address) => pausedBeforeRun(address, 60_000)));
+    await Promise.all(addresses.map((address) => k6Exec(k6, ['resume', '--address', address], dir, 10_000)));
+    const [a, b] = await runs;
     expectPass(a);
     expectPass(b);
     const { mergeSummaries } = await import('./lib/merge.js');
@@ -223,6 +387,47 @@ if (k6 === null) {
     ]);
     assert.is(segment.code, 108, segment.output);
     assert.match(segment.output, /ABORTED: rate-limit\.js judges each window by counting every request of the key, so it runs on ONE k6 process/);
+  });
+
+  test(K6_RUNS[7]!, async () => {
+    for (const options of [{}, { summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'p(99)', 'p(99.9)', 'count'], summaryTimeUnit: 'ms' }]) {
+      const script = join(dir, `table-${Date.now()}.js`);
+      writeFileSync(script, tableScript(baseUrl, options));
+      const r = await k6Exec(k6, ['run', '--no-usage-report', '--quiet', '--log-format', 'raw', script], dir, 60_000);
+      assert.is(r.code, 99, `table_events count<5 fails: k6 exits 99\n${r.stderr}`);
+      const ours = /<<table\n([\s\S]*)\ntable>>/.exec(r.stderr);
+      assert.ok(ours, r.stderr);
+      assert.match(r.stderr, /falling back to the default summary/);
+      assert.fixture(`\n${ours![1]}\n\n`, r.stdout);
+    }
+  });
+
+  test(K6_RUNS[8]!, async () => {
+    const [line] = commandLines(guideBlock('load/README.md', 'k6-installed'))
+      .map(installedLine)
+      .filter((l) => l.script.endsWith('/smoke.js'));
+    assert.ok(line, 'the guide has a smoke.js line');
+    const consumer = consumerFolder();
+    try {
+      // The line as written, pointed at the test's server and shortened.
+      const args = [...line.words.slice(1, -1), '--quiet', '-e', `BASE_URL=${baseUrl}`, '-e', 'DURATION=4s', line.script];
+      const r = await k6Exec(k6, args, consumer, 60_000);
+      assert.is(r.code, 0, `${r.stdout}\n${r.stderr}`);
+      assert.match(r.stdout, /result: PASS \(k6 exits 0\)/);
+      assert.match(r.stdout, /^ {5}http_req_duration\.+: avg=/m, "k6's table is in the summary");
+      assert.ok(existsSync(join(consumer, 'smoke-summary.json')), 'the summary lands in the folder k6 runs in');
+    } finally {
+      rmSync(consumer, { recursive: true, force: true });
+    }
+  });
+
+  test(K6_RUNS[9]!, async () => {
+    const r = await runK6(k6, 'rate-limit.js', { BASE_URL: baseUrl, API_KEY: 'test-pro-key', PLAN: 'pro', DURATION: '60s' }, dir, 60_000);
+    assert.is(r.code, 108, r.output);
+    assert.match(r.output, /rate-limit\.js cannot reach the key's limit: a whole 60 s window cannot be seen in DURATION=60 s/);
+    assert.match(r.output, /ABORTED: the run as set up cannot reach the key's limit/);
+    const k6Summary = r.summary!.k6 as { metrics: Record<string, { values: Record<string, number> }> };
+    assert.is(k6Summary.metrics.http_reqs!.values.count, 1, 'stopped at setup: only its first request went');
   });
 
   if (process.env.K6_FULL === '1') {

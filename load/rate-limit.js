@@ -25,6 +25,7 @@ import { DEFAULT_TOLERANCES, REFUSAL_STATUSES, isRefusalStatus, readSnapshot } f
 import { timelineSvg } from '../spec/rules/timeline-svg.js';
 import { EVENTS } from '../spec/rules/rules.js';
 import { baseUrl, boolEnv, clientsEnv, durationEnv, expectedLimit, numberEnv, stringEnv, summaryPath } from './lib/config.js';
+import { limitShortfalls, shortfallLine, unreachableReason } from './lib/key-limit.js';
 import { refusal, setupStop } from './lib/outcome.js';
 import { answerOf, banProbeTimes, createPacer } from './lib/pacing.js';
 import { isWhole, segmentOf } from './lib/segments.js';
@@ -146,20 +147,12 @@ export const options = {
   discardResponseBodies: true,
 };
 
-export function setup() {
-  add(zeroSamples());
-  if (!isWhole(segmentOf(exec.test.options))) return refusal(ONE_PROCESS);
-  const sentAtMs = Date.now();
-  let res;
-  try {
-    res = probe(target);
-  } catch (e) {
-    return refusal(e instanceof Error ? e.message : String(e));
-  }
-  const first = { status: res.status, headers: res.headers, receivedAtMs: Date.now(), sentAtMs: sentAtMs };
-  const learned = readSnapshot(first).limit;
-  if (learned === null) return refusal('the target sent no integer X-RateLimit-Limit; nothing to verify');
-  const perMinute = expected.limit === null ? Math.ceil(learned * OVERDRIVE) : targetPerMinute;
+/**
+ * What the run will do, said once setup knows the key's limit.
+ * @param {number} learned the key's X-RateLimit-Limit
+ * @param {number} offered requests per minute the run offers
+ */
+function announce(learned, offered) {
   console.log(
     'rate-limit.js: ' +
       target.baseUrl +
@@ -167,7 +160,7 @@ export function setup() {
       learned +
       (expected.limit === null ? ' (learned)' : ' (expected ' + expected.limit + ')') +
       ', offering ' +
-      Math.min(perMinute, targetPerMinute) +
+      offered +
       ' requests/min for ' +
       DURATION_S +
       ' s' +
@@ -188,9 +181,42 @@ export function setup() {
         ' requests go at once; use a key whose limit is above CLIENTS to see them all'
     );
   }
-  if (perMinute > targetPerMinute) {
-    console.warn('the learned limit needs ' + perMinute + ' requests/min but RATE offers ' + targetPerMinute + '; raise RATE or set PLAN/LIMIT');
+}
+
+export function setup() {
+  add(zeroSamples());
+  if (!isWhole(segmentOf(exec.test.options))) return refusal(ONE_PROCESS);
+  const sentAtMs = Date.now();
+  let res;
+  try {
+    res = probe(target);
+  } catch (e) {
+    return refusal(e instanceof Error ? e.message : String(e));
   }
+  const first = { status: res.status, headers: res.headers, receivedAtMs: Date.now(), sentAtMs: sentAtMs };
+  const seen = readSnapshot(first);
+  const learned = seen.limit;
+  if (learned === null) return refusal('the target sent no integer X-RateLimit-Limit; nothing to verify');
+  const perMinute = expected.limit === null ? Math.ceil(learned * OVERDRIVE) : targetPerMinute;
+  // The pacer's rate, within what the scenario's wake-ups can carry.
+  const offered = Math.min(perMinute, scenarios.limit.rate * CLIENTS);
+  announce(learned, offered);
+  const shortfalls = limitShortfalls({
+    limit: learned,
+    remaining: seen.remaining,
+    expectedLimit: expected.limit,
+    offeredPerMinute: offered,
+    overdrive: OVERDRIVE,
+    clients: CLIENTS,
+    durationS: DURATION_S,
+    crossWindows: CROSS_WINDOWS,
+    latencyMs: first.receivedAtMs - sentAtMs,
+  });
+  for (let i = 0; i < shortfalls.length; i++) console.warn(shortfallLine(shortfalls[i]));
+  // A run that cannot reach the limit would FAIL (99) whatever the target does, after minutes of
+  // requests: stopped now (ABORTED, 108), so that FAIL keeps meaning the target broke a rule.
+  const unreachable = unreachableReason(shortfalls);
+  if (unreachable !== null) return refusal(unreachable);
   return { first: first, perMinute: perMinute, startedMs: Date.now() };
 }
 

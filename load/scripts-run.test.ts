@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { kneeTarget, limitedTarget, petsTarget, type LimiterFault } from './testing/fake-targets.ts';
+import { isBookkeeping } from './lib/summary.js';
 import { isTimelineMetric } from './lib/timeline.js';
 import { captureConsole, type FakeResponse } from './testing/k6-shim.ts';
 import { runScript, type RunResult } from './testing/k6-run.ts';
@@ -98,7 +99,11 @@ for (const [fault, expected] of faults) {
     const r = await run(RATE_LIMIT, { PLAN: 'free' }, limitedTarget({ limit: 60, fault }));
     const keys = failedKeys(r);
     for (const key of expected) assert.ok(keys.includes(key), `${key} should fail; failed: ${keys.join(', ')}`);
-    assert.match(r.summary.stdout!, /result: FAIL/);
+    // Counted among the thresholds that judge the run, not the hundreds that keep the timeline's buckets.
+    const judging = r.thresholds.filter((t) => !isBookkeeping(t.expression));
+    const failed = judging.filter((t) => !t.ok).length;
+    assert.ok(judging.length < 40 && r.thresholds.length > 300, `${judging.length} of ${r.thresholds.length}`);
+    assert.match(r.summary.stdout!, new RegExp(`result: FAIL \\(k6 exits 99\\): ${failed} of ${judging.length} thresholds failed`));
   });
 }
 
@@ -121,11 +126,55 @@ test('should-level rules only warn, and fail the run with STRICT=1', async () =>
   assert.equal(clean.failed, [], JSON.stringify(clean.failed));
 });
 
-test('rate-limit.js FAILS when the limit is never reached (a limiter that does not limit at all)', async () => {
+test('rate-limit.js FAILS when the limit is never reached (a limiter that does not limit at all), and says so at setup', async () => {
   const r = await run(RATE_LIMIT, { PLAN: 'free' }, limitedTarget({ limit: 1_000_000 }));
   const keys = failedKeys(r);
   assert.ok(keys.includes('ratelimit_window_saturated{scenario:limit}'), keys.join(', '));
   assert.ok(keys.includes('ratelimit_violations{kind:limit_mismatch}'), keys.join(', '));
+  // The target's Limit, not the run, is at fault: warned at once, judged to the end.
+  assert.is(r.aborted, null);
+  assert.match(
+    r.console.join('\n'),
+    /rate-limit\.js may not reach the key's limit: it offers 90 requests a minute, below the key's Limit of 1000000: .*\(limit_mismatch\)/,
+  );
+});
+
+const unreachable: Array<[string, Record<string, string>, number, RegExp]> = [
+  [
+    'a learned limit above what RATE offers',
+    { RATE: '600' },
+    1000,
+    /it offers 600 requests a minute, below the key's Limit of 1000: no window can fill; raise RATE to 1500 \(it caps the rate offered to a learned limit\), or set LIMIT=1000/,
+  ],
+  [
+    'a run too short to fill the window',
+    { PLAN: 'free', DURATION: '20s', CROSS_WINDOWS: '0' },
+    60,
+    /DURATION=20 s is too short to send the 60 requests .*; raise DURATION to at least 41s/,
+  ],
+  ['a run too short to see a whole window', { PLAN: 'free', DURATION: '60s', OVERDRIVE: '10' }, 60, /a whole 60 s window cannot be seen in DURATION=60 s/],
+];
+for (const [name, env, limit, reason] of unreachable) {
+  test(`rate-limit.js says at setup that it cannot reach the key's limit, and stops there (ABORTED, 108): ${name}`, async () => {
+    const r = await run(RATE_LIMIT, env, limitedTarget({ limit }));
+    const warned = r.console.findIndex((l) => /^rate-limit\.js cannot reach the key's limit: /.test(l));
+    assert.ok(warned >= 0 && reason.test(r.console[warned]!), r.console.join('\n'));
+    assert.match(String(r.aborted), reason);
+    assert.is(r.shim.requests.length, 1, "only setup's first request was sent");
+    assert.match(r.summary.stdout!, /^ABORTED: the run as set up cannot reach the key's limit, so its thresholds would fail whatever the target does: /m);
+    assert.match(r.summary.stdout!, /result: ABORTED \(k6 exits 108\)/);
+  });
+}
+
+test('rate-limit.js warns at setup when answers are too slow for one VU to reach the limit, and runs on', async () => {
+  const inner = limitedTarget({ limit: 60 });
+  const r = await run(RATE_LIMIT, { PLAN: 'free', DURATION: '70s', CROSS_WINDOWS: '0' }, (req, now) => ({ ...inner(req, now), latencyMs: 1500 }));
+  assert.match(
+    r.console.join('\n'),
+    /rate-limit\.js may not reach the key's limit: the first answer took 1500 ms: at that pace its one VU sends at most 40 requests a minute, below the Limit of 60; set CLIENTS=3/,
+  );
+  assert.is(r.aborted, null);
+  assert.ok(r.shim.requests.length > 1);
 });
 
 test('rate-limit.js FAILS when the plan says 60 but the implementation enforces 100', async () => {
@@ -223,7 +272,26 @@ test('smoke.js passes against a correct service and checks all three operations'
     r.shim.requests.some((q) => !q.headers.Authorization),
     'one request goes without a key, expecting 401',
   );
-  assert.match(r.summary.stdout!, /checks: \d+ passed, 0 failed/);
+  assert.match(r.summary.stdout!, /^ {3}✓ checks\.+: 100\.00% ✓ \d+ +✗ 0/m);
+});
+
+test("the summary keeps k6's own table (the figures of its default summary) above the verdict", async () => {
+  const r = await run(SMOKE, {}, petsTarget());
+  const stdout = r.summary.stdout!;
+  for (const row of [
+    /^ {5}✓ createPet 201$/m,
+    /^ {5}data_received\.+: [\d.]+ kB +[\d.]+ B\/s$/m,
+    /^ {5}data_sent\.+: [\d.]+ kB/m,
+    /^ {5}http_req_duration\.+: avg=[\d.]+ms +min=[\d.]+ms +med=[\d.]+ms +max=[\d.]+ms +p\(90\)=[\d.]+ms +p\(95\)=[\d.]+ms +p\(99\)=[\d.]+ms/m,
+    /^ {5}✓ \{ expected_response:true \}\.+: avg=/m,
+    /^ {3}✓ http_req_failed\.+: 0\.00% +✓ 0 +✗ \d+/m,
+    /^ {5}http_reqs\.+: \d+ +[\d.]+\/s$/m,
+    /^ {5}iteration_duration\.+: avg=/m,
+    /^ {5}vus_max\.+: 2 +min=2 +max=2$/m,
+  ]) {
+    assert.match(stdout, row);
+  }
+  assert.ok(stdout.indexOf('http_reqs') < stdout.indexOf('result: PASS'), 'the table comes first, the verdict last');
 });
 
 const smokeFaults: Array<[Parameters<typeof petsTarget>[0], string, Record<string, string>]> = [

@@ -30,6 +30,40 @@ export function keyLimitSamples(k: KeyLimit): Array<{
  * @returns {KeyLimit | null}
  */
 export function keyLimitFromGauges(gauge: (metric: string) => number | undefined): KeyLimit | null;
+/**
+ * @typedef {object} ReachPlan what rate-limit.js knows once setup's first request has answered
+ * @property {number} limit the key's X-RateLimit-Limit
+ * @property {number | null} remaining that answer's X-RateLimit-Remaining
+ * @property {number | null} expectedLimit PLAN's or LIMIT's, null when the limit is learned
+ * @property {number} offeredPerMinute what the run can offer: the pacer's rate, within the scenario's
+ * @property {number} overdrive OVERDRIVE
+ * @property {number} clients CLIENTS
+ * @property {number} durationS DURATION
+ * @property {boolean} crossWindows CROSS_WINDOWS
+ * @property {number} latencyMs that answer's round trip
+ * @typedef {{ certain: boolean, problem: string, change: string }} Shortfall why the run will (certain)
+ *   or may not see the key's limit answer, and what to change
+ */
+/**
+ * What keeps rate-limit.js, as set up, from seeing the key's limit: a rate below the limit, a run too
+ * short to fill a window or to see a whole one (certain, whatever the target does), or answers too
+ * slow for one VU (likely: a first request also pays for the connection). A shortfall that only a
+ * limit other than PLAN's explains is the target's (limit_mismatch), never certain.
+ * @param {ReachPlan} plan
+ * @returns {Shortfall[]}
+ */
+export function limitShortfalls(plan: ReachPlan): Shortfall[];
+/**
+ * The warning setup prints for a shortfall, with what to change.
+ * @param {Shortfall} f
+ */
+export function shortfallLine(f: Shortfall): string;
+/**
+ * Why the run stops at setup: the shortfalls that are certain; null when none is.
+ * @param {Shortfall[]} shortfalls
+ * @returns {string | null}
+ */
+export function unreachableReason(shortfalls: Shortfall[]): string | null;
 /** How close to running out a window may come before the search stops: two seconds of traffic. */
 export const HORIZON_S: 2;
 export namespace KEY_LIMIT_METRICS {
@@ -40,6 +74,8 @@ export namespace KEY_LIMIT_METRICS {
     let resetInS: string;
     let retryAfterS: string;
 }
+/** The window the plans' limits count in: their limits are per minute. */
+export const WINDOW_S: 60;
 export type KeyLimit = {
     rate: number;
     status: number;
@@ -49,3 +85,53 @@ export type KeyLimit = {
     retryAfterS: number | null;
 };
 export type RecordedResponse = import("../../spec/rules/snapshot.js").RecordedResponse;
+/**
+ * what rate-limit.js knows once setup's first request has answered
+ */
+export type ReachPlan = {
+    /**
+     * the key's X-RateLimit-Limit
+     */
+    limit: number;
+    /**
+     * that answer's X-RateLimit-Remaining
+     */
+    remaining: number | null;
+    /**
+     * PLAN's or LIMIT's, null when the limit is learned
+     */
+    expectedLimit: number | null;
+    /**
+     * what the run can offer: the pacer's rate, within the scenario's
+     */
+    offeredPerMinute: number;
+    /**
+     * OVERDRIVE
+     */
+    overdrive: number;
+    /**
+     * CLIENTS
+     */
+    clients: number;
+    /**
+     * DURATION
+     */
+    durationS: number;
+    /**
+     * CROSS_WINDOWS
+     */
+    crossWindows: boolean;
+    /**
+     * that answer's round trip
+     */
+    latencyMs: number;
+};
+/**
+ * why the run will (certain)
+ *   or may not see the key's limit answer, and what to change
+ */
+export type Shortfall = {
+    certain: boolean;
+    problem: string;
+    change: string;
+};

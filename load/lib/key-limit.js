@@ -1,4 +1,7 @@
 // @ts-check
+// The key's limit as the load scripts meet it: capacity.js must stay below it, rate-limit.js must
+// reach it.
+//
 // When capacity.js measures the key instead of the server. A 429 (or a 403 ban) during a capacity
 // step is the target's limiter answering, not the server breaking; and a window whose Remaining
 // will run out within HORIZON_S seconds at the step's rate is about to answer so. Either way the
@@ -6,6 +9,7 @@
 // limited by the key, with the headers that said so. The rate is the whole step's, not one
 // generator's share: every generator spends the same key. Pure JavaScript.
 import { DEFAULT_TOLERANCES, readSnapshot, retryWaitMs } from '../../spec/rules/snapshot.js';
+import { MAX_CLIENTS } from './config.js';
 
 /** How close to running out a window may come before the search stops: two seconds of traffic. */
 export const HORIZON_S = 2;
@@ -120,4 +124,129 @@ export function keyLimitFromGauges(gauge) {
     resetInS: v(KEY_LIMIT_METRICS.resetInS),
     retryAfterS: v(KEY_LIMIT_METRICS.retryAfterS),
   };
+}
+
+/** The window the plans' limits count in: their limits are per minute. */
+export const WINDOW_S = 60;
+
+/**
+ * @typedef {object} ReachPlan what rate-limit.js knows once setup's first request has answered
+ * @property {number} limit the key's X-RateLimit-Limit
+ * @property {number | null} remaining that answer's X-RateLimit-Remaining
+ * @property {number | null} expectedLimit PLAN's or LIMIT's, null when the limit is learned
+ * @property {number} offeredPerMinute what the run can offer: the pacer's rate, within the scenario's
+ * @property {number} overdrive OVERDRIVE
+ * @property {number} clients CLIENTS
+ * @property {number} durationS DURATION
+ * @property {boolean} crossWindows CROSS_WINDOWS
+ * @property {number} latencyMs that answer's round trip
+ * @typedef {{ certain: boolean, problem: string, change: string }} Shortfall why the run will (certain)
+ *   or may not see the key's limit answer, and what to change
+ */
+
+/**
+ * What keeps rate-limit.js, as set up, from seeing the key's limit: a rate below the limit, a run too
+ * short to fill a window or to see a whole one (certain, whatever the target does), or answers too
+ * slow for one VU (likely: a first request also pays for the connection). A shortfall that only a
+ * limit other than PLAN's explains is the target's (limit_mismatch), never certain.
+ * @param {ReachPlan} plan
+ * @returns {Shortfall[]}
+ */
+export function limitShortfalls(plan) {
+  /** @type {Shortfall[]} */
+  const found = [];
+  const ours = plan.expectedLimit === null || plan.expectedLimit === plan.limit;
+  const offered = plan.offeredPerMinute;
+  const enough = Math.ceil(plan.limit * plan.overdrive);
+  if (offered < plan.limit) {
+    found.push({
+      certain: ours,
+      problem: 'it offers ' + offered + " requests a minute, below the key's Limit of " + plan.limit + ': no window can fill',
+      change: ours
+        ? 'raise RATE to ' + enough + ' (it caps the rate offered to a learned limit), or set LIMIT=' + plan.limit
+        : "the key's Limit is not the expected " +
+          plan.expectedLimit +
+          ' (limit_mismatch); if ' +
+          plan.limit +
+          ' is right for this key, set LIMIT=' +
+          plan.limit,
+    });
+  } else {
+    // Filling the window in progress needs what it has left and one more, to see the refusal; a
+    // window that resets meanwhile only needs more.
+    const needed = (plan.remaining === null ? plan.limit : plan.remaining) + 1;
+    // The first goes at once, the others one by one at the offered rate.
+    const fastestS = ((needed - 1) * 60) / offered;
+    const fillS = Math.ceil((needed * 60) / offered) + 1;
+    if (plan.durationS < fastestS) {
+      found.push({
+        certain: ours,
+        problem:
+          'DURATION=' +
+          plan.durationS +
+          ' s is too short to send the ' +
+          needed +
+          ' requests that fill the window and bring its 429 at ' +
+          offered +
+          ' a minute',
+        change: 'raise DURATION to at least ' + fillS + 's' + (plan.crossWindows ? ' (150s, the default, also crosses windows)' : ''),
+      });
+    }
+    const perVu = Math.floor((plan.clients * 60000) / Math.max(1, plan.latencyMs));
+    if (perVu < plan.limit) {
+      const clients = Math.ceil((enough * plan.latencyMs) / 60000);
+      found.push({
+        certain: false,
+        problem:
+          'the first answer took ' +
+          Math.round(plan.latencyMs) +
+          ' ms: at that pace its one VU sends at most ' +
+          perVu +
+          ' requests a minute' +
+          (plan.clients > 1 ? ' in bursts of ' + plan.clients : '') +
+          ', below the Limit of ' +
+          plan.limit,
+        change:
+          clients <= MAX_CLIENTS
+            ? 'set CLIENTS=' + clients + ' (requests at once)'
+            : 'run k6 nearer the target: even ' + MAX_CLIENTS + ' at once would not reach it',
+      });
+    }
+  }
+  if (plan.crossWindows && plan.durationS <= WINDOW_S) {
+    found.push({
+      certain: true,
+      problem: 'a whole ' + WINDOW_S + ' s window cannot be seen in DURATION=' + plan.durationS + ' s, so ratelimit_window_verified cannot be reached',
+      change: 'raise DURATION (150s by default), or set CROSS_WINDOWS=0 for a check within one window',
+    });
+  }
+  return found;
+}
+
+/**
+ * The warning setup prints for a shortfall, with what to change.
+ * @param {Shortfall} f
+ */
+export function shortfallLine(f) {
+  return 'rate-limit.js ' + (f.certain ? 'cannot' : 'may not') + " reach the key's limit: " + f.problem + '; ' + f.change;
+}
+
+/**
+ * Why the run stops at setup: the shortfalls that are certain; null when none is.
+ * @param {Shortfall[]} shortfalls
+ * @returns {string | null}
+ */
+export function unreachableReason(shortfalls) {
+  const certain = shortfalls.filter(function (f) {
+    return f.certain;
+  });
+  if (certain.length === 0) return null;
+  return (
+    "the run as set up cannot reach the key's limit, so its thresholds would fail whatever the target does: " +
+    certain
+      .map(function (f) {
+        return f.problem + '; ' + f.change;
+      })
+      .join('. Also: ')
+  );
 }

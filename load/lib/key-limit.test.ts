@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { keyLimit, keyLimitFromGauges, keyLimitLine, keyLimitSamples } from './key-limit.js';
+import { keyLimit, keyLimitFromGauges, keyLimitLine, keyLimitSamples, limitShortfalls, shortfallLine, unreachableReason, type ReachPlan } from './key-limit.js';
 
 const NOW = Date.UTC(2026, 10, 23, 12, 0, 30);
 const DATE = new Date(NOW).toUTCString();
@@ -61,6 +61,72 @@ test('no gauge recorded: nothing was limited', () => {
   assert.is(
     keyLimitFromGauges(() => undefined),
     null,
+  );
+});
+
+// rate-limit.js's defaults against the free plan: 90 a minute for 150 s, one request at a time, 2 ms answers.
+const PLAN: ReachPlan = {
+  limit: 60,
+  remaining: 59,
+  expectedLimit: 60,
+  offeredPerMinute: 90,
+  overdrive: 1.5,
+  clients: 1,
+  durationS: 150,
+  crossWindows: true,
+  latencyMs: 2,
+};
+const reach: Array<[string, Partial<ReachPlan>, Array<[boolean, RegExp]>]> = [
+  ['the defaults reach the free plan', {}, []],
+  [
+    'a learned limit above RATE: no window can fill, whatever the target does',
+    { limit: 5000, remaining: 4999, expectedLimit: null, offeredPerMinute: 1800 },
+    [[true, /offers 1800 requests a minute, below the key's Limit of 5000: no window can fill; raise RATE to 7500 .*or set LIMIT=5000/]],
+  ],
+  [
+    "a Limit above PLAN's is the target's fault (limit_mismatch), not the run's",
+    { limit: 1_000_000, remaining: 999_999 },
+    [[false, /below the key's Limit of 1000000: .*not the expected 60 \(limit_mismatch\)/]],
+  ],
+  [
+    'too short to fill the window in progress',
+    { durationS: 20, crossWindows: false },
+    [[true, /DURATION=20 s is too short to send the 60 requests that fill the window and bring its 429 at 90 a minute; raise DURATION to at least 41s$/]],
+  ],
+  ['just long enough: 59 more after the first, at 1.5 a second', { durationS: 40, crossWindows: false }, []],
+  ['a window already nearly spent fills at once', { durationS: 5, remaining: 2, crossWindows: false }, []],
+  [
+    'no whole window in a minute or less',
+    { durationS: 60, offeredPerMinute: 600 },
+    [[true, /a whole 60 s window cannot be seen in DURATION=60 s, so ratelimit_window_verified cannot be reached; .*CROSS_WINDOWS=0/]],
+  ],
+  [
+    'slow answers may keep one VU below the limit: a warning with the CLIENTS that would do',
+    { limit: 300, remaining: 299, expectedLimit: 300, offeredPerMinute: 450, latencyMs: 800 },
+    [[false, /first answer took 800 ms: at that pace its one VU sends at most 75 requests a minute, below the Limit of 300; set CLIENTS=6 /]],
+  ],
+  ['bursts carry it', { limit: 300, remaining: 299, expectedLimit: 300, offeredPerMinute: 450, latencyMs: 800, clients: 8 }, []],
+];
+for (const [name, change, expected] of reach) {
+  test(`limitShortfalls: ${name}`, () => {
+    const found = limitShortfalls({ ...PLAN, ...change });
+    assert.is(found.length, expected.length, JSON.stringify(found));
+    expected.forEach(([certain, text], i) => {
+      assert.is(found[i]!.certain, certain, found[i]!.problem);
+      assert.match(`${found[i]!.problem}; ${found[i]!.change}`, text);
+    });
+  });
+}
+
+test('setup warns of every shortfall and stops only on the certain ones, naming each with what to change', () => {
+  const slow = limitShortfalls({ ...PLAN, latencyMs: 1500 });
+  assert.match(shortfallLine(slow[0]!), /^rate-limit\.js may not reach the key's limit: the first answer took 1500 ms.*; set CLIENTS=3 /);
+  assert.is(unreachableReason(slow), null);
+  const both = limitShortfalls({ ...PLAN, durationS: 30 });
+  assert.match(shortfallLine(both[0]!), /^rate-limit\.js cannot reach the key's limit: DURATION=30 s is too short/);
+  assert.match(
+    unreachableReason(both)!,
+    /^the run as set up cannot reach the key's limit, so its thresholds would fail whatever the target does: DURATION=30 s is too short .*; raise DURATION .*\. Also: a whole 60 s window cannot be seen in DURATION=30 s/,
   );
 });
 

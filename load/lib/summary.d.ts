@@ -2,7 +2,7 @@
  * @typedef {{ type?: string, contains?: string, values: Record<string, number>, thresholds?: Record<string, { ok: boolean }> }} SummaryMetric
  * @typedef {{ name: string, passes: number, fails: number }} SummaryCheck
  * @typedef {{ name?: string, checks?: SummaryCheck[], groups?: SummaryGroup[] }} SummaryGroup
- * @typedef {{ metrics: Record<string, SummaryMetric>, root_group?: SummaryGroup, state?: { testRunDurationMs?: number } }} SummaryData
+ * @typedef {{ metrics: Record<string, SummaryMetric>, root_group?: SummaryGroup, state?: { testRunDurationMs?: number }, options?: import('./metrics-table.js').TableOptions }} SummaryData
  */
 /**
  * The statistic a threshold expression reads, e.g. "p(95)" in "p(95)<500".
@@ -10,16 +10,21 @@
  */
 export function thresholdStat(expression: string): string | null;
 /**
+ * A threshold that cannot fail (`count>=0`, `p(95)>=0`): it only makes k6 keep a sub-metric's
+ * figures for handleSummary (a timeline bucket, a capacity step, a warning-only rule). It judges
+ * nothing, so the text neither counts nor lists it.
+ * @param {string} expression
+ */
+export function isBookkeeping(expression: string): boolean;
+/**
+ * @typedef {{ metric: string, expression: string, ok: boolean, observed: string, bookkeeping: boolean }} ThresholdRow
+ */
+/**
  * Every threshold of the run with its verdict, worst first.
  * @param {SummaryData} data
- * @returns {Array<{ metric: string, expression: string, ok: boolean, observed: string }>}
+ * @returns {ThresholdRow[]}
  */
-export function thresholdResults(data: SummaryData): Array<{
-    metric: string;
-    expression: string;
-    ok: boolean;
-    observed: string;
-}>;
+export function thresholdResults(data: SummaryData): ThresholdRow[];
 /**
  * @param {SummaryData} data
  * @param {string} name
@@ -28,7 +33,13 @@ export function thresholdResults(data: SummaryData): Array<{
 export function metricValue(data: SummaryData, name: string, stat: string): number | undefined;
 /**
  * @typedef {{ reason: string, exitCode: number }} Stop why the run was stopped, and the exit code k6 gives it
- * @typedef {{ title: string, report?: string[], jsonPath?: string, stop?: Stop | null, hide?: (metric: string, expression: string) => boolean }} TextOptions
+ * @typedef {object} TextOptions
+ * @property {string} title
+ * @property {string[]} [report] the script's own findings
+ * @property {string} [jsonPath]
+ * @property {Stop | null} [stop]
+ * @property {(metric: string, expression: string) => boolean} [hide] what the text leaves out while it
+ *   holds: a threshold, or (expression '') a metric's row of k6's table
  */
 /**
  * The outcome of a run: ABORTED when it was stopped, else FAIL when a threshold failed, else PASS.
@@ -39,6 +50,17 @@ export function outcomeOf(data: SummaryData, options: {
     stop?: Stop | null;
 }): import("./outcome.js").RunOutcome;
 /**
+ * The rows of k6's table: every metric, and the sub-metrics that a threshold judging the run names
+ * (k6 also lists those kept only for bookkeeping: hundreds of rows on a long rate-limit.js run);
+ * `hide` leaves out more, except a metric whose threshold failed.
+ * @param {SummaryData} data
+ * @param {TextOptions['hide']} hide
+ * @returns {string[]}
+ */
+export function tableMetrics(data: SummaryData, hide: TextOptions["hide"]): string[];
+/**
+ * The end-of-test text: k6's own table (checks and metrics), then the verdict: the thresholds that
+ * judge the run, the script's report, and the outcome k6 exits with.
  * @param {SummaryData} data
  * @param {TextOptions} options
  * @returns {string}
@@ -81,6 +103,14 @@ export type SummaryData = {
     state?: {
         testRunDurationMs?: number;
     };
+    options?: import("./metrics-table.js").TableOptions;
+};
+export type ThresholdRow = {
+    metric: string;
+    expression: string;
+    ok: boolean;
+    observed: string;
+    bookkeeping: boolean;
 };
 /**
  * why the run was stopped, and the exit code k6 gives it
@@ -91,8 +121,15 @@ export type Stop = {
 };
 export type TextOptions = {
     title: string;
-    report?: string[];
-    jsonPath?: string;
-    stop?: Stop | null;
-    hide?: (metric: string, expression: string) => boolean;
+    /**
+     * the script's own findings
+     */
+    report?: string[] | undefined;
+    jsonPath?: string | undefined;
+    stop?: Stop | null | undefined;
+    /**
+     * what the text leaves out while it
+     * holds: a threshold, or (expression '') a metric's row of k6's table
+     */
+    hide?: ((metric: string, expression: string) => boolean) | undefined;
 };

@@ -1,14 +1,17 @@
 // @ts-check
-// handleSummary's output, written here because a script may not import the remote jslib: a
-// plain-text report for stdout and the full data as JSON for machines, both with the outcome k6
-// exits with (outcome.js). Pure JavaScript.
+// handleSummary's output, written here because a script may not import the remote jslib: k6's own
+// table (metrics-table.js) and the verdict for stdout, the full data as JSON for machines, both with
+// the outcome k6 exits with (outcome.js). Only the thresholds that judge the run are counted and
+// listed: the always-true ones that keep per-step or per-bucket figures are bookkeeping. Pure
+// JavaScript.
+import { metricsTable } from './metrics-table.js';
 import { outcomeLine, runOutcome } from './outcome.js';
 
 /**
  * @typedef {{ type?: string, contains?: string, values: Record<string, number>, thresholds?: Record<string, { ok: boolean }> }} SummaryMetric
  * @typedef {{ name: string, passes: number, fails: number }} SummaryCheck
  * @typedef {{ name?: string, checks?: SummaryCheck[], groups?: SummaryGroup[] }} SummaryGroup
- * @typedef {{ metrics: Record<string, SummaryMetric>, root_group?: SummaryGroup, state?: { testRunDurationMs?: number } }} SummaryData
+ * @typedef {{ metrics: Record<string, SummaryMetric>, root_group?: SummaryGroup, state?: { testRunDurationMs?: number }, options?: import('./metrics-table.js').TableOptions }} SummaryData
  */
 
 /**
@@ -33,12 +36,26 @@ function show(value, contains, stat) {
 }
 
 /**
+ * A threshold that cannot fail (`count>=0`, `p(95)>=0`): it only makes k6 keep a sub-metric's
+ * figures for handleSummary (a timeline bucket, a capacity step, a warning-only rule). It judges
+ * nothing, so the text neither counts nor lists it.
+ * @param {string} expression
+ */
+export function isBookkeeping(expression) {
+  return /^\s*[a-z]+(?:\(\d+(?:\.\d+)?\))?\s*>=\s*0\s*$/.test(expression);
+}
+
+/**
+ * @typedef {{ metric: string, expression: string, ok: boolean, observed: string, bookkeeping: boolean }} ThresholdRow
+ */
+
+/**
  * Every threshold of the run with its verdict, worst first.
  * @param {SummaryData} data
- * @returns {Array<{ metric: string, expression: string, ok: boolean, observed: string }>}
+ * @returns {ThresholdRow[]}
  */
 export function thresholdResults(data) {
-  /** @type {Array<{ metric: string, expression: string, ok: boolean, observed: string }>} */
+  /** @type {ThresholdRow[]} */
   const rows = [];
   const names = Object.keys(data.metrics || {}).sort();
   for (let i = 0; i < names.length; i++) {
@@ -48,26 +65,19 @@ export function thresholdResults(data) {
     for (let j = 0; j < expressions.length; j++) {
       const stat = thresholdStat(expressions[j]);
       const value = stat === null ? undefined : metric.values[stat];
-      rows.push({ metric: names[i], expression: expressions[j], ok: thresholds[expressions[j]].ok, observed: show(value, metric.contains, stat) });
+      rows.push({
+        metric: names[i],
+        expression: expressions[j],
+        ok: thresholds[expressions[j]].ok,
+        observed: show(value, metric.contains, stat),
+        bookkeeping: isBookkeeping(expressions[j]),
+      });
     }
   }
   rows.sort(function (a, b) {
     return a.ok === b.ok ? 0 : a.ok ? 1 : -1;
   });
   return rows;
-}
-
-/**
- * @param {SummaryGroup | undefined} group
- * @param {SummaryCheck[]} into
- */
-function collectChecks(group, into) {
-  if (!group) return into;
-  const checks = group.checks || [];
-  for (let i = 0; i < checks.length; i++) into.push(checks[i]);
-  const groups = group.groups || [];
-  for (let i = 0; i < groups.length; i++) collectChecks(groups[i], into);
-  return into;
 }
 
 /**
@@ -83,7 +93,13 @@ export function metricValue(data, name, stat) {
 
 /**
  * @typedef {{ reason: string, exitCode: number }} Stop why the run was stopped, and the exit code k6 gives it
- * @typedef {{ title: string, report?: string[], jsonPath?: string, stop?: Stop | null, hide?: (metric: string, expression: string) => boolean }} TextOptions
+ * @typedef {object} TextOptions
+ * @property {string} title
+ * @property {string[]} [report] the script's own findings
+ * @property {string} [jsonPath]
+ * @property {Stop | null} [stop]
+ * @property {(metric: string, expression: string) => boolean} [hide] what the text leaves out while it
+ *   holds: a threshold, or (expression '') a metric's row of k6's table
  */
 
 /**
@@ -99,6 +115,57 @@ export function outcomeOf(data, options) {
 }
 
 /**
+ * The rows of k6's table: every metric, and the sub-metrics that a threshold judging the run names
+ * (k6 also lists those kept only for bookkeeping: hundreds of rows on a long rate-limit.js run);
+ * `hide` leaves out more, except a metric whose threshold failed.
+ * @param {SummaryData} data
+ * @param {TextOptions['hide']} hide
+ * @returns {string[]}
+ */
+export function tableMetrics(data, hide) {
+  return Object.keys(data.metrics || {}).filter(function (name) {
+    const thresholds = data.metrics[name].thresholds || {};
+    const expressions = Object.keys(thresholds);
+    for (let i = 0; i < expressions.length; i++) if (!thresholds[expressions[i]].ok) return true;
+    if (hide && hide(name, '')) return false;
+    if (name.indexOf('{') < 0 || expressions.length === 0) return true;
+    return expressions.some(function (e) {
+      return !isBookkeeping(e) && !(hide && hide(name, e));
+    });
+  });
+}
+
+/** The failed bookkeeping thresholds the text names before it only counts them. */
+const SHOWN_BOOKKEEPING = 3;
+
+/**
+ * The thresholds line of the verdict: how many of those that judge the run failed, and any
+ * bookkeeping one that failed too (a fault of the script, but k6 exits 99 for it all the same).
+ * @param {ThresholdRow[]} rows
+ */
+function failedLine(rows) {
+  const judging = rows.filter(function (r) {
+    return !r.bookkeeping;
+  });
+  const failed = judging.filter(function (r) {
+    return !r.ok;
+  }).length;
+  const bookkeeping = rows.length - judging.length;
+  const brokenBookkeeping = rows.filter(function (r) {
+    return r.bookkeeping && !r.ok;
+  }).length;
+  return (
+    failed +
+    ' of ' +
+    judging.length +
+    ' thresholds failed' +
+    (brokenBookkeeping > 0 ? ', and ' + brokenBookkeeping + ' of the ' + bookkeeping + ' bookkeeping ones (a fault of the script)' : '')
+  );
+}
+
+/**
+ * The end-of-test text: k6's own table (checks and metrics), then the verdict: the thresholds that
+ * judge the run, the script's report, and the outcome k6 exits with.
  * @param {SummaryData} data
  * @param {TextOptions} options
  * @returns {string}
@@ -110,6 +177,9 @@ export function textSummary(data, options) {
   lines.push('');
   lines.push('== ' + options.title + ' ==');
   if (outcome.result === 'ABORTED') lines.push('ABORTED: ' + outcome.reason);
+  lines.push('');
+  lines.push(metricsTable(data, tableMetrics(data, options.hide)));
+  lines.push('');
   const reqs = metricValue(data, 'http_reqs', 'count');
   const iters = metricValue(data, 'iterations', 'count');
   lines.push(
@@ -122,43 +192,33 @@ export function textSummary(data, options) {
       ' requests' +
       (ms > 0 && reqs ? ' (' + (reqs / (ms / 1000)).toFixed(1) + '/s)' : '')
   );
-  const failed = metricValue(data, 'http_req_failed', 'rate');
-  const p95 = metricValue(data, 'http_req_duration', 'p(95)');
-  const p99 = metricValue(data, 'http_req_duration', 'p(99)');
-  if (failed !== undefined) lines.push('unexpected statuses: ' + (failed * 100).toFixed(2) + '%');
-  if (p95 !== undefined) lines.push('latency: p95 ' + p95.toFixed(2) + ' ms' + (p99 === undefined ? '' : ', p99 ' + p99.toFixed(2) + ' ms'));
-
-  const checks = collectChecks(data.root_group, []);
-  if (checks.length > 0) {
-    let passes = 0;
-    let fails = 0;
-    for (let i = 0; i < checks.length; i++) {
-      passes += checks[i].passes;
-      fails += checks[i].fails;
-    }
-    lines.push('checks: ' + passes + ' passed, ' + fails + ' failed');
-    for (let i = 0; i < checks.length; i++) {
-      if (checks[i].fails > 0) lines.push('  FAIL ' + checks[i].name + ': ' + checks[i].fails + ' of ' + (checks[i].passes + checks[i].fails));
-    }
-  }
-
   const rows = thresholdResults(data);
-  let bad = 0;
-  lines.push('thresholds:');
+  const judging = rows.filter(function (r) {
+    return !r.bookkeeping;
+  }).length;
+  lines.push(
+    'thresholds: ' +
+      judging +
+      ' judge the run' +
+      (judging < rows.length ? ' (not counted: ' + (rows.length - judging) + ' bookkeeping, which only keep figures for this report)' : '')
+  );
+  let brokenBookkeeping = 0;
   for (let i = 0; i < rows.length; i++) {
     const r = rows[i];
-    if (!r.ok) bad += 1;
-    if (r.ok && options.hide && options.hide(r.metric, r.expression)) continue;
-    lines.push('  ' + (r.ok ? 'ok  ' : 'FAIL') + ' ' + r.metric + ' ' + r.expression + '  (observed ' + r.observed + ')');
+    if (r.ok && (r.bookkeeping || (options.hide && options.hide(r.metric, r.expression)))) continue;
+    // A few name the fault; one per bucket or step would bury the thresholds that judge the run.
+    if (r.bookkeeping && ++brokenBookkeeping > SHOWN_BOOKKEEPING) continue;
+    lines.push(
+      '  ' + (r.ok ? 'ok  ' : 'FAIL') + ' ' + r.metric + ' ' + r.expression + '  (observed ' + r.observed + ')' + (r.bookkeeping ? ' [bookkeeping]' : '')
+    );
   }
+  if (brokenBookkeeping > SHOWN_BOOKKEEPING) lines.push('  FAIL ... and ' + (brokenBookkeeping - SHOWN_BOOKKEEPING) + ' more bookkeeping thresholds');
   const report = options.report || [];
   if (report.length > 0) {
     lines.push('report:');
     for (let i = 0; i < report.length; i++) lines.push('  ' + report[i]);
   }
-  lines.push(
-    outcome.result === 'FAIL' ? 'result: FAIL (k6 exits ' + outcome.exitCode + '): ' + bad + ' of ' + rows.length + ' thresholds failed' : outcomeLine(outcome)
-  );
+  lines.push(outcome.result === 'FAIL' ? 'result: FAIL (k6 exits ' + outcome.exitCode + '): ' + failedLine(rows) : outcomeLine(outcome));
   if (options.jsonPath) lines.push('JSON summary: ' + options.jsonPath);
   lines.push('');
   return lines.join('\n');
@@ -175,7 +235,8 @@ export function summaryOutputs(data, options) {
   /** @type {Record<string, string>} */
   const out = {};
   out.stdout = textSummary(data, options);
-  const failed = thresholdResults(data).filter(function (r) {
+  const rows = thresholdResults(data);
+  const failed = rows.filter(function (r) {
     return !r.ok;
   });
   const outcome = outcomeOf(data, options);
@@ -189,6 +250,17 @@ export function summaryOutputs(data, options) {
       exitCode: outcome.exitCode,
       reason: outcome.reason,
       failedThresholds: failed,
+      thresholdCounts: {
+        judging: rows.filter(function (r) {
+          return !r.bookkeeping;
+        }).length,
+        failed: failed.filter(function (r) {
+          return !r.bookkeeping;
+        }).length,
+        bookkeeping: rows.filter(function (r) {
+          return r.bookkeeping;
+        }).length,
+      },
       report: options.report || [],
       extra: options.extra || {},
       k6: data,

@@ -82,11 +82,14 @@ export function timelineSamples(s, outcome, at) {
   add(s.admitted ? 'admitted' : s.refused ? 'refused' : 'other', 1);
   if (s.remaining !== null) add('remaining', s.remaining);
   if (s.limit !== null) add('limit', s.limit);
-  if (s.reset !== null) add('resetAt', s.reset * 1000 + (s.receivedAtMs - s.serverNowMs) - at.startMs);
+  // Absolute and never negative: a trend's only always-true threshold is `max>=0`, and a Reset
+  // before the run (a mock's example value) must not fail it.
+  if (s.reset !== null) add('resetAt', Math.max(0, s.reset * 1000 + (s.receivedAtMs - s.serverNowMs)));
   if (s.refused && at.waitMs !== null) add(outcome.events.indexOf('ban_detected') >= 0 ? 'ban' : 'wait', at.waitMs);
   for (const v of outcome.violations) {
     add(v.level === 'must' ? 'must' : 'should', 1);
-    add('kind', KINDS.indexOf(/** @type {any} */ (v.kind)));
+    const kind = KINDS.indexOf(/** @type {any} */ (v.kind));
+    if (kind >= 0) add('kind', kind);
   }
   return out;
 }
@@ -130,7 +133,7 @@ export function timelinePoints(valueOf, run) {
         status: status,
         limit: get('limit'),
         remaining: i === n - 1 ? get('remaining') : null,
-        resetAtMs: resetAt === null ? null : run.startMs + resetAt,
+        resetAtMs: resetAt,
       };
       if (status === 429 && i === admitted) {
         point.retryAfterMs = ban !== null ? ban : get('wait');

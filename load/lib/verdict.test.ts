@@ -3,6 +3,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { RULES } from '../../spec/rules/rules.js';
+import { isBookkeeping } from './summary.js';
 import { KINDS, WARNING_ONLY, createJudge, outcomeSamples, reportLines, violationKey, violationLine, violationThresholds, zeroSamples } from './verdict.js';
 
 for (const strict of [false, true]) {
@@ -15,6 +16,11 @@ for (const strict of [false, true]) {
     }
   });
 }
+
+test('a warning-only kind keeps its count for the report and is bookkeeping to the summary: neither counted nor listed', () => {
+  assert.ok(isBookkeeping(WARNING_ONLY));
+  assert.not.ok(isBookkeeping('count==0'));
+});
 
 test('every broken rule and event is one sample; zeroSamples covers every kind and event', () => {
   const samples = outcomeSamples({ violations: [{ kind: 'over_admitted' }, { kind: 'over_admitted' }], events: ['window_crossed'] });

@@ -3,11 +3,19 @@
 // execution segment's share of each rate, then its thresholds and handleSummary.
 import { pathToFileURL } from 'node:url';
 import { parseSegment } from '../lib/segments.js';
-import { evaluateThresholds, type ThresholdResult } from './k6-thresholds.ts';
+import { evaluateThresholds, summaryMetric, type ThresholdResult } from './k6-thresholds.ts';
 import { K6Shim, registerK6Shim, ScriptFailure, TestAborted, type Handler, type HttpOptions } from './k6-shim.ts';
 
+/** k6's default summaryTrendStats. */
+const TREND_STATS = ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)'];
+
 export interface ScriptModule {
-  options?: { scenarios?: Record<string, Record<string, unknown>>; thresholds?: Record<string, string[]> } & HttpOptions;
+  options?: {
+    scenarios?: Record<string, Record<string, unknown>>;
+    thresholds?: Record<string, string[]>;
+    summaryTrendStats?: string[];
+    summaryTimeUnit?: string;
+  } & HttpOptions;
   setup?: () => unknown;
   handleSummary?: (data: unknown) => Record<string, string>;
   [exported: string]: unknown;
@@ -84,6 +92,10 @@ export async function runScript(file: string, opts: RunOptions): Promise<RunResu
   try {
     const module = (await import(`${pathToFileURL(file).href}?run=${++runNumber}`)) as ScriptModule;
     shim.httpOptions = { ...(module.options ?? {}) };
+    // The shim runs one VU at a time; k6 starts every scenario's pre-allocated VUs.
+    const preAllocated = Object.values(module.options?.scenarios ?? {}).reduce((n, sc) => n + Number(sc.preAllocatedVUs ?? sc.vus ?? 1), 0);
+    shim.add('vus', 1, {});
+    shim.add('vus_max', Math.max(1, preAllocated), {});
     let data: unknown;
     try {
       data = module.setup ? JSON.parse(JSON.stringify(module.setup() ?? null)) : undefined;
@@ -130,12 +142,18 @@ export async function runScript(file: string, opts: RunOptions): Promise<RunResu
       shim.scenario = { name: '', startTime: 0, iterationInTest: 0 };
     }
     const durationS = (shim.nowMs - testStart) / 1000;
-    const { results: thresholds, unsampled, metrics } = evaluateThresholds(module.options?.thresholds ?? {}, shim.samples, shim.types, durationS);
+    const trendStats = module.options?.summaryTrendStats ?? TREND_STATS;
+    const { results: thresholds, unsampled, metrics } = evaluateThresholds(module.options?.thresholds ?? {}, shim.samples, shim.types, durationS, trendStats);
+    // k6 always reports the duration of the answers it expected, under http_req_duration.
+    const expectedDuration = 'http_req_duration{expected_response:true}';
+    if (metrics.http_req_duration && !metrics[expectedDuration]) {
+      metrics[expectedDuration] = summaryMetric(expectedDuration, shim.samples, shim.types, durationS, trendStats);
+    }
     const summaryData = {
       metrics,
       root_group: { name: '', path: '', checks: [...shim.checks].map(([name, c]) => ({ name, ...c })), groups: [] },
       state: { isStdOutTTY: false, isStdErrTTY: false, testRunDurationMs: shim.nowMs - testStart },
-      options: { summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'p(99)'] },
+      options: { summaryTrendStats: trendStats, summaryTimeUnit: module.options?.summaryTimeUnit ?? '', noColor: false },
       // k6 hands setup's data to handleSummary; undefined when setup threw.
       setup_data: setupError === null && module.setup ? data : undefined,
     };

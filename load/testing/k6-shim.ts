@@ -5,9 +5,18 @@
 // it is not k6: the JavaScript engine is V8, not goja (syntax is checked separately), and the
 // executors are simulated one VU at a time (k6-run.ts). The runs with a real k6 are in k6.test.ts.
 import { register } from 'node:module';
-import type { MetricType, Sample, Tags } from './k6-thresholds.ts';
+import type { MetricInfo, MetricType, Sample, Tags } from './k6-thresholds.ts';
 
-export { evaluateThresholds, parseMetricKey, type MetricType, type Sample, type Tags, type ThresholdResult } from './k6-thresholds.ts';
+export {
+  evaluateThresholds,
+  parseMetricKey,
+  summaryMetric,
+  type MetricInfo,
+  type MetricType,
+  type Sample,
+  type Tags,
+  type ThresholdResult,
+} from './k6-thresholds.ts';
 
 export interface FakeRequest {
   method: string;
@@ -47,6 +56,8 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /** What Go's client (k6's) drops on a redirect to another host, unless it is a subdomain of the one before. */
 const SENSITIVE = new Set(['authorization', 'www-authenticate', 'cookie', 'cookie2']);
 const K6_DEFAULT_MAX_REDIRECTS = 10;
+/** The phases of a request k6 times; under the shim a request's whole latency is spent waiting. */
+const TIMINGS = ['http_req_blocked', 'http_req_connecting', 'http_req_tls_handshaking', 'http_req_sending', 'http_req_waiting', 'http_req_receiving'] as const;
 
 /** host:port as Go's canonicalAddr writes it: the scheme's port when none is given. */
 function canonicalAddr(url: URL): string {
@@ -108,7 +119,7 @@ export class TestAborted extends Error {}
 /** The state one script run shares with the stand-in modules. */
 export class K6Shim {
   readonly samples: Sample[] = [];
-  readonly types = new Map<string, { type: MetricType; time: boolean }>();
+  readonly types = new Map<string, MetricInfo>();
   readonly checks = new Map<string, { passes: number; fails: number }>();
   readonly logs: string[] = [];
   readonly requests: FakeRequest[] = [];
@@ -132,6 +143,8 @@ export class K6Shim {
   ) {
     this.#fakeNowMs = startMs;
     this.#realNow = realNow;
+    // k6's built-in metrics, as its summary reports them: the shim's time is all in waiting, and
+    // its bytes are the request and answer as the handler sees them (line, headers, body), not the wire.
     for (const [name, type, time] of [
       ['http_reqs', 'counter', false],
       ['http_req_duration', 'trend', true],
@@ -140,9 +153,14 @@ export class K6Shim {
       ['iterations', 'counter', false],
       ['dropped_iterations', 'counter', false],
       ['iteration_duration', 'trend', true],
+      ['vus', 'gauge', false],
+      ['vus_max', 'gauge', false],
+      ...TIMINGS.map((t) => [t, 'trend', true] as const),
     ] as const) {
       this.declare(name, type, time);
     }
+    this.declare('data_sent', 'counter', false, true);
+    this.declare('data_received', 'counter', false, true);
   }
 
   get nowMs(): number {
@@ -158,11 +176,11 @@ export class K6Shim {
     if (wait > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, wait);
   }
 
-  declare(name: string, type: MetricType, time: boolean): void {
+  declare(name: string, type: MetricType, time: boolean, data = false): void {
     if (!/^[a-zA-Z_][a-zA-Z0-9_]{0,127}$/.test(name)) throw new Error(`k6 would refuse the metric name ${name}`);
     const known = this.types.get(name);
     if (known && known.type !== type) throw new Error(`metric ${name} declared as ${known.type} and ${type}`);
-    this.types.set(name, { type, time });
+    this.types.set(name, data ? { type, time, data } : { type, time });
   }
 
   #tags(extra: Tags | undefined): Tags {
@@ -247,9 +265,14 @@ export class K6Shim {
     const cb = params?.responseCallback ?? this.#callback;
     const expected = this.#expected(res.status, cb);
     const tags = { name: req.url, method: req.method, status: String(res.status), expected_response: String(expected), ...(params?.tags ?? {}) };
+    const latency = res.latencyMs ?? 2;
     this.add('http_reqs', 1, tags);
-    this.add('http_req_duration', res.latencyMs ?? 2, tags);
+    this.add('http_req_duration', latency, tags);
     this.add('http_req_failed', expected ? 0 : 1, tags);
+    for (const timing of TIMINGS) this.add(timing, timing === 'http_req_waiting' ? latency : 0, tags);
+    const headerBytes = (headers: Record<string, string>) => Object.entries(headers).reduce((n, [k, v]) => n + k.length + v.length + 4, 0);
+    this.add('data_sent', `${req.method} ${req.url} HTTP/1.1\r\n`.length + headerBytes(req.headers) + 2 + (req.body?.length ?? 0), {});
+    if (res.status !== 0) this.add('data_received', `HTTP/1.1 ${res.status}\r\n`.length + headerBytes(res.headers ?? {}) + 2 + (res.body?.length ?? 0), {});
   }
 
   #answer(req: FakeRequest, res: FakeResponse, params?: RequestParams) {

@@ -1,6 +1,7 @@
 // How k6 judges thresholds at the end of a run, for the k6 shim and for tests that put samples
 // through a script's own thresholds: aggregates per metric and sub-metric (name{tag:value}), the
-// threshold expressions k6 accepts for each metric type, and the summary's metrics.
+// threshold expressions k6 accepts for each metric type, and the summary's metrics as k6 v0.47 fills
+// them in (type, contains, the values each type reports).
 
 export type Tags = Record<string, string>;
 export type MetricType = 'counter' | 'rate' | 'trend' | 'gauge';
@@ -26,7 +27,10 @@ function percentile(sorted: number[], p: number): number {
   return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (rank - lo);
 }
 
-function aggregate(type: MetricType, values: number[], durationS: number): Record<string, number> {
+/** Every percentile a trend reports: k6's defaults and rate-limit.js's, and any the script names. */
+const PERCENTILES = [90, 95, 99];
+
+function aggregate(type: MetricType, values: number[], durationS: number, stats: readonly string[] = []): Record<string, number> {
   if (type === 'counter') {
     const count = values.reduce((a, b) => a + b, 0);
     return { count, rate: durationS > 0 ? count / durationS : 0 };
@@ -44,8 +48,24 @@ function aggregate(type: MetricType, values: number[], durationS: number): Recor
     med: percentile(sorted, 50),
     count: values.length,
   };
-  for (const p of [90, 95, 99]) out[`p(${p})`] = percentile(sorted, p);
+  for (const p of PERCENTILES) out[`p(${p})`] = percentile(sorted, p);
+  for (const stat of stats) {
+    const p = /^p\((\d+(?:\.\d+)?)\)$/.exec(stat);
+    if (p) out[stat] = percentile(sorted, Number(p[1]));
+  }
   return out;
+}
+
+/** What a metric holds, as k6's summary names it. */
+export interface MetricInfo {
+  type: MetricType;
+  time: boolean;
+  /** Bytes (data_sent, data_received): k6 shows them in kB, MB. */
+  data?: boolean;
+}
+
+function contains(info: MetricInfo): string {
+  return info.data ? 'data' : info.time ? 'time' : 'default';
 }
 
 /** Parses "name{tag:value,tag2:value2}" as k6 does for thresholds on sub-metrics. */
@@ -71,7 +91,32 @@ const STATS: Record<MetricType, RegExp> = {
   trend: /^(avg|min|max|med|p\(.+\))$/,
 };
 
-type SummaryMetrics = Record<string, { type: MetricType; contains: string; values: Record<string, number>; thresholds?: Record<string, { ok: boolean }> }>;
+export type SummaryMetrics = Record<
+  string,
+  { type: MetricType; contains: string; values: Record<string, number>; thresholds?: Record<string, { ok: boolean }> }
+>;
+
+/** The samples of a metric, or of a sub-metric (tags given). */
+function valuesOf(samples: readonly Sample[], name: string, tags: Tags): number[] {
+  return samples.filter((s) => s.metric === name && Object.entries(tags).every(([k, v]) => s.tags[k] === v)).map((s) => s.value);
+}
+
+/**
+ * One entry of the summary's metrics, a metric or a sub-metric (`name{tag:value}`), as k6 fills it in:
+ * `stats` are the trend statistics the script asks for (summaryTrendStats).
+ */
+export function summaryMetric(
+  key: string,
+  samples: readonly Sample[],
+  types: ReadonlyMap<string, MetricInfo>,
+  durationS: number,
+  stats: readonly string[] = [],
+): SummaryMetrics[string] {
+  const { name, tags } = parseMetricKey(key);
+  const info = types.get(name);
+  if (!info) throw new Error(`no metric ${name}`);
+  return { type: info.type, contains: contains(info), values: aggregate(info.type, valuesOf(samples, name, tags), durationS, stats) };
+}
 
 /**
  * Judges thresholds over samples the way k6 does at the end of a run, and builds the summary's
@@ -80,15 +125,13 @@ type SummaryMetrics = Record<string, { type: MetricType; contains: string; value
 export function evaluateThresholds(
   definitions: Record<string, string[]>,
   samples: readonly Sample[],
-  types: ReadonlyMap<string, { type: MetricType; time: boolean }>,
+  types: ReadonlyMap<string, MetricInfo>,
   durationS: number,
+  stats: readonly string[] = [],
 ): { results: ThresholdResult[]; unsampled: string[]; metrics: SummaryMetrics } {
   const metrics: SummaryMetrics = {};
-  const valuesOf = (name: string, tags: Tags) =>
-    samples.filter((s) => s.metric === name && Object.entries(tags).every(([k, v]) => s.tags[k] === v)).map((s) => s.value);
-  for (const [name, info] of types) {
-    const values = valuesOf(name, {});
-    if (values.length) metrics[name] = { type: info.type, contains: info.time ? 'time' : 'default', values: aggregate(info.type, values, durationS) };
+  for (const [name] of types) {
+    if (valuesOf(samples, name, {}).length) metrics[name] = summaryMetric(name, samples, types, durationS, stats);
   }
   const results: ThresholdResult[] = [];
   const unsampled: string[] = [];
@@ -96,10 +139,11 @@ export function evaluateThresholds(
     const { name, tags } = parseMetricKey(key);
     const info = types.get(name);
     if (!info) throw new Error(`threshold on ${key}: no metric ${name} (k6 refuses to start)`);
-    const values = valuesOf(name, tags);
+    const values = valuesOf(samples, name, tags);
     if (values.length === 0) unsampled.push(key);
-    const agg = aggregate(info.type, values, durationS);
-    const entry = (metrics[key] ??= { type: info.type, contains: info.time ? 'time' : 'default', values: agg, thresholds: {} });
+    const wanted = [...stats, ...expressions.map((e) => EXPRESSION.exec(e)?.[1] ?? '')];
+    const agg = aggregate(info.type, values, durationS, wanted);
+    const entry = (metrics[key] ??= { type: info.type, contains: contains(info), values: agg, thresholds: {} });
     entry.thresholds ??= {};
     for (const expression of expressions) {
       const ok = thresholdHolds(key, expression, info.type, agg, values.length);

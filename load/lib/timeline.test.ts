@@ -1,0 +1,54 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readSnapshot } from '../../spec/rules/snapshot.js';
+import { TIMELINE_METRICS, timelinePoints, timelineSamples, timelineThresholds } from './timeline.js';
+import { isBookkeeping } from './summary.js';
+
+const START = Date.UTC(2026, 10, 26, 12, 0, 0);
+
+/** Every bucket threshold is bookkeeping, and every sample keeps it true (k6's `<stat>>=0`). */
+function samplesOf(headers: Record<string, string>, violations: Array<{ kind: string; level: string }> = []) {
+  const s = readSnapshot({
+    status: 200,
+    headers: { Date: new Date(START + 5000).toUTCString(), ...headers },
+    sentAtMs: START + 4990,
+    receivedAtMs: START + 5000,
+  });
+  return timelineSamples(s, { violations, events: [] }, { startMs: START, bucketS: 1, waitMs: null });
+}
+
+const cases: Array<[string, Record<string, string>, Array<{ kind: string; level: string }>?]> = [
+  ['a Reset in the window to come', { 'X-RateLimit-Limit': '3', 'X-RateLimit-Remaining': '2', 'X-RateLimit-Reset': String(Math.floor(START / 1000) + 60) }],
+  ["a Reset before the run started (a mock's example value)", { 'X-RateLimit-Limit': '3', 'X-RateLimit-Remaining': '2', 'X-RateLimit-Reset': '1' }],
+  ['a Reset of 0', { 'X-RateLimit-Limit': '3', 'X-RateLimit-Remaining': '2', 'X-RateLimit-Reset': '0' }],
+  ['a violation of a kind the picture does not name', {}, [{ kind: 'not-a-kind', level: 'must' }]],
+];
+
+for (const [name, headers, violations] of cases) {
+  test(`no sample breaks its bucket's always-true threshold: ${name}`, () => {
+    const samples = samplesOf(headers, violations);
+    assert.ok(samples.length > 0);
+    for (const { metric, value } of samples) assert.ok(value >= 0, `${metric} = ${value}`);
+  });
+}
+
+test('every bucket threshold is one the summary counts as bookkeeping', () => {
+  const thresholds = timelineThresholds(120);
+  for (const [metric, expressions] of Object.entries(thresholds)) {
+    for (const e of expressions) assert.ok(isBookkeeping(e), `${metric}: ${e}`);
+  }
+  assert.is(Object.keys(thresholds).length % Object.keys(TIMELINE_METRICS).length, 0);
+});
+
+test('a Reset read back from the buckets is the instant the server named', () => {
+  const reset = Math.floor(START / 1000) + 60;
+  const values = new Map<string, number>();
+  for (const { metric, value, tags } of samplesOf({ 'X-RateLimit-Limit': '3', 'X-RateLimit-Remaining': '2', 'X-RateLimit-Reset': String(reset) })) {
+    values.set(`${metric}{tl:${tags.tl}}`, value);
+  }
+  const points = timelinePoints((metric, stat) => (stat === 'count' ? (values.has(metric) ? 1 : 0) : values.get(metric)), { startMs: START, totalS: 10 });
+  assert.is(points.length, 1);
+  assert.is(points[0]!.resetAtMs, reset * 1000);
+});
+
+test.run();
