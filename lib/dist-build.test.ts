@@ -1,20 +1,36 @@
+// The report's words for the build, and ensureBuilt on this checkout (whose staleness rules
+// scripts/build.test.ts tests where they are written, in scripts/build.mjs).
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { staleReason } from './dist-build.ts';
+import { sourceFiles } from '../scripts/build.mjs';
+import { buildNote, ensureBuilt } from './dist-build.ts';
 
-const sources = [
-  { path: 'server/server.ts', mtimeMs: 1000 },
-  { path: 'spec/openapi.yaml', mtimeMs: 3000 },
-  { path: 'lib/errors.ts', mtimeMs: 2000 },
+const cases: Array<[string, string, string]> = [
+  ['nothing printed: up to date', '', 'compiled (dist/server/cli.js, up to date with the sources)'],
+  [
+    'a rebuild, with its reason',
+    'building dist/: dist/ is older than server/cli.ts\nbuilt /x/dist\n',
+    'compiled (dist/server/cli.js, rebuilt before the run: dist/ is older than server/cli.ts)',
+  ],
+  [
+    'tsc output around it',
+    'noise\nbuilding dist/: dist/server/cli.js is missing\nmore\n',
+    'compiled (dist/server/cli.js, rebuilt before the run: dist/server/cli.js is missing)',
+  ],
 ];
-const cases: Array<[string, number | undefined, string | undefined]> = [
-  ['dist/ newer than every source', 5000, undefined],
-  ['built in the same millisecond as the newest source', 3000, undefined],
-  ['a source changed after the build: named', 2500, 'dist/ is older than spec/openapi.yaml'],
-  ['never built', undefined, 'dist/server/cli.js is missing'],
-];
-for (const [name, built, expected] of cases) {
-  test(`staleReason: ${name}`, () => assert.is(staleReason(built, sources), expected));
-}
+for (const [name, printed, expected] of cases) test(`buildNote: ${name}`, () => assert.is(buildNote(printed), expected));
+
+test('ensureBuilt leaves dist/ newer than every source, and logs a rebuild only when it made one', async () => {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const logged: string[] = [];
+  const note = await ensureBuilt((line) => logged.push(line));
+  const built = statSync(join(root, 'dist/server/cli.js')).mtimeMs;
+  const newer = sourceFiles(root).filter((f) => f.mtimeMs > built);
+  assert.equal(newer, [], 'no source is newer than the build');
+  assert.is(logged.length, note.includes('rebuilt') ? 1 : 0, `${note}; logged: ${logged.join(' | ')}`);
+});
 
 test.run();

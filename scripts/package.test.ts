@@ -2,12 +2,16 @@
 // optional Dredd and Prism) and full. Under plain node, with no TypeScript loader: the guides' blocks
 // marked for it run (the README's install lines and commands, the server guide's and the conformance
 // guide's library snippets), `adoption-kit serve` serves and stops on SIGTERM, and the commands that
-// need an optional dependency say how to get it. The install sizes are printed (the README quotes them).
-import { execFileSync } from 'node:child_process';
+// need an optional dependency say how to get it. Installing it runs none of its own scripts and
+// installs no install analytics (@scarf/scarf). The install sizes are printed (the README quotes them).
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { awaitGone, collectOutput, descendants, running, spawnChild, waitForOutput } from '../lib/processes.ts';
@@ -19,6 +23,7 @@ import { commandLines, guideBlock, shellWords } from './guide-blocks.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'adoption-package-'));
+const execFileAsync = promisify(execFile);
 const npm = (args: string[], cwd: string) =>
   execFileSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], {
     cwd,
@@ -39,11 +44,41 @@ function folderBytes(dir: string): number {
 const packages = (dir: string) =>
   Object.keys(JSON.parse(readFileSync(join(dir, 'node_modules', '.package-lock.json'), 'utf8')).packages).filter((p) => p.startsWith('node_modules/')).length;
 
-function consumer(name: string, tarball: string, omitOptional: boolean): string {
+/**
+ * A stand-in for scarf.sh: @scarf/scarf (Swagger UI's install analytics) reports to localhost at
+ * SCARF_LOCAL_PORT when that is set. Both loopback addresses, as "localhost" may name either.
+ */
+async function telemetryTrap(): Promise<{ port: number; seen: string[]; close: () => void }> {
+  const seen: string[] = [];
+  const listen = (host: string, port: number) =>
+    new Promise<Server | null>((resolve) => {
+      const server = createServer((req, res) => {
+        seen.push(`${req.method} ${req.url}`);
+        res.end();
+      });
+      server.once('error', () => resolve(null));
+      server.listen(port, host, () => resolve(server));
+    });
+  const v4 = (await listen('127.0.0.1', 0))!;
+  const port = (v4.address() as AddressInfo).port;
+  const v6 = await listen('::1', port);
+  return { port, seen, close: () => [v4, v6].forEach((s) => s?.close()) };
+}
+
+/** What npm says installing into a project, warnings included (npm's install-scripts notice is one). */
+const installEnv = (trapPort: number) => {
+  // Whatever the machine says about analytics, the package's own setting is what is tested.
+  const { SCARF_ANALYTICS: _a, SCARF_NO_ANALYTICS: _b, DO_NOT_TRACK: _c, ...env } = process.env;
+  return { ...env, npm_config_update_notifier: 'false', SCARF_LOCAL_PORT: String(trapPort) };
+};
+
+async function consumer(name: string, tarball: string, omitOptional: boolean): Promise<string> {
   const dir = join(work, name);
   execFileSync('mkdir', ['-p', dir]);
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `consumer-${name}`, private: true, type: 'module' }));
-  npm(['install', tarball, ...(omitOptional ? ['--omit=optional'] : [])], dir);
+  const args = ['install', tarball, ...(omitOptional ? ['--omit=optional'] : []), '--no-audit', '--no-fund', '--loglevel=warn'];
+  const said = await execFileAsync('npm', args, { cwd: dir, encoding: 'utf8', env: installEnv(trap.port), maxBuffer: 16 * 1024 * 1024 });
+  installOutput[name] = `${said.stdout}${said.stderr}`;
   const mb = folderBytes(join(dir, 'node_modules')) / 1e6;
   installs[name] = { packages: packages(dir), mb };
   process.stdout.write(`  [install] ${name}: ${packages(dir)} packages, ${mb.toFixed(1)} MB in node_modules\n`);
@@ -52,6 +87,8 @@ function consumer(name: string, tarball: string, omitOptional: boolean): string 
 
 /** What each install measured, for the README's figures. */
 const installs: Record<string, { packages: number; mb: number }> = {};
+/** What npm printed for each install. */
+const installOutput: Record<string, string> = {};
 
 /** The README's "As a dependency" block: its install lines and the commands it names. */
 const dependencyLines = () => commandLines(guideBlock('README.md', 'as-a-dependency'));
@@ -76,8 +113,10 @@ function assertQuoted(name: string, args: string[]) {
 const t = suite('the packed package in a fresh project');
 let tarball: string;
 let lean: string;
+let trap: Awaited<ReturnType<typeof telemetryTrap>>;
 
-t.before(() => {
+t.before(async () => {
+  trap = await telemetryTrap();
   const packed = JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', work], root)) as Array<{
     filename: string;
     size: number;
@@ -88,9 +127,27 @@ t.before(() => {
   process.stdout.write(
     `  [pack] ${packed[0]!.filename}: ${packed[0]!.entryCount} files, ${(packed[0]!.size / 1e6).toFixed(2)} MB packed, ${(packed[0]!.unpackedSize / 1e6).toFixed(2)} MB unpacked\n`,
   );
-  lean = consumer('lean', tarball, true);
+  lean = await consumer('lean', tarball, true);
 });
-t.after(() => rmSync(work, { recursive: true, force: true }));
+t.after(() => {
+  trap.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+t("installing it runs none of the package's scripts", () => {
+  // npm 11's install-scripts notice lists each installed package that has one; the kit must not be among them.
+  const listed = installOutput.lean!.split('\n').filter((l) => l.includes('install-scripts') && l.includes('adoption-store-kit'));
+  assert.equal(listed, [], installOutput.lean);
+});
+
+t("no install analytics: @scarf/scarf (swagger-ui-dist's) is not installed, and the docs page's Swagger UI ships in dist", () => {
+  // With current npm a dependency's scarfSettings does not reach @scarf/scarf, so the kit keeps it out.
+  assert.not.ok(existsSync(join(lean, 'node_modules', '@scarf')), '@scarf/scarf installed with the kit');
+  assert.not.ok(existsSync(join(lean, 'node_modules', 'swagger-ui-dist')), 'swagger-ui-dist installed with the kit');
+  const shipped = join(lean, 'node_modules', 'adoption-store-kit', 'dist', 'server', 'docs', 'swagger-ui');
+  for (const file of ['swagger-ui-bundle.js', 'swagger-ui.css', 'favicon-32x32.png', 'LICENSE', 'NOTICE']) assert.ok(existsSync(join(shipped, file)), file);
+  assert.equal(trap.seen, [], 'nothing reported to the stand-in for scarf.sh');
+});
 
 t('ships compiled JavaScript with type declarations, and no TypeScript source to run', () => {
   const pkg = join(lean, 'node_modules', 'adoption-store-kit');
@@ -166,6 +223,13 @@ t('adoption-kit serve serves, and SIGTERM stops it: nothing is left holding the 
   const match = await waitForOutput(server, collectOutput(server), /listening on (http:\/\/\S+\/v1)/, 20_000, 'adoption-kit serve');
   const res = await fetch(`${match[1]}/pets?limit=1`, { headers: { authorization: 'Bearer test-free-key' } });
   assert.is(res.status, 200);
+  // The docs page's Swagger UI, from the files the build copied into dist.
+  const origin = new URL(match[1]!).origin;
+  for (const asset of ['swagger-ui-bundle.js', 'swagger-ui.css', 'favicon-32x32.png']) {
+    const got = await fetch(`${origin}/docs/assets/${asset}`);
+    assert.is(got.status, 200, asset);
+    assert.ok((await got.arrayBuffer()).byteLength > 0, asset);
+  }
   server.kill('SIGTERM');
   assert.is(await new Promise((resolve) => server.once('exit', resolve)), 0);
   assert.not.ok(running(server.pid!));
@@ -258,8 +322,8 @@ if (k6 === null) process.stdout.write('SKIP: k6 not found, so the packaged smoke
 
 let full: string;
 
-t('a full install brings Dredd and Prism', () => {
-  full = consumer('full', tarball, false);
+t('a full install brings Dredd and Prism', async () => {
+  full = await consumer('full', tarball, false);
   for (const dependency of ['dredd', '@stoplight/prism-cli']) assert.ok(statSync(join(full, 'node_modules', dependency, 'package.json')).isFile(), dependency);
 });
 
@@ -284,3 +348,18 @@ t("the README's install sizes are what the installs measure", () => {
 });
 
 t.run();
+
+const repository = suite("this repository's own install");
+repository("Swagger UI's and Spectral's install analytics are off: the kit's package.json turns them off for `npm install` here", async () => {
+  const own = await telemetryTrap();
+  try {
+    const report = join(root, 'node_modules', '@scarf', 'scarf', 'report.js');
+    const env = { ...installEnv(own.port), INIT_CWD: root, SCARF_VERBOSE: 'true' };
+    const said = await execFileAsync(process.execPath, [report], { cwd: root, encoding: 'utf8', env });
+    assert.match(`${said.stdout}${said.stderr}`, /disabled via a package\.json in the dependency chain/);
+    assert.equal(own.seen, []);
+  } finally {
+    own.close();
+  }
+});
+repository.run();

@@ -6,9 +6,10 @@
 // (what the version serves) and /docs/deprecations, the page deprecated operations' Link headers
 // name. None of these needs a key, none is rate limited or counted.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Plugin, Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
 import { isMap, isSeq, parseDocument, YAMLSeq } from 'yaml';
 import type { Contract } from '../contract.ts';
@@ -134,7 +135,10 @@ function varyOn(trustProxy: TrustProxy, header: ForwardingHeader): string {
 /** Origins whose contract is kept; Host is the client's to choose, so the cache starts over when full. */
 const ORIGINS_KEPT = 64;
 
+/** Where the Swagger UI files are: copied into dist/ by the build, else (from source) swagger-ui-dist. */
 function swaggerDir(): string {
+  const built = fileURLToPath(new URL('../docs/swagger-ui/', import.meta.url));
+  if (existsSync(built)) return built;
   return dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 }
 

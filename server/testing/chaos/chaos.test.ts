@@ -1,9 +1,13 @@
 // The chaos scenarios, one round each, on the real server: no acknowledged create is lost or
 // duplicated, no id comes back, every 5xx carries an Error body, and each fault ends as the
 // server guide says. They mount small tmpfs file systems, so they need root; under CI they run.
+import { execFileSync } from 'node:child_process';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { isRoot, type Row } from './harness.ts';
+import { BOUND_BY_PERMISSIONS, isRoot, type Row } from './harness.ts';
 import { diskFull, killUnderLoad, readOnly, twoProcesses } from './scenarios.ts';
 import { assertNoLeaks } from './leaks.ts';
 
@@ -20,6 +24,31 @@ function assertNothingLost(row: Row): void {
   );
   for (const [name, ok] of Object.entries(row.checks)) assert.ok(ok, name);
 }
+
+check('a server bound by permission bits reads a checkout in a private folder of another user, and is refused a write by a read-only folder', () => {
+  // What (b) needs, whatever the checkout's permissions: a clone in `mktemp -d` is such a private folder.
+  // Its owner is neither root nor nobody, so neither running as nobody nor dropping every DAC capability would pass.
+  const ANOTHER_USER = 4321;
+  const dir = mkdtempSync(join(tmpdir(), 'chaos-bound-'));
+  try {
+    const source = join(dir, 'source.txt');
+    writeFileSync(source, 'read');
+    const readOnly = join(dir, 'read-only');
+    mkdirSync(readOnly);
+    chmodSync(readOnly, 0o555);
+    chownSync(source, ANOTHER_USER, ANOTHER_USER);
+    chmodSync(dir, 0o700);
+    chownSync(dir, ANOTHER_USER, ANOTHER_USER);
+    const script = `const fs = require('node:fs');
+let said = fs.readFileSync(${JSON.stringify(source)}, 'utf8');
+try { fs.writeFileSync(${JSON.stringify(join(readOnly, 'snapshot'))}, ''); said += ' wrote'; } catch (e) { said += ' ' + e.code; }
+process.stdout.write(said);`;
+    const [command, ...prefix] = BOUND_BY_PERMISSIONS;
+    assert.is(execFileSync(command, [...prefix, process.execPath, '-e', script], { encoding: 'utf8' }), 'read EACCES');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
 
 check('(a) disk full: creates get 503 with Retry-After, /healthz 503, the stop exits 1, the restart loses nothing', async () => {
   const row = await diskFull();

@@ -3,7 +3,7 @@
 // and an account of what survived. A scenario returns one Row (`npm run chaos` turns the Tally of a
 // PostgreSQL or --workers round into one too: rowOf); nothing here decides pass or fail.
 import type { ChildProcess } from 'node:child_process';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -64,14 +64,25 @@ export interface Launch {
   ready: Promise<string | null>;
 }
 
-/** Starts the server on the file store `dbFile` (as `uid` when given: permission bits bind only a non-root process). */
-export function launch(dbFile: string, uid?: number): Launch {
-  const args = ['--import', 'tsx', 'server/cli.ts', '--db-file', dbFile, '--port', '0', '--quiet', '--no-rate-limit'];
-  const child = spawnChild(process.execPath, args, {
+/**
+ * Where a folder's permission bits must bind, the server runs as root without CAP_DAC_OVERRIDE (setpriv
+ * drops it from the bounding set): root ignores the bits only by that capability. It keeps
+ * CAP_DAC_READ_SEARCH, so it still reads a checkout wherever it lies, which another user (nobody) cannot
+ * in a clone inside a private directory.
+ */
+export const BOUND_BY_PERMISSIONS = ['setpriv', '--bounding-set', '-dac_override', '--'] as const;
+
+/** Starts the server on the file store `dbFile`, bound by permission bits when `bound` (root only). */
+export function launch(dbFile: string, bound = false): Launch {
+  const node = [process.execPath, '--import', 'tsx', 'server/cli.ts', '--db-file', dbFile, '--port', '0', '--quiet', '--no-rate-limit'];
+  if (bound && spawnSync(BOUND_BY_PERMISSIONS[0], ['--version']).error) {
+    throw new Error(`a server bound by permission bits runs under ${BOUND_BY_PERMISSIONS[0]} (util-linux), which is not installed`);
+  }
+  const [command, ...args] = bound ? [...BOUND_BY_PERMISSIONS, ...node] : node;
+  const child = spawnChild(command!, args, {
     cwd: ROOT,
     env: { ...process.env, npm_command: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
-    ...(uid === undefined ? {} : { uid, gid: uid }),
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 : null))));
   const output = collectOutput(child);
@@ -82,8 +93,8 @@ export function launch(dbFile: string, uid?: number): Launch {
   return { child, output, exited, ready };
 }
 
-export async function start(dbFile: string, uid?: number): Promise<Server> {
-  const launched = launch(dbFile, uid);
+export async function start(dbFile: string, bound = false): Promise<Server> {
+  const launched = launch(dbFile, bound);
   const baseUrl = await launched.ready;
   if (!baseUrl) throw new Error(`the server did not start:\n${launched.output.text().slice(-2000)}`);
   return { ...launched, baseUrl };

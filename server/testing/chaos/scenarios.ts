@@ -6,12 +6,9 @@ import { chmodSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { call, createWhile, fill, launch, Ledger, newRow, start, stop, workFolder, type Row } from './harness.ts';
 
-/** Who the server runs as where a folder's permission bits must bind (root ignores them). */
-const NOBODY = 65534;
-
 /** The end of every scenario: a fresh server on the same file, and the account of what survived. */
-async function restartAndAudit(row: Row, ledger: Ledger, db: string, uid?: number): Promise<void> {
-  const again = await start(db, uid);
+async function restartAndAudit(row: Row, ledger: Ledger, db: string, bound = false): Promise<void> {
+  const again = await start(db, bound);
   await ledger.audit(again.baseUrl);
   row.exits.push(`restart TERM→${await stop(again, 'SIGTERM')}`);
 }
@@ -47,7 +44,7 @@ export async function diskFull(round = 0): Promise<Row> {
  * (b) The data folder turns read-only under a running server, then the disk is remounted
  * read-only. A remount cannot happen while the server holds its journal open for writing (EBUSY),
  * so the running server meets a read-only folder (its snapshot cannot be created: EACCES, the
- * server running as nobody), and the read-only remount (EROFS) meets the restart.
+ * server bound by permission bits: see launch), and the read-only remount (EROFS) meets the restart.
  */
 export async function readOnly(round = 0): Promise<Row> {
   const row = newRow('read-only folder, then read-only remount');
@@ -55,7 +52,7 @@ export async function readOnly(round = 0): Promise<Row> {
   const mountPoint = join(folder.dir, '..');
   try {
     const db = join(folder.dir, 'db.json');
-    const server = await start(db, NOBODY);
+    const server = await start(db, true);
     const ledger = new Ledger(row, `ro${round}`);
     for (let i = 0; i < 50; i++) await ledger.create(server.baseUrl);
     for (const name of readdirSync(folder.dir)) chmodSync(join(folder.dir, name), 0o444);
@@ -65,13 +62,13 @@ export async function readOnly(round = 0): Promise<Row> {
     row.exits.push(`TERM→${await stop(server, 'SIGTERM')}`);
     row.checks['the failed stop is reported'] = /did not stop cleanly: storage: EACCES writing the snapshot/.test(server.output.text());
     execFileSync('mount', ['-o', 'remount,ro', mountPoint]);
-    const refused = launch(db, NOBODY);
+    const refused = launch(db, true);
     row.exits.push(`start on read-only→${await refused.exited}`);
     row.checks['a start on a read-only disk is refused, naming why'] = /could not start: .*(EROFS|read-only)/.test(refused.output.text());
     execFileSync('mount', ['-o', 'remount,rw', mountPoint]);
     chmodSync(folder.dir, 0o777);
     for (const name of readdirSync(folder.dir)) chmodSync(join(folder.dir, name), 0o644);
-    await restartAndAudit(row, ledger, db, NOBODY);
+    await restartAndAudit(row, ledger, db, true);
     return row;
   } finally {
     folder.cleanup();
