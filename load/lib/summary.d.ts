@@ -1,7 +1,7 @@
 /**
- * @typedef {{ type?: string, contains?: string, values: Record<string, number>, thresholds?: Record<string, { ok: boolean }> }} SummaryMetric
- * @typedef {{ name: string, passes: number, fails: number }} SummaryCheck
- * @typedef {{ name?: string, checks?: SummaryCheck[], groups?: SummaryGroup[] }} SummaryGroup
+ * @typedef {import('./metrics-table.js').TableMetric} SummaryMetric
+ * @typedef {import('./metrics-table.js').TableCheck} SummaryCheck
+ * @typedef {import('./metrics-table.js').TableGroup} SummaryGroup
  * @typedef {{ metrics: Record<string, SummaryMetric>, root_group?: SummaryGroup, state?: { testRunDurationMs?: number }, options?: import('./metrics-table.js').TableOptions }} SummaryData
  */
 /**
@@ -79,24 +79,9 @@ export function summaryOutputs(data: SummaryData, options: TextOptions & {
     extra?: Record<string, unknown>;
     files?: Record<string, string>;
 }): Record<string, string>;
-export type SummaryMetric = {
-    type?: string;
-    contains?: string;
-    values: Record<string, number>;
-    thresholds?: Record<string, {
-        ok: boolean;
-    }>;
-};
-export type SummaryCheck = {
-    name: string;
-    passes: number;
-    fails: number;
-};
-export type SummaryGroup = {
-    name?: string;
-    checks?: SummaryCheck[];
-    groups?: SummaryGroup[];
-};
+export type SummaryMetric = import("./metrics-table.js").TableMetric;
+export type SummaryCheck = import("./metrics-table.js").TableCheck;
+export type SummaryGroup = import("./metrics-table.js").TableGroup;
 export type SummaryData = {
     metrics: Record<string, SummaryMetric>;
     root_group?: SummaryGroup;

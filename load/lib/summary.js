@@ -8,9 +8,9 @@ import { metricsTable } from './metrics-table.js';
 import { outcomeLine, runOutcome } from './outcome.js';
 
 /**
- * @typedef {{ type?: string, contains?: string, values: Record<string, number>, thresholds?: Record<string, { ok: boolean }> }} SummaryMetric
- * @typedef {{ name: string, passes: number, fails: number }} SummaryCheck
- * @typedef {{ name?: string, checks?: SummaryCheck[], groups?: SummaryGroup[] }} SummaryGroup
+ * @typedef {import('./metrics-table.js').TableMetric} SummaryMetric
+ * @typedef {import('./metrics-table.js').TableCheck} SummaryCheck
+ * @typedef {import('./metrics-table.js').TableGroup} SummaryGroup
  * @typedef {{ metrics: Record<string, SummaryMetric>, root_group?: SummaryGroup, state?: { testRunDurationMs?: number }, options?: import('./metrics-table.js').TableOptions }} SummaryData
  */
 
