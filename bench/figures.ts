@@ -3,7 +3,8 @@
 // for n workers. Pure, so that every figure is tested; verdicts.ts judges the targets with them,
 // render.ts prints them, report.ts gathers them into the report.
 import type { CaseId } from './cases.ts';
-import type { CaseResult, Headroom, PeerRatios, Ratios, WorkersProjection } from './report.ts';
+import type { CaseResult, Headroom, PeerRatios, Ratios, ServerCoreCheck, WorkersProjection } from './report.ts';
+import { pairRounds, settle, SETTLED } from './settle.ts';
 import { pairedRatio, ratio, type CaseSummary } from './stats.ts';
 
 export const TARGETS = {
@@ -71,11 +72,57 @@ export function computeHeadroom(cases: readonly CaseResult[]): Headroom {
   };
 }
 
-function peerRatios(cases: readonly CaseResult[], kind: 'list' | 'get', by: 'rps' | 'cpu'): PeerRatios {
+/**
+ * A ratio of two cases, paired by round; its name goes to `unsettled` when its rounds do not agree
+ * (settle.ts), on its target's verdict too when it has one, so that the table and the targets agree.
+ */
+function paired(
+  unsettled: string[],
+  name: string,
+  a: CaseSummary | undefined,
+  b: CaseSummary | undefined,
+  by: 'rps' | 'cpu',
+  meets?: (v: number) => boolean,
+): number | null {
+  const value = pairedRatio(a, b, by);
+  if (value !== null && a && b && !settle(pairRounds(a, b, by), meets).settled) unsettled.push(name);
+  return value;
+}
+
+const atLeast = (min: number) => (v: number) => v >= min;
+/** The targets on the ratios of the reference over a peer, by req/s. */
+const PEER_TARGETS: Partial<Record<keyof PeerRatios, number>> = { hapi: TARGETS.overHapi, prism: TARGETS.overPrism, jsonServer: TARGETS.overJsonServer };
+
+/**
+ * What else ran on the servers' core while they were measured, over every clean round: the
+ * benchmark's own idle servers, and other processes. The check that the harness does not slow what
+ * it measures; null when the servers were not pinned (nothing is known of their core).
+ */
+export function checkServerCore(cases: readonly CaseResult[]): ServerCoreCheck | null {
+  const pinned = cases.filter((c) => clean(c) && c.summary.coreOthersMax !== null) as Array<CaseResult & { summary: CaseSummary }>;
+  if (!pinned.length) return null;
+  const most = (value: (s: CaseSummary) => number) => {
+    const top = [...pinned].sort((a, b) => value(b.summary) - value(a.summary))[0]!;
+    return { share: value(top.summary), id: top.id };
+  };
+  return {
+    bystanders: most((s) => s.coreBystandersMax!),
+    others: most((s) => s.coreOthersMax!),
+    shared: pinned.filter((c) => c.summary.perRound.some((r) => r.disturbance > SETTLED.shared)).map((c) => c.id),
+  };
+}
+
+function peerRatios(cases: readonly CaseResult[], kind: 'list' | 'get', by: 'rps' | 'cpu', unsettled: string[]): PeerRatios {
   const ref = summaryOf(cases, `ref-${kind}`);
+  const table = by === 'rps' ? kind : `${kind}ByCpu`;
   // By rate: reference over peer. By CPU per request: peer's cost over the reference's, so both read "higher is better".
-  const r = (peer: CaseId) => (by === 'rps' ? pairedRatio(ref, summaryOf(cases, peer), 'rps') : pairedRatio(summaryOf(cases, peer), ref, 'cpu'));
-  return { hapi: r(`hapi-${kind}`), node: r(`node-${kind}`), prism: r(`prism-${kind}`), jsonServer: r(`json-${kind}`) };
+  const r = (peer: CaseId, key: keyof PeerRatios) => {
+    const min = PEER_TARGETS[key];
+    return by === 'rps'
+      ? paired(unsettled, `${table}.${key}`, ref, summaryOf(cases, peer), 'rps', min === undefined ? undefined : atLeast(min))
+      : paired(unsettled, `${table}.${key}`, summaryOf(cases, peer), ref, 'cpu');
+  };
+  return { hapi: r(`hapi-${kind}`, 'hapi'), node: r(`node-${kind}`, 'node'), prism: r(`prism-${kind}`, 'prism'), jsonServer: r(`json-${kind}`, 'jsonServer') };
 }
 
 /** A case's figures when it has any. */
@@ -86,29 +133,33 @@ function summaryOf(cases: readonly CaseResult[], id: CaseId): CaseSummary | unde
 
 export function computeRatios(cases: readonly CaseResult[]): Ratios {
   // Case over case, round by round (pairedRatio): the rates, and the server CPU per request.
-  const rps = (a: CaseId, b: CaseId) => pairedRatio(summaryOf(cases, a), summaryOf(cases, b), 'rps');
-  const cpu = (a: CaseId, b: CaseId) => pairedRatio(summaryOf(cases, a), summaryOf(cases, b), 'cpu');
+  const unsettled: string[] = [];
+  const rps = (name: string, a: CaseId, b: CaseId, meets?: (v: number) => boolean) =>
+    paired(unsettled, name, summaryOf(cases, a), summaryOf(cases, b), 'rps', meets);
+  const cpu = (name: string, a: CaseId, b: CaseId, meets?: (v: number) => boolean) =>
+    paired(unsettled, name, summaryOf(cases, a), summaryOf(cases, b), 'cpu', meets);
   const p99 = (id: CaseId) => {
     const c = find(cases, id);
     return clean(c) ? c.summary.p99 : undefined;
   };
   return {
-    list: peerRatios(cases, 'list', 'rps'),
-    get: peerRatios(cases, 'get', 'rps'),
-    listByCpu: peerRatios(cases, 'list', 'cpu'),
-    getByCpu: peerRatios(cases, 'get', 'cpu'),
-    postgresOverFileList: rps('pg-list', 'ref-list'),
-    postgresOverFileCreate: rps('pg-post', 'ref-post'),
-    redisOverMemory: rps('pg-redis-list', 'pg-list'),
-    workersOverOne: rps('workers-list', 'pg-redis-list'),
-    floorOverHapi: { list: rps('floor-list', 'hapi-list'), get: rps('floor-get', 'hapi-get') },
-    referenceOverFloor: { list: rps('ref-list', 'floor-list'), get: rps('ref-get', 'floor-get') },
-    scaleOutCpuOverFile: cpu('pg-redis-list', 'ref-list'),
+    list: peerRatios(cases, 'list', 'rps', unsettled),
+    get: peerRatios(cases, 'get', 'rps', unsettled),
+    listByCpu: peerRatios(cases, 'list', 'cpu', unsettled),
+    getByCpu: peerRatios(cases, 'get', 'cpu', unsettled),
+    postgresOverFileList: rps('postgresOverFileList', 'pg-list', 'ref-list'),
+    postgresOverFileCreate: rps('postgresOverFileCreate', 'pg-post', 'ref-post', atLeast(TARGETS.postgresCreates)),
+    redisOverMemory: rps('redisOverMemory', 'pg-redis-list', 'pg-list'),
+    workersOverOne: rps('workersOverOne', 'workers-list', 'pg-redis-list', atLeast(TARGETS.workersOverOne)),
+    floorOverHapi: { list: rps('floorOverHapi.list', 'floor-list', 'hapi-list'), get: rps('floorOverHapi.get', 'floor-get', 'hapi-get') },
+    referenceOverFloor: { list: rps('referenceOverFloor.list', 'ref-list', 'floor-list'), get: rps('referenceOverFloor.get', 'ref-get', 'floor-get') },
+    scaleOutCpuOverFile: cpu('scaleOutCpuOverFile', 'pg-redis-list', 'ref-list', (v) => v <= TARGETS.scaleOutCpu),
     scaleOutAllCpuOverFile: ratio(allCpu(find(cases, 'pg-redis-list')), summaryOf(cases, 'ref-list')?.cpuMicrosPerRequest),
     listP99Growth: ratio(p99('list-100k'), p99('list-1k')),
     deepP99Growth: ratio(p99('deep-100k'), p99('deep-1k')),
-    listCpuGrowth: cpu('list-100k', 'list-1k'),
-    deepCpuGrowth: cpu('deep-100k', 'deep-1k'),
+    listCpuGrowth: cpu('listCpuGrowth', 'list-100k', 'list-1k'),
+    deepCpuGrowth: cpu('deepCpuGrowth', 'deep-100k', 'deep-1k'),
+    unsettled,
   };
 }
 
@@ -145,7 +196,4 @@ export function projectWorkers(cases: readonly CaseResult[]): WorkersProjection 
   return { from: base.id, serverMicros, postgresMicros, redisMicros, redisCeiling, rows };
 }
 
-export const formatCount = (n: number) => Math.round(n).toLocaleString('en-US');
-/** A ratio, cut (not rounded) to `digits`, so that a value shown as meeting a target does meet it. */
-// The epsilon keeps 0.29 (28.999... hundredths in binary) from being cut to 0.28.
-export const formatRatio = (n: number, digits = 2) => `${(Math.floor(n * 10 ** digits + 1e-9) / 10 ** digits).toFixed(digits)}x`;
+export { formatCount, formatRatio } from './format.ts';

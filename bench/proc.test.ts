@@ -1,13 +1,20 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
 import {
   allowedCpus,
   choosePinning,
+  coreShares,
+  coreTicks,
+  cpuList,
   foreignCores,
   machineTicks,
   processTicks,
   rssBytes,
   peakRssBytes,
+  sessionOf,
+  spawnChild,
+  stopChild,
   treePeakRssBytes,
   treeTicks,
   workerCores,
@@ -82,5 +89,45 @@ const lists: Array<[string, number[]]> = [
 for (const [status, cpus] of lists) {
   test(`allowedCpus of ${JSON.stringify(status)}`, () => assert.equal(allowedCpus(status), cpus));
 }
+
+for (const bad of ['', '1-', 'a', '3-1', '1;2']) {
+  test(`cpuList refuses ${JSON.stringify(bad)}`, () => assert.throws(() => cpuList(bad), /not a CPU list/));
+}
+
+test("coreTicks adds up the named CPUs' own lines, softirq not busy; a CPU the machine lacks is an error", () => {
+  // user nice system idle iowait irq softirq steal
+  const stat = 'cpu  100 5 50 800 20 0 5 3 0 0\ncpu0 50 0 25 400 10 0 5 3 0 0\ncpu1 50 5 25 400 10 0 0 0 0 0\ncpu10 1 1 1 1 1 1 1 1 0 0\n';
+  assert.equal(coreTicks([1], stat), { busy: 80, total: 490, cpus: 1 });
+  assert.equal(coreTicks([0, 1], stat), { busy: 158, total: 983, cpus: 2 });
+  assert.equal(coreTicks([10], stat), { busy: 5, total: 8, cpus: 1 });
+  assert.throws(() => coreTicks([2], stat), /no line for cpu 2/);
+});
+
+const core = (busy: number, total: number): CpuTicks => ({ busy, total, cpus: 1 });
+const shares: Array<[string, number, { server: number; stores: number; bystanders: number }, { bystanders: number; others: number }]> = [
+  // One core, 100 ticks elapsed; `busy` of them were not idle.
+  ['the server alone on its core', 95, { server: 95, stores: 0, bystanders: 0 }, { bystanders: 0, others: 0 }],
+  ["another process took a third of the server's core", 100, { server: 66, stores: 0, bystanders: 1 }, { bystanders: 0.01, others: 0.33 }],
+  ['PostgreSQL and Redis, not pinned, are not counted against it', 100, { server: 80, stores: 20, bystanders: 0 }, { bystanders: 0, others: 0 }],
+  ['readings a tick apart: never negative', 90, { server: 91, stores: 0, bystanders: 0 }, { bystanders: 0, others: 0 }],
+];
+for (const [name, busy, used, expected] of shares) {
+  test(`coreShares: ${name}`, () => {
+    const got = coreShares(core(0, 0), core(busy, 100), used);
+    assert.ok(Math.abs(got.bystanders - expected.bystanders) < 1e-9 && Math.abs(got.others - expected.others) < 1e-9, JSON.stringify(got));
+  });
+}
+
+test("sessionOf: the benchmark's children share its session; a detached one (setsid) has one of its own", async () => {
+  const ours = spawnChild({ command: 'sleep', args: ['5'], output: 'ignore' });
+  const own = spawn('sleep', ['5'], { stdio: 'ignore', detached: true });
+  try {
+    assert.is(sessionOf(ours.pid!), sessionOf(process.pid));
+    assert.is(sessionOf(own.pid!), own.pid, 'a session leader: its session is its own pid');
+  } finally {
+    own.kill('SIGKILL');
+    await stopChild(ours, 'SIGKILL');
+  }
+});
 
 test.run();

@@ -7,7 +7,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { collectOutput, descendants, exited, spawnChild as spawnTracked, stopChild } from '../lib/processes.ts';
 
-export { descendants, exited, freePort, stopChild } from '../lib/processes.ts';
+export { awaitGone, descendants, exited, freePort, stopChild } from '../lib/processes.ts';
 
 export interface SpawnSpec {
   command: string;
@@ -19,15 +19,20 @@ export interface SpawnSpec {
   output: number | 'ignore' | 'pipe' | 'inherit';
   ipc?: boolean;
   cwd?: string | undefined;
-  /** A process group of its own, so that stopping it stops what it started (cluster workers) too. */
-  group?: boolean;
 }
 
+/**
+ * Every process of the benchmark stays in the benchmark's own session, as a server started by hand
+ * beside wrk does. A session of its own (Node's `detached`, setsid) is an autogroup of its own to
+ * Linux's scheduler: with other sessions busy on its core, the bare hapi peer in a session of its own
+ * served a fifth to a half fewer requests per second, at ~10% more CPU per request, than the same
+ * peer in ours (bench/README.md, "Does the harness slow what it measures?").
+ */
 export function spawnChild(spec: SpawnSpec): ChildProcess {
   const [command, args] = spec.cpu !== undefined ? ['taskset', ['-c', spec.cpu, spec.command, ...spec.args]] : [spec.command, spec.args];
   const stdio: Array<'ignore' | 'pipe' | 'inherit' | 'ipc' | number> = ['ignore', spec.output, spec.output];
   if (spec.ipc) stdio.push('ipc');
-  return spawnTracked(command as string, args as string[], { stdio, env: spec.env ?? process.env, cwd: spec.cwd, group: spec.group });
+  return spawnTracked(command as string, args as string[], { stdio, env: spec.env ?? process.env, cwd: spec.cwd });
 }
 
 /** Runs a command to its end and gives its exit code and output (stdout and stderr together). */
@@ -186,11 +191,18 @@ export function workerCores(workers: number, cpus = allowedCpus()): { cpus: stri
 /** The CPUs this process may use, from /proc/self/status. */
 export function allowedCpus(status = readFileSync('/proc/self/status', 'utf8')): number[] {
   const match = /^Cpus_allowed_list:\s+(\S+)/m.exec(status);
-  if (!match) return [];
+  return match ? cpuList(match[1]!) : [];
+}
+
+/** The CPUs of a list as taskset and /proc write it: `1`, `1,2`, `0-3,6`. */
+export function cpuList(text: string): number[] {
   const cpus: number[] = [];
-  for (const part of match[1]!.split(',')) {
-    const [a, b] = part.split('-').map(Number);
-    for (let c = a!; c <= (b ?? a!); c++) cpus.push(c);
+  for (const part of text.split(',')) {
+    const range = /^(\d+)(?:-(\d+))?$/.exec(part.trim());
+    if (!range) throw new Error(`not a CPU list: ${JSON.stringify(text)}`);
+    const [a, b] = [Number(range[1]), Number(range[2] ?? range[1])];
+    if (b < a) throw new Error(`not a CPU list: ${JSON.stringify(text)}`);
+    for (let c = a; c <= b; c++) cpus.push(c);
   }
   return cpus;
 }
@@ -210,10 +222,51 @@ export interface CpuTicks {
  */
 export function machineTicks(stat = readFileSync('/proc/stat', 'utf8')): CpuTicks {
   const lines = stat.split('\n');
-  const fields = lines[0]!.trim().split(/\s+/).slice(1).map(Number);
+  return { ...lineTicks(lines[0]!), cpus: lines.filter((l) => /^cpu\d+\s/.test(l)).length };
+}
+
+/** The same for some CPUs only, from their own lines of /proc/stat. */
+export function coreTicks(cpus: readonly number[], stat = readFileSync('/proc/stat', 'utf8')): CpuTicks {
+  const sum = { busy: 0, total: 0, cpus: cpus.length };
+  for (const cpu of cpus) {
+    const line = stat.split('\n').find((l) => l.startsWith(`cpu${cpu} `));
+    if (!line) throw new Error(`/proc/stat has no line for cpu ${cpu}`);
+    const ticks = lineTicks(line);
+    sum.busy += ticks.busy;
+    sum.total += ticks.total;
+  }
+  return sum;
+}
+
+/** user nice system idle iowait irq softirq steal: all eight are time; idle, iowait and softirq are not busy. */
+function lineTicks(line: string): { busy: number; total: number } {
+  const fields = line.trim().split(/\s+/).slice(1).map(Number);
   const total = fields.slice(0, 8).reduce((a, b) => a + b, 0);
   const notBusy = (fields[3] ?? 0) + (fields[4] ?? 0) + (fields[6] ?? 0);
-  return { busy: total - notBusy, total, cpus: lines.filter((l) => /^cpu\d+\s/.test(l)).length };
+  return { busy: total - notBusy, total };
+}
+
+/**
+ * What else ran on a server's own cores between two readings of them, as shares of their time: the
+ * benchmark's other (idle) servers, pinned there too, and every other process. `server` and `stores`
+ * are the ticks of the server and of its PostgreSQL backends and Redis; those are not pinned and may
+ * have run on the other core, so subtracting them all can only understate the others.
+ */
+export function coreShares(
+  before: CpuTicks,
+  after: CpuTicks,
+  used: { server: number; stores: number; bystanders: number },
+): { bystanders: number; others: number } {
+  const elapsed = after.total - before.total;
+  if (elapsed <= 0) return { bystanders: 0, others: 0 };
+  const others = after.busy - before.busy - used.server - used.stores - used.bystanders;
+  return { bystanders: used.bystanders / elapsed, others: Math.max(0, others) / elapsed };
+}
+
+/** The session a live process belongs to (field 6 of /proc/<pid>/stat); the scheduler's autogroup follows it. */
+export function sessionOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[3]);
 }
 
 /** Clock ticks per second of /proc's CPU counters (USER_HZ, 100 on Linux). */

@@ -114,7 +114,7 @@ interface Started {
 async function startProcess(name: string, dir: string, args: string[], cpu: string | undefined, ready: RegExp): Promise<Started> {
   const logFile = join(dir, `${name}.log`);
   const fd = openSync(logFile, 'a');
-  const child = spawnChild({ command: process.execPath, args, cpu, env: serverEnv(), output: fd, cwd: dir, group: true });
+  const child = spawnChild({ command: process.execPath, args, cpu, env: serverEnv(), output: fd, cwd: dir });
   closeSync(fd);
   try {
     await waitForLog(logFile, ready, START_TIMEOUT_MS, child);

@@ -2,9 +2,12 @@
 // `--results` adds to bench/RESULTS.md. Figures come from figures.ts and verdicts.ts; nothing is
 // computed here.
 import { allCpu, DISTURBED_CORES, formatCount, formatRatio, MB, SATURATED, TARGETS } from './figures.ts';
-import type { BenchReport, CaseResult, Headroom, WorkersProjection } from './report.ts';
+import type { BenchReport, CaseResult, Headroom, ServerCoreCheck, WorkersProjection } from './report.ts';
+import { SETTLED } from './settle.ts';
 
 const ms = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '-');
+/** A share as a whole percentage; below 1% with one decimal, so that the benchmark's small footprint still shows. */
+const percent = (share: number) => (share < 0.01 ? `${(share * 100).toFixed(1)}%` : `${Math.round(share * 100)}%`);
 
 function pad(cells: string[][], rightAligned: ReadonlySet<number>): string {
   const widths = cells[0]!.map((_, i) => Math.max(...cells.map((row) => row[i]!.length)));
@@ -61,6 +64,7 @@ export function renderText(report: BenchReport): string {
     'what',
     'req/s',
     'rounds min-max',
+    'core shared',
     'p50 ms',
     'p99 ms',
     'peak RSS MB',
@@ -78,15 +82,17 @@ export function renderText(report: BenchReport): string {
   const perRequest = (n: number | null, digits: number) => (n === null || !Number.isFinite(n) ? '-' : digits === 0 ? formatCount(n) : n.toFixed(digits));
   const rows = report.cases.map((c) => {
     const v = c.summary;
-    if (!v) return [c.label, c.id, c.title, '-', '-', '-', '-', '-', '-', '-', '-', '-', '-', '-', '-', '-', '-', `skipped: ${c.skipped ?? 'not run'}`];
+    if (!v) return [c.label, c.id, c.title, '-', '-', '-', '-', '-', '-', '-', '-', '-', '-', '-', '-', '-', '-', '-', `skipped: ${c.skipped ?? 'not run'}`];
     const rates = v.perRound.map((r) => r.rps);
     const rounds = rates.length ? `${formatCount(Math.min(...rates))}-${formatCount(Math.max(...rates))}` : '-';
+    const shared = v.coreOthersMax !== null && v.coreBystandersMax !== null ? percent(v.coreOthersMax + v.coreBystandersMax) : '-';
     return [
       c.label,
       c.id,
       c.title,
       v.cleanRounds ? formatCount(v.rps) : '-',
       rounds,
+      shared,
       ms(v.p50),
       ms(v.p99),
       c.peakRssBytes === null ? '-' : (c.peakRssBytes / MB).toFixed(1),
@@ -102,7 +108,8 @@ export function renderText(report: BenchReport): string {
       badCell(c),
     ];
   });
-  lines.push(pad([header, ...rows], new Set([3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15])));
+  lines.push(pad([header, ...rows], new Set([3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16])));
+  lines.push(...serverCoreLines(report.serverCore, s.pinning?.server));
   const disturbed = report.cases.filter((c) => (c.summary?.foreignCoresMax ?? 0) > DISTURBED_CORES);
   if (disturbed.length) {
     lines.push(
@@ -124,35 +131,40 @@ export function renderText(report: BenchReport): string {
     lines.push(`WARNING: the load generator used more than ${(100 / TARGETS.headroom).toFixed(0)}% of its core in ${h.nearSaturation.join(', ')}.`);
   lines.push('');
   const r = report.ratios;
-  // Cut like the targets' figures, so that the table and the verdicts never disagree in the last digit.
-  const show = (v: number | null, digits = 2) => (v === null ? '-' : formatRatio(v, digits).slice(0, -1));
+  // Cut like the targets' figures, so that the table and the verdicts never disagree in the last digit;
+  // a ratio whose rounds do not agree is marked, never quoted alone.
+  const show = (v: number | null, digits = 2, name?: string) =>
+    v === null ? '-' : `${formatRatio(v, digits).slice(0, -1)}${name && r.unsettled.includes(name) ? '?' : ''}`;
+  const peers = (table: 'list' | 'get' | 'listByCpu' | 'getByCpu') =>
+    (['hapi', 'node', 'prism', 'jsonServer'] as const).map((peer) => show(r[table][peer], peer === 'hapi' || peer === 'node' ? 2 : 1, `${table}.${peer}`));
   const ratioRows = [
     ['reference over', 'hapi', 'node', 'Prism', 'json-server', ''],
-    ['list', show(r.list.hapi), show(r.list.node), show(r.list.prism, 1), show(r.list.jsonServer, 1), 'by req/s'],
-    ['get', show(r.get.hapi), show(r.get.node), show(r.get.prism, 1), show(r.get.jsonServer, 1), 'by req/s'],
-    ['list', show(r.listByCpu.hapi), show(r.listByCpu.node), show(r.listByCpu.prism, 1), show(r.listByCpu.jsonServer, 1), 'by server CPU per request'],
-    ['get', show(r.getByCpu.hapi), show(r.getByCpu.node), show(r.getByCpu.prism, 1), show(r.getByCpu.jsonServer, 1), 'by server CPU per request'],
+    ['list', ...peers('list'), 'by req/s'],
+    ['get', ...peers('get'), 'by req/s'],
+    ['list', ...peers('listByCpu'), 'by server CPU per request'],
+    ['get', ...peers('getByCpu'), 'by server CPU per request'],
   ];
   lines.push(pad(ratioRows, new Set([1, 2, 3, 4])));
   const workers = report.cases.find((c) => c.id === 'workers-list');
   lines.push(
-    `PostgreSQL/file store: list ${show(r.postgresOverFileList)}, create ${show(r.postgresOverFileCreate)}; ` +
-      `Redis limiter/memory limiter (PostgreSQL) ${show(r.redisOverMemory)}; ` +
-      `--workers 2/one instance ${show(r.workersOverOne)}${workers?.cpus ? ` (workers on cpu ${workers.cpus})` : ''}`,
+    `PostgreSQL/file store: list ${show(r.postgresOverFileList, 2, 'postgresOverFileList')}, create ${show(r.postgresOverFileCreate, 2, 'postgresOverFileCreate')}; ` +
+      `Redis limiter/memory limiter (PostgreSQL) ${show(r.redisOverMemory, 2, 'redisOverMemory')}; ` +
+      `--workers 2/one instance ${show(r.workersOverOne, 2, 'workersOverOne')}${workers?.cpus ? ` (workers on cpu ${workers.cpus})` : ''}`,
   );
   if (r.floorOverHapi.list !== null || r.floorOverHapi.get !== null) {
     lines.push(
-      `no-op features floor/bare hapi: list ${show(r.floorOverHapi.list)}, get ${show(r.floorOverHapi.get)}; ` +
-        `reference/floor: list ${show(r.referenceOverFloor.list)}, get ${show(r.referenceOverFloor.get)} (by req/s)`,
+      `no-op features floor/bare hapi: list ${show(r.floorOverHapi.list, 2, 'floorOverHapi.list')}, get ${show(r.floorOverHapi.get, 2, 'floorOverHapi.get')}; ` +
+        `reference/floor: list ${show(r.referenceOverFloor.list, 2, 'referenceOverFloor.list')}, get ${show(r.referenceOverFloor.get, 2, 'referenceOverFloor.get')} (by req/s)`,
     );
   }
   lines.push(...scaleOutLines(report));
   if ([r.listP99Growth, r.deepP99Growth].some((v) => v !== null)) {
     lines.push(
       `1,000 -> 100,000 pets: p99 x${show(r.listP99Growth)} first page, x${show(r.deepP99Growth)} mid-store page; ` +
-        `server CPU per request x${show(r.listCpuGrowth)} first page, x${show(r.deepCpuGrowth)} mid-store page`,
+        `server CPU per request x${show(r.listCpuGrowth, 2, 'listCpuGrowth')} first page, x${show(r.deepCpuGrowth, 2, 'deepCpuGrowth')} mid-store page`,
     );
   }
+  if (r.unsettled.length) lines.push(`?: ${unsettledMeaning()}`);
   for (const c of report.cases)
     for (const d of c.durability ?? [])
       lines.push(
@@ -165,6 +177,27 @@ export function renderText(report: BenchReport): string {
     pad([['target', 'measured', 'verdict'], ...report.targets.map((t) => [t.target, t.measured, t.why ? `${t.verdict}: ${t.why}` : t.verdict])], new Set()),
   );
   return lines.join('\n') + '\n';
+}
+
+const unsettledMeaning = () =>
+  `not settled: fewer than ${SETTLED.rounds} rounds in common, rounds more than ${Math.round(SETTLED.spread * 100)}% apart, ` +
+  `or something else using more than ${SETTLED.shared.toFixed(2)} of a core in a round (bench/README.md)`;
+
+/** The check that the harness leaves each server its core: what else ran there while the servers were measured. */
+export function serverCoreLines(check: ServerCoreCheck | null, cores: string | undefined): string[] {
+  if (!check || cores === undefined)
+    return ["servers not pinned: what ran beside them is known only machine-wide ('others CPU'), and that is what a ratio is settled by"];
+  const lines = [
+    `servers' core (cpu ${cores}), over every clean round: the benchmark's idle servers took at most ${percent(check.bystanders.share)} of it ` +
+      `(${check.bystanders.id}), other processes at most ${percent(check.others.share)} (${check.others.id})`,
+  ];
+  if (check.shared.length) {
+    lines.push(
+      `WARNING: something else used more than ${SETTLED.shared.toFixed(2)} of a core (of the server's, or anywhere on the machine) ` +
+        `in a round of ${check.shared.join(', ')}: ratios involving them are not settled; rerun on a quiet machine.`,
+    );
+  }
+  return lines;
 }
 
 /** Every process's CPU and round trips per request of the scale-out cases, against the file store's list, and the projection. */

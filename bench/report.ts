@@ -3,7 +3,7 @@
 // render.ts prints it.
 import { cpus } from 'node:os';
 import type { CaseId, CaseKind, ServerId } from './cases.ts';
-import { computeHeadroom, computeRatios, find, projectWorkers } from './figures.ts';
+import { checkServerCore, computeHeadroom, computeRatios, find, projectWorkers } from './figures.ts';
 import type { CaseSummary } from './stats.ts';
 import type { Durability } from './stores.ts';
 import { checkTargets } from './verdicts.ts';
@@ -43,7 +43,7 @@ export interface RunSettings {
   referenceNodeFlags: string[];
 }
 
-export type Verdict = 'met' | 'missed' | 'not measured';
+export type Verdict = 'met' | 'missed' | 'not settled' | 'not measured';
 
 export interface TargetCheck {
   target: string;
@@ -65,6 +65,15 @@ export interface Headroom {
   /** Cases in which the generator used more than 1 / TARGETS.headroom of its core. */
   nearSaturation: CaseId[];
   why?: string | undefined;
+}
+
+export interface ServerCoreCheck {
+  /** The largest share of its core the benchmark's other, idle servers took from a server in a clean round, and in which case. */
+  bystanders: { share: number; id: CaseId };
+  /** The same for every other process. */
+  others: { share: number; id: CaseId };
+  /** Cases with a round disturbed beyond SETTLED.shared (settle.ts; RoundFigures.disturbance): their ratios are not settled. */
+  shared: CaseId[];
 }
 
 export interface PeerRatios {
@@ -97,6 +106,8 @@ export interface Ratios {
   deepP99Growth: number | null;
   listCpuGrowth: number | null;
   deepCpuGrowth: number | null;
+  /** The ratios above (by name: `list.hapi`, `postgresOverFileList`...) whose rounds do not agree (settle.ts): printed marked, never quoted alone. */
+  unsettled: string[];
 }
 
 /** What n workers would carry on a machine with enough cores: a projection from measured CPU, not a measurement. */
@@ -119,6 +130,8 @@ export interface BenchReport {
   settings: RunSettings;
   cases: CaseResult[];
   headroom: Headroom;
+  /** What else used the servers' core while they were measured; null when they were not pinned. */
+  serverCore: ServerCoreCheck | null;
   ratios: Ratios;
   projection: WorkersProjection | null;
   targets: TargetCheck[];
@@ -144,6 +157,7 @@ export function assembleReport(run: { startedAt: Date; cases: CaseResult[]; sett
     settings,
     cases,
     headroom,
+    serverCore: checkServerCore(cases),
     ratios: computeRatios(cases),
     projection: projectWorkers(cases),
     targets: checkTargets(cases, settings, headroom),

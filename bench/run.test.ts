@@ -66,6 +66,12 @@ test('a short run: every case clean, the headroom measured, creates proven durab
       assert.ok(d.ok && d.idsChecked && d.acknowledged > 0 && d.after >= d.before + d.acknowledged, JSON.stringify(d));
     }
     assert.ok(report.ratios.list.hapi! > 0);
+    // What else ran on the servers' core is read in every round when they are pinned: the check that the harness leaves them their core.
+    if (report.settings.pinning) {
+      for (const c of report.cases) assert.ok(c.summary!.coreOthersMax !== null && c.summary!.coreBystandersMax !== null, c.id);
+      assert.ok(report.serverCore, 'the servers-core check is in the report');
+      assert.match(stdout, /servers' core \(cpu \d+\), over every clean round: the benchmark's idle servers took at most/);
+    }
     assert.is(report.targets.length, 9);
     assert.match(stdout, /load generator headroom: null server [\d,]+ req\/s/);
     const file = readFileSync(results, 'utf8');

@@ -10,7 +10,7 @@ import { Fleet, log, type CaseState } from './fleet.ts';
 import { openGenerator, type LoadGenerator, type LoadMeasure } from './load.ts';
 import { measureWithCpu, type CpuMeasure } from './measure.ts';
 import type { BenchOptions } from './options.ts';
-import { exited } from './proc.ts';
+import { cpuList, exited } from './proc.ts';
 import { assembleReport, type BenchReport, type CaseResult, type RunSettings } from './report.ts';
 import { RoundTripCounter } from './round-trips.ts';
 import { interleave, summarize, voidReason, type RoundMeasure } from './stats.ts';
@@ -108,6 +108,9 @@ class Bench {
       database: needsPostgres(spec) ? this.#fleet.database : undefined,
       redisPid: needsRedis(spec) ? this.#fleet.redisPid : undefined,
       roundTrips,
+      serverCores: server.cpus === undefined ? undefined : cpuList(server.cpus),
+      // Every other server of the run stays up, idle, on the same core: that it stays idle is checked, not assumed.
+      bystanders: [...this.#fleet.servers.values()].filter((s) => s !== server && !exited(s.child)).map((s) => s.pid),
       request: {
         url: `${server.origin}${state.path}`,
         method: state.spec.method,

@@ -160,6 +160,25 @@ test('summarize: one disturbed round does not move the rate; the disturbance and
   assert.is(summary.generatorBusy, 0.7);
 });
 
+test("summarize: each round's disturbance is the larger of its server's core shared and the machine's other processes", () => {
+  const summary = summarize([
+    round(1, 1000, 1, [1], { serverCore: { bystanders: 0.002, others: 0.01 }, foreignCores: 0.3 }),
+    round(2, 1000, 1, [1], { serverCore: { bystanders: 0.001, others: 0.4 }, foreignCores: 0.05 }),
+    round(3, 1000, 1, [1], { serverCore: { bystanders: 0, others: 0.9 }, errors: 1 }),
+  ]);
+  assert.equal(
+    summary.perRound.map((r) => [r.round, r.disturbance]),
+    [
+      [1, 0.3],
+      [2, 0.401],
+    ],
+    "round 1: the load generator's core was taken, not the server's",
+  );
+  assert.equal([summary.coreBystandersMax, summary.coreOthersMax], [0.002, 0.4], 'over the clean rounds only');
+  const unpinned = summarize([round(1, 1000, 1, [1], { foreignCores: 0.2 })]);
+  assert.equal([unpinned.perRound[0]!.disturbance, unpinned.coreOthersMax, unpinned.coreBystandersMax], [0.2, null, null]);
+});
+
 test('server CPU per request and busy cores: over all clean rounds', () => {
   const summary = summarize([round(1, 100, 1, [1], { serverCpuSeconds: 0.01 }), round(2, 300, 2, [1], { serverCpuSeconds: 0.05 })]);
   assert.ok(Math.abs(summary.cpuMicrosPerRequest - 150) < 1e-9, String(summary.cpuMicrosPerRequest));

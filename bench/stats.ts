@@ -22,6 +22,11 @@ export interface RoundMeasure {
   latency: Histogram;
   /** Cores that processes outside the benchmark kept busy during the round (see proc.ts foreignCores). */
   foreignCores: number;
+  /**
+   * What else ran on the server's own core(s) during the round, as shares of their time (proc.ts
+   * coreShares): the benchmark's other, idle servers, and every other process. Absent when not pinned.
+   */
+  serverCore?: { bystanders: number; others: number } | undefined;
   /** CPU seconds (user + system, all threads and processes) the server used during the round. */
   serverCpuSeconds: number;
   /** CPU seconds the PostgreSQL backends serving the server's connections used (PostgreSQL cases). */
@@ -47,6 +52,12 @@ export interface RoundFigures {
   rps: number;
   /** Server CPU per expected response in that round, in microseconds. */
   cpuMicros: number;
+  /**
+   * What else ran in that round, in cores: the larger of the share of the server's own core that
+   * anything else took (the benchmark's idle servers included; when pinned) and the cores other
+   * processes kept busy on the whole machine (the load generator's core included).
+   */
+  disturbance: number;
 }
 
 export interface CaseSummary {
@@ -68,6 +79,10 @@ export interface CaseSummary {
   bytesPerResponse: number;
   /** The most cores other processes took during any clean round of the case. */
   foreignCoresMax: number;
+  /** The largest share of the server's core the benchmark's other (idle) servers took in a clean round; null when not pinned. */
+  coreBystandersMax: number | null;
+  /** The largest share of the server's core any other process took in a clean round; null when not pinned. */
+  coreOthersMax: number | null;
   /**
    * Server CPU per expected response, in microseconds. Unlike the rate it barely moves when other
    * processes take CPU, so it prices the server's work even on a busy machine.
@@ -149,7 +164,12 @@ export function summarize(rounds: readonly RoundMeasure[]): CaseSummary {
   const [p50, p99, p999, max] = percentiles(latency, [50, 99, 99.9, 100]) as [number, number, number, number];
   return {
     rps: rpsPerRound.length ? median(rpsPerRound) : 0,
-    perRound: clean.map((r, i) => ({ round: r.round, rps: rpsPerRound[i]!, cpuMicros: r.ok > 0 ? (1e6 * r.serverCpuSeconds) / r.ok : Number.NaN })),
+    perRound: clean.map((r, i) => ({
+      round: r.round,
+      rps: rpsPerRound[i]!,
+      cpuMicros: r.ok > 0 ? (1e6 * r.serverCpuSeconds) / r.ok : Number.NaN,
+      disturbance: Math.max(r.serverCore ? r.serverCore.bystanders + r.serverCore.others : 0, r.foreignCores),
+    })),
     p50,
     p99,
     p999,
@@ -162,6 +182,8 @@ export function summarize(rounds: readonly RoundMeasure[]): CaseSummary {
     timeouts: rounds.reduce((n, r) => n + r.timeouts, 0),
     bytesPerResponse: answered > 0 ? clean.reduce((n, r) => n + r.bytes, 0) / answered : 0,
     foreignCoresMax: clean.reduce((m, r) => Math.max(m, r.foreignCores), 0),
+    coreBystandersMax: largest(clean, (r) => r.serverCore?.bystanders),
+    coreOthersMax: largest(clean, (r) => r.serverCore?.others),
     cpuMicrosPerRequest: requests > 0 ? (1e6 * clean.reduce((n, r) => n + r.serverCpuSeconds, 0)) / requests : Number.NaN,
     postgresMicrosPerRequest: perRequest(clean, requests, (r) => (r.postgresCpuSeconds === undefined ? undefined : 1e6 * r.postgresCpuSeconds)),
     redisMicrosPerRequest: perRequest(clean, requests, (r) => (r.redisCpuSeconds === undefined ? undefined : 1e6 * r.redisCpuSeconds)),
@@ -170,6 +192,12 @@ export function summarize(rounds: readonly RoundMeasure[]): CaseSummary {
     generatorBusy: clean.reduce((m, r) => Math.max(m, r.seconds > 0 ? r.generatorCpuSeconds / r.seconds : 0), 0),
     serverBusy: clean.length ? clean.reduce((n, r) => n + (r.seconds > 0 ? r.serverCpuSeconds / r.seconds : 0), 0) / clean.length : Number.NaN,
   };
+}
+
+/** The largest of a figure over the rounds that have it, or null when none has. */
+function largest(rounds: readonly RoundMeasure[], value: (r: RoundMeasure) => number | undefined): number | null {
+  const values = rounds.map(value).filter((v): v is number => v !== undefined);
+  return values.length ? Math.max(...values) : null;
 }
 
 /** A per-response figure over the clean rounds, or null when no clean round measured it. */
@@ -186,7 +214,6 @@ export function ratio(a: number | undefined, b: number | undefined): number | nu
   return a / b;
 }
 
-/** Round i runs the cases starting at i, so every case is measured early and late alike. */
 /**
  * a over b, case against case: the median of the ratios of the rounds both measured cleanly. The
  * cases of a round run one after the other, so a slow minute of a shared machine slows both sides
@@ -213,6 +240,7 @@ export function roundRatios(a: CaseSummary, b: CaseSummary, by: 'rps' | 'cpu'): 
   return ratios;
 }
 
+/** Round i runs the cases starting at i, so every case is measured early and late alike. */
 export function interleave<T>(items: readonly T[], round: number): T[] {
   if (items.length === 0) return [];
   const start = round % items.length;

@@ -6,10 +6,10 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { GET_PATH, JSON_GET_PATH, JSON_LIST_PATH, LIST_PATH, SERVERS, type ReferenceServerSpec } from './cases.ts';
-import { httpRequest } from './proc.ts';
+import { httpRequest, sessionOf, spawnChild } from './proc.ts';
 import { midStorePage } from './targets.ts';
 import { writePetArray, writePetStore } from './stores.ts';
-import { authHeaders, launch, referenceArgs, runsTsx, SCRIPTS, type LaunchContext, type RunningServer } from './targets.ts';
+import { authHeaders, launch, referenceArgs, runningServer, runsTsx, SCRIPTS, type LaunchContext, type RunningServer } from './targets.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-targets-'));
 const apiKey = 'bench-enterprise-test-key';
@@ -57,6 +57,7 @@ const argCases: Array<[string, ReferenceServerSpec, LaunchContext, string[]]> = 
     ['--redis', 'redis://127.0.0.1:6379', '--redis-prefix', 'adoption-bench-test:pg-redis:'],
   ],
   ['workers', ref({ store: 'postgres', pets: 10_000, redis: true, workers: 2 }), withDb, ['--workers', '2']],
+  ['loopback counted as any client address, as a network client is', ref({}), context, ['--ip-ban-loopback']],
   ['extra flags come last', ref({}), { ...context, referenceFlags: ['--quiet'] }, ['--quiet']],
 ];
 for (const [name, spec, ctx, expected] of argCases) {
@@ -85,6 +86,8 @@ servers.after(async () => {
 
 servers("the reference server runs compiled (no tsx), on its own copy of the store, with the benchmark's key, logging each request", async () => {
   assert.is.not(reference.pid, process.pid);
+  // A session of its own is an autogroup of its own to the scheduler: measured, that cost the bare hapi peer up to half its rate on a shared core.
+  assert.is(sessionOf(reference.pid), sessionOf(process.pid), "the server runs in the benchmark's session, as one started by hand");
   assert.match(readFileSync(`/proc/${reference.pid}/cmdline`, 'utf8'), new RegExp(SCRIPTS.reference));
   assert.not.ok(runsTsx(reference.pid));
   assert.ok(reference.dbFile!.startsWith(dir) && reference.dbFile !== join(dir, 'store-1000.json'));
@@ -132,6 +135,7 @@ servers('bare hapi and bare node:http answer the reference list and get, byte fo
         assert.is(answer.headers['content-type'], expected.answer.contentType, `${id} ${path} content-type`);
       }
       assert.not.ok(runsTsx(bare.pid), `${id} runs without tsx`);
+      assert.is(sessionOf(bare.pid), sessionOf(process.pid), `${id} runs in the benchmark's session`);
     } finally {
       await bare.stop();
     }
@@ -175,6 +179,24 @@ servers('with a profile directory, a compiled reference server writes a CPU prof
     profile.nodes.some((n) => n.callFrame.url.includes('/dist/server/')),
     'the compiled server is what ran',
   );
+});
+
+servers('stopping a server stops what it started (as --workers starts workers), though it is no process group of its own', async () => {
+  // A stand-in for a cluster primary: it starts a process that would outlive it, and says its pid.
+  const script = `const c = require('node:child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' }); process.stdout.write(String(c.pid)); setInterval(() => {}, 1000);`;
+  const child = spawnChild({ command: process.execPath, args: ['-e', script], output: 'pipe' });
+  const started = Number(await new Promise<string>((resolve) => child.stdout!.once('data', (d: Buffer) => resolve(d.toString()))));
+  assert.ok(readFileSync(`/proc/${started}/cmdline`, 'utf8').includes('setInterval'), 'its process runs');
+  const server = runningServer('node', 'http://127.0.0.1:1', child, join(dir, 'stand-in.log'), { cpus: undefined });
+  await server.stop('SIGKILL');
+  const state = (() => {
+    try {
+      return readFileSync(`/proc/${started}/stat`, 'utf8').split(') ')[1]![0];
+    } catch {
+      return 'gone';
+    }
+  })();
+  assert.ok(state === 'gone' || state === 'Z', `the process it started is ${state}`);
 });
 
 servers('a bare server cannot start without the reference bytes', async () => {

@@ -9,7 +9,20 @@ import type { ServerId, ServerSpec } from './cases.ts';
 import { CANNED_PATHS, DEEP_STATUS, JSON_LIST_PATH, PRISM_LIST_PATH } from './cases.ts';
 import { isReady, type CannedResponses } from './peers/protocol.mjs';
 import { linkWithRel, parseLinks } from '../spec/rules/link.js';
-import { awaitMessage, exited, freePort, httpRequest, spawnChild, stopChild, treePeakRssBytes, waitForHttp, workerCores, type Pinning } from './proc.ts';
+import {
+  awaitGone,
+  awaitMessage,
+  descendants,
+  exited,
+  freePort,
+  httpRequest,
+  spawnChild,
+  stopChild,
+  treePeakRssBytes,
+  waitForHttp,
+  workerCores,
+  type Pinning,
+} from './proc.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
@@ -24,6 +37,8 @@ export const SCRIPTS = {
   spec: join(ROOT, 'spec/openapi.yaml'),
 };
 const START_TIMEOUT_MS = 60_000;
+/** How long a server's workers may outlive it before they are killed. */
+const STOP_GRACE_MS = 5000;
 
 export interface LaunchContext {
   /** Temporary directory for store copies, logs and key files. */
@@ -121,7 +136,8 @@ export function referenceArgs(
   store: { dbFile?: string; schema?: string },
   name: string,
 ): string[] {
-  const args = ['--host', '127.0.0.1', '--port', String(port), '--api-keys', context.apiKeysFile];
+  // Loopback is counted as any address, so the reference pays here what it pays for a network client.
+  const args = ['--host', '127.0.0.1', '--port', String(port), '--api-keys', context.apiKeysFile, '--ip-ban-loopback'];
   if (spec.store === 'file') args.push('--db-file', store.dbFile!);
   else {
     if (!context.databaseUrl) throw new Error('no PostgreSQL database for the benchmark');
@@ -176,11 +192,10 @@ export async function launch(id: ServerId, spec: ServerSpec, context: LaunchCont
           env: serverEnv(),
           output: logFd,
           cwd: context.dir,
-          group: true,
         });
         // The banner is printed once the server listens; with workers, once every worker does.
         await waitForLog(logFile, spec.workers > 1 ? /workers: \d+ processes/ : /listening on http/, START_TIMEOUT_MS, child);
-        return running(id, `http://127.0.0.1:${port}`, child, logFile, { ...store, cpus: cores });
+        return runningServer(id, `http://127.0.0.1:${port}`, child, logFile, { ...store, cpus: cores });
       }
       case 'null':
       case 'hapi':
@@ -194,10 +209,9 @@ export async function launch(id: ServerId, spec: ServerSpec, context: LaunchCont
           env: { ...serverEnv(), ...(context.canned ? { BENCH_CANNED: JSON.stringify(context.canned) } : {}) },
           output: logFd,
           ipc: true,
-          group: true,
         });
         const ready = await awaitMessage(child, isReady, START_TIMEOUT_MS, `${name} server`);
-        return running(id, ready.origin, child, logFile, { cpus: context.pinning?.server });
+        return runningServer(id, ready.origin, child, logFile, { cpus: context.pinning?.server });
       }
       case 'prism': {
         const port = await freePort();
@@ -207,11 +221,10 @@ export async function launch(id: ServerId, spec: ServerSpec, context: LaunchCont
           cpu: context.pinning?.server,
           env: serverEnv(),
           output: logFd,
-          group: true,
         });
         const origin = `http://127.0.0.1:${port}`;
         await waitForHttp(`${origin}${PRISM_LIST_PATH}`, authHeaders(context.apiKey), 200, START_TIMEOUT_MS, child);
-        return running(id, origin, child, logFile, { cpus: context.pinning?.server });
+        return runningServer(id, origin, child, logFile, { cpus: context.pinning?.server });
       }
       case 'json-server': {
         const seed = context.seeds.get(spec.pets);
@@ -229,11 +242,10 @@ export async function launch(id: ServerId, spec: ServerSpec, context: LaunchCont
           env: serverEnv(),
           output: logFd,
           cwd,
-          group: true,
         });
         const origin = `http://127.0.0.1:${port}`;
         await waitForHttp(`${origin}${JSON_LIST_PATH}`, {}, 200, START_TIMEOUT_MS, child);
-        return running(id, origin, child, logFile, { dbFile, cpus: context.pinning?.server });
+        return runningServer(id, origin, child, logFile, { dbFile, cpus: context.pinning?.server });
       }
     }
   } catch (error) {
@@ -267,7 +279,8 @@ export function runsTsx(pid: number): boolean {
   return /tsx/.test(cmdline) || /tsx/.test(nodeOptions);
 }
 
-function running(
+/** A started server as the benchmark handles it; exported for its test. */
+export function runningServer(
   id: ServerId,
   origin: string,
   child: ChildProcess,
@@ -292,7 +305,13 @@ function running(
     peakRss,
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
       peakRss();
+      // The server is in the benchmark's session, not a process group of its own (see spawnChild),
+      // so what it started (cluster workers) is waited for here, and killed if it outlives it.
+      const started = descendants(pid);
       await stopChild(child, signal);
+      // Killed, a server stops nothing itself: what it started goes at once, and is waited for.
+      const killed = await awaitGone(started, signal === 'SIGKILL' ? 0 : STOP_GRACE_MS);
+      if (killed.length) await awaitGone(started, STOP_GRACE_MS);
     },
   };
 }

@@ -1,9 +1,11 @@
 // The verdict on each of the issue's targets (TARGETS, in figures.ts): met, missed (with why, from
-// what the run measured) or not measured (with the reason). One function per family of targets.
+// what the run measured), not settled (a ratio whose rounds disagree: settle.ts) or not measured
+// (with the reason). One function per family of targets.
 import type { CaseId } from './cases.ts';
 import { clean, find, formatCount, formatRatio, MB, problem, TARGETS } from './figures.ts';
 import type { CaseResult, Headroom, RunSettings, TargetCheck } from './report.ts';
-import { pairedRatio, roundRatios, type CaseSummary } from './stats.ts';
+import { pairRounds, settle, type Settlement } from './settle.ts';
+import type { CaseSummary } from './stats.ts';
 
 type Measured = CaseResult & { summary: CaseSummary };
 
@@ -13,23 +15,31 @@ function ratioWhy(reference: Measured, peer: Measured, headroom: Headroom): stri
     `${reference.id} ${formatCount(reference.summary.rps)}/s at ${formatCount(reference.summary.cpuMicrosPerRequest)} us server CPU per request, ` +
       `${peer.id} ${formatCount(peer.summary.rps)}/s at ${formatCount(peer.summary.cpuMicrosPerRequest)} us`,
   ];
-  const spread = roundSpread(reference, peer, 'rps');
-  if (spread) parts.push(spread);
   if (headroom.headroom !== null && headroom.headroom < TARGETS.headroom)
     parts.push(`generator headroom only ${formatRatio(headroom.headroom, 1)}: ratios compressed`);
   return parts.join('; ');
 }
 
-/** The lowest and highest of the rounds' own ratios, when there are two or more: the noise a verdict stands in. */
-function roundSpread(x: Measured, y: Measured, by: 'rps' | 'cpu'): string | undefined {
-  const ratios = roundRatios(x.summary, y.summary, by);
-  if (ratios.length < 2) return undefined;
-  return `round by round ${formatRatio(Math.min(...ratios))}-${formatRatio(Math.max(...ratios))}`;
-}
-
-function withSpread(text: string, x: Measured, y: Measured, by: 'rps' | 'cpu'): string {
-  const spread = roundSpread(x, y, by);
-  return spread ? `${text}; ${spread}` : text;
+/**
+ * A ratio target's verdict from its rounds (settle.ts): quoted and judged only when they agree;
+ * a miss gives the lowest and highest round, the noise its verdict stands in.
+ */
+function ratioCheck(
+  target: string,
+  [x, y]: [Measured, Measured],
+  by: 'rps' | 'cpu',
+  meets: (v: number) => boolean,
+  why: () => string,
+  digits = 2,
+): TargetCheck {
+  const s: Settlement = settle(pairRounds(x.summary, y.summary, by), meets);
+  if (!s.settled) {
+    const measured = s.low === null ? '-' : s.low === s.high ? formatRatio(s.low, digits) : `${formatRatio(s.low, digits)}-${formatRatio(s.high!, digits)}`;
+    return { target, measured, verdict: 'not settled', why: `${s.why}; ${why()}` };
+  }
+  const met = meets(s.value);
+  const range = s.low === s.high ? '' : `; round by round ${formatRatio(s.low)}-${formatRatio(s.high)}`;
+  return { target, measured: formatRatio(s.value, digits), verdict: met ? 'met' : 'missed', why: met ? undefined : `${why()}${range}` };
 }
 
 /** Not measured, with why: the first of the two cases that has no figures. */
@@ -52,9 +62,14 @@ function peerTargets(cases: readonly CaseResult[], headroom: Headroom): TargetCh
       const ref = find(cases, `ref-${kind}`);
       const other = find(cases, peer);
       if (!clean(ref) || !clean(other)) return notMeasured(target, cases, `ref-${kind}`, peer);
-      const value = pairedRatio(ref.summary, other.summary, 'rps') ?? Number.NaN;
-      const met = value >= min;
-      return { target, measured: formatRatio(value, digits), verdict: met ? 'met' : 'missed', why: met ? undefined : ratioWhy(ref, other, headroom) };
+      return ratioCheck(
+        target,
+        [ref, other],
+        'rps',
+        (v) => v >= min,
+        () => ratioWhy(ref, other, headroom),
+        digits,
+      );
     }),
   );
 }
@@ -109,47 +124,45 @@ function pairTarget(
   cases: readonly CaseResult[],
   target: string,
   [a, b]: [CaseId, CaseId],
-  value: (x: Measured, y: Measured) => number,
-  met: (v: number) => boolean,
+  by: 'rps' | 'cpu',
+  meets: (v: number) => boolean,
   why: (x: Measured, y: Measured) => string,
 ): TargetCheck[] {
   const x = find(cases, a);
   const y = find(cases, b);
   if (!x) return [];
   if (!clean(x) || !clean(y)) return [notMeasured(target, cases, a, b)];
-  const v = value(x, y);
-  return [{ target, measured: formatRatio(v), verdict: met(v) ? 'met' : 'missed', why: met(v) ? undefined : why(x, y) }];
+  return [ratioCheck(target, [x, y], by, meets, () => why(x, y))];
 }
 
 /** The price of scaling out (PostgreSQL + Redis, --workers), when their cases ran. */
 function scaleOutTargets(cases: readonly CaseResult[]): TargetCheck[] {
   const cpuOf = (c: Measured) => `${c.id} ${formatCount(c.summary.cpuMicrosPerRequest)} us`;
   const rateOf = (c: Measured) => `${c.id} ${formatCount(c.summary.rps)}/s`;
-  const byRate = (x: Measured, y: Measured) => pairedRatio(x.summary, y.summary, 'rps') ?? Number.NaN;
   return [
     ...pairTarget(
       cases,
       `pg-redis-list server CPU per request <= ${TARGETS.scaleOutCpu}x ref-list`,
       ['pg-redis-list', 'ref-list'],
-      (x, y) => pairedRatio(x.summary, y.summary, 'cpu') ?? Number.NaN,
+      'cpu',
       (v) => v <= TARGETS.scaleOutCpu,
-      (x, y) => withSpread(`${cpuOf(x)} vs ${cpuOf(y)} server CPU per request`, x, y, 'cpu'),
+      (x, y) => `${cpuOf(x)} vs ${cpuOf(y)} server CPU per request`,
     ),
     ...pairTarget(
       cases,
       `pg-post >= ${TARGETS.postgresCreates}x ref-post`,
       ['pg-post', 'ref-post'],
-      byRate,
+      'rps',
       (v) => v >= TARGETS.postgresCreates,
-      (x, y) => withSpread(`${rateOf(x)} vs ${rateOf(y)} durable creates`, x, y, 'rps'),
+      (x, y) => `${rateOf(x)} vs ${rateOf(y)} durable creates`,
     ),
     ...pairTarget(
       cases,
       `--workers 2 >= ${TARGETS.workersOverOne}x one instance, same core`,
       ['workers-list', 'pg-redis-list'],
-      byRate,
+      'rps',
       (v) => v >= TARGETS.workersOverOne,
-      (x, y) => withSpread(`${rateOf(x)} vs ${rateOf(y)}: the cluster's own overhead on one core`, x, y, 'rps'),
+      (x, y) => `${rateOf(x)} vs ${rateOf(y)}: the cluster's own overhead on one core`,
     ),
   ];
 }
