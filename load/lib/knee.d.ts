@@ -1,4 +1,37 @@
 /**
+ * @typedef {import('./phases.js').StepPlan} StepPlan
+ * @typedef {object} StepStats what k6 recorded of one step (of this generator's share, or summed over generators)
+ * @property {number} count requests
+ * @property {number} errorRate share of requests that failed (k6's http_req_failed)
+ * @property {number} p95 ms (summed over generators: the highest generator's, an upper bound)
+ * @property {number} p99 ms
+ * @property {number} [overP95] requests slower than the p95 objective: when given, the objective is judged on it (exact across generators)
+ * @property {number} [overP99] requests slower than the p99 objective
+ * @property {number} dropped iterations k6 could not start on time
+ * @property {number} [limited] responses that said the key binds (key-limit.js)
+ * @property {number} [vusMax] the most VUs busy at once
+ * @property {number} [iterationAvg] ms an iteration took, the request included
+ * @property {number} [requestAvg] ms a request took
+ * @typedef {{ maxErrorRate: number, p95Ms: number, p99Ms: number, minAchieved: number, maxDropped: number, maxVUs?: number, share?: number }} Criteria
+ *   share: the part of each step's rate this run offers (its execution segment), 1 when alone
+ * @typedef {import('../../spec/rules/capacity-svg.js').Bound} Bound what stopped a step: the server's knee, the key's limit, or the generator's ceiling
+ * @typedef {'errors' | 'latency' | 'slowdown' | 'key' | 'cpu' | 'vus' | 'dropped' | 'no-requests'} Cause the evidence the bound rests on
+ * @typedef {{ name: string, rate: number, offered: number, achieved: number, errorRate: number, p95: number, p99: number, requestMs: number | null, slowdown: number | null, dropped: number, ok: boolean, why: string, afterKnee: boolean, skipped: boolean, bound: Bound | null, cause: Cause | null, k6: string }} StepVerdict
+ *   rate: the step's whole rate; offered: this run's share of it; requestMs: the mean request time;
+ *   slowdown: requestMs over the fastest lower step's (null on the first step, or without times)
+ * @typedef {{ rows: StepVerdict[], held: StepVerdict | null, broke: StepVerdict | null, bound: Bound | null }} Knee
+ * @typedef {{ kind: 'found' | 'refine' | 'raise-max' | 'lower-start' | 'key' | 'generator', between?: number[], cause?: Cause | null }} NextPass
+ *   cause: what the generator ran out of, when it bound the search
+ */
+/**
+ * The most VUs busy in a step. k6 counts the active VUs of the whole run, and a step's last
+ * iterations run on into the next one (gracefulStop): a count above the step's own maximum says so
+ * rather than claim more VUs than a step may have.
+ * @param {number} busy
+ * @param {number | undefined} maxVUs
+ */
+export function vusText(busy: number, maxVUs: number | undefined): string;
+/**
  * Whether a step's (or several steps' summed) statistics meet the error and latency objectives:
  * what capacity.js's thresholds ask of the first step of a search, or of every request at fixed rates.
  * @param {StepStats} s

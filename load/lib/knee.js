@@ -34,6 +34,19 @@ import { stepMetric } from './phases.js';
  */
 
 /**
+ * The most VUs busy in a step. k6 counts the active VUs of the whole run, and a step's last
+ * iterations run on into the next one (gracefulStop): a count above the step's own maximum says so
+ * rather than claim more VUs than a step may have.
+ * @param {number} busy
+ * @param {number | undefined} maxVUs
+ */
+export function vusText(busy, maxVUs) {
+  if (!maxVUs) return 'VUs busy at most ' + busy;
+  if (busy <= maxVUs) return 'VUs busy at most ' + busy + ' of ' + maxVUs;
+  return 'VUs busy at most ' + busy + ' with the step before still ending (' + maxVUs + ' a step)';
+}
+
+/**
  * What k6 itself used on a step, so that "the generator could not keep up" is told apart from
  * "the target slowed down": VUs busy, dropped iterations, and the time an iteration spent around
  * its request (script and scheduling), with the request time's growth since the fastest lower step.
@@ -43,7 +56,7 @@ import { stepMetric } from './phases.js';
  */
 function generatorUse(s, criteria, base) {
   const parts = [];
-  if (s.vusMax !== undefined) parts.push('VUs busy at most ' + s.vusMax + (criteria.maxVUs ? ' of ' + criteria.maxVUs : ''));
+  if (s.vusMax !== undefined) parts.push(vusText(s.vusMax, criteria.maxVUs));
   parts.push(s.dropped + ' dropped');
   if (s.iterationAvg !== undefined && s.requestAvg !== undefined) {
     const growth = slowdownOf(s, base);

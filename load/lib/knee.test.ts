@@ -1,7 +1,7 @@
 // capacity.js's reading of its steps (knee.js): recorded step results and the verdict each must give.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { STEP_AGGREGATES, boundLine, judgeSteps, nextPass, stepLine, stepStats, stepThresholds, type StepStats } from './knee.js';
+import { STEP_AGGREGATES, boundLine, judgeSteps, nextPass, stepLine, vusText, stepStats, stepThresholds, type StepStats } from './knee.js';
 import { doublingRates, refineRates, stepPlan } from './phases.js';
 
 const criteria = { maxErrorRate: 0.01, p95Ms: 100, p99Ms: 200, minAchieved: 0.95, maxDropped: 0.01 };
@@ -249,5 +249,16 @@ test('stepThresholds and stepStats name the same aggregates: what is kept is wha
     null,
   );
 });
+
+const vusCases: Array<[string, number, number | undefined, string]> = [
+  ['within the step', 12, 200, 'VUs busy at most 12 of 200'],
+  ['all of them', 200, 200, 'VUs busy at most 200 of 200'],
+  // k6 counts the run's active VUs: the step before, in its gracefulStop, adds to them.
+  ['more than a step may have', 275, 200, 'VUs busy at most 275 with the step before still ending (200 a step)'],
+  ['no maximum known', 7, undefined, 'VUs busy at most 7'],
+];
+for (const [name, busy, max, expected] of vusCases) {
+  test(`vusText: ${name}`, () => assert.is(vusText(busy, max), expected));
+}
 
 test.run();
