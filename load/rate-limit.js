@@ -25,7 +25,7 @@ import { DEFAULT_TOLERANCES, REFUSAL_STATUSES, isRefusalStatus, readSnapshot } f
 import { timelineSvg } from '../spec/rules/timeline-svg.js';
 import { EVENTS } from '../spec/rules/rules.js';
 import { baseUrl, boolEnv, clientsEnv, durationEnv, expectedLimit, numberEnv, stringEnv, summaryPath } from './lib/config.js';
-import { limitShortfalls, shortfallLine, unreachableReason } from './lib/key-limit.js';
+import { limitShortfalls, runPlanLines, shortfallLine, unreachableReason } from './lib/key-limit.js';
 import { refusal, setupStop } from './lib/outcome.js';
 import { answerOf, banProbeTimes, createPacer } from './lib/pacing.js';
 import { isWhole, segmentOf } from './lib/segments.js';
@@ -147,42 +147,6 @@ export const options = {
   discardResponseBodies: true,
 };
 
-/**
- * What the run will do, said once setup knows the key's limit.
- * @param {number} learned the key's X-RateLimit-Limit
- * @param {number} offered requests per minute the run offers
- */
-function announce(learned, offered) {
-  console.log(
-    'rate-limit.js: ' +
-      target.baseUrl +
-      ', Limit ' +
-      learned +
-      (expected.limit === null ? ' (learned)' : ' (expected ' + expected.limit + ')') +
-      ', offering ' +
-      offered +
-      ' requests/min for ' +
-      DURATION_S +
-      ' s' +
-      (CLIENTS > 1 ? ' in bursts of ' + CLIENTS + ' at once (CLIENTS), each within the Remaining last seen plus one' : '') +
-      (CROSS_WINDOWS ? ', must cross at least one window boundary' : ', window boundary not required (CROSS_WINDOWS=0)') +
-      (BAN ? ', then the ban scenario for up to ' + BAN_DURATION_S + ' s' : '') +
-      (STRICT ? '; should-level rules fail the run (STRICT=1)' : '') +
-      '. One VU makes every request, so k6 may warn "Insufficient VUs, reached 1 active VUs": expected, see the summary'
-  );
-  if (CLIENTS > learned + 1) {
-    console.warn(
-      'CLIENTS=' +
-        CLIENTS +
-        ' but the key allows ' +
-        learned +
-        ' a minute: a burst never goes past the Remaining last seen plus one, so at most ' +
-        (learned + 1) +
-        ' requests go at once; use a key whose limit is above CLIENTS to see them all'
-    );
-  }
-}
-
 export function setup() {
   add(zeroSamples());
   if (!isWhole(segmentOf(exec.test.options))) return refusal(ONE_PROCESS);
@@ -200,7 +164,19 @@ export function setup() {
   const perMinute = expected.limit === null ? Math.ceil(learned * OVERDRIVE) : targetPerMinute;
   // The pacer's rate, within what the scenario's wake-ups can carry.
   const offered = Math.min(perMinute, scenarios.limit.rate * CLIENTS);
-  announce(learned, offered);
+  const said = runPlanLines({
+    baseUrl: target.baseUrl,
+    limit: learned,
+    expectedLimit: expected.limit,
+    offeredPerMinute: offered,
+    durationS: DURATION_S,
+    clients: CLIENTS,
+    crossWindows: CROSS_WINDOWS,
+    banS: BAN ? BAN_DURATION_S : null,
+    strict: STRICT,
+  });
+  console.log(said.line);
+  for (let i = 0; i < said.warnings.length; i++) console.warn(said.warnings[i]);
   const shortfalls = limitShortfalls({
     limit: learned,
     remaining: seen.remaining,

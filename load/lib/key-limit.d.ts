@@ -54,6 +54,28 @@ export function keyLimitFromGauges(gauge: (metric: string) => number | undefined
  */
 export function limitShortfalls(plan: ReachPlan): Shortfall[];
 /**
+ * @typedef {object} RunPlan what rate-limit.js is set up to do, as setup tells it
+ * @property {string} baseUrl BASE_URL
+ * @property {number} limit the key's X-RateLimit-Limit
+ * @property {number | null} expectedLimit PLAN's or LIMIT's, null when the limit is learned
+ * @property {number} offeredPerMinute what the run offers
+ * @property {number} durationS DURATION
+ * @property {number} clients CLIENTS
+ * @property {boolean} crossWindows CROSS_WINDOWS
+ * @property {number | null} banS the ban scenario's length (BAN_DURATION), null without BAN
+ * @property {boolean} strict STRICT
+ */
+/**
+ * What setup says once it knows the key's limit: one line of what the run will do, and a warning
+ * when CLIENTS is more than a burst may send (never past the Remaining last seen plus one).
+ * @param {RunPlan} run
+ * @returns {{ line: string, warnings: string[] }}
+ */
+export function runPlanLines(run: RunPlan): {
+    line: string;
+    warnings: string[];
+};
+/**
  * The warning setup prints for a shortfall, with what to change.
  * @param {Shortfall} f
  */
@@ -134,4 +156,45 @@ export type Shortfall = {
     certain: boolean;
     problem: string;
     change: string;
+};
+/**
+ * what rate-limit.js is set up to do, as setup tells it
+ */
+export type RunPlan = {
+    /**
+     * BASE_URL
+     */
+    baseUrl: string;
+    /**
+     * the key's X-RateLimit-Limit
+     */
+    limit: number;
+    /**
+     * PLAN's or LIMIT's, null when the limit is learned
+     */
+    expectedLimit: number | null;
+    /**
+     * what the run offers
+     */
+    offeredPerMinute: number;
+    /**
+     * DURATION
+     */
+    durationS: number;
+    /**
+     * CLIENTS
+     */
+    clients: number;
+    /**
+     * CROSS_WINDOWS
+     */
+    crossWindows: boolean;
+    /**
+     * the ban scenario's length (BAN_DURATION), null without BAN
+     */
+    banS: number | null;
+    /**
+     * STRICT
+     */
+    strict: boolean;
 };

@@ -224,6 +224,58 @@ export function limitShortfalls(plan) {
 }
 
 /**
+ * @typedef {object} RunPlan what rate-limit.js is set up to do, as setup tells it
+ * @property {string} baseUrl BASE_URL
+ * @property {number} limit the key's X-RateLimit-Limit
+ * @property {number | null} expectedLimit PLAN's or LIMIT's, null when the limit is learned
+ * @property {number} offeredPerMinute what the run offers
+ * @property {number} durationS DURATION
+ * @property {number} clients CLIENTS
+ * @property {boolean} crossWindows CROSS_WINDOWS
+ * @property {number | null} banS the ban scenario's length (BAN_DURATION), null without BAN
+ * @property {boolean} strict STRICT
+ */
+
+/**
+ * What setup says once it knows the key's limit: one line of what the run will do, and a warning
+ * when CLIENTS is more than a burst may send (never past the Remaining last seen plus one).
+ * @param {RunPlan} run
+ * @returns {{ line: string, warnings: string[] }}
+ */
+export function runPlanLines(run) {
+  const line =
+    'rate-limit.js: ' +
+    run.baseUrl +
+    ', Limit ' +
+    run.limit +
+    (run.expectedLimit === null ? ' (learned)' : ' (expected ' + run.expectedLimit + ')') +
+    ', offering ' +
+    run.offeredPerMinute +
+    ' requests/min for ' +
+    run.durationS +
+    ' s' +
+    (run.clients > 1 ? ' in bursts of ' + run.clients + ' at once (CLIENTS), each within the Remaining last seen plus one' : '') +
+    (run.crossWindows ? ', must cross at least one window boundary' : ', window boundary not required (CROSS_WINDOWS=0)') +
+    (run.banS !== null ? ', then the ban scenario for up to ' + run.banS + ' s' : '') +
+    (run.strict ? '; should-level rules fail the run (STRICT=1)' : '') +
+    '. One VU makes every request, so k6 may warn "Insufficient VUs, reached 1 active VUs": expected, see the summary';
+  /** @type {string[]} */
+  const warnings = [];
+  if (run.clients > run.limit + 1) {
+    warnings.push(
+      'CLIENTS=' +
+        run.clients +
+        ' but the key allows ' +
+        run.limit +
+        ' a minute: a burst never goes past the Remaining last seen plus one, so at most ' +
+        (run.limit + 1) +
+        ' requests go at once; use a key whose limit is above CLIENTS to see them all'
+    );
+  }
+  return { line: line, warnings: warnings };
+}
+
+/**
  * The warning setup prints for a shortfall, with what to change.
  * @param {Shortfall} f
  */

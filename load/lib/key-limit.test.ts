@@ -1,6 +1,17 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { keyLimit, keyLimitFromGauges, keyLimitLine, keyLimitSamples, limitShortfalls, shortfallLine, unreachableReason, type ReachPlan } from './key-limit.js';
+import {
+  keyLimit,
+  keyLimitFromGauges,
+  keyLimitLine,
+  keyLimitSamples,
+  limitShortfalls,
+  runPlanLines,
+  shortfallLine,
+  unreachableReason,
+  type ReachPlan,
+  type RunPlan,
+} from './key-limit.js';
 
 const NOW = Date.UTC(2026, 10, 23, 12, 0, 30);
 const DATE = new Date(NOW).toUTCString();
@@ -129,5 +140,41 @@ test('setup warns of every shortfall and stops only on the certain ones, naming 
     /^the run as set up cannot reach the key's limit, so its thresholds would fail whatever the target does: DURATION=30 s is too short .*; raise DURATION .*\. Also: a whole 60 s window cannot be seen in DURATION=30 s/,
   );
 });
+
+const RUN: RunPlan = {
+  baseUrl: 'http://127.0.0.1:3000/v1',
+  limit: 60,
+  expectedLimit: 60,
+  offeredPerMinute: 90,
+  durationS: 150,
+  clients: 1,
+  crossWindows: true,
+  banS: null,
+  strict: false,
+};
+const runCases: Array<[string, Partial<RunPlan>, RegExp, number]> = [
+  [
+    'the defaults',
+    {},
+    /^rate-limit\.js: http:\/\/127\.0\.0\.1:3000\/v1, Limit 60 \(expected 60\), offering 90 requests\/min for 150 s, must cross at least one window boundary\. One VU/,
+    0,
+  ],
+  [
+    'a learned limit, BAN and STRICT',
+    { expectedLimit: null, banS: 720, strict: true },
+    /Limit 60 \(learned\).*then the ban scenario for up to 720 s; should-level rules fail the run \(STRICT=1\)/,
+    0,
+  ],
+  ['bursts within the limit', { clients: 61 }, /in bursts of 61 at once \(CLIENTS\)/, 0],
+  ['bursts above what the key allows', { clients: 62 }, /in bursts of 62/, 1],
+];
+for (const [name, change, line, warnings] of runCases) {
+  test(`runPlanLines: ${name}`, () => {
+    const said = runPlanLines({ ...RUN, ...change });
+    assert.match(said.line, line);
+    assert.is(said.warnings.length, warnings);
+    if (warnings) assert.match(said.warnings[0]!, /^CLIENTS=62 but the key allows 60 a minute: .* at most 61 requests go at once/);
+  });
+}
 
 test.run();

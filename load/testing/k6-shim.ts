@@ -4,9 +4,9 @@
 // the scripts' wiring (metric names, tags, threshold keys, data flow, summary) and their logic;
 // it is not k6: the JavaScript engine is V8, not goja (syntax is checked separately), and the
 // executors are simulated one VU at a time (k6-run.ts). The runs with a real k6 are in k6.test.ts.
-import { register } from 'node:module';
 import type { MetricInfo, MetricType, Sample, Tags } from './k6-thresholds.ts';
 
+export { registerK6Shim } from './k6-modules.ts';
 export {
   evaluateThresholds,
   parseMetricKey,
@@ -62,53 +62,6 @@ const TIMINGS = ['http_req_blocked', 'http_req_connecting', 'http_req_tls_handsh
 /** host:port as Go's canonicalAddr writes it: the scheme's port when none is given. */
 function canonicalAddr(url: URL): string {
   return `${url.hostname}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
-}
-
-const K6_MODULES: Record<string, string> = {
-  k6: `const s = () => globalThis.__k6shim;
-export function check(v, sets, tags) { return s().check(v, sets, tags); }
-export function fail(m) { return s().fail(m); }
-export function sleep(x) { return s().sleep(x); }
-export function group(n, f) { return s().group(n, f); }
-export default { check, fail, sleep, group };`,
-  'k6/http': `const s = () => globalThis.__k6shim;
-export function get(u, p) { return s().request('GET', u, null, p); }
-export function post(u, b, p) { return s().request('POST', u, b, p); }
-export function put(u, b, p) { return s().request('PUT', u, b, p); }
-export function del(u, b, p) { return s().request('DELETE', u, b, p); }
-export function request(m, u, b, p) { return s().request(m, u, b, p); }
-export function batch(r) { return s().batch(r); }
-export function expectedStatuses(...a) { return s().expectedStatuses(a); }
-export function setResponseCallback(c) { return s().setResponseCallback(c); }
-export default { get, post, put, del, request, batch, expectedStatuses, setResponseCallback };`,
-  'k6/metrics': `const s = () => globalThis.__k6shim;
-class Metric { constructor(type, name, isTime) { this.name = name; s().declare(name, type, !!isTime); } add(v, tags) { s().add(this.name, Number(v), tags || {}); } }
-export class Counter extends Metric { constructor(n, t) { super('counter', n, t); } }
-export class Rate extends Metric { constructor(n, t) { super('rate', n, t); } }
-export class Trend extends Metric { constructor(n, t) { super('trend', n, t); } }
-export class Gauge extends Metric { constructor(n, t) { super('gauge', n, t); } }
-export default { Counter, Rate, Trend, Gauge };`,
-  'k6/execution': `const s = () => globalThis.__k6shim;
-export default {
-  get scenario() { return s().execScenario(); },
-  get vu() { return s().execVu(); },
-  get instance() { return s().execInstance(); },
-  get test() { return { abort: (m) => s().abort(m), get options() { return s().execOptions(); } }; },
-};`,
-};
-
-let registered = false;
-/** Maps the k6 module names to the stand-ins above, for every import that follows. */
-export function registerK6Shim(): void {
-  if (registered) return;
-  registered = true;
-  const table = JSON.stringify(Object.fromEntries(Object.entries(K6_MODULES).map(([k, v]) => [k, 'data:text/javascript,' + encodeURIComponent(v)])));
-  const hooks = `const table = ${table};
-export async function resolve(specifier, context, next) {
-  if (Object.prototype.hasOwnProperty.call(table, specifier)) return { url: table[specifier], shortCircuit: true };
-  return next(specifier, context);
-}`;
-  register('data:text/javascript,' + encodeURIComponent(hooks));
 }
 
 /** What fail() throws: k6 ends the iteration, not the run. */
