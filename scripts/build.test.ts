@@ -1,9 +1,23 @@
 // What `npm run build` leaves in dist/ beyond tsc's output (the test runner builds before any test), and
 // that a checkout is never without a whole dist/: each part of the swap on trees in a temporary folder,
-// then a real build in this checkout during which the server still starts and `npm pack` still lists
-// the whole package.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+// then a real build in a copy of this checkout (the rest of the suite uses this one's dist/) during
+// which the server still starts and `npm pack` still lists the whole package.
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import {
+  accessSync,
+  constants,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -218,9 +232,26 @@ install(staging, root);`,
 
 parts.run();
 
+/**
+ * A copy of this checkout: its files (git's, untracked ones included) and dist/ with their times, and
+ * node_modules linked. A build there changes nothing the rest of the suite, running meanwhile, uses.
+ */
+function copyOfCheckout(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'adoption-checkout-'));
+  const listed = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root, encoding: 'utf8' });
+  for (const file of listed.split('\0').filter((f) => f && existsSync(join(root, f)))) {
+    mkdirSync(dirname(join(dir, file)), { recursive: true });
+    cpSync(join(root, file), join(dir, file), { preserveTimestamps: true });
+  }
+  cpSync(join(root, 'dist'), join(dir, 'dist'), { recursive: true, preserveTimestamps: true });
+  symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
+  return dir;
+}
+
+let copy = '';
 const run = (command: string, args: string[]) =>
   new Promise<{ ok: boolean; stdout: string; output: string }>((resolve) =>
-    execFile(command, args, { cwd: root, encoding: 'utf8', timeout: 60_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
+    execFile(command, args, { cwd: copy, encoding: 'utf8', timeout: 60_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
       resolve({ ok: !error, stdout, output: `${stdout}${stderr}`.slice(-1500) }),
     ),
   );
@@ -233,6 +264,10 @@ async function packList(): Promise<string[] | string> {
 }
 
 const checkout = suite('the checkout during a build');
+checkout.before(() => {
+  copy = copyOfCheckout();
+});
+checkout.after(() => rmSync(copy, { recursive: true, force: true }));
 
 checkout("the command's entry is executable, so `npx adoption-kit` runs in the repository as in a project that installed the kit", () => {
   assert.not.throws(() => accessSync(join(root, 'dist/bin/adoption-kit.js'), constants.X_OK));
@@ -241,9 +276,9 @@ checkout("the command's entry is executable, so `npx adoption-kit` runs in the r
 checkout('during a real build, `node dist/server/cli.js --help` keeps starting and `npm pack` lists the whole package', async () => {
   const before = await packList();
   if (typeof before === 'string') throw new Error(`npm pack before the build: ${before}`);
-  const builtBefore = statSync(join(root, 'dist/server/cli.js')).mtimeMs;
+  const builtBefore = statSync(join(copy, 'dist/server/cli.js')).mtimeMs;
   const started = Date.now();
-  const build = spawn(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const build = spawn(process.execPath, ['scripts/build.mjs'], { cwd: copy, stdio: ['ignore', 'pipe', 'pipe'] });
   let buildOutput = '';
   build.stdout.on('data', (chunk: Buffer) => (buildOutput += chunk.toString()));
   build.stderr.on('data', (chunk: Buffer) => (buildOutput += chunk.toString()));
@@ -271,8 +306,7 @@ checkout('during a real build, `node dist/server/cli.js --help` keeps starting a
   })();
   assert.is(await finished, 0, buildOutput);
   await Promise.all([starting, packing]);
-  // Whole: every file the build kept (sources may change meanwhile: others work in this checkout too),
-  // and nothing that was neither before nor after.
+  // Whole: every file the build kept, and nothing that was neither before nor after.
   const after = await packList();
   if (typeof after === 'string') throw new Error(`npm pack after the build: ${after}`);
   const kept = before.filter((f) => after.includes(f));
@@ -285,20 +319,20 @@ checkout('during a real build, `node dist/server/cli.js --help` keeps starting a
   process.stdout.write(`  [build] ${starts} starts and ${packs} packs during a ${((Date.now() - started) / 1000).toFixed(1)} s build\n`);
   assert.equal(failures.slice(0, 3), [], `${failures.length} failures in ${starts} starts and ${packs} packs`);
   assert.ok(starts >= 3 && packs >= 1, `the build outlasted ${starts} starts and ${packs} packs`);
-  assert.ok(statSync(join(root, 'dist/server/cli.js')).mtimeMs > builtBefore, 'the build replaced dist/');
+  assert.ok(statSync(join(copy, 'dist/server/cli.js')).mtimeMs > builtBefore, 'the build replaced dist/');
   assert.equal(
-    readdirSync(root).filter((name) => name.startsWith(`.dist-build-${build.pid}-`)),
+    readdirSync(copy).filter((name) => name.startsWith(`.dist-build-${build.pid}-`)),
     [],
     'the build leaves nothing beside dist/',
   );
 });
 
 checkout('--if-stale right after a build says nothing and builds nothing; an unknown option is refused with the usage', async () => {
-  const builtAt = statSync(join(root, 'dist/server/cli.js')).mtimeMs;
+  const builtAt = statSync(join(copy, 'dist/server/cli.js')).mtimeMs;
   const fresh = await run(process.execPath, ['scripts/build.mjs', '--if-stale']);
   assert.ok(fresh.ok, fresh.output);
   assert.is(fresh.output, '');
-  assert.is(statSync(join(root, 'dist/server/cli.js')).mtimeMs, builtAt);
+  assert.is(statSync(join(copy, 'dist/server/cli.js')).mtimeMs, builtAt);
   const wrong = await run(process.execPath, ['scripts/build.mjs', '--watch']);
   assert.not.ok(wrong.ok);
   assert.is(wrong.output, 'unknown option --watch\nUsage: node scripts/build.mjs [--if-stale]\n');
