@@ -31,7 +31,7 @@ import {
   TICKS_PER_SECOND,
 } from './proc.ts';
 import { interleave, voidReason } from './stats.ts';
-import { launch, serverEnv, waitForLog, type LaunchContext, type RunningServer } from './targets.ts';
+import { launch, plainContext, serverEnv, waitForLog, type RunningServer } from './targets.ts';
 import { findWrk, WrkGenerator } from './wrk.ts';
 import {
   countFindings,
@@ -171,7 +171,11 @@ export async function runProxyCase(options: ProxyCaseOptions, log: (line: string
     const direct = await startServer('server-direct', dir, pinning?.server);
     stops.push(() => stopChild(direct.child));
     log(`proxy case: direct server pid ${direct.child.pid} on ${direct.origin}`);
-    const nullServer = await launch('null', { kind: 'null' }, nullContext(dir, pinning, cpus));
+    const nullServer = await launch(
+      'null',
+      { kind: 'null' },
+      plainContext({ dir, pinning, cpus, apiKey: PROXY_CASE_KEY, apiKeysFile: API_KEYS, canned: undefined }),
+    );
     stops.push(() => nullServer.stop());
     for (const connections of options.connections)
       report.series.push(await runSeries(options, connections, { dir, generator, direct, nullServer, serverCpu: pinning?.server, proxyCpu, log }));
@@ -182,26 +186,6 @@ export async function runProxyCase(options: ProxyCaseOptions, log: (line: string
     else rmSync(dir, { recursive: true, force: true });
   }
   return report;
-}
-
-/** The null server needs only a directory and the cores from a launch context. */
-function nullContext(dir: string, pinning: ReturnType<typeof choosePinning>, cpus: number[]): LaunchContext {
-  return {
-    dir,
-    pinning,
-    cpus,
-    apiKey: PROXY_CASE_KEY,
-    apiKeysFile: API_KEYS,
-    redisUrl: '',
-    redisPrefix: '',
-    databaseUrl: undefined,
-    cpuProfDir: undefined,
-    stores: new Map(),
-    seeds: new Map(),
-    referenceFlags: [],
-    referenceNodeFlags: [],
-    canned: undefined,
-  };
 }
 
 /** One connection count: a fresh proxy and its own server, warm-up both ways, then the rounds, direct and via the proxy interleaved. */

@@ -66,6 +66,21 @@ export interface LaunchContext {
   canned: CannedResponses | undefined;
 }
 
+/** A context for servers that need no store, Redis or database: a peer, or the null server. */
+export function plainContext(fields: Pick<LaunchContext, 'dir' | 'pinning' | 'cpus' | 'apiKey' | 'apiKeysFile' | 'canned'>): LaunchContext {
+  return {
+    ...fields,
+    redisUrl: '',
+    redisPrefix: '',
+    databaseUrl: undefined,
+    cpuProfDir: undefined,
+    stores: new Map(),
+    seeds: new Map(),
+    referenceFlags: [],
+    referenceNodeFlags: [],
+  };
+}
+
 export interface RunningServer {
   id: ServerId;
   /** e.g. http://127.0.0.1:41234 */

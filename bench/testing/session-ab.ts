@@ -18,7 +18,7 @@ import { isReady } from '../peers/protocol.mjs';
 import { allowedCpus, awaitMessage, choosePinning, cpuList, sessionOf, stopChild } from '../proc.ts';
 import { interleave, median } from '../stats.ts';
 import { petArrayJson } from '../stores.ts';
-import { launch, SCRIPTS, type LaunchContext } from '../targets.ts';
+import { launch, plainContext, SCRIPTS } from '../targets.ts';
 import { findWrk, WrkGenerator } from '../wrk.ts';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '6' }, duration: { type: 'string', default: '5' } } });
@@ -36,22 +36,7 @@ const dir = mkdtempSync(join(tmpdir(), 'session-ab-'));
 const bodyFile = join(dir, 'list.json');
 writeFileSync(bodyFile, JSON.stringify(JSON.parse(petArrayJson(20))));
 const canned = { list: { bodyFile, contentType: 'application/json; charset=utf-8' }, get: { bodyFile, contentType: 'application/json; charset=utf-8' } };
-const context: LaunchContext = {
-  dir,
-  pinning,
-  cpus: allowedCpus(),
-  apiKey: 'session-ab',
-  apiKeysFile: '',
-  redisUrl: '',
-  redisPrefix: '',
-  databaseUrl: undefined,
-  cpuProfDir: undefined,
-  stores: new Map(),
-  seeds: new Map(),
-  referenceFlags: [],
-  referenceNodeFlags: [],
-  canned,
-};
+const context = plainContext({ dir, pinning, cpus: allowedCpus(), apiKey: 'session-ab', apiKeysFile: '', canned });
 
 /** The same peer in a session of its own: a process group of its own is one (setsid). */
 async function startDetached(): Promise<{ child: ChildProcess; origin: string }> {
