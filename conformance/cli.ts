@@ -13,7 +13,7 @@ import { KIT_FAILED, endSoonAfter, exitOnKitFailure, guarded, kitFailure } from 
 import type { ResolvedOptions } from './checks/area.ts';
 import { CATALOGUE, NEED_FLAGS } from './catalogue.ts';
 import { readConfig } from './config.ts';
-import { isEntryPoint } from './entry.ts';
+import { isEntryPoint } from '../lib/entry.ts';
 import { CLI_ONLY_OPTIONS, HELP, OPTIONS, type CliOnlyOptions, type RunOptionValues } from './options.ts';
 import { consoleProgress, formatConsole } from './report/console.ts';
 import { formatHtml } from './report/html.ts';

@@ -4,8 +4,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Report } from './run.ts';
-import { conformOn, outcomeOf, startTarget, type Target } from './testing/faults/harness.ts';
-import type { FaultBehaviour, ProxyRequest } from './testing/faults/proxy.ts';
+import { conformOn, outcomeOf, startTarget, type Target } from './testing/flaws/harness.ts';
+import type { FaultBehaviour, ProxyRequest } from './testing/flaws/proxy.ts';
 import type { SecondServerOptions } from './testing/second-server/index.ts';
 
 const SEED = 20_260_214;

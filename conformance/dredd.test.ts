@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { stringify as toYaml } from 'yaml';
-import { derivedDescription, mergeAllOf, runDredd, transactionPlans } from './dredd.ts';
-import { FAULTS } from './testing/faults/catalogue.ts';
-import { startTarget, type Target } from './testing/faults/harness.ts';
+import { derivedDescription, mergeAllOf, runDredd, transactionPlans } from './dredd/run.ts';
+import { FAULTS } from './testing/flaws/catalogue.ts';
+import { startTarget, type Target } from './testing/flaws/harness.ts';
 import { DEFAULT_SPEC_PATH, loadContract, type Contract } from './openapi.ts';
 
 const LIST_200 = '/pets > List animals > 200 > application/json';

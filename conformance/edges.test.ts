@@ -11,8 +11,8 @@ import * as assert from 'uvu/assert';
 import { main } from './cli.ts';
 import { HttpClient } from './http.ts';
 import { NetworkFailure, Transport } from './transport.ts';
-import { startTarget, conformOn, outcomeOf, type Target } from './testing/faults/harness.ts';
-import { operationOf } from './testing/faults/rewrite.ts';
+import { startTarget, conformOn, outcomeOf, type Target } from './testing/flaws/harness.ts';
+import { operationOf } from './testing/flaws/rewrite.ts';
 import { rateLimitHeaders, startHugeFront, startRecorder, HUGE_BYTES, type Listener, type Recorded } from './testing/edges.ts';
 
 const KIB = 1024;

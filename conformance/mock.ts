@@ -18,7 +18,7 @@ import { DEFAULT_SPEC_PATH, type JsonObject } from '../lib/openapi.ts';
 import { contractFacts } from '../spec/contract-facts.ts';
 import { INJECTED_ANSWERS } from '../server/plugins/faults.ts';
 import { collectOutput, freePort, spawnChild, stopChild, stopWithParent, waitForOutput } from '../lib/processes.ts';
-import { isEntryPoint } from './entry.ts';
+import { isEntryPoint } from '../lib/entry.ts';
 import type { ChildProcess } from 'node:child_process';
 
 export const MOCK_OPTIONS: readonly OptionSpec[] = [

@@ -10,8 +10,8 @@ import { selfSignedCertificate } from '../lib/testing/tls.ts';
 import { guideBlock } from '../scripts/guide-blocks.ts';
 import { main } from './cli.ts';
 import { runConformance } from './run.ts';
-import { conformOn, outcomeOf, startTarget, type Target } from './testing/faults/harness.ts';
-import { startFaultProxy, type FaultProxy } from './testing/faults/proxy.ts';
+import { conformOn, outcomeOf, startTarget, type Target } from './testing/flaws/harness.ts';
+import { startFaultProxy, type FaultProxy } from './testing/flaws/proxy.ts';
 
 function capture() {
   const out: string[] = [];

@@ -6,8 +6,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { main } from './cli.ts';
 import type { Report } from './run.ts';
-import { conformOn, startTarget, type Target } from './testing/faults/harness.ts';
-import type { FaultBehaviour, ProxyRequest, ProxyResponse } from './testing/faults/proxy.ts';
+import { conformOn, startTarget, type Target } from './testing/flaws/harness.ts';
+import type { FaultBehaviour, ProxyRequest, ProxyResponse } from './testing/flaws/proxy.ts';
 
 const refused = suite('refused by the target');
 

@@ -4,8 +4,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CATALOGUE } from './catalogue.ts';
-import { conformOn, outcomeOf, startTarget, type Target } from './testing/faults/harness.ts';
-import { startFaultProxy } from './testing/faults/proxy.ts';
+import { conformOn, outcomeOf, startTarget, type Target } from './testing/flaws/harness.ts';
+import { startFaultProxy } from './testing/flaws/proxy.ts';
 import { freePort } from '../lib/processes.ts';
 import { GENERATED_PHASES } from './options.ts';
 import { runConformance, UnreachableError, type ProgressEvent } from './run.ts';

@@ -9,7 +9,7 @@ import { UsageError } from '../lib/errors.ts';
 import { CATALOGUE, checkSelector, NEED_FLAGS, type CheckDef, type Profile } from './catalogue.ts';
 import type { AreaContext, Phase, ProgressEvent, ResolvedOptions, RunContext } from './checks/area.ts';
 import { AREAS } from './checks/index.ts';
-import type { DreddOutcome } from './dredd.ts';
+import type { DreddOutcome } from './dredd/run.ts';
 import { RequestBudget } from './generate/budget.ts';
 import { HttpClient, keyLabel, type Clock } from './http.ts';
 import type { Timeline } from '../spec/rules/timeline-svg.js';

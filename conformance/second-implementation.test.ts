@@ -4,9 +4,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { UsageError } from '../lib/errors.ts';
-import { conformOn, failedIds, outcomeOf, startTarget, type Target } from './testing/faults/harness.ts';
-import type { FaultBehaviour } from './testing/faults/proxy.ts';
-import { withoutHeaders } from './testing/faults/rewrite.ts';
+import { conformOn, failedIds, outcomeOf, startTarget, type Target } from './testing/flaws/harness.ts';
+import type { FaultBehaviour } from './testing/flaws/proxy.ts';
+import { withoutHeaders } from './testing/flaws/rewrite.ts';
 import type { Report } from './run.ts';
 import type { SecondServerOptions } from './testing/second-server/index.ts';
 

@@ -5,7 +5,7 @@
 // fails: never 1, which is a verdict.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { isEntryPoint } from '../conformance/entry.ts';
+import { isEntryPoint } from '../lib/entry.ts';
 import type { Clock } from '../conformance/http.ts';
 import { DEFAULT_SPEC_PATH, loadContract } from '../conformance/openapi.ts';
 import { parseOptions } from '../lib/cli-options.ts';

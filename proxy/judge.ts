@@ -10,7 +10,7 @@ import { LIVE_AREAS } from '../conformance/checks/index.ts';
 import { jsonBody, keyLabel, type Exchange } from '../conformance/http.ts';
 import type { CheckResult } from '../conformance/ledger.ts';
 import type { Contract } from '../conformance/openapi.ts';
-import { OBLIGATIONS, type ClientReport } from '../server/client-report/recorder.ts';
+import { OBLIGATIONS, type ClientReport } from '../lib/client-obligations.ts';
 import { Listeners } from '../lib/live/source.ts';
 import { headerValue, parseInteger } from '../spec/rules/fields.js';
 import type { Tolerances } from '../spec/rules/snapshot.js';

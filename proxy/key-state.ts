@@ -6,7 +6,7 @@ import { LIVE_AREAS } from '../conformance/checks/index.ts';
 import { rateLimitArea } from '../conformance/checks/rate-limit.ts';
 import { rateLimitVerdict, type RateLimitVerdict } from '../conformance/checks/rate-limit-verdict.ts';
 import { Ledger, type CheckLedger } from '../conformance/ledger.ts';
-import { ClientRecorder } from '../server/client-report/recorder.ts';
+import { ClientRecorder } from '../lib/client-obligations.ts';
 import type { Tolerances } from '../spec/rules/snapshot.js';
 import type { TimelinePoint } from '../spec/rules/timeline-svg.js';
 import type { LastWindow } from './injected.ts';

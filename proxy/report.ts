@@ -5,7 +5,7 @@
 import { formatExchange, type Exchange } from '../conformance/http.ts';
 import { curlLine } from '../conformance/report/curl.ts';
 import type { CheckResult } from '../conformance/ledger.ts';
-import { OBLIGATIONS, readiness, type ClientReport } from '../server/client-report/recorder.ts';
+import { OBLIGATIONS, readiness, type ClientReport } from '../lib/client-obligations.ts';
 import { timelineSvg } from '../spec/rules/timeline-svg.js';
 import type { Finding, KeyReport, Level, SummarisedKeys } from './judge.ts';
 

@@ -5,7 +5,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { checksTable, faultsTable, openPointsTable, optionsTable } from '../conformance/docs.ts';
+import { checksTable, faultsTable, openPointsTable, optionsTable } from '../conformance/readme-tables.ts';
 import { markdownTable, replaceGenerated } from '../lib/cli-options.ts';
 import { PROXY_OPTIONS } from '../proxy/options.ts';
 import { BENCH_OPTIONS } from '../bench/options.ts';
@@ -14,7 +14,7 @@ import { rulesTable } from '../load/readme-tables.ts';
 import { capacityChart, rateLimitTimeline } from '../load/testing/pictures.ts';
 import { contractModule } from '../spec/contract-facts.ts';
 import { contractTypesModule } from '../spec/schema-types.ts';
-import { serverGuideBlocks } from '../server/docs.ts';
+import { serverGuideBlocks } from '../server/readme-tables.ts';
 import { PICTURES } from '../spec/rules/testing/pictures.ts';
 import { misbehavingClientTimeline } from '../proxy/testing/pictures.ts';
 import { badlyBehavedClientSvg } from '../server/client-report/testing/pictures.ts';

@@ -3,7 +3,7 @@
 // may inspect every exchange the run made once the phases are over (Schemathesis-like: a check of
 // one response is a function of the exchange and the context).
 import type { CheckDef } from '../catalogue.ts';
-import type { DreddOutcome } from '../dredd.ts';
+import type { DreddOutcome } from '../dredd/run.ts';
 import type { Clock, Exchange, HttpClient } from '../http.ts';
 import type { RequestBudget } from '../generate/budget.ts';
 import type { CheckLedger } from '../ledger.ts';

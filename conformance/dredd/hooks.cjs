@@ -1,7 +1,7 @@
 // Dredd hooks: only what the description cannot hold. The key, the transactions that must be built
 // by hand (400, 401, 404), the id carried from the create step to the get step, and the full JSON
 // Schema of each response body, because Dredd's OpenAPI 3 reader drops allOf, minimum, format and
-// more. Names are exactly as `dredd --names` prints them; conformance/dredd.ts passes them in.
+// more. Names are exactly as `dredd --names` prints them; conformance/dredd/run.ts passes them in.
 'use strict';
 const hooks = require('hooks');
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KitError } from '../../lib/errors.ts';
 import { main } from '../cli.ts';
-import { isEntryPoint } from '../entry.ts';
+import { isEntryPoint } from '../../lib/entry.ts';
 import { startMock } from '../mock.ts';
 
 export const GUIDE = 'conformance/README.md';

@@ -10,7 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { helpText, parseOptions, type OptionSpec } from '../../lib/cli-options.ts';
 import { KitError, UsageError } from '../../lib/errors.ts';
 import { endSoonAfter, guardedMain } from '../../lib/kit-failure.ts';
-import { isEntryPoint } from '../../conformance/entry.ts';
+import { isEntryPoint } from '../../lib/entry.ts';
 import { mergeSummaries, type Part, type ScriptSummary } from '../lib/merge.js';
 
 export const MERGE_OPTIONS: readonly OptionSpec[] = [

@@ -8,8 +8,8 @@
 // removed from the address bar at once) or from its form, and reads GET /__admin/live/events with
 // fetch() and "Authorization: Bearer <token>". The events route is an admin route like any other.
 import type { Plugin } from '@hapi/hapi';
-import type { ClientReport } from '../client-report/recorder.ts';
-import { brokenObligations } from '../client-report/recorder.ts';
+import type { ClientReport } from '../../lib/client-obligations.ts';
+import { brokenObligations } from '../../lib/client-obligations.ts';
 import type { Clock } from '../clock.ts';
 import { LiveFeed } from '../../lib/live/feed.ts';
 import { LIVE_PAGE_CSP, livePage } from '../../lib/live/page.ts';

@@ -1,6 +1,6 @@
 // Faults in input handling, the kind only generated inputs find: the fixed checks send a handful of
 // plain requests and pass every one of these; the generated phases (the one named as `foundBy`)
-// catch each. faults.test.ts shows both and prints the score.
+// catch each. flaws.test.ts shows both and prints the score.
 import { PET_STATUSES } from '../../../spec/rules/contract.js';
 import type { Fault } from './catalogue.ts';
 import type { ProxyRequest, ProxyResponse } from './proxy.ts';

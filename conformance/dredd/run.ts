@@ -9,14 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify as toYaml } from 'yaml';
-import { optionalPackage } from '../lib/optional.ts';
-import { collectOutput, spawnChild, stopChild } from '../lib/processes.ts';
-import { UNKNOWN_PET_ID } from './checks/support.ts';
-import type { Contract } from './openapi.ts';
-import { DEFAULT_MAX_BODY_BYTES, type TlsSettings } from './transport.ts';
+import { optionalPackage } from '../../lib/optional.ts';
+import { collectOutput, spawnChild, stopChild } from '../../lib/processes.ts';
+import { UNKNOWN_PET_ID } from '../checks/support.ts';
+import type { Contract } from '../openapi.ts';
+import { DEFAULT_MAX_BODY_BYTES, type TlsSettings } from '../transport.ts';
 
-const WORKER = fileURLToPath(new URL('./dredd/worker.cjs', import.meta.url));
-const HOOKS = fileURLToPath(new URL('./dredd/hooks.cjs', import.meta.url));
+const WORKER = fileURLToPath(new URL('./worker.cjs', import.meta.url));
+const HOOKS = fileURLToPath(new URL('./hooks.cjs', import.meta.url));
 /**
  * The statuses Dredd checks: those one plain request provokes and the specification itself names
  * (success, 401, 404, and 400 for a body). Not 429 or `default`, which no single request provokes;

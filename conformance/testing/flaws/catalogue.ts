@@ -1,5 +1,5 @@
 // Deliberately broken implementations: the reference server behind a proxy that breaks exactly one
-// behaviour. Each names the check that must catch it; faults.test.ts runs the kit against every one.
+// behaviour. Each names the check that must catch it; flaws.test.ts runs the kit against every one.
 // Whether a fault shows only with --strict, --rate-limit-key or --ban-check follows from that check.
 import type { OptionalPhase } from '../../options.ts';
 import type { SecondServerOptions } from '../second-server/index.ts';

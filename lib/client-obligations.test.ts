@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ClientRecorder, readiness, TIMELINE_POINTS, type Answer, type Verdict } from './recorder.ts';
+import { ClientRecorder, readiness, TIMELINE_POINTS, type Answer, type Verdict } from './client-obligations.ts';
 
 type Step = [atSeconds: number, status: number, retryAfter?: number, code?: string, operationId?: string];
 

@@ -3,7 +3,7 @@
 // writes them; scripts/generate.test.ts fails when one is stale.
 import { markdownTable } from '../lib/cli-options.ts';
 import { CATALOGUE, NEED_FLAGS, type CheckDef } from './catalogue.ts';
-import { FAULTS } from './testing/faults/catalogue.ts';
+import { FAULTS } from './testing/flaws/catalogue.ts';
 import { OPTIONS, RUN_OPTIONS } from './options.ts';
 import { OPEN_POINTS } from './open-points.ts';
 

@@ -4,7 +4,7 @@
 // server answered them; pure, so every verdict is tested with a fake timeline. It also keeps each
 // key's last requests as timeline points, with the first breach of each obligation marked, for the
 // picture the client report draws (spec/rules/timeline-svg.js).
-import type { TimelinePoint } from '../../spec/rules/timeline-svg.js';
+import type { TimelinePoint } from '../spec/rules/timeline-svg.js';
 
 export type Verdict = 'yes' | 'no' | 'not observed';
 
