@@ -1,16 +1,10 @@
-// Measures what a flood of distinct addresses without a key does to the rate limiter: one request
-// from each of --addresses addresses (IPv4, and IPv6 /64 partitions for the second half), while a
-// normal client with a key keeps asking. Prints the CPU each new address costs once the store is
-// full, the normal client's decision time during the flood, the memory held, and whether a key ban
-// and an address block set before the flood are still in force after it.
-//
-//   npx tsx bench/flood/flood.ts --addresses 100000            the MemoryStore, driven directly
-//   npx tsx bench/flood/flood.ts --addresses 100000 --server   a whole server in-process (server.inject)
-//   --max-seconds 120 stops a flood that would take too long (the old store's sweeps) and says so
+// What a flood of distinct addresses without a key does to the rate limiter while a normal client
+// keeps asking; what it prints and why: bench/flood/README.md.
+//   npx tsx bench/flood/flood.ts --addresses 100000 [--server] [--max-seconds 120] [--json]
 import { parseArgs } from 'node:util';
 import { formatFigures } from './figures.ts';
 import { floodServer } from './server-flood.ts';
-import { floodStore } from './store-flood.ts';
+import { floodCounters } from './counters-flood.ts';
 
 const { values } = parseArgs({
   options: {
@@ -28,6 +22,6 @@ if (!Number.isSafeInteger(addresses) || addresses < 1 || !Number.isSafeInteger(s
   console.error('--addresses and --sample-every must be positive integers, --max-seconds a positive number');
   process.exit(2);
 }
-const mode = values.server ? 'server.inject' : 'MemoryStore';
-const figures = values.server ? await floodServer(addresses, sampleEvery, maxSeconds) : await floodStore(addresses, sampleEvery, maxSeconds);
+const mode = values.server ? 'server.inject' : 'MemoryCounters';
+const figures = values.server ? await floodServer(addresses, sampleEvery, maxSeconds) : await floodCounters(addresses, sampleEvery, maxSeconds);
 console.log(values.json ? JSON.stringify({ mode, ...figures }) : formatFigures(mode, figures));

@@ -1,9 +1,7 @@
-// The flood through a whole server in-process: server.inject sets the request's remoteAddress, so
-// each injected request without a key is counted in the partition of its own address (IPv6 per
-// /64), exactly as over a socket, without a socket per address.
-// Its memory figures are not the limiter's: hapi's inject itself keeps about 8 KB per injected
-// request (measured on a bare hapi server with one route: linear over 10,000 and 40,000 requests),
-// so the heap grows with the flood whatever the store does. The store-only flood measures the store.
+// The flood through a whole server in-process: server.inject sets remoteAddress, so each request
+// without a key counts in its own address's partition (IPv6 per /64) with no socket per address. Its
+// memory figures are hapi inject's (about 8 KB per request, measured on a bare hapi server: linear
+// over 10,000 and 40,000 requests; bench/flood/README.md), not the limiter's.
 import { createServer } from '../../server/server.ts';
 import { loadContract } from '../../server/contract.ts';
 import { floodLoop, measured, type FloodFigures } from './figures.ts';
@@ -13,8 +11,8 @@ const PETS = `${(await loadContract()).basePath}/pets?limit=1`;
 export async function floodServer(planned: number, sampleEvery: number, maxSeconds = Infinity): Promise<FloodFigures> {
   const server = await createServer({ port: 0, logger: false });
   await server.initialize();
-  const store = server.plugins['rate-limit']?.store;
-  const size = () => (store && 'size' in store ? (store.size as number) : 0);
+  const counters = server.plugins['rate-limit']?.counters;
+  const size = () => (counters && 'size' in counters ? (counters.size as number) : 0);
   const get = (remoteAddress: string, authorization?: string) =>
     server.inject({ method: 'GET', url: PETS, remoteAddress, headers: authorization ? { authorization } : {} });
 

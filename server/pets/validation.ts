@@ -111,11 +111,9 @@ const MAX_MEMO_KEY = 256;
 const MAX_MEMO = 1024;
 
 /**
- * `validate` memoised on the text values of the named parameters: the list query of a load test is
- * the same few strings on every request, and ajv's checks of them cost about 1.5 us a request (npm
- * run bench, profile). The rules stay the validator's: a result is what it returned for the same
- * values, frozen so that no caller changes what the next request gets. Refusals are not kept (they
- * throw every time), nor queries with a repeated parameter (an array) or long values.
+ * A load test's list query is the same few strings every time, and ajv's checks cost about 1.5 us a
+ * request (npm run bench, profile). Results are frozen so that no caller changes the next request's;
+ * refusals, repeated parameters and long values are not kept.
  */
 function memoised(names: readonly string[], validate: (given: Record<string, unknown>) => Record<string, unknown>) {
   const memo = new Map<string, Readonly<Record<string, unknown>>>();

@@ -6,17 +6,21 @@
 -- depends on the clocks of the instances that share this Redis.
 --
 -- ARGV[1]  number of requests
--- ARGV[2]  1: KEYS[1] is the pets' version (pets-version.lua), returned first; 0: no version
+-- ARGV[2]  1: a passenger rides (passenger.ts): `passenger(KEYS[1])`, defined by the Lua the counters
+--          prepend to this script, runs first and its table is returned first; 0: none (nor defined)
 -- then, per request: number of partitions, then per partition:
 --   ARGV   cost (1 counts the request, 0 only asks whether one more would be admitted),
 --          ban threshold, ban period ms, ban duration ms (threshold 0: never ban),
 --          number of windows n, then limit and window ms for each window
 --   KEYS   ban flag, refusal counter, then one counter per window
 --
--- Returns the version and epoch when asked, then per request the number of partitions decided and,
+-- Returns the passenger's table when one rides, then per request the number of partitions decided and,
 -- per partition decided: outcome (0 admitted, 1 refused, 2 banned), ban ms left, then used and
 -- ms-until-reset for each window. A refused or banned request never touches a window counter, so a
 -- 429 uses no quota in any window.
+--
+-- Bans follow the rule stated in ban.ts (the memory counters apply the same one); ban.test.ts runs
+-- this script and the memory counters through the same cases (ban-cases.ts).
 
 local function decide(k, a)
   local cost = tonumber(ARGV[a])
@@ -48,6 +52,8 @@ local function decide(k, a)
     if count + needed > limits[i] then refused = true end
   end
 
+  -- The ban rule (ban.ts): banned while the ban key lives, counting nothing; a refusal counts in a
+  -- period opened by the first one (its expiry); the one reaching the threshold bans and clears the count.
   local outcome, banMs = 0, 0
   local banTtl = redis.call('PTTL', banKey)
   if banTtl > 0 then
@@ -86,8 +92,7 @@ end
 local reply = {}
 local k, a = 1, 3
 if tonumber(ARGV[2]) == 1 then
-  local v, e = petsVersion(KEYS[1])
-  reply[1], reply[2] = v, e
+  reply[1] = passenger(KEYS[1])
   k = 2
 end
 for _ = 1, tonumber(ARGV[1]) do

@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { bindingWindow, epochSecondsAt, formatPolicy, formatState, secondsUntil, verdict } from './decision.ts';
 import { DAY_MS, MINUTE_MS, ipWindows, keyWindows } from './policy.ts';
-import type { ConsumeResult, Outcome } from './store.ts';
+import type { ConsumeResult, Outcome } from './counters.ts';
 
 const NOW = Date.UTC(2026, 0, 1, 12, 0, 0, 250); // a quarter second past a whole second
 const FREE = keyWindows({ perMinute: 60, perDay: 1_000 });
@@ -83,7 +83,7 @@ test('an admitted request reports the binding window, Reset as rounded-up epoch 
   assert.is(v.error, undefined);
 });
 
-test('Remaining never goes negative, even if a store over-counted', () => {
+test('Remaining never goes negative, even if the counters over-counted', () => {
   const v = verdict('key', result('admitted', [75, 1_000], [80, DAY_MS]), NOW);
   assert.is(v.headers['x-ratelimit-remaining'], '0');
 });

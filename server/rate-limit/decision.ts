@@ -1,9 +1,10 @@
-// Turns a store's answer into what the client is told: which window binds, the header values,
+// Turns the counters' answer into what the client is told: which window binds, the header values,
 // and for a refusal the error code and message. Pure, so every rounding rule is tested here.
+import { LOWER_HEADERS } from '../../spec/rules/contract.js';
 import { formatRateLimit, formatRateLimitPolicy } from '../../spec/rules/structured-fields.js';
 import type { ErrorCode } from '../errors.ts';
 import { BAN_ITEM, type PartitionKind, type WindowSpec } from './policy.ts';
-import type { ConsumeResult, WindowUsage } from './store.ts';
+import type { ConsumeResult, WindowUsage } from './counters.ts';
 
 export interface Verdict {
   readonly admitted: boolean;
@@ -103,7 +104,7 @@ function refusal(kind: PartitionKind, result: ConsumeResult, binding: WindowUsag
 }
 
 /**
- * The store's answer turned into a refusal of the partition's first (shortest) window as it
+ * The counters' answer turned into a refusal of the partition's first (shortest) window as it
  * stands: for an injected 429, which must look exactly like a real one and, like one, counts nothing.
  */
 export function asRefusal(result: ConsumeResult): ConsumeResult {
@@ -115,20 +116,20 @@ export function asRefusal(result: ConsumeResult): ConsumeResult {
 export function verdict(kind: PartitionKind, result: ConsumeResult, nowMs: number, cost: 0 | 1 = 1, specs?: readonly WindowSpec[]): Verdict {
   const binding = bindingWindow(result, cost);
   const headers: Record<string, string> = {
-    'x-ratelimit-limit': String(binding.spec.limit),
-    'ratelimit-policy': formatPolicy(specs ?? result.windows.map((u) => u.spec)),
-    ratelimit: formatState(result, kind),
+    [LOWER_HEADERS.rateLimitLimit]: String(binding.spec.limit),
+    [LOWER_HEADERS.rateLimitPolicy]: formatPolicy(specs ?? result.windows.map((u) => u.spec)),
+    [LOWER_HEADERS.rateLimit]: formatState(result, kind),
   };
   if (result.outcome === 'admitted') {
-    headers['x-ratelimit-remaining'] = String(remaining(binding));
-    headers['x-ratelimit-reset'] = String(epochSecondsAt(nowMs, binding.resetMs));
+    headers[LOWER_HEADERS.rateLimitRemaining] = String(remaining(binding));
+    headers[LOWER_HEADERS.rateLimitReset] = String(epochSecondsAt(nowMs, binding.resetMs));
     return { admitted: true, headers };
   }
   const waitMs = result.outcome === 'banned' ? result.banMs : binding.resetMs;
   const retryAfter = Math.max(1, secondsUntil(waitMs));
-  headers['x-ratelimit-remaining'] = '0';
-  headers['x-ratelimit-reset'] = String(epochSecondsAt(nowMs, waitMs));
-  headers['retry-after'] = String(retryAfter);
+  headers[LOWER_HEADERS.rateLimitRemaining] = '0';
+  headers[LOWER_HEADERS.rateLimitReset] = String(epochSecondsAt(nowMs, waitMs));
+  headers[LOWER_HEADERS.retryAfter] = String(retryAfter);
   headers['cache-control'] = 'no-store';
   return { admitted: false, headers, error: refusal(kind, result, binding, retryAfter) };
 }

@@ -1,5 +1,5 @@
 // The limiter service on its own: no server, requests as the few fields of hapi's request it
-// reads, the memory store on a manual clock (or a store that answers later, as Redis does).
+// reads, memory counters on a manual clock (or counters that answer later, as Redis does).
 // Through the whole server: plugins/rate-limit.test.ts and plugins/faults.test.ts.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -11,8 +11,8 @@ import { resolveOptions, type RateLimitOptions } from '../options.ts';
 import { petsVersionOf } from '../pets/version.ts';
 import { AUTH_STRATEGY } from '../plugins/auth.ts';
 import { createLimiter, type Limiter } from './limiter.ts';
-import { MemoryStore } from './memory-store.ts';
-import type { ConsumeRequest, ConsumeResult, LimiterStore } from './store.ts';
+import { MemoryCounters } from './memory-counters.ts';
+import type { ConsumeRequest, ConsumeResult, Counters } from './counters.ts';
 import type { Verdict } from './decision.ts';
 import type { TrustProxy } from './client-ip.ts';
 
@@ -44,24 +44,24 @@ function request({ method = 'get', address = '192.0.2.1', auth, route, forwarded
   } as unknown as Request;
 }
 
-/** A memory store seen from outside: every call recorded, answered now or (`later`) as Redis would. */
-class Spy implements LimiterStore {
-  readonly inner: MemoryStore;
+/** Memory counters seen from outside: every call recorded, answered now or (`later`) as Redis would. */
+class Spy implements Counters {
+  readonly inner: MemoryCounters;
   readonly calls: ConsumeRequest[][] = [];
   later = false;
-  petsVersion: ConsumeResult['petsVersion'];
+  carried: ConsumeResult['carried'];
   connected = true;
   constructor(clock: ManualClock) {
-    this.inner = new MemoryStore(clock);
+    this.inner = new MemoryCounters(clock);
   }
   consume = (r: ConsumeRequest) => this.inner.consume(r);
   consumeAll(requests: readonly ConsumeRequest[]) {
     this.calls.push([...requests]);
-    const results = this.inner.consumeAll(requests).map((r) => (this.petsVersion ? { ...r, petsVersion: this.petsVersion } : r));
+    const results = this.inner.consumeAll(requests).map((r) => (this.carried ? { ...r, carried: this.carried } : r));
     return this.later ? Promise.resolve(results) : results;
   }
   connect = async () => this.connected;
-  sharePetsVersion = () => undefined;
+  sharedRedis = () => undefined;
   reset = () => this.inner.reset();
   advance = (ms: number) => this.inner.advance(ms);
   close = () => this.inner.close();
@@ -69,7 +69,7 @@ class Spy implements LimiterStore {
 
 function setup(rateLimit: RateLimitOptions = {}, trustProxy: TrustProxy = 1) {
   const clock = new ManualClock(START);
-  const store = new Spy(clock);
+  const counters = new Spy(clock);
   const logged: string[] = [];
   const options = resolveOptions({ rateLimit: { ip: { perMinute: 3 }, ban: { threshold: 3 }, ...rateLimit } });
   const limiter = createLimiter({
@@ -78,13 +78,13 @@ function setup(rateLimit: RateLimitOptions = {}, trustProxy: TrustProxy = 1) {
     trustProxyHeader: 'x-forwarded-for',
     clock,
     keys,
-    store,
+    counters,
     log: (level, message) => logged.push(`${level}: ${message}`),
   });
-  return { clock, store, limiter, logged };
+  return { clock, counters, limiter, logged };
 }
 
-/** The verdict, whether the store answered now or later. */
+/** The verdict, whether the counters answered now or later. */
 const settled = async (value: Verdict | Promise<Verdict> | undefined) => value && (await value);
 const remaining = (v: Verdict | undefined) => v?.headers['x-ratelimit-remaining'];
 
@@ -141,7 +141,7 @@ const table: Array<[string, Shape, Step, { decided: boolean; partitions?: string
     { decided: true, partitions: ['ip:198.51.100.9', `key:${tiny.keyId}`], costs: [0, 1] },
   ],
   [
-    'an admin-token call from this machine: admitted without asking the store',
+    'an admin-token call from this machine: admitted without asking the counters',
     { auth: 'admin', route: 'admin', address: '::1' },
     'admit',
     { decided: true, partitions: [] },
@@ -155,19 +155,19 @@ const table: Array<[string, Shape, Step, { decided: boolean; partitions?: string
 ];
 for (const [name, shape, step, expected] of table) {
   decide(name, async () => {
-    const { limiter, store } = setup();
+    const { limiter, counters } = setup();
     const req = request(shape);
     const decided = await settled(limiter[step](req));
     assert.is(decided !== undefined, expected.decided);
     assert.is(limiter.verdictOf(req), decided, 'the verdict is the request state');
-    if (!expected.decided || expected.partitions?.length === 0) return assert.is(store.calls.length, 0);
-    assert.is(store.calls.length, 1, 'one store call per request');
+    if (!expected.decided || expected.partitions?.length === 0) return assert.is(counters.calls.length, 0);
+    assert.is(counters.calls.length, 1, 'one call to the counters per request');
     assert.equal(
-      store.calls[0]!.map((r) => r.partition),
+      counters.calls[0]!.map((r) => r.partition),
       expected.partitions,
     );
     assert.equal(
-      store.calls[0]!.map((r) => r.cost),
+      counters.calls[0]!.map((r) => r.cost),
       expected.costs,
     );
   });
@@ -191,46 +191,46 @@ const bySocket: Array<[string, Shape[], string[]]> = [
 ];
 for (const [name, shapes, partitions] of bySocket) {
   decide(`no trusted proxy: ${name}`, async () => {
-    const { limiter, store } = setup({}, false);
+    const { limiter, counters } = setup({}, false);
     for (const shape of shapes) await settled(limiter.settle(request({ auth: 'not-a-key-123', ...shape })));
     assert.equal(
-      store.calls.map((call) => call[0]!.partition),
+      counters.calls.map((call) => call[0]!.partition),
       partitions,
     );
   });
 }
 
 decide('a request decided after auth is not decided (or counted) again as it ends', async () => {
-  const { limiter, store } = setup();
+  const { limiter, counters } = setup();
   const req = request({ auth: 'key' });
   const first = await settled(limiter.admit(req));
   assert.is(await settled(limiter.settle(req)), first);
   assert.is(limiter.admit(req), undefined);
-  assert.is(store.calls.length, 1);
+  assert.is(counters.calls.length, 1);
 });
 
-decide('the store asked for the same partition gets the same requests: nothing is made per request', async () => {
-  const { limiter, store } = setup();
+decide('the counters asked for the same partition get the same requests: nothing is made per request', async () => {
+  const { limiter, counters } = setup();
   await settled(limiter.admit(request({ auth: 'key' })));
   await settled(limiter.admit(request({ auth: 'key' })));
-  assert.is(store.calls[0]![0], store.calls[1]![0]);
-  assert.is(store.calls[0]![1], store.calls[1]![1]);
+  assert.is(counters.calls[0]![0], counters.calls[1]![0]);
+  assert.is(counters.calls[0]![1], counters.calls[1]![1]);
 });
 
-decide('a memory store answers at once: no promise on the hot path; a store that answers later gets the same verdict', async () => {
+decide('memory counters answer at once: no promise on the hot path; counters that answer later give the same verdict', async () => {
   const now = setup();
   const sync = now.limiter.admit(request({ auth: 'key' }));
   assert.not.instance(sync, Promise);
   const later = setup();
-  later.store.later = true;
+  later.counters.later = true;
   const async = later.limiter.admit(request({ auth: 'key' }));
   assert.instance(async, Promise);
   assert.equal(await async, sync);
 });
 
-decide("the pets' version read on the round trip is noted on the request", async () => {
-  const { limiter, store } = setup();
-  store.petsVersion = { version: 7, epoch: 3 };
+decide("what rode on the round trip is noted on the request: the pets' version", async () => {
+  const { limiter, counters } = setup();
+  counters.carried = [7, 3];
   const req = request({ auth: 'key' });
   await settled(limiter.admit(req));
   assert.equal(petsVersionOf(req), { version: 7, epoch: 3 });
@@ -364,13 +364,13 @@ for (const [name, before, expected] of asked) {
 }
 
 faults('from this machine over its keyless allowance: the key is not refused for it, so the 429 is injected', async () => {
-  const { limiter, store } = setup();
+  const { limiter, counters } = setup();
   for (let i = 0; i < 3; i++) await settled(limiter.settle(request({ auth: 'not-a-key-123', address: '127.0.0.1' })));
   const { error, injected } = await limiter.refusalFor(request({ auth: 'key', address: '127.0.0.1' }), tiny);
   assert.is(errorBody(error).code, 'rate_limited_minute');
   assert.ok(injected);
   assert.equal(
-    store.calls.at(-1)!.map((r) => [r.partition, r.cost]),
+    counters.calls.at(-1)!.map((r) => [r.partition, r.cost]),
     [[`key:${tiny.keyId}`, 0]],
   );
 });
@@ -384,7 +384,7 @@ faults('an injected 429 counts nothing', async () => {
 faults('rate limiting off: nothing decided, and an injected 429 is the plain one, without rate-limit headers', async () => {
   const { limiter } = setup({ enabled: false });
   const req = request({ auth: 'key' });
-  assert.is(limiter.store, undefined);
+  assert.is(limiter.counters, undefined);
   assert.is(limiter.admit(req), undefined);
   assert.is(limiter.settle(req), undefined);
   const { error, injected } = await limiter.refusalFor(req, tiny);
@@ -398,9 +398,9 @@ faults.run();
 // ---------------------------------------------------------------------------------------------
 const life = suite('start and close');
 
-life('a store that is not there at start is logged, not fatal; one that is says nothing', async () => {
+life('counters that are not there at start are logged, not fatal; ones that are say nothing', async () => {
   const absent = setup();
-  absent.store.connected = false;
+  absent.counters.connected = false;
   await absent.limiter.start();
   assert.equal(absent.logged, ['warn: Redis unreachable at start: limiting per instance in memory until it answers']);
   const present = setup();

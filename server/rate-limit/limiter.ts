@@ -1,11 +1,11 @@
 // The rate limiter as one service: plan limits for API keys, a per-address allowance for requests
 // without a valid key, the admin API's attempts, and temporary bans. It owns the partitions a
-// request is counted in, the store that counts (chosen once, in open-store.ts, and used only
-// through its contract), the decision for a request, and the one 429 every refusal is built by,
-// the fault plugin's included. The hapi plugin (plugins/rate-limit.ts) only calls it from hooks.
+// request is counted in, the counters (chosen once, in open-counters.ts, and used only through
+// their contract), the decision for a request, and the one 429 every refusal is built by, the
+// fault plugin's included. The hapi plugin (plugins/rate-limit.ts) only calls it from hooks.
 //
-// Every request is decided by one store call (one Redis round trip, coalesced with the others of
-// its event-loop turn), which also carries the pets' version (pets/version.ts):
+// Every request is decided by one call to the counters (one Redis round trip, coalesced with the
+// others of its event-loop turn); what a passenger read on it is noted on the request (passenger.ts):
 //   admit    an authenticated request: its address must not be over its allowance for requests
 //            without a key (so a blocked key guesser learns nothing from a valid key either),
 //            then it is counted against its key, before any handler runs;
@@ -17,13 +17,14 @@ import type { Clock } from '../clock.ts';
 import { apiError } from '../errors.ts';
 import type { ApiKey, KeyRing } from '../keys.ts';
 import type { BanOptions, ResolvedRateLimitOptions } from '../options.ts';
-import { notePetsVersion } from '../pets/version.ts';
 import { apiKeyOf, bearerToken } from '../plugins/auth.ts';
 import { clientAddress, ipPartitionId, isLoopback, trustedRanges, type ForwardingHeader, type TrustProxy } from './client-ip.ts';
+import type { ConsumeRequest, ConsumeResult, Counters, Maybe } from './counters.ts';
 import { asRefusal, verdict, type Verdict } from './decision.ts';
-import { openLimiterStore, type StoreLog } from './open-store.ts';
+import { openCounters, type CountersLog } from './open-counters.ts';
+import { noteCarried } from './passenger.ts';
 import { adminPartition, banOrNull, ipPartition, keyPartition, type BanSpec, type Partition } from './policy.ts';
-import type { ConsumeRequest, ConsumeResult, LimiterStore, Maybe } from './store.ts';
+import { INJECTED_ANSWERS, LOWER_HEADERS } from '../../spec/rules/contract.js';
 
 /** The plugin's name, its route setting and its request state. */
 export const RATE_LIMIT_PLUGIN = 'rate-limit';
@@ -52,10 +53,10 @@ export interface LimiterOptions {
   redisUrl?: string | undefined;
   clock: Clock;
   keys: KeyRing;
-  /** Where the shared store's comings and goings are told. */
-  log?: StoreLog;
-  /** Count in this store instead of the one the options choose (tests). */
-  store?: LimiterStore;
+  /** Where the shared counters' comings and goings are told. */
+  log?: CountersLog;
+  /** Count in these instead of the counters the options choose (tests). */
+  counters?: Counters;
 }
 
 /** A 429 asked for by a fault: `injected` when it replaced an admission, not a refusal the key got anyway. */
@@ -65,8 +66,8 @@ export interface Refusal {
 }
 
 export interface Limiter {
-  /** The store counting; absent when rate limiting is off (then nothing is decided). */
-  readonly store: LimiterStore | undefined;
+  /** The counters; absent when rate limiting is off (then nothing is decided). */
+  readonly counters: Counters | undefined;
   readonly options: ResolvedRateLimitOptions;
   /** onPostAuth: the verdict of a request that authenticated, kept as its state; undefined when not decided here. */
   admit(request: Request): Maybe<Verdict> | undefined;
@@ -83,12 +84,12 @@ export interface Limiter {
    * refusal when it is refused anyway, else its first window shown exhausted (an injected fault).
    */
   refusalFor(request: Request, key: ApiKey): Maybe<Refusal>;
-  /** Connects a shared store; a store that is not there yet is only logged (decisions fall back). */
+  /** Connects shared counters; counters that are not there yet are only logged (decisions fall back). */
   start(): Promise<void>;
   close(): Promise<void>;
 }
 
-/** `next` of the store's answer, synchronously when the answer is (see LimiterStore.consumeAll). */
+/** `next` of the counters' answer, synchronously when the answer is (see Counters.consumeAll). */
 export function andThen<T, U>(value: Maybe<T>, next: (v: T) => U): Maybe<U> {
   return value instanceof Promise ? value.then(next) : next(value);
 }
@@ -100,14 +101,14 @@ export function refusal(decided: Verdict): Boom {
 /** An injected 429 while nothing is limited: no window to report, so no rate-limit headers either. */
 const UNLIMITED_REFUSAL: Verdict = {
   admitted: false,
-  headers: { 'retry-after': '60' },
-  error: { code: 'rate_limited_minute', message: 'Rate limit exceeded (a fault injected for client testing); retry after 60 seconds.' },
+  headers: { [LOWER_HEADERS.retryAfter]: INJECTED_ANSWERS[429].retryAfter },
+  error: { code: INJECTED_ANSWERS[429].code, message: INJECTED_ANSWERS[429].message },
 };
 
 /** The admin token from an address that does not gate it: admitted, counted nowhere, no headers (headersFor). */
 const UNGATED_ADMIN: Verdict = { admitted: true, headers: {} };
 
-/** A partition with the two store requests it is ever asked: a probe (cost 0) and a count (cost 1). */
+/** A partition with the two requests its counters are ever asked: a probe (cost 0) and a count (cost 1). */
 interface Counted {
   readonly partition: Partition;
   readonly probe: ConsumeRequest;
@@ -189,7 +190,7 @@ function partitions({ rateLimit, trustProxy, trustProxyHeader }: LimiterOptions)
 /** Rate limiting off: nothing is decided or counted, and a fault's 429 is the plain one. */
 function unlimited(rateLimit: ResolvedRateLimitOptions): Limiter {
   return {
-    store: undefined,
+    counters: undefined,
     options: rateLimit,
     admit: () => undefined,
     verdictOf: () => undefined,
@@ -202,9 +203,9 @@ function unlimited(rateLimit: ResolvedRateLimitOptions): Limiter {
   };
 }
 
-/** `result` of `part` as the request's verdict; `first` is the call's first answer, which carries the pets' version. */
+/** `result` of `part` as the request's verdict; `first` is the call's first answer, which has what rode on the call. */
 function record(clock: Clock, request: Request, first: ConsumeResult, part: Counted, result: ConsumeResult, cost: 0 | 1): Verdict {
-  notePetsVersion(request, first.petsVersion);
+  noteCarried(request, first.carried);
   const decided = verdict(part.partition.kind, result, clock.now(), cost, part.partition.windows);
   request.plugins[RATE_LIMIT_PLUGIN] = decided;
   return decided;
@@ -222,26 +223,26 @@ export function createLimiter(options: LimiterOptions): Limiter {
   const { rateLimit, clock, keys } = options;
   if (!rateLimit.enabled) return unlimited(rateLimit);
   const log = options.log ?? (() => {});
-  const store = options.store ?? openLimiterStore({ rateLimit, redisUrl: options.redisUrl, clock, log });
+  const counters = options.counters ?? openCounters({ rateLimit, redisUrl: options.redisUrl, clock, log });
   const { addressOf, keyOf } = partitions(options);
 
   /** First the address (probe only) where it gates, then the key (counted): the first partition that did not admit decides, or the key. */
   function decideKey(request: Request, key: ApiKey): Maybe<Verdict> {
     const address = addressOf(request);
     const own = keyOf(key);
-    if (!address.gates) return andThen(store.consumeAll([own.count]), ([result]) => record(clock, request, result!, own, result!, 1));
-    return andThen(store.consumeAll([address.probe, own.count]), ([first, second]) =>
+    if (!address.gates) return andThen(counters.consumeAll([own.count]), ([result]) => record(clock, request, result!, own, result!, 1));
+    return andThen(counters.consumeAll([address.probe, own.count]), ([first, second]) =>
       second ? record(clock, request, first!, own, second, 1) : record(clock, request, first!, address, first!, 0),
     );
   }
 
   function decideAddress(request: Request, cost: 0 | 1): Maybe<Verdict> {
     const address = addressOf(request);
-    return andThen(store.consumeAll([cost ? address.count : address.probe]), ([result]) => record(clock, request, result!, address, result!, cost));
+    return andThen(counters.consumeAll([cost ? address.count : address.probe]), ([result]) => record(clock, request, result!, address, result!, cost));
   }
 
   return {
-    store,
+    counters,
     options: rateLimit,
     admit(request) {
       if (request.plugins[RATE_LIMIT_PLUGIN] || exempt(request)) return undefined;
@@ -267,7 +268,7 @@ export function createLimiter(options: LimiterOptions): Limiter {
     refusalFor(request, key) {
       const address = addressOf(request);
       const own = keyOf(key);
-      return andThen(store.consumeAll(address.gates ? [address.probe, own.probe] : [own.probe]), (results) => {
+      return andThen(counters.consumeAll(address.gates ? [address.probe, own.probe] : [own.probe]), (results) => {
         const first = results[0]!;
         const mine = address.gates ? results[1] : first;
         // A key refused anyway gets its real 429; only an admission turned into one is injected.
@@ -277,8 +278,8 @@ export function createLimiter(options: LimiterOptions): Limiter {
       });
     },
     async start() {
-      if (!(await store.connect())) log('warn', 'Redis unreachable at start: limiting per instance in memory until it answers');
+      if (!(await counters.connect())) log('warn', 'Redis unreachable at start: limiting per instance in memory until it answers');
     },
-    close: () => store.close(),
+    close: () => counters.close(),
   };
 }

@@ -5,7 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startCli, type ServerProcess } from '../testing/process.ts';
 import { REDIS_URL, redisForTests } from '../testing/services.ts';
-import { RedisStore } from './redis-store.ts';
+import { RedisCounters } from './redis-counters.ts';
 
 const PREFIX = `adoption-test:multi-process:${randomUUID()}:`;
 const ADMIN_TOKEN = 'multi-process-admin-token';
@@ -14,11 +14,11 @@ const redis = await redisForTests('multi-process.test.ts');
 const t = suite('three instances sharing Redis');
 const test = redis.register(t);
 let instances: ServerProcess[] = [];
-let cleaner: RedisStore;
+let cleaner: RedisCounters;
 
 t.before(async () => {
   if (redis.missing) return;
-  cleaner = new RedisStore({ url: REDIS_URL, prefix: PREFIX });
+  cleaner = new RedisCounters({ url: REDIS_URL, prefix: PREFIX });
   assert.ok(await cleaner.connect(), `Redis must be running at ${REDIS_URL}`);
   const common = ['--memory', '--quiet', '--port', '0', '--redis', REDIS_URL, '--redis-prefix', PREFIX];
   // The admin token by flag on the first, by environment on the second, none on the third.

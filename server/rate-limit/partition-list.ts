@@ -1,4 +1,4 @@
-// Partitions by id, in an order the store chooses (append, move to the end), with O(1) access to
+// Partitions by id, in an order the memory counters choose (append, move to the end), with O(1) access to
 // the first. A plain Map cannot give that: V8 leaves deleted entries in place until it rehashes, so
 // reading a Map's first entry after many deletions at its front walks every one of them (measured:
 // 28 µs per eviction at 100,000 entries). Here the order is a doubly linked list through the entries.

@@ -1,5 +1,5 @@
 // What is limited, and for how long: the windows a partition is counted in and the ban that
-// follows repeated refusals. Pure data, shared by both stores and the header formatting.
+// follows repeated refusals. Pure data, shared by the counters and the header formatting.
 import type { PlanLimits } from '../../spec/contract-types.ts';
 import type { ErrorCode } from '../errors.ts';
 
@@ -25,7 +25,7 @@ export type PartitionKind = 'key' | 'ip';
 
 export interface Partition {
   readonly kind: PartitionKind;
-  /** Store key: never a raw API key (the auth layer hands us a hash) and never unbounded input. */
+  /** Counters' key: never a raw API key (the auth layer hands us a hash) and never unbounded input. */
   readonly id: string;
   readonly windows: readonly WindowSpec[];
   readonly ban: BanSpec | null;
@@ -52,7 +52,7 @@ export function ipWindows(perMinute: number): WindowSpec[] {
  */
 export const BAN_ITEM: Readonly<Record<PartitionKind, string>> = { key: 'ban', ip: 'ip-block' };
 
-/** A ban with threshold 0 never starts; callers pass `null` to the store for it. */
+/** A ban with threshold 0 never starts; callers pass `null` to the counters for it. */
 export function banOrNull(ban: BanSpec): BanSpec | null {
   return ban.threshold > 0 && ban.durationMs > 0 ? ban : null;
 }

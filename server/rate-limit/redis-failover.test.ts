@@ -10,9 +10,9 @@ import { Redis } from 'ioredis';
 import type { Server } from '@hapi/hapi';
 import { ManualClock } from '../clock.ts';
 import { createServer } from '../server.ts';
-import type { FailoverStore } from './failover-store.ts';
-import { RedisStore } from './redis-store.ts';
-import { StoreUnavailableError } from './store.ts';
+import type { FailoverCounters } from './failover-counters.ts';
+import { RedisCounters } from './redis-counters.ts';
+import { CountersUnavailableError } from './counters.ts';
 import { keyWindows } from './policy.ts';
 import { freePort, spawnChild } from '../../lib/processes.ts';
 import { serviceForTests } from '../testing/services.ts';
@@ -69,7 +69,7 @@ const test = binary.register(t);
 let port: number;
 let redis: ChildProcess;
 let server: Server;
-let store: FailoverStore<RedisStore>;
+let counters: FailoverCounters<RedisCounters>;
 const events: string[] = [];
 
 t.before(async () => {
@@ -87,7 +87,7 @@ t.before(async () => {
     if (event.tags.includes('rate-limit')) events.push(String(event.data));
   });
   await server.initialize();
-  store = server.plugins['rate-limit']!.store as FailoverStore<RedisStore>;
+  counters = server.plugins['rate-limit']!.counters as FailoverCounters<RedisCounters>;
 });
 
 t.after(async () => {
@@ -99,7 +99,7 @@ t.after(async () => {
 const get = (authorization = FREE) => server.inject({ method: 'GET', url: '/v1/pets?limit=1', headers: { authorization } });
 
 test('with Redis up, requests are counted in Redis', async () => {
-  assert.ok(store.primary.ready);
+  assert.ok(counters.primary.ready);
   const res = await get();
   assert.is(res.statusCode, 200);
   assert.is(res.headers['x-ratelimit-remaining'], '59');
@@ -108,14 +108,14 @@ test('with Redis up, requests are counted in Redis', async () => {
     keys.some((k) => k.endsWith(':w:minute')),
     keys.join(', '),
   );
-  assert.not.ok(store.degraded);
+  assert.not.ok(counters.degraded);
 });
 
 test('with Redis gone, the server keeps answering and limits on its own (fail open)', async () => {
   await stopRedis(redis);
   const first = await get();
   assert.is(first.statusCode, 200);
-  assert.ok(store.degraded);
+  assert.ok(counters.degraded);
   assert.ok(first.headers['x-ratelimit-limit'], 'headers are still sent');
   // The memory fallback still enforces the plan on this instance.
   const rest = [];
@@ -128,16 +128,16 @@ test('with Redis gone, the server keeps answering and limits on its own (fail op
   );
 });
 
-test('when Redis returns, the store reconnects by itself and counts in Redis again', async () => {
+test('when Redis returns, the counters reconnect by themselves and count in Redis again', async () => {
   redis = await startRedis(port);
   await Promise.race([
-    store.primary.whenReady(),
+    counters.primary.whenReady(),
     new Promise((_, reject) => setTimeout(() => reject(new Error('no reconnection within 10 s')), 10_000).unref()),
   ]);
   const res = await get('Bearer test-pro-key');
   assert.is(res.statusCode, 200);
   assert.is(res.headers['x-ratelimit-remaining'], '299');
-  assert.not.ok(store.degraded);
+  assert.not.ok(counters.degraded);
   const keys = await keysIn(port);
   assert.ok(keys.length > 0, 'the new Redis holds the counts');
   assert.ok(
@@ -193,20 +193,20 @@ binary.register(late)('the server starts and serves with the memory fallback, th
   let lateRedis: ChildProcess | undefined;
   try {
     await lateServer.initialize(); // does not throw without Redis
-    const lateStore = lateServer.plugins['rate-limit']!.store as FailoverStore<RedisStore>;
+    const lateCounters = lateServer.plugins['rate-limit']!.counters as FailoverCounters<RedisCounters>;
     const first = await lateServer.inject({ method: 'GET', url: '/v1/pets', headers: { authorization: FREE } });
     assert.is(first.statusCode, 200);
     assert.is(first.headers['x-ratelimit-remaining'], '59');
-    assert.ok(lateStore.degraded);
+    assert.ok(lateCounters.degraded);
 
     lateRedis = await startRedis(latePort);
     await Promise.race([
-      lateStore.primary.whenReady(),
+      lateCounters.primary.whenReady(),
       new Promise((_, reject) => setTimeout(() => reject(new Error('no connection within 10 s')), 10_000).unref()),
     ]);
     const shared = await lateServer.inject({ method: 'GET', url: '/v1/pets', headers: { authorization: FREE } });
     assert.is(shared.headers['x-ratelimit-remaining'], '59', 'Redis starts its own count');
-    assert.not.ok(lateStore.degraded);
+    assert.not.ok(lateCounters.degraded);
     const client = new Redis({ port: latePort, host: '127.0.0.1' });
     try {
       assert.ok((await client.keys(`${PREFIX}late:*`)).length > 0);
@@ -226,7 +226,7 @@ const hung = suite('Redis that hangs (connected, not answering)');
 binary.register(hung)('a command fails after the command timeout instead of waiting, and works again when Redis does', async () => {
   const hungPort = await freePort();
   const hungRedis = await startRedis(hungPort);
-  const direct = new RedisStore({ url: `redis://127.0.0.1:${hungPort}`, prefix: `${PREFIX}hung:`, commandTimeoutMs: 200 });
+  const direct = new RedisCounters({ url: `redis://127.0.0.1:${hungPort}`, prefix: `${PREFIX}hung:`, commandTimeoutMs: 200 });
   const request = { partition: 'key:hung', windows: keyWindows({ perMinute: 5, perDay: 10 }), ban: null, cost: 1 as const };
   try {
     assert.ok(await direct.connect());
@@ -236,7 +236,7 @@ binary.register(hung)('a command fails after the command timeout instead of wait
       await direct.consume(request);
       assert.unreachable('a hung Redis must not be waited for');
     } catch (error) {
-      assert.instance(error, StoreUnavailableError);
+      assert.instance(error, CountersUnavailableError);
       assert.match((error as Error).message, /timed out/i);
     }
   } finally {

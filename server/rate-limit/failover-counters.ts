@@ -1,22 +1,22 @@
-// Fail open: while Redis cannot answer, each instance limits on its own with a memory store,
+// Fail open: while Redis cannot answer, each instance limits on its own with memory counters,
 // so the API keeps serving (each instance then admits up to the full limit on its own). When
 // Redis is back, decisions go back to it.
-import type { MemoryStore } from './memory-store.ts';
-import type { RedisStatus } from './redis-store.ts';
-import type { ConsumeRequest, ConsumeResult, LimiterStore } from './store.ts';
-import type { PetsVersionSource } from '../store/pet-cache.ts';
+import type { ConsumeRequest, ConsumeResult, Counters } from './counters.ts';
+import type { MemoryCounters } from './memory-counters.ts';
+import type { SharedRedis } from './passenger.ts';
+import type { RedisStatus } from './redis-counters.ts';
 
 export type FailoverEvent = { type: 'fallback'; error: Error | undefined } | { type: 'recovered' };
 
-/** What the failover store needs of its shared store (the Redis store, or a fake in tests). */
-export interface SharedStore extends LimiterStore {
+/** What the failover counters need of their shared counters (the Redis counters, or a fake in tests). */
+export interface SharedCounters extends Counters {
   readonly ready: boolean;
   onStatus(listener: (status: RedisStatus, error?: Error) => void): void;
 }
 
 export interface FailoverOptions {
   /**
-   * After a failed command, how long decisions stay in memory before the shared store is tried
+   * After a failed command, how long decisions stay in memory before the shared counters are tried
    * again. A Redis that hangs (connected, not answering) would otherwise cost every request the
    * full command timeout.
    */
@@ -26,16 +26,16 @@ export interface FailoverOptions {
   onEvent?: (event: FailoverEvent) => void;
 }
 
-export class FailoverStore<Primary extends SharedStore = SharedStore> implements LimiterStore {
+export class FailoverCounters<Primary extends SharedCounters = SharedCounters> implements Counters {
   readonly primary: Primary;
-  readonly fallback: MemoryStore;
+  readonly fallback: MemoryCounters;
   readonly #onEvent: (event: FailoverEvent) => void;
   readonly #retryAfterFailureMs: number;
   readonly #now: () => number;
   #degraded = false;
   #retryAt = 0;
 
-  constructor(primary: Primary, fallback: MemoryStore, options: FailoverOptions = {}) {
+  constructor(primary: Primary, fallback: MemoryCounters, options: FailoverOptions = {}) {
     this.primary = primary;
     this.fallback = fallback;
     this.#onEvent = options.onEvent ?? (() => {});
@@ -77,14 +77,14 @@ export class FailoverStore<Primary extends SharedStore = SharedStore> implements
     return this.fallback.consumeAllNow(requests);
   }
 
-  /** The shared store's connection; the fallback decides until it is there. */
+  /** The shared counters' connection; the fallback decides until it is there. */
   connect(): Promise<boolean> {
     return this.primary.connect();
   }
 
-  /** Through the shared store: while it is away no version is read, and pet caches read PostgreSQL. */
-  sharePetsVersion(name: string): PetsVersionSource | undefined {
-    return this.primary.sharePetsVersion(name);
+  /** The shared counters' Redis: while it is away the fallback decides, and nothing rides (no `carried`). */
+  sharedRedis(): SharedRedis | undefined {
+    return this.primary.sharedRedis();
   }
 
   async reset(): Promise<void> {

@@ -1,23 +1,23 @@
-// The shared store: one Lua script decides, so instances behind a load balancer count together
+// The shared counters: one Lua script decides, so instances behind a load balancer count together
 // and exactly. The decisions asked for in one event-loop turn of this instance share one script
 // call (one round trip, one script run in Redis): the script decides them one after the other, as
 // separate calls in that order would, so coalescing changes no count. Every expiry lives in Redis
 // (PEXPIRE/PTTL); an instance's clock is only used to turn "ends in N ms" into the Reset header.
 //
-// The same call reads the pets' version when asked to (`sharePetsVersion`), which the pet caches of
-// every instance rely on (server/store/pet-cache.ts): the round trip every request makes anyway.
+// A passenger (passenger.ts) rides on that call when one is carried: the round trip every request
+// makes anyway, so what it reads costs no other.
 import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
-import type { PetsVersion, PetsVersionSource } from '../store/pet-cache.ts';
-import type { ConsumeRequest, ConsumeResult, LimiterStore, Outcome, WindowUsage } from './store.ts';
-import { StoreUnavailableError } from './store.ts';
+import type { ConsumeRequest, ConsumeResult, Counters, Outcome, WindowUsage } from './counters.ts';
+import { CountersUnavailableError } from './counters.ts';
+import type { Passenger, RedisScript, SharedRedis } from './passenger.ts';
 import { roundTrips } from '../round-trips.ts';
 
 const lua = (file: string) => readFileSync(new URL(file, import.meta.url), 'utf8');
-const VERSION_LUA = lua('./pets-version.lua');
-const CONSUME_LUA = `${VERSION_LUA}\n${lua('./consume.lua')}`;
-const BUMP_LUA = `${VERSION_LUA}\n${lua('./bump.lua')}`;
+const CONSUME_LUA = lua('./consume.lua');
 const ADVANCE_LUA = lua('./advance.lua');
+const CONSUME = 'adoptionLimiterConsume';
+const CONSUME_CARRYING = 'adoptionLimiterConsumeCarrying';
 const OUTCOMES: readonly Outcome[] = ['admitted', 'refused', 'banned'];
 const SCAN_BATCH = 500;
 /** Decisions coalesced into one script call, at most: bounds the script's run (Redis runs nothing else meanwhile). */
@@ -29,7 +29,7 @@ interface PendingDecision {
   reject: (error: unknown) => void;
 }
 
-export interface RedisStoreOptions {
+export interface RedisCountersOptions {
   url: string;
   /** Prepended to every key; tests and deployments sharing a Redis each use their own. */
   prefix: string;
@@ -44,17 +44,17 @@ export type RedisStatus = 'ready' | 'unavailable';
 
 type ScriptCommand = (numKeys: number, ...args: Array<string | number>) => Promise<unknown>;
 
-export class RedisStore implements LimiterStore {
+export class RedisCounters implements Counters, SharedRedis {
   readonly prefix: string;
   readonly #redis: Redis;
   readonly #listeners = new Set<(status: RedisStatus, error?: Error) => void>();
   #lastError: Error | undefined;
   #pending: PendingDecision[] = [];
   #flushScheduled = false;
-  #versionKey: string | undefined;
-  readonly #versionSource: PetsVersionSource = { bump: (kind) => this.bumpPetsVersion(kind) };
+  #passenger: Passenger | undefined;
+  #scripts = 0;
 
-  constructor(options: RedisStoreOptions) {
+  constructor(options: RedisCountersOptions) {
     this.prefix = options.prefix;
     const maxDelay = options.maxReconnectDelayMs ?? 1_000;
     this.#redis = new Redis(options.url, {
@@ -65,12 +65,11 @@ export class RedisStore implements LimiterStore {
       maxRetriesPerRequest: 0,
       commandTimeout: options.commandTimeoutMs ?? 2_000,
       connectTimeout: options.connectTimeoutMs ?? 2_000,
-      // Never give up: the store must come back by itself when Redis does.
+      // Never give up: the counters must come back by themselves when Redis does.
       retryStrategy: (attempt) => Math.min(50 * 2 ** Math.min(attempt, 10), maxDelay),
     });
-    this.#redis.defineCommand('adoptionLimiterConsume', { lua: CONSUME_LUA });
+    this.#redis.defineCommand(CONSUME, { lua: CONSUME_LUA });
     this.#redis.defineCommand('adoptionLimiterAdvance', { lua: ADVANCE_LUA });
-    this.#redis.defineCommand('adoptionPetsBump', { lua: BUMP_LUA });
     this.#redis.on('ready', () => this.#emit('ready'));
     this.#redis.on('error', (error: Error) => {
       this.#lastError = error;
@@ -104,7 +103,7 @@ export class RedisStore implements LimiterStore {
       };
       const onEnd = () => {
         this.#redis.off('ready', onReady);
-        reject(new StoreUnavailableError('Redis connection closed'));
+        reject(new CountersUnavailableError('Redis connection closed'));
       };
       this.#redis.once('ready', onReady);
       this.#redis.once('end', onEnd);
@@ -126,18 +125,22 @@ export class RedisStore implements LimiterStore {
     return result!;
   }
 
-  /** Every decision from now on also reads the pets' version kept under `name`, beside the limiter's keys. */
-  sharePetsVersion(name: string): PetsVersionSource {
-    this.#versionKey = `${this.prefix}{pets}:${name}`;
-    return this.#versionSource;
+  sharedRedis(): SharedRedis {
+    return this;
   }
 
-  /** Moves the pets' version on after a create or a reset was committed; resolves with the new one. */
-  async bumpPetsVersion(kind: 'create' | 'reset'): Promise<PetsVersion> {
-    if (!this.#versionKey) throw new StoreUnavailableError('the pets version is not shared through this store');
-    const reply = await this.#call('adoptionPetsBump', 1, [this.#versionKey, kind]);
-    if (!Array.isArray(reply) || reply.length !== 2) throw new StoreUnavailableError(`unexpected reply from the version script: ${JSON.stringify(reply)}`);
-    return { version: Number(reply[0]), epoch: Number(reply[1]) };
+  /** Every decision from now on runs `passenger` first, in the same script call (see consume.lua). */
+  carry(passenger: Passenger): void {
+    if (this.#passenger && this.#passenger !== passenger) throw new Error('these counters already carry a passenger');
+    this.#redis.defineCommand(CONSUME_CARRYING, { lua: `${passenger.lua}\n${CONSUME_LUA}` });
+    this.#passenger = passenger;
+  }
+
+  /** A passenger's own script, on this connection; a failure rejects with CountersUnavailableError. */
+  script(lua: string): RedisScript {
+    const name = `adoptionPassengerScript${++this.#scripts}`;
+    this.#redis.defineCommand(name, { lua });
+    return (keys, args) => this.#call(name, keys.length, [...keys, ...args]);
   }
 
   /** Decided together with the other decisions asked for in this event-loop turn, in one script call. */
@@ -169,9 +172,9 @@ export class RedisStore implements LimiterStore {
   }
 
   async #decide(batch: readonly PendingDecision[]): Promise<ConsumeResult[][]> {
-    const versionKey = this.#versionKey;
-    const keys: string[] = versionKey ? [versionKey] : [];
-    const args: Array<string | number> = [batch.length, versionKey ? 1 : 0];
+    const passenger = this.#passenger;
+    const keys: string[] = passenger ? [passenger.key] : [];
+    const args: Array<string | number> = [batch.length, passenger ? 1 : 0];
     for (const { requests } of batch) {
       args.push(requests.length);
       for (const request of requests) {
@@ -183,16 +186,16 @@ export class RedisStore implements LimiterStore {
         for (const w of request.windows) args.push(w.limit, w.windowMs);
       }
     }
-    const reply = await this.#call('adoptionLimiterConsume', keys.length, [...keys, ...args]);
-    const bad = () => new StoreUnavailableError(`unexpected reply from the limiter script: ${JSON.stringify(reply)}`);
+    const reply = await this.#call(passenger ? CONSUME_CARRYING : CONSUME, keys.length, [...keys, ...args]);
+    const bad = () => new CountersUnavailableError(`unexpected reply from the limiter script: ${JSON.stringify(reply)}`);
     if (!Array.isArray(reply)) throw bad();
-    const numbers = reply.map(Number);
-    let at = 0;
-    let petsVersion: PetsVersion | undefined;
-    if (versionKey) {
-      petsVersion = { version: numbers[0]!, epoch: numbers[1]! };
-      at = 2;
+    let carried: readonly number[] | undefined;
+    if (passenger) {
+      if (!Array.isArray(reply[0])) throw bad();
+      carried = reply[0].map(Number);
     }
+    const numbers = (passenger ? reply.slice(1) : reply).map(Number);
+    let at = 0;
     const all: ConsumeResult[][] = [];
     for (const { requests } of batch) {
       const decided = numbers[at++];
@@ -203,7 +206,7 @@ export class RedisStore implements LimiterStore {
         const outcome = OUTCOMES[numbers[at]!];
         if (!outcome || numbers.length < at + 2 + 2 * request.windows.length) throw bad();
         const windows: WindowUsage[] = request.windows.map((spec, i) => ({ spec, used: numbers[at + 2 + 2 * i]!, resetMs: numbers[at + 3 + 2 * i]! }));
-        results.push(petsVersion ? { outcome, windows, banMs: numbers[at + 1]!, petsVersion } : { outcome, windows, banMs: numbers[at + 1]! });
+        results.push(carried ? { outcome, windows, banMs: numbers[at + 1]!, carried } : { outcome, windows, banMs: numbers[at + 1]! });
         at += 2 + 2 * request.windows.length;
         if (outcome !== 'admitted' && p < decided - 1) throw bad();
       }
@@ -245,12 +248,12 @@ export class RedisStore implements LimiterStore {
 
   async #call(name: string, numKeys: number, args: Array<string | number>): Promise<unknown> {
     const command = (this.#redis as unknown as Record<string, ScriptCommand>)[name];
-    if (!command) throw new StoreUnavailableError(`script ${name} is not defined`);
+    if (!command) throw new CountersUnavailableError(`script ${name} is not defined`);
     roundTrips.redis++;
     try {
       return await command.call(this.#redis, numKeys, ...args);
     } catch (error) {
-      throw new StoreUnavailableError(`Redis: ${(error as Error).message}`, { cause: error });
+      throw new CountersUnavailableError(`Redis: ${(error as Error).message}`, { cause: error });
     }
   }
 

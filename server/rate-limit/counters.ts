@@ -1,9 +1,10 @@
-// The one contract both limiter stores implement. A store owns the counters and decides
-// atomically; it knows nothing of HTTP. Time inside a store is relative (milliseconds until a
-// window or ban ends), so a store shared by several instances never compares their clocks.
+// The one contract the limiter's window counters implement (in memory, in Redis, or Redis behind a
+// memory fallback). Counters decide atomically and know nothing of HTTP. Time inside them is
+// relative (milliseconds until a window or ban ends), so counters shared by several instances never
+// compare their clocks. ("Store" is the pet store's word, server/store/.)
 import { KitError } from '../../lib/errors.ts';
+import type { SharedRedis } from './passenger.ts';
 import type { BanSpec, WindowSpec } from './policy.ts';
-import type { PetsVersion, PetsVersionSource } from '../store/pet-cache.ts';
 
 export interface ConsumeRequest {
   /** Partition id, e.g. `key:<hash>` or `ip:203.0.113.7`. */
@@ -32,47 +33,46 @@ export interface ConsumeResult {
   readonly windows: readonly WindowUsage[];
   /** Milliseconds left on the ban when `outcome` is `banned`, else 0. */
   readonly banMs: number;
-  /** The pets' version read in the same round trip, when the store shares it (server/store/pet-cache.ts). */
-  readonly petsVersion?: PetsVersion | undefined;
+  /** What a passenger read in the same round trip (passenger.ts), when one rides; the same array for every result of that trip. */
+  readonly carried?: readonly number[] | undefined;
 }
 
-/** An answer now, or a promise of one: see `LimiterStore.consumeAll`. */
+/** An answer now, or a promise of one: see `Counters.consumeAll`. */
 export type Maybe<T> = T | Promise<T>;
 
-export interface LimiterStore {
+export interface Counters {
   /** Atomic: a refused or banned request changes no window counter. */
   consume(request: ConsumeRequest): Promise<ConsumeResult>;
   /**
    * Several partitions for one request (an address probe, then its key), decided in order as one
    * atomic step that stops at the first one not admitting. One result per partition decided.
-   * A store that can answer synchronously does (the memory store): a hook that needs no promise
-   * costs hapi less (npm run bench).
+   * Counters that can answer synchronously do (in memory): a hook that needs no promise costs hapi
+   * less (npm run bench).
    */
   consumeAll(requests: readonly ConsumeRequest[]): Maybe<ConsumeResult[]>;
   /**
-   * Resolves true once the store can decide, false when it cannot yet (a shared store that is not
-   * there: it keeps trying, and decisions fall back meanwhile). A store in this process is ready at once.
+   * Resolves true once the counters can decide, false when they cannot yet (shared counters that
+   * are not there: they keep trying, and decisions fall back meanwhile). In-process counters are ready at once.
    */
   connect(): Promise<boolean>;
   /**
-   * From now on every decision also reads the pets' version named `name`, and its results carry it
-   * (server/store/pet-cache.ts); the returned source moves that version on. Undefined for a store
-   * that no other instance shares: there is no one to tell.
+   * The Redis these counters are shared through, for a read that must ride on their round trip
+   * (passenger.ts). Undefined for counters no other instance reads: there is no one to tell.
    */
-  sharePetsVersion(name: string): PetsVersionSource | undefined;
+  sharedRedis(): SharedRedis | undefined;
   /** Forget every window, refusal count and ban (admin reset). */
   reset(): Promise<void>;
   /**
-   * Move the store's own time forward by `ms` (admin clock). Stores that read the server's
+   * Move the counters' own time forward by `ms` (admin clock). Counters that read the server's
    * clock already moved with it and do nothing here.
    */
   advance(ms: number): Promise<void>;
   close(): Promise<void>;
 }
 
-/** Thrown (or rejected with) when a store cannot answer; the failover store catches it. */
-export class StoreUnavailableError extends KitError {
+/** Thrown (or rejected with) when shared counters cannot answer; the failover counters catch it. */
+export class CountersUnavailableError extends KitError {
   constructor(message: string, options?: { cause?: unknown }) {
-    super('store_unavailable', message, options);
+    super('counters_unavailable', message, options);
   }
 }

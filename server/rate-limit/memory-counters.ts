@@ -1,7 +1,8 @@
-// The in-process store: exact under concurrency because every decision runs synchronously on
+// The in-process counters: exact under concurrency because every decision runs synchronously on
 // the event loop. Reads the server's clock, so moving that clock moves every window and ban.
+// Bans follow the rule of ban.ts, applied with its functions.
 //
-// Memory is bounded whatever the traffic, and no request pays for the size of the store:
+// Memory is bounded whatever the traffic, and no request pays for how many partitions are held:
 //   - key partitions (`key:…`) live apart: keys are a bounded set, and only another key's
 //     partition can ever take a key's place, so no flood of addresses lifts a key's ban;
 //   - address blocks (banned partitions of requests without a key) live apart too, under a cap of
@@ -11,15 +12,16 @@
 //     first entry is the one most likely idle, and a full list makes room by dropping it: O(1).
 // Idle partitions are swept by a pass that starts every `sweepIntervalMs` and examines at most
 // `sweepBudget` entries per call, so a sweep never stalls one request.
+import { banLeft, countRefusal, type BanState } from './ban.ts';
+import type { ConsumeRequest, ConsumeResult, Counters, WindowUsage } from './counters.ts';
 import { PartitionList, type ListedPartition } from './partition-list.ts';
-import type { ConsumeRequest, ConsumeResult, LimiterStore, WindowUsage } from './store.ts';
 
 export interface NowSource {
   now(): number;
 }
 
-export interface MemoryStoreOptions {
-  /** How often (in clock time) a pass over the store starts to drop idle partitions. */
+export interface MemoryCountersOptions {
+  /** How often (in clock time) a pass over the partitions starts to drop idle partitions. */
   sweepIntervalMs?: number;
   /** Ceiling on partitions of requests without a key; the one whose window started longest ago makes room. */
   maxPartitions?: number;
@@ -32,7 +34,7 @@ export interface MemoryStoreOptions {
 }
 
 /** Work done by sweeps and evictions, counted in entries: what the cost tests and metrics read. */
-export interface MemoryStoreStats {
+export interface MemoryCountersStats {
   /** Entries looked at by sweep passes. */
   examined: number;
   /** Live partitions dropped to stay under a ceiling. */
@@ -48,17 +50,15 @@ interface Counter {
   endsAt: number;
 }
 
-interface PartitionState extends ListedPartition {
+interface PartitionState extends ListedPartition, BanState {
   windows: Counter[];
-  refusals: { count: number; endsAt: number } | null;
-  bannedUntil: number;
 }
 
 type Partitions = PartitionList<PartitionState>;
 
 const isKeyPartition = (id: string) => id.startsWith('key:');
 
-export class MemoryStore implements LimiterStore {
+export class MemoryCounters implements Counters {
   readonly #clock: NowSource;
   readonly #sweepIntervalMs: number;
   readonly #maxPartitions: number;
@@ -68,10 +68,10 @@ export class MemoryStore implements LimiterStore {
   readonly #keys: Partitions = new PartitionList();
   readonly #blocks: Partitions = new PartitionList();
   readonly #addresses: Partitions = new PartitionList();
-  readonly #stats: MemoryStoreStats = { examined: 0, evicted: 0, reclaimed: 0 };
+  readonly #stats: MemoryCountersStats = { examined: 0, evicted: 0, reclaimed: 0 };
   #nextSweepAt: number;
 
-  constructor(clock: NowSource, options: MemoryStoreOptions = {}) {
+  constructor(clock: NowSource, options: MemoryCountersOptions = {}) {
     this.#clock = clock;
     this.#sweepIntervalMs = options.sweepIntervalMs ?? 60_000;
     this.#maxPartitions = options.maxPartitions ?? 100_000;
@@ -91,7 +91,7 @@ export class MemoryStore implements LimiterStore {
     return this.#blocks.size;
   }
 
-  get stats(): Readonly<MemoryStoreStats> {
+  get stats(): Readonly<MemoryCountersStats> {
     return { ...this.#stats };
   }
 
@@ -107,8 +107,8 @@ export class MemoryStore implements LimiterStore {
     return true;
   }
 
-  /** Nothing to share: no other instance reads this store. */
-  sharePetsVersion(_name: string): undefined {
+  /** No other instance reads these counters: nothing rides on them. */
+  sharedRedis(): undefined {
     return undefined;
   }
 
@@ -123,7 +123,7 @@ export class MemoryStore implements LimiterStore {
     return results;
   }
 
-  /** The synchronous core of `consume`, also used by the failover store. */
+  /** The synchronous core of `consume`, also used by the failover counters. */
   consumeNow(request: ConsumeRequest): ConsumeResult {
     const now = this.#clock.now();
     this.#sweepStep(now);
@@ -136,9 +136,8 @@ export class MemoryStore implements LimiterStore {
       return { spec, used: counter.count, resetMs: counter.endsAt - now };
     });
 
-    if (existing && existing.bannedUntil > now) {
-      return { outcome: 'banned', windows: usage, banMs: existing.bannedUntil - now };
-    }
+    const banMs = existing ? banLeft(existing, now) : 0;
+    if (banMs > 0) return { outcome: 'banned', windows: usage, banMs };
 
     const needed = Math.max(request.cost, 1);
     const refused = usage.some((u) => u.used + needed > u.spec.limit);
@@ -146,11 +145,7 @@ export class MemoryStore implements LimiterStore {
       const ban = request.ban;
       if (ban) {
         const state = existing ?? this.#create(request.partition);
-        if (!state.refusals || state.refusals.endsAt <= now) state.refusals = { count: 0, endsAt: now + ban.periodMs };
-        state.refusals.count += 1;
-        if (state.refusals.count >= ban.threshold) {
-          state.refusals = null;
-          state.bannedUntil = now + ban.durationMs;
+        if (countRefusal(state, ban, now)) {
           this.#block(state);
           return { outcome: 'banned', windows: usage, banMs: ban.durationMs };
         }
