@@ -1,5 +1,6 @@
 // The cases of `npm run bench` and the servers they load. A case names a server; cases on the same
 // server share its process, so its peak RSS covers all of them.
+import { BASE_PATH } from '../spec/rules/contract.js';
 
 export const CASE_IDS = [
   'null',
@@ -52,9 +53,9 @@ export type ServerId =
 
 /** The pet every get case asks for: in the middle of the 10,000-pet store. */
 export const GET_ID = 5000;
-export const LIST_PATH = '/v1/pets?limit=20';
-export const GET_PATH = `/v1/pets/${GET_ID}`;
-/** Prism serves the document's paths without the server URL's `/v1` prefix. */
+export const LIST_PATH = `${BASE_PATH}/pets?limit=20`;
+export const GET_PATH = `${BASE_PATH}/pets/${GET_ID}`;
+/** Prism serves the document's paths without the server URL's base path. */
 export const PRISM_LIST_PATH = '/pets?limit=20';
 export const PRISM_GET_PATH = `/pets/${GET_ID}`;
 /** json-server's own spelling of the same requests. */
@@ -98,7 +99,7 @@ const post = (id: CaseId, label: string, server: ServerId, title: string): CaseS
   kind: 'create',
   server,
   method: 'POST',
-  path: '/v1/pets',
+  path: `${BASE_PATH}/pets`,
   body: POST_BODY,
   expectStatus: 201,
 });

@@ -22,11 +22,9 @@ export interface SpawnSpec {
 }
 
 /**
- * Every process of the benchmark stays in the benchmark's own session, as a server started by hand
- * beside wrk does. A session of its own (Node's `detached`, setsid) is an autogroup of its own to
- * Linux's scheduler: with other sessions busy on its core, the bare hapi peer in a session of its own
- * served a fifth to a half fewer requests per second, at ~10% more CPU per request, than the same
- * peer in ours (bench/README.md, "Does the harness slow what it measures?").
+ * Stays in the benchmark's session, as a server started by hand beside wrk does: a session of its own
+ * is an autogroup of its own, which cost the bare hapi peer up to half its rate on a shared core
+ * (bench/README.md, "Does the harness slow what it measures?").
  */
 export function spawnChild(spec: SpawnSpec): ChildProcess {
   const [command, args] = spec.cpu !== undefined ? ['taskset', ['-c', spec.cpu, spec.command, ...spec.args]] : [spec.command, spec.args];
@@ -247,10 +245,9 @@ function lineTicks(line: string): { busy: number; total: number } {
 }
 
 /**
- * What else ran on a server's own cores between two readings of them, as shares of their time: the
- * benchmark's other (idle) servers, pinned there too, and every other process. `server` and `stores`
- * are the ticks of the server and of its PostgreSQL backends and Redis; those are not pinned and may
- * have run on the other core, so subtracting them all can only understate the others.
+ * What else ran on a server's own cores between two readings, as shares of their time. `stores`
+ * (PostgreSQL backends, Redis) are not pinned and may have run elsewhere, so subtracting them can
+ * only understate the others.
  */
 export function coreShares(
   before: CpuTicks,

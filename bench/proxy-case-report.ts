@@ -87,7 +87,7 @@ export interface ProxyVerdict {
 }
 
 /** The proxy prints one line per finding as it happens (proxy/report.ts findingLine). */
-const FINDING_LINE = /^ *\+[\d.]+ s {2}\S+ +(server|client) +(MUST|SHOULD) +\S/;
+const FINDING_LINE = /^ *\+[\d.]+ s {2}.+? +(server|client) +(MUST|SHOULD) +\S/;
 
 export function countFindings(output: string): ProxySeries['findings'] {
   const found = { server: 0, client: 0, lines: [] as string[] };

@@ -28,7 +28,7 @@ test('the proxy prints one line per finding: each counted by side, the console r
   const output = [
     'proxy: http://127.0.0.1:4000 -> http://127.0.0.1:3000; one line per finding, a report per key at exit',
     '   +51.5 s  test-l…      server MUST   schema.every-response: no response: ECONNRESET (#4992)',
-    '    +0.0 s  test-f…      client SHOULD client.avoids-deprecated: avoids deprecated operations (getPet): 1 of 1 requests (#1)',
+    '    +0.0 s  test…(13 chars) client SHOULD client.avoids-deprecated: avoids deprecated operations (getPet): 1 of 1 requests (#1)',
     '  FAIL must   schema.every-response: no response: ECONNRESET',
   ].join('\n');
   const found = countFindings(output);

@@ -1,12 +1,6 @@
-// The proxy case of `npm run bench -- --cases proxy`: what judging costs beside serving. The
-// reference server (memory store, the fixture key test-load-key, whose limits no run reaches) is
-// loaded directly, through the judging proxy (`node dist/proxy/cli.js`) and through a bare forwarding
-// proxy that judges nothing (peers/bare-proxy.mjs, the floor), each process pinned to a
-// core of its own, by wrk with one thread: rounds at every connection count, direct and via the proxy
-// interleaved. Per round: the rate, the wrong answers (a round with any is void), the CPU per request
-// of the server and of the proxy from /proc, the proxy's RSS; per connection count a fresh proxy, so
-// that its RSS over the rounds is the growth of its history, and the findings it printed. The load
-// generator's ceiling is measured as for every case: a null server loaded the same way.
+// The proxy case of `npm run bench -- --cases proxy`: what judging costs beside serving, direct and
+// via the proxy interleaved, against a bare forwarding proxy (the floor); bench/README.md, The proxy
+// case, says what each round and connection count measures.
 import type { ChildProcess } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

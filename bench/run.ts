@@ -1,8 +1,6 @@
-// One benchmark run: the reference server against the framework's and the platform's ceiling, Prism
-// and json-server, with the load generator's own ceiling measured beside them, under the same
-// conditions. fleet.ts starts and stops the processes; this file is the run loop: the warm-up, the
-// rounds interleaved, the create rounds that prove creates durable, and the cases handed to
-// report.ts. bench/cli.ts is `npm run bench`.
+// One benchmark run's loop: the warm-up, the interleaved rounds, the create rounds that prove creates
+// durable, and the cases handed to report.ts. fleet.ts starts and stops the processes; bench/cli.ts
+// is `npm run bench`.
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { CASES, needsPostgres, needsRedis, PROXY_CASE, SERVERS, type CaseId } from './cases.ts';

@@ -1,10 +1,6 @@
-// When a ratio of two cases may be quoted. The rounds of a run give one ratio each (the two cases
-// run back to back); their median is quoted, and a target judged, only when the rounds agree: at
-// least two of them, no more than SETTLED.spread apart, none in which something else took more than
-// SETTLED.shared of a core (either server's, or the load generator's), and, for a target, all on the
-// same side of it. Otherwise
-// the ratio is "not settled", with why: on a shared 2-core machine a ratio of 0.53x in one run and
-// 0.63x in the next said "met" and "missed" about the same server.
+// When a ratio of two cases may be quoted: only when its rounds agree (bench/README.md, A ratio is
+// quoted only when its rounds agree). A median of disagreeing rounds said "met" in one run and
+// "missed" in the next about the same server.
 import { formatRatio } from './format.ts';
 import { median, type CaseSummary, type RoundFigures } from './stats.ts';
 

@@ -215,10 +215,8 @@ export function ratio(a: number | undefined, b: number | undefined): number | nu
 }
 
 /**
- * a over b, case against case: the median of the ratios of the rounds both measured cleanly. The
- * cases of a round run one after the other, so a slow minute of a shared machine slows both sides
- * of a pair, where a ratio of the two medians would take each side from a different minute. With no
- * round in common, the ratio of the cases' own figures.
+ * The median of the rounds' own ratios: a slow minute slows both sides of a pair, where a ratio of
+ * medians takes each side from a different minute. With no round in common, the cases' own figures.
  */
 export function pairedRatio(a: CaseSummary | undefined, b: CaseSummary | undefined, by: 'rps' | 'cpu'): number | null {
   if (!a || !b) return null;

@@ -98,10 +98,8 @@ export interface Durability {
 }
 
 /**
- * Every acknowledged create must be in the store, none twice, the original pets too; pets stored
- * without an acknowledgement can only be creates that were in flight when the load stopped, so
- * there may be at most `inFlightBound` of them (one per connection and load run). A store that
- * cannot be read back (`storedIds` an Error) proves nothing durable.
+ * Pets stored without an acknowledgement can only be creates in flight when the load stopped, hence
+ * at most `inFlightBound`. A store that cannot be read back (`storedIds` an Error) proves nothing.
  */
 export function checkDurability(input: {
   before: number;

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import type { ServerId, ServerSpec } from './cases.ts';
 import { CANNED_PATHS, DEEP_STATUS, JSON_LIST_PATH, PRISM_LIST_PATH } from './cases.ts';
 import { isReady, type CannedResponses } from './peers/protocol.mjs';
+import { BASE_PATH, LOWER_HEADERS } from '../spec/rules/contract.js';
 import { linkWithRel, parseLinks } from '../spec/rules/link.js';
 import {
   awaitGone,
@@ -100,7 +101,14 @@ export interface RunningServer {
 }
 
 /** The reference's own fields the no-op features floor sends too, with the values the reference sent. */
-export const FLOOR_HEADERS = ['link', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit', 'ratelimit-policy'] as const;
+export const FLOOR_HEADERS = [
+  LOWER_HEADERS.link,
+  LOWER_HEADERS.rateLimitLimit,
+  LOWER_HEADERS.rateLimitRemaining,
+  LOWER_HEADERS.rateLimitReset,
+  LOWER_HEADERS.rateLimit,
+  LOWER_HEADERS.rateLimitPolicy,
+] as const;
 
 export function authHeaders(apiKey: string): Record<string, string> {
   return { authorization: `Bearer ${apiKey}` };
@@ -125,12 +133,12 @@ export async function captureCanned(origin: string, context: Pick<LaunchContext,
  * `Link: <...>; rel="next"` with the status filter until half the pets are behind us.
  */
 export async function midStorePage(origin: string, apiKey: string, pets: number): Promise<string> {
-  let path = `/v1/pets?limit=100&status=${DEEP_STATUS}`;
+  let path = `${BASE_PATH}/pets?limit=100&status=${DEEP_STATUS}`;
   for (let page = 0; page < pets; page++) {
     const reply = await httpRequest(`${origin}${path}`, { headers: authHeaders(apiKey) });
     if (reply.status !== 200) throw new Error(`${path} answered ${reply.status}`);
     const items = JSON.parse(reply.body.toString()) as Array<{ id: number }>;
-    const link = reply.headers.link;
+    const link = reply.headers[LOWER_HEADERS.link];
     const next = linkWithRel(parseLinks(Array.isArray(link) ? link.join(', ') : link), 'next')?.target;
     if (!next) throw new Error(`no rel="next" link after id ${items.at(-1)?.id}`);
     const nextUrl = new URL(next, `${origin}${path}`);

@@ -1,8 +1,7 @@
-// wrk as the benchmark's load generator: one thread on the load core, a Lua script per measurement
-// (method, body, Authorization header; a response hook only where statuses or created ids must be
-// read one by one, since the hook makes wrk parse every body), its printed summary parsed for the
-// counts, and a result file written by the script's done() for the latency histogram and the ids.
-// wrk runs under `sh`, which prints the CPU wrk used once it has waited for it.
+// wrk as the benchmark's load generator: one thread, a Lua script per measurement (a response hook
+// only where statuses or created ids must be read, since it makes wrk parse every body), its summary
+// parsed, and a file its done() writes for the histogram and the ids. It runs under `sh`, which
+// prints the CPU wrk used once it has waited for it.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LoadGenerator, LoadMeasure, LoadRequest } from './load.ts';

@@ -16,7 +16,7 @@ import { KitError } from '../lib/errors.ts';
 import { optionalPackage } from '../lib/optional.ts';
 import { DEFAULT_SPEC_PATH, type JsonObject } from '../lib/openapi.ts';
 import { contractFacts } from '../spec/contract-facts.ts';
-import { INJECTED_ANSWERS } from '../server/plugins/faults.ts';
+import { HEADERS, INJECTED_ANSWERS } from '../spec/rules/contract.js';
 import { collectOutput, freePort, spawnChild, stopChild, stopWithParent, waitForOutput } from '../lib/processes.ts';
 import { isEntryPoint } from '../lib/entry.ts';
 import type { ChildProcess } from 'node:child_process';
@@ -110,8 +110,9 @@ export function mockDescription(source: JsonObject, nowMs: number): JsonObject {
   const paths = (doc.paths ?? {}) as JsonObject;
   for (const [path, item] of Object.entries({ ...paths })) paths[`${base}${path}`] = item;
   const headers = ((doc.components as JsonObject | undefined)?.headers ?? {}) as Record<string, JsonObject>;
-  const wait = Number(headers['Retry-After']?.example ?? 60) || 60;
-  if (headers['X-RateLimit-Reset']) headers['X-RateLimit-Reset'].example = Math.floor(nowMs / 1000) + wait;
+  const wait = Number(headers[HEADERS.retryAfter]?.example ?? 60) || 60;
+  const reset = headers[HEADERS.rateLimitReset];
+  if (reset) reset.example = Math.floor(nowMs / 1000) + wait;
   // Prefer: code=503 is a client asking for a fault: it gets the server's injected one.
   const responses = ((doc.components as JsonObject | undefined)?.responses ?? {}) as Record<string, JsonObject>;
   for (const response of Object.values(responses)) {
@@ -120,7 +121,7 @@ export function mockDescription(source: JsonObject, nowMs: number): JsonObject {
     if (example?.status !== 503) continue;
     const injected = INJECTED_ANSWERS[503];
     json!.example = { code: injected.code, message: injected.message, status: 503 };
-    const retryAfter = (response.headers as Record<string, JsonObject> | undefined)?.['Retry-After'];
+    const retryAfter = (response.headers as Record<string, JsonObject> | undefined)?.[HEADERS.retryAfter];
     if (retryAfter) retryAfter.example = injected.retryAfter;
   }
   // Prism answers a deprecated operation with "Deprecation: true" of its own, over the header's
@@ -132,7 +133,7 @@ export function mockDescription(source: JsonObject, nowMs: number): JsonObject {
       delete op.deprecated;
       const answers = op.responses as Record<string, JsonObject>;
       const marks = Object.fromEntries(
-        Object.entries((answers['200']?.headers ?? {}) as JsonObject).filter(([name]) => name === 'Deprecation' || name === 'Sunset'),
+        Object.entries((answers['200']?.headers ?? {}) as JsonObject).filter(([name]) => name === HEADERS.deprecation || name === HEADERS.sunset),
       );
       for (const [status, answer] of Object.entries(answers)) {
         const ref = typeof answer.$ref === 'string' ? answer.$ref.replace('#/components/responses/', '') : null;

@@ -2,6 +2,7 @@
 // The platform's ceiling: node:http answering the list and get requests with the reference
 // server's exact bytes, with nothing else on the path.
 import { createServer } from 'node:http';
+import { BASE_PATH } from '../../spec/rules/contract.js';
 import { announce, cannedFromEnv, onTerminate } from './protocol.mjs';
 
 const canned = cannedFromEnv();
@@ -9,10 +10,13 @@ const canned = cannedFromEnv();
 const headersOf = (answer) => ({ 'content-type': answer.contentType, 'content-length': String(answer.body.length) });
 const list = { body: canned.list.body, headers: headersOf(canned.list) };
 const get = { body: canned.get.body, headers: headersOf(canned.get) };
+const LIST_PATH = `${BASE_PATH}/pets`;
+/** @param {string} url */
+const isGet = (url) => url.startsWith(`${LIST_PATH}/`) && /^\d+$/.test(url.slice(LIST_PATH.length + 1));
 
 const server = createServer((req, res) => {
   const url = req.url ?? '';
-  const answer = req.method !== 'GET' ? undefined : url === '/v1/pets' || url.startsWith('/v1/pets?') ? list : /^\/v1\/pets\/\d+$/.test(url) ? get : undefined;
+  const answer = req.method !== 'GET' ? undefined : url === LIST_PATH || url.startsWith(`${LIST_PATH}?`) ? list : isGet(url) ? get : undefined;
   if (answer) {
     res.writeHead(200, answer.headers);
     res.end(answer.body);

@@ -1,10 +1,9 @@
 // @ts-check
-// The floor of the features hapi lets the reference server hang on its lifecycle: the bare hapi peer
-// plus a no-op auth scheme (the default strategy), no-op onRequest, onPostAuth and onPreResponse
-// hooks, a 'response' listener, a no-op route validator and six extra headers, with the values the
-// reference sent (Link and the five rate-limit fields). Every step runs and does nothing, so the distance
-// from bare hapi is hapi's price for the steps, and the distance to the reference is our own work.
+// The no-op features floor (bench/README.md, cases 17 and 18): the bare hapi peer with every lifecycle
+// step the reference uses running and doing nothing, so that bare hapi over it is hapi's price for
+// the steps, and it over the reference our own work.
 import Hapi from '@hapi/hapi';
+import { BASE_PATH } from '../../spec/rules/contract.js';
 import { announce, cannedFromEnv, onTerminate } from './protocol.mjs';
 
 const canned = cannedFromEnv();
@@ -24,8 +23,8 @@ const answer = (canned) => (/** @type {import('@hapi/hapi').Request} */ _request
   return response;
 };
 const noop = async (/** @type {unknown} */ value) => value;
-server.route({ method: 'GET', path: '/v1/pets', options: { validate: { query: noop }, handler: answer(canned.list) } });
-server.route({ method: 'GET', path: '/v1/pets/{petId}', options: { validate: { params: noop }, handler: answer(canned.get) } });
+server.route({ method: 'GET', path: `${BASE_PATH}/pets`, options: { validate: { query: noop }, handler: answer(canned.list) } });
+server.route({ method: 'GET', path: `${BASE_PATH}/pets/{petId}`, options: { validate: { params: noop }, handler: answer(canned.get) } });
 await server.start();
 announce(server.info.uri);
 onTerminate(() => server.stop({ timeout: 2000 }));

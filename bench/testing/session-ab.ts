@@ -1,18 +1,13 @@
-// Issue 31's experiment, kept so that it can be run again: does the session a server runs in change
-// what the benchmark measures of it? The bare hapi peer is started twice on the servers' core, once
-// as the benchmark starts every server (in the benchmark's own session) and once in a session of
-// its own (setsid, Node's `detached`, as the benchmark did before), and both are loaded in turns by
-// the benchmark's own generator, round after round, so that the machine's drift hits both alike.
-// A session is an autogroup to Linux's scheduler; it only matters while other sessions want the core.
-//
-//   npx tsx bench/testing/session-ab.ts [--rounds 6] [--duration 5]
+// Issue 31's experiment, kept so that it can be run again: the bare hapi peer in the benchmark's
+// session and in one of its own, loaded in turns (bench/README.md, Does the harness slow what it
+// measures?).   npx tsx bench/testing/session-ab.ts [--rounds 6] [--duration 5]
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { spawnChild as spawnTracked } from '../../lib/processes.ts';
-import { SERVERS } from '../cases.ts';
+import { LIST_PATH, SERVERS } from '../cases.ts';
 import { measureWithCpu } from '../measure.ts';
 import { isReady } from '../peers/protocol.mjs';
 import { allowedCpus, awaitMessage, choosePinning, cpuList, sessionOf, stopChild } from '../proc.ts';
@@ -62,7 +57,7 @@ const load = (v: (typeof variants)[number], seconds: number) =>
     serverPid: v.pid,
     serverCores: cpuList(pinning.server),
     bystanders: variants.filter((o) => o !== v).map((o) => o.pid),
-    request: { url: `${v.origin}/v1/pets?limit=20`, method: 'GET', headers: {}, connections: 32, duration: seconds, expectStatus: 200 },
+    request: { url: `${v.origin}${LIST_PATH}`, method: 'GET', headers: {}, connections: 32, duration: seconds, expectStatus: 200 },
   });
 try {
   for (const v of variants) process.stderr.write(`${v.name}: pid ${v.pid}, session ${sessionOf(v.pid)}\n`);

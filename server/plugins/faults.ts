@@ -12,15 +12,10 @@ import type { KeyRing } from '../keys.ts';
 import { apiKeyOf, bearerToken } from './auth.ts';
 import { rejectInvalid } from './errors.ts';
 import { andThen, RATE_LIMIT_PLUGIN, type Limiter } from '../rate-limit/limiter.ts';
+import { INJECTABLE_CODES, requestedFault, type Fault } from '../../lib/prefer.ts';
+import { INJECTED_ANSWERS, LOWER_HEADERS } from '../../spec/rules/contract.js';
 
 export const FAULTS_PLUGIN = 'faults';
-
-export interface Fault {
-  /** Answer with this status instead: 429, 500 or 503. */
-  code?: 429 | 500 | 503;
-  /** Hold the answer this long first. */
-  delayMs?: number;
-}
 
 interface Scheduled extends Fault {
   remaining: number;
@@ -36,14 +31,6 @@ export interface FaultsOptions {
   maxDelayMs: number;
 }
 
-const CODES = [429, 500, 503] as const;
-
-/** What an injected 500 or 503 answers; the mock (conformance/mock.ts) answers the same, so a client tested on either meets one form. */
-export const INJECTED_ANSWERS = {
-  503: { code: 'service_unavailable', message: 'The service is unavailable (a fault injected for client testing).', retryAfter: '1' },
-  500: { code: 'internal_error', message: 'An unexpected error occurred (a fault injected for client testing).' },
-} as const;
-
 /** A request's fault: what it asked for, and the code really answered in its place, if any. */
 interface RequestFault extends Fault {
   injectedCode?: Fault['code'];
@@ -55,30 +42,9 @@ declare module '@hapi/hapi' {
   }
 }
 
-/**
- * The faults a `Prefer` header asks for (RFC 7240 preferences, Prism's names). Preferences this
- * server does not inject are left alone, as RFC 7240 lets a server do; an out-of-range value is a
- * UsageError-like message for a 400.
- */
-export function parsePrefer(header: string | undefined, maxDelayMs: number): Fault | string {
-  const fault: Fault = {};
-  for (const part of (header ?? '').split(',')) {
-    const [name = '', value = ''] = part.split('=').map((s) => s.trim().replace(/^"|"$/g, ''));
-    if (name.toLowerCase() === 'code') {
-      const code = Number(value);
-      if (!CODES.includes(code as (typeof CODES)[number])) return `Prefer: code=${value} is not a fault this server injects (it injects ${CODES.join(', ')}).`;
-      fault.code = code as Fault['code'];
-    } else if (name.toLowerCase() === 'delay') {
-      if (!/^\d+$/.test(value) || Number(value) > maxDelayMs) return `Prefer: delay=${value} must be whole milliseconds from 0 to ${maxDelayMs}.`;
-      fault.delayMs = Number(value);
-    }
-  }
-  return fault;
-}
-
 const scheduleSchema = Joi.object({
   key: Joi.string().required(),
-  code: Joi.valid(...CODES),
+  code: Joi.valid(...INJECTABLE_CODES),
   delayMs: Joi.number().integer().min(0),
   count: Joi.number().integer().min(1).max(10_000).default(1),
 })
@@ -93,7 +59,7 @@ export const faultsPlugin: Plugin<FaultsOptions> = {
 
     /** The fault of a request: its Prefer header, else the next one scheduled for its key. */
     const faultOf = (request: Request): Fault | string | undefined => {
-      const preferred = parsePrefer(request.headers.prefer as string | undefined, maxDelayMs);
+      const preferred = requestedFault(request.headers, maxDelayMs);
       if (typeof preferred === 'string' || preferred.code !== undefined || preferred.delayMs !== undefined) return preferred;
       const token = bearerToken(request.headers.authorization);
       const key = token ? keys.lookup(token) : undefined;
@@ -135,7 +101,8 @@ export const faultsPlugin: Plugin<FaultsOptions> = {
       const fault = request.plugins[FAULTS_PLUGIN];
       const code = fault?.code;
       if (code === 503 || code === 500) fault!.injectedCode = code;
-      if (code === 503) throw apiError(INJECTED_ANSWERS[503].code, INJECTED_ANSWERS[503].message, { 'retry-after': INJECTED_ANSWERS[503].retryAfter });
+      if (code === 503)
+        throw apiError(INJECTED_ANSWERS[503].code, INJECTED_ANSWERS[503].message, { [LOWER_HEADERS.retryAfter]: INJECTED_ANSWERS[503].retryAfter });
       if (code === 500) throw apiError(INJECTED_ANSWERS[500].code, INJECTED_ANSWERS[500].message);
       return h.continue;
     });
@@ -148,8 +115,8 @@ export const faultsPlugin: Plugin<FaultsOptions> = {
       const injected = [fault.injectedCode ? `code=${fault.injectedCode}` : '', fault.delayMs ? `delay=${fault.delayMs}` : ''].filter(Boolean);
       if (injected.length === 0) return h.continue;
       const response = request.response;
-      if ('isBoom' in response && response.isBoom) response.output.headers['x-fault-injected'] = injected.join(', ');
-      else (response as ResponseObject).header('x-fault-injected', injected.join(', '));
+      if ('isBoom' in response && response.isBoom) response.output.headers[LOWER_HEADERS.faultInjected] = injected.join(', ');
+      else (response as ResponseObject).header(LOWER_HEADERS.faultInjected, injected.join(', '));
       return h.continue;
     });
 

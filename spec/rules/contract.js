@@ -81,3 +81,62 @@ export const REFUSAL_CODES = /** @type {const} */ ({
   "rate_limited_ip": "address",
   "ip_blocked": "address"
 });
+
+/** Every header field the description names (its responses, x-extra-headers, x-fault-injection), as it spells them; by headerIdentifier */
+export const HEADERS = /** @type {const} */ ({
+  "rateLimitLimit": "X-RateLimit-Limit",
+  "rateLimitRemaining": "X-RateLimit-Remaining",
+  "rateLimitReset": "X-RateLimit-Reset",
+  "retryAfter": "Retry-After",
+  "location": "Location",
+  "link": "Link",
+  "deprecation": "Deprecation",
+  "sunset": "Sunset",
+  "wwwAuthenticate": "WWW-Authenticate",
+  "rateLimit": "RateLimit",
+  "rateLimitPolicy": "RateLimit-Policy",
+  "prefer": "Prefer",
+  "faultInjected": "X-Fault-Injected"
+});
+
+/** The same names in lower case: the keys of Node's and hapi's header objects */
+export const LOWER_HEADERS = /** @type {const} */ ({
+  "rateLimitLimit": "x-ratelimit-limit",
+  "rateLimitRemaining": "x-ratelimit-remaining",
+  "rateLimitReset": "x-ratelimit-reset",
+  "retryAfter": "retry-after",
+  "location": "location",
+  "link": "link",
+  "deprecation": "deprecation",
+  "sunset": "sunset",
+  "wwwAuthenticate": "www-authenticate",
+  "rateLimit": "ratelimit",
+  "rateLimitPolicy": "ratelimit-policy",
+  "prefer": "prefer",
+  "faultInjected": "x-fault-injected"
+});
+
+/** x-fault-injection: the statuses a request may ask for with Prefer: code=<status> */
+export const INJECTABLE_CODES = /** @type {const} */ ([
+  429,
+  500,
+  503
+]);
+
+/** x-fault-injection: what an injected fault answers in the server's place (a 429 where no window is known) */
+export const INJECTED_ANSWERS = /** @type {const} */ ({
+  "429": {
+    "code": "rate_limited_minute",
+    "message": "Rate limit exceeded (a fault injected for client testing).",
+    "retryAfter": "60"
+  },
+  "500": {
+    "code": "internal_error",
+    "message": "An unexpected error occurred (a fault injected for client testing)."
+  },
+  "503": {
+    "code": "service_unavailable",
+    "message": "The service is unavailable (a fault injected for client testing).",
+    "retryAfter": "1"
+  }
+});

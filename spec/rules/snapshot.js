@@ -2,6 +2,7 @@
 // What one response says about the caller's rate limit, read the same way by the conformance kit
 // and by the k6 scripts, and the tolerances every time comparison allows. Plain ES2015 without
 // imports outside spec/rules: k6 loads it by relative path.
+import { HEADERS } from './contract.js';
 import { headerValue, parseHttpDate, parseInteger, parseRetryAfter } from './fields.js';
 
 /**
@@ -86,16 +87,16 @@ export function readSnapshot(response, options) {
   const dateMs = options && options.dateHeader === false ? null : parseHttpDate(headerValue(headers, 'Date'), response.receivedAtMs);
   const serverNowMs = dateMs === null ? response.receivedAtMs : dateMs;
   const status = response.status;
-  const limit = parseInteger(headerValue(headers, 'X-RateLimit-Limit'));
-  const remaining = parseInteger(headerValue(headers, 'X-RateLimit-Remaining'));
-  const reset = parseInteger(headerValue(headers, 'X-RateLimit-Reset'));
-  const retryAfterRaw = headerValue(headers, 'Retry-After');
+  const limit = parseInteger(headerValue(headers, HEADERS.rateLimitLimit));
+  const remaining = parseInteger(headerValue(headers, HEADERS.rateLimitRemaining));
+  const reset = parseInteger(headerValue(headers, HEADERS.rateLimitReset));
+  const retryAfterRaw = headerValue(headers, HEADERS.retryAfter);
   /** @type {string[]} */
   const malformed = [];
   if (status !== 0) {
-    if (limit === null || limit < 0) malformed.push('X-RateLimit-Limit');
-    if (remaining === null) malformed.push('X-RateLimit-Remaining');
-    if (reset === null || reset < 0) malformed.push('X-RateLimit-Reset');
+    if (limit === null || limit < 0) malformed.push(HEADERS.rateLimitLimit);
+    if (remaining === null) malformed.push(HEADERS.rateLimitRemaining);
+    if (reset === null || reset < 0) malformed.push(HEADERS.rateLimitReset);
   }
   return {
     status: status,
@@ -132,9 +133,9 @@ export function rateLimitHeaderProblems(s) {
   const field = (name, value) => {
     if (value === null || value < 0) problems.push(name + ' missing or not a non-negative integer');
   };
-  field('X-RateLimit-Limit', s.limit);
-  field('X-RateLimit-Remaining', s.remaining);
-  field('X-RateLimit-Reset', s.reset);
+  field(HEADERS.rateLimitLimit, s.limit);
+  field(HEADERS.rateLimitRemaining, s.remaining);
+  field(HEADERS.rateLimitReset, s.reset);
   if (problems.length === 0 && /** @type {number} */ (s.remaining) > /** @type {number} */ (s.limit))
     problems.push('Remaining ' + s.remaining + ' exceeds Limit ' + s.limit);
   return problems;
