@@ -1,15 +1,19 @@
-// The traffic as HAR 1.2, written to its file as it passes (keys redacted, each body as captured):
-// nothing is held for the end. When the disk falls behind the traffic by more than MAX_BEHIND_BYTES,
-// entries are counted instead of written, and the log's comment says how many.
+// The traffic as HAR 1.2, written to its file as it passes (each body as captured): nothing is held
+// for the end. The proxy hands over exchanges with every key it knows replaced by its label (headers
+// of any name, query values, bodies); what is named like a secret is redacted here again, whoever
+// calls. When the disk falls behind the traffic by more than MAX_BEHIND_BYTES, entries are counted
+// instead of written, and the log's comment says how many.
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { Exchange } from '../conformance/http.ts';
+import type { Exchange } from '../conformance/index.ts';
+import { redactExchange } from '../spec/rules/redact.js';
 
 const MAX_BEHIND_BYTES = 16 * 1024 * 1024;
 
 /** One exchange as a HAR entry. */
-export function harEntry(ex: Exchange): object {
+export function harEntry(given: Exchange): object {
+  const ex = redactExchange(given);
   const pairs = (headers: Record<string, string>) => Object.entries(headers).map(([name, value]) => ({ name, value }));
   const url = new URL(ex.request.url);
   const res = ex.response;

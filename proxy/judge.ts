@@ -5,22 +5,25 @@
 // decides what is right: it only routes each exchange to those judges and tells of each new finding.
 // What it keeps is bounded by JudgeLimits whatever the traffic: per key the window state, the last
 // timeline points and a sample of exchanges; past maxKeys keys, the oldest idle ones are summarised.
-import { CATALOGUE } from '../conformance/catalogue.ts';
-import { LIVE_AREAS } from '../conformance/checks/index.ts';
-import { jsonBody, keyLabel, type Exchange } from '../conformance/http.ts';
-import type { CheckResult } from '../conformance/ledger.ts';
-import type { Contract } from '../conformance/openapi.ts';
+import { CATALOGUE, LIVE_AREAS, jsonBody, redactResults, type CheckResult, type Contract, type Exchange } from '../conformance/index.ts';
 import { OBLIGATIONS, type ClientReport } from '../lib/client-obligations.ts';
 import { Listeners } from '../lib/live/source.ts';
-import { headerValue, parseInteger } from '../spec/rules/fields.js';
-import type { Tolerances } from '../spec/rules/snapshot.js';
+import { distinctKeyLabel, KnownKeys, redactExchange, redactText } from '../spec/rules/redact.js';
+import { readSnapshot, type Snapshot, type Tolerances } from '../spec/rules/snapshot.js';
 import type { Timeline, TimelinePoint } from '../spec/rules/timeline-svg.js';
-import type { LastWindow } from './injected.ts';
+import type { LastWindow } from './faults.ts';
 import { InFlight } from './in-flight.ts';
 import { createKeyState, type KeyState } from './key-state.ts';
 import { slim, type SampleReport } from './sample.ts';
 
 export type Level = 'must' | 'should';
+
+/** What an answer says of the key's window and of the wait it asks for, read as the rest of the kit reads it. */
+const snapshotOf = (exchange: Exchange): Snapshot =>
+  readSnapshot({ status: exchange.response?.status ?? 0, headers: exchange.response?.headers ?? null, receivedAtMs: exchange.receivedAt });
+
+/** Retry-After in seconds when it is delay-seconds; null when it names no wait or an HTTP-date. */
+const delaySeconds = (s: Snapshot): number | null => (s.retryAfter.form === 'delay-seconds' ? s.retryAfter.seconds : null);
 
 /** Something wrong, seen as it passed: a check the server failed, or an obligation the client broke. */
 export interface Finding {
@@ -85,6 +88,8 @@ export interface JudgeOptions {
   tolerances?: Partial<Tolerances>;
   limits?: Partial<JudgeLimits>;
   onFinding?: (finding: Finding) => void;
+  /** Keys replaced by their labels in every finding and report (the proxy's ring, which learns them as they pass). */
+  keys?: KnownKeys;
 }
 
 /** The part of an exchange the judge needs to know besides the exchange: whose it is and how it is named. */
@@ -100,11 +105,6 @@ const LEVEL_OF = new Map(CATALOGUE.map((c) => [c.id, c.level]));
 
 const NO_KEY = '(no key)';
 
-/** How a key is shown in every report: its first six characters, as the conformance kit shows it. */
-function labelOf(key: string | undefined): string {
-  return key === undefined ? NO_KEY : keyLabel(key);
-}
-
 /** What a failure says is wrong, without the request it names (the ledger's notion of one cause). */
 function causeOf(message: string): string {
   const at = message.indexOf(': ');
@@ -116,6 +116,9 @@ export class TrafficJudge {
   readonly #limits: JudgeLimits;
   /** Keys with their full state, least recently active first. */
   readonly #keys = new Map<string, KeyState>();
+  /** The labels of the keys in #keys. */
+  readonly #labels = new Set<string>();
+  readonly #known: KnownKeys;
   readonly #deprecated: Set<string>;
   readonly #inFlight = new InFlight();
   readonly #listeners = new Listeners();
@@ -130,6 +133,7 @@ export class TrafficJudge {
   constructor(options: JudgeOptions) {
     this.#options = options;
     this.#limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.#known = options.keys ?? new KnownKeys();
     this.#deprecated = new Set([...options.contract.operations.values()].filter((op) => op.deprecated).map((op) => op.operationId));
   }
 
@@ -143,8 +147,9 @@ export class TrafficJudge {
     state.causes.set(ofCheck, told + 1);
     state.causes.set(cause, 1);
     this.told[finding.level]++;
-    if (this.findings.length < this.#limits.findings) this.findings.push(finding);
-    this.#options.onFinding?.(finding);
+    const shown = { ...finding, message: redactText(finding.message, this.#known) };
+    if (this.findings.length < this.#limits.findings) this.findings.push(shown);
+    this.#options.onFinding?.(shown);
   }
 
   /** Tells of a server check's failure on the key as it is recorded. */
@@ -171,9 +176,12 @@ export class TrafficJudge {
       return known;
     }
     if (this.#keys.size >= this.#limits.maxKeys) this.#summariseIdlest();
+    // Labels are the keys' names in every report and in the live view: two keys never share one.
+    const label = key === undefined ? NO_KEY : distinctKeyLabel(key, (l) => this.#labels.has(l));
+    this.#labels.add(label);
     const state: KeyState = createKeyState({
       id,
-      label: labelOf(key),
+      label,
       keyId: `key-${++this.#keyCount}`,
       dateHeader: this.#options.dateHeader,
       ...(this.#options.tolerances ? { tolerances: this.#options.tolerances } : {}),
@@ -199,6 +207,7 @@ export class TrafficJudge {
       const failedIds = [...state.causes.keys()].filter((c) => c.endsWith('\u0000')).map((c) => c.slice(0, -1));
       for (const failed of failedIds) summary.failed[failed] = (summary.failed[failed] ?? 0) + 1;
       this.#keys.delete(id);
+      this.#labels.delete(state.label);
       return;
     }
   }
@@ -242,8 +251,7 @@ export class TrafficJudge {
     if (!injected) {
       const res = exchange.response;
       if (res) {
-        const reset = parseInteger(headerValue(res.headers, 'x-ratelimit-reset'));
-        const limit = parseInteger(headerValue(res.headers, 'x-ratelimit-limit'));
+        const { reset, limit } = snapshotOf(exchange);
         if (reset !== null || limit !== null) state.lastWindow = { ...(reset !== null ? { reset } : {}), ...(limit !== null ? { limit } : {}) };
       }
       LIVE_AREAS.forEach((area, i) => {
@@ -270,7 +278,7 @@ export class TrafficJudge {
     const ban = !injected && windows.events.includes('ban_detected');
     let point: number | undefined;
     if (injected) {
-      const retryAfter = parseInteger(exchange.response?.headers['retry-after']);
+      const retryAfter = delaySeconds(snapshotOf(exchange));
       state.injected.push({
         atMs: exchange.sentAt,
         status,
@@ -282,7 +290,7 @@ export class TrafficJudge {
     if (state.id === NO_KEY) return;
     const body = exchange.response?.truncatedFrom === undefined ? jsonBody(exchange) : undefined;
     const code = body && typeof body === 'object' && typeof (body as { code?: unknown }).code === 'string' ? (body as { code: string }).code : undefined;
-    const retryAfter = exchange.response?.headers['retry-after'];
+    const retryAfter = delaySeconds(snapshotOf(exchange));
     state.client.observe({
       atMs: exchange.receivedAt,
       sentAtMs: exchange.sentAt,
@@ -292,7 +300,7 @@ export class TrafficJudge {
       status,
       operationId: exchange.operationId,
       ...(code ? { code } : {}),
-      ...(retryAfter !== undefined && /^\d+$/.test(retryAfter.trim()) ? { retryAfterSeconds: Number(retryAfter) } : {}),
+      ...(retryAfter !== null ? { retryAfterSeconds: retryAfter } : {}),
       ...(ban ? { ban } : {}),
     });
     this.#clientFindings(state, point);
@@ -348,15 +356,16 @@ export class TrafficJudge {
     const server = s.ledger.results({ strict: false, selected: () => undefined }).filter((r) => r.outcome !== 'not-run' || r.unjudged !== undefined);
     const client = s.id === NO_KEY ? undefined : s.client.verdictOf(s.keyId);
     const points = this.#points(s);
+    const sample = s.sample.report();
     return {
       key: s.label,
       requests: s.requests,
       refused: s.refused,
-      server,
+      server: redactResults(server, this.#known),
       ...(client ? { client } : {}),
       timeline: { key: s.label, points },
       timelineDropped: s.windows.judgedCount() - (points.length - s.injected.length),
-      sample: s.sample.report(),
+      sample: { ...sample, exchanges: sample.exchanges.map((ex) => redactExchange(ex, this.#known)) },
     };
   }
 

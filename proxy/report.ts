@@ -1,11 +1,11 @@
 // What the proxy says: one console line per finding as it happens, and at the end a report per key
 // in every format asked for (console, JSON, JUnit, HTML with each key's timeline, HAR of the
-// traffic). Keys never appear: the exchanges the proxy keeps already carry redacted Authorization
-// and secret-named headers, and keys are shown by their first characters.
-import { formatExchange, type Exchange } from '../conformance/http.ts';
-import { curlLine } from '../conformance/report/curl.ts';
-import type { CheckResult } from '../conformance/ledger.ts';
+// traffic). Keys never appear: keys are named by their labels (spec/rules/redact.js), and the judge
+// reports its exchanges and messages with every key the proxy saw replaced; what is named like a
+// secret is redacted again here, for a report built elsewhere.
+import { curlLine, formatExchange, type CheckResult, type Exchange } from '../conformance/index.ts';
 import { OBLIGATIONS, readiness, type ClientReport } from '../lib/client-obligations.ts';
+import { redactExchange, redactUrl } from '../spec/rules/redact.js';
 import { timelineSvg } from '../spec/rules/timeline-svg.js';
 import type { Finding, KeyReport, Level, SummarisedKeys } from './judge.ts';
 
@@ -50,7 +50,7 @@ export function buildReport(input: {
   };
   const failing = input.failOn === 'should' ? counts.must + counts.should > 0 : input.failOn === 'must' && counts.must > 0;
   return {
-    target: input.target,
+    target: redactUrl(input.target),
     startedAt: new Date(input.startedAt).toISOString(),
     durationMs: input.endedAt - input.startedAt,
     requests: input.requests,
@@ -139,7 +139,8 @@ function summaryLine(s: SummarisedKeys): string {
 }
 
 /** An exchange as the reports keep it: no raw bytes, and a curl line that sends it again with $API_KEY. */
-function redactedExchange(ex: Exchange): Exchange {
+function redactedExchange(given: Exchange): Exchange {
+  const ex = redactExchange(given);
   const { bytes: _bytes, ...request } = ex.request;
   const auth = /^(\S+)\s/.exec(request.headers.authorization ?? '');
   const replay =

@@ -3,13 +3,12 @@
 // (a mistyped key in a load test) blames the server, not its key.
 import type { Server } from '@hapi/hapi';
 import type { BanOptions, ResolvedOptions } from './options.ts';
+import { redactUrl as withoutSecrets } from '../spec/rules/redact.js';
 
-/** A URL without its password. */
+/** A store's URL without its password (nor any secret-named parameter); nothing of one that cannot be parsed. */
 export function redactUrl(url: string): string {
   try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
+    return withoutSecrets(new URL(url).toString());
   } catch {
     return '(unparsable URL)';
   }

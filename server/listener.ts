@@ -5,7 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { ERRORS, type ErrorCode } from './errors.ts';
-import { redact } from './redact.ts';
+import { publicMessage } from './public-message.ts';
 
 export interface ListenerOptions {
   /** Longest time to receive a request's headers. */
@@ -27,7 +27,7 @@ function errorOf(error: NodeJS.ErrnoException): { code: ErrorCode; message: stri
       return { code: 'request_timeout', message: 'The request did not arrive in time.' };
     default:
       // The parser's own words name what was wrong ("Transfer-Encoding can't be present with Content-Length").
-      return { code: 'bad_request', message: `The request is not valid HTTP: ${redact(error.message.replace(/^Parse Error: /, ''))}.` };
+      return { code: 'bad_request', message: `The request is not valid HTTP: ${publicMessage(error.message.replace(/^Parse Error: /, ''))}.` };
   }
 }
 

@@ -1,16 +1,26 @@
 // A request as one shell command that sends it again: curl with the method, URL, headers and the
-// exact body bytes. Keys never appear: an Authorization carrying a known key names the environment
-// variable that holds it, and a header named like a secret is replaced by a placeholder.
-import type { ExchangeRequest } from '../http.ts';
+// exact body bytes. Keys never appear: wherever a known key stands (Authorization, another header,
+// the URL, the body) the command names the environment variable that holds it, so the replay still
+// sends the same request; a header named like a secret whose value is unknown shows a placeholder,
+// and a key in another spelling (upper-cased, in bytes) shows its label.
+import { isSecretName, KnownKeys, REDACTED, redactBody, redactText, redactUrl } from '../../spec/rules/redact.js';
+
+/** A request as an exchange keeps it (http.ts's ExchangeRequest). */
+export interface ReplayedRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+  /** The body's bytes when they are not UTF-8 text. */
+  bytes?: Buffer;
+}
 
 /** Environment variable name → its value, for the keys a replay must not print. */
 export type Secrets = Readonly<Record<string, string | undefined>>;
 
-const SECRET_HEADER = /token|key|secret|cookie|authorization|password/i;
-
-/** Whether a header's value is redacted in reports (Authorization is redacted its own way). */
-export function isSecretHeader(name: string): boolean {
-  return name.toLowerCase() !== 'authorization' && SECRET_HEADER.test(name);
+interface Secret {
+  name: string;
+  value: string;
 }
 
 function quote(text: string): string {
@@ -28,22 +38,47 @@ function bytesQuoted(bytes: Buffer): string {
   return `$'${out}'`;
 }
 
-function authorization(value: string, secrets: Secrets): string {
-  for (const [name, secret] of Object.entries(secrets)) {
-    if (!secret) continue;
+/** The first secret in `text` from `from` on (the longer one where two start together). */
+function nextSecret(text: string, secrets: readonly Secret[], from: number): { at: number; secret: Secret } | undefined {
+  let found: { at: number; secret: Secret } | undefined;
+  for (const secret of secrets) {
+    const at = text.indexOf(secret.value, from);
+    if (at >= 0 && (!found || at < found.at || (at === found.at && secret.value.length > found.secret.value.length))) found = { at, secret };
+  }
+  return found;
+}
+
+/** `text` as one shell word: each secret as "$NAME", the rest quoted, with other spellings of a key labelled. */
+function word(text: string, secrets: readonly Secret[], keys: KnownKeys): string {
+  const parts: string[] = [];
+  let from = 0;
+  for (let next = nextSecret(text, secrets, from); next; next = nextSecret(text, secrets, from)) {
+    if (next.at > from) parts.push(quote(redactText(text.slice(from, next.at), keys)));
+    parts.push(`"$${next.secret.name}"`);
+    from = next.at + next.secret.value.length;
+  }
+  if (from < text.length || parts.length === 0) parts.push(quote(redactText(text.slice(from), keys)));
+  return parts.join('');
+}
+
+function authorization(value: string, secrets: readonly Secret[], keys: KnownKeys): string {
+  for (const { name, value: secret } of secrets) {
     if (value === `Bearer ${secret}`) return `"authorization: Bearer $${name}"`;
     if (value === `Basic ${Buffer.from(`${secret}:`).toString('base64')}`) return `"authorization: Basic $(printf '%s:' "$${name}" | base64)"`;
   }
-  return quote(`authorization: ${value}`);
+  return word(`authorization: ${value}`, secrets, keys);
 }
 
-export function curlLine(request: ExchangeRequest, secrets: Secrets = {}): string {
-  const parts = ['curl', '-i', '-X', request.method, quote(request.url)];
+export function curlLine(request: ReplayedRequest, given: Secrets = {}): string {
+  const secrets = Object.entries(given).flatMap(([name, value]) => (value ? [{ name, value }] : []));
+  const keys = new KnownKeys(secrets.map((s) => s.value));
+  const parts = ['curl', '-i', '-X', request.method, word(redactUrl(request.url), secrets, keys)];
   for (const [name, value] of Object.entries(request.headers)) {
-    if (name === 'authorization') parts.push('-H', authorization(value, secrets));
-    else parts.push('-H', quote(`${name}: ${isSecretHeader(name) ? '<redacted>' : value}`));
+    if (name === 'authorization') parts.push('-H', authorization(value, secrets, keys));
+    else if (isSecretName(name) && !nextSecret(value, secrets, 0)) parts.push('-H', quote(`${name}: ${REDACTED}`));
+    else parts.push('-H', word(`${name}: ${value}`, secrets, keys));
   }
-  if (request.bytes) parts.push('--data-binary', bytesQuoted(request.bytes));
-  else if (request.body !== undefined) parts.push('--data-binary', quote(request.body));
+  if (request.bytes) parts.push('--data-binary', redactText(bytesQuoted(request.bytes), keys));
+  else if (request.body !== undefined) parts.push('--data-binary', word(redactBody(request.body, undefined, request.headers['content-type']), secrets, keys));
   return parts.join(' ');
 }

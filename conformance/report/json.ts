@@ -1,12 +1,14 @@
-// The whole report as JSON for tools, keys redacted in every request shown (replay lines name the
-// environment variables that hold them).
-import { redactHeader, type Exchange } from '../http.ts';
+// The whole report as JSON for tools. The run replaced its keys where it made the report; what is
+// named like a secret is redacted again here, for a report built elsewhere (replay lines name the
+// environment variables that hold the keys).
+import { redactExchange } from '../../spec/rules/redact.js';
+import type { Exchange } from '../http.ts';
 import type { Report } from '../run.ts';
 
-function redactedExchange(ex: Exchange) {
-  const headers = Object.fromEntries(Object.entries(ex.request.headers).map(([name, value]) => [name, redactHeader(name, value)]));
+function redactedExchange(given: Exchange) {
+  const ex = redactExchange(given);
   const { bytes, ...request } = ex.request;
-  return { ...ex, request: { ...request, headers, ...(bytes ? { bytesBase64: bytes.toString('base64') } : {}) } };
+  return { ...ex, request: { ...request, ...(bytes ? { bytesBase64: bytes.toString('base64') } : {}) } };
 }
 
 /** The whole report as JSON, keys redacted in every request shown. */

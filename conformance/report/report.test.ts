@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CATALOGUE } from '../catalogue.ts';
-import { FAULTS } from '../testing/flaws/catalogue.ts';
+import { FLAWS } from '../testing/flaws/catalogue.ts';
 import { conformOn, startTarget, type Target } from '../testing/flaws/harness.ts';
 import type { Report } from '../run.ts';
 import { formatConsole } from './console.ts';
@@ -28,7 +28,7 @@ let report: Report;
 
 test.before(async () => {
   // A server that answers 500 to names outside ASCII: the coverage phase finds it.
-  target = await startTarget(FAULTS.find((f) => f.id === 'name-non-ascii-500'));
+  target = await startTarget(FLAWS.find((f) => f.id === 'name-non-ascii-500'));
   report = await conformOn(target, { apiKey: KEY, phases: ['coverage'], seed: 7 });
 });
 test.after(async () => {
@@ -106,11 +106,11 @@ test.run();
 const windows = suite("the HTML report draws the rate-limit key's windows");
 
 windows('a limiter that serves a retry before Retry-After: the timeline marks the rule where it broke', async () => {
-  const faulty = await startTarget(FAULTS.find((f) => f.id === 'serves-during-refusal'));
+  const flawed = await startTarget(FLAWS.find((f) => f.id === 'serves-during-refusal'));
   try {
-    const run = await conformOn(faulty, { rateLimitKey: true, phases: [], banCheck: true, banProbes: 8, seed: 7 });
+    const run = await conformOn(flawed, { rateLimitKey: true, phases: [], banCheck: true, banProbes: 8, seed: 7 });
     assert.ok(run.timeline, 'the report carries the timeline');
-    assert.is(run.timeline!.key, 'test-f…');
+    assert.is(run.timeline!.key, 'test…(13 chars)');
     const html = formatHtml(run);
     assert.not.ok(html.includes('test-free-key'));
     assert.match(html, /<h2 id="rate-limit-timeline">/);
@@ -135,7 +135,7 @@ windows('a limiter that serves a retry before Retry-After: the timeline marks th
       await browser.close();
     }
   } finally {
-    await faulty.stop();
+    await flawed.stop();
   }
 });
 

@@ -3,6 +3,8 @@
 // was given (its variables and its execution segment), and then the one it suggests changing, so
 // that the next run measures the same target under the same conditions. Pure JavaScript.
 
+import { isSecretName } from '../../spec/rules/redact.js';
+
 /**
  * @typedef {import('./knee.js').Knee} Knee
  * @typedef {import('./knee.js').NextPass} NextPass
@@ -35,8 +37,8 @@ export const CAPACITY_VARIABLES = [
   'SUMMARY_JSON',
 ];
 
-/** Variables repeated by reference to the shell's variable of that name, never printed: the run's output lands in CI logs. */
-const SECRETS = ['API_KEY'];
+/** Variables named like a secret are repeated by reference to the shell's variable of that name, never printed: the run's output lands in CI logs. */
+const SECRETS = CAPACITY_VARIABLES.filter(isSecretName);
 
 /**
  * A value as one shell word: as it is when nothing in it is special to a shell, else single-quoted.
@@ -62,7 +64,7 @@ export function rerunCommand(run, names, change) {
     if (run.segment.sequence !== null) words.push('--execution-segment-sequence', shellWord(run.segment.sequence));
   }
   /** @param {string} name @param {string} value @param {boolean} given */
-  const variable = (name, value, given) => words.push('-e', name + '=' + (given && SECRETS.indexOf(name) >= 0 ? '"$' + name + '"' : shellWord(value)));
+  const variable = (name, value, given) => words.push('-e', name + '=' + (given && isSecretName(name) ? '"$' + name + '"' : shellWord(value)));
   for (const name of names) {
     const value = run.env[name];
     if (Object.prototype.hasOwnProperty.call(changed, name) || value === undefined || value === null || String(value).trim() === '') continue;

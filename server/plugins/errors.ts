@@ -1,6 +1,6 @@
 import type { Lifecycle, Plugin, Request, ResponseToolkit } from '@hapi/hapi';
 import { apiError, errorBody, namedCode, storageUnavailable, type ErrorBody, type ErrorCode } from '../errors.ts';
-import { redact } from '../redact.ts';
+import { publicMessage } from '../public-message.ts';
 
 /**
  * The route `failAction` for validation: a 400 with `code` and the validator's message, which names
@@ -23,8 +23,8 @@ export function rejectUnparsableBody(maxBodyBytes: number): Lifecycle.FailAction
   };
 }
 
-/** KitError codes of a store that cannot answer now. */
-const UNAVAILABLE = new Set(['database_unavailable', 'store_unavailable']);
+/** KitError codes of a store (or the limiter's shared counters) that cannot answer now. */
+const UNAVAILABLE = new Set(['database_unavailable', 'counters_unavailable']);
 
 /**
  * Seconds a client waits after a create the disk refused. A full or read-only disk needs someone to
@@ -73,7 +73,7 @@ export const errorsPlugin: Plugin<void> = {
       }
       const body: ErrorBody = errorBody(unavailable ?? response);
       // A 5xx may carry a failure's own words (a store's reason in /healthz): the code stays, addresses and paths go.
-      if (body.status >= 500) body.message = redact(body.message);
+      if (body.status >= 500) body.message = publicMessage(body.message);
       if (unavailable) Object.assign(response.output.headers, unavailable.output.headers);
       response.output.statusCode = body.status;
       response.output.payload = body as unknown as typeof response.output.payload;

@@ -1,9 +1,7 @@
 // @ts-check
-// The HTTP fields the reference server writes and the conformance kit and the k6 scripts read:
-// integers, the three HTTP-date forms, Retry-After, Deprecation and Sunset. Each parser accepts
-// exactly what its RFC allows, so no reader demands one implementation's spelling, and each
-// formatter writes exactly what the reference server sends. Every choice an RFC leaves open is
-// made here once. Plain ES2015 without imports or Node APIs: k6 loads it by relative path.
+// The HTTP fields the server writes and the kit and k6 scripts read (integers, HTTP-dates,
+// Retry-After, Deprecation, Sunset). Each parser accepts exactly what its RFC allows, so that no
+// reader demands one implementation's spelling; what an RFC leaves open is in README.md's Decisions.
 
 /** @typedef {Record<string, string | string[] | undefined | null>} HeaderMap */
 
@@ -33,9 +31,8 @@ function trimOws(value) {
 }
 
 /**
- * A header written as a decimal integer (X-RateLimit-*): an optional minus sign and digits, nothing
- * else (no plus, exponent, fraction or hex), whose value is a safe integer so that it is exact.
- * Signed, so that a negative Remaining is reported as negative rather than as garbage.
+ * X-RateLimit-*: signed, so that a negative Remaining is reported as negative rather than as
+ * garbage, and a safe integer, so that it is exact.
  * @param {string | undefined | null} value
  * @returns {number | null} null when absent or not such an integer
  */
@@ -193,10 +190,8 @@ export function formatHttpDate(ms) {
  */
 
 /**
- * Retry-After as RFC 9110 §10.2.3 defines it: delay-seconds (1*DIGIT) or an HTTP-date. The RFC sets
- * no upper bound on delay-seconds; here it is the largest safe integer, the largest delay a
- * JavaScript reader holds exactly. "0" is valid delay-seconds: whether it is a sensible answer is
- * for the rate-limit rules to judge, not for the syntax.
+ * RFC 9110 §10.2.3 sets no bound on delay-seconds; here it is 2^53 - 1, the largest a JavaScript
+ * reader holds exactly. "0" is valid syntax: whether it is sensible is the rate-limit rules' to judge.
  * @param {string | undefined | null} value
  * @param {number} referenceMs "now" for the RFC 850 form's two-digit year
  * @returns {RetryAfter}
@@ -250,14 +245,4 @@ export function parseSunset(value, referenceMs) {
  */
 export function formatSunset(ms) {
   return formatHttpDate(ms);
-}
-
-/**
- * An API key as every report names it (the conformance kit, the proxy, the k6 scripts): its first
- * six characters, so that a report can be shared without the key.
- * @param {string} key
- * @returns {string}
- */
-export function keyLabel(key) {
-  return key.length > 6 ? key.slice(0, 6) + '\u2026' : key;
 }

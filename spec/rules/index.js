@@ -4,6 +4,7 @@
 export * from './contract.js';
 export * from './fields.js';
 export * from './link.js';
+export * from './redact.js';
 export * from './structured-fields.js';
 export { DEFAULT_TOLERANCES, readSnapshot, slackSeconds, retryAtSeconds, retryWaitMs } from './snapshot.js';
 export { RULES, EVENTS } from './rules.js';

@@ -1,8 +1,9 @@
 // What an answer may say about a failure underneath it: the part and the error code, never where the
 // machine keeps things. Node, pg, ioredis and the file system write addresses (127.0.0.1:5432, ::1),
 // host names, users, database names and file paths into their messages; those are for the operator's
-// log. `redact` turns such a message into words a client may read, keeping every code (ECONNREFUSED,
-// SQLSTATE 28P01) so the answer still says what went wrong.
+// log. `publicMessage` turns such a message into words a client may read, keeping every code
+// (ECONNREFUSED, SQLSTATE 28P01) so the answer still says what went wrong. Keys and secrets are
+// another matter: spec/rules/redact.js.
 
 /** Words for the errno codes Node puts after a syscall name ("connect ECONNREFUSED 127.0.0.1:5432"). */
 const SOCKET_ERRORS: Readonly<Record<string, string>> = {
@@ -50,7 +51,7 @@ const RULES: ReadonlyArray<[RegExp, string | ((...groups: string[]) => string)]>
  * database names, URLs or file paths, keeping the codes: "connect ECONNREFUSED 127.0.0.1:5298" reads
  * "connection refused (ECONNREFUSED)". Parts joined with "; " that come out the same are said once.
  */
-export function redact(text: string): string {
+export function publicMessage(text: string): string {
   let out = text;
   for (const [pattern, replacement] of RULES) out = typeof replacement === 'string' ? out.replace(pattern, replacement) : out.replace(pattern, replacement);
   return [...new Set(out.split('; '))].join('; ');

@@ -7,7 +7,7 @@ import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { freePort } from '../lib/processes.ts';
-import { redact } from './redact.ts';
+import { publicMessage } from './public-message.ts';
 
 // Messages as Node, pg, ioredis and the file system write them (copied from real failures), and what a client may read.
 const cases: Array<[string, string, string]> = [
@@ -77,7 +77,7 @@ const cases: Array<[string, string, string]> = [
 
 for (const [name, message, shown] of cases) {
   test(`${name}: ${JSON.stringify(message)}`, () => {
-    assert.is(redact(message), shown);
+    assert.is(publicMessage(message), shown);
   });
 }
 
@@ -92,7 +92,7 @@ test('a refused connection as Node reports it today keeps its code and loses the
   const port = await freePort();
   const error = await new Promise<Error>((resolve) => connect(port, '127.0.0.1').on('error', resolve));
   assert.match(error.message, String(port), 'the message did name the address');
-  assert.is(redact(error.message), 'connection refused (ECONNREFUSED)');
+  assert.is(publicMessage(error.message), 'connection refused (ECONNREFUSED)');
 });
 
 test('a file the system refuses keeps its code and loses the path', async () => {
@@ -100,7 +100,7 @@ test('a file the system refuses keeps its code and loses the path', async () => 
   try {
     const error = (await open(join(dir, 'missing', 'db.json'), 'r').catch((e: unknown) => e)) as Error;
     assert.match(error.message, dir, 'the message did name the path');
-    assert.is(redact(error.message), 'no such file or directory (ENOENT)');
+    assert.is(publicMessage(error.message), 'no such file or directory (ENOENT)');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -118,7 +118,7 @@ test('pg refusing a database and a user as it does today (or refusing the connec
     )) as Error & { code?: string };
     await client.end().catch(() => undefined);
     assert.is.not(error.message, 'connected', url);
-    const shown = redact(`${error.message}${error.code && !error.code.startsWith('E') ? ` (SQLSTATE ${error.code})` : ''}`);
+    const shown = publicMessage(`${error.message}${error.code && !error.code.startsWith('E') ? ` (SQLSTATE ${error.code})` : ''}`);
     assert.is(leaks(shown, [database, user, 'postgres', userInfo().username]), undefined, `${error.message} → ${shown}`);
     assert.ok(shown.includes(error.code ?? ''), `the code stays: ${shown}`);
   }

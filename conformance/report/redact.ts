@@ -1,0 +1,121 @@
+// The run's keys out of its report, once, where the report is made: every format (console, JSON,
+// JUnit, HTML, the library's Report) then holds labels only. The rules are spec/rules/redact.js's;
+// this applies them to the parts of a report that can carry a key.
+import { KnownKeys, redactExchange, redactHeaders, redactText, redactUrl, secretsOf } from '../../spec/rules/redact.js';
+import type { ProgressEvent } from '../checks/area.ts';
+import type { DreddOutcome } from '../dredd/run.ts';
+import type { Exchange } from '../http.ts';
+import type { CheckResult } from '../ledger.ts';
+
+/** The keys a run knows: --api-key, --rate-limit-key and the secrets its --header values carry. */
+export function runKeys(options: { apiKey: string; rateLimitKey?: string | undefined; headers?: Record<string, string> | undefined }): KnownKeys {
+  return new KnownKeys([options.apiKey, options.rateLimitKey, ...secretsOf(options.headers ?? {})]);
+}
+
+/** Bytes of a body that is not UTF-8, the keys in them replaced as in its text (read byte for byte). */
+function redactBytes(bytes: Buffer, keys: KnownKeys): Buffer {
+  const asBytes = new KnownKeys(keys.keys().map((key) => Buffer.from(key, 'utf8').toString('latin1')));
+  const text = bytes.toString('latin1');
+  const redacted = redactText(text, asBytes);
+  if (redacted === text) return bytes;
+  // A label's characters beyond Latin-1 (…) go back as their UTF-8 bytes.
+  return Buffer.from(
+    redacted.replace(/[^\x00-\xff]/g, (c) => Buffer.from(c, 'utf8').toString('latin1')),
+    'latin1',
+  );
+}
+
+/** An exchange as a report keeps it: spec/rules/redact.js's redactExchange, and its raw bytes too. */
+export function redactedExchange(exchange: Exchange, keys: KnownKeys): Exchange {
+  const shown = redactExchange(exchange, keys);
+  if (exchange.request.bytes) shown.request.bytes = redactBytes(exchange.request.bytes, keys);
+  for (const field of ['retried', 'outside'] as const) {
+    const text = exchange[field];
+    if (text !== undefined) shown[field] = redactText(text, keys);
+  }
+  return shown;
+}
+
+/** Check results with every message, note, reason and exchange redacted (the proxy's too). */
+export function redactResults(results: readonly CheckResult[], keys: KnownKeys): CheckResult[] {
+  // One exchange is often the evidence of several failures: redacted once.
+  const done = new Map<Exchange, Exchange>();
+  const exchange = (ex: Exchange) => done.get(ex) ?? done.set(ex, redactedExchange(ex, keys)).get(ex)!;
+  const text = (t: string) => redactText(t, keys);
+  return results.map((r) => ({
+    ...r,
+    failures: r.failures.map((f) => ({
+      ...f,
+      message: text(f.message),
+      evidence: f.evidence.map(exchange),
+      ...(f.sameCause ? { sameCause: f.sameCause.map(text) } : {}),
+    })),
+    notes: r.notes.map(text),
+    ...(r.reason !== undefined ? { reason: text(r.reason) } : {}),
+  }));
+}
+
+function redactDredd(dredd: DreddOutcome, keys: KnownKeys): DreddOutcome {
+  const text = (t: string) => redactText(t, keys);
+  return {
+    ...dredd,
+    log: text(dredd.log),
+    ...(dredd.error !== undefined ? { error: text(dredd.error) } : {}),
+    transactions: dredd.transactions.map((t) => ({
+      ...t,
+      message: text(t.message),
+      ...(t.request
+        ? {
+            request: {
+              ...t.request,
+              uri: redactUrl(t.request.uri, keys),
+              headers: redactHeaders(t.request.headers, keys),
+              ...(t.request.body !== undefined ? { body: text(t.request.body) } : {}),
+            },
+          }
+        : {}),
+      ...(t.response
+        ? {
+            response: {
+              ...t.response,
+              headers: redactHeaders(t.response.headers, keys),
+              ...(t.response.body !== undefined ? { body: text(t.response.body) } : {}),
+            },
+          }
+        : {}),
+    })),
+  };
+}
+
+/** The parts of a report (run.ts's Report) that can carry a key. */
+interface Redactable {
+  target: string;
+  results: CheckResult[];
+  pacing: { waits: Array<{ ms: number; why: string }> };
+  choices: Record<string, string>;
+  dredd?: DreddOutcome;
+}
+
+/** The report with every place a key can appear redacted: the target, results, waits, choices and Dredd's transactions. */
+export function redactReport<R extends Redactable>(report: R, keys: KnownKeys): R {
+  const text = (t: string) => redactText(t, keys);
+  return {
+    ...report,
+    target: redactUrl(report.target, keys),
+    results: redactResults(report.results, keys),
+    pacing: { ...report.pacing, waits: report.pacing.waits.map((w) => ({ ...w, why: text(w.why) })) },
+    choices: Object.fromEntries(Object.entries(report.choices).map(([point, value]) => [point, text(value)])),
+    ...(report.dredd ? { dredd: redactDredd(report.dredd, keys) } : {}),
+  };
+}
+
+/** Progress as the console shows it while the run goes, keys replaced in every line it prints. */
+export function redactedProgress(listener: (event: ProgressEvent) => void, keys: KnownKeys): (event: ProgressEvent) => void {
+  return (event) => {
+    if (event.type === 'note') listener({ ...event, text: redactText(event.text, keys) });
+    else if (event.type === 'wait') listener({ ...event, why: redactText(event.why, keys) });
+    else if (event.type === 'phase') listener({ ...event, name: redactText(event.name, keys) });
+    else if (event.type === 'dredd') listener({ ...event, outcome: redactDredd(event.outcome, keys) });
+    else listener(event);
+  };
+}
