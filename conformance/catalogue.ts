@@ -1,46 +1,10 @@
-// What a check is: a stable id, a level and where its rule comes from. The checks themselves are
-// defined by the modules of conformance/checks/, one per area; the catalogue is built from them.
-// `must`: the specification (or the HTTP RFC it builds on) requires it; a failure fails the run.
-// `should`: good practice, or the reference server's own decision, that the specification does not
-// require; a failure is a warning unless --strict.
+// The catalogue of checks as the rest of the kit reads it: built from the areas of checks/ (where
+// what a check is, CheckDef, is defined), and how --checks and --exclude-checks select from it.
+import type { CheckDef } from './checks/check-def.ts';
+import { CATALOGUE } from './checks/index.ts';
 
-export type Level = 'must' | 'should';
-export type Profile = 'contract' | 'full';
-import type { OptionalPhase } from './options.ts';
-
-/** What a check needs besides its profile before it can run: a key, an option, or a phase --phases may leave out. */
-export type Need = 'rate-limit-key' | 'ban-check' | 'dredd' | OptionalPhase;
-
-export interface CheckDef {
-  id: string;
-  level: Level;
-  /** The lowest profile that runs it: contract checks also run in the full profile. */
-  profile: Profile;
-  /** Section of the specification (or RFC) the rule comes from. */
-  section: string;
-  title: string;
-  needs?: readonly Need[];
-  /**
-   * What the check reads of an answer. `status-and-headers`: an answer whose body was too large to
-   * read (--max-body) is judged all the same; otherwise such an answer cannot fail the check, which
-   * reports it as not judged instead.
-   */
-  reads?: 'status-and-headers';
-}
-
-/** How each need is met, in the words of the command line. */
-export const NEED_FLAGS: Readonly<Record<Need, string>> = {
-  'rate-limit-key': '--rate-limit-key',
-  'ban-check': '--ban-check',
-  dredd: 'Dredd (off with --no-dredd)',
-  examples: '--phases examples',
-  coverage: '--phases coverage',
-  fuzzing: '--phases fuzzing',
-  stateful: '--phases stateful',
-  concurrency: '--phases concurrency',
-};
-
-export { CATALOGUE } from './checks/index.ts';
+export { CATALOGUE };
+export { NEED_FLAGS, type CheckDef, type Level, type Need, type Profile } from './checks/check-def.ts';
 
 /**
  * Whether a check id is in a run given --checks and --exclude-checks: each pattern is an id, or a
@@ -57,4 +21,10 @@ export function checkSelector(
     selected: (id) => (include.length === 0 || include.some((p) => matches(p, id))) && !exclude.some((p) => matches(p, id)),
     unknown,
   };
+}
+
+/** `--checks` and `--exclude-checks`: every id or prefix names at least one check of the catalogue. */
+export function checkIdsProblem(flag: string, ids: readonly string[] = []): string | undefined {
+  const { unknown } = checkSelector(CATALOGUE, ids);
+  return unknown.length > 0 ? `--${flag}: ${unknown.join(', ')} names no check (see --list-checks)` : undefined;
 }

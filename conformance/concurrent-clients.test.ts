@@ -5,7 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Report } from './run.ts';
 import { conformOn, outcomeOf, startTarget, type Target } from './testing/flaws/harness.ts';
-import type { FaultBehaviour, ProxyRequest } from './testing/flaws/proxy.ts';
+import type { FlawBehaviour, ProxyRequest } from './testing/flaws/proxy.ts';
 import type { SecondServerOptions } from './testing/second-server/index.ts';
 
 const SEED = 20_260_214;
@@ -31,7 +31,7 @@ function watcher(wave: number) {
     for (const go of held) go();
     held = [];
   };
-  const behaviour: FaultBehaviour = {
+  const behaviour: FlawBehaviour = {
     request: (req) => {
       const key = req.headers.authorization ?? '';
       const n = (inFlight.get(key) ?? 0) + 1;

@@ -10,7 +10,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { stringify as toYaml } from 'yaml';
 import { derivedDescription, mergeAllOf, runDredd, transactionPlans } from './dredd/run.ts';
-import { FAULTS } from './testing/flaws/catalogue.ts';
+import { FLAWS } from './testing/flaws/catalogue.ts';
 import { startTarget, type Target } from './testing/flaws/harness.ts';
 import { DEFAULT_SPEC_PATH, loadContract, type Contract } from './openapi.ts';
 
@@ -67,8 +67,8 @@ let schemaless: string;
 proof.before(async () => {
   contract ??= await loadContract();
   clean = await startTarget();
-  wrongType = await startTarget(FAULTS.find((f) => f.id === 'categoryid-string')!);
-  wrongEnum = await startTarget(FAULTS.find((f) => f.id === 'status-capitalised')!);
+  wrongType = await startTarget(FLAWS.find((f) => f.id === 'categoryid-string')!);
+  wrongEnum = await startTarget(FLAWS.find((f) => f.id === 'status-capitalised')!);
   dir = await mkdtemp(join(tmpdir(), 'dredd-proof-'));
   schemaless = join(dir, 'derived.yaml');
   await writeFile(schemaless, toYaml(derivedDescription(contract)));
@@ -117,7 +117,7 @@ for (const [what, target, pattern] of [
     const plain = await runDredd(options(baseUrl, schemaless));
     const plainList = plain.transactions.find((t) => t.name === LIST_200 && t.status !== 'skip');
     assert.ok(plainList, plain.log);
-    assert.is(plainList!.status, 'pass', `Dredd without schemas was expected to miss the fault: ${plainList!.message}`);
+    assert.is(plainList!.status, 'pass', `Dredd without schemas was expected to miss the flaw: ${plainList!.message}`);
 
     const ours = await runDredd(options(baseUrl));
     const ourList = ours.transactions.find((t) => t.name === LIST_200)!;

@@ -3,8 +3,9 @@
 // validated against the description afterwards. A gate (the run's pacer) sees every request before
 // it leaves and every answer after it comes, so the kit keeps within the target's rate limits.
 import { KitError } from '../lib/errors.ts';
-import type { OperationId } from './openapi.ts';
-import { curlLine, isSecretHeader, type Secrets } from './report/curl.ts';
+import type { OperationId } from '../spec/contract-types.ts';
+import { curlLine, type Secrets } from './report/curl.ts';
+import { redactExchange } from '../spec/rules/redact.js';
 import { DEFAULT_MAX_BODY_BYTES, NetworkFailure, notSentText, TOO_LARGE, tooLargeText, Transport, type BodyTooLarge, type TlsSettings } from './transport.ts';
 
 export interface Clock {
@@ -304,30 +305,16 @@ export function jsonBody(exchange: Exchange): unknown {
   return exchange.response ? responseJson(exchange.response)?.value : undefined;
 }
 
-export { keyLabel } from '../spec/rules/fields.js';
-
-/** The Authorization value as reports show it: the scheme and the first characters of the key. */
-export function redactAuthorization(value: string): string {
-  const m = /^(\S+)\s+(.*)$/.exec(value);
-  if (!m) return value.length > 4 ? `${value.slice(0, 4)}…` : value;
-  const secret = m[2]!;
-  return `${m[1]} ${secret.length > 6 ? `${secret.slice(0, 6)}…(${secret.length} chars)` : secret}`;
-}
-
-/** A request header's value as reports show it. */
-export function redactHeader(name: string, value: string): string {
-  if (name.toLowerCase() === 'authorization') return redactAuthorization(value);
-  return isSecretHeader(name) ? '<redacted>' : value;
-}
-
-/** An exchange as text, the way a failed check shows it. */
-export function formatExchange(exchange: Exchange, maxBody = 600): string {
+/**
+ * An exchange as text, the way a failed check shows it: secret-named headers, query parameters and
+ * JSON members redacted (a report's known keys were replaced where the report was made).
+ */
+export function formatExchange(given: Exchange, maxBody = 600): string {
   const lines: string[] = [];
+  const exchange = redactExchange(given);
   const { request } = exchange;
   lines.push(`> ${request.method} ${request.url}`);
-  for (const [name, value] of Object.entries(request.headers)) {
-    lines.push(`> ${name}: ${redactHeader(name, value)}`);
-  }
+  for (const [name, value] of Object.entries(request.headers)) lines.push(`> ${name}: ${value}`);
   const captured = (size: number | undefined) => (size === undefined ? '' : ` (the first part of a body of ${size} bytes)`);
   if (request.body !== undefined) lines.push(`> ${truncate(request.body, maxBody)}${captured(request.truncatedFrom)}`);
   if (exchange.error && !exchange.response) {

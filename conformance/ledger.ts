@@ -1,7 +1,7 @@
 // Collects verdicts per check id while the areas run, and turns them into one result per check.
 // Each area gets a view scoped to the ids it defines: a check is asserted by exactly one module.
 import { KitError } from '../lib/errors.ts';
-import type { CheckDef, Level, Profile } from './catalogue.ts';
+import type { CheckDef, Level, Profile } from './checks/check-def.ts';
 import { unreadReason, type Exchange } from './http.ts';
 import { refusalAmong } from './refusal.ts';
 

@@ -1,19 +1,13 @@
 // What the values of the kit's structured options become and must be: the options table
 // (options.ts) names these as an option's `convert` (the command line's text to the value code
 // passes) and `check` (the one rule for that value, whether it came from the command line, a config
-// file or code). Rules that relate two options stay in resolveOptions (run.ts).
+// file or code). Rules that relate two options stay in resolveOptions (run.ts), as does the one that
+// needs the catalogue (--checks names a check: catalogue.ts), which the options sit below.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { UsageError } from '../lib/errors.ts';
-import { CATALOGUE, checkSelector } from './catalogue.ts';
+import { OPTIONAL_PHASES, type OptionalPhase } from './checks/phases.ts';
 import { parseChoices, type Choices } from './open-points.ts';
-
-/** The generated phases, in the order they run. */
-export const GENERATED_PHASES = ['examples', 'coverage', 'fuzzing', 'stateful'] as const;
-export type GeneratedPhase = (typeof GENERATED_PHASES)[number];
-/** What --phases chooses from: the generated phases, and concurrency (which runs after the rate limits). */
-export const OPTIONAL_PHASES = [...GENERATED_PHASES, 'concurrency'] as const;
-export type OptionalPhase = (typeof OPTIONAL_PHASES)[number];
 
 export function baseUrlProblem(value: string): string | undefined {
   let url: URL;
@@ -72,14 +66,6 @@ export function phasesProblem(phases: readonly string[]): string | undefined {
   const unknown = phases.filter((p) => !(OPTIONAL_PHASES as readonly string[]).includes(p));
   if (unknown.length === 0) return undefined;
   return `--phases must name some of ${OPTIONAL_PHASES.join(', ')} (or none), not ${unknown.join(', ')}`;
-}
-
-/** `--checks` and `--exclude-checks`: every id or prefix names at least one check of the catalogue. */
-export function checkIdsProblem(flag: string) {
-  return (ids: readonly string[]): string | undefined => {
-    const { unknown } = checkSelector(CATALOGUE, ids, undefined);
-    return unknown.length > 0 ? `--${flag}: ${unknown.join(', ')} names no check (see --list-checks)` : undefined;
-  };
 }
 
 /** `--choice`: a record by open point; parseChoices refuses a point or a value it does not know. */

@@ -5,12 +5,11 @@
 // spells it. Options marked `commandLine` (outputs, --config, --help) are the CLI's alone.
 import { helpText, type OptionSpec, type OptionsChecked, type OptionsDefaults, type OptionsInput } from '../lib/cli-options.ts';
 import { DEFAULT_SPEC_PATH } from '../lib/openapi.ts';
+import { OPTIONAL_PHASES } from './checks/phases.ts';
 import {
   baseUrlProblem,
-  checkIdsProblem,
   choicesOf,
   choicesProblem,
-  OPTIONAL_PHASES,
   headersOf,
   headersProblem,
   maxBodyProblem,
@@ -22,7 +21,7 @@ import {
 } from './option-values.ts';
 import { DEFAULT_MAX_BODY_BYTES } from './transport.ts';
 
-export { GENERATED_PHASES, OPTIONAL_PHASES, type GeneratedPhase, type OptionalPhase } from './option-values.ts';
+export { GENERATED_PHASES, OPTIONAL_PHASES, type GeneratedPhase, type OptionalPhase } from './checks/phases.ts';
 
 type ConformSpec = OptionSpec & { commandLine?: true };
 
@@ -68,7 +67,7 @@ const TABLE = [
     check: headersProblem,
     default: {},
     group: 'Target',
-    help: 'A header sent with every request, e.g. for a gateway in front of the target; repeatable. Values of headers named like a secret (token, key, secret, cookie, authorization) are redacted in reports.',
+    help: 'A header sent with every request, e.g. for a gateway in front of the target; repeatable. The value of a header named like a secret (token, key, secret, password, auth, cookie, session, credential) is redacted in reports, wherever it appears.',
   },
   {
     key: 'ca',
@@ -275,7 +274,6 @@ const TABLE = [
     flag: 'checks',
     type: 'list',
     value: '<ids>',
-    check: checkIdsProblem('checks'),
     group: 'What to run',
     help: 'Run only these checks (ids, or prefixes ending in *: input.*,media.*); the others are reported as not run.',
   },
@@ -284,7 +282,6 @@ const TABLE = [
     flag: 'exclude-checks',
     type: 'list',
     value: '<ids>',
-    check: checkIdsProblem('exclude-checks'),
     group: 'What to run',
     help: 'Do not run these checks (ids or prefixes ending in *).',
   },

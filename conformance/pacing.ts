@@ -7,7 +7,6 @@
 // rate-limit key is exhausted on purpose by its own area and never paced here.
 import { KitError } from '../lib/errors.ts';
 import type { RefusalBudget } from '../spec/contract-facts.ts';
-import { headerValue } from '../spec/rules/fields.js';
 import { DEFAULT_TOLERANCES, readSnapshot, retryWaitMs, slackSeconds } from '../spec/rules/snapshot.js';
 import type { Clock, Exchange, ExchangeRequest, RequestGate } from './http.ts';
 import { errorCode } from './refusal.ts';
@@ -166,7 +165,7 @@ export class Pacer implements RequestGate {
     const wait = retryWaitMs(snapshot, tolerances);
     const s = this.#state[refused];
     s.refusedUntilMs = exchange.receivedAt + (wait ?? Math.max(0, (resetAtMs ?? exchange.receivedAt) - exchange.receivedAt)) + 1000;
-    s.refusedBy = `${code ?? 'without an Error code'}, Retry-After ${headerValue(res.headers, 'Retry-After') ?? 'missing'}`;
+    s.refusedBy = `${code ?? 'without an Error code'}, Retry-After ${snapshot.retryAfterRaw ?? 'missing'}`;
     s.remaining = 0;
     if (resetAtMs !== null) s.resetAtMs = resetAtMs;
     this.attributed.push({ budget: refused, code, retryAfterMs: wait, seq: exchange.seq });

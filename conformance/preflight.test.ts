@@ -11,7 +11,7 @@ import { guideBlock } from '../scripts/guide-blocks.ts';
 import { main } from './cli.ts';
 import { runConformance } from './run.ts';
 import { conformOn, outcomeOf, startTarget, type Target } from './testing/flaws/harness.ts';
-import { startFaultProxy, type FaultProxy } from './testing/flaws/proxy.ts';
+import { startFlawProxy, type FlawProxy } from './testing/flaws/proxy.ts';
 
 function capture() {
   const out: string[] = [];
@@ -67,7 +67,7 @@ for (const [what, path, answer] of COLLECTION_URLS) {
 
 diagnosis('a base URL answering as the collection behind a gateway that serves nothing else: exit 2, saying so', async () => {
   // /api/animals is the collection; nothing else is served, so no base URL can be proposed.
-  const gateway = await startFaultProxy(target.baseUrl.replace(/\/v1$/, ''), {
+  const gateway = await startFlawProxy(target.baseUrl.replace(/\/v1$/, ''), {
     request: (req) =>
       req.url.startsWith('/api/animals')
         ? { ...req, url: req.url.replace('/api/animals', '/v1/pets') }
@@ -88,7 +88,7 @@ diagnosis('a base URL answering as the collection behind a gateway that serves n
 });
 
 diagnosis('a list that fails at the right base URL is judged, not diagnosed: the preflight does not guess', async () => {
-  const broken = await startFaultProxy(target.baseUrl.replace(/\/v1$/, ''), {
+  const broken = await startFlawProxy(target.baseUrl.replace(/\/v1$/, ''), {
     response: (res, req) => (req.method === 'GET' && req.url === '/v1/pets' ? { ...res, status: 500, body: '{}' } : res),
   });
   try {
@@ -105,7 +105,7 @@ diagnosis('a refused key: exit 2, one message naming the code the target sent, t
   assert.is(await main(['--base-url', target.baseUrl, '--api-key', 'not-a-real-key-123'], io), 2);
   assert.match(
     err.join(''),
-    /the target refused --api-key: GET .*\/v1\/pets answered 401 \(invalid_api_key: The API key is not valid\.\) to Bearer not-a-…\(18 chars\)/,
+    /the target refused --api-key: GET .*\/v1\/pets answered 401 \(invalid_api_key: The API key is not valid\.\) to Bearer not-…\(18 chars\)/,
   );
   assert.not.ok(err.join('').includes('not-a-real-key-123'));
 });
@@ -157,7 +157,7 @@ diagnosis('an unknown --rate-limit-key: exit 2 naming the code, the key redacted
   assert.is(await main(['--base-url', target.baseUrl, '--api-key', 'test-pro-key', '--rate-limit-key', 'no-such-rate-key'], io, overridesOf(target)), 2);
   assert.match(
     err.join(''),
-    /the target refused --rate-limit-key: GET .* answered 401 \(invalid_api_key: .*\) to Bearer no-suc…\(16 chars\)\. Check --rate-limit-key/,
+    /the target refused --rate-limit-key: GET .* answered 401 \(invalid_api_key: .*\) to Bearer no-s…\(16 chars\)\. Check --rate-limit-key/,
   );
   assert.not.ok(err.join('').includes('no-such-rate-key'));
 });
@@ -199,7 +199,7 @@ diagnosis.run();
 
 const tls = suite('TLS');
 let dir: string;
-let proxy: FaultProxy;
+let proxy: FlawProxy;
 let cert: string;
 
 tls.before(async () => {
@@ -207,7 +207,7 @@ tls.before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'conform-tls-'));
   const made = await selfSignedCertificate(dir);
   cert = made.cert;
-  proxy = await startFaultProxy(target.baseUrl.replace(/\/v1$/, ''), {}, { key: made.key, cert });
+  proxy = await startFlawProxy(target.baseUrl.replace(/\/v1$/, ''), {}, { key: made.key, cert });
 });
 tls.after(async () => {
   await proxy.close();

@@ -8,7 +8,8 @@
 import { KitError } from '../lib/errors.ts';
 import { DEFAULT_TOLERANCES, isAdmittedStatus, isRefusalStatus, readSnapshot, retryWaitMs } from '../spec/rules/snapshot.js';
 import { CATALOGUE } from './catalogue.ts';
-import { redactAuthorization, TlsError, UnreachableError, type Exchange, type SendOptions } from './http.ts';
+import { TlsError, UnreachableError, type Exchange, type SendOptions } from './http.ts';
+import { redactHeader } from '../spec/rules/redact.js';
 import type { RunContext } from './checks/area.ts';
 import { validateResponse } from './openapi.ts';
 import { answered, errorOf } from './refusal.ts';
@@ -145,7 +146,7 @@ async function rateLimitKeyAnswer(run: RunContext): Promise<Exchange | undefined
   // A 401, or a 403 that names no moment to come back: the key is not taken at all.
   if (res.status === 401 || (res.status === 403 && waitMs === null)) {
     throw new PreflightError(
-      `the target refused --rate-limit-key: ${answered(ex)} to ${redactAuthorization(authorization)}. Check --rate-limit-key (or CONFORMANCE_RATE_LIMIT_KEY); no check was run`,
+      `the target refused --rate-limit-key: ${answered(ex)} to ${redactHeader('authorization', authorization)}. Check --rate-limit-key (or CONFORMANCE_RATE_LIMIT_KEY); no check was run`,
     );
   }
   if (isRefusalStatus(res.status) && waitMs !== null && waitMs > maxWait * 1000) {
@@ -170,7 +171,7 @@ export async function preflight(run: RunContext): Promise<PreflightResult> {
   }
   if (status === 404) await wrongBase(run, list);
   if (status === 401 || status === 403) {
-    const key = redactAuthorization(list.request.headers.authorization ?? '');
+    const key = redactHeader('authorization', list.request.headers.authorization ?? '');
     throw new PreflightError(
       `the target refused --api-key: GET ${list.request.url} answered ${status} (${errorOf(list)}) to ${key}. Check --api-key (or CONFORMANCE_API_KEY); no check was run`,
     );

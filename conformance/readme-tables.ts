@@ -1,9 +1,7 @@
-// The tables of conformance/README.md that are written from code: the checks (from the catalogue),
-// the faults (from the fault catalogue) and the options (from the options table). scripts/generate.ts
-// writes them; scripts/generate.test.ts fails when one is stale.
+// The tables of conformance/README.md written from code: the checks (from the catalogue) and the
+// options; the flaws' table is testing/flaws/readme-table.ts. scripts/generate.ts writes them.
 import { markdownTable } from '../lib/cli-options.ts';
 import { CATALOGUE, NEED_FLAGS, type CheckDef } from './catalogue.ts';
-import { FAULTS } from './testing/flaws/catalogue.ts';
 import { OPTIONS, RUN_OPTIONS } from './options.ts';
 import { OPEN_POINTS } from './open-points.ts';
 
@@ -17,21 +15,6 @@ function profileText(def: CheckDef): string {
 export function checksTable(): string {
   const rows = CATALOGUE.map((c) => `| \`${c.id}\` | ${c.level} | ${profileText(c)} | ${cell(c.title)} | ${cell(c.section)} |`);
   return ['| check | level | profile | rule | from |', '|---|---|---|---|---|', ...rows].join('\n');
-}
-
-export function faultsTable(): string {
-  const rows = FAULTS.map((f) => {
-    const def = CATALOGUE.find((c) => c.id === f.caughtBy);
-    const needs = (def?.needs ?? []).filter((n) => n === 'rate-limit-key' || n === 'ban-check').map((n) => `\`${NEED_FLAGS[n]}\``);
-    const how = [
-      f.foundBy ? `generated only: the ${f.foundBy} phase` : '',
-      def?.level === 'should' ? 'should: fails with `--strict`, warns without' : '',
-      needs.length ? `with ${needs.join(', ')}` : '',
-    ].filter(Boolean);
-    const second = f.onSecond ? `; on the second implementation \`${f.onSecond}\`` : '';
-    return `| \`${f.id}\` | ${f.area} | ${cell(f.description)} | \`${f.caughtBy}\`${how.length ? ` (${how.join('; ')})` : ''}${second} |`;
-  });
-  return ['| fault | area | what is broken | caught by |', '|---|---|---|---|', ...rows].join('\n');
 }
 
 export function openPointsTable(): string {

@@ -7,12 +7,12 @@ import * as assert from 'uvu/assert';
 import { main } from './cli.ts';
 import type { Report } from './run.ts';
 import { conformOn, startTarget, type Target } from './testing/flaws/harness.ts';
-import type { FaultBehaviour, ProxyRequest, ProxyResponse } from './testing/flaws/proxy.ts';
+import type { FlawBehaviour, ProxyRequest, ProxyResponse } from './testing/flaws/proxy.ts';
 
 const refused = suite('refused by the target');
 
-async function on<T>(fault: FaultBehaviour | undefined, run: (target: Target) => Promise<T>): Promise<T> {
-  const target = await startTarget(fault);
+async function on<T>(flaw: FlawBehaviour | undefined, run: (target: Target) => Promise<T>): Promise<T> {
+  const target = await startTarget(flaw);
   try {
     return await run(target);
   } finally {
@@ -29,7 +29,7 @@ function capture() {
 const result = (report: Report, id: string) => report.results.find((r) => r.id === id)!;
 
 /** Another client of the free key: from its second request through the proxy on, it has used the key up and got it banned. */
-const bannedAfterPreflight: FaultBehaviour = {
+const bannedAfterPreflight: FlawBehaviour = {
   request: async (req, { memory, forward }) => {
     if (req.headers.authorization !== 'Bearer test-free-key') return req;
     const seen = ((memory.get('seen') as number | undefined) ?? 0) + 1;
@@ -65,7 +65,7 @@ refused('a --rate-limit-key banned after the preflight admitted it: exit 2, COUL
 });
 
 /** Answers every create of the concurrency phase (named "-at-once-" and "-while-listing-") with the key's 429, as a limiter that refuses them would. */
-const refusesConcurrentCreates: FaultBehaviour = {
+const refusesConcurrentCreates: FlawBehaviour = {
   request: async (req: ProxyRequest, { forward }): Promise<ProxyRequest | ProxyResponse> => {
     if (req.method !== 'POST' || !/-(at-once|while-listing)-/.test(req.body)) return req;
     const window = await forward({ ...req, method: 'GET', url: '/v1/pets?limit=1', body: '' });

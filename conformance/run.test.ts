@@ -5,7 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CATALOGUE } from './catalogue.ts';
 import { conformOn, outcomeOf, startTarget, type Target } from './testing/flaws/harness.ts';
-import { startFaultProxy } from './testing/flaws/proxy.ts';
+import { startFlawProxy } from './testing/flaws/proxy.ts';
 import { freePort } from '../lib/processes.ts';
 import { GENERATED_PHASES } from './options.ts';
 import { runConformance, UnreachableError, type ProgressEvent } from './run.ts';
@@ -58,7 +58,7 @@ test('re-admission waits exactly what Retry-After says, on the injected clock', 
 
 test('with the free key the rate-limit phase sends exactly Limit + 3 requests on it: 60 admitted, one 429, one refused create, one after the wait', async () => {
   const seen: string[] = [];
-  const proxy = await startFaultProxy(target.baseUrl.replace(/\/v1$/, ''), {
+  const proxy = await startFlawProxy(target.baseUrl.replace(/\/v1$/, ''), {
     request: (req) => {
       if (req.headers.authorization === 'Bearer test-free-key') seen.push(req.url);
       return req;

@@ -6,12 +6,14 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { checkOptions } from '../lib/cli-options.ts';
 import { UsageError } from '../lib/errors.ts';
-import { CATALOGUE, checkSelector, NEED_FLAGS, type CheckDef, type Profile } from './catalogue.ts';
+import { CATALOGUE, checkIdsProblem, checkSelector, NEED_FLAGS, type CheckDef, type Profile } from './catalogue.ts';
 import type { AreaContext, Phase, ProgressEvent, ResolvedOptions, RunContext } from './checks/area.ts';
 import { AREAS } from './checks/index.ts';
 import type { DreddOutcome } from './dredd/run.ts';
 import { RequestBudget } from './generate/budget.ts';
-import { HttpClient, keyLabel, type Clock } from './http.ts';
+import { HttpClient, type Clock } from './http.ts';
+import { keyLabel } from '../spec/rules/redact.js';
+import { redactedProgress, redactReport, runKeys } from './report/redact.ts';
 import type { Timeline } from '../spec/rules/timeline-svg.js';
 import { Ledger, type CheckResult } from './ledger.ts';
 import { loadContract } from './openapi.ts';
@@ -141,8 +143,9 @@ function relationsProblem(o: CheckedRunOptions): string | undefined {
 
 /**
  * The one validation of a run's options, whether they came from the command line, a config file or
- * code: every value against the options table, then the rules between options; then the defaults.
- * A problem is a UsageError naming the flag.
+ * code: every value against the options table, then the check ids against the catalogue (which the
+ * table sits below), then the rules between options; then the defaults. A problem is a UsageError
+ * naming the flag.
  */
 export function resolveOptions(input: RunOptions): ResolvedOptions {
   const values = Object.fromEntries(Object.entries(input).filter(([key, v]) => v !== undefined && !HOOKS.has(key)));
@@ -150,7 +153,7 @@ export function resolveOptions(input: RunOptions): ResolvedOptions {
   if (unknown.length > 0)
     throw new UsageError(`unknown option ${unknown.map((k) => JSON.stringify(k)).join(', ')} (options go by the keys conformance/README.md lists)`);
   const checked = checkOptions(RUN_OPTIONS, values) as CheckedRunOptions;
-  const problem = relationsProblem(checked);
+  const problem = checkIdsProblem('checks', checked.checks) ?? checkIdsProblem('exclude-checks', checked.excludeChecks) ?? relationsProblem(checked);
   if (problem !== undefined) throw new UsageError(problem);
   const { ca, insecure, checks, excludeChecks, seed, ...rest } = checked;
   return {
@@ -201,7 +204,7 @@ function exitCodeOf(results: readonly CheckResult[], strict: boolean): ExitCode 
 function context(options: ResolvedOptions, input: RunHooks, contract: RunContext['contract']): RunContext {
   const clock = input.clock ?? { now: () => Date.now() };
   const sleep = input.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  const progress = input.onProgress ?? (() => {});
+  const progress = redactedProgress(input.onProgress ?? (() => {}), runKeys(options));
   const waits: Array<{ ms: number; why: string }> = [];
   const wait = async (ms: number, why: string) => {
     if (ms <= 0) return;
@@ -289,7 +292,7 @@ export async function runResolved(options: ResolvedOptions, hooks: RunHooks = {}
   const results = ledger.results({ strict: options.strict, selected: outside(options) });
   const counts = count(results);
   const dredd = run.facts.dredd;
-  return {
+  const report: Report = {
     target: options.baseUrl,
     profile: options.profile,
     strict: options.strict,
@@ -310,6 +313,8 @@ export async function runResolved(options: ResolvedOptions, hooks: RunHooks = {}
       : {}),
     ...(dredd ? { dredd } : {}),
   };
+  // Keys are replaced here, once: every format and every library caller gets the redacted report.
+  return redactReport(report, runKeys(options));
 }
 
 /** The library's entry: options as code passes them, checked once (a problem rejects with a UsageError), then the run. */

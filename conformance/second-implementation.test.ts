@@ -5,15 +5,15 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { UsageError } from '../lib/errors.ts';
 import { conformOn, failedIds, outcomeOf, startTarget, type Target } from './testing/flaws/harness.ts';
-import type { FaultBehaviour } from './testing/flaws/proxy.ts';
+import type { FlawBehaviour } from './testing/flaws/proxy.ts';
 import { withoutHeaders } from './testing/flaws/rewrite.ts';
 import type { Report } from './run.ts';
 import type { SecondServerOptions } from './testing/second-server/index.ts';
 
 const SEED = 20_261_123;
 
-async function on<T>(second: SecondServerOptions, run: (target: Target) => Promise<T>, fault?: FaultBehaviour): Promise<T> {
-  const target = await startTarget(fault, 'second', second);
+async function on<T>(second: SecondServerOptions, run: (target: Target) => Promise<T>, flaw?: FlawBehaviour): Promise<T> {
+  const target = await startTarget(flaw, 'second', second);
   try {
     return await run(target);
   } finally {
@@ -101,7 +101,7 @@ kit('a declared choice the target does not keep is a must failure of choices.dec
 
 const subjects = suite('a check whose subject is missing is "not run", with the reason, never passed');
 
-const MISSING: Array<[string, SecondServerOptions, Parameters<typeof conformOn>[1], Record<string, RegExp>, FaultBehaviour?]> = [
+const MISSING: Array<[string, SecondServerOptions, Parameters<typeof conformOn>[1], Record<string, RegExp>, FlawBehaviour?]> = [
   [
     'no Location on the 201 (behind a proxy that drops it)',
     {},
@@ -127,7 +127,7 @@ const MISSING: Array<[string, SecondServerOptions, Parameters<typeof conformOn>[
   ['no declaration', {}, { phases: [], choices: {} }, { 'choices.declared': /no choice declared/ }],
 ];
 
-for (const [what, second, options, expected, fault] of MISSING) {
+for (const [what, second, options, expected, flaw] of MISSING) {
   subjects(what, async () => {
     await on(
       second,
@@ -141,14 +141,14 @@ for (const [what, second, options, expected, fault] of MISSING) {
           assert.match(r.reason ?? '', reason);
         }
       },
-      fault,
+      flaw,
     );
   });
 }
 
 subjects("--api-key's window changing between the readings around the other key's traffic is noted, neither passed on nor failed", async () => {
   // From the rate-limit key's tenth request on (after the first reading), --api-key's answers name a Reset a minute later.
-  const moved: FaultBehaviour = {
+  const moved: FlawBehaviour = {
     response: (res, req, { memory }) => {
       if (req.headers.authorization === 'Bearer second-free-key') memory.set('sent', ((memory.get('sent') as number | undefined) ?? 0) + 1);
       const reset = Number(res.headers['x-ratelimit-reset']);

@@ -2,15 +2,16 @@
 // only for them (its ledger refuses any other id). It may send requests in the run's phases, and
 // may inspect every exchange the run made once the phases are over (Schemathesis-like: a check of
 // one response is a function of the exchange and the context).
-import type { CheckDef } from '../catalogue.ts';
 import type { DreddOutcome } from '../dredd/run.ts';
 import type { Clock, Exchange, HttpClient } from '../http.ts';
 import type { RequestBudget } from '../generate/budget.ts';
 import type { CheckLedger } from '../ledger.ts';
 import type { Contract } from '../openapi.ts';
-import type { CheckedRunOptions, GeneratedPhase } from '../options.ts';
+import type { CheckedRunOptions } from '../options.ts';
 import type { Pacer } from '../pacing.ts';
 import type { TlsSettings } from '../transport.ts';
+import type { CheckDef } from './check-def.ts';
+import type { GeneratedPhase } from './phases.ts';
 
 export type Phase = 'contract' | 'dredd' | 'behaviour' | GeneratedPhase | 'rate-limit' | 'concurrency';
 

@@ -2,11 +2,12 @@
 // with a few requests of its own and from what the other areas saw, reported whatever it is; and,
 // where the implementer declared a choice (--choice), whether the target does what it declared.
 import { parseRetryAfter } from '../../spec/rules/fields.js';
-import type { CheckDef } from '../catalogue.ts';
 import { jsonBody, type Exchange } from '../http.ts';
 import { enumeration } from '../openapi.ts';
+import type { CheckDef } from './check-def.ts';
 import type { Area, AreaContext } from './area.ts';
-import { header, isPetArray, send, status } from './support.ts';
+import { header, isPetArray, status } from './answers.ts';
+import { send } from './support.ts';
 
 const checks: readonly CheckDef[] = [
   {

@@ -3,7 +3,8 @@
 import { jsonBody, type Exchange, type SendOptions } from '../http.ts';
 import { validateResponse } from '../openapi.ts';
 import { type AreaContext } from './area.ts';
-import { describeStatus, isPetArray, nextPage, send, status } from './support.ts';
+import { describeStatus, isPetArray, status } from './answers.ts';
+import { nextPage, send } from './support.ts';
 import { atOnce, cost, judgeBatch, reserve, sizes, widest, type Size } from './concurrency-waves.ts';
 
 const MAX_PAGES = 10;

@@ -5,8 +5,10 @@ import { type Violation } from '../../spec/rules/window-rules.js';
 import { type Exchange, type SendOptions } from '../http.ts';
 import { type AreaContext } from './area.ts';
 import { isAdmitted, snapshotOf } from './rate-limit-verdict.ts';
-import { header, send } from './support.ts';
+import { header } from './answers.ts';
+import { send } from './support.ts';
 import { judgeAtOnce, type Verdict } from './concurrency-verdicts.ts';
+import { LOWER_HEADERS } from '../../spec/rules/contract.js';
 
 /** How big the two waves are: creates of the first wave, and create-and-list pairs of the second. */
 export interface Size {
@@ -61,8 +63,8 @@ export async function atOnce(ctx: AreaContext, requests: readonly SendOptions[])
   await ctx.pacer.ensure('key', requests.length, `${requests.length} requests sent at once`);
   const exchanges = await inFlight(ctx.options.clients, requests.length, (i) => send(ctx, { ...requests[i]!, phase: 'concurrency' }));
   const last = exchanges
-    .filter((ex) => isAdmitted(ex) && parseInteger(header(ex, 'x-ratelimit-remaining')) !== null)
-    .sort((a, b) => parseInteger(header(a, 'x-ratelimit-remaining'))! - parseInteger(header(b, 'x-ratelimit-remaining'))!)[0];
+    .filter((ex) => isAdmitted(ex) && parseInteger(header(ex, LOWER_HEADERS.rateLimitRemaining)) !== null)
+    .sort((a, b) => parseInteger(header(a, LOWER_HEADERS.rateLimitRemaining))! - parseInteger(header(b, LOWER_HEADERS.rateLimitRemaining))!)[0];
   if (last) await ctx.pacer.after(last);
   return exchanges;
 }

@@ -8,13 +8,15 @@
 // Here: the checks, the burst and the phase; the creates in concurrency-creates.ts, the waves of
 // --api-key in concurrency-waves.ts, the verdicts in concurrency-verdicts.ts.
 import { parseInteger } from '../../spec/rules/fields.js';
-import type { CheckDef } from '../catalogue.ts';
+import type { CheckDef } from './check-def.ts';
 import { SECTION, type Area, type AreaContext } from './area.ts';
 import { creates } from './concurrency-creates.ts';
 import { judgeBurst } from './concurrency-verdicts.ts';
 import { inFlight, record } from './concurrency-waves.ts';
 import { isAdmitted, snapshotOf } from './rate-limit-verdict.ts';
-import { describeStatus, header, send } from './support.ts';
+import { describeStatus, header } from './answers.ts';
+import { send } from './support.ts';
+import { LOWER_HEADERS } from '../../spec/rules/contract.js';
 
 const PHASE = ['concurrency'] as const;
 
@@ -75,8 +77,8 @@ async function burst(ctx: AreaContext): Promise<void> {
   if (!verdict) return ctx.ledger.notRun(id, 'the rate-limit phase did not run (no ratelimit.* check is selected): nothing is known of the key');
   const authorization = ctx.http.bearer(key);
   const last = ctx.http.exchanges.filter((ex) => ex.request.headers.authorization === authorization).at(-1);
-  const announced = last && parseInteger(header(last, 'x-ratelimit-remaining'));
-  const reset = last && parseInteger(header(last, 'x-ratelimit-reset'));
+  const announced = last && parseInteger(header(last, LOWER_HEADERS.rateLimitRemaining));
+  const reset = last && parseInteger(header(last, LOWER_HEADERS.rateLimitReset));
   if (!last || !isAdmitted(last))
     return ctx.ledger.notRun(
       id,

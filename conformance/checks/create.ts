@@ -1,9 +1,10 @@
 // createPet: 201 with the Pet, 400 for missing and invalid fields, and what a store must do with
 // a created pet: echo it, keep it, give it its own id, list it.
-import type { CheckDef } from '../catalogue.ts';
 import { jsonBody, type Exchange, type SendOptions } from '../http.ts';
+import type { CheckDef } from './check-def.ts';
 import { SECTION, type AreaContext, type InspectContext, type LiveArea } from './area.ts';
-import { describeStatus, expectResponse, header, isPetArray, nextPage, send, status } from './support.ts';
+import { describeStatus, header, isPetArray, status } from './answers.ts';
+import { expectResponse, nextPage, send } from './support.ts';
 
 const PET = 'Resources and their fields › Pet';
 

@@ -6,9 +6,10 @@
 // x-deprecation sunset), so a Sunset naming another day contradicts it.
 import { parseDeprecation, parseHttpDate, parseSunset } from '../../spec/rules/fields.js';
 import { DEFAULT_TOLERANCES } from '../../spec/rules/snapshot.js';
-import type { CheckDef } from '../catalogue.ts';
 import type { Exchange } from '../http.ts';
+import type { CheckDef } from './check-def.ts';
 import { SECTION, type InspectContext, type LiveArea } from './area.ts';
+import { LOWER_HEADERS } from '../../spec/rules/contract.js';
 
 const checks: readonly CheckDef[] = [
   {
@@ -71,12 +72,12 @@ function inspect(ex: Exchange, ctx: InspectContext): void {
   const { ledger } = ctx;
   const op = ctx.contract.operations.get(ex.operationId);
   if (!op?.deprecated) {
-    const stray = ['deprecation', 'sunset'].filter((h) => res.headers[h] !== undefined);
+    const stray = [LOWER_HEADERS.deprecation, LOWER_HEADERS.sunset].filter((h) => res.headers[h] !== undefined);
     ledger.assert('deprecation.scope', stray.length === 0, `${ex.purpose}: ${ex.operationId} is not deprecated but carries ${stray.join(', ')}`, [ex]);
     return;
   }
   const what = `${ex.purpose} (${res.status})`;
-  const deprecation = res.headers.deprecation;
+  const deprecation = res.headers[LOWER_HEADERS.deprecation];
   const deprecatedAt = parseDeprecation(deprecation);
   const form = deprecation === undefined ? 'missing' : `${JSON.stringify(deprecation)}, not an RFC 9745 date (@<epoch seconds>)`;
   ledger.assert('deprecation.header', deprecatedAt !== null, `${what}: Deprecation is ${form}`, [ex]);
@@ -89,7 +90,7 @@ function inspect(ex: Exchange, ctx: InspectContext): void {
       [ex],
     );
   }
-  const sunset = res.headers.sunset;
+  const sunset = res.headers[LOWER_HEADERS.sunset];
   const sunsetAt = parseSunset(sunset, ex.receivedAt);
   const early = sunsetAt !== null && deprecatedAt !== null && sunsetAt < deprecatedAt;
   const why = sunset === undefined ? 'missing' : sunsetAt === null ? `${JSON.stringify(sunset)}, not an HTTP-date` : `${sunset}, earlier than Deprecation`;

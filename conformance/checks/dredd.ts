@@ -1,9 +1,9 @@
 // A real Dredd 14 run over the description derived from spec/openapi.yaml, bodies checked against
 // the must-level schemas (conformance/dredd/run.ts explains why Dredd needs that help).
-import type { CheckDef } from '../catalogue.ts';
 import { runDredd, transactionPlans, type DreddOutcome } from '../dredd/run.ts';
 import type { Exchange } from '../http.ts';
 import { TOO_LARGE } from '../transport.ts';
+import type { CheckDef } from './check-def.ts';
 import type { Area, AreaContext } from './area.ts';
 
 const checks: readonly CheckDef[] = [

@@ -1,8 +1,9 @@
 // getPet: 200 with a Pet, and 404 for an id nobody has, with Prism's Prefer only when asked for
 // and once more without it in the full profile.
-import type { CheckDef } from '../catalogue.ts';
+import type { CheckDef } from './check-def.ts';
 import { SECTION, type Area, type AreaContext } from './area.ts';
-import { expectResponse, preferHeaders, send, UNKNOWN_PET_ID } from './support.ts';
+import { UNKNOWN_PET_ID } from './answers.ts';
+import { expectResponse, preferHeaders, send } from './support.ts';
 
 const checks: readonly CheckDef[] = [
   { id: 'get.200', level: 'must', profile: 'contract', section: SECTION.get, title: 'GET /pets/{petId} of an existing pet answers 200 with a Pet' },

@@ -11,7 +11,8 @@ import { jsonBody, type Exchange } from '../http.ts';
 import type { OperationId } from '../openapi.ts';
 import type { AreaContext } from './area.ts';
 import { judge, sendCase, type Markers } from './input-judge.ts';
-import { acceptsExtra, isPetArray, status } from './support.ts';
+import { isPetArray, status } from './answers.ts';
+import { acceptsExtra } from './support.ts';
 
 function operation(ctx: AreaContext, id: OperationId) {
   return ctx.contract.operations.get(id)!;

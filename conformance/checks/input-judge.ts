@@ -6,7 +6,8 @@ import type { Case, Expectation } from '../generate/cases.ts';
 import type { Judgement } from '../generate/fuzz.ts';
 import { jsonBody, type Exchange } from '../http.ts';
 import type { AreaContext } from './area.ts';
-import { describeStatus, send, status } from './support.ts';
+import { describeStatus, status } from './answers.ts';
+import { send } from './support.ts';
 
 /** Markers of invalid bodies sent, with the exchange that sent each. */
 export type Markers = Map<string, Exchange>;

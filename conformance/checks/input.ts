@@ -5,13 +5,14 @@
 // constraint lives; a refused body must not have been stored. This file is the area: its checks, the
 // examples and coverage phases and the stored-nothing walk; input-judge.ts judges one answer,
 // input-fuzzing.ts is the fuzzing phase.
-import type { CheckDef } from '../catalogue.ts';
 import { bodyCases, exampleCases, parameterCases, type Case } from '../generate/cases.ts';
 import { jsonBody, type Exchange } from '../http.ts';
+import type { CheckDef } from './check-def.ts';
 import { SECTION, type Area, type AreaContext } from './area.ts';
 import { fuzzing } from './input-fuzzing.ts';
 import { judge, sendCase, type Markers } from './input-judge.ts';
-import { acceptsExtra, describeStatus, isPetArray, nextPage, send, status } from './support.ts';
+import { describeStatus, isPetArray, status } from './answers.ts';
+import { acceptsExtra, nextPage, send } from './support.ts';
 
 const GENERATED = 'Endpoints; generated from spec/openapi.yaml';
 

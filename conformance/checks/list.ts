@@ -1,10 +1,11 @@
 // listPets: the bare array, limit and its bounds, the status filter, and pagination when a page
 // announces a next one.
 import { LIST_LIMIT } from '../../spec/rules/contract.js';
-import type { CheckDef } from '../catalogue.ts';
 import { jsonBody, type Exchange } from '../http.ts';
+import type { CheckDef } from './check-def.ts';
 import { SECTION, type Area, type AreaContext } from './area.ts';
-import { describeStatus, expectResponse, isPetArray, nextPage, send, status } from './support.ts';
+import { describeStatus, isPetArray, status } from './answers.ts';
+import { expectResponse, nextPage, send } from './support.ts';
 
 const checks: readonly CheckDef[] = [
   { id: 'list.200', level: 'must', profile: 'contract', section: SECTION.list, title: 'GET /pets with a key answers 200 with a bare array of Pet' },

@@ -2,11 +2,12 @@
 // with a charset parameter or in other letters must be accepted (RFC 8259 §11: the parameter has no
 // effect; RFC 9110 §8.3.1: type and subtype are case-insensitive); text that is not JSON must be
 // refused; another media type, charset or content coding should be 415, malformed JSON 400.
-import type { CheckDef } from '../catalogue.ts';
 import { baseBody, successStatuses } from '../generate/cases.ts';
 import type { Exchange, SendOptions } from '../http.ts';
+import type { CheckDef } from './check-def.ts';
 import { SECTION, type Area, type AreaContext } from './area.ts';
-import { describeStatus, send, status } from './support.ts';
+import { describeStatus, status } from './answers.ts';
+import { send } from './support.ts';
 
 const checks: readonly CheckDef[] = [
   {

@@ -4,11 +4,12 @@
 // legitimate mock of the contract, answers 405 without Allow. Requests on /pets/{petId} name an id no
 // implementation has handed out, so that a server that does implement DELETE deletes nothing of
 // anyone's.
-import type { CheckDef } from '../catalogue.ts';
 import type { Exchange } from '../http.ts';
 import type { OperationId } from '../openapi.ts';
+import type { CheckDef } from './check-def.ts';
 import { type Area, type AreaContext } from './area.ts';
-import { describeStatus, send, status, UNKNOWN_PET_ID } from './support.ts';
+import { describeStatus, status, UNKNOWN_PET_ID } from './answers.ts';
+import { send } from './support.ts';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 

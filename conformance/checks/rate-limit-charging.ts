@@ -6,7 +6,9 @@ import { DEFAULT_TOLERANCES } from '../../spec/rules/snapshot.js';
 import { jsonBody, type Exchange } from '../http.ts';
 import type { AreaContext } from './area.ts';
 import { isAdmitted, isRefusal } from './rate-limit-verdict.ts';
-import { describeStatus, header, isPetArray, nextPage, send, status } from './support.ts';
+import { describeStatus, header, isPetArray, status } from './answers.ts';
+import { nextPage, send } from './support.ts';
+import { LOWER_HEADERS } from '../../spec/rules/contract.js';
 
 /** A create sent with --rate-limit-key after its first 429, by the name that finds it if it was stored anyway. */
 export interface RefusedCreate {
@@ -20,8 +22,8 @@ const MAX_PAGES = 50;
 /** What an admitted answer says of its key's window; null when it says nothing usable. */
 function windowOf(ex: Exchange): { remaining: number; reset: number } | null {
   if (!isAdmitted(ex)) return null;
-  const remaining = parseInteger(header(ex, 'x-ratelimit-remaining'));
-  const reset = parseInteger(header(ex, 'x-ratelimit-reset'));
+  const remaining = parseInteger(header(ex, LOWER_HEADERS.rateLimitRemaining));
+  const reset = parseInteger(header(ex, LOWER_HEADERS.rateLimitReset));
   return remaining === null || reset === null ? null : { remaining, reset };
 }
 

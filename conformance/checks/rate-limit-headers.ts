@@ -2,9 +2,10 @@
 // IETF RateLimit fields as good practice.
 import { rateLimitHeaderProblems, readSnapshot } from '../../spec/rules/snapshot.js';
 import { parseRateLimit, parseRateLimitPolicy } from '../../spec/rules/structured-fields.js';
-import type { CheckDef } from '../catalogue.ts';
 import type { Exchange } from '../http.ts';
+import type { CheckDef } from './check-def.ts';
 import { SECTION, type InspectContext, type LiveArea } from './area.ts';
+import { LOWER_HEADERS } from '../../spec/rules/contract.js';
 
 const checks: readonly CheckDef[] = [
   {
@@ -33,8 +34,8 @@ function policyWellFormed(text: string): boolean {
 }
 
 function ietfProblems(headers: Record<string, string>, remaining: number | null): string[] {
-  const policy = headers['ratelimit-policy'];
-  const state = headers.ratelimit;
+  const policy = headers[LOWER_HEADERS.rateLimitPolicy];
+  const state = headers[LOWER_HEADERS.rateLimit];
   const problems: string[] = [];
   if (policy === undefined) problems.push('RateLimit-Policy missing');
   else if (!policyWellFormed(policy)) problems.push(`RateLimit-Policy ${JSON.stringify(policy)} is not a list of items with integer q (and w)`);

@@ -7,7 +7,8 @@ import type { Exchange } from '../http.ts';
 import { answered, errorCode } from '../refusal.ts';
 import type { AreaContext } from './area.ts';
 import { isAdmitted, isRefusal } from './rate-limit-verdict.ts';
-import { header, status } from './support.ts';
+import { header, status } from './answers.ts';
+import { LOWER_HEADERS } from '../../spec/rules/contract.js';
 
 /** One request with --rate-limit-key. */
 export type Send = () => Promise<Exchange>;
@@ -52,8 +53,8 @@ export async function firstAdmitted(ctx: AreaContext, request: Send): Promise<Ex
     first = await request();
   }
   if (status(first) !== 200) return { unjudged: `the --rate-limit-key is not admitted: ${answered(first)}` };
-  const announced = parseInteger(header(first, 'x-ratelimit-remaining'));
-  if (announced === null || parseInteger(header(first, 'x-ratelimit-limit')) === null)
+  const announced = parseInteger(header(first, LOWER_HEADERS.rateLimitRemaining));
+  if (announced === null || parseInteger(header(first, LOWER_HEADERS.rateLimitLimit)) === null)
     return { unjudged: 'the first response lacks integer X-RateLimit-Limit/Remaining (see headers.rate-limit)' };
   const max = ctx.options.maxRateLimitRequests;
   if (announced > max) return { unjudged: `Remaining is ${announced}, above --max-rate-limit-requests ${max}: use a key on a smaller plan, or raise it` };

@@ -4,40 +4,16 @@
 // phases and the judging proxy feed it; requests sent at once go in as one batch, a stream whose
 // answers arrive in any order through the arrival buffer.
 import { createArrivalBuffer } from '../../spec/rules/arrival.js';
+import { RULES } from '../../spec/rules/rules.js';
 import { isAdmittedStatus, isRefusalStatus, readSnapshot, type Snapshot, type Tolerances } from '../../spec/rules/snapshot.js';
 import { timelinePoint, type TimelinePoint } from '../../spec/rules/timeline-svg.js';
 import { createWindowRules, type Kind, type Outcome } from '../../spec/rules/window-rules.js';
 import type { Exchange } from '../http.ts';
 import type { CheckLedger } from '../ledger.ts';
-import { status } from './support.ts';
+import { status } from './answers.ts';
 
-/** The check that reports each rule of spec/rules/window-rules.js; a rule's level is its check's level. */
-export const CHECK_OF_RULE: Readonly<Record<Kind, string>> = {
-  malformed_headers: 'ratelimit.limit-constant',
-  limit_changed: 'ratelimit.limit-constant',
-  limit_mismatch: 'ratelimit.limit-constant',
-  remaining_negative: 'ratelimit.remaining-decrements',
-  remaining_above_limit: 'ratelimit.remaining-decrements',
-  remaining_not_decremented: 'ratelimit.remaining-decrements',
-  remaining_skipped: 'ratelimit.remaining-decrements',
-  remaining_not_reset: 'ratelimit.remaining-decrements',
-  reset_in_past: 'ratelimit.reset-future',
-  reset_too_far: 'ratelimit.reset-future',
-  reset_moved: 'ratelimit.reset-stable',
-  over_admitted: 'ratelimit.exhaustion-exact',
-  under_admitted: 'ratelimit.exhaustion-exact',
-  remaining_nonzero_on_429: 'ratelimit.429',
-  retry_after_missing: 'ratelimit.429',
-  retry_after_invalid: 'ratelimit.retry-after-valid',
-  retry_after_form: 'ratelimit.retry-after-integer',
-  retry_after_early: 'ratelimit.retry-after-consistent',
-  retry_after_late: 'ratelimit.retry-after-consistent',
-  refusal_cacheable: 'ratelimit.429-no-store',
-  not_readmitted: 'ratelimit.readmitted',
-  served_before_retry_after: 'ratelimit.refused-until-retry',
-  ban_not_enforced: 'ratelimit.refused-until-retry',
-  ban_not_lifted: 'ratelimit.ban-lifts',
-};
+/** The check that reports each rule of spec/rules/window-rules.js, as the rule names it (rules.js); a rule's level is its check's level. */
+export const CHECK_OF_RULE = Object.fromEntries(Object.entries(RULES).map(([kind, rule]) => [kind, rule.check])) as Readonly<Record<Kind, string>>;
 
 export interface RateLimitVerdict {
   /** Judges one more response of the key, in the order the requests were made. */

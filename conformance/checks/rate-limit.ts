@@ -8,15 +8,17 @@
 // nothing and what each key's traffic cost the other.
 import { parseInteger } from '../../spec/rules/fields.js';
 import type { Outcome } from '../../spec/rules/window-rules.js';
-import type { CheckDef } from '../catalogue.ts';
 import { baseBody } from '../generate/cases.ts';
 import type { Exchange } from '../http.ts';
 import { validateResponse } from '../openapi.ts';
+import type { CheckDef } from './check-def.ts';
 import { SECTION, type Area, type AreaContext } from './area.ts';
 import { chargeOf, chargedOnlyOwn, perKey, readKeyWindow, refusedNotApplied, type NotWaited, type RefusedCreate } from './rate-limit-charging.ts';
 import { firstAdmitted, type Send } from './rate-limit-start.ts';
 import { isAdmitted, isRefusal, rateLimitVerdict, type RateLimitVerdict } from './rate-limit-verdict.ts';
-import { describeStatus, header, send, status } from './support.ts';
+import { describeStatus, header, status } from './answers.ts';
+import { send } from './support.ts';
+import { LOWER_HEADERS } from '../../spec/rules/contract.js';
 
 const KEY = ['rate-limit-key'] as const;
 const BAN = ['rate-limit-key', 'ban-check'] as const;
@@ -188,7 +190,7 @@ async function exhaust(ctx: AreaContext, probe: Probe, first: Exchange, announce
       // The window rolled over while we counted: count the new one, once.
       restarted = true;
       ctx.ledger.note('ratelimit.exhaustion-exact', 'the window rolled over during the run; counting restarted once');
-      budget = (parseInteger(header(ex, 'x-ratelimit-remaining')) ?? announced) + slack;
+      budget = (parseInteger(header(ex, LOWER_HEADERS.rateLimitRemaining)) ?? announced) + slack;
       sent = -1;
     }
     last = ex;
@@ -304,7 +306,7 @@ async function rateLimit(ctx: AreaContext): Promise<void> {
   if (!body)
     ctx.ledger.note('ratelimit.remaining-decrements', 'the description has no valid example body to create with: the window was exhausted with reads only');
   const before = await readKeyWindow(ctx);
-  const refused = await exhaust(ctx, charged, first, parseInteger(header(first, 'x-ratelimit-remaining'))!);
+  const refused = await exhaust(ctx, charged, first, parseInteger(header(first, LOWER_HEADERS.rateLimitRemaining))!);
   if (!refused) return;
   ctx.progress({ type: 'phase', name: `rate limits: ${status(refused)} after ${n} requests` });
   if (status(refused) === 429) refusalBody(ctx, refused, 'first');
@@ -316,7 +318,7 @@ async function rateLimit(ctx: AreaContext): Promise<void> {
     marker = { ex, name };
   }
   await perKey(ctx, refused, before);
-  if (options.banCheck) await banProbe(ctx, probe, verdict, banDepth(ctx, parseInteger(header(first, 'x-ratelimit-limit'))!), marker ? 1 : 0);
+  if (options.banCheck) await banProbe(ctx, probe, verdict, banDepth(ctx, parseInteger(header(first, LOWER_HEADERS.rateLimitLimit))!), marker ? 1 : 0);
   const banned = verdict.banned();
   const skipped = await waitRetryAfter(
     ctx,

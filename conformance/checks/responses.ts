@@ -1,9 +1,9 @@
 // Every response the run saw: never a server error, whatever was sent; and, for requests the
 // description describes, against the description at must level (the specification), at should
 // level (the reference server's decisions too), with error bodies naming their own status.
-import type { CheckDef } from '../catalogue.ts';
 import { jsonBody, unreadReason, type Exchange } from '../http.ts';
 import { decisionProblems, validateResponse, type Problem } from '../openapi.ts';
+import type { CheckDef } from './check-def.ts';
 import { SECTION, type InspectContext, type LiveArea } from './area.ts';
 
 const checks: readonly CheckDef[] = [

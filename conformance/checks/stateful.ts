@@ -5,12 +5,13 @@
 import fc from 'fast-check';
 import type { Json, JsonObject } from '../../lib/openapi.ts';
 import { validVariants } from '../generate/schema.ts';
-import type { CheckDef } from '../catalogue.ts';
 import { bodyArbitrary } from '../generate/arbitraries.ts';
 import { baseBody } from '../generate/cases.ts';
 import { jsonBody, type Exchange, type SendOptions } from '../http.ts';
+import type { CheckDef } from './check-def.ts';
 import { SECTION, type Area, type AreaContext } from './area.ts';
-import { acceptsExtra, describeStatus, isPetArray, nextPage, send, status } from './support.ts';
+import { describeStatus, isPetArray, status } from './answers.ts';
+import { acceptsExtra, nextPage, send } from './support.ts';
 
 const checks: readonly CheckDef[] = [
   {

@@ -3,31 +3,12 @@
 import { linkWithRel, parseLinks } from '../../spec/rules/link.js';
 import type { Exchange, SendOptions } from '../http.ts';
 import { validateResponse } from '../openapi.ts';
+import { describeStatus, header } from './answers.ts';
 import type { AreaContext } from './area.ts';
 
 /** Whether valid bodies may carry properties the schema does not name: not for a target that declared it refuses them. */
 export function acceptsExtra(ctx: AreaContext): boolean {
   return ctx.options.choices['unknown-fields'] !== 'refuse';
-}
-
-/** An id no implementation has handed out: the largest safe integer, well inside int64. */
-export const UNKNOWN_PET_ID = Number.MAX_SAFE_INTEGER;
-
-export function header(exchange: Exchange, name: string): string | undefined {
-  return exchange.response?.headers[name.toLowerCase()];
-}
-
-export function status(exchange: Exchange): number | undefined {
-  return exchange.response?.status;
-}
-
-export function describeStatus(exchange: Exchange): string {
-  if (exchange.error) return `no response (${exchange.error})`;
-  return `status ${exchange.response?.status}`;
-}
-
-export function isPetArray(value: unknown): value is Array<Record<string, unknown>> {
-  return Array.isArray(value) && value.every((v) => v !== null && typeof v === 'object');
 }
 
 export async function send(ctx: AreaContext, options: SendOptions): Promise<Exchange> {

@@ -5,10 +5,12 @@
 // full profile, because a mock of the description has none of it: Prism accepts any key, refuses a
 // lowercase scheme (stoplightio/prism#2722) and answers HEAD with 405. A server may count these
 // requests against its rate limits as it likes: nothing here looks at a count.
-import type { CheckDef } from '../catalogue.ts';
 import type { Exchange, ExchangeResponse, SendOptions } from '../http.ts';
+import type { CheckDef } from './check-def.ts';
 import { SECTION, type Area, type AreaContext } from './area.ts';
-import { describeStatus, expectResponse, send, UNKNOWN_PET_ID } from './support.ts';
+import { describeStatus, UNKNOWN_PET_ID } from './answers.ts';
+import { expectResponse, send } from './support.ts';
+import { LOWER_HEADERS } from '../../spec/rules/contract.js';
 
 const COVERAGE = ['coverage'] as const;
 
@@ -88,9 +90,16 @@ export function keyVariants(key: string): Array<{ how: string; variant: string }
 }
 
 /** The rate-limit headers every response carries (Limits › Rate limit response headers). */
-const RATE_LIMIT_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'] as const;
+const RATE_LIMIT_HEADERS = [LOWER_HEADERS.rateLimitLimit, LOWER_HEADERS.rateLimitRemaining, LOWER_HEADERS.rateLimitReset] as const;
 /** Fields RFC 9110 §9.3.2 asks a HEAD answer to repeat; Link and Content-Length follow from the content, which a server may omit. */
-export const HEAD_SHOULD_REPEAT = ['content-type', 'www-authenticate', 'deprecation', 'sunset', 'ratelimit', 'ratelimit-policy'] as const;
+export const HEAD_SHOULD_REPEAT = [
+  'content-type',
+  LOWER_HEADERS.wwwAuthenticate,
+  LOWER_HEADERS.deprecation,
+  LOWER_HEADERS.sunset,
+  LOWER_HEADERS.rateLimit,
+  LOWER_HEADERS.rateLimitPolicy,
+] as const;
 
 export type HeadVerdict =
   /** Not comparable: one of the two was refused for its rate (429) or got no answer. */

@@ -3,6 +3,7 @@
 // made on the fly, in front of a real implementation.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { LOWER_HEADERS } from '../../spec/rules/contract.js';
 
 export interface Recorded {
   method: string;
@@ -107,5 +108,9 @@ export async function startHugeFront(upstream: string, answer: HugeAnswer): Prom
 
 /** X-RateLimit-* a huge answer carries, so that only its body is in question. */
 export function rateLimitHeaders(): Record<string, string> {
-  return { 'x-ratelimit-limit': '300', 'x-ratelimit-remaining': '250', 'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 60) };
+  return {
+    [LOWER_HEADERS.rateLimitLimit]: '300',
+    [LOWER_HEADERS.rateLimitRemaining]: '250',
+    [LOWER_HEADERS.rateLimitReset]: String(Math.floor(Date.now() / 1000) + 60),
+  };
 }

@@ -1,23 +1,23 @@
-// Faults in what the specification asks of every implementation: status codes, body shapes and
+// Flaws in what the specification asks of every implementation: status codes, body shapes and
 // types, error bodies, authentication, validation, limit and filter, persistence, deprecation.
-import { PET_STATUSES } from '../../../spec/rules/contract.js';
+import { LOWER_HEADERS, PET_STATUSES } from '../../../spec/rules/contract.js';
 import { formatDeprecation, parseHttpDate } from '../../../spec/rules/fields.js';
-import type { Fault } from './catalogue.ts';
+import type { Flaw } from './flaw.ts';
 import type { ProxyRequest } from './proxy.ts';
 import { mapErrors, mapJson, mapPets, operationOf, withoutHeaders, withQuery } from './rewrite.ts';
 
 const STATUSES: readonly string[] = PET_STATUSES;
 
-const FAKE_CREATE = 'x-fault-fake-create';
+const FAKE_CREATE = 'x-flaw-fake-create';
 
-/** The first valid key the kit used, remembered so auth faults can substitute it. */
+/** The first valid key the kit used, remembered so auth flaws can substitute it. */
 function rememberKey(req: ProxyRequest, memory: Map<string, unknown>): void {
   const auth = req.headers.authorization;
   // The kit's preflight sends its key first: the first bearer key that is not the kit's made-up one.
   if (auth && /^Bearer /.test(auth) && !/^Bearer conformance-unknown-/.test(auth) && !memory.has('key')) memory.set('key', auth);
 }
 
-export const BEHAVIOUR_FAULTS: readonly Fault[] = [
+export const BEHAVIOUR_FLAWS: readonly Flaw[] = [
   {
     id: 'create-answers-200',
     area: 'status codes',
@@ -228,7 +228,7 @@ export const BEHAVIOUR_FAULTS: readonly Fault[] = [
     area: 'deprecation',
     description: 'getPet without the Deprecation header',
     caughtBy: 'deprecation.header',
-    response: (res) => withoutHeaders(res, 'deprecation'),
+    response: (res) => withoutHeaders(res, LOWER_HEADERS.deprecation),
   },
   {
     id: 'deprecation-in-future',
@@ -236,10 +236,10 @@ export const BEHAVIOUR_FAULTS: readonly Fault[] = [
     description: 'getPet\'s Deprecation names a day a month after the response ("will be deprecated"), though the specification says it is',
     caughtBy: 'deprecation.date-past',
     response: (res) => {
-      if (!res.headers.deprecation) return res;
+      if (!res.headers[LOWER_HEADERS.deprecation]) return res;
       // A month after every clock the kit may read: the response's Date and this machine's.
       const now = Math.max(Date.now(), parseHttpDate(res.headers.date, Date.now()) ?? 0);
-      return { ...res, headers: { ...res.headers, deprecation: formatDeprecation(now + 30 * 86_400_000) } };
+      return { ...res, headers: { ...res.headers, [LOWER_HEADERS.deprecation]: formatDeprecation(now + 30 * 86_400_000) } };
     },
   },
   {
@@ -247,20 +247,21 @@ export const BEHAVIOUR_FAULTS: readonly Fault[] = [
     area: 'deprecation',
     description: 'Sunset names 5 December 2029, a year before the removal day the specification states',
     caughtBy: 'deprecation.sunset-day',
-    response: (res) => (res.headers.sunset ? { ...res, headers: { ...res.headers, sunset: 'Wed, 05 Dec 2029 00:00:00 GMT' } } : res),
+    response: (res) =>
+      res.headers[LOWER_HEADERS.sunset] ? { ...res, headers: { ...res.headers, [LOWER_HEADERS.sunset]: 'Wed, 05 Dec 2029 00:00:00 GMT' } } : res,
   },
   {
     id: 'no-sunset-header',
     area: 'deprecation',
     description: 'getPet without the Sunset header',
     caughtBy: 'deprecation.sunset',
-    response: (res) => withoutHeaders(res, 'sunset'),
+    response: (res) => withoutHeaders(res, LOWER_HEADERS.sunset),
   },
   {
     id: 'deprecation-everywhere',
     area: 'deprecation',
     description: 'listPets also claims to be deprecated',
     caughtBy: 'deprecation.scope',
-    response: (res, req) => (operationOf(req) === 'listPets' ? { ...res, headers: { ...res.headers, deprecation: '@1767225600' } } : res),
+    response: (res, req) => (operationOf(req) === 'listPets' ? { ...res, headers: { ...res.headers, [LOWER_HEADERS.deprecation]: '@1767225600' } } : res),
   },
 ];

@@ -1,17 +1,18 @@
-// Faults only overlapping requests show: a store that reads its next id and writes it apart, a
+// Flaws only overlapping requests show: a store that reads its next id and writes it apart, a
 // limiter that reads and writes its counter apart, a list read while a create is half written. On
 // the reference server the proxy emulates each from what it sees overlap (a request that arrives
 // while another is still unanswered); the second implementation has the first two as builds of its
 // own (race: the real gap between a read and its write), the third behind the same proxy. Requests
 // the kit sends one after another never overlap, so every sequential check passes them all.
-import type { Fault } from './catalogue.ts';
-import type { FaultState, ProxyRequest, ProxyResponse } from './proxy.ts';
+import type { Flaw } from './flaw.ts';
+import type { FlawState, ProxyRequest, ProxyResponse } from './proxy.ts';
 import { mapJson, operationOf, remembered } from './rewrite.ts';
+import { LOWER_HEADERS } from '../../../spec/rules/contract.js';
 
 type Pet = Record<string, unknown>;
 
-/** A header the fault's request hook leaves for its response hook (the request as forwarded is what the response hook sees). */
-const TAG = 'x-fault-overlap';
+/** A header the flaw's request hook leaves for its response hook (the request as forwarded is what the response hook sees). */
+const TAG = 'x-flaw-overlap';
 
 const tagged = (req: ProxyRequest, value: string | number): ProxyRequest => ({ ...req, headers: { ...req.headers, [TAG]: String(value) } });
 
@@ -29,7 +30,7 @@ interface IdRace {
   hidden: Set<number>;
 }
 
-const idRace = (memory: FaultState['memory']) => remembered<IdRace>(memory, 'racy-ids', () => ({ inFlight: 0, kept: new Map(), hidden: new Set() }));
+const idRace = (memory: FlawState['memory']) => remembered<IdRace>(memory, 'racy-ids', () => ({ inFlight: 0, kept: new Map(), hidden: new Set() }));
 
 function takeFirstId(res: ProxyResponse, race: IdRace): ProxyResponse {
   race.inFlight--;
@@ -67,7 +68,7 @@ function serveRaced(res: ProxyResponse, req: ProxyRequest, race: IdRace): ProxyR
 // racy-limiter: overlapping requests of one key all carry the first answer's Remaining, and a 429
 // among them is served as the admitted answer before it was.
 
-const RATE_FIELDS = ['x-ratelimit-remaining', 'ratelimit'];
+const RATE_FIELDS = [LOWER_HEADERS.rateLimitRemaining, LOWER_HEADERS.rateLimit];
 
 /**
  * One key's overlapping requests: made when one arrives with none of the key's in flight, deleted
@@ -82,7 +83,7 @@ interface KeyRace {
 
 const keyRaceName = (req: ProxyRequest) => `racy-limiter ${req.headers.authorization ?? ''}`;
 
-function staleCount(res: ProxyResponse, req: ProxyRequest, memory: FaultState['memory']): ProxyResponse {
+function staleCount(res: ProxyResponse, req: ProxyRequest, memory: FlawState['memory']): ProxyResponse {
   const name = keyRaceName(req);
   const race = memory.get(name) as KeyRace;
   if (--race.inFlight === 0) memory.delete(name);
@@ -109,7 +110,7 @@ interface Tearing {
   torn: number;
 }
 
-const tearing = (memory: FaultState['memory']) => remembered<Tearing>(memory, 'torn-list', () => ({ inFlight: 0, started: 0, torn: 0 }));
+const tearing = (memory: FlawState['memory']) => remembered<Tearing>(memory, 'torn-list', () => ({ inFlight: 0, started: 0, torn: 0 }));
 
 function tear(res: ProxyResponse, tearing: Tearing): ProxyResponse {
   tearing.torn++;
@@ -121,7 +122,7 @@ function tear(res: ProxyResponse, tearing: Tearing): ProxyResponse {
   });
 }
 
-export const CONCURRENCY_FAULTS: readonly Fault[] = [
+export const CONCURRENCY_FLAWS: readonly Flaw[] = [
   {
     id: 'racy-ids',
     area: 'concurrency',

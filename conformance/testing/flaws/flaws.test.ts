@@ -1,13 +1,13 @@
-// The kit is only as good as the faults it catches: the reference server passes every check, and the
-// same server with any one behaviour broken fails, with the check the fault catalogue names.
+// The kit is only as good as the flaws it catches: the reference server passes every check, and the
+// same server with any one behaviour broken fails, with the check the flaw catalogue names.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CATALOGUE } from '../../catalogue.ts';
-import { FAULTS, RETRY_AFTER_AS_DATE } from './catalogue.ts';
+import { FLAWS, RETRY_AFTER_AS_DATE } from './catalogue.ts';
 import type { RunOptions } from '../../run.ts';
 import { conformOn, failedIds, outcomeOf, startTarget, type Implementation } from './harness.ts';
 
-/** One seed for every run: a fault caught once is caught every time. */
+/** One seed for every run: a flaw caught once is caught every time. */
 const SEED = 20_251_205;
 
 const clean = suite('unbroken reference server');
@@ -32,7 +32,7 @@ clean('passes every check, should-level included, with rate limits and the ban c
   }
 });
 
-clean('a pass-through proxy changes nothing, so every failure below is the fault', async () => {
+clean('a pass-through proxy changes nothing, so every failure below is the flaw', async () => {
   const target = await startTarget({});
   try {
     const report = await conformOn(target, { rateLimitKey: true, strict: true });
@@ -58,27 +58,27 @@ clean('Retry-After as an HTTP-date is valid RFC 9110: must checks pass, the inte
 
 clean.run();
 
-const faults = suite('each fault is caught by the check the catalogue names, on the reference and on the second implementation');
+const flaws = suite('each flaw is caught by the check the catalogue names, on the reference and on the second implementation');
 
-faults('the catalogue holds at least fifteen distinct faults, each naming a real check', () => {
-  assert.ok(FAULTS.length >= 15);
-  assert.is(new Set(FAULTS.map((f) => f.id)).size, FAULTS.length);
-  for (const fault of FAULTS) {
+flaws('the catalogue holds at least fifteen distinct flaws, each naming a real check', () => {
+  assert.ok(FLAWS.length >= 15);
+  assert.is(new Set(FLAWS.map((f) => f.id)).size, FLAWS.length);
+  for (const flaw of FLAWS) {
     assert.ok(
-      CATALOGUE.some((c) => c.id === fault.caughtBy),
-      `${fault.id} names ${fault.caughtBy}`,
+      CATALOGUE.some((c) => c.id === flaw.caughtBy),
+      `${flaw.id} names ${flaw.caughtBy}`,
     );
-    if (fault.onSecond)
+    if (flaw.onSecond)
       assert.ok(
-        CATALOGUE.some((c) => c.id === fault.onSecond),
-        `${fault.id} names ${fault.onSecond}`,
+        CATALOGUE.some((c) => c.id === flaw.onSecond),
+        `${flaw.id} names ${flaw.onSecond}`,
       );
   }
 });
 
 const score: Record<Implementation, { with: number; without: number }> = { reference: { with: 0, without: 0 }, second: { with: 0, without: 0 } };
 
-/** What the run needs to see a fault follows from the check that catches it. */
+/** What the run needs to see a flaw follows from the check that catches it. */
 function needsOf(checkId: string): Partial<Omit<RunOptions, 'rateLimitKey'>> & { rateLimitKey?: true } {
   const check = CATALOGUE.find((c) => c.id === checkId)!;
   return {
@@ -88,43 +88,43 @@ function needsOf(checkId: string): Partial<Omit<RunOptions, 'rateLimitKey'>> & {
   };
 }
 
-for (const fault of FAULTS) {
-  const found = fault.foundBy ? `, found only by the ${fault.foundBy} phase` : '';
-  faults(`${fault.id}: ${fault.description} → ${fault.caughtBy}${found}`, async () => {
-    const check = CATALOGUE.find((c) => c.id === fault.caughtBy)!;
+for (const flaw of FLAWS) {
+  const found = flaw.foundBy ? `, found only by the ${flaw.foundBy} phase` : '';
+  flaws(`${flaw.id}: ${flaw.description} → ${flaw.caughtBy}${found}`, async () => {
+    const check = CATALOGUE.find((c) => c.id === flaw.caughtBy)!;
     const should = check.level === 'should';
-    const target = await startTarget(fault);
+    const target = await startTarget(flaw);
     try {
-      const report = await conformOn(target, { ...needsOf(fault.caughtBy), strict: should, seed: SEED });
-      const caught = report.results.find((r) => r.id === fault.caughtBy)!;
-      assert.is(caught.outcome, 'failed', `${fault.caughtBy} was ${caught.outcome}; failing: ${failedIds(report).join(', ')}`);
+      const report = await conformOn(target, { ...needsOf(flaw.caughtBy), strict: should, seed: SEED });
+      const caught = report.results.find((r) => r.id === flaw.caughtBy)!;
+      assert.is(caught.outcome, 'failed', `${flaw.caughtBy} was ${caught.outcome}; failing: ${failedIds(report).join(', ')}`);
       assert.ok(caught.failures[0]!.message.length > 0);
       assert.is(report.exitCode, 1);
       score.reference.with++;
     } finally {
       await target.stop();
     }
-    // The same fault with the generated phases off (on a fresh server: faults remember what they
-    // did): the fixed checks catch it, or (for the faults only generated inputs find) the run
+    // The same flaw with the generated phases off (on a fresh server: flaws remember what they
+    // did): the fixed checks catch it, or (for the flaws only generated inputs find) the run
     // passes, strict, without a single warning.
-    const again = await startTarget(fault);
+    const again = await startTarget(flaw);
     try {
-      const fixed = await conformOn(again, { ...needsOf(fault.caughtBy), strict: true, phases: [] });
-      if (fault.foundBy) assert.equal(failedIds(fixed), [], 'the fixed checks alone should miss it');
+      const fixed = await conformOn(again, { ...needsOf(flaw.caughtBy), strict: true, phases: [] });
+      if (flaw.foundBy) assert.equal(failedIds(fixed), [], 'the fixed checks alone should miss it');
       else {
-        assert.is(outcomeOf(fixed, fault.caughtBy), 'failed');
+        assert.is(outcomeOf(fixed, flaw.caughtBy), 'failed');
         score.reference.without++;
       }
     } finally {
       await again.stop();
     }
     if (!should) return;
-    // Without --strict a should-level fault is a warning and the run passes (the fixed checks alone,
-    // unless only generated inputs find it: a generated must check may catch the same fault).
-    const lenientTarget = await startTarget(fault);
+    // Without --strict a should-level flaw is a warning and the run passes (the fixed checks alone,
+    // unless only generated inputs find it: a generated must check may catch the same flaw).
+    const lenientTarget = await startTarget(flaw);
     try {
-      const lenient = await conformOn(lenientTarget, { ...needsOf(fault.caughtBy), seed: SEED, ...(fault.foundBy ? {} : { phases: [] }) });
-      assert.is(outcomeOf(lenient, fault.caughtBy), 'warned');
+      const lenient = await conformOn(lenientTarget, { ...needsOf(flaw.caughtBy), seed: SEED, ...(flaw.foundBy ? {} : { phases: [] }) });
+      assert.is(outcomeOf(lenient, flaw.caughtBy), 'warned');
       assert.is(lenient.exitCode, 0, failedIds(lenient).join(', '));
     } finally {
       await lenientTarget.stop();
@@ -132,7 +132,7 @@ for (const fault of FAULTS) {
   });
 }
 
-// The second implementation decides every open point differently: the same faults, behind the same
+// The second implementation decides every open point differently: the same flaws, behind the same
 // proxy, must be caught there too, by a check that the unbroken second implementation passes.
 const baselines = new Map<string, Set<string>>();
 
@@ -151,13 +151,13 @@ async function secondBaseline(options: Partial<Omit<RunOptions, 'rateLimitKey'>>
   return failing;
 }
 
-for (const fault of FAULTS) {
-  const by = fault.onSecond ?? fault.caughtBy;
-  faults(`second implementation: ${fault.id} → ${by}`, async () => {
+for (const flaw of FLAWS) {
+  const by = flaw.onSecond ?? flaw.caughtBy;
+  flaws(`second implementation: ${flaw.id} → ${by}`, async () => {
     const options = { ...needsOf(by), seed: SEED };
     const unbroken = await secondBaseline(options);
     assert.not.ok(unbroken.has(by), `${by} already fails on the unbroken second implementation`);
-    const target = await startTarget(fault, 'second');
+    const target = await startTarget(flaw, 'second');
     try {
       const report = await conformOn(target, { ...options, strict: true });
       const caught = report.results.find((r) => r.id === by)!;
@@ -169,10 +169,10 @@ for (const fault of FAULTS) {
   });
 }
 
-faults.after(() => {
+flaws.after(() => {
   console.log(
-    `\n${score.reference.with} of ${FAULTS.length} faults caught on the reference server with generated phases, ${score.reference.without} without; ${score.second.with} of ${FAULTS.length} on the second implementation\n`,
+    `\n${score.reference.with} of ${FLAWS.length} flaws caught on the reference server with generated phases, ${score.reference.without} without; ${score.second.with} of ${FLAWS.length} on the second implementation\n`,
   );
 });
 
-faults.run();
+flaws.run();

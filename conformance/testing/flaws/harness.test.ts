@@ -1,16 +1,16 @@
-// The fault harness: which target a fault runs on, and whether a proxy stands in front of it.
+// The flaw harness: which target a flaw runs on, and whether a proxy stands in front of it.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { raceBarrier } from '../second-server/test-support.ts';
 import { startTarget } from './harness.ts';
 import type { ProxyResponse } from './proxy.ts';
 
-const harness = suite('fault harness');
+const harness = suite('flaw harness');
 
-harness("starts a fault's secondBuild on the second implementation, with no proxy; the reference keeps the proxy", async () => {
+harness("starts a flaw's secondBuild on the second implementation, with no proxy; the reference keeps the proxy", async () => {
   const barrier = raceBarrier();
-  const fault = { secondBuild: { race: { ids: true, gap: barrier.gap } }, response: (res: ProxyResponse) => ({ ...res, status: 418 }) };
-  const second = await startTarget(fault, 'second');
+  const flaw = { secondBuild: { race: { ids: true, gap: barrier.gap } }, response: (res: ProxyResponse) => ({ ...res, status: 418 }) };
+  const second = await startTarget(flaw, 'second');
   try {
     const headers = { authorization: `Bearer ${second.apiKey}`, 'content-type': 'application/json' };
     barrier.arm(2);
@@ -27,7 +27,7 @@ harness("starts a fault's secondBuild on the second implementation, with no prox
   } finally {
     await second.stop();
   }
-  const reference = await startTarget(fault);
+  const reference = await startTarget(flaw);
   try {
     assert.is((await fetch(`${reference.baseUrl}/pets`, { headers: { authorization: `Bearer ${reference.apiKey}` } })).status, 418, 'proxied');
   } finally {

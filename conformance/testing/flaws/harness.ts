@@ -1,11 +1,11 @@
-// The fault-injection harness: an implementation on a manual clock (the in-process reference server,
-// or the second implementation of conformance/testing), optionally behind a fault proxy, and a
+// The flaws' harness: an implementation on a manual clock (the in-process reference server,
+// or the second implementation of conformance/testing), optionally behind a flaw proxy, and a
 // conformance run whose waits advance that clock instead of sleeping.
 import { createServer, ManualClock, type ServerOptions } from '../../../server/index.ts';
 import { runConformance, type Report, type RunOptions } from '../../run.ts';
 import { startSecondServer, type SecondServerOptions } from '../second-server/index.ts';
-import type { Fault } from './catalogue.ts';
-import { startFaultProxy, type FaultBehaviour, type FaultProxy } from './proxy.ts';
+import type { Flaw } from './flaw.ts';
+import { startFlawProxy, type FlawBehaviour, type FlawProxy } from './proxy.ts';
 
 export type Implementation = 'reference' | 'second';
 
@@ -36,11 +36,11 @@ export const SECOND_CHOICES: Record<string, string> = {
 export const SECOND_BAN: SecondServerOptions = { banAfter: 5, banSeconds: 90 };
 
 /**
- * A fresh implementation (memory store, its own keys and pets), behind `fault` when given. A fault
+ * A fresh implementation (memory store, its own keys and pets), behind `flaw` when given. A flaw
  * with a `secondBuild` is, on the second implementation, that build itself: no proxy in front.
  */
 export async function startTarget(
-  fault?: FaultBehaviour & Pick<Fault, 'secondBuild'>,
+  flaw?: FlawBehaviour & Pick<Flaw, 'secondBuild'>,
   implementation: Implementation = 'reference',
   second: SecondServerOptions = {},
   reference: Partial<ServerOptions> = {},
@@ -50,9 +50,9 @@ export async function startTarget(
   let close: () => Promise<void>;
   let keys: { apiKey: string; rateLimitKey: string };
   let choices: Record<string, string> = {};
-  let proxied = fault;
+  let proxied = flaw;
   if (implementation === 'second') {
-    const build = fault?.secondBuild;
+    const build = flaw?.secondBuild;
     if (build) proxied = undefined;
     const options: SecondServerOptions = { ...SECOND_BAN, ...second, ...build, clock };
     const server = await startSecondServer(options);
@@ -67,8 +67,8 @@ export async function startTarget(
     close = () => server.stop({ timeout: 1000 });
     keys = { apiKey: 'test-pro-key', rateLimitKey: 'test-free-key' };
   }
-  let proxy: FaultProxy | undefined;
-  if (proxied) proxy = await startFaultProxy(origin, proxied);
+  let proxy: FlawProxy | undefined;
+  if (proxied) proxy = await startFlawProxy(origin, proxied);
   return {
     implementation,
     baseUrl: `${proxy ? proxy.origin : origin}/v1`,

@@ -1,8 +1,8 @@
-// Faults in input handling, the kind only generated inputs find: the fixed checks send a handful of
+// Flaws in input handling, the kind only generated inputs find: the fixed checks send a handful of
 // plain requests and pass every one of these; the generated phases (the one named as `foundBy`)
 // catch each. flaws.test.ts shows both and prints the score.
 import { PET_STATUSES } from '../../../spec/rules/contract.js';
-import type { Fault } from './catalogue.ts';
+import type { Flaw } from './flaw.ts';
 import type { ProxyRequest, ProxyResponse } from './proxy.ts';
 import { operationOf, withoutHeaders, withQuery } from './rewrite.ts';
 
@@ -33,7 +33,7 @@ function serverError(res: ProxyResponse): ProxyResponse {
 
 const creating = (req: ProxyRequest) => operationOf(req) === 'createPet';
 
-export const INPUT_FAULTS: readonly Fault[] = [
+export const INPUT_FLAWS: readonly Flaw[] = [
   {
     id: 'name-non-ascii-500',
     area: 'server errors',
@@ -192,10 +192,10 @@ export const INPUT_FAULTS: readonly Fault[] = [
     request: (req) => {
       const b = creating(req) ? body(req) : undefined;
       if (!b || typeof b.status !== 'string' || STATUSES.includes(b.status) || typeof b.name !== 'string' || typeof b.categoryId !== 'number') return req;
-      return { ...withBody(req, { ...b, status: STATUSES[0] }), headers: { ...req.headers, 'x-fault-refuse': '1' } };
+      return { ...withBody(req, { ...b, status: STATUSES[0] }), headers: { ...req.headers, 'x-flaw-refuse': '1' } };
     },
     response: (res, req) =>
-      req.headers['x-fault-refuse'] && res.status === 201
+      req.headers['x-flaw-refuse'] && res.status === 201
         ? { ...res, status: 400, body: JSON.stringify({ code: 'invalid_body', message: `"status" must be one of [${STATUSES.join(', ')}]`, status: 400 }) }
         : res,
   },

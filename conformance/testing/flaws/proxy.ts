@@ -10,9 +10,9 @@ export interface ProxyRequest {
   /** Path and query as received, e.g. /v1/pets?limit=1. */
   url: string;
   headers: Record<string, string>;
-  /** The body as UTF-8 text; a fault that changes it has its text forwarded. */
+  /** The body as UTF-8 text; a flaw that changes it has its text forwarded. */
   body: string;
-  /** The body's bytes as received, forwarded when the fault leaves `body` alone. */
+  /** The body's bytes as received, forwarded when the flaw leaves `body` alone. */
   bytes?: Buffer;
 }
 
@@ -22,23 +22,23 @@ export interface ProxyResponse {
   body: string;
 }
 
-export interface FaultState {
-  /** Anything a fault needs to remember between requests (counters, first values seen). */
+export interface FlawState {
+  /** Anything a flaw needs to remember between requests (counters, first values seen). */
   memory: Map<string, unknown>;
   /** Requests seen so far, this one included. */
   count: number;
-  /** Sends a request of the fault's own to the implementation, past the fault (a hidden extra request, a create replayed). */
+  /** Sends a request of the flaw's own to the implementation, past the flaw (a hidden extra request, a create replayed). */
   forward(req: ProxyRequest): Promise<ProxyResponse>;
 }
 
-export interface FaultBehaviour {
+export interface FlawBehaviour {
   /** Rewrite the request, or answer it without forwarding by returning a response. */
-  request?(req: ProxyRequest, state: FaultState): ProxyRequest | ProxyResponse | Promise<ProxyRequest | ProxyResponse>;
+  request?(req: ProxyRequest, state: FlawState): ProxyRequest | ProxyResponse | Promise<ProxyRequest | ProxyResponse>;
   /** Rewrite the response the implementation gave. */
-  response?(res: ProxyResponse, req: ProxyRequest, state: FaultState): ProxyResponse;
+  response?(res: ProxyResponse, req: ProxyRequest, state: FlawState): ProxyResponse;
 }
 
-export interface FaultProxy {
+export interface FlawProxy {
   /** http://127.0.0.1:<port>, to which the target's path prefix (e.g. /v1) is appended. */
   origin: string;
   close(): Promise<void>;
@@ -53,14 +53,14 @@ function isResponse(value: ProxyRequest | ProxyResponse): value is ProxyResponse
 const badGateway = (error: unknown): ProxyResponse => ({
   status: 502,
   headers: { 'content-type': 'text/plain' },
-  body: `fault proxy: ${(error as Error).message}`,
+  body: `flaw proxy: ${(error as Error).message}`,
 });
 
 /**
  * Starts the proxy on 127.0.0.1 at a free port; `targetOrigin` is e.g. http://127.0.0.1:3000. With
  * `tls` (a PEM key and certificate) it speaks HTTPS, for the kit's TLS tests.
  */
-export async function startFaultProxy(targetOrigin: string, fault: FaultBehaviour = {}, tls?: { key: string; cert: string }): Promise<FaultProxy> {
+export async function startFlawProxy(targetOrigin: string, flaw: FlawBehaviour = {}, tls?: { key: string; cert: string }): Promise<FlawProxy> {
   let origin = '';
   const forward = async (req: ProxyRequest, text = req.body): Promise<ProxyResponse> => {
     const upstream = await fetch(`${targetOrigin}${req.url}`, {
@@ -77,7 +77,7 @@ export async function startFaultProxy(targetOrigin: string, fault: FaultBehaviou
     for (const name of ['link', 'location']) if (responseHeaders[name]) responseHeaders[name] = responseHeaders[name].split(targetOrigin).join(origin);
     return { status: upstream.status, headers: responseHeaders, body: await upstream.text() };
   };
-  const state: FaultState = { memory: new Map(), count: 0, forward: (req) => forward(req) };
+  const state: FlawState = { memory: new Map(), count: 0, forward: (req) => forward(req) };
   const handle = async (incoming: IncomingMessage, outgoing: ServerResponse) => {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(incoming.headers)) {
@@ -88,7 +88,7 @@ export async function startFaultProxy(targetOrigin: string, fault: FaultBehaviou
     const text = bytes.toString('utf8');
     let req: ProxyRequest = { method: incoming.method ?? 'GET', url: incoming.url ?? '/', headers, body: text, bytes };
     let res: ProxyResponse;
-    const rewritten = fault.request ? await fault.request(req, state) : req;
+    const rewritten = flaw.request ? await flaw.request(req, state) : req;
     if (isResponse(rewritten)) {
       res = rewritten;
     } else {
@@ -96,11 +96,11 @@ export async function startFaultProxy(targetOrigin: string, fault: FaultBehaviou
       try {
         res = await forward(req, text);
       } catch (error) {
-        // A target that closed or reset the connection still answers through the fault: a fault
+        // A target that closed or reset the connection still answers through the flaw: a flaw
         // that counts requests in flight must see each of them end.
         res = badGateway(error);
       }
-      if (fault.response) res = fault.response(res, req, state);
+      if (flaw.response) res = flaw.response(res, req, state);
     }
     outgoing.writeHead(res.status, { ...res.headers, 'content-length': Buffer.byteLength(res.body) });
     outgoing.end(res.body);

@@ -1,10 +1,11 @@
-// Faults in the rate limiter: its headers, its enforcement, and Retry-After. They show only when
+// Flaws in the rate limiter: its headers, its enforcement, and Retry-After. They show only when
 // the kit exhausts a window (--rate-limit-key), some only when it keeps asking after a 429.
 import { formatHttpDate, parseRetryAfter } from '../../../spec/rules/fields.js';
 import { isRefusalStatus as isRefusal } from '../../../spec/rules/snapshot.js';
-import type { FaultBehaviour, ProxyRequest, ProxyResponse } from './proxy.ts';
-import type { Fault } from './catalogue.ts';
+import type { FlawBehaviour, ProxyRequest, ProxyResponse } from './proxy.ts';
+import type { Flaw } from './flaw.ts';
 import { num, operationOf, remembered, withoutHeaders } from './rewrite.ts';
+import { LOWER_HEADERS } from '../../../spec/rules/contract.js';
 
 /**
  * A refusal that asks for a wait well past a minute's window: a ban. A date is compared with
@@ -16,7 +17,7 @@ function announcesBan(res: ProxyResponse): boolean {
   if (res.status === 403) return true;
   const retry = parseRetryAfter(res.headers['retry-after'], Date.now());
   if (retry.form === 'delay-seconds') return retry.seconds > 90;
-  const reset = num(res, 'x-ratelimit-reset');
+  const reset = num(res, LOWER_HEADERS.rateLimitReset);
   return retry.form === 'http-date' && reset !== undefined && retry.atMs / 1000 > reset + 60;
 }
 
@@ -27,7 +28,7 @@ interface SharedWindow {
   own: number;
 }
 
-/** The refused request of a key at which the deep-ban fault announces its ban: deeper than the 10 probes the ban check once sent. */
+/** The refused request of a key at which the deep-ban flaw announces its ban: deeper than the 10 probes the ban check once sent. */
 const DEEP_BAN = 15;
 
 /** Retry-After moved `seconds` later, in the form it was sent. */
@@ -37,13 +38,13 @@ function later(retryAfter: string, seconds: number): string {
   return String(Number(retryAfter) + seconds);
 }
 
-export const RATE_LIMIT_FAULTS: readonly Fault[] = [
+export const RATE_LIMIT_FLAWS: readonly Flaw[] = [
   {
     id: 'no-rate-limit-headers',
     area: 'rate-limit headers',
     description: 'Responses lack X-RateLimit-Limit/Remaining/Reset',
     caughtBy: 'headers.rate-limit',
-    response: (res) => withoutHeaders(res, 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'),
+    response: (res) => withoutHeaders(res, LOWER_HEADERS.rateLimitLimit, LOWER_HEADERS.rateLimitRemaining, LOWER_HEADERS.rateLimitReset),
   },
   {
     id: 'ietf-fields-malformed',
@@ -51,7 +52,9 @@ export const RATE_LIMIT_FAULTS: readonly Fault[] = [
     description: 'RateLimit is not a structured field ("minute=12")',
     caughtBy: 'ratelimit.ietf-fields',
     response: (res) =>
-      res.headers.ratelimit ? { ...res, headers: { ...res.headers, ratelimit: `minute=${res.headers['x-ratelimit-remaining'] ?? 0}` } } : res,
+      res.headers[LOWER_HEADERS.rateLimit]
+        ? { ...res, headers: { ...res.headers, [LOWER_HEADERS.rateLimit]: `minute=${res.headers[LOWER_HEADERS.rateLimitRemaining] ?? 0}` } }
+        : res,
   },
   {
     id: 'limit-varies',
@@ -59,8 +62,8 @@ export const RATE_LIMIT_FAULTS: readonly Fault[] = [
     description: 'X-RateLimit-Limit changes from one response to the next',
     caughtBy: 'ratelimit.limit-constant',
     response: (res, _req, { count }) => {
-      const limit = num(res, 'x-ratelimit-limit');
-      return limit === undefined || count % 7 !== 0 ? res : { ...res, headers: { ...res.headers, 'x-ratelimit-limit': String(limit + 1) } };
+      const limit = num(res, LOWER_HEADERS.rateLimitLimit);
+      return limit === undefined || count % 7 !== 0 ? res : { ...res, headers: { ...res.headers, [LOWER_HEADERS.rateLimitLimit]: String(limit + 1) } };
     },
   },
   {
@@ -70,11 +73,11 @@ export const RATE_LIMIT_FAULTS: readonly Fault[] = [
     caughtBy: 'ratelimit.remaining-decrements',
     response: (res, req, { memory }) => {
       const auth = req.headers.authorization ?? '';
-      const remaining = num(res, 'x-ratelimit-remaining');
+      const remaining = num(res, LOWER_HEADERS.rateLimitRemaining);
       if (remaining === undefined || res.status === 429) return res;
       const first = (memory.get(auth) as number | undefined) ?? remaining;
       memory.set(auth, first);
-      return { ...res, headers: { ...res.headers, 'x-ratelimit-remaining': String(first) } };
+      return { ...res, headers: { ...res.headers, [LOWER_HEADERS.rateLimitRemaining]: String(first) } };
     },
   },
   {
@@ -83,8 +86,8 @@ export const RATE_LIMIT_FAULTS: readonly Fault[] = [
     description: 'X-RateLimit-Reset moves forward with every request',
     caughtBy: 'ratelimit.reset-stable',
     response: (res, _req, { count }) => {
-      const reset = num(res, 'x-ratelimit-reset');
-      return reset === undefined ? res : { ...res, headers: { ...res.headers, 'x-ratelimit-reset': String(reset + count) } };
+      const reset = num(res, LOWER_HEADERS.rateLimitReset);
+      return reset === undefined ? res : { ...res, headers: { ...res.headers, [LOWER_HEADERS.rateLimitReset]: String(reset + count) } };
     },
   },
   {
@@ -93,8 +96,8 @@ export const RATE_LIMIT_FAULTS: readonly Fault[] = [
     description: 'X-RateLimit-Reset is sent in milliseconds',
     caughtBy: 'ratelimit.reset-future',
     response: (res) => {
-      const reset = num(res, 'x-ratelimit-reset');
-      return reset === undefined ? res : { ...res, headers: { ...res.headers, 'x-ratelimit-reset': String(reset * 1000) } };
+      const reset = num(res, LOWER_HEADERS.rateLimitReset);
+      return reset === undefined ? res : { ...res, headers: { ...res.headers, [LOWER_HEADERS.rateLimitReset]: String(reset * 1000) } };
     },
   },
   {
@@ -134,7 +137,7 @@ export const RATE_LIMIT_FAULTS: readonly Fault[] = [
         // The ban's own refusal again, its Retry-After as far ahead as when it was announced.
         const later = parseRetryAfter(ban.headers['retry-after'], Date.now());
         const retryAfter = later.form === 'http-date' ? formatHttpDate(later.atMs + 600_000) : '600';
-        return { ...ban, headers: { ...res.headers, ...ban.headers, 'retry-after': retryAfter, 'x-ratelimit-remaining': '0' } };
+        return { ...ban, headers: { ...res.headers, ...ban.headers, 'retry-after': retryAfter, [LOWER_HEADERS.rateLimitRemaining]: '0' } };
       }
       return res;
     },
@@ -173,15 +176,15 @@ export const RATE_LIMIT_FAULTS: readonly Fault[] = [
       const banned = memory.get('banned') as string | undefined;
       if (auth && banned !== auth) return req;
       const other = [...keys].find((k) => k !== banned);
-      return other ? { ...req, headers: { ...req.headers, authorization: other, 'x-fault-banned': '1' } } : req;
+      return other ? { ...req, headers: { ...req.headers, authorization: other, 'x-flaw-banned': '1' } } : req;
     },
     response: (res, req, { memory }) => {
       const auth = req.headers.authorization ?? '';
-      if (res.status < 300 && !req.headers['x-fault-banned']) (memory.get('keys') as Set<string>).add(auth);
+      if (res.status < 300 && !req.headers['x-flaw-banned']) (memory.get('keys') as Set<string>).add(auth);
       if (isRefusal(res.status) && announcesBan(res)) memory.set('banned', auth);
-      if (!req.headers['x-fault-banned']) return res;
-      const limit = (memory.get('limit') as string | undefined) ?? res.headers['x-ratelimit-limit'];
-      return { ...res, headers: { ...res.headers, ...(limit ? { 'x-ratelimit-limit': limit } : {}), 'x-ratelimit-remaining': '0' } };
+      if (!req.headers['x-flaw-banned']) return res;
+      const limit = (memory.get('limit') as string | undefined) ?? res.headers[LOWER_HEADERS.rateLimitLimit];
+      return { ...res, headers: { ...res.headers, ...(limit ? { [LOWER_HEADERS.rateLimitLimit]: limit } : {}), [LOWER_HEADERS.rateLimitRemaining]: '0' } };
     },
   },
   {
@@ -229,15 +232,15 @@ export const RATE_LIMIT_FAULTS: readonly Fault[] = [
       // The others' requests in a key's window are all counted since it began less its own: no visit of every key per answer.
       const counted = remembered(memory, 'counted', () => ({ total: 0 }));
       const windows = remembered(memory, 'windows', () => new Map<string, SharedWindow>());
-      const reset = res.headers['x-ratelimit-reset'];
+      const reset = res.headers[LOWER_HEADERS.rateLimitReset];
       let own = windows.get(auth);
       if (!own || own.reset !== reset) windows.set(auth, (own = { reset, since: counted.total, own: 0 }));
       counted.total++;
       own.own++;
       const others = counted.total - own.since - own.own;
-      const remaining = num(res, 'x-ratelimit-remaining');
+      const remaining = num(res, LOWER_HEADERS.rateLimitRemaining);
       if (remaining === undefined || others === 0) return res;
-      return { ...res, headers: { ...res.headers, 'x-ratelimit-remaining': String(Math.max(0, remaining - others)) } };
+      return { ...res, headers: { ...res.headers, [LOWER_HEADERS.rateLimitRemaining]: String(Math.max(0, remaining - others)) } };
     },
   },
   {
@@ -266,7 +269,7 @@ export const RATE_LIMIT_FAULTS: readonly Fault[] = [
     area: 'rate-limit enforcement',
     description: 'A 429 says one request remains',
     caughtBy: 'ratelimit.429',
-    response: (res) => (res.status === 429 ? { ...res, headers: { ...res.headers, 'x-ratelimit-remaining': '1' } } : res),
+    response: (res) => (res.status === 429 ? { ...res, headers: { ...res.headers, [LOWER_HEADERS.rateLimitRemaining]: '1' } } : res),
   },
   {
     id: '429-cacheable',
@@ -309,11 +312,11 @@ export const RATE_LIMIT_FAULTS: readonly Fault[] = [
   },
 ];
 
-/** Not a fault: Retry-After as an HTTP-date is valid RFC 9110, so it must pass (with a should warning). */
-export const RETRY_AFTER_AS_DATE: FaultBehaviour = {
+/** Not a flaw: Retry-After as an HTTP-date is valid RFC 9110, so it must pass (with a should warning). */
+export const RETRY_AFTER_AS_DATE: FlawBehaviour = {
   response: (res) => {
     if (res.status !== 429 || !res.headers['retry-after']) return res;
-    const reset = Number(res.headers['x-ratelimit-reset']);
+    const reset = Number(res.headers[LOWER_HEADERS.rateLimitReset]);
     return { ...res, headers: { ...res.headers, 'retry-after': formatHttpDate(reset * 1000) } };
   },
 };

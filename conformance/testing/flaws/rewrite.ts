@@ -1,11 +1,11 @@
-// The small rewrites faults are made of: which operation a request is, and editing JSON bodies,
-// queries and headers on their way through the fault proxy.
+// The small rewrites flaws are made of: which operation a request is, and editing JSON bodies,
+// queries and headers on their way through the flaw proxy.
 import type { OperationId } from '../../../spec/contract-types.ts';
 import { parseInteger } from '../../../spec/rules/fields.js';
-import type { FaultState, ProxyRequest, ProxyResponse } from './proxy.ts';
+import type { FlawState, ProxyRequest, ProxyResponse } from './proxy.ts';
 
-/** What a fault keeps in its memory under `name`, made by `fresh` the first time it is asked for. */
-export function remembered<T>(memory: FaultState['memory'], name: string, fresh: () => T): T {
+/** What a flaw keeps in its memory under `name`, made by `fresh` the first time it is asked for. */
+export function remembered<T>(memory: FlawState['memory'], name: string, fresh: () => T): T {
   let value = memory.get(name) as T | undefined;
   if (value === undefined) memory.set(name, (value = fresh()));
   return value;
@@ -53,7 +53,7 @@ export function withoutHeaders(res: ProxyResponse, ...names: string[]): ProxyRes
   return { ...res, headers };
 }
 
-/** A rate-limit header the fault rewrites, when the server sent it as an integer. */
+/** A rate-limit header the flaw rewrites, when the server sent it as an integer. */
 export function num(res: ProxyResponse, name: string): number | undefined {
   return parseInteger(res.headers[name]) ?? undefined;
 }

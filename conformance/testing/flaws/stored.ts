@@ -1,6 +1,6 @@
-// Faults in what a store keeps: a create that lets the client choose the id (and so overwrite a
+// Flaws in what a store keeps: a create that lets the client choose the id (and so overwrite a
 // pet), one that keeps whatever properties it was sent, one that coerces a numeric string.
-import type { Fault } from './catalogue.ts';
+import type { Flaw } from './flaw.ts';
 import type { ProxyRequest, ProxyResponse } from './proxy.ts';
 import { mapJson, operationOf, remembered } from './rewrite.ts';
 
@@ -15,12 +15,12 @@ function sentBody(req: ProxyRequest): Pet | undefined {
   }
 }
 
-/** The pets the fault keeps in place of the implementation's, by id. */
+/** The pets the flaw keeps in place of the implementation's, by id. */
 function kept(memory: Map<string, unknown>): Map<number, Pet> {
   return remembered(memory, 'pets', () => new Map<number, Pet>());
 }
 
-/** Replaces, in a Pet or Pets body, every pet the fault keeps; a getPet of a kept id answers it. */
+/** Replaces, in a Pet or Pets body, every pet the flaw keeps; a getPet of a kept id answers it. */
 function serveKept(res: ProxyResponse, req: ProxyRequest, pets: Map<number, Pet>): ProxyResponse {
   const op = operationOf(req);
   if (op === 'getPet') {
@@ -31,7 +31,7 @@ function serveKept(res: ProxyResponse, req: ProxyRequest, pets: Map<number, Pet>
   return mapJson(res, (body) => (Array.isArray(body) ? body.map((p: Pet) => pets.get(Number(p.id)) ?? p) : body));
 }
 
-export const STORED_FAULTS: readonly Fault[] = [
+export const STORED_FLAWS: readonly Flaw[] = [
   {
     id: 'client-id-overwrites',
     area: 'persistence',
@@ -39,7 +39,7 @@ export const STORED_FAULTS: readonly Fault[] = [
     caughtBy: 'create.server-assigns-id',
     response: (res, req, { memory }) => {
       const pets = kept(memory);
-      const clientId = req.headers['x-fault-client-id'];
+      const clientId = req.headers['x-flaw-client-id'];
       if (clientId !== undefined && res.status === 201) {
         const pet = { ...(JSON.parse(res.body) as Pet), id: Number(clientId) };
         pets.set(pet.id, pet);
@@ -47,12 +47,12 @@ export const STORED_FAULTS: readonly Fault[] = [
       }
       return serveKept(res, req, pets);
     },
-    // The implementation may refuse the id it is sent: the fault takes it out, and puts it back.
+    // The implementation may refuse the id it is sent: the flaw takes it out, and puts it back.
     request: (req) => {
       const sent = operationOf(req) === 'createPet' ? sentBody(req) : undefined;
       if (!sent || typeof sent.id !== 'number') return req;
       const { id: _id, ...rest } = sent;
-      return { ...req, body: JSON.stringify(rest), headers: { ...req.headers, 'x-fault-client-id': String(sent.id) } };
+      return { ...req, body: JSON.stringify(rest), headers: { ...req.headers, 'x-flaw-client-id': String(sent.id) } };
     },
   },
   {
@@ -70,12 +70,12 @@ export const STORED_FAULTS: readonly Fault[] = [
       return {
         ...req,
         body: JSON.stringify({ name, categoryId, ...(status === undefined ? {} : { status }) }),
-        headers: { ...req.headers, 'x-fault-extra': req.body },
+        headers: { ...req.headers, 'x-flaw-extra': req.body },
       };
     },
     response: (res, req, { memory }) => {
       const pets = kept(memory);
-      const extra = req.headers['x-fault-extra'];
+      const extra = req.headers['x-flaw-extra'];
       if (extra && res.status === 201) {
         const pet = { ...(JSON.parse(res.body) as Pet), ...(JSON.parse(extra) as Pet) };
         pet.id = (JSON.parse(res.body) as Pet).id;

@@ -1,17 +1,17 @@
-// Faults in how a server meets the variations real clients send (conformance/checks/variations.ts):
+// Flaws in how a server meets the variations real clients send (conformance/checks/variations.ts):
 // HEAD, the spelling of the Bearer scheme, the case of a key, and whether the key is checked before
-// the input. Only the coverage phase sends these: every fault here is found by it alone. Both
-// implementations serve HEAD as GET, so the HEAD faults forward HEAD as it came and break one thing in
+// the input. Only the coverage phase sends these: every flaw here is found by it alone. Both
+// implementations serve HEAD as GET, so the HEAD flaws forward HEAD as it came and break one thing in
 // its answer; Node sends no content after a HEAD answer, the proxy's included.
-import { LIST_LIMIT, PET_STATUSES } from '../../../spec/rules/contract.js';
-import type { Fault } from './catalogue.ts';
-import type { FaultState, ProxyRequest, ProxyResponse } from './proxy.ts';
+import { LIST_LIMIT, LOWER_HEADERS, PET_STATUSES } from '../../../spec/rules/contract.js';
+import type { Flaw } from './flaw.ts';
+import type { FlawState, ProxyRequest, ProxyResponse } from './proxy.ts';
 import { operationOf, remembered, withoutHeaders } from './rewrite.ts';
 
 const STATUSES: readonly string[] = PET_STATUSES;
 
 /** The bearer tokens the implementation admitted (a 2xx), learned as they pass. */
-function admitted(state: FaultState): Set<string> {
+function admitted(state: FlawState): Set<string> {
   return remembered(state.memory, 'admitted', () => new Set<string>());
 }
 
@@ -19,7 +19,7 @@ function tokenOf(req: ProxyRequest): string | undefined {
   return /^\S+ +(\S+)$/.exec(req.headers.authorization ?? '')?.[1];
 }
 
-function learn(res: ProxyResponse, req: ProxyRequest, state: FaultState): ProxyResponse {
+function learn(res: ProxyResponse, req: ProxyRequest, state: FlawState): ProxyResponse {
   const token = tokenOf(req);
   if (token !== undefined && res.status >= 200 && res.status < 300) admitted(state).add(token);
   return res;
@@ -52,7 +52,7 @@ function invalidInput(req: ProxyRequest): boolean {
   return false;
 }
 
-export const VARIATION_FAULTS: readonly Fault[] = [
+export const VARIATION_FLAWS: readonly Flaw[] = [
   {
     id: 'head-not-routed',
     area: 'client variations',
@@ -83,7 +83,7 @@ export const VARIATION_FAULTS: readonly Fault[] = [
     description: 'HEAD answers of getPet lack Deprecation and Sunset (headers added by the GET handler only)',
     caughtBy: 'variations.head-headers',
     foundBy: 'coverage',
-    response: (res, req) => (req.method === 'HEAD' ? withoutHeaders(res, 'deprecation', 'sunset') : res),
+    response: (res, req) => (req.method === 'HEAD' ? withoutHeaders(res, LOWER_HEADERS.deprecation, LOWER_HEADERS.sunset) : res),
   },
   {
     id: 'head-405',
@@ -93,7 +93,7 @@ export const VARIATION_FAULTS: readonly Fault[] = [
     foundBy: 'coverage',
     response: (res, req) => {
       if (req.method !== 'HEAD') return res;
-      const refused = withoutHeaders(res, 'www-authenticate', 'deprecation', 'sunset', 'link', 'allow');
+      const refused = withoutHeaders(res, 'www-authenticate', LOWER_HEADERS.deprecation, LOWER_HEADERS.sunset, 'link', 'allow');
       return { ...refused, status: 405, headers: { ...refused.headers, allow: 'GET', 'content-type': 'application/json' }, body: '' };
     },
   },

@@ -30,7 +30,7 @@ export interface SecondServerOptions {
   empty?: boolean;
   /** The key's minute limit: a fixed window opened by its first request, or a sliding log of admissions. */
   window?: 'fixed' | 'sliding';
-  /** Test builds with a read-then-write gap, faults on purpose: concurrent requests see a stale value. */
+  /** Test builds with a read-then-write gap, flaws on purpose: concurrent requests see a stale value. */
   race?: Race;
 }
 

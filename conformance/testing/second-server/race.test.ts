@@ -1,4 +1,4 @@
-// The racy builds (`race`), faults on purpose: alone they behave like the correct build, concurrent
+// The racy builds (`race`), flaws on purpose: alone they behave like the correct build, concurrent
 // requests over-admit or share ids. A barrier stands in for the real gap, so every burst races.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -6,7 +6,7 @@ import type { SecondServerOptions } from './index.ts';
 import { call, raceBarrier, rate, withServer, type Running } from './test-support.ts';
 
 // ---------------------------------------------------------------------------------------------
-const racy = suite('race: the read-then-write gaps of a store read and written a few ms apart (test builds, faults on purpose)');
+const racy = suite('race: the read-then-write gaps of a store read and written a few ms apart (test builds, flaws on purpose)');
 
 /** Opens `n` keep-alive connections first, so that the `n` requests of a burst reach the server together. */
 async function warm(r: Running, n: number): Promise<void> {

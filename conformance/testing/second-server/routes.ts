@@ -2,7 +2,7 @@
 // operation, then the operation itself. Every response gets the clock's Date, X-RateLimit-* and the
 // IETF RateLimit-Policy and RateLimit fields of the same windows.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { BASE_PATH, DEPRECATIONS } from '../../../spec/rules/contract.js';
+import { BASE_PATH, DEPRECATIONS, HEADERS } from '../../../spec/rules/contract.js';
 import { formatDeprecation, formatHttpDate } from '../../../spec/rules/fields.js';
 import { formatLinks } from '../../../spec/rules/link.js';
 import { formatRateLimit, formatRateLimitPolicy } from '../../../spec/rules/structured-fields.js';
@@ -110,11 +110,11 @@ export function bearerToken(authorization: string | undefined): string | undefin
 export function rateLimitHeaders(decision: Decision): Record<string, string> {
   const { limit, remaining, reset } = decision.headers;
   return {
-    'X-RateLimit-Limit': String(limit),
-    'X-RateLimit-Remaining': String(remaining),
-    'X-RateLimit-Reset': String(reset),
-    'RateLimit-Policy': formatRateLimitPolicy([...decision.fields.policies]),
-    RateLimit: formatRateLimit([...decision.fields.states]),
+    [HEADERS.rateLimitLimit]: String(limit),
+    [HEADERS.rateLimitRemaining]: String(remaining),
+    [HEADERS.rateLimitReset]: String(reset),
+    [HEADERS.rateLimitPolicy]: formatRateLimitPolicy([...decision.fields.policies]),
+    [HEADERS.rateLimit]: formatRateLimit([...decision.fields.states]),
   };
 }
 
@@ -139,8 +139,8 @@ export function createHandler(ctx: HandlerContext): (req: IncomingMessage, res: 
       const apiPath = target && (target.path === BASE_PATH || target.path.startsWith(`${BASE_PATH}/`)) ? target.path.slice(BASE_PATH.length) : undefined;
       const routes = now < SUNSET_MS ? ROUTES : ROUTES_AFTER_SUNSET;
       if ((method === 'GET' || method === 'HEAD') && apiPath !== undefined && routes.includes(PET) && PET.pattern.test(apiPath)) {
-        res.setHeader('Deprecation', formatDeprecation(DEPRECATED_SINCE_MS));
-        res.setHeader('Sunset', formatHttpDate(SUNSET_MS));
+        res.setHeader(HEADERS.deprecation, formatDeprecation(DEPRECATED_SINCE_MS));
+        res.setHeader(HEADERS.sunset, formatHttpDate(SUNSET_MS));
       }
       const token = bearerToken(req.headers.authorization);
       const plan = token === undefined ? undefined : keys.get(token);

@@ -7,6 +7,7 @@ import { ManualClock } from '../../../server/clock.ts';
 import { parseInteger } from '../../../spec/rules/fields.js';
 import { parseRateLimit, parseRateLimitPolicy, type RateLimitPolicy, type RateLimitState } from '../../../spec/rules/structured-fields.js';
 import { startSecondServer, type SecondServer, type SecondServerOptions, type SeedPet } from './index.ts';
+import { LOWER_HEADERS } from '../../../spec/rules/contract.js';
 
 export interface Running {
   server: SecondServer;
@@ -86,10 +87,10 @@ export interface Ietf {
  * the same instant rounded up.
  */
 export function ietfFields(get: (name: string) => string | null | undefined, nowMs: number, context: string): Ietf {
-  const policies = parseRateLimitPolicy(get('ratelimit-policy'));
-  const states = parseRateLimit(get('ratelimit'));
-  assert.ok(policies && policies.length > 0, `${context}: RateLimit-Policy ${get('ratelimit-policy')}`);
-  assert.ok(states, `${context}: RateLimit ${get('ratelimit')}`);
+  const policies = parseRateLimitPolicy(get(LOWER_HEADERS.rateLimitPolicy));
+  const states = parseRateLimit(get(LOWER_HEADERS.rateLimit));
+  assert.ok(policies && policies.length > 0, `${context}: RateLimit-Policy ${get(LOWER_HEADERS.rateLimitPolicy)}`);
+  assert.ok(states, `${context}: RateLimit ${get(LOWER_HEADERS.rateLimit)}`);
   assert.equal(
     states.map((st) => st.name),
     policies.map((p) => p.name),
@@ -99,24 +100,24 @@ export function ietfFields(get: (name: string) => string | null | undefined, now
     assert.ok(st.remaining <= policies[i]!.quota, `${context}: ${st.name} r=${st.remaining} over its quota`);
     assert.ok(st.reset !== undefined && st.reset >= 1, `${context}: ${st.name} t=${st.reset}`);
   });
-  const limit = Number(get('x-ratelimit-limit'));
-  const remaining = Number(get('x-ratelimit-remaining'));
-  const reset = Number(get('x-ratelimit-reset'));
+  const limit = Number(get(LOWER_HEADERS.rateLimitLimit));
+  const remaining = Number(get(LOWER_HEADERS.rateLimitRemaining));
+  const reset = Number(get(LOWER_HEADERS.rateLimitReset));
   assert.ok(
     policies.some((p) => p.quota === limit),
     `${context}: no policy has q=${limit} as X-RateLimit-Limit says`,
   );
   assert.ok(
     states.some((st) => st.remaining === remaining && Math.abs(nowMs / 1000 + st.reset! - reset) < 1),
-    `${context}: no RateLimit item has r=${remaining} and t=${reset - nowMs / 1000} (±1) as X-RateLimit-* say: ${get('ratelimit')}`,
+    `${context}: no RateLimit item has r=${remaining} and t=${reset - nowMs / 1000} (±1) as X-RateLimit-* say: ${get(LOWER_HEADERS.rateLimit)}`,
   );
   return { policies, states };
 }
 
 /** The IETF fields of a reply `call` has already checked. */
 export const ietf = (reply: Reply): Ietf => ({
-  policies: parseRateLimitPolicy(reply.headers.get('ratelimit-policy'))!,
-  states: parseRateLimit(reply.headers.get('ratelimit'))!,
+  policies: parseRateLimitPolicy(reply.headers.get(LOWER_HEADERS.rateLimitPolicy))!,
+  states: parseRateLimit(reply.headers.get(LOWER_HEADERS.rateLimit))!,
 });
 
 /** Seconds from the clock's now until `endMs`, rounded up: the `t` RateLimit must name for a window ending then. */
@@ -145,7 +146,7 @@ export async function call({ server, clock }: Running, path: string, options: Ca
   } catch {
     parsed = undefined;
   }
-  for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) {
+  for (const name of [LOWER_HEADERS.rateLimitLimit, LOWER_HEADERS.rateLimitRemaining, LOWER_HEADERS.rateLimitReset]) {
     assert.ok(parseInteger(res.headers.get(name)) !== null, `${res.status} to ${path} has ${name} ${res.headers.get(name)}`);
   }
   ietfFields((name) => res.headers.get(name), clock.now(), `${res.status} to ${path}`);
@@ -153,9 +154,9 @@ export async function call({ server, clock }: Running, path: string, options: Ca
 }
 
 export const rate = (reply: Reply) => ({
-  limit: Number(reply.headers.get('x-ratelimit-limit')),
-  remaining: Number(reply.headers.get('x-ratelimit-remaining')),
-  reset: Number(reply.headers.get('x-ratelimit-reset')),
+  limit: Number(reply.headers.get(LOWER_HEADERS.rateLimitLimit)),
+  remaining: Number(reply.headers.get(LOWER_HEADERS.rateLimitRemaining)),
+  reset: Number(reply.headers.get(LOWER_HEADERS.rateLimitReset)),
 });
 
 export function assertError(reply: Reply, status: number, code: string, context = ''): void {
