@@ -23,13 +23,14 @@ import http from 'k6/http';
 import { baseUrl, durationEnv, numberEnv, stringEnv, summaryPath } from './lib/config.js';
 import { keyLimit, keyLimitFromGauges, keyLimitLine, keyLimitSamples, KEY_LIMIT_METRICS } from './lib/key-limit.js';
 import { refusal, setupStop } from './lib/outcome.js';
-import { boundLine, judgeSteps, nextPass, stepLine, stepStats, stepThresholds } from './lib/knee.js';
+import { boundLine, judgeSteps, nextPass, stepLine, stepStats } from './lib/knee.js';
 import { nextLine } from './lib/next-run.js';
-import { doublingRates, isStepMetric, parseBetween, parseRates, refineRates, stepMetric, stepPlan, stepScenarios, withBaseline } from './lib/phases.js';
+import { doublingRates, isStepMetric, parseBetween, parseRates, refineRates, stepPlan, stepScenarios, withBaseline } from './lib/phases.js';
 import { createPet, listPets, probe } from './lib/requests.js';
 import { capacitySvg } from '../spec/rules/capacity-svg.js';
 import { segmentOf } from './lib/segments.js';
 import { metricValue, summaryOutputs } from './lib/summary.js';
+import { capacityThresholds } from './lib/thresholds.js';
 
 /** The reference server's fixture key whose limits do not bind (fixtures/api-keys.json). */
 export const LOAD_KEY = 'test-load-key';
@@ -58,19 +59,6 @@ const RATES = FIXED
     ? withBaseline(refineRates(BRACKET[0], BRACKET[1], STEPS), START_RATE)
     : doublingRates(START_RATE, MAX_RATE, FACTOR);
 const plan = stepPlan(RATES, HOLD_S);
-const first = plan.steps[0].name;
-
-/** @type {Record<string, string[]>} */
-const thresholds = stepThresholds(plan);
-if (MODE === 'rates') {
-  // Fixed steps are a service level: every one of them must hold.
-  thresholds.http_req_failed = ['rate<' + MAX_ERROR_RATE];
-  thresholds.http_req_duration = ['p(95)<' + P95_MS, 'p(99)<' + P99_MS];
-} else {
-  // A search runs past the knee on purpose: only a target that cannot carry the first step fails the run.
-  thresholds[stepMetric('http_req_failed', first)].push('rate<' + MAX_ERROR_RATE);
-  thresholds[stepMetric('http_req_duration', first)].push('p(95)<' + P95_MS, 'p(99)<' + P99_MS);
-}
 
 const overP95 = new Counter('capacity_over_p95');
 const overP99 = new Counter('capacity_over_p99');
@@ -88,7 +76,7 @@ http.setResponseCallback(http.expectedStatuses({ min: 200, max: 299 }));
 
 export const options = {
   scenarios: stepScenarios(plan, { exec: 'capacity', maxVUs: MAX_VUS, headroomMs: P95_MS }),
-  thresholds: thresholds,
+  thresholds: capacityThresholds(plan, { mode: MODE, maxErrorRate: MAX_ERROR_RATE, p95Ms: P95_MS, p99Ms: P99_MS }),
   setupTimeout: '30s',
   summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'p(99)'],
   // The key goes only to BASE_URL's origin: a redirect is an answer, never followed.

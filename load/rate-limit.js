@@ -20,7 +20,7 @@
 import http from 'k6/http';
 import exec from 'k6/execution';
 import { Counter, Trend } from 'k6/metrics';
-import { keyLabel } from '../spec/rules/fields.js';
+import { keyLabel } from '../spec/rules/redact.js';
 import { DEFAULT_TOLERANCES, REFUSAL_STATUSES, isRefusalStatus, readSnapshot } from '../spec/rules/snapshot.js';
 import { timelineSvg } from '../spec/rules/timeline-svg.js';
 import { EVENTS } from '../spec/rules/rules.js';
@@ -31,8 +31,9 @@ import { answerOf, banProbeTimes, createPacer } from './lib/pacing.js';
 import { isWhole, segmentOf } from './lib/segments.js';
 import { listPets, listPetsBatchRequest, noteRedirect, probe } from './lib/requests.js';
 import { metricValue, summaryOutputs } from './lib/summary.js';
-import { bucketSeconds, isTimelineMetric, TIMELINE_METRICS, timelinePoints, timelineSamples, timelineThresholds } from './lib/timeline.js';
-import { VIOLATIONS_METRIC, WARNING_ONLY, createJudge, eventMetric, reportLines, violationThresholds, zeroSamples } from './lib/verdict.js';
+import { rateLimitThresholds, WARNING_ONLY } from './lib/thresholds.js';
+import { bucketSeconds, isTimelineMetric, TIMELINE_METRICS, timelinePoints, timelineSamples } from './lib/timeline.js';
+import { VIOLATIONS_METRIC, createJudge, eventMetric, reportLines, zeroSamples } from './lib/verdict.js';
 
 const target = { baseUrl: baseUrl(__ENV), apiKey: stringEnv(__ENV, 'API_KEY', 'test-free-key') };
 const expected = expectedLimit(__ENV);
@@ -87,22 +88,6 @@ function add(samples) {
 // A refusal (429, or 403 from a server that bans with it) is an answer this script provokes on purpose, not a failed request.
 http.setResponseCallback(http.expectedStatuses(200, ...REFUSAL_STATUSES));
 
-/** @type {Record<string, string[]>} */
-const thresholds = Object.assign(violationThresholds({ strict: STRICT }), timelineThresholds(TOTAL_S));
-thresholds['ratelimit_window_saturated{scenario:limit}'] = ['count>=1'];
-if (CROSS_WINDOWS) {
-  thresholds['ratelimit_window_crossed{scenario:limit}'] = ['count>=1'];
-  thresholds['ratelimit_readmitted{scenario:limit}'] = ['count>=1'];
-  thresholds['ratelimit_window_verified{scenario:limit}'] = ['count>=1'];
-}
-thresholds['http_req_failed'] = ['rate<0.01'];
-if (BAN) {
-  thresholds['ratelimit_ban_detected{scenario:ban}'] = ['count>=1'];
-  thresholds['ratelimit_ban_confirmed{scenario:ban}'] = ['count>=1'];
-  thresholds['ratelimit_ban_held_past_reset{scenario:ban}'] = ['count>=1'];
-  thresholds['ratelimit_ban_lifted{scenario:ban}'] = ['count>=1'];
-}
-
 /** @type {Record<string, any>} */
 const scenarios = {
   limit: {
@@ -135,7 +120,7 @@ if (BAN) {
 
 export const options = {
   scenarios: scenarios,
-  thresholds: thresholds,
+  thresholds: rateLimitThresholds({ strict: STRICT, totalS: TOTAL_S, crossWindows: CROSS_WINDOWS, ban: BAN }),
   batch: CLIENTS,
   batchPerHost: CLIENTS,
   setupTimeout: '30s',

@@ -19,6 +19,7 @@ import { createPet, getPet, listPets, probe } from './lib/requests.js';
 import { segmentOf } from './lib/segments.js';
 import { isErrorBody, isPet, isPetList, jsonBody } from './lib/shapes.js';
 import { summaryOutputs } from './lib/summary.js';
+import { smokeThresholds } from './lib/thresholds.js';
 
 const target = { baseUrl: baseUrl(__ENV), apiKey: stringEnv(__ENV, 'API_KEY', 'test-pro-key') };
 const VUS = numberEnv(__ENV, 'VUS', 2, { integer: true, min: 1, max: 50 });
@@ -42,11 +43,7 @@ export const options = {
       maxVUs: VUS,
     },
   },
-  thresholds: {
-    checks: ['rate==1'],
-    http_req_failed: ['rate<0.01'],
-    'http_req_duration{expected_response:true}': ['p(95)<' + P95_MS],
-  },
+  thresholds: smokeThresholds({ p95Ms: P95_MS }),
   setupTimeout: '30s',
   summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'p(99)'],
   // The key goes only to BASE_URL's origin: a redirect is judged, never followed (k6 follows 10 by default).

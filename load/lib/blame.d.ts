@@ -31,10 +31,10 @@ export function shortfallOf(s: StepStats, criteria: Criteria, base: Baseline | n
     why: string;
 };
 /**
- * @typedef {import('./knee.js').StepStats} StepStats
- * @typedef {import('./knee.js').Criteria} Criteria
- * @typedef {import('./knee.js').Bound} Bound
- * @typedef {import('./knee.js').Cause} Cause
+ * @typedef {import('./step-types.js').StepStats} StepStats
+ * @typedef {import('./step-types.js').Criteria} Criteria
+ * @typedef {import('../../spec/rules/capacity-svg.js').Bound} Bound
+ * @typedef {import('./step-types.js').Cause} Cause
  * @typedef {{ rate: number, ms: number }} Baseline the fastest mean request time of the steps run so far, and the step's rate
  */
 /**
@@ -43,10 +43,10 @@ export function shortfallOf(s: StepStats, criteria: Criteria, base: Baseline | n
  * noise and a busy generator's own delays (which k6 counts in a request's time) can explain it.
  */
 export const SLOWDOWN: 3;
-export type StepStats = import("./knee.js").StepStats;
-export type Criteria = import("./knee.js").Criteria;
-export type Bound = import("./knee.js").Bound;
-export type Cause = import("./knee.js").Cause;
+export type StepStats = import("./step-types.js").StepStats;
+export type Criteria = import("./step-types.js").Criteria;
+export type Bound = import("../../spec/rules/capacity-svg.js").Bound;
+export type Cause = import("./step-types.js").Cause;
 /**
  * the fastest mean request time of the steps run so far, and the step's rate
  */

@@ -5,10 +5,10 @@
 // Pure JavaScript.
 
 /**
- * @typedef {import('./knee.js').StepStats} StepStats
- * @typedef {import('./knee.js').Criteria} Criteria
- * @typedef {import('./knee.js').Bound} Bound
- * @typedef {import('./knee.js').Cause} Cause
+ * @typedef {import('./step-types.js').StepStats} StepStats
+ * @typedef {import('./step-types.js').Criteria} Criteria
+ * @typedef {import('../../spec/rules/capacity-svg.js').Bound} Bound
+ * @typedef {import('./step-types.js').Cause} Cause
  * @typedef {{ rate: number, ms: number }} Baseline the fastest mean request time of the steps run so far, and the step's rate
  */
 

@@ -1,5 +1,8 @@
 // Who kept a step from its rate (blame.js), judged through judgeSteps on recorded runs: the server
 // whose request time grew with the rate, or the generator that ran out while it held.
+import { readFileSync, readdirSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SLOWDOWN } from './blame.js';
@@ -135,6 +138,79 @@ test('a BETWEEN run measures the server unloaded first: without that step, a slo
   assert.match(knee.broke!.why, /x42\.9 the 1\.4 ms at 50\/s/);
   assert.is(judge(refineRates(800, 1600, 4)).bound, 'generator', 'measured from 800/s alone, 60 ms is not 3 times 21 ms');
   assert.equal(withBaseline([50, 100], 50), [50, 100], 'a bracket that starts at START_RATE already has its baseline');
+});
+
+// blame.js and knee.js once imported each other (types one way, calls the other): their shared
+// shapes now live in step-types.js. A cycle in load/, JSDoc type imports included, fails here.
+const LOAD = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Every relative import of a load/ file that lands in load/, `import('./x.js')` in JSDoc included. */
+function loadImports(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  const walk = (dir: string): void => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, e.name);
+      if (e.isDirectory()) walk(path);
+      else if (/\.(js|ts)$/.test(e.name) && !e.name.endsWith('.d.ts')) {
+        const specs = [...readFileSync(path, 'utf8').matchAll(/(?:from\s+|import\(\s*)['"](\.{1,2}\/[^'"]+)['"]/g)].map((m) => m[1]!);
+        const targets = specs.map((s) => relative(LOAD, join(dirname(path), s))).filter((t) => !t.startsWith('..'));
+        graph.set(relative(LOAD, path), targets);
+      }
+    }
+  };
+  walk(LOAD);
+  return graph;
+}
+
+/** The first import cycle found, as the files in order, or null. */
+function firstCycle(graph: Map<string, string[]>): string[] | null {
+  const state = new Map<string, 'open' | 'done'>();
+  const path: string[] = [];
+  const visit = (file: string): string[] | null => {
+    if (state.get(file) === 'done') return null;
+    if (state.get(file) === 'open') return [...path.slice(path.indexOf(file)), file];
+    state.set(file, 'open');
+    path.push(file);
+    for (const next of graph.get(file) ?? []) {
+      const found = visit(next);
+      if (found) return found;
+    }
+    path.pop();
+    state.set(file, 'done');
+    return null;
+  };
+  for (const file of graph.keys()) {
+    const found = visit(file);
+    if (found) return found;
+  }
+  return null;
+}
+
+test('the cycle finder finds a cycle of type imports, and none in a chain', () => {
+  assert.equal(
+    firstCycle(
+      new Map([
+        ['lib/knee.js', ['lib/blame.js']],
+        ['lib/blame.js', ['lib/knee.js']],
+      ]),
+    ),
+    ['lib/knee.js', 'lib/blame.js', 'lib/knee.js'],
+  );
+  assert.is(
+    firstCycle(
+      new Map([
+        ['lib/knee.js', ['lib/blame.js', 'lib/step-types.js']],
+        ['lib/blame.js', ['lib/step-types.js']],
+      ]),
+    ),
+    null,
+  );
+});
+
+test('no file in load/ imports one that imports it back, type imports included', () => {
+  const graph = loadImports();
+  assert.ok((graph.get('lib/blame.js') ?? []).includes('lib/step-types.js'), 'the scan reads JSDoc type imports');
+  assert.is(firstCycle(graph), null);
 });
 
 test.run();

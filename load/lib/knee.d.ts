@@ -1,21 +1,9 @@
 /**
  * @typedef {import('./phases.js').StepPlan} StepPlan
- * @typedef {object} StepStats what k6 recorded of one step (of this generator's share, or summed over generators)
- * @property {number} count requests
- * @property {number} errorRate share of requests that failed (k6's http_req_failed)
- * @property {number} p95 ms (summed over generators: the highest generator's, an upper bound)
- * @property {number} p99 ms
- * @property {number} [overP95] requests slower than the p95 objective: when given, the objective is judged on it (exact across generators)
- * @property {number} [overP99] requests slower than the p99 objective
- * @property {number} dropped iterations k6 could not start on time
- * @property {number} [limited] responses that said the key binds (key-limit.js)
- * @property {number} [vusMax] the most VUs busy at once
- * @property {number} [iterationAvg] ms an iteration took, the request included
- * @property {number} [requestAvg] ms a request took
- * @typedef {{ maxErrorRate: number, p95Ms: number, p99Ms: number, minAchieved: number, maxDropped: number, maxVUs?: number, share?: number }} Criteria
- *   share: the part of each step's rate this run offers (its execution segment), 1 when alone
+ * @typedef {import('./step-types.js').StepStats} StepStats
+ * @typedef {import('./step-types.js').Criteria} Criteria
  * @typedef {import('../../spec/rules/capacity-svg.js').Bound} Bound what stopped a step: the server's knee, the key's limit, or the generator's ceiling
- * @typedef {'errors' | 'latency' | 'slowdown' | 'key' | 'cpu' | 'vus' | 'dropped' | 'no-requests'} Cause the evidence the bound rests on
+ * @typedef {import('./step-types.js').Cause} Cause
  * @typedef {{ name: string, rate: number, offered: number, achieved: number, errorRate: number, p95: number, p99: number, requestMs: number | null, slowdown: number | null, dropped: number, ok: boolean, why: string, afterKnee: boolean, skipped: boolean, bound: Bound | null, cause: Cause | null, k6: string }} StepVerdict
  *   rate: the step's whole rate; offered: this run's share of it; requestMs: the mean request time;
  *   slowdown: requestMs over the fastest lower step's (null on the first step, or without times)
@@ -67,12 +55,6 @@ export function nextPass(knee: Knee, resolution: number): NextPass;
  */
 export function boundLine(knee: Knee, maxRate: number): string;
 /**
- * The always-true thresholds that make k6 keep every step's aggregates.
- * @param {StepPlan} plan
- * @returns {Record<string, string[]>}
- */
-export function stepThresholds(plan: StepPlan): Record<string, string[]>;
-/**
  * One step's statistics, read from the summary; null when k6 recorded no request in it.
  * @param {(metric: string, stat: string) => number | undefined} valueOf
  * @param {string} name the step's name
@@ -87,79 +69,17 @@ export function stepLine(r: StepVerdict): string;
 /**
  * The aggregates capacity.js keeps for every step, [metric, statistic]: k6 aggregates a metric per
  * step only when a threshold names the step's sub-metric, so each gets an always-true threshold
- * (stepThresholds) and handleSummary reads them back (stepStats). One list for both.
+ * (thresholds.js's stepThresholds) and handleSummary reads them back (stepStats). One list for both.
  */
 export const STEP_AGGREGATES: string[][];
 export type StepPlan = import("./phases.js").StepPlan;
-/**
- * what k6 recorded of one step (of this generator's share, or summed over generators)
- */
-export type StepStats = {
-    /**
-     * requests
-     */
-    count: number;
-    /**
-     * share of requests that failed (k6's http_req_failed)
-     */
-    errorRate: number;
-    /**
-     * ms (summed over generators: the highest generator's, an upper bound)
-     */
-    p95: number;
-    /**
-     * ms
-     */
-    p99: number;
-    /**
-     * requests slower than the p95 objective: when given, the objective is judged on it (exact across generators)
-     */
-    overP95?: number | undefined;
-    /**
-     * requests slower than the p99 objective
-     */
-    overP99?: number | undefined;
-    /**
-     * iterations k6 could not start on time
-     */
-    dropped: number;
-    /**
-     * responses that said the key binds (key-limit.js)
-     */
-    limited?: number | undefined;
-    /**
-     * the most VUs busy at once
-     */
-    vusMax?: number | undefined;
-    /**
-     * ms an iteration took, the request included
-     */
-    iterationAvg?: number | undefined;
-    /**
-     * ms a request took
-     */
-    requestAvg?: number | undefined;
-};
-/**
- * share: the part of each step's rate this run offers (its execution segment), 1 when alone
- */
-export type Criteria = {
-    maxErrorRate: number;
-    p95Ms: number;
-    p99Ms: number;
-    minAchieved: number;
-    maxDropped: number;
-    maxVUs?: number;
-    share?: number;
-};
+export type StepStats = import("./step-types.js").StepStats;
+export type Criteria = import("./step-types.js").Criteria;
 /**
  * what stopped a step: the server's knee, the key's limit, or the generator's ceiling
  */
 export type Bound = import("../../spec/rules/capacity-svg.js").Bound;
-/**
- * the evidence the bound rests on
- */
-export type Cause = "errors" | "latency" | "slowdown" | "key" | "cpu" | "vus" | "dropped" | "no-requests";
+export type Cause = import("./step-types.js").Cause;
 /**
  * rate: the step's whole rate; offered: this run's share of it; requestMs: the mean request time;
  * slowdown: requestMs over the fastest lower step's (null on the first step, or without times)

@@ -9,22 +9,10 @@ import { stepMetric } from './phases.js';
 
 /**
  * @typedef {import('./phases.js').StepPlan} StepPlan
- * @typedef {object} StepStats what k6 recorded of one step (of this generator's share, or summed over generators)
- * @property {number} count requests
- * @property {number} errorRate share of requests that failed (k6's http_req_failed)
- * @property {number} p95 ms (summed over generators: the highest generator's, an upper bound)
- * @property {number} p99 ms
- * @property {number} [overP95] requests slower than the p95 objective: when given, the objective is judged on it (exact across generators)
- * @property {number} [overP99] requests slower than the p99 objective
- * @property {number} dropped iterations k6 could not start on time
- * @property {number} [limited] responses that said the key binds (key-limit.js)
- * @property {number} [vusMax] the most VUs busy at once
- * @property {number} [iterationAvg] ms an iteration took, the request included
- * @property {number} [requestAvg] ms a request took
- * @typedef {{ maxErrorRate: number, p95Ms: number, p99Ms: number, minAchieved: number, maxDropped: number, maxVUs?: number, share?: number }} Criteria
- *   share: the part of each step's rate this run offers (its execution segment), 1 when alone
+ * @typedef {import('./step-types.js').StepStats} StepStats
+ * @typedef {import('./step-types.js').Criteria} Criteria
  * @typedef {import('../../spec/rules/capacity-svg.js').Bound} Bound what stopped a step: the server's knee, the key's limit, or the generator's ceiling
- * @typedef {'errors' | 'latency' | 'slowdown' | 'key' | 'cpu' | 'vus' | 'dropped' | 'no-requests'} Cause the evidence the bound rests on
+ * @typedef {import('./step-types.js').Cause} Cause
  * @typedef {{ name: string, rate: number, offered: number, achieved: number, errorRate: number, p95: number, p99: number, requestMs: number | null, slowdown: number | null, dropped: number, ok: boolean, why: string, afterKnee: boolean, skipped: boolean, bound: Bound | null, cause: Cause | null, k6: string }} StepVerdict
  *   rate: the step's whole rate; offered: this run's share of it; requestMs: the mean request time;
  *   slowdown: requestMs over the fastest lower step's (null on the first step, or without times)
@@ -209,7 +197,7 @@ export function boundLine(knee, maxRate) {
 /**
  * The aggregates capacity.js keeps for every step, [metric, statistic]: k6 aggregates a metric per
  * step only when a threshold names the step's sub-metric, so each gets an always-true threshold
- * (stepThresholds) and handleSummary reads them back (stepStats). One list for both.
+ * (thresholds.js's stepThresholds) and handleSummary reads them back (stepStats). One list for both.
  */
 export const STEP_AGGREGATES = [
   ['http_reqs', 'count'],
@@ -224,25 +212,6 @@ export const STEP_AGGREGATES = [
   ['capacity_key_limited', 'count'],
   ['capacity_vus_busy', 'max'],
 ];
-
-/**
- * The always-true thresholds that make k6 keep every step's aggregates.
- * @param {StepPlan} plan
- * @returns {Record<string, string[]>}
- */
-export function stepThresholds(plan) {
-  /** @type {Record<string, string[]>} */
-  const thresholds = {};
-  for (let i = 0; i < plan.steps.length; i++) {
-    for (let j = 0; j < STEP_AGGREGATES.length; j++) {
-      const key = stepMetric(STEP_AGGREGATES[j][0], plan.steps[i].name);
-      if (!thresholds[key]) thresholds[key] = [];
-      const always = STEP_AGGREGATES[j][1] + '>=0';
-      if (thresholds[key].indexOf(always) < 0) thresholds[key].push(always);
-    }
-  }
-  return thresholds;
-}
 
 /**
  * One step's statistics, read from the summary; null when k6 recorded no request in it.

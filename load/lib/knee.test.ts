@@ -1,7 +1,7 @@
 // capacity.js's reading of its steps (knee.js): recorded step results and the verdict each must give.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { STEP_AGGREGATES, boundLine, judgeSteps, nextPass, stepLine, vusText, stepStats, stepThresholds, type StepStats } from './knee.js';
+import { boundLine, judgeSteps, nextPass, stepLine, vusText, type StepStats } from './knee.js';
 import { doublingRates, refineRates, stepPlan } from './phases.js';
 
 const criteria = { maxErrorRate: 0.01, p95Ms: 100, p99Ms: 200, minAchieved: 0.95, maxDropped: 0.01 };
@@ -227,27 +227,6 @@ test('steps after the search stopped are "not run", not failures', () => {
   );
   assert.is(stepLine(knee.rows[2]!), 'not run 400/s (the search had stopped)');
   assert.is(knee.bound, 'key');
-});
-
-test('stepThresholds and stepStats name the same aggregates: what is kept is what is read', () => {
-  const plan = stepPlan([50, 100], 10);
-  const thresholds = stepThresholds(plan);
-  const values: Record<string, Record<string, number>> = {};
-  for (const [key, expressions] of Object.entries(thresholds)) {
-    values[key] = {};
-    for (const e of expressions) values[key]![e.replace('>=0', '')] = 7;
-  }
-  const read = stepStats((metric, stat) => values[metric]?.[stat], 'step-100')!;
-  assert.equal(
-    Object.values(read).every((v) => v === 7),
-    true,
-    JSON.stringify(read),
-  );
-  assert.is(Object.keys(thresholds).length, 2 * new Set(STEP_AGGREGATES.map(([m]) => m)).size);
-  assert.is(
-    stepStats(() => undefined, 'step-50'),
-    null,
-  );
 });
 
 const vusCases: Array<[string, number, number | undefined, string]> = [

@@ -7,6 +7,7 @@
 // arrive, since k6 has no cap on how much of a body it buffers.
 
 import http from 'k6/http';
+import { HEADERS } from '../../spec/rules/contract.js';
 import { headerValue } from '../../spec/rules/fields.js';
 import { onOrigin } from './origin.js';
 
@@ -62,7 +63,7 @@ const told = new WeakMap();
  */
 export function noteRedirect(target, res) {
   if (res.status < 300 || res.status > 399) return;
-  const location = headerValue(res.headers, 'Location');
+  const location = headerValue(res.headers, HEADERS.location);
   if (location === undefined) return;
   const foreign = onOrigin(target.baseUrl, location) === null;
   const kind = res.status + (foreign ? ' elsewhere' : ' here');
@@ -171,7 +172,7 @@ export function probe(target) {
   if (res.status !== 200 && res.status !== 429) {
     throw new Error('target ' + target.baseUrl + ' answered GET /pets?limit=1 with ' + res.status + '; is BASE_URL the address ending in /v1?');
   }
-  if (headerValue(res.headers, 'X-RateLimit-Limit') === undefined) {
+  if (headerValue(res.headers, HEADERS.rateLimitLimit) === undefined) {
     console.warn('the target sends no X-RateLimit-Limit header; the rate-limit checks will fail');
   }
   return res;

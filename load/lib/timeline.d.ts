@@ -5,11 +5,18 @@
  */
 export function bucketSeconds(totalS: number): number;
 /**
- * The always-true thresholds that make k6 keep every bucket.
+ * How many buckets a run of `totalS` seconds fills: one more than fit, for the requests still
+ * answered in its gracefulStop.
  * @param {number} totalS
- * @returns {Record<string, string[]>}
  */
-export function timelineThresholds(totalS: number): Record<string, string[]>;
+export function bucketCount(totalS: number): number;
+/**
+ * A metric restricted to one bucket (`ratelimit_tl_admitted{tl:3}`): what thresholds.js keeps and
+ * timelinePoints reads back.
+ * @param {string} metric
+ * @param {number} bucket
+ */
+export function bucketKey(metric: string, bucket: number): string;
 /** Whether a metric name is one of the buckets (hidden from the text summary). @param {string} name */
 export function isTimelineMetric(name: string): boolean;
 /**

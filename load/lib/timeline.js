@@ -1,12 +1,13 @@
 // @ts-check
 // rate-limit.js's timeline picture. handleSummary runs apart from the VU that made the requests and
 // sees only aggregated metrics, so the VU files what each response showed under a time bucket of the
-// run (a tag `tl`, at most MAX_BUCKETS of them, each with an always-true threshold so that k6 keeps
-// it), and handleSummary turns the buckets back into points for spec/rules/timeline-svg.js: the
-// requests of each bucket spread over it, Remaining at its lowest, each refusal's Retry-After, the
-// window boundaries Reset named, bans and broken rules. A picture at the bucket's resolution, which
-// its title states. The script lists 'count' in summaryTrendStats: k6 shows every metric that has a
-// threshold, sampled or not, and only the count tells an empty bucket from a zero. Pure JavaScript.
+// run (a tag `tl`, at most MAX_BUCKETS of them, each with an always-true threshold, set in
+// thresholds.js, so that k6 keeps it), and handleSummary turns the buckets back into points for
+// spec/rules/timeline-svg.js: the requests of each bucket spread over it, Remaining at its lowest,
+// each refusal's Retry-After, the window boundaries Reset named, bans and broken rules. A picture at
+// the bucket's resolution, which its title states. The script lists 'count' in summaryTrendStats:
+// k6 shows every metric that has a threshold, sampled or not, and only the count tells an empty
+// bucket from a zero. Pure JavaScript.
 import { KINDS } from './verdict.js';
 
 /** Buckets a run is cut into at most: a few hundred thresholds, a picture sharp enough for minute windows. */
@@ -37,27 +38,23 @@ export function bucketSeconds(totalS) {
   return Math.max(1, Math.ceil(totalS / MAX_BUCKETS));
 }
 
-/** @param {number} bucket */
-function tag(bucket) {
-  return '{tl:' + bucket + '}';
+/**
+ * How many buckets a run of `totalS` seconds fills: one more than fit, for the requests still
+ * answered in its gracefulStop.
+ * @param {number} totalS
+ */
+export function bucketCount(totalS) {
+  return Math.ceil(totalS / bucketSeconds(totalS)) + 1;
 }
 
 /**
- * The always-true thresholds that make k6 keep every bucket.
- * @param {number} totalS
- * @returns {Record<string, string[]>}
+ * A metric restricted to one bucket (`ratelimit_tl_admitted{tl:3}`): what thresholds.js keeps and
+ * timelinePoints reads back.
+ * @param {string} metric
+ * @param {number} bucket
  */
-export function timelineThresholds(totalS) {
-  const count = Math.ceil(totalS / bucketSeconds(totalS)) + 1;
-  /** @type {Record<string, string[]>} */
-  const thresholds = {};
-  for (let b = 0; b < count; b++) {
-    for (const field of /** @type {Field[]} */ (Object.keys(TIMELINE_METRICS))) {
-      const [metric, stat] = TIMELINE_METRICS[field];
-      thresholds[metric + tag(b)] = [stat + '>=0'];
-    }
-  }
-  return thresholds;
+export function bucketKey(metric, bucket) {
+  return metric + '{tl:' + bucket + '}';
 }
 
 /** Whether a metric name is one of the buckets (hidden from the text summary). @param {string} name */
@@ -102,7 +99,7 @@ export function timelineSamples(s, outcome, at) {
  */
 export function timelinePoints(valueOf, run) {
   const bucketS = bucketSeconds(run.totalS);
-  const count = Math.ceil(run.totalS / bucketS) + 1;
+  const count = bucketCount(run.totalS);
   /** @type {import('../../spec/rules/timeline-svg.js').TimelinePoint[]} */
   const points = [];
   for (let b = 0; b < count; b++) {
@@ -110,8 +107,8 @@ export function timelinePoints(valueOf, run) {
     const get = (field) => {
       const [metric, stat] = TIMELINE_METRICS[field];
       // k6 reports a metric with a threshold even when it got no sample, with zeros: a trend counts.
-      if (stat !== 'count' && !(/** @type {number} */ (valueOf(metric + tag(b), 'count')) > 0)) return null;
-      const v = valueOf(metric + tag(b), stat);
+      if (stat !== 'count' && !(/** @type {number} */ (valueOf(bucketKey(metric, b), 'count')) > 0)) return null;
+      const v = valueOf(bucketKey(metric, b), stat);
       return v === undefined || v === null ? null : v;
     };
     const admitted = get('admitted') || 0;

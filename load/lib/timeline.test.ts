@@ -1,8 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readSnapshot } from '../../spec/rules/snapshot.js';
-import { TIMELINE_METRICS, timelinePoints, timelineSamples, timelineThresholds } from './timeline.js';
-import { isBookkeeping } from './summary.js';
+import { timelinePoints, timelineSamples } from './timeline.js';
 
 const START = Date.UTC(2026, 10, 26, 12, 0, 0);
 
@@ -31,14 +30,6 @@ for (const [name, headers, violations] of cases) {
     for (const { metric, value } of samples) assert.ok(value >= 0, `${metric} = ${value}`);
   });
 }
-
-test('every bucket threshold is one the summary counts as bookkeeping', () => {
-  const thresholds = timelineThresholds(120);
-  for (const [metric, expressions] of Object.entries(thresholds)) {
-    for (const e of expressions) assert.ok(isBookkeeping(e), `${metric}: ${e}`);
-  }
-  assert.is(Object.keys(thresholds).length % Object.keys(TIMELINE_METRICS).length, 0);
-});
 
 test('a Reset read back from the buckets is the instant the server named', () => {
   const reset = Math.floor(START / 1000) + 60;

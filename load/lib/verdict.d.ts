@@ -3,15 +3,6 @@ export function violationKey(kind: string): string;
 /** @param {string} event */
 export function eventMetric(event: string): string;
 /**
- * A threshold per kind: count==0 for those that fail the run (the must-level ones, and with strict
- * the should-level ones too), WARNING_ONLY for the rest.
- * @param {{ strict: boolean }} options
- * @returns {Record<string, string[]>}
- */
-export function violationThresholds(options: {
-    strict: boolean;
-}): Record<string, string[]>;
-/**
  * The samples one outcome of the rules adds, in order.
  * @param {{ violations: Array<{ kind: string }>, events: string[] }} outcome
  * @returns {Sample[]}
@@ -78,8 +69,6 @@ export const VIOLATIONS_METRIC: "ratelimit_violations";
  */
 /** @type {Kind[]} */
 export const KINDS: Kind[];
-/** The always-true threshold of a kind that only warns: it makes k6 keep the kind's count for the summary. */
-export const WARNING_ONLY: "count>=0";
 export type Kind = keyof typeof RULES;
 export type Sample = {
     metric: string;

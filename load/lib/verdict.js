@@ -2,8 +2,8 @@
 // How rate-limit.js judges the responses of its key: each batch goes through the window rules of
 // spec/rules (the rules the conformance kit applies too), and every broken rule becomes one sample of
 // ratelimit_violations tagged with its kind, every event one sample of ratelimit_<event>. A
-// must-level kind has a count==0 threshold, so it fails the run; a should-level kind only with
-// STRICT=1. Pure JavaScript, so Node tests drive it without k6.
+// must-level kind has a count==0 threshold (thresholds.js), so it fails the run; a should-level kind
+// only with STRICT=1. Pure JavaScript, so Node tests drive it without k6.
 import { DEFAULT_TOLERANCES, readSnapshot } from '../../spec/rules/snapshot.js';
 import { EVENTS, RULES } from '../../spec/rules/rules.js';
 import { createWindowRules } from '../../spec/rules/window-rules.js';
@@ -29,22 +29,6 @@ export function violationKey(kind) {
 /** @param {string} event */
 export function eventMetric(event) {
   return 'ratelimit_' + event;
-}
-
-/** The always-true threshold of a kind that only warns: it makes k6 keep the kind's count for the summary. */
-export const WARNING_ONLY = 'count>=0';
-
-/**
- * A threshold per kind: count==0 for those that fail the run (the must-level ones, and with strict
- * the should-level ones too), WARNING_ONLY for the rest.
- * @param {{ strict: boolean }} options
- * @returns {Record<string, string[]>}
- */
-export function violationThresholds(options) {
-  /** @type {Record<string, string[]>} */
-  const thresholds = {};
-  for (const kind of KINDS) thresholds[violationKey(kind)] = [RULES[kind].level === 'must' || options.strict ? 'count==0' : WARNING_ONLY];
-  return thresholds;
 }
 
 /**

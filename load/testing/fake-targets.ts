@@ -3,6 +3,7 @@
 // shim's fake clock, passed in with every request.
 import { formatHttpDate } from '../../spec/rules/fields.js';
 import type { FakeRequest, FakeResponse, Handler } from './k6-shim.ts';
+import { HEADERS } from '../../spec/rules/contract.js';
 
 export type LimiterFault = 'none' | 'over-admit' | 'stuck-remaining' | 'moving-reset' | 'retry-after-zero' | 'no-reset' | 'ban-unenforced';
 
@@ -37,7 +38,7 @@ export function limitedTarget(opts: LimiterOptions, inner: Handler = () => json(
     const nowS = now / 1000;
     const windowStart = Math.floor(nowS / 60) * 60;
     let reset = windowStart + 60;
-    const base = { Date: formatHttpDate(now), 'X-RateLimit-Limit': String(opts.limit) };
+    const base = { Date: formatHttpDate(now), [HEADERS.rateLimitLimit]: String(opts.limit) };
     const refuse = (retryAfter: number, remaining = 0) => {
       refusals.set(windowStart, (refusals.get(windowStart) ?? 0) + 1);
       if (opts.banAfter && (refusals.get(windowStart) ?? 0) >= opts.banAfter && banUntil <= now) {
@@ -49,8 +50,8 @@ export function limitedTarget(opts: LimiterOptions, inner: Handler = () => json(
         { code: 'rate_limited', message: 'slow down', status: 429 },
         {
           ...base,
-          'X-RateLimit-Remaining': String(remaining),
-          'X-RateLimit-Reset': String(reset),
+          [HEADERS.rateLimitRemaining]: String(remaining),
+          [HEADERS.rateLimitReset]: String(reset),
           'Retry-After': String(retryAfter),
           'Cache-Control': 'no-store',
         },
@@ -79,7 +80,7 @@ export function limitedTarget(opts: LimiterOptions, inner: Handler = () => json(
     const res = inner(req, now);
     return {
       ...res,
-      headers: { ...res.headers, ...base, 'X-RateLimit-Remaining': String(remaining), 'X-RateLimit-Reset': String(reset) },
+      headers: { ...res.headers, ...base, [HEADERS.rateLimitRemaining]: String(remaining), [HEADERS.rateLimitReset]: String(reset) },
     };
   };
 }

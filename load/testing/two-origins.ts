@@ -3,6 +3,7 @@
 // 301, 302, 303, 307 and 308 to it), and that other origin, which records everything it receives.
 // Both run in a worker thread, so the shim's thread may block on each request (curl) as k6's VUs do.
 import { Worker } from 'node:worker_threads';
+import { LOWER_HEADERS } from '../../spec/rules/contract.js';
 
 export interface Received {
   method: string;
@@ -43,9 +44,9 @@ const target = http.createServer((req, res) => {
   const other = 'http://127.0.0.1:' + elsewherePort;
   const headers = {
     'content-type': 'application/json',
-    'x-ratelimit-limit': '1000',
-    'x-ratelimit-remaining': String(Math.max(0, 1000 - n)),
-    'x-ratelimit-reset': String(Math.floor(Date.now() / 60000) * 60 + 60),
+    ${JSON.stringify(LOWER_HEADERS.rateLimitLimit)}: '1000',
+    ${JSON.stringify(LOWER_HEADERS.rateLimitRemaining)}: String(Math.max(0, 1000 - n)),
+    ${JSON.stringify(LOWER_HEADERS.rateLimitReset)}: String(Math.floor(Date.now() / 60000) * 60 + 60),
     link: formatLinks([{ target: other + '/v1/pets?cursor=next', params: { rel: 'next' } }]),
     location: other + req.url,
   };
