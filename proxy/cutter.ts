@@ -1,4 +1,6 @@
 // How one exchange of the proxy is cut short (its --timeout, the proxy's stop, its client gone), and why.
+import type { ServerResponse } from 'node:http';
+import type { Exchange } from '../conformance/index.ts';
 
 /** Why an exchange was cut short. */
 export class Cut {
@@ -24,4 +26,19 @@ export class Cutter {
     if (this.reason) then();
     else this.#then.push(then);
   }
+}
+
+/** How the exchange is judged: on what came, or not at all (nobody's doing), or as a fault the proxy answered. */
+export type Verdict = 'judge' | 'injected' | 'abandon';
+
+/** The client's exchange ends without an answer from the target: 502 or 504 when nothing was sent yet. */
+export function cutShort(res: ServerResponse, exchange: Exchange, reason: Cut, nowMs: number): 'judge' | 'abandon' {
+  exchange.receivedAt = nowMs;
+  exchange.error = `${reason.code}: ${reason.message}`;
+  if (!res.headersSent && !res.destroyed) {
+    res.writeHead(reason.code === 'ETIMEDOUT' ? 504 : 502, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
+    res.end(`adoption-kit proxy: ${reason.message}\n`);
+  } else res.destroy();
+  // A target that never answered in time is the target's doing; a stop or a client gone is nobody's.
+  return reason.code === 'ETIMEDOUT' ? 'judge' : 'abandon';
 }

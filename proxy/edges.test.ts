@@ -175,7 +175,7 @@ test('the HTML report escapes what the traffic carried: a key, a path and a body
     const html = formatHtml(
       buildReport({ target: url, startedAt: 0, endedAt: 1, keys: proxy.judge.report(), findings: proxy.judge.findings, requests: 2, failOn: 'none' }),
     );
-    assert.ok(html.includes('&lt;script'), 'the key label is shown, escaped');
+    assert.ok(html.includes('&lt;scr…(25 chars)'), 'the key label is shown, escaped');
     assert.not.match(html, /<script/i);
     assert.not.match(html, /<img|onerror=/i);
   }));

@@ -33,10 +33,10 @@ test('the judge as a live source: each judged exchange told, the ban, the window
     stop();
   }
   assert.is(told.length, 100, 'told after each exchange');
-  assert.equal(new Set(told), new Set(['test-f…']), 'by the label, never the key');
+  assert.equal(new Set(told), new Set(['test…(13 chars)']), 'by the label, never the key');
   assert.is(source.key(MISBEHAVING_KEY), undefined, 'the whole key names nothing');
 
-  const key = source.key('test-f…')!;
+  const key = source.key('test…(13 chars)')!;
   assert.is(key.requests, 100);
   assert.ok(key.refused > 30);
   assert.ok(key.banned, 'banned: the ban the server announced lasts past now');
@@ -59,11 +59,11 @@ test('the judge as a live source: each judged exchange told, the ban, the window
   assert.is(key.timeline.points.length, 100);
   assert.equal(
     source.keys().map((k) => k.key),
-    ['test-f…'],
+    ['test…(13 chars)'],
   );
 
   clock.advance(key.bannedUntilMs! - clock.now() + 1);
-  assert.not.ok(source.key('test-f…')!.banned, 'the ban is over once its end has passed');
+  assert.not.ok(source.key('test…(13 chars)')!.banned, 'the ban is over once its end has passed');
 });
 
 test("a key's findings: each failure of a failed or warned server check, then the client's broken obligations; the last 20 kept", () => {
@@ -149,16 +149,16 @@ const CALM_KEY = 'calm-client-key';
       await page.locator('#status[data-state="live"]').waitFor();
       assert.ok(await page.locator('#empty').isVisible(), 'says it waits for traffic');
 
-      const section = page.locator('section.key[data-key="live-v…"]');
+      const section = page.locator('section.key[data-key="live…(20 chars)"]');
       await send(KEY, 2);
       await section.locator('svg.rate-limit-timeline').waitFor();
-      await page.locator('section.key[data-key="live-v…"][data-requests="2"]').waitFor();
+      await page.locator('section.key[data-key="live…(20 chars)"][data-requests="2"]').waitFor();
       assert.is(await section.locator('.stat-remaining').textContent(), `${LIMIT - 2} / ${LIMIT}`);
       assert.not.ok(await section.locator('.badge.banned').isVisible(), 'not banned yet');
 
       await send(CALM_KEY, 3);
       await send(KEY, 8);
-      await page.locator('section.key[data-key="live-v…"][data-requests="10"]').waitFor();
+      await page.locator('section.key[data-key="live…(20 chars)"][data-requests="10"]').waitFor();
       await section.locator('.badge.banned').waitFor({ state: 'visible' });
       assert.is(await section.getAttribute('data-banned'), 'true');
       assert.ok((await section.locator('.tl-ban').count()) > 0, 'the ban is drawn on the timeline');
@@ -171,7 +171,7 @@ const CALM_KEY = 'calm-client-key';
       // A key chosen to break the page arrives as text: its label is what the page shows, nothing runs.
       await send('<img src=x onerror=document.title=1>', 1);
       await page.locator('section.key').nth(2).waitFor();
-      assert.is(await page.locator('section.key').nth(2).locator('code.label').textContent(), '<img s…');
+      assert.is(await page.locator('section.key').nth(2).locator('code.label').textContent(), '<img…(36 chars)');
       assert.is(await page.locator('img').count(), 0);
 
       const origin = new URL(url).origin;

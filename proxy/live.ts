@@ -1,7 +1,7 @@
 // The proxy's live view (--ui): the TrafficJudge seen as a LiveSource of lib/live, served by the
 // proxy itself at LIVE_PATH. The judge decides everything; this only reads its per-key report after
 // each judged exchange and says what the page shows of it.
-import type { Clock } from '../conformance/http.ts';
+import type { Clock } from '../conformance/index.ts';
 import { brokenObligations } from '../lib/client-obligations.ts';
 import { boundedFindings, windowState, type LiveFinding, type LiveKey, type LiveSource } from '../lib/live/source.ts';
 import { createLiveView, type LiveView } from '../lib/live/view.ts';

@@ -34,7 +34,7 @@ function exchange(i: number, used: { window: number; count: number }): Exchange 
     seq: i + 1,
     operationId: 'listPets',
     purpose: 'GET /v1/pets',
-    request: { method: 'GET', url: 'http://127.0.0.1:1/v1/pets?limit=1', headers: { authorization: 'Bearer test-f…(13 chars)' } },
+    request: { method: 'GET', url: 'http://127.0.0.1:1/v1/pets?limit=1', headers: { authorization: 'Bearer test…(13 chars)' } },
     sentAt,
     receivedAt: sentAt + 2,
     response: {

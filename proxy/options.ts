@@ -2,7 +2,7 @@
 // proxy/README.md come from this table. The target's TLS and header options are the conformance
 // kit's own entries, so they read and behave the same in both commands.
 import { helpText, type OptionSpec } from '../lib/cli-options.ts';
-import { OPTIONS as CONFORM_OPTIONS } from '../conformance/options.ts';
+import { CONFORM_OPTIONS } from '../conformance/index.ts';
 
 function conformOption(key: string, group: string): OptionSpec {
   const spec = CONFORM_OPTIONS.find((o) => o.key === key);
@@ -22,7 +22,7 @@ export const PROXY_OPTIONS: readonly OptionSpec[] = [
   },
   {
     ...conformOption('headers', 'Target'),
-    help: 'A header added to every forwarded request, e.g. for a gateway in front of the target; repeatable. Values of headers named like a secret are redacted in reports.',
+    help: 'A header added to every forwarded request, e.g. for a gateway in front of the target; repeatable. The value of a header named like a secret (token, key, secret, password, auth, cookie, session, credential) is redacted in reports and the HAR, wherever it appears.',
   },
   conformOption('ca', 'Target'),
   conformOption('insecure', 'Target'),

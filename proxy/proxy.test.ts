@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startFaultProxy, type FaultProxy, type ProxyRequest } from '../conformance/testing/flaws/proxy.ts';
+import { startFlawProxy, type FlawProxy, type ProxyRequest } from '../conformance/testing/flaws/proxy.ts';
 import { startTarget, type Target } from '../conformance/testing/flaws/harness.ts';
 import { startMock, type RunningMock } from '../conformance/mock.ts';
 import { spawnChild, stopChild } from '../lib/processes.ts';
@@ -102,8 +102,8 @@ reference('the client breaks every obligation; the reference server breaks no ru
   assert.is(key!.client?.ready, false);
   assert.is(report.exitCode, 1);
   // One line per finding as it happened, then the report per key.
-  assert.match(out, /^ +\+\d+\.\d s +test-f… +client MUST +client\.waits-retry-after: .*\(#\d+\)$/m);
-  assert.match(out, /test-f…: 100 requests, \d+ refused +server: 0 failed/);
+  assert.match(out, /^ +\+\d+\.\d s +test…\(13 chars\) +client MUST +client\.waits-retry-after: .*\(#\d+\)$/m);
+  assert.match(out, /test…\(13 chars\): 100 requests, \d+ refused +server: 0 failed/);
   // The timeline drew the refusals, their Retry-After and the ban.
   const points = key!.timeline.points;
   assert.ok(
@@ -125,8 +125,8 @@ reference('every report holds the key only as its first characters', async () =>
   const files = await Promise.all(['r.json', 'r.xml', 'r.html', 'r.har'].map((f) => readFile(join(dir, f), 'utf8')));
   for (const text of files) assert.not.ok(text.includes(BAD_KEY), 'the key is redacted');
   const [json, xml, html, har] = files as [string, string, string, string];
-  assert.is((JSON.parse(json) as ProxyReport).keys[0]!.key, 'test-f…');
-  assert.match(xml, /<testsuite name="key test-f…" tests="\d+" failures="[1-9]\d*"/);
+  assert.is((JSON.parse(json) as ProxyReport).keys[0]!.key, 'test…(13 chars)');
+  assert.match(xml, /<testsuite name="key test…\(13 chars\)" tests="\d+" failures="[1-9]\d*"/);
   assert.match(xml, /<testcase classname="proxy.client" name="client.waits-retry-after \[must\]/);
   assert.match(html, /<svg xmlns="http:\/\/www.w3.org\/2000\/svg" class="rate-limit-timeline"/);
   assert.match(html, /class="tl-ban"/);
@@ -134,7 +134,7 @@ reference('every report holds the key only as its first characters', async () =>
     JSON.parse(har) as { log: { entries: Array<{ request: { headers: Array<{ name: string; value: string }> }; response: { status: number } }> } }
   ).log.entries;
   assert.is(entries.length, 100);
-  assert.equal(entries[0]!.request.headers.find((h) => h.name === 'authorization')?.value, 'Bearer test-f…(13 chars)');
+  assert.equal(entries[0]!.request.headers.find((h) => h.name === 'authorization')?.value, 'Bearer test…(13 chars)');
   assert.ok(entries.some((e) => e.response.status === 429));
 });
 
@@ -246,7 +246,7 @@ prism.run();
 
 const tls = suite('proxy: a staging server over TLS, as conform reaches it');
 let staging: Target | undefined;
-let stagingTls: FaultProxy | undefined;
+let stagingTls: FlawProxy | undefined;
 let tlsDir: string;
 const tenants: Array<string | undefined> = [];
 
@@ -256,7 +256,7 @@ tls.before(async () => {
   // A self-signed certificate for 127.0.0.1, in front of the reference server.
   const { key, cert } = await selfSignedCertificate(tlsDir);
   const record = { request: (req: ProxyRequest) => (tenants.push(req.headers['x-tenant']), req) };
-  stagingTls = await startFaultProxy(staging.baseUrl.replace(/\/v1$/, ''), record, { key, cert });
+  stagingTls = await startFlawProxy(staging.baseUrl.replace(/\/v1$/, ''), record, { key, cert });
 });
 tls.after(async () => {
   await stagingTls?.close();

@@ -82,7 +82,7 @@ test('JUnit has a testsuite per key; HAR, streamed to its file, an entry per exc
     seq: 1,
     operationId: 'listPets',
     purpose: 'GET /v1/pets',
-    request: { method: 'GET', url: 'http://t/v1/pets?limit=1&api_key=%3Credacted%3E', headers: { authorization: 'Bearer test-f…(13 chars)' } },
+    request: { method: 'GET', url: 'http://t/v1/pets?limit=1&api_key=%3Credacted%3E', headers: { authorization: 'Bearer test…(13 chars)' } },
     response: { status: 200, headers: { 'content-type': 'application/json' }, body: '[]' },
     sentAt: 1000,
     receivedAt: 1012,
@@ -105,7 +105,7 @@ test('JUnit has a testsuite per key; HAR, streamed to its file, an entry per exc
     { name: 'limit', value: '1' },
     { name: 'api_key', value: '<redacted>' },
   ]);
-  assert.equal(har.log.entries[0]!.request.headers, [{ name: 'authorization', value: 'Bearer test-f…(13 chars)' }]);
+  assert.equal(har.log.entries[0]!.request.headers, [{ name: 'authorization', value: 'Bearer test…(13 chars)' }]);
 });
 
 test.run();

@@ -3,7 +3,7 @@
 // up to `keep` more. The first failing exchanges of each finding are kept by the ledger as its
 // evidence. Everything else is counted, not kept, so a key costs the same after a million requests
 // as after a thousand. Kept bodies are cut to KEPT_BODY_CHARS: enough to read, not to hold 64 KiB each.
-import type { Exchange } from '../conformance/http.ts';
+import type { Exchange } from '../conformance/index.ts';
 
 export const KEPT_BODY_CHARS = 2_048;
 

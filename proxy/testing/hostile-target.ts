@@ -5,6 +5,7 @@
 // judges these exchanges as answers of the contract, not as traffic outside it.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { LOWER_HEADERS } from '../../spec/rules/contract.js';
 
 /** POST: the body is read to its end and counted; a 201 createPet answer names the count in X-Received-Bytes. */
 export const UPLOAD_PATH = '/v1/pets';
@@ -32,11 +33,11 @@ export interface HostileTarget {
 /** A key's first request of a fresh minute window, as the reference server names it. */
 function rateLimitHeaders(): Record<string, string> {
   return {
-    'x-ratelimit-limit': '60',
-    'x-ratelimit-remaining': '59',
-    'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 60),
-    'ratelimit-policy': '"minute";q=60;w=60',
-    ratelimit: '"minute";r=59;t=60',
+    [LOWER_HEADERS.rateLimitLimit]: '60',
+    [LOWER_HEADERS.rateLimitRemaining]: '59',
+    [LOWER_HEADERS.rateLimitReset]: String(Math.floor(Date.now() / 1000) + 60),
+    [LOWER_HEADERS.rateLimitPolicy]: '"minute";q=60;w=60',
+    [LOWER_HEADERS.rateLimit]: '"minute";r=59;t=60',
   };
 }
 

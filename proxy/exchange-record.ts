@@ -1,0 +1,65 @@
+// What the proxy keeps of one exchange: the request as recorded when it arrives (keys redacted), and
+// each body's first --capture bytes as they stream through.
+import type { IncomingMessage } from 'node:http';
+import { bodyText, type Contract, type Exchange } from '../conformance/index.ts';
+import { BodyCapture } from '../lib/http-message.ts';
+import { redactHeaders, redactUrl, type KnownKeys } from '../spec/rules/redact.js';
+import { OperationIndex } from './operations.ts';
+
+/** A captured body as text; a cut one may end inside a character, which is left out rather than shown as bytes. */
+export function capturedText(capture: BodyCapture): string {
+  const bytes = capture.bytes();
+  if (capture.truncated) {
+    try {
+      return new TextDecoder('utf-8', { fatal: true }).decode(bytes, { stream: true });
+    } catch {
+      // Not UTF-8 before the cut either: shown as bytes, below.
+    }
+  }
+  return bodyText(bytes).text;
+}
+
+/** Records each arriving request as an Exchange, numbered in arrival order. */
+export function exchangeRecorder(contract: Contract, origin: string, keys: KnownKeys) {
+  const operations = new OperationIndex(contract);
+  let seq = 0;
+  return (req: IncomingMessage, url: string, headers: Record<string, string>, sentAt: number): Exchange => {
+    const path = url.slice(origin.length).split('?', 1)[0]!;
+    const operationId = operations.of(req.method ?? 'GET', path);
+    return {
+      seq: ++seq,
+      // Exchange wants an operation; one outside the description is marked `outside`, which every check reads first.
+      operationId: operationId ?? 'listPets',
+      purpose: `${req.method} ${path}`,
+      request: { method: req.method ?? 'GET', url: redactUrl(url, keys), headers: redactHeaders(headers, keys) },
+      sentAt,
+      receivedAt: sentAt,
+      ...(operationId ? {} : { outside: 'not an operation of the description' }),
+    };
+  };
+}
+
+/** The request body as it streams in: captured up to `captureBytes`, the capture put on the exchange when it ends. */
+export function captureRequestBody(req: IncomingMessage, exchange: Exchange, captureBytes: number): { ended: Promise<void> } {
+  const capture = new BodyCapture(captureBytes);
+  req.on('data', (chunk: Buffer) => capture.add(chunk));
+  // Held until it is forwarded (pipe resumes it) or dropped (resume): flowing now, the body would
+  // stream into the capture alone while Prefer: delay holds the request, and never reach the target.
+  req.pause();
+  const ended = new Promise<void>((resolve) => {
+    let finished = false;
+    // 'close' follows 'end' on every request that ends: the capture is decoded once.
+    const finish = () => {
+      if (finished) return;
+      finished = true;
+      if (capture.total > 0) {
+        exchange.request.body = capturedText(capture);
+        if (capture.truncated) exchange.request.truncatedFrom = capture.total;
+      }
+      resolve();
+    };
+    req.once('end', finish);
+    req.once('close', finish);
+  });
+  return { ended };
+}

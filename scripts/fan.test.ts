@@ -1,0 +1,84 @@
+// The parts as a fan: spec/rules, spec and lib at the bottom; server, conformance and load on them and
+// never on each other; the proxy on the conformance kit's public API (conformance/index.ts) only.
+// bench measures the server's parts; bin and scripts are the handle and may use any part. Tests and
+// their support may start any part; only scripts (which draw pictures from them) import them.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { cycles, importGraph, importsOf, isTestCode, partOf, type ImportEdge } from './import-graph.ts';
+
+const BOTTOM = ['spec/rules', 'spec', 'lib'];
+/** What each part's shipped code may import besides itself: a part, or one file of a part. */
+const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
+  'spec/rules': [],
+  spec: ['spec/rules', 'lib'],
+  lib: ['spec/rules', 'spec'],
+  server: BOTTOM,
+  conformance: BOTTOM,
+  load: BOTTOM,
+  proxy: [...BOTTOM, 'conformance/index.ts'],
+  bench: [...BOTTOM, 'server'],
+};
+
+/** The imports of shipped code that break the fan, as `from -> to`. */
+export function sideways(edges: readonly ImportEdge[]): string[] {
+  const found: string[] = [];
+  for (const { from, to } of edges) {
+    if (isTestCode(from)) continue;
+    if (isTestCode(to) && partOf(from) !== 'scripts') {
+      found.push(`${from} -> ${to} (test code)`);
+      continue;
+    }
+    const allowed = MAY_IMPORT[partOf(from)];
+    if (!allowed || partOf(from) === partOf(to)) continue;
+    if (!allowed.includes(partOf(to)) && !allowed.includes(to)) found.push(`${from} -> ${to}`);
+  }
+  return found;
+}
+
+const graph = importGraph();
+
+test('no part imports sideways or into test code', () => {
+  assert.equal(sideways(graph), []);
+});
+
+const shipped = graph.filter((e) => !isTestCode(e.from) && !isTestCode(e.to));
+
+test('no runtime import cycle in shipped code', () => {
+  assert.equal(cycles(shipped.filter((e) => !e.typeOnly)), []);
+});
+
+test('no import cycle in conformance/, type imports included', () => {
+  assert.equal(cycles(shipped.filter((e) => partOf(e.from) === 'conformance' && partOf(e.to) === 'conformance')), []);
+});
+
+const CASES: Array<[string, string, string, boolean]> = [
+  ['the proxy on a server plugin', 'proxy/server.ts', "import { parsePrefer } from '../server/plugins/faults.ts';", true],
+  ['the proxy on a conformance module behind the API', 'proxy/judge.ts', "import type { Exchange } from '../conformance/http.ts';", true],
+  ['the proxy on the public API', 'proxy/judge.ts', "import { LIVE_AREAS } from '../conformance/index.ts';", false],
+  ['load on conformance', 'load/readme-tables.ts', "import { CHECK_OF_RULE } from '../conformance/checks/rate-limit-verdict.ts';", true],
+  ['the server on lib', 'server/plugins/faults.ts', "import { parsePrefer } from '../../lib/prefer.ts';", false],
+  ['spec/rules on lib', 'spec/rules/snapshot.js', "import { x } from '../../lib/x.ts';", true],
+  ['shipped code on a testing module', 'server/server.ts', "export * from './testing/helpers.ts';", true],
+  ['a test on another part', 'proxy/proxy.test.ts', "import { createServer } from '../server/index.ts';", false],
+  ['a script drawing a picture from test support', 'scripts/generate.ts', "import { PICTURES } from '../spec/rules/testing/pictures.ts';", false],
+  ['a dynamic import across', 'conformance/run.ts', "const m = await import('../load/lib/knee.js');", true],
+];
+for (const [what, file, line, breaks] of CASES) {
+  test(`the fan check ${breaks ? 'finds' : 'allows'} ${what}`, () => {
+    assert.is(sideways(importsOf(file, line)).length, breaks ? 1 : 0);
+  });
+}
+
+test('a JSDoc import() type is a type import', () => {
+  assert.equal(
+    importsOf('load/lib/a.js', "/** @typedef {import('./b.js').B} B */\nconst c = await import('./c.js');").map((e) => e.typeOnly),
+    [true, false],
+  );
+});
+
+test('the cycle check finds a cycle made of type imports', () => {
+  const edges = [...importsOf('conformance/a.ts', "import type { B } from './b.ts';"), ...importsOf('conformance/b.ts', "import type { A } from './a.ts';")];
+  assert.equal(cycles(edges), [['conformance/a.ts', 'conformance/b.ts']]);
+});
+
+test.run();
