@@ -1,10 +1,7 @@
-// A command's options written once, as a table: the parser, the environment variables, the help
-// text, the README's options table and the TypeScript type of the options object are all derived
-// from it, so a default or a flag name can never differ between them. Reading (text to typed values)
-// and checking (ranges, choices, each option's own rule, required options, defaults) are two steps:
-// a program whose options also come from code (the conformance kit's runConformance) reads its
-// command line, then checks the command line's values and code's values with the one same check.
-// Rules that relate options to each other stay with the program.
+// A command's options written once, as a table: parser, environment variables, help text, README table
+// and the options' TypeScript type derive from it, so a default or a flag name cannot differ. Reading and
+// checking are two steps, so that a program taking options from code too (runConformance) checks both
+// with one check; rules that relate options to each other stay with the program.
 import { parseArgs } from 'node:util';
 import { UsageError } from './errors.ts';
 
@@ -199,11 +196,9 @@ function exclusionProblem(specs: readonly OptionSpec[], values: ParsedOptions): 
 }
 
 /**
- * Reads argv, then the environment, into typed values, then applies each option's `convert`; what
- * neither gives is absent. Options that exclude each other are refused before any conversion (which
- * may read a file). With `positionals`, the arguments that are not options land in `_`; otherwise
- * one is a usage error. Unknown flags, a missing value and a number that is not one are UsageErrors
- * naming the flag (or the variable) as the user wrote it.
+ * Argv, then the environment, then each option's `convert`. Options that exclude each other are
+ * refused before any conversion, which may read a file. A UsageError names the flag or the variable
+ * as the user wrote it.
  */
 export function readOptions(
   specs: readonly OptionSpec[],
@@ -247,10 +242,9 @@ function typeProblem(spec: OptionSpec, value: unknown, name = `--${spec.flag}`):
 }
 
 /**
- * Checks typed values (read from a command line, or given by code) against the table: each present
- * value has its type, range and choice and passes its option's own rule; a required option is
- * there; every other missing option takes its default. Options outside the table pass through
- * untouched (the caller's hooks). A problem is a UsageError naming the flag.
+ * The one check for values from a command line or from code: type, range, choice, the option's own
+ * rule, required options, defaults. Options outside the table pass through untouched (the caller's
+ * hooks).
  */
 export function checkOptions(specs: readonly OptionSpec[], values: ParsedOptions): ParsedOptions {
   const excluded = exclusionProblem(specs, values);

@@ -1,9 +1,7 @@
-// How each client (API key) behaves against the obligations the specification puts on clients:
-// after a 429, wait for Retry-After; on repeated 429s, back off exponentially; while banned, stop;
-// and move off the deprecated getPet. Fed with every answered request of a key, in the order the
-// server answered them; pure, so every verdict is tested with a fake timeline. It also keeps each
-// key's last requests as timeline points, with the first breach of each obligation marked, for the
-// picture the client report draws (spec/rules/timeline-svg.js).
+// How each client (API key) meets the specification's obligations on clients: wait Retry-After after a
+// 429, back off exponentially, stop while banned, move off the deprecated getPet. Pure, fed every answer
+// of a key in the server's order, so that every verdict is tested with a fake timeline; each key's last
+// requests are kept as timeline points, first breaches marked, for the client report's picture.
 import type { TimelinePoint } from '../spec/rules/timeline-svg.js';
 
 export type Verdict = 'yes' | 'no' | 'not observed';

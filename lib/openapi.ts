@@ -1,8 +1,6 @@
-// Reading an OpenAPI 3.0 description the way every part of the kit needs it: parsed, every $ref
-// resolved, and its Schema Objects turned into plain JSON Schema for ajv. The one rule about
-// `x-decision` lives here too: a keyword the reference server chose where the specification is
-// silent is enforced by the server ('should' level: the full schema) but never demanded of other
-// implementations ('must' level: those keywords removed).
+// Reading an OpenAPI 3.0 description as every part needs it: parsed, every $ref resolved, its Schema
+// Objects as plain JSON Schema for ajv. The one rule about `x-decision` lives here: 'must' level drops
+// the keywords the reference server chose (spec/README.md), so they are never demanded of others.
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import $RefParser from '@apidevtools/json-schema-ref-parser';

@@ -146,10 +146,9 @@ export function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM
 }
 
 /**
- * Run by npm (`npm start`, `npm run mock`, `npx adoption-kit serve`), a server's parent is the shell
- * npm started it with. On SIGTERM or SIGINT npm passes the signal to that shell, which dies without
- * passing it on: the server would be orphaned, still holding its port. So under npm, a server stops
- * when its parent goes. (Started any other way, say with nohup, it keeps running as asked.)
+ * Under npm a server's parent is npm's shell, which dies on SIGTERM or SIGINT without passing it on,
+ * orphaning the server with its port: so under npm a server stops when its parent goes (under nohup
+ * it runs on, as asked).
  */
 export function stopWithParent(stop: (why: string) => void, pollMs = 250): void {
   if (!process.env.npm_command) return;

@@ -44,6 +44,7 @@ const ASSETS = [
   ['fixtures', /\.json$/],
   ['server/docs', /\.(html|js)$/],
   ['server/rate-limit', /\.lua$/],
+  ['server/pets', /\.lua$/],
   ['conformance/dredd', /\.cjs$/],
   // The k6 scripts' library, read by `adoption-kit load-merge` (its .d.ts beside it hides the .js from tsc).
   ['load/lib', /\.js$/],

@@ -5,7 +5,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { checksTable, faultsTable, openPointsTable, optionsTable } from '../conformance/readme-tables.ts';
+import { checksTable, openPointsTable, optionsTable } from '../conformance/readme-tables.ts';
+import { flawsTable } from '../conformance/testing/flaws/readme-table.ts';
 import { markdownTable, replaceGenerated } from '../lib/cli-options.ts';
 import { PROXY_OPTIONS } from '../proxy/options.ts';
 import { BENCH_OPTIONS } from '../bench/options.ts';
@@ -32,7 +33,7 @@ export const GENERATED: readonly Generated[] = [
   { file: 'spec/rules/contract.js', generate: () => contractModule() },
   { file: 'spec/contract-types.ts', generate: () => contractTypesModule() },
   { file: 'conformance/README.md', block: 'checks', generate: checksTable },
-  { file: 'conformance/README.md', block: 'faults', generate: faultsTable },
+  { file: 'conformance/README.md', block: 'flaws', generate: flawsTable },
   { file: 'conformance/README.md', block: 'options', generate: optionsTable },
   { file: 'conformance/README.md', block: 'open-points', generate: openPointsTable },
   { file: 'load/README.md', block: 'rate-limit-rules', generate: rulesTable },

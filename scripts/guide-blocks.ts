@@ -1,6 +1,6 @@
-// The fenced blocks of the guides, each with the marker that says what becomes of it (see the
-// convention at the top of guides.test.ts): `<!-- run: <id> -->` (a test executes it, and finds it by
-// that id with guideBlock()) or `<!-- illustrative: <reason> -->` (not run, for the reason given).
+// The fenced blocks of the guides, each with the marker that says what becomes of it (the convention:
+// guides.test.ts): `<!-- run: <id> -->` (a test executes it, and finds it by that id with guideBlock())
+// or `<!-- illustrative: <reason> -->` (not run, for the reason given).
 // Also the shell-line reading the tests share: a block's commands, continuations joined, comments off.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -9,11 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 export const root = fileURLToPath(new URL('..', import.meta.url));
 
-/**
- * Markdown files that are not guides: their blocks are records, not instructions. RESULTS.md is the log
- * of dated benchmark runs, each section written by `npm run bench -- --results` with its command, machine
- * and date; its blocks are the printed reports of those runs and are never edited.
- */
+/** Markdown files that are not guides: their blocks are records, never edited, not instructions. */
 export const NOT_GUIDES: Record<string, string> = {
   'bench/RESULTS.md': 'the dated log of benchmark runs, each block the printed report of the run its section names',
 };

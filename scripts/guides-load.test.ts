@@ -1,10 +1,7 @@
-// The k6 command lines of load/README.md, run under the k6 shim (load/testing/) as written: each line's
-// `-e` variables, execution segment and script, on the shim's fake clock, against the fake target that
-// stands for what the line is pointed at (a correct limiter of the plan's size for rate-limit.js, a
-// server whose knee is at 2,400/s for capacity.js, a pets API for smoke.js). Every line must end PASS,
-// as it would against a correct server; the scripts refuse a mistyped variable at load time, so a line
-// that names one fails here. `$KEY` in a line stands for the reader's key and is given one. Real k6 runs
-// the scripts in load/k6.test.ts when a k6 binary is found.
+// The k6 command lines of load/README.md, run as written under the k6 shim (load/testing/) against a
+// fake target for what each points at (a correct limiter, a knee at 2,400/s, a pets API): each must end
+// PASS, and a mistyped variable fails at load time. `$KEY` is given a key. Real k6 runs the scripts in
+// load/k6.test.ts.
 import { execFileSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

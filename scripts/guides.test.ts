@@ -1,23 +1,6 @@
-// The guides stay findable, consistent and true: every relative link (and heading anchor) resolves,
-// every part has its guide with its own Decisions table, no decision is written twice, the top-level
-// README stays short enough to read in five minutes, and every fenced block is either run or says why not.
-//
-// The convention for fenced blocks (``` or ~~~) in every Markdown file but those in NOT_GUIDES
-// (scripts/guide-blocks.ts), on the line right above the opening fence:
-//
-//   <!-- run: <id> -->             a test executes this block; it reads the block's text with
-//                                  guideBlock('<file>', '<id>'), so the inventory below finds which test
-//                                  runs it by that call. The guides' blocks run in guides-run.test.ts
-//                                  (against one started server), guides-load.test.ts (k6 lines under the
-//                                  k6 shim) and package.test.ts (against the packed, installed package).
-//   <!-- illustrative: <reason> --> not executed, and the reason says why (a real k6, a cluster, a target
-//                                  that stands for the reader's, a benchmark's minutes) and, where there is
-//                                  one, which test covers the same ground.
-//
-// A block inside a generated region (<!-- name:start --> ... <!-- name:end -->) is scripts/generate.ts's,
-// kept current by generate.test.ts, and needs no marker. Whatever a block's marker, its command lines
-// of the kit's own commands (npm start, npm run conform, npx adoption-kit proxy, ...) must be accepted by
-// that command's option parser, and its YAML and JSON must parse.
+// The guides stay findable, consistent and true: links and anchors resolve, every part has its own
+// Decisions table and no decision is written twice, the top-level README stays short, every fenced
+// block is run or says why not, and its command lines of the kit's commands pass that command's parser.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -122,6 +105,9 @@ test('the top-level README is short: what, for whom, the two lines, where to go 
 });
 
 // --- every fenced block is run or says why not -----------------------------------------------------
+// Above each fenced block (NOT_GUIDES aside): `<!-- run: <id> -->`, read by the test that calls
+// guideBlock('<file>', '<id>'), or `<!-- illustrative: <reason> -->`, saying why and which test covers
+// the ground. A block inside a generated region (<!-- name:start --> ... end) needs neither.
 
 /** The text of every test file: a block is run by the one that calls guideBlock('<file>', ...) and names its id. */
 function testFiles(): Map<string, string> {

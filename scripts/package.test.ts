@@ -1,9 +1,7 @@
-// The package as a consumer gets it: `npm pack`, installed into a fresh project, lean (without the
-// optional Dredd and Prism) and full. Under plain node, with no TypeScript loader: the guides' blocks
-// marked for it run (the README's install lines and commands, the server guide's and the conformance
-// guide's library snippets), `adoption-kit serve` serves and stops on SIGTERM, and the commands that
-// need an optional dependency say how to get it. Installing it runs none of its own scripts and
-// installs no install analytics (@scarf/scarf). The install sizes are printed (the README quotes them).
+// The package as a consumer gets it: `npm pack` installed into a fresh project, lean (no Dredd, Prism)
+// and full, under plain node: the guides' blocks marked for it run, `adoption-kit serve` stops on
+// SIGTERM, a command needing an optional dependency says how to get it, no install script or install
+// analytics (@scarf/scarf) runs, and the install sizes the README quotes are printed.
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { RedisStore } from './rate-limit/redis-store.ts';
+import { RedisCounters } from './rate-limit/redis-counters.ts';
 import { postgresForTests } from './testing/test-database.ts';
 import { REDIS_URL, redisForTests } from './testing/services.ts';
 import { running } from '../lib/processes.ts';
@@ -21,13 +21,13 @@ const redisService = await redisForTests('multi-instance.test.ts');
 const t = suite('three instances on one PostgreSQL and one Redis');
 const test = (redisService.missing ? redisService : postgres).register(t);
 let instances: ServerProcess[] = [];
-let redis: RedisStore;
+let redis: RedisCounters;
 
 const start = () => startCli(['--port', '0', '--quiet', '--database', postgres.db!.url, '--redis', REDIS_URL, '--redis-prefix', PREFIX]);
 
 t.before(async () => {
   if (!postgres.db || redisService.missing) return;
-  redis = new RedisStore({ url: REDIS_URL, prefix: PREFIX });
+  redis = new RedisCounters({ url: REDIS_URL, prefix: PREFIX });
   assert.ok(await redis.connect(), `Redis must be running at ${REDIS_URL}`);
   // One after the other at first (the first creates and seeds the schema), then two at once.
   instances.push(await start());

@@ -7,7 +7,7 @@ import { PLAN_LIMITS, REFUSAL_CODES } from '../spec/rules/contract.js';
 import { ERRORS } from './errors.ts';
 import { verdict } from './rate-limit/decision.ts';
 import { ipWindows, keyWindows, type PartitionKind, type WindowSpec } from './rate-limit/policy.ts';
-import type { Outcome } from './rate-limit/store.ts';
+import type { Outcome } from './rate-limit/counters.ts';
 
 const BUDGET: Record<PartitionKind, string> = { key: 'key', ip: 'address' };
 

@@ -23,8 +23,11 @@ import { openPetStore } from './store/open.ts';
 import { PostgresPetStore } from './store/postgres-store.ts';
 import { createLimiter, type Limiter } from './rate-limit/limiter.ts';
 import { longestSpanMs } from './rate-limit/policy.ts';
-import { redisStore } from './rate-limit/open-store.ts';
+import { redisCounters } from './rate-limit/open-counters.ts';
+import { sharePetsVersion } from './pets/shared-version.ts';
 import type { PetStore } from './store/pet-store.ts';
+import { HEADERS } from '../spec/rules/contract.js';
+import { keyLabels } from '../spec/rules/redact.js';
 
 declare module '@hapi/hapi' {
   interface ServerApplicationState {
@@ -38,43 +41,44 @@ declare module '@hapi/hapi' {
 
 /**
  * A PostgreSQL store shared through Redis keeps pets and pages in every instance, and knows when to
- * serve them from the pets' version read on the limiter's round trip (store/pet-cache.ts). Without
- * the Redis limiter there is no round trip to carry it: every read goes to PostgreSQL. An instance
- * with Redis but no limiter (`--no-rate-limit`) still moves the version on after its creates, through a
- * connection of its own, so that the caches of the instances it shares pets with hear of them.
+ * serve them from the pets' version read on the limiter's round trip (pets/shared-version.ts rides
+ * on the Redis counters). Without the Redis limiter there is no round trip to carry it: every read
+ * goes to PostgreSQL. An instance with Redis but no limiter (`--no-rate-limit`) still moves the
+ * version on after its creates, through counters of its own that decide nothing, so that the caches
+ * of the instances it shares pets with hear of them.
  */
 function shareVersionThroughRedis(server: Server, store: PetStore, limiter: Limiter, options: ResolvedOptions): void {
   if (!(store instanceof PostgresPetStore) || !options.redisUrl) return;
   const log = (level: 'error' | 'info', message: string) => void server.log(['storage', level], message);
-  let shared = limiter.store;
+  let shared = limiter.counters;
   if (!shared) {
-    const own = redisStore(options.rateLimit, options.redisUrl);
+    const own = redisCounters(options.rateLimit, options.redisUrl);
     server.ext('onPreStart', async () => {
       if (!(await own.connect())) log('error', "Redis unreachable at start: creates cannot move the pets' version on until it answers");
     });
     server.ext('onPostStop', () => own.close());
     shared = own;
   }
-  const source = shared.sharePetsVersion(store.schema);
-  if (source) store.shareVersion(source, log);
+  const redis = shared.sharedRedis();
+  if (redis) store.shareVersion(sharePetsVersion(redis, store.schema), log);
 }
 
 /** Longest `Prefer: delay=<ms>` a request may ask for. */
 const MAX_FAULT_DELAY_MS = 60_000;
 
 /** Headers a browser client may read: rate limits, pagination, creation and deprecation. */
-export const EXPOSED_HEADERS = [
-  'Link',
-  'Location',
-  'Retry-After',
-  'X-RateLimit-Limit',
-  'X-RateLimit-Remaining',
-  'X-RateLimit-Reset',
-  'RateLimit',
-  'RateLimit-Policy',
-  'Deprecation',
-  'Sunset',
-  'X-Fault-Injected',
+export const EXPOSED_HEADERS: string[] = [
+  HEADERS.link,
+  HEADERS.location,
+  HEADERS.retryAfter,
+  HEADERS.rateLimitLimit,
+  HEADERS.rateLimitRemaining,
+  HEADERS.rateLimitReset,
+  HEADERS.rateLimit,
+  HEADERS.rateLimitPolicy,
+  HEADERS.deprecation,
+  HEADERS.sunset,
+  HEADERS.faultInjected,
 ];
 
 /**
@@ -102,7 +106,9 @@ export async function createServer(input: ServerOptions = {}): Promise<Server> {
       router: { stripTrailingSlash: true },
       routes: {
         // A browser client asks for faults with Prefer: its preflight must allow the header.
-        cors: options.cors ? { origin: ['*'], additionalExposedHeaders: EXPOSED_HEADERS, ...(options.faults ? { additionalHeaders: ['Prefer'] } : {}) } : false,
+        cors: options.cors
+          ? { origin: ['*'], additionalExposedHeaders: EXPOSED_HEADERS, ...(options.faults ? { additionalHeaders: [HEADERS.prefer] } : {}) }
+          : false,
         payload: {
           maxBytes: options.maxBodyBytes,
           // The listener's request timeout answers a stalled body; hapi's own would wait for it.
@@ -157,7 +163,9 @@ export async function createServer(input: ServerOptions = {}): Promise<Server> {
       });
     }
     if (options.adminToken) {
-      const labels = new Map(keys.records().map((r) => [keys.lookup(r.key)!.keyId, `${r.key.slice(0, 8)}…`]));
+      const records = keys.records();
+      const names = keyLabels(records.map((r) => r.key));
+      const labels = new Map(records.map((r, i) => [keys.lookup(r.key)!.keyId, names[i]!]));
       await server.register({
         plugin: clientReportPlugin,
         options: { clock, adminStrategy: ADMIN_STRATEGY, deprecated: contract.deprecatedOperations, labels },

@@ -1,15 +1,7 @@
-// `adoption-kit serve --workers <n>`: n server processes on one port (node:cluster), for machines with
-// more cores than one process can use. They are one server only if they share their state, so the
-// command requires the PostgreSQL store and Redis. The primary process serves nothing: it starts the
-// workers, prints the banner once they all listen, restarts a worker that dies (after a backoff that
-// grows while they keep dying), gives up with exit 1 when they die too often for a restart to help,
-// and on SIGTERM or SIGINT stops them all, each finishing its in-flight requests.
-//
-// Connections are accepted by the workers themselves (SCHED_NONE), never by the primary: with
-// node's round-robin the primary accepts each connection and hands it to a worker, and a worker
-// killed between the handoff and its acknowledgement leaves the primary holding the connection open
-// forever, so its client hangs. A connection owned by a worker dies with it, and its client gets a
-// reset at once.
+// `adoption-kit serve --workers <n>`: n server processes on one port (node:cluster), one server only if
+// they share PostgreSQL and Redis. The primary serves nothing: it starts, restarts and stops workers.
+// Workers accept their own connections (SCHED_NONE): under round-robin a worker killed mid-handoff
+// left the primary holding its client's connection open forever (server/README.md, Decisions).
 import cluster, { type Worker } from 'node:cluster';
 import { stopWithParent } from '../lib/processes.ts';
 import type { ServerOptions } from './options.ts';

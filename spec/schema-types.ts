@@ -1,8 +1,6 @@
 // spec/contract-types.ts, written by `npm run generate`: the description's pet schemas as TypeScript
-// types, with the types of the facts that are not schemas (a plan's limits, the operation ids), so
-// that the server and the kit type their data from the contract instead of restating it. Only the
-// schema keywords the description uses are translated; any other is an error here, never a type
-// that silently says less than the schema.
+// types, plus the facts that are not schemas (a plan's limits, the operation ids). A keyword not
+// translated here is an error, never a type that silently says less than the schema.
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { DEFAULT_SPEC_PATH, type JsonObject } from '../lib/openapi.ts';

@@ -1,11 +1,7 @@
-// Server-sent events of a LiveSource, to any number of watchers over plain Node responses. A watcher
-// gets every key when it connects (each rendered as its socket drains, so a thousand keys are not
-// buffered at once), then the keys that changed, coalesced: however much traffic passes, each changed
-// key is rendered once per tick (intervalMs) and the same text goes to everyone.
-// Each event holds the key's summary and its timeline as SVG text, drawn here with the reports' own
-// timelineSvg. A watcher whose socket does not drain is dropped once maxBufferedBytes wait for it,
-// rather than memory growing with it. Timers are unref'd and close() ends every stream: neither the
-// process nor its server's close() waits for a watcher.
+// Server-sent events of a LiveSource to any number of watchers: every key on connect (rendered as the
+// socket drains), then each changed key rendered once per tick, the same text to all. A watcher that
+// does not drain is dropped past maxBufferedBytes rather than memory growing; timers are unref'd and
+// close() ends every stream, so neither the process nor the server's close() waits for a watcher.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { timelineSvg } from '../../spec/rules/timeline-svg.js';
 import type { LiveKey, LiveSource } from './source.ts';

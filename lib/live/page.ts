@@ -1,12 +1,7 @@
-// The live view's page: one self-contained HTML document, its CSS and its small script inline (no
-// framework, nothing fetched but its own event stream), under a Content-Security-Policy that allows
-// only that script and that style (by their hashes) and connections to its own origin. It holds no
-// data: everything comes from the feed (feed.ts), whose SVG text is inserted as the reports' code drew
-// it (timelineSvg escapes every string that came from traffic); every other string goes in with
-// textContent. Two ways to read the feed: EventSource (the proxy: no credential), or, when the page is
-// told the feed needs the admin token (the reference server), fetch() with "Authorization: Bearer"
-// and a stream reader, the token taken from the URL's fragment (#token=..., which browsers never
-// send) or typed into the form, and kept only in the page's memory.
+// The live view's page: one self-contained HTML document, CSS and script inline (nothing fetched but its
+// feed), under a CSP that allows only those, by hash. The feed's SVG goes in as timelineSvg drew it (it
+// escapes traffic's strings), any other string by textContent. A feed that needs the admin token is read
+// by fetch(), the token from the URL's #token= (never sent) or the form, kept only in the page's memory.
 import { createHash } from 'node:crypto';
 
 export interface LivePageOptions {

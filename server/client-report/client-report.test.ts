@@ -100,9 +100,12 @@ t('adoption-kit client-report prints it and exits 1 while a client is not ready'
   const run = await command('client-report', '--base-url', `${server.info.uri}/v1`, '--admin-token', TOKEN);
   process.stdout.write(run.stdout.replace(/^/gm, '  | '));
   assert.is(run.status, 1, run.stderr);
-  assert.match(run.stdout, /test-pro… \(pro\): .* READY/);
-  assert.match(run.stdout, /test-fre… \(free\): .* NOT READY/);
-  assert.match(run.stdout, /test-bus… \(business\): .* READY \(1 warning\)\n {2}not observed.*\n.*\n.*\n {2}no \(warning\) +avoids deprecated operations/);
+  assert.match(run.stdout, /test…\(12 chars\) \(pro\): .* READY/);
+  assert.match(run.stdout, /test…\(13 chars\) \(free\): .* NOT READY/);
+  assert.match(
+    run.stdout,
+    /test…\(17 chars\) \(business\): .* READY \(1 warning\)\n {2}not observed.*\n.*\n.*\n {2}no \(warning\) +avoids deprecated operations/,
+  );
   assert.match(run.stdout, /no +stops sending while banned +\d+ request\(s\) sent while banned/);
 });
 
@@ -117,15 +120,15 @@ t("--html draws each key's last requests, the obligations marked where they were
     const html = await readFile(file, 'utf8');
     assert.not.ok(html.includes('test-free-key') || html.includes('test-pro-key'), 'keys are shown by their first characters only');
     const section = (key: string) => html.slice(html.indexOf(`data-key="${key}"`), html.indexOf('</section>', html.indexOf(`data-key="${key}"`)));
-    const bad = section('test-fre…');
+    const bad = section('test…(13 chars)');
     const kinds = [...bad.matchAll(/class="tl-violation tl-(must|should)" data-kind="([a-z.-]+)"/g)].map((m) => m[2]).sort();
     assert.equal(kinds, ['client.avoids-deprecated', 'client.backs-off', 'client.stops-while-banned', 'client.waits-retry-after']);
     assert.match(bad, /class="tl-ban"/);
     assert.match(bad, /class="tl-violation-label tl-must" data-kind="client.stops-while-banned"[^>]*>client.stops-while-banned<\/text>/);
-    const warned = section('test-bus…');
+    const warned = section('test…(17 chars)');
     assert.match(warned, /<span class="verdict ready-with-warnings">READY \(1 warning\)<\/span>/);
     assert.match(warned, /<span class="verdict warning">no \(warning\)<\/span>/);
-    assert.match(section('test-pro…'), /class="tl-request tl-refused tl-injected"/);
+    assert.match(section('test…(12 chars)'), /class="tl-request tl-refused tl-injected"/);
     if (!available) return;
     const browser = await launchChromium();
     try {

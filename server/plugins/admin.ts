@@ -58,7 +58,7 @@ export const adminPlugin: Plugin<AdminPluginOptions> = {
     }));
     server.auth.strategy(STRATEGY, STRATEGY);
 
-    const limiter = () => server.plugins[RATE_LIMIT_PLUGIN]?.store;
+    const limiter = () => server.plugins[RATE_LIMIT_PLUGIN]?.counters;
     const clockState = () => {
       const now = clock.now();
       return { now: new Date(now).toISOString(), epochMs: now };

@@ -8,7 +8,8 @@ import type { Clock } from '../clock.ts';
 import { apiKeyOf } from './auth.ts';
 import { FAULTS_PLUGIN } from './faults.ts';
 import { RATE_LIMIT_PLUGIN } from './rate-limit.ts';
-import { headerValue, parseInteger, type HeaderMap } from '../../spec/rules/fields.js';
+import type { HeaderMap } from '../../spec/rules/fields.js';
+import { readSnapshot } from '../../spec/rules/snapshot.js';
 
 export interface ClientReportOptions {
   clock: Clock;
@@ -37,26 +38,28 @@ declare module '@hapi/hapi' {
 interface Answered {
   status: number;
   code?: string;
-  retryAfter?: string;
+  /** Retry-After when it is delay-seconds. */
+  retryAfterSeconds?: number;
   limit?: number;
   remaining?: number;
   reset?: number;
 }
 
-function answerOf(request: Request): Answered {
+function answerOf(request: Request, nowMs: number): Answered {
   const response = request.response;
   const boom = 'isBoom' in response && response.isBoom;
   const headers = (boom ? response.output.headers : (response as ResponseObject).headers) as HeaderMap;
   const code = boom ? (response.output.payload as { code?: string }).code : ((response as ResponseObject).source as { code?: unknown } | null)?.code;
-  const retryAfter = headerValue(headers, 'retry-after');
-  const [limit, remaining, reset] = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'].map((name) => parseInteger(headerValue(headers, name)));
+  const status = boom ? response.output.statusCode : (response as ResponseObject).statusCode;
+  // The server's own answer: its Date is this clock, so the snapshot need not read it.
+  const { retryAfter, limit, remaining, reset } = readSnapshot({ status, headers, receivedAtMs: nowMs }, { dateHeader: false });
   return {
-    status: boom ? response.output.statusCode : (response as ResponseObject).statusCode,
+    status,
     ...(typeof code === 'string' ? { code } : {}),
-    ...(retryAfter !== undefined ? { retryAfter } : {}),
-    ...(limit !== null && limit !== undefined ? { limit } : {}),
-    ...(remaining !== null && remaining !== undefined ? { remaining } : {}),
-    ...(reset !== null && reset !== undefined ? { reset } : {}),
+    ...(retryAfter.form === 'delay-seconds' ? { retryAfterSeconds: retryAfter.seconds } : {}),
+    ...(limit !== null ? { limit } : {}),
+    ...(remaining !== null ? { remaining } : {}),
+    ...(reset !== null ? { reset } : {}),
   };
 }
 
@@ -73,16 +76,17 @@ export const clientReportPlugin: Plugin<ClientReportOptions> = {
       (request, h) => {
         const key = apiKeyOf(request);
         if (!key || !request.response) return h.continue;
-        const { status, code, retryAfter, limit, remaining, reset } = answerOf(request);
+        const atMs = clock.now();
+        const { status, code, retryAfterSeconds, limit, remaining, reset } = answerOf(request, atMs);
         const label = labels.get(key.keyId) ?? key.keyId;
         recorder.observe({
-          atMs: clock.now(),
+          atMs,
           keyId: key.keyId,
           plan: key.plan,
           label,
           status,
           ...(code ? { code } : {}),
-          ...(retryAfter !== undefined && /^\d+$/.test(retryAfter) ? { retryAfterSeconds: Number(retryAfter) } : {}),
+          ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
           ...(request.route.settings.id ? { operationId: request.route.settings.id } : {}),
           ...(limit !== undefined ? { limit } : {}),
           ...(remaining !== undefined ? { remaining } : {}),

@@ -5,6 +5,7 @@ import type { Plugin, Request, RequestRoute, ResponseObject } from '@hapi/hapi';
 import Joi from 'joi';
 import { formatDeprecation, formatSunset } from '../../spec/rules/fields.js';
 import { formatLinks } from '../../spec/rules/link.js';
+import { LOWER_HEADERS } from '../../spec/rules/contract.js';
 import type { Clock } from '../clock.ts';
 import { apiError } from '../errors.ts';
 import { RATE_LIMIT_PLUGIN } from './rate-limit.ts';
@@ -63,9 +64,9 @@ export function deprecationHeaders(settings: DeprecationRouteOptions, defaultLin
     ...(settings.successor ? [{ target: settings.successor, params: { rel: 'successor-version' } }] : []),
   ];
   return {
-    deprecation: formatDeprecation(Date.parse(settings.since)),
-    sunset: formatSunset(Date.parse(settings.sunset)),
-    link: formatLinks(links),
+    [LOWER_HEADERS.deprecation]: formatDeprecation(Date.parse(settings.since)),
+    [LOWER_HEADERS.sunset]: formatSunset(Date.parse(settings.sunset)),
+    [LOWER_HEADERS.link]: formatLinks(links),
   };
 }
 
@@ -119,7 +120,7 @@ export const deprecationPlugin: Plugin<DeprecationPluginOptions> = {
           for (const [name, value] of Object.entries(notice.headers)) {
             // A Boom's headers keep whatever case their author used; links already there stay.
             const existing = Object.keys(headers).find((h) => h.toLowerCase() === name);
-            const before = name === 'link' && existing ? headers[existing] : undefined;
+            const before = name === LOWER_HEADERS.link && existing ? headers[existing] : undefined;
             if (existing) delete headers[existing];
             headers[name] = before !== undefined ? `${String(before)}, ${value}` : value;
           }
@@ -128,7 +129,7 @@ export const deprecationPlugin: Plugin<DeprecationPluginOptions> = {
           // without its option objects and checks: the names are lower case (npm run bench, get).
           const own = (response as ResponseObject).headers as Record<string, string | string[] | number | undefined>;
           for (const [name, value] of notice.entries) {
-            const before = name === 'link' ? own.link : undefined;
+            const before = name === LOWER_HEADERS.link ? own[LOWER_HEADERS.link] : undefined;
             own[name] = before ? `${String(before)}, ${value}` : value;
           }
         }

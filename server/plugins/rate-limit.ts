@@ -6,7 +6,7 @@ import type { Plugin, Request, ResponseObject, ResponseToolkit } from '@hapi/hap
 import { errorBody } from '../errors.ts';
 import type { ResolvedRateLimitOptions } from '../options.ts';
 import { andThen, RATE_LIMIT_PLUGIN, type Limiter } from '../rate-limit/limiter.ts';
-import type { LimiterStore, Verdict } from '../rate-limit/index.ts';
+import type { Counters, Verdict } from '../rate-limit/index.ts';
 
 export { RATE_LIMIT_PLUGIN };
 
@@ -17,7 +17,7 @@ export interface RateLimitPluginOptions {
 
 /** What the admin API and tests reach through `server.plugins['rate-limit']`. */
 export interface RateLimitApi {
-  readonly store: LimiterStore;
+  readonly counters: Counters;
   readonly options: ResolvedRateLimitOptions;
   readonly limiter: Limiter;
 }
@@ -33,9 +33,9 @@ export const rateLimitPlugin: Plugin<RateLimitPluginOptions> = {
   name: RATE_LIMIT_PLUGIN,
   version: '1.0.0',
   register(server, { limiter }) {
-    const { store } = limiter;
-    if (!store) return;
-    server.expose('store', store);
+    const { counters } = limiter;
+    if (!counters) return;
+    server.expose('counters', counters);
     server.expose('options', limiter.options);
     server.expose('limiter', limiter);
     server.ext('onPreStart', () => limiter.start());

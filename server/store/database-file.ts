@@ -34,12 +34,9 @@ export function checkDatabase(data: unknown, path: string): Database {
 const PETS_TAIL = Buffer.from(']}');
 
 /**
- * Serialises the database for the file as a few buffers, reusing the bytes of the pets it has
- * already serialised. Pets are only ever appended (ids grow, nothing edits a stored pet), so each
- * grouped write encodes only the pets created since the last one and hands the file the same bytes
- * again, instead of stringifying, flattening and re-encoding the whole store: at 10,000 pets that
- * was a fifth of the CPU of a create (npm run bench). Anything else (a reset replaces the array, a
- * rolled-back create calls `forget()`) makes the next write start over.
+ * Reuses the bytes of pets already serialised: pets are only appended, so a write encodes only the new
+ * ones, where re-encoding the whole store was a fifth of a create's CPU at 10,000 pets (npm run bench).
+ * A reset, or a rolled-back create (`forget()`), makes the next write start over.
  */
 export class DatabaseSerializer {
   #pets: readonly Pet[] | null = null;

@@ -51,13 +51,9 @@ interface Pending<T> {
 }
 
 /**
- * A lowdb adapter for a JSON file whose writes are durable: each write goes to a temporary file that is
- * fsync'd and then renamed over the database, and the folder is fsync'd, so a write that resolved
- * survives a crash or power loss, and a crash mid-write leaves the previous file whole.
- *
- * Writes are grouped: while one write is on its way to disk, every further call waits for one next write
- * that serialises the data as it is then. So N concurrent creates cost two file writes, not N, and each
- * caller's promise resolves only once a write holding its change is on disk.
+ * A lowdb adapter whose writes survive a crash: a temporary file fsync'd, renamed over the database, the
+ * folder fsync'd, so a crash mid-write leaves the previous file whole. Calls made during a write share
+ * the next one: N concurrent creates cost two file writes, each resolved once its change is on disk.
  */
 export class DurableJsonFile<T> implements Adapter<T> {
   readonly #path: string;

@@ -1,8 +1,6 @@
-// Recovery that speaks, proved on the real server: creates over HTTP, kill -9 while they are in
-// flight, then the journal damaged the ways a crash or a disk leaves it (its last byte cut, its last
-// line cut short, a megabyte of garbage without a newline), and a restart. Every acknowledged pet is
-// served (but the one whose line was cut short, whose bytes are kept aside), no id twice, no id given
-// again, and the start says in the log what it did. The in-process cases are in pet-journal.test.ts.
+// Recovery that speaks, on the real server: creates over HTTP, kill -9 mid-flight, the journal damaged
+// as a crash or a disk leaves it, a restart. Every acknowledged pet is served (but one cut short, its
+// bytes kept aside), no id twice or again, and the start logs what it did. In-process: pet-journal.test.ts.
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, copyFileSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

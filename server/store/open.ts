@@ -6,10 +6,8 @@ import type { PetStore, StorageOptions, StoreOptions } from './pet-store.ts';
 import { PostgresPetStore } from './postgres-store.ts';
 
 /**
- * Opens the store `storage` names, seeding it with `seed` when it is new (a file that does not exist
- * yet, a schema without the store's table, always for memory). Rejects with the store's own error
- * (CorruptDatabaseError, StoreLockedError, DatabaseUnavailableError, IncompatibleSchemaError) when it cannot be used.
- * `options.timeoutMs` bounds each query of a store that can wait (PostgreSQL).
+ * Seeds with `seed` when the store is new (no file yet, a schema without the table, always in memory).
+ * Rejects with the store's own error when it cannot be used; `options.timeoutMs` bounds each PostgreSQL query.
  */
 export function openPetStore(storage: StorageOptions, seed: readonly Pet[], options: StoreOptions & { timeoutMs?: number } = {}): Promise<PetStore> {
   switch (storage.type) {

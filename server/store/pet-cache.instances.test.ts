@@ -1,13 +1,12 @@
-// The caches of three reference servers (the real CLI, each its own process) on one PostgreSQL and
-// one Redis never serve a stale page or pet: every pet whose 201 came back, through any instance,
-// is on the page of every list sent after it, through any instance; pages walked while the others
-// create never skip or repeat a pet; a reset through one is seen by the others at once. And the
-// caches do serve: a page asked twice costs one statement.
+// The caches of three reference servers (the real CLI) on one PostgreSQL and one Redis never serve a
+// stale page or pet: a pet whose 201 came back is in every list sent after it, through any instance;
+// pages walked during creates never skip or repeat; a reset is seen at once. And a page asked twice
+// costs one statement.
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { encodeCursor } from '../pets/cursor.ts';
-import { RedisStore } from '../rate-limit/redis-store.ts';
+import { RedisCounters } from '../rate-limit/redis-counters.ts';
 import { ROUND_TRIPS_LINE, type RoundTrips } from '../round-trips.ts';
 import { startCli, type ServerProcess } from '../testing/process.ts';
 import { REDIS_URL, redisForTests } from '../testing/services.ts';
@@ -22,14 +21,14 @@ const redisService = await redisForTests('pet-cache.instances.test.ts');
 const t = suite('pet caches of three instances on one PostgreSQL and one Redis');
 const test = (redisService.missing ? redisService : postgres).register(t);
 let instances: ServerProcess[] = [];
-let redis: RedisStore;
+let redis: RedisCounters;
 
 const start = () =>
   startCli(['--port', '0', '--quiet', '--database', postgres.db!.url, '--redis', REDIS_URL, '--redis-prefix', PREFIX, '--admin-token', ADMIN_TOKEN]);
 
 t.before(async () => {
   if (!postgres.db || redisService.missing) return;
-  redis = new RedisStore({ url: REDIS_URL, prefix: PREFIX });
+  redis = new RedisCounters({ url: REDIS_URL, prefix: PREFIX });
   assert.ok(await redis.connect(), `Redis must be running at ${REDIS_URL}`);
   instances.push(await start());
   instances.push(...(await Promise.all([start(), start()])));

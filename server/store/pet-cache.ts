@@ -1,21 +1,7 @@
-// What every instance on a shared PostgreSQL store keeps of it, so that most reads cost no query.
-// In v1 a pet never changes once created, and pages change only when pets are created (or all of
-// them replaced by an admin reset). So each instance keeps pets by id and list pages by query, and
-// knows when they may be served from the pets' version, shared through the limiter's Redis:
-//
-//   - every create moves `version` on after its COMMIT and before its 201; every reset moves
-//     `epoch` (and `version`) on after its COMMIT;
-//   - every request reads both on the limiter round trip it makes anyway, before its handler runs
-//     (`PetsVersion` seen by the request);
-//   - a page read from PostgreSQL after seeing version v holds every pet whose 201 was sent before
-//     v was read. So it may answer any request that saw a version up to v (same epoch): that request
-//     started after every 201 such a page could lack. A pet may answer any request of its epoch.
-//
-// A create acknowledged through any instance is so in every list that starts after its 201, and
-// pages stay keyset pages of the committed, id-ordered store: none skips or repeats a pet. A request
-// that saw no version (Redis unreachable, rate limiting off) reads PostgreSQL. Entries are also
-// served for at most MAX_AGE_MS: the bound on a stale page should an instance commit a create and
-// fail to move the version on (Redis unreachable from it alone), a case the limiter degrades too.
+// What every instance on a shared PostgreSQL store keeps of it, so that most reads cost no query:
+// pets by id, pages by query, served by the pets' version each request read on its limiter round trip.
+// A page read after seeing version v may answer any request that saw up to v in the same epoch (why:
+// server/README.md, Several instances; MAX_AGE_MS bounds a create whose version did not move on).
 import type { Pet } from '../types.ts';
 import type { ListQuery, ListResult } from './pet-store.ts';
 

@@ -1,19 +1,7 @@
-// The file store's journal: each create appends one JSON line, and is acknowledged once the line is
-// on disk (fdatasync). Rewriting the whole database file for every group of creates made a create
-// cost a write of the whole store; a journal line costs its own 100 bytes. The store folds the
-// journal into its snapshot (db.json, written through lowdb's durable adapter) now and then.
-//
-// Appends are grouped: while one write is on its way to disk, further appends wait for one next
-// write together. A pet takes its id when its group is formed, in the queue, so ids reach the
-// journal in order and a snapshot written by a checkpoint never counts an id whose line is still
-// to come. A checkpoint runs alone in the same queue: no append can land between the snapshot it
-// writes and the truncation of the journal that follows, and a snapshot that failed truncates nothing.
-//
-// A start that finds a last line without its newline (a write cut short by a crash, or a disk that
-// lost the end of a line) says so in the log. A whole pet there is kept: it was written whole and may
-// have been acknowledged. Anything else is cut off, and its bytes kept in `<journal>.torn-<time>`
-// beside it, whole: with the journal it gives back the file as the crash left it. When it begins a pet
-// whose id no line holds, the store's first checkpoint (a snapshot counting past that id) cuts it.
+// The file store's journal: one JSON line per create, acknowledged once on disk (fdatasync), folded
+// into the snapshot now and then; a torn last line is handled as server/README.md's Decisions say.
+// Appends are grouped and take their ids in the queue, so ids reach the journal in order; a checkpoint
+// runs alone in that queue, so no append lands between its snapshot and the journal's truncation.
 import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { CorruptDatabaseError, isStorageFailure, StorageUnavailableError } from './durable-json-file.ts';
@@ -94,11 +82,8 @@ export class PetJournal {
   }
 
   /**
-   * Opens (or creates) the journal and reads what it holds beyond `snapshotNextId`: lines for pets
-   * the snapshot already has are skipped (a crash between a checkpoint's snapshot and its truncation
-   * leaves them). A last line without its newline is kept when it is a whole pet that a line could
-   * hold there, and is otherwise cut off, its bytes kept in a file beside the journal; either way
-   * it is logged. Any other damage is a CorruptDatabaseError.
+   * Lines for pets the snapshot already has are skipped: a crash between a checkpoint's snapshot and
+   * its truncation leaves them. Damage other than a torn last line is a CorruptDatabaseError.
    */
   static async open(path: string, snapshotNextId: number, options: JournalOptions): Promise<{ journal: PetJournal; replayed: Replayed }> {
     const file = await open(path, 'a+', 0o600);
@@ -153,10 +138,8 @@ export class PetJournal {
       const sideFile = `${path}.torn-${new Date(options.now()).toISOString().replace(/:/g, '')}`;
       const kept = await keepBytes(sideFile, tailBytes);
       const id = startedId(tailValue, tailBytes);
-      // A tail that names an id past the journal's is the only record that the id was taken: it stays
-      // in the file until the store's checkpoint has made a snapshot counting past it durable (which
-      // empties the journal), or until a later line takes its place. Cut now, a crash before that
-      // snapshot would give the id again. Any other tail is cut at once, freeing its space.
+      // A tail naming an id past the journal's is the only record that the id was taken: cut before a
+      // durable snapshot counts past it (or a later line replaces it), a crash would give the id again.
       const holdsId = id !== undefined && id > last;
       if (!holdsId) {
         await file.truncate(goodBytes);

@@ -1,10 +1,6 @@
-// Concurrent creates on one instance are grouped into one transaction (as the file store groups
-// its writes), so holding the lock costs one commit per group, not per pet. Two groups may be in
-// flight at once: while one commits, the next already waits on the lock inside the database, so
-// the lock passes from commit to commit without waiting for this process to read a reply and send
-// the next group (a busy event loop took milliseconds to, and the database sat idle meanwhile).
-// The second goes only once enough creates wait for it (SECOND_GROUP_MIN); fewer wait for the
-// first to end.
+// Concurrent creates on one instance go in groups of one transaction, so the schema's lock costs one
+// commit per group. Two may be in flight, the second queued on the lock inside the database, so the
+// lock passes from commit to commit without waiting on a busy event loop (server/README.md, Decisions).
 import pg from 'pg';
 import type { NewPet, Pet } from '../types.ts';
 import { COLUMNS, idsLeftQuery, lockStatement, type SchemaNames } from './postgres-schema.ts';
@@ -85,13 +81,9 @@ export class CreateGroups {
 }
 
 /**
- * One round trip per group: BEGIN, the schema's lock, the insert and COMMIT go as one simple query
- * (the extended protocol takes one statement at a time, so the values are escaped literals), and it
- * resolves once COMMIT has returned. Four round trips fewer per group than a statement each.
- *
- * Only as many rows as ids are left are inserted: the first creates of the group, in its order. A
- * nextval past the sequence's MAXVALUE would fail the whole group and use up the ids it took, so
- * that the last ids went to no one.
+ * BEGIN, the lock, the insert and COMMIT as one simple query (the extended protocol takes one statement
+ * at a time, hence escaped literals): four round trips fewer. Only as many rows as ids are left: a
+ * nextval past MAXVALUE would fail the whole group and use up the last ids for no one.
  */
 export function groupInsertStatement(names: SchemaNames, inputs: readonly Required<NewPet>[]): string {
   const values = inputs.map((p, i) => {

@@ -53,10 +53,8 @@ export function createPool(connectionString: string, options: PoolOptions): Pool
   // An idle connection that dies is dropped by the pool and replaced on the next query; without a
   // listener, the pool's 'error' event would end the process.
   pool.on('error', () => undefined);
-  // The pool listens to a client only while it is idle. A checked-out client whose connection is
-  // cut between two queries (pg_terminate_backend, a restart, a failover) emits 'error' with no one
-  // listening, which ends the process; the query in flight or the next one fails on its own, and
-  // that failure is what answers the request.
+  // The pool listens only to idle clients: a checked-out client cut between two queries would emit
+  // 'error' to no one and end the process. The query that fails answers the request instead.
   pool.on('connect', (client) => {
     client.on('error', () => undefined);
     // Every statement goes through a client's query(), the pool's own included: counted once, here.

@@ -1,9 +1,6 @@
-// A PetStore kept in PostgreSQL, so that several server instances serve one set of pets.
-//
-// Ids come from a sequence and are handed out under the schema's advisory lock, held until the
-// COMMIT that makes them visible: pets become visible in id order, across every instance. Without
-// that, pet 50 could commit after pet 51, and a client paging by "after id 51" would never see it.
-// Concurrent creates on one instance go in groups of one transaction each (postgres-create-groups.ts).
+// A PetStore kept in PostgreSQL, so that several server instances serve one set of pets. Ids are
+// taken under the schema's advisory lock, held until COMMIT, so pets become visible in id order across
+// instances: else pet 50 could commit after 51, and a client paging "after 51" would never see it.
 import type pg from 'pg';
 import type { Pool, PoolClient } from 'pg';
 import type { NewPet, Pet } from '../types.ts';

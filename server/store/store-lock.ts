@@ -1,9 +1,7 @@
-// One process per file store, as PostgreSQL's postmaster.pid and SQLite's locks do it: two servers
-// on one db.json each hand out the same ids and each overwrite the other's snapshot. The lock is a
-// file beside the database (db.json.lock) holding who took it; it appears whole or not at all (a
-// hard link of a file already written), so a reader never sees it half written. A lock whose
-// holder died on this host (kill -9, power loss) is stale and is taken over; one held from another
-// host is never taken, since its process cannot be seen from here.
+// One process per file store, as PostgreSQL's postmaster.pid does: two servers on one db.json hand out
+// the same ids. The lock (db.json.lock) names its holder and appears whole (a hard link of a written
+// file); a holder dead on this host is stale and taken over, one on another host never (it cannot be
+// seen from here).
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { link, open, readFile, rename, unlink } from 'node:fs/promises';

@@ -1,14 +1,7 @@
 // @ts-check
-// The order in which the window rules hear a key's answers. Answers of concurrent requests arrive in
-// another order than the server decided them, so the rules never take arrival for decision order:
-// they take the one order a correct limiter could have decided them in (earlier windows first; in a
-// window, admitted answers by falling Remaining, then refusals), constrained only by what is certain:
-// a request sent after another's answer arrived was decided after it. For a correct limiter of any
-// algorithm the rules accept (README: "Which window algorithms the rules accept") that order is its
-// decision order up to answers that are alike, so it breaks no rule; a faulty limiter's answers
-// cannot all be put in an order that breaks none. A stream of answers (the judging proxy) is held
-// until every request sent before an answer arrived has been answered: only then is its place
-// certain. Plain ES2015 without imports outside spec/rules: k6 loads it by relative path.
+// The order in which the window rules hear a key's answers: concurrent answers arrive in another order
+// than the server decided them, so the rules take the one order a correct limiter could have decided
+// them in (README.md, Any arrival order).
 import { DEFAULT_TOLERANCES } from './snapshot.js';
 
 /** @typedef {import('./snapshot.js').Snapshot} Snapshot */
@@ -84,23 +77,16 @@ export function arrange(snapshots, options) {
 }
 
 /**
- * Holds a stream of answers until their order is certain, and hands them out arranged.
- * `offer(s)` takes one answer as it arrives; `release(oldestPendingSentMs)` hands out, arranged,
- * every held answer that arrived before the oldest request still waiting for its answer was sent
- * (null: none is waiting, so all) and before every answer still held was sent, so nothing handed
- * out later can have been decided before it. At most `limit` answers are held: beyond it the first
- * in decision order are handed out anyway, half the limit at a time, and `forced` counts them (their
- * place was not certain).
+ * Holds a stream of answers until nothing still to come can have been decided before them
+ * (`release(oldestPendingSentMs)`, null when nothing is in flight). Past `limit` held, the first half
+ * in decision order go out anyway, counted by `forced`: their place was not certain.
  * @param {{ roundingSeconds?: number, limit?: number }} [options]
  */
 export function createArrivalBuffer(options) {
   const opts = options || {};
   const limit = opts.limit === undefined ? 4096 : opts.limit;
-  // Held in the order the answers arrived (answers that arrived at the same instant in the order
-  // offered): what may go is then always a prefix and what must wait the rest, so a release under
-  // sustained concurrent traffic, when thousands are held, costs one pass over the answers that
-  // must wait and not one pass per lowering of the threshold. The answers gone are skipped by
-  // `head` and dropped in bulk, not shifted out at every release.
+  // Sorted by arrival, so that what may go is a prefix: a release with thousands held costs one pass
+  // over those that must wait. Answers gone are skipped by `head` and dropped in bulk, not shifted.
   /** @type {Snapshot[]} */
   let held = [];
   let head = 0;
@@ -123,10 +109,8 @@ export function createArrivalBuffer(options) {
      * @returns {Snapshot[]}
      */
     release: function (oldestPendingSentMs) {
-      // An answer goes out only with every held answer whose request may have come before it: the
-      // threshold falls to the send time of the earliest answer that must wait, until it holds.
-      // From the latest answer back, each that arrived at or after the threshold must wait and may
-      // lower it; the first that arrived before it ends the search, as every earlier one did too.
+      // An answer that must wait holds back every answer that arrived after its request was sent, so
+      // the threshold falls to its send time; the first answer from the back that arrived before it ends the search.
       let threshold = oldestPendingSentMs === null ? Infinity : oldestPendingSentMs;
       let cut = held.length;
       while (cut > head && /** @type {Snapshot} */ (held[cut - 1]).receivedAtMs >= threshold) {
@@ -134,11 +118,8 @@ export function createArrivalBuffer(options) {
         const sentAtMs = /** @type {Snapshot} */ (held[cut]).sentAtMs;
         if (sentAtMs < threshold) threshold = sentAtMs;
       }
-      // Beyond the limit, the answers a correct limiter decided first go out anyway, half the limit
-      // at a time: under sustained concurrent traffic every answer overlaps another, so nothing is
-      // ever certain, and the first in decision order are the ones nothing still to come can precede
-      // unless a request stays in flight for the whole half. The earliest arrivals would not do: a
-      // key's answers arrive out of their decided order, and one handed out alone breaks its Remaining.
+      // Under sustained concurrent traffic nothing is ever certain. The first in decision order go, not
+      // the earliest arrivals: a key's answer handed out alone, out of decided order, breaks its Remaining.
       if (held.length - cut > limit) {
         const all = arrange(held.slice(head), opts);
         const out = cut - head + Math.max(held.length - cut - limit, Math.ceil(limit / 2));

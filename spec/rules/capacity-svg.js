@@ -1,24 +1,7 @@
 // @ts-check
-// A capacity search as a picture: self-contained SVG text, like timeline-svg.js's (no script, no
-// font, no stylesheet or chart library fetched when it is viewed), drawn with the same parts
-// (svg.js). Plain ES2015 without imports outside spec/rules and without Node APIs: capacity.js (k6,
-// by relative path) draws its summary with it, and the guides' example picture is drawn by it.
-//
-// API
-//
-//   capacitySvg({ rows, held, broke, bound?, title? }, { width?, height? }?) -> string
-//     A capacity search: `rows` are steps { rate, achieved, p95, p99, ok, requestMs? } (judgeSteps()
-//     of load/lib/knee.js writes them, name and why optional), `held` and `broke` the step (or its
-//     rate, or null) that held last and broke first, `bound` what bound the search ('server', 'key',
-//     'generator', null for none): given, the heading says it in boundText()'s words, the words of
-//     capacity.js's report. Both axes of rates and the latency axis are logarithmic, so that a
-//     doubling search spreads its steps evenly. Marks: .cap-achieved (line), .cap-step.cap-ok |
-//     .cap-broke (circles), .cap-p95, .cap-p99 and .cap-request (lines, right axis in ms),
-//     .cap-ideal (achieved = offered), .cap-knee (between the rate that held and the one that
-//     broke, data-bound naming what bound it).
-//
-//   boundText(bound, held, broke, maxRate) -> string
-//     What bound a search, in words ("the server's knee, between 800 and 1600/s").
+// A capacity search (load/lib/knee.js judgeSteps() rows) as self-contained SVG text, drawn with the
+// timeline's parts (svg.js) so that capacity.js's k6 summary opens offline. Its marks are listed in
+// README.md (The windows as a picture › Marks).
 
 import { COLOURS, emptySvg, esc, headingSvg, legendSvg, r1 } from './svg.js';
 

@@ -1,8 +1,7 @@
 // @ts-check
 // The rules every single response obeys on its own: a 429's Retry-After and Cache-Control, the
 // X-RateLimit-* headers as integers, Remaining within Limit, the expected and an unchanging Limit,
-// Reset neither past nor beyond a day. Part of the window rules (window-rules.js). Plain ES2015
-// without imports outside spec/rules.
+// Reset neither past nor beyond a day. Part of the window rules (window-rules.js).
 import { slackSeconds } from './snapshot.js';
 
 /**

@@ -1,14 +1,8 @@
 // @ts-check
-// The admitted requests that may still count against a window. Every limiter the window rules
-// accept (README: "Which window algorithms the rules accept") gives each admitted request one of
-// Limit slots and frees it at the latest a window (60 s) after; X-RateLimit-Reset names when the
-// next slot frees, so the window of an answer with Reset T began at T − 60 s, and its Remaining is
-// Limit − 1 − the requests admitted since then. This log says how many admitted requests were, at
-// least and at most, decided since a moment, from the server times of their answers (each known
-// within its slack), and whether the log is complete there: it saw every request of that span
-// (none lost, none before the run began). Bounded: older entries than any question can reach are
-// dropped, and beyond `capacity` entries the oldest go and the log is no longer complete there.
-// Part of the window rules (window-rules.js). Plain ES2015 without imports outside spec/rules.
+// The admitted requests that may still count in the window of an answer with Reset T (which began at
+// T − 60 s; README.md, Which window algorithms the rules accept): at least and at most, from server
+// times known within their slack, and whether the log saw every request since. Bounded: beyond
+// `capacity` the oldest go, and the log is no longer complete there.
 import { slackSeconds } from './snapshot.js';
 
 /**

@@ -1,8 +1,7 @@
 // @ts-check
-// What the window rules found in one batch, and in the whole run: each rule judged on a snapshot,
-// each broken one as a violation with its level and text (from rules.js), events and notes. The
-// rule families (field-rules.js, refusal-rules.js, window-count.js) report through one recorder;
-// window-rules.js composes them. Plain ES2015 without imports outside spec/rules.
+// What the window rules found in one batch and in the whole run: each rule judged, each violation
+// with its level and text (from rules.js), events and notes; the three rule families report
+// through one recorder.
 import { RULES } from './rules.js';
 
 /**

@@ -12,10 +12,9 @@
 const TCHAR = /[!#$%&'*+\-.^_`|~0-9A-Za-z]/;
 
 /**
- * A Link field value as a list of links; [] when the field is absent or empty, null when it is not
- * RFC 8288 (an unclosed <, a parameter without a name, text between links). Parameter names are
- * case-insensitive and come back in lower case; when a parameter appears twice in one link the
- * first wins, as RFC 8288 §3.3 requires for rel. Empty list elements are skipped (RFC 9110 §5.6.1).
+ * [] when absent or empty, null when not RFC 8288 (an unclosed <, a nameless parameter, text between
+ * links). A repeated parameter's first wins, as §3.3 requires for rel; empty elements are skipped
+ * (RFC 9110 §5.6.1).
  * @param {string | undefined | null} value
  * @returns {Link[] | null}
  */

@@ -1,9 +1,7 @@
 // @ts-check
 // What follows a 429: the episode of refusals until a request is admitted again, a retry sent before
 // Retry-After had passed (served, it breaks a rule; refused, it provokes), the readmission once every
-// Retry-After has passed, and a ban: a Retry-After reaching past the window's reset after a provoked
-// retry, enforced while it lasts and lifted when it said. Part of the window rules
-// (window-rules.js). Plain ES2015 without imports outside spec/rules.
+// Retry-After has passed, and a ban announced, enforced and lifted (README.md, Decisions).
 import { retryAtSeconds, retryWaitMs, slackSeconds } from './snapshot.js';
 
 /**

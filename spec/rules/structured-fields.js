@@ -1,8 +1,7 @@
 // @ts-check
 // The RateLimit and RateLimit-Policy fields of draft-ietf-httpapi-ratelimit-headers (-11): Lists of
-// Structured Field Items (RFC 8941 §3.1, Dates from RFC 9651). Parsed and serialised here, in the
-// form the reference server sends. Inner lists and byte sequences are outside the subset the draft
-// uses for these fields and are refused. Plain ES2015 without imports: k6 loads it by relative path.
+// Structured Field Items (RFC 8941 §3.1, Dates from RFC 9651), serialised as the reference server
+// sends them. Inner lists and byte sequences, outside the subset the draft uses, are refused.
 
 /**
  * @typedef {{ token: string }} Token a Token, told apart from a String, which is a plain string

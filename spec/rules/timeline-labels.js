@@ -8,10 +8,8 @@ import { COLOURS, esc, r1 } from './svg.js';
 /** @typedef {import('./timeline-scale.js').TimelineScale} TimelineScale */
 
 /**
- * How the names of broken rules are written beside their marks: the font size, an estimate of one
- * character's width at it (generous, for any sans-serif), how close marks of one kind must stand to
- * form one run (labelled once), how many labels a picture holds at most, and how many rows (of
- * `row` px) above its stack a label may be raised to find room.
+ * charPx is generous so that any sans-serif fits; marks of one kind under runPx apart form one run,
+ * labelled once; a label may be raised up to `raise` rows of `row` px above its stack.
  */
 const LABEL = { size: 9, charPx: 5, runPx: 40, max: 16, raise: 8, row: 12 };
 
@@ -62,11 +60,9 @@ function labelPlaces(m, s) {
 }
 
 /**
- * Which marks are named, and where. Named: the first mark of each kind, then the first of each
- * later run of it, at most LABEL.max in all. Placed from the right: a label beside its mark if it
- * covers no other, else raised on a leader to the lowest row where it crosses no label and no leader
- * and covers no mark (or, failing that, the fewest); so a label reaching over a later mark stands
- * above that mark's own. One with no such place is left out: its marks still have their <title>.
+ * Placed from the right, so that a label reaching over a later mark stands above that mark's own;
+ * where no place is free of other labels, the one covering the fewest marks. One with no free place
+ * is left out: its marks still have their <title>.
  * @param {Mark[]} marks in the order drawn (left to right)
  * @param {TimelineScale} s
  * @returns {Label[]}

@@ -1,9 +1,6 @@
 // @ts-check
-// The marks timeline-svg.js draws over its axes, each placed by the TimelineScale of
-// timeline-scale.js: the ban and Retry-After spans, the window boundaries, Remaining as a line, the
-// requests (injected answers apart) and the rules they broke, with their names. Each takes the
-// requests sorted by time and returns SVG text; timeline-svg.js's header comment lists the classes
-// a test or a stylesheet finds them by.
+// The marks timeline-svg.js draws, each placed by timeline-scale.js's TimelineScale; each takes the
+// requests sorted by time and returns SVG text. Their classes: README.md (… › Marks).
 
 import { COLOURS, esc, r1 } from './svg.js';
 import { violationLabelsSvg } from './timeline-labels.js';

@@ -53,10 +53,8 @@ export function timelineFrame(width, height) {
 }
 
 /**
- * The time from the first request to the last span's end, but no further than one request-span
- * after the last request: a span reaching far past it (a ten-minute ban after ten seconds of
- * traffic) would squeeze the requests into a corner, so a span cut there says so (data-clipped)
- * and keeps its true end in data-until-ms.
+ * Ends at most one request-span after the last request: a ten-minute ban after ten seconds of
+ * traffic would squeeze the requests into a corner (a span cut there is marked data-clipped).
  * @param {TimelinePoint[]} points sorted by time, at least one
  * @returns {TimeSpan}
  */
@@ -79,10 +77,8 @@ function timeSpan(points) {
 }
 
 /**
- * Requests sent faster than the time axis can separate them (a kit on a manual clock, a burst of
- * sixty in a second) are drawn in the order sent instead, evenly spaced: time is then not to
- * scale, and a span reaches the first request sent at or after its end. `axis` 'auto' (or none)
- * chooses so; 'time' and 'sequence' force one.
+ * Requests too close for the time axis to separate (a burst of sixty in a second) are drawn in the
+ * order sent instead, time not to scale: 'auto' (or none) chooses so, 'time' and 'sequence' force one.
  * @param {TimelinePoint[]} points sorted by time, at least one
  * @param {TimelineFrame} frame
  * @param {'auto' | 'time' | 'sequence'} [axis]

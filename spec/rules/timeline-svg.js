@@ -1,47 +1,7 @@
 // @ts-check
-// One key's rate-limit windows as a picture: self-contained SVG text (no script, no font, no
-// stylesheet or chart library fetched when it is viewed), so a report opens the same from a CI
-// artifact offline. Plain ES2015 without imports outside spec/rules and without Node APIs: the
-// conformance kit, the judging proxy, the client report and the k6 scripts (by relative path) draw
-// with the same module. Where things stand is timeline-scale.js, the marks timeline-marks.js, what
-// the pictures share svg.js; capacity-svg.js draws a capacity search the same way.
-//
-// API
-//
-//   timelinePoint(snapshot, outcome?, tolerances?) -> TimelinePoint
-//     One request of one key, from what the window rules saw: `snapshot` is readSnapshot()'s result
-//     for the response (snapshot.js), `outcome` what createWindowRules().observe([snapshot])
-//     answered for it (window-rules.js). Its violations and a ban it announced are kept.
-//
-//   timelineSvg({ key, points, title? }, { width?, height?, axis? }?) -> string
-//     One key's timeline: `points` (TimelinePoint[], any order) drawn over the time they span, or,
-//     when requests come faster than the time axis can separate them (axis 'auto', the default),
-//     in the order sent, evenly spaced (axis 'sequence'; the root's data-axis says which).
-//     Marks, each an element with a class a test or a stylesheet can find:
-//       .tl-request.tl-admitted | .tl-refused | .tl-other | .tl-no-response   one per request (circle)
-//       .tl-injected           also on a request whose answer was injected (`injected`: --faults of the
-//                              proxy or the server): a hollow dashed circle, its <title> saying so, and
-//                              a legend entry only when there is one. Its Limit, Remaining and Reset
-//                              are not the limiter's: the Remaining line and the boundaries pass it by
-//       .tl-remaining          X-RateLimit-Remaining as a line (polyline)
-//       .tl-retry-after        the span each 429's Retry-After names (rect from the 429 onwards)
-//       .tl-window-boundary    each X-RateLimit-Reset moment (dashed line)
-//       .tl-ban                an announced ban, from the 429 that announced it to its end (rect)
-//       .tl-violation.tl-must | .tl-should   each broken rule, at the request that broke it (path,
-//                              with data-kind and a <title> naming the rule)
-//       .tl-violation-label    the rule's name (its kind) written at one of its marks (text, with
-//                              data-kind and data-index): the first mark of each kind, then the first
-//                              of each later run of it (its marks under 40 px apart), at most 16 per
-//                              picture, so that hundreds of broken rules stay readable and the SVG
-//                              grows only with the marks. Beside the mark, or raised above its stack
-//                              on a leader (.tl-violation-leader, a line); never over another label,
-//                              left out when it finds no room (the marks keep their <title>)
-//     Every mark but a label carries data-at-ms (and spans data-until-ms) with the time it stands
-//     for. The picture ends one request-span after the last request; a span cut there has
-//     data-clipped.
-//
-// Times are milliseconds on any one clock (the client's: sentAtMs of the snapshots); the axis shows
-// seconds from the first mark.
+// One key's rate-limit windows as self-contained SVG text (nothing fetched when viewed), so a report
+// opens the same offline from a CI artifact. Layout is timeline-scale.js, marks timeline-marks.js;
+// every mark's class is listed in README.md (The windows as a picture › Marks).
 
 import { retryWaitMs, DEFAULT_TOLERANCES } from './snapshot.js';
 import { COLOURS, emptySvg, esc, headingSvg, legendSvg } from './svg.js';

@@ -1,13 +1,8 @@
 // @ts-check
-// The windows themselves: which window a response belongs to (by its Reset: a legitimate crossing
-// once the window has ended, a moved Reset otherwise), how many requests each admitted, whether it
-// admitted exactly Limit before its first 429 and Remaining fell by one each time, and a window
-// seen whole from its first request to its readmission (verified). Fixed and sliding windows alike:
-// before its Reset nothing frees a slot, so there every admitted answer lowers Remaining by exactly
-// one and a 429 closes the window; once its Reset may have passed, a slot may have freed (every
-// slot, for a fixed window; the oldest, for a sliding one), and Remaining is judged against the
-// admitted requests that still count (held-slots.js). Answers come in the order arrival.js gives
-// them. Part of the window rules (window-rules.js). Plain ES2015 without imports outside spec/rules.
+// The windows: which one a response belongs to (by its Reset), exactly Limit admitted before the first
+// 429, Remaining falling by one, a window verified whole. Before a Reset nothing frees a slot; after
+// it Remaining is judged against the requests that still count (held-slots.js; README.md, Which
+// window algorithms the rules accept).
 import { createHeldSlots } from './held-slots.js';
 import { slackSeconds } from './snapshot.js';
 

@@ -1,15 +1,8 @@
 // @ts-check
-// The rate-limit rules as a state machine, fed every snapshot one client observes for one key in
-// the order the requests were made. The conformance kit and rate-limit.js both judge a limiter with
-// it, and so does the judging proxy: the kit maps each broken rule to a check id, rate-limit.js to a
-// k6 threshold. It is exact only if it sees every request made with the key. Requests sent at once
-// (http.batch, concurrent clients) reach the server in an order nobody knows, so a batch is passed
-// in whole and put in the order a correct limiter could have decided it (arrival.js); a stream of
-// answers goes through arrival.js's buffer first. The rules hold for fixed and sliding windows
-// alike (window-count.js). The rules come in three families, each in a module of its own: what every response obeys
-// alone (field-rules.js), what follows a 429 and bans (refusal-rules.js), and the windows' counts
-// (window-count.js); they report through one recorder (judgement.js). Plain ES2015 without imports
-// outside spec/rules: k6 loads it by relative path.
+// The rate-limit rules as a state machine, fed every snapshot of one key in the order the requests
+// were made (a batch sent at once is passed whole, for arrival.js to order). Exact only if it sees
+// every request made with the key. Three families (field-rules.js, refusal-rules.js,
+// window-count.js) report through one recorder (judgement.js).
 import { arrange } from './arrival.js';
 import { createFieldRules } from './field-rules.js';
 import { createRecorder } from './judgement.js';

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { freePort } from '../../../lib/processes.ts';
-import { RedisStore } from '../../rate-limit/redis-store.ts';
+import { RedisCounters } from '../../rate-limit/redis-counters.ts';
 import type { TestDatabase } from '../test-database.ts';
 import { startCli, type ServerProcess } from '../process.ts';
 import { create, request, tally, type Checked, type CreateOutcome } from './tally.ts';
@@ -74,7 +74,7 @@ async function withCluster<T>(services: Services, schema: string, extra: string[
     server.child.kill('SIGKILL');
     await server.exited;
     for (const pid of seen) kill(pid);
-    const redis = new RedisStore({ url: services.redisUrl, prefix });
+    const redis = new RedisCounters({ url: services.redisUrl, prefix });
     if (await redis.connect()) await redis.reset().catch(() => undefined);
     await redis.close();
   }

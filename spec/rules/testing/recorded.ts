@@ -2,6 +2,7 @@
 // what the faulty ones do. Times are seconds after T0; a response carries the Date header of the
 // second it was sent in and arrives 250 ms into it. Headers are spelled as k6 hands them over.
 import type { RecordedResponse } from '../snapshot.js';
+import { HEADERS } from '../contract.js';
 
 /** A minute boundary, in Unix seconds. */
 export const T0 = 1_800_000_000;
@@ -10,6 +11,12 @@ export const W2 = T0 + 120;
 export const W3 = T0 + 180;
 
 export const httpDate = (seconds: number) => new Date(seconds * 1000).toUTCString();
+
+/** A field name as k6 hands it over: Go's canonical form (X-Ratelimit-Limit). */
+const k6Name = (name: string) => name.toLowerCase().replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase());
+const LIMIT = k6Name(HEADERS.rateLimitLimit);
+const REMAINING = k6Name(HEADERS.rateLimitRemaining);
+const RESET = k6Name(HEADERS.rateLimitReset);
 
 export interface Extra {
   limit?: number | string;
@@ -30,22 +37,12 @@ function response(status: number, at: number, fields: Record<string, string | un
 
 /** An admitted request, Limit 3 unless told otherwise. */
 export function ok(at: number, remaining: number | string, reset: number, extra: Extra = {}): RecordedResponse {
-  return response(
-    200,
-    at,
-    { 'X-Ratelimit-Limit': String(extra.limit ?? 3), 'X-Ratelimit-Remaining': String(remaining), 'X-Ratelimit-Reset': String(reset) },
-    extra,
-  );
+  return response(200, at, { [LIMIT]: String(extra.limit ?? 3), [REMAINING]: String(remaining), [RESET]: String(reset) }, extra);
 }
 
 /** A 403 refusing a banned key, as some servers answer a ban, with Retry-After. */
 export function forbidden(at: number, reset: number, retryAfter: string, extra: Extra = {}): RecordedResponse {
-  return response(
-    403,
-    at,
-    { 'X-Ratelimit-Limit': String(extra.limit ?? 3), 'X-Ratelimit-Remaining': '0', 'X-Ratelimit-Reset': String(reset), 'Retry-After': retryAfter },
-    extra,
-  );
+  return response(403, at, { [LIMIT]: String(extra.limit ?? 3), [REMAINING]: '0', [RESET]: String(reset), 'Retry-After': retryAfter }, extra);
 }
 
 /** A 429 with Cache-Control: no-store; retryAfter undefined leaves Retry-After out. */
@@ -54,9 +51,9 @@ export function no(at: number, reset: number, retryAfter: string | undefined, re
     429,
     at,
     {
-      'X-Ratelimit-Limit': String(extra.limit ?? 3),
-      'X-Ratelimit-Remaining': String(remaining),
-      'X-Ratelimit-Reset': String(reset),
+      [LIMIT]: String(extra.limit ?? 3),
+      [REMAINING]: String(remaining),
+      [RESET]: String(reset),
       'Retry-After': retryAfter,
       'Cache-Control': 'no-store',
     },
