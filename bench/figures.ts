@@ -3,7 +3,7 @@
 // for n workers. Pure, so that every figure is tested; verdicts.ts judges the targets with them,
 // render.ts prints them, report.ts gathers them into the report.
 import type { CaseId } from './cases.ts';
-import type { CaseResult, Headroom, PeerRatios, Ratios, ServerCoreCheck, WorkersProjection } from './report.ts';
+import type { CaseResult, Headroom, PeerRatios, Ratios, ServerCoreCheck, WorkersProjection } from './report-types.ts';
 import { pairRounds, settle, SETTLED } from './settle.ts';
 import { pairedRatio, ratio, type CaseSummary } from './stats.ts';
 

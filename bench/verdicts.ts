@@ -3,7 +3,7 @@
 // (with the reason). One function per family of targets.
 import type { CaseId } from './cases.ts';
 import { clean, find, formatCount, formatRatio, MB, problem, TARGETS } from './figures.ts';
-import type { CaseResult, Headroom, RunSettings, TargetCheck } from './report.ts';
+import type { CaseResult, Headroom, RunSettings, TargetCheck } from './report-types.ts';
 import { pairRounds, settle, type Settlement } from './settle.ts';
 import type { CaseSummary } from './stats.ts';
 

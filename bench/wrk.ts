@@ -4,7 +4,7 @@
 // prints the CPU wrk used once it has waited for it.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { LoadGenerator, LoadMeasure, LoadRequest } from './load.ts';
+import type { LoadGenerator, LoadMeasure, LoadRequest } from './load-generator.ts';
 import { findOnPath, runToEnd, TICKS_PER_SECOND, type Pinning } from './proc.ts';
 import type { Histogram } from './stats.ts';
 

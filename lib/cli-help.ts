@@ -1,7 +1,7 @@
 // What an options table (cli-options.ts) reads as: --help, and the options table of a README with
 // the block of a Markdown document it goes in. Both show each option's flag, variable and default
 // the same way, so that they cannot drift from the parser.
-import type { OptionSpec } from './cli-options.ts';
+import type { OptionSpec } from './option-spec.ts';
 
 function flagText(spec: OptionSpec): string {
   const long = `--${spec.flag}${spec.type === 'boolean' ? '' : ` ${spec.value ?? '<value>'}`}`;

@@ -1,11 +1,9 @@
-// Judges live traffic, one exchange at a time, with the judges the rest of the kit already has: the
-// server side with the conformance kit's per-exchange checks (LIVE_AREAS: documented status, headers
-// and body schemas at must and should level) and the window rules of spec/rules through the kit's
-// rateLimitVerdict, per key; the client side with the client report's ClientRecorder. Nothing here
-// decides what is right: it only routes each exchange to those judges and tells of each new finding.
-// What it keeps is bounded by JudgeLimits whatever the traffic: per key the window state, the last
-// timeline points and a sample of exchanges; past maxKeys keys, the oldest idle ones are summarised.
-import { CATALOGUE, LIVE_AREAS, jsonBody, redactResults, type CheckResult, type Contract, type Exchange } from '../conformance/index.ts';
+// Routes each live exchange to the judges the kit already has (the conformance kit's LIVE_AREAS, and
+// rateLimitVerdict per key, for the server; the client report's ClientRecorder for the client) and tells
+// of each new finding; nothing here decides what is right. What it keeps is bounded by JudgeLimits
+// whatever the traffic (proxy/README.md, Hours of traffic).
+import { CATALOGUE, LIVE_AREAS, jsonBody, redactResults, type CheckResult, type Contract, type Exchange, type Level } from '../conformance/index.ts';
+import { DEFAULT_LIMITS, type JudgeLimits } from './judge-limits.ts';
 import { OBLIGATIONS, type ClientReport } from '../lib/client-obligations.ts';
 import { Listeners } from '../lib/live/source.ts';
 import { distinctKeyLabel, KnownKeys, redactExchange, redactText } from '../spec/rules/redact.js';
@@ -16,7 +14,7 @@ import { InFlight } from './in-flight.ts';
 import { createKeyState, type KeyState } from './key-state.ts';
 import { slim, type SampleReport } from './sample.ts';
 
-export type Level = 'must' | 'should';
+export type { Level } from '../conformance/index.ts';
 
 /** What an answer says of the key's window and of the wait it asks for, read as the rest of the kit reads it. */
 const snapshotOf = (exchange: Exchange): Snapshot =>
@@ -65,21 +63,7 @@ export interface SummarisedKeys {
   failed: Record<string, number>;
 }
 
-/** How much the judge keeps, whatever the traffic. */
-export interface JudgeLimits {
-  /** Keys judged with their full state; past it the oldest idle key is summarised. */
-  maxKeys: number;
-  /** Exchanges kept per key for the reports (the last ones, and as many around refusals). */
-  keep: number;
-  /** Timeline points drawn per key (the last ones). */
-  timelinePoints: number;
-  /** Distinct causes told per key and check; further ones are counted in the report, not printed. */
-  causesPerCheck: number;
-  /** Findings kept in `findings` (all of them are counted and told). */
-  findings: number;
-}
-
-export const DEFAULT_LIMITS: JudgeLimits = { maxKeys: 1000, keep: 20, timelinePoints: 1000, causesPerCheck: 3, findings: 2000 };
+export { DEFAULT_LIMITS, type JudgeLimits } from './judge-limits.ts';
 
 export interface JudgeOptions {
   contract: Contract;

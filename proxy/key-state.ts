@@ -1,12 +1,12 @@
 // What the judge keeps of one key, and how it is built: its ledger and the views each area of checks
 // records through, its window verdict, its client recorder and its sample, all bounded by the
 // judge's limits.
-import { CATALOGUE, LIVE_AREAS, Ledger, rateLimitArea, rateLimitVerdict, type CheckLedger, type RateLimitVerdict } from '../conformance/index.ts';
+import { CATALOGUE, LIVE_AREAS, Ledger, rateLimitArea, rateLimitVerdict, type CheckLedger, type Level, type RateLimitVerdict } from '../conformance/index.ts';
 import { ClientRecorder } from '../lib/client-obligations.ts';
 import type { Tolerances } from '../spec/rules/snapshot.js';
 import type { TimelinePoint } from '../spec/rules/timeline-svg.js';
 import type { LastWindow } from './faults.ts';
-import type { JudgeLimits, Level } from './judge.ts';
+import type { JudgeLimits } from './judge-limits.ts';
 import { ExchangeSample } from './sample.ts';
 import { TellingLedger } from './telling-ledger.ts';
 

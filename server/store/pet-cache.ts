@@ -3,14 +3,9 @@
 // A page read after seeing version v may answer any request that saw up to v in the same epoch (why:
 // server/README.md, Several instances; MAX_AGE_MS bounds a create whose version did not move on).
 import type { Pet } from '../types.ts';
-import type { ListQuery, ListResult } from './pet-store.ts';
+import type { ListQuery, ListResult, PetsVersion } from './pet-store.ts';
 
-export interface PetsVersion {
-  /** Moved on by every create (and reset). */
-  readonly version: number;
-  /** Moved on by every reset; starts from Redis's clock, so a Redis that lost its data starts a new one. */
-  readonly epoch: number;
-}
+export type { PetsVersion } from './pet-store.ts';
 
 /** Where a store announces its commits to the other instances' caches (the limiter's Redis). */
 export interface PetsVersionSource {

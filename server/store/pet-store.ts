@@ -1,6 +1,13 @@
 import type { Clock } from '../clock.ts';
-import type { PetsVersion } from './pet-cache.ts';
 import type { NewPet, Pet, PetStatus } from '../types.ts';
+
+/** The pets' version a request read (pet-cache.ts serves by it). */
+export interface PetsVersion {
+  /** Moved on by every create (and reset). */
+  readonly version: number;
+  /** Moved on by every reset; starts from Redis's clock, so a Redis that lost its data starts a new one. */
+  readonly epoch: number;
+}
 
 /**
  * Which pets a list asks for, in the store's terms. A client names the position by an opaque cursor

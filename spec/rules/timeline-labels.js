@@ -15,7 +15,7 @@ const LABEL = { size: 9, charPx: 5, runPx: 40, max: 16, raise: 8, row: 12 };
 
 /**
  * @typedef {{ x0: number, x1: number, y0: number, y1: number }} Box
- * @typedef {{ v: import('./timeline-svg.js').TimelineViolation, i: number, cx: number, cy: number, stackTop: number }} Mark
+ * @typedef {{ v: import('./timeline-types.js').TimelineViolation, i: number, cx: number, cy: number, stackTop: number }} Mark
  *   one broken rule: request i's violation v, its triangle centred at (cx, cy) in a stack whose top triangle is at stackTop
  * @typedef {{ mark: Mark, x: number, y: number, anchor: 'start' | 'end', box: Box, leader: number | null }} Label
  *   a name written from (x, y); a label raised above its stack has a leader from the stack up to y

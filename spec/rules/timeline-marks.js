@@ -6,7 +6,7 @@ import { COLOURS, esc, r1 } from './svg.js';
 import { violationLabelsSvg } from './timeline-labels.js';
 
 /**
- * @typedef {import('./timeline-svg.js').TimelinePoint} TimelinePoint
+ * @typedef {import('./timeline-types.js').TimelinePoint} TimelinePoint
  * @typedef {import('./timeline-scale.js').TimelineScale} TimelineScale
  */
 

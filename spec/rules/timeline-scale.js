@@ -6,7 +6,7 @@
 import { niceStep, r1 } from './svg.js';
 
 /**
- * @typedef {import('./timeline-svg.js').TimelinePoint} TimelinePoint
+ * @typedef {import('./timeline-types.js').TimelinePoint} TimelinePoint
  * @typedef {object} TimelineFrame the margins and lanes of a picture `width` by `height`
  * @property {number} width
  * @property {number} height
