@@ -45,4 +45,14 @@ test('quiet (warn): no request lines, but the failed write is logged as an error
   assert.match(JSON.stringify(errors), /ENOSPC: no space left on device/);
 });
 
+test('a query parameter named like a secret is logged redacted', async () => {
+  const lines = await logged('info', async (server) => {
+    await send(server, { method: 'GET', url: '/v1/pets?limit=1&api_key=s3cr3t-in-query' });
+  });
+  const urls = lines.filter((l) => l.req).map((l) => (l.req as { url: string }).url);
+  assert.is(urls.length, 1);
+  assert.match(urls[0]!, /limit=1/);
+  assert.not.ok(JSON.stringify(lines).includes('s3cr3t-in-query'));
+});
+
 test.run();

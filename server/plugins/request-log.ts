@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import type { Plugin, Request, ResponseObject } from '@hapi/hapi';
 import type { Boom } from '@hapi/boom';
 import pino, { type Logger } from 'pino';
+import { redactUrl } from '../../spec/rules/redact.js';
 
 export interface RequestLogOptions {
   /** pino level: at info one line per request; at warn only warnings and errors. */
@@ -15,7 +16,7 @@ export interface RequestLogOptions {
  * logged, and copying and redacting every header was once the largest cost of a request.
  */
 function requestFields(request: Request) {
-  return { id: request.info.id, method: request.method, url: request.raw.req.url, remoteAddress: request.info.remoteAddress };
+  return { id: request.info.id, method: request.method, url: redactUrl(request.raw.req.url ?? ''), remoteAddress: request.info.remoteAddress };
 }
 
 function statusOf(response: ResponseObject | Boom | null): number | undefined {
@@ -60,7 +61,8 @@ function batched(destination: NodeJS.WritableStream | pino.DestinationStream): p
 /** The request line pino would write for these fields, built directly: it is the line of every request. */
 function requestLine(request: Request, base: string): string {
   const { id, remoteAddress, received } = request.info;
-  const url = request.raw.req.url ?? '';
+  // A query parameter named like a secret (?api_key=) is not written to the log.
+  const url = redactUrl(request.raw.req.url ?? '');
   const now = Date.now();
   return (
     `{"level":30,"time":${now},${base},"req":{"id":${JSON.stringify(id)},"method":"${request.method}","url":${JSON.stringify(url)},` +
