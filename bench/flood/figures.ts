@@ -4,7 +4,7 @@ export interface FloodFigures {
   /** Addresses sent: fewer than planned when --max-seconds stopped the flood. */
   addresses: number;
   planned: number;
-  /** Addresses that arrived once the store already held its ceiling of partitions (0 if never full). */
+  /** Addresses that arrived once the counters already held its ceiling of partitions (0 if never full). */
   addressesOnceFull: number;
   cpuMicrosPerAddress: number;
   cpuMicrosPerAddressOnceFull: number | null;
@@ -56,7 +56,7 @@ export interface FloodDriver {
 /**
  * Sends one request from each of `planned` distinct addresses (until `maxSeconds`), timing the
  * normal client's decision every `sampleEvery` addresses. Awaits only a driver that is asynchronous,
- * so a synchronous store is measured without the cost of promises.
+ * so synchronous counters are measured without the cost of promises.
  */
 export async function floodLoop(driver: FloodDriver, planned: number, maxSeconds: number, sampleEvery: number): Promise<FloodRun> {
   const run: FloodRun = { addresses: 0, planned, fullAt: null, fullCpu: 0, startedCpu: cpuMicros(), samples: [], rssBeforeMB: rssMB() };
@@ -66,7 +66,7 @@ export async function floodLoop(driver: FloodDriver, planned: number, maxSeconds
     run.addresses = i + 1;
     const sent = driver.flood(floodAddress(i, planned));
     if (sent) await sent;
-    // The store is full once a new address no longer makes it grow.
+    // The counters are full once a new address no longer makes them grow.
     if (run.fullAt === null && driver.size() === previousSize) {
       run.fullAt = i;
       run.fullCpu = cpuMicros();
@@ -86,7 +86,7 @@ export async function floodLoop(driver: FloodDriver, planned: number, maxSeconds
 export interface FloodRun {
   addresses: number;
   planned: number;
-  /** The address at which the store stopped growing, and the CPU time then. */
+  /** The address at which the counters stopped growing, and the CPU time then. */
   fullAt: number | null;
   fullCpu: number;
   startedCpu: number;
@@ -119,7 +119,7 @@ export function formatFigures(mode: string, f: FloodFigures): string {
   return [
     `flood (${mode}): ${f.addresses} distinct addresses, one request each${f.addresses < f.planned ? ` (stopped by --max-seconds: ${f.planned} planned)` : ''}`,
     `  CPU per new address:              ${us(f.cpuMicrosPerAddress)} overall`,
-    `  CPU per new address once full:    ${us(f.cpuMicrosPerAddressOnceFull)} (${f.addressesOnceFull} addresses after the store was full)`,
+    `  CPU per new address once full:    ${us(f.cpuMicrosPerAddressOnceFull)} (${f.addressesOnceFull} addresses after the counters were full)`,
     `  normal key's decision:            p50 ${f.normalP50Micros.toFixed(2)} µs, p99 ${f.normalP99Micros.toFixed(2)} µs`,
     `  RSS:                              ${f.rssBeforeMB.toFixed(0)} MB before, ${f.rssAfterMB.toFixed(0)} MB after`,
     `  heap in use after:                ${f.heapAfterMB.toFixed(0)} MB${f.heapCollected ? ' (after a full GC)' : ' (no GC forced: run node with --expose-gc)'}`,
