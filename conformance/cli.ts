@@ -1,10 +1,6 @@
 // `npm run conform -- --base-url <url> --api-key <key> [options]` and `adoption-kit conform`.
-// Exit 0: conforms; 1: a must check failed (or a should check, with --strict); 2: the run could not
-// check: a usage error, or the preflight found the target unreachable, its TLS untrusted, /pets not
-// below the base URL, the key refused, or an allowance used up for longer than --max-wait; or no
-// check failed but a must check could not judge (a body past --max-body, Dredd ended early).
-// 3: the kit itself failed (an exception it did not expect, thrown or unhandled anywhere while it
-// ran): never 1, which is a verdict on the target.
+// Exit 0 conforms, 1 a check failed, 2 the run could not check, 3 the kit itself failed: never 1,
+// which is a verdict on the target (conformance/README.md, Exit status).
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { checkOptions, readOptions } from '../lib/cli-options.ts';

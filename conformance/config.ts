@@ -1,8 +1,6 @@
-// A config file, so that CI needs no long command line: JSON or YAML, options by their flag names
-// ({ "base-url": "https://staging.example.test/v1", "header": ["X-Tenant: ci"], "strict": true }).
-// `${NAME}` in a value is read from the environment, so secrets stay out of the file. The file's
-// options become command-line arguments placed before the real ones, which therefore win; an option
-// whose environment variable is set is left to the environment.
+// A config file (JSON or YAML, options by their flag names), so that CI needs no long command line.
+// `${NAME}` in a value is read from the environment, so secrets stay out of the file. Its options
+// go before the real command-line arguments, which therefore win.
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import type { OptionSpec } from '../lib/cli-options.ts';

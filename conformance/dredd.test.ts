@@ -1,8 +1,6 @@
-// Proof that the kit's Dredd run asks what the specification asks, no more and no less. Plain Dredd
-// over spec/openapi.yaml demands the optional Link header (the reference server's decision) and so
-// fails a correct server; over the derived description without schemas it falls back to comparing
-// keys with the example (its OpenAPI 3 reader drops allOf and the $ref'd PetStatus), so a string
-// categoryId or a status outside the enumeration passes; the hooks' bodySchema catches both.
+// Proof that the kit's Dredd run asks what the specification asks, no more and no less: plain Dredd
+// demands the optional Link header, and without schemas passes a string categoryId or a status
+// outside the enumeration (its reader drops allOf and $ref); the hooks' bodySchema catches both.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

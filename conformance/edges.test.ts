@@ -1,9 +1,6 @@
-// Issue 30, "nothing leaks and nothing falls over at the edges". Credentials stay with their origin:
-// a target whose 201 carries a Location, whose list carries a Link rel="next" and whose getPet
-// redirects, all to another origin (a second listener on another port), never gets that listener a
-// request from the kit or from Dredd. Bounded reading: a body of up to a GiB, made on the fly, is
-// read up to --max-body and no further; the run finishes and names it, and an error the kit did not
-// expect exits 3, never 1.
+// Issue 30, "nothing leaks and nothing falls over at the edges": a Location, a Link and a redirect to
+// a second listener never get it a request from the kit or from Dredd; a body of up to a GiB is read
+// up to --max-body and no further; an error the kit did not expect exits 3, never 1.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { suite } from 'uvu';

@@ -1,11 +1,6 @@
-// `npm run mock` and `adoption-kit mock`: a Prism mock of the contract. Prism reads a description
-// derived at start from spec/openapi.yaml, in which every path is also served below the base path
-// (/v1/pets as well as /pets), so an integrator can switch between the mock and the reference
-// server without changing paths, and gets the same error codes (they are the description's own
-// examples). A stateless mock cannot move its rate-limit headers: X-RateLimit-Reset is set, once,
-// to the moment the mock started plus the Retry-After example, so it is in the future at start. A 503
-// asked for with Prefer is the server's injected fault (its body and Retry-After), and getPet's
-// Deprecation header is the server's RFC 9745 form, not Prism's own "true".
+// `npm run mock` and `adoption-kit mock`: a Prism mock of the contract, reading a description derived
+// at start from spec/openapi.yaml so that an integrator can switch between the mock and the
+// reference server without changing paths, and meets the same error codes and headers.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';

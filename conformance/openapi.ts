@@ -1,8 +1,6 @@
 // The contract as the kit reads it: spec/openapi.yaml, dereferenced, with ajv validators for every
-// documented response at two levels. `must`: what the specification requires, with every
-// constraint marked x-decision (the reference server's own choices) removed, and headers marked
-// `x-decision: true` treated as not documented. `should`: the full description, decisions included.
-// Every response the kit sees goes through `validateResponse`, so nothing escapes validation.
+// documented response at two levels: `must` without what is marked x-decision (the reference
+// server's own choices), `should` the full description. Every response goes through validateResponse.
 import type { Ajv, ValidateFunction } from 'ajv';
 import { KitError } from '../lib/errors.ts';
 import { asObject, createAjv, type Json, DEFAULT_SPEC_PATH, loadDocument, toJsonSchema, type JsonObject, type Level as SchemaLevel } from '../lib/openapi.ts';

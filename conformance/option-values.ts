@@ -1,8 +1,6 @@
-// What the values of the kit's structured options become and must be: the options table
-// (options.ts) names these as an option's `convert` (the command line's text to the value code
-// passes) and `check` (the one rule for that value, whether it came from the command line, a config
-// file or code). Rules that relate two options stay in resolveOptions (run.ts), as does the one that
-// needs the catalogue (--checks names a check: catalogue.ts), which the options sit below.
+// What the values of the kit's structured options become and must be: options.ts names these as an
+// option's `convert` and `check`. Rules that relate two options, or need the catalogue (which the
+// options sit below), stay in resolveOptions (run.ts).
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { UsageError } from '../lib/errors.ts';

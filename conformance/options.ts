@@ -1,8 +1,6 @@
-// Every option of the kit, written once. The table yields the type runConformance takes (RunOptions,
-// in run.ts), the one validation of its values (checkOptions, called by resolveOptions for the
-// command line, a config file and code alike), the command line's parser, --help and the options
-// table of conformance/README.md. `key` is the property code passes; `flag` is how the command line
-// spells it. Options marked `commandLine` (outputs, --config, --help) are the CLI's alone.
+// Every option of the kit, written once: the table yields RunOptions, the one validation of its
+// values, the command line's parser, --help and conformance/README.md's options table. `key` is the
+// property code passes, `flag` the command line's spelling; `commandLine` options are the CLI's alone.
 import { helpText, type OptionSpec, type OptionsChecked, type OptionsDefaults, type OptionsInput } from '../lib/cli-options.ts';
 import { DEFAULT_SPEC_PATH } from '../lib/openapi.ts';
 import { OPTIONAL_PHASES } from './checks/phases.ts';

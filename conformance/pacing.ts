@@ -1,10 +1,6 @@
-// The kit's own manners towards the target's rate limits: it reads X-RateLimit-* on every answer,
-// keyless ones included, waits for a window to reset before an allowance runs out, and attributes any
-// 429 it still meets to the budget that refused it (by the Error code when the description's
-// x-refusal-codes names it, else by the credentials the request carried), waits its Retry-After and
-// asks once more.
-// Two budgets are paced: the run's key, and the address (requests without a valid key). The
-// rate-limit key is exhausted on purpose by its own area and never paced here.
+// The kit's own manners towards the target's rate limits, for two budgets: the run's key and the
+// address (conformance/README.md, Preflight and pacing). The rate-limit key is exhausted on purpose
+// by its own area and never paced here.
 import { KitError } from '../lib/errors.ts';
 import type { RefusalBudget } from '../spec/contract-facts.ts';
 import { DEFAULT_TOLERANCES, readSnapshot, retryWaitMs, slackSeconds } from '../spec/rules/snapshot.js';

@@ -1,10 +1,6 @@
-// Before any check, a diagnosis: one request with the key and one without tell whether the target
-// answers at all (waiting for it with --wait-for-target), over TLS that works, at a base URL that
-// has /pets below it (not the collection itself), with a key it admits, and how much of the
-// address's allowance for requests without a key is left; one with --rate-limit-key whether that key
-// can be judged at all. Anything that would turn every check into a failure, or leave what was asked
-// unjudged, ends the run here with exit 2 and one message saying what to change; the requests are
-// kept and reused by the checks.
+// Before any check, a diagnosis (conformance/README.md, Preflight and pacing): anything that would
+// turn every check into a failure, or leave what was asked unjudged, ends the run here with exit 2
+// and one message saying what to change. Its requests are kept and reused by the checks.
 import { KitError } from '../lib/errors.ts';
 import { DEFAULT_TOLERANCES, isAdmittedStatus, isRefusalStatus, readSnapshot, retryWaitMs } from '../spec/rules/snapshot.js';
 import { CATALOGUE } from './catalogue.ts';
@@ -98,10 +94,9 @@ async function answersAsCollection(run: RunContext, given: string): Promise<bool
 const PREFIX = 'the prefix /pets is appended to, version segment included';
 
 /**
- * GET {base}/pets did not answer a list: when another base URL answers it, or the given one answers
- * as the collection itself, one message says so. A 404 ends the run in any case; another status
- * only then: otherwise the target is judged as given (its list.200 fails), so that no choice left
- * open (what /pets/pets or the base URL answer) is diagnosed as a wrong base URL.
+ * GET {base}/pets did not answer a list. A status other than 404 ends the run only when another
+ * base URL answers the list: otherwise the target is judged as given, so that no choice left open
+ * (what /pets/pets or the base URL answer) is diagnosed as a wrong base URL.
  */
 async function wrongBase(run: RunContext, list: Exchange): Promise<void> {
   const given = run.options.baseUrl.replace(/\/+$/, '');

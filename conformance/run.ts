@@ -1,8 +1,6 @@
-// runConformance: the programmatic API behind `npm run conform`. A preflight first (is the target
-// there, is the key admitted, how much may the run send), then the phases of the areas in
-// conformance/checks/ (each sends the fewest requests that decide its checks; the generated phases
-// as many as --max-requests allows), then every area inspects every exchange, and the report has
-// one result per check of the catalogue.
+// runConformance: the programmatic API behind `npm run conform`. A preflight, then the phases of the
+// areas in conformance/checks/, then every area inspects every exchange: one result per check of
+// the catalogue.
 import { randomBytes, randomInt } from 'node:crypto';
 import { checkOptions } from '../lib/cli-options.ts';
 import { UsageError } from '../lib/errors.ts';
@@ -143,9 +141,8 @@ function relationsProblem(o: CheckedRunOptions): string | undefined {
 
 /**
  * The one validation of a run's options, whether they came from the command line, a config file or
- * code: every value against the options table, then the check ids against the catalogue (which the
- * table sits below), then the rules between options; then the defaults. A problem is a UsageError
- * naming the flag.
+ * code. The check ids are checked here, not in the options table, which sits below the catalogue. A
+ * problem is a UsageError naming the flag.
  */
 export function resolveOptions(input: RunOptions): ResolvedOptions {
   const values = Object.fromEntries(Object.entries(input).filter(([key, v]) => v !== undefined && !HOOKS.has(key)));

@@ -1,11 +1,6 @@
-// One HTTP request over node:http or node:https, with the TLS settings a real target needs (--ca,
-// --insecure) and a network failure named by what went wrong: a refused connection, a timeout, or a
-// TLS failure (an untrusted or expired certificate, a name mismatch, TLS spoken to a plain port).
-// The kit uses this instead of fetch: fetch cannot take a CA per request, rewrites some headers,
-// and would not let the kit send every method and byte the generated phases need.
-// Two bounds hold here, below every check: a transport speaks to one origin only (the base URL's),
-// so a key can never follow a Location, a Link or a redirect elsewhere; and no body is read past
-// --max-body, so a target cannot exhaust the kit's memory (or a string's maximum length) with one.
+// One HTTP request over node:http(s), holding the kit's two bounds below every check: one origin
+// only, and no body past --max-body (conformance/README.md, How it is built). Not fetch: it cannot
+// take a CA per request, rewrites some headers, and would not send every method and byte we need.
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { BodyCapture, flatHeaders } from '../lib/http-message.ts';

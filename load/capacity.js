@@ -1,20 +1,7 @@
 // @ts-check
-// Capacity: finds the knee of a target over listPets and createPet with a key whose limits do not
-// bind (test-load-key on the reference server). One step per rate, each held HOLD seconds: by
-// default the rate doubles from START_RATE to MAX_RATE, so that the run passes the knee of anything
-// from a mock to a cluster; BETWEEN=<held>,<broke> narrows a knee found by an earlier run (after a
-// first step at START_RATE, the server's time at a low rate); RATES fixes the steps. A step breaks on
-// its p95 or p99 latency, its error rate or its dropped iterations, and the report says what bound
-// it: the server (errors, latency, or a request time that grew with the rate), the key (a 429, or a
-// window about to run out: the search stops at once, before the target can ban the key), or the
-// generator (k6 could not offer the rate while the server's time held). Its `next:` line repeats
-// every option the run was given. The same script runs on several k6 processes with
-// --execution-segment; `npm run load:merge` sums their summaries.
-//
-//   k6 run --no-usage-report load/capacity.js
-//   k6 run --no-usage-report -e BETWEEN=1600,3200 load/capacity.js
-//   k6 run --no-usage-report -e RATES=50,100,200 -e HOLD=30s load/capacity.js
-//   k6 run --no-usage-report --execution-segment 0:1/2 --execution-segment-sequence 0,1/2,1 -e SUMMARY_JSON=a.json load/capacity.js
+// Finds the knee of a target over listPets and createPet with a key whose limits do not bind, one
+// step per rate, and says what bound it: the server, the key or the generator. Splits over k6
+// processes with --execution-segment; the search and its decisions: load/README.md.
 
 import { check } from 'k6';
 import exec from 'k6/execution';

@@ -85,10 +85,8 @@ test('a target that cannot carry the first step fails the run; one that never br
 });
 
 /**
- * The issue's server: its request time grows with the rate (2 ms until the search reaches 40/s, then
- * `slowMs`, within the objective), and the generator has few VUs, which the slower answers keep busy.
- * The steps follow one another from the first request, so the clock says which step a request is in:
- * the search reaches 40/s `afterMs` after it.
+ * The issue's server: its request time grows from 2 ms to `slowMs` (within the objective) once the
+ * search reaches 40/s, `afterMs` after the first request, and the slower answers keep the few VUs busy.
  */
 function slowingTarget(afterMs: number, slowMs: number): Handler {
   const pets = petsTarget();

@@ -1,8 +1,6 @@
 // The declaration files beside load/lib/*.js, through which the TypeScript tests import the k6
-// library: written by tsc from the JSDoc types (spec/rules needs none: the root tsconfig reads its
-// JSDoc directly; only timeline-svg.js and capacity-svg.js, which callers outside the repository
-// import by path, get one). scripts/generate.ts registers one artifact per library file, so a stale
-// declaration fails the suite like any other generated file.
+// library, written by tsc from the JSDoc types. scripts/generate.ts registers one per library file,
+// so a stale declaration fails the suite like any other generated file.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,12 +1,6 @@
-// Runs the scripts with a real k6 against a reference server started in-process, whenever a k6
-// binary is found (K6_BIN, or k6 on PATH): smoke.js, a short rate-limit.js that must pass, the same
-// against an over-admitting limiter that must fail, capacity.js with the load key, with a key that
-// binds, split over two generators and merged, and stopped at setup; the summary's table against
-// k6's own default one for the same run; the installed-package guide's smoke.js line from a
-// consumer's folder; with K6_FULL=1 the full rate-limit.js that crosses window boundaries and probes
-// a ban until it lifts (about 6 minutes). Without k6 those runs are registered as skipped (no pass is
-// counted for what did not run) and the file says so; the guide's tests below always run, the
-// installed-package lines under the k6 shim.
+// Runs the scripts with a real k6 (K6_BIN, or k6 on PATH) against a reference server started
+// in-process (load/README.md lists the runs). Without k6 those runs are skipped, never counted as
+// passed; the guide's tests below always run, the installed-package lines under the k6 shim.
 import { execFile, execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';

@@ -1,21 +1,7 @@
 // @ts-check
-// Verifies one key's per-minute rate limit against any implementation of the Animal Adoption Store
-// API: drives GET /pets above the limit with a constant-arrival-rate scenario, across at least one
-// window boundary, and turns every rule of spec/rules/window-rules.js (the rules the conformance kit
-// applies too) into a threshold: must-level rules fail the run, should-level ones with STRICT=1.
-// Optional BAN=1 scenario: keeps sending after 429 until the target announces a temporary ban, then
-// probes it three times (after the window it began in has ended, at two thirds of it, and after it
-// should have lifted): enforced across a window boundary, and lifted when Retry-After said. Run it
-// with a key nobody else uses during the run: the count must be complete. It runs on ONE k6 process:
-// judging a window exactly needs every request and response of the key in one place, so an
-// execution segment is refused (capacity.js and smoke.js are the scripts to split). Concurrent
-// clients (CLIENTS, up to 128) are that VU's http.batch: a burst's answers are judged as one batch,
-// in the order a correct limiter could have decided them, so fixed and sliding windows both pass.
-//
-//   k6 run --no-usage-report load/rate-limit.js                               (our server, test-free-key, ~2.5 min)
-//   k6 run --no-usage-report -e API_KEY=test-pro-key -e PLAN=pro -e CLIENTS=128 load/rate-limit.js   (bursts of 128 at once)
-//   k6 run --no-usage-report -e API_KEY=... -e PLAN=pro -e BASE_URL=https://host/v1 load/rate-limit.js
-//   k6 run --no-usage-report -e BAN=1 -e BAN_DURATION=12m load/rate-limit.js    (the reference server bans for 600 s)
+// Judges one key's per-minute limiter: drives GET /pets above the limit across window boundaries and
+// turns every rule of spec/rules/window-rules.js into a threshold; BAN=1 also probes the ban. One k6
+// process, one key nobody else uses: a window is judged exactly only with all its answers in one place.
 
 import http from 'k6/http';
 import exec from 'k6/execution';

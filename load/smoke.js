@@ -1,12 +1,7 @@
 // @ts-check
-// Smoke test: a few virtual users for a short time across all three operations. Checks statuses,
-// body shapes and the rate-limit headers; fails on any failed check, on unexpected statuses and on
-// a slow p95. Runs against our server, a Prism mock or any implementation: it asks only what the
-// specification states. Keep the offered rate (RATE x 4 requests/min) under the key's limit.
-//
-//   k6 run --no-usage-report load/smoke.js
-//   k6 run --no-usage-report -e BASE_URL=http://127.0.0.1:4010 -e API_KEY=any load/smoke.js     (Prism mock)
-//   k6 run --no-usage-report --execution-segment 0:1/2 --execution-segment-sequence 0,1/2,1 load/smoke.js   (one of two generators)
+// Smoke test: a few VUs across all three operations, checking statuses, body shapes and rate-limit
+// headers. It asks only what the specification states, so it runs against a Prism mock too; keep the
+// offered rate (RATE x 4 requests/min) under the key's limit.
 
 import { check, fail } from 'k6';
 import exec from 'k6/execution';

@@ -1,8 +1,7 @@
-// `adoption-kit proxy --target <url> [--port <n>]` and `npm run proxy`: the judging proxy from the
-// command line. Options are validated once, here; runProxy is the same run from code (tests pass
-// their clock and say when to stop). Exit 0, or 1 with --fail-on when a finding of that level was
-// seen; 2 for a usage error or a port that cannot be listened on; 3 (KIT_FAILED) when the proxy itself
-// fails: never 1, which is a verdict.
+// `adoption-kit proxy --target <url>` and `npm run proxy`: options validated once, here; runProxy is the
+// same run from code (tests pass their clock and say when to stop). Exit 0, or 1 with --fail-on when a
+// finding of that level was seen; 2 for a usage error or a port that cannot be listened on; 3
+// (KIT_FAILED) when the proxy itself fails: never 1, which is a verdict.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { isEntryPoint } from '../lib/entry.ts';

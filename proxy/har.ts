@@ -1,8 +1,7 @@
-// The traffic as HAR 1.2, written to its file as it passes (each body as captured): nothing is held
-// for the end. The proxy hands over exchanges with every key it knows replaced by its label (headers
-// of any name, query values, bodies); what is named like a secret is redacted here again, whoever
-// calls. When the disk falls behind the traffic by more than MAX_BEHIND_BYTES, entries are counted
-// instead of written, and the log's comment says how many.
+// The traffic as HAR 1.2, written as it passes (each body as captured): nothing is held for the end.
+// Exchanges come with every known key replaced by its label; what is named like a secret is redacted
+// here again, whoever calls. A disk behind by more than MAX_BEHIND_BYTES gets entries counted, not
+// written, and the log's comment says how many.
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';

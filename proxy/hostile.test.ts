@@ -1,8 +1,7 @@
-// The hostile exchanges of issue 29, caused for real against the proxy run as its own process (so
-// that its memory is read from /proc and a crash is an exit code): a 140 MiB request body, a 600 MiB
-// answer, an answer body that never ends (cut by --timeout, by the end of --duration and by SIGTERM),
-// and 12,000 keys of one request each. Each time the proxy stays up, stays within the memory bound
-// its guide states, stops within a bounded time, and writes the reports it was asked for.
+// The hostile exchanges of issue 29 against the proxy as its own process (its memory read from /proc, a
+// crash an exit code): a 140 MiB request body, a 600 MiB answer, an endless body (cut by --timeout,
+// --duration and SIGTERM), 12,000 keys of one request each. Each time it stays up, within its guide's
+// memory bound, stops in bounded time and writes the reports asked for.
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';

@@ -7,12 +7,7 @@ import { boundedFindings, windowState, type LiveFinding, type LiveKey, type Live
 import { createLiveView, type LiveView } from '../lib/live/view.ts';
 import type { KeyReport } from './judge.ts';
 
-/**
- * Where the proxy serves the live view. The proxy answers it itself and never forwards it. It cannot
- * be one of the API's paths: every operation of the description ends in /pets or /pets/{petId}, and a
- * leading /__adoption-kit/ is the kit's own (as /__admin is the reference server's). A target that
- * serves something at this very path is not reachable through a proxy started with --ui.
- */
+/** Answered by the proxy, never forwarded; no path of the API can be there (proxy/README.md, Decisions). */
 export const LIVE_PATH = '/__adoption-kit/live';
 
 /** What the live view needs of the judge (TrafficJudge has it). */

@@ -1,7 +1,5 @@
-// What the proxy says: one console line per finding as it happens, and at the end a report per key
-// in every format asked for (console, JSON, JUnit, HTML with each key's timeline, HAR of the
-// traffic). Keys never appear: keys are named by their labels (spec/rules/redact.js), and the judge
-// reports its exchanges and messages with every key the proxy saw replaced; what is named like a
+// What the proxy says: a console line per finding as it happens, and at the end a report per key in
+// every format asked for. Keys appear only as their labels (spec/rules/redact.js); what is named like a
 // secret is redacted again here, for a report built elsewhere.
 import { curlLine, formatExchange, type CheckResult, type Exchange } from '../conformance/index.ts';
 import { OBLIGATIONS, readiness, type ClientReport } from '../lib/client-obligations.ts';

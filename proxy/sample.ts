@@ -1,8 +1,7 @@
-// The exchanges of one key that the reports show, out of however many passed: the last `keep`, and
-// the ones around each refusal (the request before a 429 or a ban's 403, the refusal, the one after),
-// up to `keep` more. The first failing exchanges of each finding are kept by the ledger as its
-// evidence. Everything else is counted, not kept, so a key costs the same after a million requests
-// as after a thousand. Kept bodies are cut to KEPT_BODY_CHARS: enough to read, not to hold 64 KiB each.
+// The exchanges of one key the reports show: the last `keep`, and up to `keep` more around refusals
+// (the request before a 429 or a ban's 403, the refusal, the one after); the ledger keeps each
+// finding's first failures. The rest is counted, not kept, so a key costs the same after a million
+// requests as after a thousand. Kept bodies are cut to KEPT_BODY_CHARS: enough to read, not 64 KiB each.
 import type { Exchange } from '../conformance/index.ts';
 
 export const KEPT_BODY_CHARS = 2_048;

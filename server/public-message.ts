@@ -1,8 +1,6 @@
-// What an answer may say about a failure underneath it: the part and the error code, never where the
-// machine keeps things. Node, pg, ioredis and the file system write addresses (127.0.0.1:5432, ::1),
-// host names, users, database names and file paths into their messages; those are for the operator's
-// log. `publicMessage` turns such a message into words a client may read, keeping every code
-// (ECONNREFUSED, SQLSTATE 28P01) so the answer still says what went wrong. Keys and secrets are
+// What an answer may say about a failure underneath: the part and the error code, never the addresses,
+// host names, users, database names and paths that Node, pg, ioredis and the file system put in their
+// messages; those are for the operator's log (server/README.md, Decisions). Keys and secrets are
 // another matter: spec/rules/redact.js.
 
 /** Words for the errno codes Node puts after a syscall name ("connect ECONNREFUSED 127.0.0.1:5432"). */

@@ -1,8 +1,7 @@
-// The origin a request reached ("http://pets.example:3000"), for what names this server to its
-// client (the served contract's servers): the Host the client sent, else the address the connection
-// came in on. Behind trusted proxies (--trust-proxy) the client reached the proxy, so what the proxy
-// nearest this server says the client asked for wins, from the header family --trust-proxy-header
-// names. Host is the client's own text: only a well-formed host[:port] is believed.
+// The origin a request reached ("http://pets.example:3000"), which the served contract names first:
+// the Host the client sent (only a well-formed host[:port]), else the connection's local address.
+// Behind trusted proxies the client reached the proxy, so the one nearest this server is believed, in
+// the header family --trust-proxy-header names (server/README.md, Decisions, `servers`).
 import { type BlockList, isIPv4, isIPv6 } from 'node:net';
 import { forwardedElements, type ForwardingHeader, type TrustProxy } from './rate-limit/client-ip.ts';
 

@@ -40,12 +40,9 @@ declare module '@hapi/hapi' {
 }
 
 /**
- * A PostgreSQL store shared through Redis keeps pets and pages in every instance, and knows when to
- * serve them from the pets' version read on the limiter's round trip (pets/shared-version.ts rides
- * on the Redis counters). Without the Redis limiter there is no round trip to carry it: every read
- * goes to PostgreSQL. An instance with Redis but no limiter (`--no-rate-limit`) still moves the
- * version on after its creates, through counters of its own that decide nothing, so that the caches
- * of the instances it shares pets with hear of them.
+ * The pets' version rides on the Redis limiter's round trip (pets/shared-version.ts). Without a
+ * limiter (`--no-rate-limit`) every read goes to PostgreSQL, but creates still move the version on,
+ * through counters that decide nothing, for the caches of the other instances (README, Decisions).
  */
 function shareVersionThroughRedis(server: Server, store: PetStore, limiter: Limiter, options: ResolvedOptions): void {
   if (!(store instanceof PostgresPetStore) || !options.redisUrl) return;

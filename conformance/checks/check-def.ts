@@ -1,8 +1,5 @@
 // What a check is: a stable id, a level and where its rule comes from. Each area of checks/ defines
-// its own; the catalogue (checks/index.ts) is built from them.
-// `must`: the specification (or the HTTP RFC it builds on) requires it; a failure fails the run.
-// `should`: good practice, or the reference server's own decision, that the specification does not
-// require; a failure is a warning unless --strict.
+// its own; the catalogue (checks/index.ts) is built from them. The levels: conformance/README.md.
 import type { OptionalPhase } from './phases.ts';
 
 export type Level = 'must' | 'should';

@@ -150,9 +150,7 @@ const withId = (pets: readonly Created[]) => pets.filter((p): p is Required<Crea
 
 /**
  * The largest size the budget, the key's Limit and the room left in its window allow, so that the
- * pacer need not wait a window for the phase (a default run leaves a pro key 10 to 35 requests of its
- * minute); when no size fits that room, the pacer waits for the window, and the phase has the largest
- * size the budget and the Limit allow. Why it is smaller than --clients asks is noted; a reason
+ * pacer need not wait a window for the phase; when none fits that room, the pacer waits. A reason
  * instead when not even the smallest fits.
  */
 async function sizeFor(ctx: AreaContext): Promise<Size | string> {

@@ -30,11 +30,9 @@ const distinct = <T extends string | number | null>(values: readonly T[]): T[] =
   [...new Set(values)].sort((a, b) => String(a).localeCompare(String(b), 'en', { numeric: true }));
 
 /**
- * The burst's two verdicts, read from the window rules' Outcome on it (rateLimitVerdict.observeBatch,
- * which also reports it to the ratelimit.* checks). How many were admitted is judged where the rules
- * counted a refusal of the burst against its window (under_admitted judged on one): then exactly the
- * allowance was admitted unless a rule says otherwise. Remaining is judged where they compared an
- * admitted answer's Remaining with the one before it. `burst`: the snapshots the Outcome's refs name.
+ * The burst's two verdicts, read from the window rules' Outcome on it. The count is judged only where
+ * the rules counted a refusal of the burst against its window: elsewhere the window may have moved.
+ * `burst`: the snapshots the Outcome's refs name.
  */
 export function judgeBurst(out: Outcome, burst: readonly Snapshot[], before: Before): { exact: Verdict; distinct: Verdict } {
   const refs = new Set(burst.map((s) => s.ref));
@@ -74,11 +72,9 @@ export interface Answered {
 }
 
 /**
- * Remaining among answers of --api-key sent at once. Each operation's answers are judged by window
- * rules of their own (a server may count creates and lists apart), after the last admitted answer
- * of that operation before the batch, when there is one: what the key had left. Only a Remaining
- * repeated or risen is a failure (remaining_not_decremented): other operations, and other clients of
- * the key, may share the counter and make the values fall by more than one.
+ * Remaining among answers of --api-key sent at once, by window rules per operation (a server may
+ * count creates and lists apart). Only a Remaining repeated or risen fails: other operations and
+ * clients of the key may make the values fall by more than one.
  */
 export function judgeAtOnce(batch: readonly Answered[], before: ReadonlyMap<string, Snapshot>, tolerances?: Partial<Tolerances>): Verdict {
   const problems: Violation[] = [];

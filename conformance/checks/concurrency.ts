@@ -1,12 +1,6 @@
-// Concurrency: what only overlapping requests show. A store that reads its next id and writes it a
-// few milliseconds apart, a list read while a create is half written, a limiter whose counter is
-// read and written apart: each passes every sequential check. The phase sends creates at once,
-// lists while creates are in flight, and (with --rate-limit-key) a burst past the allowance at
-// once, --clients requests at a time. Answers arrive in another order than the server decided them,
-// so every verdict here is order-free: ids as sets, and Remaining and counts as the window rules
-// (spec/rules/window-rules.js) judge a batch, in the one order a correct limiter could have decided it.
-// Here: the checks, the burst and the phase; the creates in concurrency-creates.ts, the waves of
-// --api-key in concurrency-waves.ts, the verdicts in concurrency-verdicts.ts.
+// Concurrency: what only overlapping requests show (conformance/README.md, Concurrency). Answers
+// arrive in another order than the server decided them, so every verdict is order-free. Here: the
+// checks, the burst and the phase; creates, waves and verdicts in the concurrency-*.ts beside it.
 import { parseInteger } from '../../spec/rules/fields.js';
 import type { CheckDef } from './check-def.ts';
 import { SECTION, type Area, type AreaContext } from './area.ts';

@@ -1,9 +1,6 @@
 // Deprecation (RFC 9745) and Sunset (RFC 8594) on the deprecated operation, and neither header
-// anywhere else. Whether they are sent is good practice (should): the specification states the
-// deprecation and the removal day, not the headers. What a header that is sent says is the
-// specification's (must): getPet *is* deprecated, so a Deprecation date after the response says
-// "will be" (RFC 9745 §2.1), and it is removed on the day Versioning names (the description's
-// x-deprecation sunset), so a Sunset naming another day contradicts it.
+// anywhere else. Sending them is should-level; what a sent one says is must: a date after the
+// response says "will be" deprecated (RFC 9745 §2.1) where getPet *is* (conformance/README.md).
 import { parseDeprecation, parseHttpDate, parseSunset } from '../../spec/rules/fields.js';
 import { DEFAULT_TOLERANCES } from '../../spec/rules/snapshot.js';
 import type { Exchange } from '../http.ts';

@@ -1,10 +1,6 @@
-// Generated inputs for the described operations: the description's own examples, then every body
-// property and parameter at its edges and one past each constraint (coverage), then fast-check
-// examples of the whole space (fuzzing), each failure shrunk to its smallest request. Valid data must
-// be accepted and invalid data refused with a 4xx, at the level schema.ts derives from where the
-// constraint lives; a refused body must not have been stored. This file is the area: its checks, the
-// examples and coverage phases and the stored-nothing walk; input-judge.ts judges one answer,
-// input-fuzzing.ts is the fuzzing phase.
+// Generated inputs for the described operations (conformance/README.md, Generated inputs). This file
+// is the area: its checks, the examples and coverage phases and the stored-nothing walk;
+// input-judge.ts judges one answer, input-fuzzing.ts is the fuzzing phase.
 import { bodyCases, exampleCases, parameterCases, type Case } from '../generate/cases.ts';
 import { jsonBody, type Exchange } from '../http.ts';
 import type { CheckDef } from './check-def.ts';

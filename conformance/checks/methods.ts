@@ -1,9 +1,6 @@
-// Methods the description does not give a path: never a server error (errors.no-server-error), and
-// good practice says 405 with Allow naming the methods it does give (RFC 9110 §15.5.6), and OPTIONS
-// answering with Allow (§9.3.7). Both should-level: the specification does not say, and Prism, a
-// legitimate mock of the contract, answers 405 without Allow. Requests on /pets/{petId} name an id no
-// implementation has handed out, so that a server that does implement DELETE deletes nothing of
-// anyone's.
+// Methods the description does not give a path: never a 5xx; 405 with Allow (RFC 9110 §15.5.6) and
+// OPTIONS with Allow (§9.3.7) at should level only. Requests on /pets/{petId} name an id no
+// implementation has handed out, so that a server that does implement DELETE deletes nothing.
 import type { Exchange } from '../http.ts';
 import type { OperationId } from '../openapi.ts';
 import type { CheckDef } from './check-def.ts';

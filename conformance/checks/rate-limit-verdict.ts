@@ -1,8 +1,6 @@
-// The kit's verdict on the answers of one key: every answer goes through the window rules of
-// spec/rules (the one judge the k6 scripts and the judging proxy use too), and each rule judged is a
-// pass, each rule broken a failure, of the check CHECK_OF_RULE names. The rate-limit and concurrency
-// phases and the judging proxy feed it; requests sent at once go in as one batch, a stream whose
-// answers arrive in any order through the arrival buffer.
+// The kit's verdict on the answers of one key: every answer goes through spec/rules' window rules
+// (the one judge the k6 scripts and the judging proxy use too), each rule a check (CHECK_OF_RULE).
+// Requests sent at once go in as one batch; a stream arriving in any order through the arrival buffer.
 import { createArrivalBuffer } from '../../spec/rules/arrival.js';
 import { RULES } from '../../spec/rules/rules.js';
 import { isAdmittedStatus, isRefusalStatus, readSnapshot, type Snapshot, type Tolerances } from '../../spec/rules/snapshot.js';

@@ -1,11 +1,6 @@
-// The rate-limit window of --rate-limit-key: exhaust it with reads and creates, look at the 429,
-// send a create that must be refused, optionally keep asking to see a ban, wait Retry-After and ask
-// again. Every response goes through the window rules of spec/rules/window-rules.js, the same state
-// machine rate-limit.js (k6) and the judging proxy use, by way of rate-limit-verdict.ts; each rule it
-// breaks is a failure of the check CHECK_OF_RULE names. This module adds only what the rules cannot
-// see: the 429's Error body, whether the run could do its part (a spare key admitted, in
-// rate-limit-start.ts; the waits), and (in rate-limit-charging.ts) that a refused create stored
-// nothing and what each key's traffic cost the other.
+// The rate-limit window of --rate-limit-key: exhaust it, look at the 429, optionally probe a ban,
+// wait Retry-After and ask again. The window rules judge every response (rate-limit-verdict.ts);
+// this module adds only what they cannot see, such as the 429's Error body and the waits.
 import { parseInteger } from '../../spec/rules/fields.js';
 import type { Outcome } from '../../spec/rules/window-rules.js';
 import { baseBody } from '../generate/cases.ts';

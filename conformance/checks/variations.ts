@@ -1,10 +1,6 @@
-// Client variations: what real clients send and the description never shows. HEAD on every GET
-// operation (RFC 9110 §9.1, §9.3.2), the Bearer scheme in another case (RFC 9110 §11.1) or followed by
-// more than one space (RFC 6750 §2.1), a case variant of a valid key, and invalid input without a
-// valid key (authentication comes first). Sent in the coverage phase, within --max-requests; in the
-// full profile, because a mock of the description has none of it: Prism accepts any key, refuses a
-// lowercase scheme (stoplightio/prism#2722) and answers HEAD with 405. A server may count these
-// requests against its rate limits as it likes: nothing here looks at a count.
+// Client variations: what real clients send and the description never shows (HEAD, RFC 9110 §9.1,
+// §9.3.2; the Bearer scheme's case, §11.1, and spaces, RFC 6750 §2.1). Full profile only: a mock of
+// the description has none of it. A server may count these against its limits: nothing here counts.
 import type { Exchange, ExchangeResponse, SendOptions } from '../http.ts';
 import type { CheckDef } from './check-def.ts';
 import { SECTION, type Area, type AreaContext } from './area.ts';

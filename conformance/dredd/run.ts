@@ -1,9 +1,6 @@
-// The Dredd run inside the kit. Dredd 14 reads OpenAPI 3 through a parser that ignores allOf,
-// minimum, maximum, format and $ref inside schemas, so on its own it would pass a Pet without `id`.
-// We give it a derived description (dereferenced, allOf merged, only what the specification itself
-// requires: the statuses one plain request provokes, no header or parameter that is the reference
-// server's decision) and, through the hooks, the must-level JSON Schema of every response body
-// (Gavel validates `expected.bodySchema` when it is set). conformance/dredd.test.ts proves it.
+// The Dredd run inside the kit. Dredd 14's parser ignores allOf, minimum, format and $ref inside
+// schemas, so on its own it would pass a Pet without `id`: it gets a derived description and, through
+// the hooks, each body's must-level JSON Schema (conformance/README.md; dredd.test.ts proves it).
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,10 +16,7 @@ const WORKER = fileURLToPath(new URL('./worker.cjs', import.meta.url));
 const HOOKS = fileURLToPath(new URL('./hooks.cjs', import.meta.url));
 /**
  * The statuses Dredd checks: those one plain request provokes and the specification itself names
- * (success, 401, 404, and 400 for a body). Not 429 or `default`, which no single request provokes;
- * not 410, which needs the sunset; not 413, 415 or the 400 of an operation without a body, which
- * answer requests the specification does not describe. The kit validates each of those whenever it
- * sees one.
+ * (conformance/README.md, Decisions: Which statuses Dredd checks).
  */
 function forDredd(key: string, operation: { requestBody?: unknown }): boolean {
   return /^2\d\d$/.test(key) || key === '401' || key === '404' || (key === '400' && operation.requestBody !== undefined);

@@ -7,10 +7,8 @@ const Dredd = require('dredd');
 
 const config = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
 
-// Dredd reads every body whole (and turns it into one string): past --max-body, the answer is
-// destroyed with an error that Dredd reports for its transaction, and the kit as not judged. Dredd's
-// HTTP client (request 2.x) looks up http.request and https.request on each request, so the bound
-// holds for every request this process sends.
+// Dredd reads every body whole: past --max-body the answer is destroyed with an error the kit reports
+// as not judged. request 2.x looks up http(s).request on each request, so the bound holds for all.
 const TOO_LARGE = 'body too large to judge';
 for (const module of [require('node:http'), require('node:https')]) {
   const original = module.request;

@@ -1,8 +1,6 @@
-// A fast-check property whose every example is one request to the target. A failing example is
-// shrunk (each shrinking step is one more request, taken from the same --max-requests budget) to the
-// smallest input that still fails; that exchange is the one reported, with the seed and the path
-// that replay it, and the larger failing exchanges before it are marked superseded so the checks
-// that inspect every exchange report the small one.
+// A fast-check property whose every example is one request to the target, shrinking steps included
+// (taken from --max-requests). The larger failing exchanges before the smallest are marked
+// superseded, so that the checks that inspect every exchange report the small one.
 import fc from 'fast-check';
 import type { Exchange } from '../http.ts';
 import type { RequestBudget } from './budget.ts';

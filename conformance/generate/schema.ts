@@ -1,16 +1,7 @@
 // Values read off a JSON Schema, at the two levels of the description: the boundaries of what it
-// allows, and one value past each constraint. Nothing here knows the pets API; everything comes
-// from the schemas `conformance/openapi.ts` derives (`should`: the full description, `must`: without
-// the reference server's decisions).
-//
-// The level of a value follows from where its constraint lives:
-// - an invalid value breaks one keyword; the kit may demand its refusal at `must` level only when
-//   the must-level schema still holds that keyword (a wrong type, an enum, an int64 format, limit's
-//   1..100), at `should` level when only a decision does (a 101-character name, categoryId 0);
-// - a valid value is valid at both levels (generated from the full schema), and its acceptance is
-//   demanded at `must` level only when the specification itself bounds it: an enum value, an
-//   integer inside a range the must-level schema states, or the description's own example.
-//   Everything else (a 100-character name, any unicode) only the decisions call valid: `should`.
+// allows, and one value past each constraint. Nothing here knows the pets API. A value's level
+// follows from where its constraint lives (conformance/README.md, Decisions: Level of a generated
+// invalid value, and of a valid one).
 import type { ValidateFunction } from 'ajv';
 import { createAjv, type Json, type JsonObject } from '../../lib/openapi.ts';
 
@@ -44,10 +35,8 @@ export function validAtBoth(should: JsonObject, must: JsonObject, value: Json): 
 }
 
 /**
- * Strings worth trying in any string field: quotes, markup, escapes, other scripts, emoji,
- * combining marks, spaces where trimming code trips, and the control characters a pattern may
- * forbid. Each is kept only where the schema allows it (or, for invalid values, where it breaks
- * nothing but the one keyword).
+ * Strings worth trying in any string field. Each is kept only where the schema allows it (or, for
+ * invalid values, where it breaks nothing but the one keyword).
  */
 export const NOTABLE_STRINGS: readonly string[] = [
   "O'Malley",

@@ -1,8 +1,6 @@
-// A request as one shell command that sends it again: curl with the method, URL, headers and the
-// exact body bytes. Keys never appear: wherever a known key stands (Authorization, another header,
-// the URL, the body) the command names the environment variable that holds it, so the replay still
-// sends the same request; a header named like a secret whose value is unknown shows a placeholder,
-// and a key in another spelling (upper-cased, in bytes) shows its label.
+// A request as one curl command that sends it again, exact body bytes included. Keys never appear:
+// wherever a known key stands the command names the environment variable that holds it, so the
+// replay still sends the same request.
 import { isSecretName, KnownKeys, REDACTED, redactBody, redactText, redactUrl } from '../../spec/rules/redact.js';
 
 /** A request as an exchange keeps it (http.ts's ExchangeRequest). */

@@ -1,8 +1,5 @@
-// What the full profile fails on against Prism, as conformance/README.md lists it: the block marked
-// `<!-- run: prism-full -->` is a transcript of real runs of its `$ npm run conform -- …` lines,
-// the table's FAIL rows (cut after the check id) and the verdict. prism.test.ts runs the lines
-// against a real Prism and fails when the guide differs; this writes the block anew:
-//
+// Writes anew the `<!-- run: prism-full -->` block of conformance/README.md, a transcript of real
+// runs against Prism (FAIL rows cut after the check id); prism.test.ts fails when the guide differs.
 //   npx tsx conformance/testing/prism-guide.ts --write
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -1,8 +1,6 @@
-// load-merge's exit codes keep their meaning when the merge itself fails: 3 (KIT_FAILED), never Node's 1, which is
-// the merged run's FAIL. A summary that names its script and segment but lacks what the merge reads
-// made it throw a TypeError and exit 1; a rejection nobody handles exits 3 too. And the files it is
-// given are the caller's: `npm run load:merge` from the folder holding the summaries reads them there
-// and writes the merged JSON and picture beside them.
+// load-merge's exit codes keep their meaning when the merge itself fails: 3 (KIT_FAILED), never Node's
+// 1, which is the merged run's FAIL. And the files it is given are the caller's: `npm run load:merge`
+// reads them in the folder it was called from and writes the merged JSON and picture beside them.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

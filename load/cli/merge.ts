@@ -1,10 +1,6 @@
 // `adoption-kit load-merge <summary.json>...` (also `npm run load:merge -- ...`): one verdict and one
-// knee from the JSON summaries of a capacity.js or smoke.js run split over several k6 processes with
-// --execution-segment. Exit 0 when the merged run passed, 1 when it failed or a generator stopped,
-// 2 for a usage error (no file, a file that is not a summary, summaries that are not one run); 3
-// (KIT_FAILED) when the merge itself failed: never 1, a verdict. A capacity run's picture of the
-// summed steps is written beside the merged JSON. File names are the caller's: `npm run` starts the
-// script in the package's root, and says where it was called from in INIT_CWD.
+// knee from the summaries of a run split over k6 processes. Exit 0 passed, 1 failed, 2 usage, 3 the
+// merge itself failed (never 1, a verdict); file names are the caller's (INIT_CWD: load/README.md).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { helpText, parseOptions, type OptionSpec } from '../../lib/cli-options.ts';

@@ -13,13 +13,8 @@ export function fasterBase(base: Baseline | null, rate: number, s: StepStats | n
  */
 export function slowdownOf(s: StepStats, base: Baseline | null): number | null;
 /**
- * Who kept a step from its rate when the target answered within the objectives. The server, when
- * its request time grew at least SLOWDOWN times since the fastest lower step: its slower answers
- * kept the VUs waiting, however many were busy and whatever else ran on the machine. Otherwise the
- * generator ran out: of CPU when k6 spent longer around a request than on it, of VUs when every one
- * was busy (MAX_VUS), else of time to start iterations. With no lower step to compare with (the
- * first step, or times not recorded), a step whose VUs waited on requests with some to spare is the
- * server's.
+ * Who kept a step from its rate when the target answered within the objectives. The server's growth
+ * is weighed first: its slower answers keep VUs busy, so busy VUs alone do not blame the generator.
  * @param {StepStats} s
  * @param {Criteria} criteria
  * @param {Baseline | null} base
@@ -39,8 +34,7 @@ export function shortfallOf(s: StepStats, criteria: Criteria, base: Baseline | n
  */
 /**
  * A step's request time at least this many times the fastest lower step's: the server slowed down
- * with the rate. A queueing server's time triples at two thirds of its capacity; below that, timer
- * noise and a busy generator's own delays (which k6 counts in a request's time) can explain it.
+ * with the rate (why 3: load/README.md, Decisions).
  */
 export const SLOWDOWN: 3;
 export type StepStats = import("./step-types.js").StepStats;

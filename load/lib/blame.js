@@ -1,8 +1,7 @@
 // @ts-check
 // Who kept a step from its rate when the target answered within the objectives: the server, whose
-// request time grew with the rate, or the generator, which ran out of CPU, VUs or time to start
-// iterations while the server's time held. knee.js asks it for every step that missed its rate.
-// Pure JavaScript.
+// request time grew with the rate, or the generator (CPU, VUs, time to start iterations). knee.js
+// asks it for every step that missed its rate.
 
 /**
  * @typedef {import('./step-types.js').StepStats} StepStats
@@ -14,8 +13,7 @@
 
 /**
  * A step's request time at least this many times the fastest lower step's: the server slowed down
- * with the rate. A queueing server's time triples at two thirds of its capacity; below that, timer
- * noise and a busy generator's own delays (which k6 counts in a request's time) can explain it.
+ * with the rate (why 3: load/README.md, Decisions).
  */
 export const SLOWDOWN = 3;
 
@@ -42,13 +40,8 @@ export function slowdownOf(s, base) {
 }
 
 /**
- * Who kept a step from its rate when the target answered within the objectives. The server, when
- * its request time grew at least SLOWDOWN times since the fastest lower step: its slower answers
- * kept the VUs waiting, however many were busy and whatever else ran on the machine. Otherwise the
- * generator ran out: of CPU when k6 spent longer around a request than on it, of VUs when every one
- * was busy (MAX_VUS), else of time to start iterations. With no lower step to compare with (the
- * first step, or times not recorded), a step whose VUs waited on requests with some to spare is the
- * server's.
+ * Who kept a step from its rate when the target answered within the objectives. The server's growth
+ * is weighed first: its slower answers keep VUs busy, so busy VUs alone do not blame the generator.
  * @param {StepStats} s
  * @param {Criteria} criteria
  * @param {Baseline | null} base

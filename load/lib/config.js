@@ -1,6 +1,6 @@
 // @ts-check
 // Configuration from the environment (k6's __ENV), validated once in the init context so a typo
-// stops the run before any request instead of producing a misleading result. Pure JavaScript.
+// stops the run before any request instead of producing a misleading result.
 import { BASE_PATH, CUSTOM_PLANS, PLAN_LIMITS } from '../../spec/rules/contract.js';
 import { originOf } from './origin.js';
 
@@ -155,11 +155,9 @@ export function expectedLimit(env) {
 }
 
 /**
- * Where handleSummary writes its JSON: SUMMARY_JSON, else <script>-summary.json in SUMMARY_DIR (a
- * folder that exists: k6 creates none) or in the directory k6 runs in (a script run from an
- * installed package has no folder of its own to write in). A generator given an execution segment
- * adds it to the name (capacity-summary-1_2-1.json for 1/2:1), so that generators sharing a folder
- * keep apart.
+ * Where handleSummary writes its JSON: SUMMARY_JSON, else <script>-summary.json in SUMMARY_DIR or
+ * the working directory, the execution segment in the name so that generators sharing a folder keep
+ * apart (load/README.md, Decisions).
  * @param {Env} env
  * @param {string} script
  * @param {string | null} [segment] the execution segment, null or "0:1" for the whole run

@@ -5,13 +5,12 @@
 /**
  * Whether this response says the key binds at `rate` requests per second; null when it does not.
  * @param {RecordedResponse} response
- * @param {number} rate the step's whole rate (requests per second over every generator)
+ * @param {number} rate the step's whole rate (requests per second over every generator: they all spend one key)
  * @param {number} [horizonS]
  * @returns {KeyLimit | null}
  */
 export function keyLimit(response: RecordedResponse, rate: number, horizonS?: number): KeyLimit | null;
 /**
- * The line that reports it.
  * @param {KeyLimit} k
  */
 export function keyLimitLine(k: KeyLimit): string;
@@ -45,10 +44,9 @@ export function keyLimitFromGauges(gauge: (metric: string) => number | undefined
  *   or may not see the key's limit answer, and what to change
  */
 /**
- * What keeps rate-limit.js, as set up, from seeing the key's limit: a rate below the limit, a run too
- * short to fill a window or to see a whole one (certain, whatever the target does), or answers too
- * slow for one VU (likely: a first request also pays for the connection). A shortfall that only a
- * limit other than PLAN's explains is the target's (limit_mismatch), never certain.
+ * What keeps rate-limit.js, as set up, from seeing the key's limit. Answers too slow for one VU are
+ * only likely (a first request also pays for the connection); a limit other than PLAN's is the
+ * target's fault (limit_mismatch), never certain.
  * @param {ReachPlan} plan
  * @returns {Shortfall[]}
  */

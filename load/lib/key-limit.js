@@ -1,13 +1,6 @@
 // @ts-check
-// The key's limit as the load scripts meet it: capacity.js must stay below it, rate-limit.js must
-// reach it.
-//
-// When capacity.js measures the key instead of the server. A 429 (or a 403 ban) during a capacity
-// step is the target's limiter answering, not the server breaking; and a window whose Remaining
-// will run out within HORIZON_S seconds at the step's rate is about to answer so. Either way the
-// search stops at once (a key refused again and again gets banned) and the step is reported as
-// limited by the key, with the headers that said so. The rate is the whole step's, not one
-// generator's share: every generator spends the same key. Pure JavaScript.
+// The key's limit as the load scripts meet it: capacity.js must stay below it (a limit answering is
+// the target's limiter, not the server breaking), rate-limit.js must reach it.
 import { DEFAULT_TOLERANCES, readSnapshot, retryWaitMs } from '../../spec/rules/snapshot.js';
 import { MAX_CLIENTS } from './config.js';
 
@@ -32,7 +25,7 @@ export const KEY_LIMIT_METRICS = {
 /**
  * Whether this response says the key binds at `rate` requests per second; null when it does not.
  * @param {RecordedResponse} response
- * @param {number} rate the step's whole rate (requests per second over every generator)
+ * @param {number} rate the step's whole rate (requests per second over every generator: they all spend one key)
  * @param {number} [horizonS]
  * @returns {KeyLimit | null}
  */
@@ -52,7 +45,6 @@ export function keyLimit(response, rate, horizonS) {
 }
 
 /**
- * The line that reports it.
  * @param {KeyLimit} k
  */
 export function keyLimitLine(k) {
@@ -145,10 +137,9 @@ export const WINDOW_S = 60;
  */
 
 /**
- * What keeps rate-limit.js, as set up, from seeing the key's limit: a rate below the limit, a run too
- * short to fill a window or to see a whole one (certain, whatever the target does), or answers too
- * slow for one VU (likely: a first request also pays for the connection). A shortfall that only a
- * limit other than PLAN's explains is the target's (limit_mismatch), never certain.
+ * What keeps rate-limit.js, as set up, from seeing the key's limit. Answers too slow for one VU are
+ * only likely (a first request also pays for the connection); a limit other than PLAN's is the
+ * target's fault (limit_mismatch), never certain.
  * @param {ReachPlan} plan
  * @returns {Shortfall[]}
  */

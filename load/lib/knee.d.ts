@@ -27,12 +27,8 @@ export function vusText(busy: number, maxVUs: number | undefined): string;
  */
 export function meetsObjectives(s: StepStats, criteria: Criteria): boolean;
 /**
- * Judges every step and finds the knee: the highest rate held within the criteria with every
- * lower step held too, the first rate that broke, and what bound it: the server (errors, latency,
- * or a request time grown SLOWDOWN times since a lower step, which kept k6's VUs waiting), the key
- * (its limit answered), or the generator (k6 could not offer the rate while the server's time held).
- * A step that holds after the first break is reported but does not count: a recovery after a
- * collapse is not capacity. Steps after a stopped run are "not run".
+ * Judges every step and finds the knee. A step that holds after the first break is reported but
+ * does not count: a recovery after a collapse is not capacity.
  * @param {StepPlan} plan
  * @param {(name: string) => StepStats | null} statsOf
  * @param {Criteria} criteria
@@ -62,7 +58,6 @@ export function boundLine(knee: Knee, maxRate: number): string;
  */
 export function stepStats(valueOf: (metric: string, stat: string) => number | undefined, name: string): StepStats | null;
 /**
- * The text line of one judged step.
  * @param {StepVerdict} r
  */
 export function stepLine(r: StepVerdict): string;

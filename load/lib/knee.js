@@ -1,8 +1,6 @@
 // @ts-check
-// capacity.js's reading of its steps: each step judged against the objectives, with what k6 itself
-// used, what bound it (the server, the key or the generator), the knee (the highest rate that held
-// and the first that broke), what to run next, and the aggregates k6 must keep per step to judge
-// them. merge.js reads several generators' steps with the same functions. Pure JavaScript.
+// capacity.js's reading of its steps: each judged against the objectives, what bound it, the knee
+// and what to run next. merge.js reads several generators' steps with the same functions.
 import { boundText } from '../../spec/rules/capacity-svg.js';
 import { fasterBase, shortfallOf, slowdownOf } from './blame.js';
 import { stepMetric } from './phases.js';
@@ -74,12 +72,8 @@ export function meetsObjectives(s, criteria) {
 }
 
 /**
- * Judges every step and finds the knee: the highest rate held within the criteria with every
- * lower step held too, the first rate that broke, and what bound it: the server (errors, latency,
- * or a request time grown SLOWDOWN times since a lower step, which kept k6's VUs waiting), the key
- * (its limit answered), or the generator (k6 could not offer the rate while the server's time held).
- * A step that holds after the first break is reported but does not count: a recovery after a
- * collapse is not capacity. Steps after a stopped run are "not run".
+ * Judges every step and finds the knee. A step that holds after the first break is reported but
+ * does not count: a recovery after a collapse is not capacity.
  * @param {StepPlan} plan
  * @param {(name: string) => StepStats | null} statsOf
  * @param {Criteria} criteria
@@ -244,7 +238,6 @@ export function stepStats(valueOf, name) {
 }
 
 /**
- * The text line of one judged step.
  * @param {StepVerdict} r
  */
 export function stepLine(r) {

@@ -5,7 +5,6 @@
  */
 export function sumStepStats(parts: Array<StepStats | null>): StepStats | null;
 /**
- * Merges the JSON summaries of one run split over several k6 processes.
  * @param {Part[]} parts
  * @returns {Merged}
  */

@@ -1,13 +1,7 @@
 // @ts-check
-// One verdict from several k6 processes that ran the same script with execution segments (on one
-// machine or many, or as k6-operator's runners): each wrote its JSON summary (summary.js); this
-// sums them. Counts add up exactly (requests, failures, dropped iterations, requests over the
-// latency objectives, responses that said the key binds), so a capacity step is judged on the
-// whole rate as if one generator had offered it; a percentile cannot be summed, so the p95 and
-// p99 shown are the highest generator's (an upper bound), while the objective itself is judged on
-// the summed count of slow requests. The verdict is PASS only when every generator passed and the
-// merged steps hold where the script asks them to; a capacity run's picture is drawn from the sums,
-// each step at its whole rate. Pure JavaScript.
+// One verdict from the JSON summaries of k6 processes that ran the same script with execution
+// segments. Counts add up exactly and percentiles do not, so the objectives are judged on summed
+// counts of slow requests (load/README.md, Many generators).
 import { capacitySvg } from '../../spec/rules/capacity-svg.js';
 import { boundLine, judgeSteps, meetsObjectives, stepLine } from './knee.js';
 import { stepPlan } from './phases.js';
@@ -219,7 +213,6 @@ function mergeChecks(parts, lines) {
 }
 
 /**
- * Merges the JSON summaries of one run split over several k6 processes.
  * @param {Part[]} parts
  * @returns {Merged}
  */

@@ -1,11 +1,7 @@
 // @ts-check
-// k6's own end-of-test table, as k6 v0.47 prints it for a script without handleSummary: the checks,
-// group by group, then every metric with the figures people read first (avg/min/med/max/p(90)/p(95)
-// of a trend, count and rate of a counter, data sent and received, vus). A script with its own
-// handleSummary loses it, and k6 v0.47 has no textSummary but the remote jslib, which a script that
-// must run offline cannot import: so it is rendered here, from the summary data, in k6's layout,
-// without colours. load/k6.test.ts compares it with what a real k6 prints for the same run. Pure
-// JavaScript.
+// k6's own end-of-test table, as k6 v0.47 prints it for a script without handleSummary: a script
+// with its own loses it, and k6's textSummary lives only in the remote jslib, which an offline
+// script cannot import. load/k6.test.ts compares it with what a real k6 prints.
 
 /**
  * @typedef {{ type?: string, contains?: string, values: Record<string, number>, thresholds?: Record<string, { ok: boolean }> }} TableMetric

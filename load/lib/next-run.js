@@ -1,7 +1,6 @@
 // @ts-check
-// capacity.js's advice on what to run next, as a command to paste: it repeats every option the run
-// was given (its variables and its execution segment), and then the one it suggests changing, so
-// that the next run measures the same target under the same conditions. Pure JavaScript.
+// capacity.js's advice on what to run next, as a command to paste: every option the run was given,
+// then the one it changes, so that the next run measures the same target under the same conditions.
 
 import { isSecretName } from '../../spec/rules/redact.js';
 

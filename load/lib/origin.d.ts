@@ -7,10 +7,9 @@
  */
 export function originOf(url: string): string | null;
 /**
- * The absolute URL `reference` (absolute, scheme-relative, an absolute path or a relative one, as a
- * Location or a Link target may be) names, resolved against `baseUrl`, when it is on `baseUrl`'s
- * origin; null when it names another origin or cannot be read for certain. Only what this returns
- * may be requested with the key.
+ * `reference` (any form a Location or a Link target may take) resolved against `baseUrl`, when on
+ * its origin; null otherwise or when it cannot be read for certain. Only what this returns may be
+ * requested with the key.
  * @param {string} baseUrl
  * @param {string} reference
  * @returns {string | null}

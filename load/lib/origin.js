@@ -1,8 +1,6 @@
 // @ts-check
-// The key goes only to the origin it was given for, BASE_URL's (the rule browsers and curl apply to
-// redirects): a URL taken from an answer (a Location, a Link target, an id put into a path) is
-// requested with the key only when it names that origin. Pure JavaScript, no URL class (k6 has
-// none): it reads what it can read for certain and calls everything else foreign.
+// The key goes only to BASE_URL's origin (the rule browsers and curl apply to redirects). No URL
+// class (k6 has none): it reads what it can read for certain and calls everything else foreign.
 
 /** Backslashes (WHATWG reads them as `/`, Go does not), whitespace and control characters. */
 const AMBIGUOUS = /[\\\u0000-\u0020\u007f]/;
@@ -28,10 +26,9 @@ export function originOf(url) {
 }
 
 /**
- * The absolute URL `reference` (absolute, scheme-relative, an absolute path or a relative one, as a
- * Location or a Link target may be) names, resolved against `baseUrl`, when it is on `baseUrl`'s
- * origin; null when it names another origin or cannot be read for certain. Only what this returns
- * may be requested with the key.
+ * `reference` (any form a Location or a Link target may take) resolved against `baseUrl`, when on
+ * its origin; null otherwise or when it cannot be read for certain. Only what this returns may be
+ * requested with the key.
  * @param {string} baseUrl
  * @param {string} reference
  * @returns {string | null}

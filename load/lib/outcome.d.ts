@@ -23,7 +23,6 @@ export function setupStop(data: {
     exitCode: number;
 } | null;
 /**
- * The outcome k6 exits with.
  * @param {{ failedThresholds: number, stop: { reason: string, exitCode: number } | null }} facts
  * @returns {RunOutcome}
  */
@@ -35,7 +34,6 @@ export function runOutcome(facts: {
     } | null;
 }): RunOutcome;
 /**
- * The result line of the text summary.
  * @param {RunOutcome} o
  */
 export function outcomeLine(o: RunOutcome): string;

@@ -1,10 +1,7 @@
 // @ts-check
-// The verdict a script prints is the one k6 exits with: PASS only when k6 exits 0. A run that is
-// stopped (setup refused the target, capacity.js met the key's limit, rate-limit.js was given a
-// segment) prints ABORTED with its reason first and no advice that cannot apply; a failed threshold
-// prints FAIL. setup() never throws for a refusal it can explain: it hands the reason to the
-// scenarios, whose first iteration aborts the run with it, so that handleSummary, which sees
-// setup's data, can say why. Pure JavaScript.
+// The verdict a script prints is the one k6 exits with. setup() never throws for a refusal it can
+// explain: it hands the reason to the scenarios, whose first iteration aborts the run, so that
+// handleSummary, which sees setup's data, can say why.
 
 /** k6's exit codes (go.k6.io/k6/errext/exitcodes) for the outcomes a script can cause. */
 export const EXIT_CODES = { pass: 0, thresholdsFailed: 99, setupFailed: 107, scriptAborted: 108 };
@@ -40,7 +37,6 @@ export function setupStop(data, options) {
 }
 
 /**
- * The outcome k6 exits with.
  * @param {{ failedThresholds: number, stop: { reason: string, exitCode: number } | null }} facts
  * @returns {RunOutcome}
  */
@@ -51,7 +47,6 @@ export function runOutcome(facts) {
 }
 
 /**
- * The result line of the text summary.
  * @param {RunOutcome} o
  */
 export function outcomeLine(o) {

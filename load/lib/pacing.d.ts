@@ -29,7 +29,6 @@ export function createPacer(options: {
     /** @param {number} count */
     sent: (count: number) => void;
     /**
-     * Learns from the responses to what was just sent.
      * @param {Answer[]} responses
      * @param {number} nowMs
      * @returns {number} seconds the pacer now holds off for (0 when it does not)
@@ -46,11 +45,8 @@ export function createPacer(options: {
  */
 export function answerOf(s: import("../../spec/rules/snapshot.js").Snapshot, tolerances: import("../../spec/rules/snapshot.js").Tolerances): Answer;
 /**
- * When rate-limit.js probes a ban it has provoked, client clock in ms: once the window the ban
- * began in has ended (so that a refusal is the ban's, not that window's 429), again at two thirds
- * of the ban, and once after it should have lifted. Three spaced requests are far below any ban
- * threshold, so the probes cannot extend what they observe. A ban that ends before its window does
- * is probed at a third and two thirds instead, and `pastReset` says the boundary cannot be crossed.
+ * When rate-limit.js probes a ban it has provoked, client clock in ms (load/README.md). The first
+ * waits for the window the ban began in to end, so that a refusal is the ban's, not that window's.
  * @param {{ detectedMs: number, banDueMs: number, windowEndMs: number | null, slackMs: number }} ban
  * @returns {{ times: number[], pastReset: boolean }}
  */

@@ -1,13 +1,7 @@
 // @ts-check
-// How many requests rate-limit.js sends on each iteration. The arrival-rate executor wakes the VU
-// on a fixed schedule; the pacer turns that into a target request rate (learned at run time when
-// the plan is not given, which the static scenario rate cannot be) and, as the specification asks
-// of clients, stops after a 429 until Retry-After has passed, then backs off exponentially if the
-// retry is refused again. Requests sent at once (concurrent clients) go out as one whole burst once
-// that many are due, and, like a client library whose workers share one rate-limit state, never
-// more than the last answers said remain, plus one to see the refusal: a burst never overshoots the
-// limit by more than one request, so it cannot provoke a ban however many clients there are.
-// Pure JavaScript, driven by the times it is given.
+// How many requests rate-limit.js sends on each wake-up: a rate learned at run time (which a
+// scenario's static rate cannot be), a hold after a 429 as the specification asks of clients, and
+// bursts within the Remaining last seen plus one (load/README.md, Decisions).
 import { isRefusalStatus, retryWaitMs } from '../../spec/rules/snapshot.js';
 
 /**
@@ -80,7 +74,6 @@ export function createPacer(options) {
       sentSince += count;
     },
     /**
-     * Learns from the responses to what was just sent.
      * @param {Answer[]} responses
      * @param {number} nowMs
      * @returns {number} seconds the pacer now holds off for (0 when it does not)
@@ -137,11 +130,8 @@ export function answerOf(s, tolerances) {
 }
 
 /**
- * When rate-limit.js probes a ban it has provoked, client clock in ms: once the window the ban
- * began in has ended (so that a refusal is the ban's, not that window's 429), again at two thirds
- * of the ban, and once after it should have lifted. Three spaced requests are far below any ban
- * threshold, so the probes cannot extend what they observe. A ban that ends before its window does
- * is probed at a third and two thirds instead, and `pastReset` says the boundary cannot be crossed.
+ * When rate-limit.js probes a ban it has provoked, client clock in ms (load/README.md). The first
+ * waits for the window the ban began in to end, so that a refusal is the ban's, not that window's.
  * @param {{ detectedMs: number, banDueMs: number, windowEndMs: number | null, slackMs: number }} ban
  * @returns {{ times: number[], pastReset: boolean }}
  */

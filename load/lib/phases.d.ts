@@ -44,16 +44,14 @@ export function parseBetween(text: string): number[];
  */
 export function refineRates(held: number, broke: number, steps: number): number[];
 /**
- * A BETWEEN run's rates after a first step at `start` when that is lower: the server's time at a
- * low rate, which knee.js compares every step's with to tell a server that slowed down from a
- * generator that ran out (the rate that held may already have slowed the server).
+ * A BETWEEN run's rates after a first step at `start` when that is lower: knee.js needs the
+ * server's time at a low rate, and the rate that held may already have slowed the server.
  * @param {number[]} rates
  * @param {number} start
  * @returns {number[]}
  */
 export function withBaseline(rates: number[], start: number): number[];
 /**
- * The steps of one run: each rate held `holdS` seconds, one after another.
  * @param {number[]} rates
  * @param {number} holdS
  * @returns {StepPlan}
@@ -61,8 +59,7 @@ export function withBaseline(rates: number[], start: number): number[];
 export function stepPlan(rates: number[], holdS: number): StepPlan;
 /**
  * One constant-arrival-rate scenario per step: k6 tags every sample with its scenario, so each
- * step's requests, latencies and dropped iterations are aggregated apart. VUs of steps that do not
- * overlap are shared by k6.
+ * step's requests, latencies and dropped iterations are aggregated apart.
  * @param {StepPlan} plan
  * @param {{ exec: string, maxVUs: number, headroomMs?: number }} options headroomMs: the request time the
  *   pre-allocated VUs cover at the step's rate (default 100 ms)

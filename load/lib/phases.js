@@ -1,8 +1,6 @@
 // @ts-check
-// capacity.js's plan of the search for the knee: which request rates one run holds (doubling from a
-// start rate, or climbing between a rate that held and one that broke) and how k6 holds them (one
-// constant-arrival-rate scenario per step, so that k6 aggregates every step on its own, dropped
-// iterations included). Reading the steps' results is knee.js's. Pure JavaScript.
+// capacity.js's plan of the search for the knee: which rates one run holds, and one scenario per
+// step so that k6 aggregates every step on its own. Reading the results is knee.js's.
 
 /**
  * @typedef {{ name: string, rate: number, startS: number, endS: number }} Step
@@ -106,9 +104,8 @@ export function refineRates(held, broke, steps) {
 }
 
 /**
- * A BETWEEN run's rates after a first step at `start` when that is lower: the server's time at a
- * low rate, which knee.js compares every step's with to tell a server that slowed down from a
- * generator that ran out (the rate that held may already have slowed the server).
+ * A BETWEEN run's rates after a first step at `start` when that is lower: knee.js needs the
+ * server's time at a low rate, and the rate that held may already have slowed the server.
  * @param {number[]} rates
  * @param {number} start
  * @returns {number[]}
@@ -118,7 +115,6 @@ export function withBaseline(rates, start) {
 }
 
 /**
- * The steps of one run: each rate held `holdS` seconds, one after another.
  * @param {number[]} rates
  * @param {number} holdS
  * @returns {StepPlan}
@@ -134,8 +130,7 @@ export function stepPlan(rates, holdS) {
 
 /**
  * One constant-arrival-rate scenario per step: k6 tags every sample with its scenario, so each
- * step's requests, latencies and dropped iterations are aggregated apart. VUs of steps that do not
- * overlap are shared by k6.
+ * step's requests, latencies and dropped iterations are aggregated apart.
  * @param {StepPlan} plan
  * @param {{ exec: string, maxVUs: number, headroomMs?: number }} options headroomMs: the request time the
  *   pre-allocated VUs cover at the step's rate (default 100 ms)

@@ -1,10 +1,7 @@
 // @ts-check
-// Request builders shared by every script: the base address and key come from the config, every
-// request carries a `name` tag (the operationId) so k6 groups URLs with ids and queries together.
-// The key goes only to BASE_URL's origin: every URL is checked before it is sent (lib/origin.js),
-// and the scripts follow no redirect (maxRedirects: 0), so a 3xx is judged as the answer it is. A
-// body is kept only where the request asks to read it (`read`); the others are discarded as they
-// arrive, since k6 has no cap on how much of a body it buffers.
+// Request builders shared by every script. Each request carries a `name` tag (the operationId) so
+// k6 groups URLs with ids together; the key goes only to BASE_URL's origin, and a body is kept only
+// when asked (`read`): k6 has no cap on how much of a body it buffers.
 
 import http from 'k6/http';
 import { HEADERS } from '../../spec/rules/contract.js';

@@ -22,7 +22,6 @@ export function segmentOf(options: {
     executionSegmentSequence?: unknown;
 } | null | undefined): Segment;
 /**
- * Whether a segment is the whole run.
  * @param {Segment} s
  */
 export function isWhole(s: Segment): boolean;

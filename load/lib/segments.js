@@ -1,9 +1,6 @@
 // @ts-check
-// k6's execution segments, read the way k6 writes them: a run split over several k6 processes
-// (`--execution-segment 0:1/2 --execution-segment-sequence 0,1/2,1` on one, `1/2:1` on the other)
-// gives each process a share of every arrival rate. capacity.js judges its own share of each step
-// and the merge (merge.js) judges the sum; rate-limit.js refuses any share but the whole. Pure
-// JavaScript.
+// k6's execution segments, read the way k6 writes them: each process of a split run gets a share of
+// every arrival rate. capacity.js judges its share, merge.js the sum; rate-limit.js refuses a share.
 
 /**
  * @typedef {{ segment: string, from: number, to: number, share: number, sequence: string | null }} Segment
@@ -60,7 +57,6 @@ export function segmentOf(options) {
 }
 
 /**
- * Whether a segment is the whole run.
  * @param {Segment} s
  */
 export function isWhole(s) {

@@ -15,7 +15,6 @@ export function isPetList(value: unknown): boolean;
  */
 export function isErrorBody(value: unknown, httpStatus?: number): boolean;
 /**
- * Parses a JSON body without throwing.
  * @param {string | null | undefined | ArrayBuffer} body
  * @returns {unknown}
  */

@@ -1,8 +1,6 @@
 // @ts-check
-// Shapes of the contract's bodies, as smoke.js checks them (its headers are judged by
-// spec/rules/snapshot.js rateLimitHeaderProblems, as the conformance kit's are). Pure JavaScript. These are deliberately
-// the few facts the specification states (required fields and their types, the status enum, the
-// bare array); the conformance kit validates against spec/openapi.yaml in full.
+// Shapes of the contract's bodies, as smoke.js checks them: deliberately only the few facts the
+// specification states; the conformance kit validates against spec/openapi.yaml in full.
 import { PET_STATUSES } from '../../spec/rules/contract.js';
 
 /** @type {readonly string[]} */
@@ -47,7 +45,6 @@ export function isErrorBody(value, httpStatus) {
 }
 
 /**
- * Parses a JSON body without throwing.
  * @param {string | null | undefined | ArrayBuffer} body
  * @returns {unknown}
  */

@@ -1,8 +1,6 @@
 // @ts-check
-// The shapes of a capacity step that knee.js and blame.js both read: what k6 recorded of it, the
-// objectives it is judged against, and the evidence its bound rests on. Types only, in a module of
-// their own so that neither of the two imports the other back (knee.js calls blame.js); knee.js
-// re-exports them for its callers. k6 never loads this file: only JSDoc names it.
+// The shapes of a capacity step that knee.js and blame.js both read. Types only, in a module of their
+// own so that blame.js need not import knee.js back; k6 never loads this file, only JSDoc names it.
 
 /**
  * @typedef {object} StepStats what k6 recorded of one step (of this generator's share, or summed over generators)

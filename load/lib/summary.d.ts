@@ -11,8 +11,7 @@
 export function thresholdStat(expression: string): string | null;
 /**
  * A threshold that cannot fail (`count>=0`, `p(95)>=0`): it only makes k6 keep a sub-metric's
- * figures for handleSummary (a timeline bucket, a capacity step, a warning-only rule). It judges
- * nothing, so the text neither counts nor lists it.
+ * figures for handleSummary, so the text neither counts nor lists it.
  * @param {string} expression
  */
 export function isBookkeeping(expression: string): boolean;
@@ -51,24 +50,21 @@ export function outcomeOf(data: SummaryData, options: {
 }): import("./outcome.js").RunOutcome;
 /**
  * The rows of k6's table: every metric, and the sub-metrics that a threshold judging the run names
- * (k6 also lists those kept only for bookkeeping: hundreds of rows on a long rate-limit.js run);
- * `hide` leaves out more, except a metric whose threshold failed.
+ * (k6 would list the bookkeeping ones too: hundreds of rows on a long rate-limit.js run).
  * @param {SummaryData} data
  * @param {TextOptions['hide']} hide
  * @returns {string[]}
  */
 export function tableMetrics(data: SummaryData, hide: TextOptions["hide"]): string[];
 /**
- * The end-of-test text: k6's own table (checks and metrics), then the verdict: the thresholds that
- * judge the run, the script's report, and the outcome k6 exits with.
+ * The end-of-test text: k6's own table, then the verdict.
  * @param {SummaryData} data
  * @param {TextOptions} options
  * @returns {string}
  */
 export function textSummary(data: SummaryData, options: TextOptions): string;
 /**
- * What handleSummary returns: the text on stdout and the JSON, with the script's own report, at
- * jsonPath.
+ * What handleSummary returns: the text on stdout and the JSON at jsonPath.
  * @param {SummaryData} data
  * @param {TextOptions & { script: string, jsonPath: string, extra?: Record<string, unknown>, files?: Record<string, string> }} options
  * @returns {Record<string, string>}

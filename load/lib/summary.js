@@ -1,9 +1,6 @@
 // @ts-check
 // handleSummary's output, written here because a script may not import the remote jslib: k6's own
-// table (metrics-table.js) and the verdict for stdout, the full data as JSON for machines, both with
-// the outcome k6 exits with (outcome.js). Only the thresholds that judge the run are counted and
-// listed: the always-true ones that keep per-step or per-bucket figures are bookkeeping. Pure
-// JavaScript.
+// table and the verdict for stdout, the full data as JSON, both with the outcome k6 exits with.
 import { metricsTable } from './metrics-table.js';
 import { outcomeLine, runOutcome } from './outcome.js';
 
@@ -37,8 +34,7 @@ function show(value, contains, stat) {
 
 /**
  * A threshold that cannot fail (`count>=0`, `p(95)>=0`): it only makes k6 keep a sub-metric's
- * figures for handleSummary (a timeline bucket, a capacity step, a warning-only rule). It judges
- * nothing, so the text neither counts nor lists it.
+ * figures for handleSummary, so the text neither counts nor lists it.
  * @param {string} expression
  */
 export function isBookkeeping(expression) {
@@ -116,8 +112,7 @@ export function outcomeOf(data, options) {
 
 /**
  * The rows of k6's table: every metric, and the sub-metrics that a threshold judging the run names
- * (k6 also lists those kept only for bookkeeping: hundreds of rows on a long rate-limit.js run);
- * `hide` leaves out more, except a metric whose threshold failed.
+ * (k6 would list the bookkeeping ones too: hundreds of rows on a long rate-limit.js run).
  * @param {SummaryData} data
  * @param {TextOptions['hide']} hide
  * @returns {string[]}
@@ -164,8 +159,7 @@ function failedLine(rows) {
 }
 
 /**
- * The end-of-test text: k6's own table (checks and metrics), then the verdict: the thresholds that
- * judge the run, the script's report, and the outcome k6 exits with.
+ * The end-of-test text: k6's own table, then the verdict.
  * @param {SummaryData} data
  * @param {TextOptions} options
  * @returns {string}
@@ -225,8 +219,7 @@ export function textSummary(data, options) {
 }
 
 /**
- * What handleSummary returns: the text on stdout and the JSON, with the script's own report, at
- * jsonPath.
+ * What handleSummary returns: the text on stdout and the JSON at jsonPath.
  * @param {SummaryData} data
  * @param {TextOptions & { script: string, jsonPath: string, extra?: Record<string, unknown>, files?: Record<string, string> }} options
  * @returns {Record<string, string>}

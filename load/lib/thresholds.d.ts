@@ -8,8 +8,7 @@ export function smokeThresholds(limits: {
 }): Thresholds;
 /**
  * rate-limit.js: a threshold per rule kind, the timeline's buckets, the evidence that the run saw
- * what it came for (a saturated window; with crossWindows a boundary crossed, a readmission, a whole
- * window verified; with ban the ban found, enforced past its window and lifted), and no failed request.
+ * what it came for (load/README.md, What the thresholds mean), and no failed request.
  * @param {{ strict: boolean, totalS: number, crossWindows: boolean, ban: boolean }} options totalS: the whole run, for the buckets
  * @returns {Thresholds}
  */

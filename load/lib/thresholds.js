@@ -1,10 +1,7 @@
 // @ts-check
 // Every k6 threshold the scripts set, one builder a script: what fails a run is decided here and
-// nowhere else. Two kinds of entry: verdicts, which can fail (`count==0`, `p(95)<250`), and
-// bookkeeping, always true (`count>=0`, `p(95)>=0`), set only because k6 keeps a sub-metric's
-// figures for handleSummary when a threshold names it (a timeline bucket, a capacity step, a
-// warning-only rule); summary.js neither counts nor lists those. The metrics each reads are named
-// beside the code that samples or reads them (verdict.js, timeline.js, knee.js). Pure JavaScript.
+// nowhere else. Always-true ones (`count>=0`) are bookkeeping: k6 keeps a sub-metric's figures for
+// handleSummary only when a threshold names it.
 import { RULES } from '../../spec/rules/rules.js';
 import { STEP_AGGREGATES } from './knee.js';
 import { stepMetric } from './phases.js';
@@ -34,8 +31,7 @@ export function smokeThresholds(limits) {
 
 /**
  * rate-limit.js: a threshold per rule kind, the timeline's buckets, the evidence that the run saw
- * what it came for (a saturated window; with crossWindows a boundary crossed, a readmission, a whole
- * window verified; with ban the ban found, enforced past its window and lifted), and no failed request.
+ * what it came for (load/README.md, What the thresholds mean), and no failed request.
  * @param {{ strict: boolean, totalS: number, crossWindows: boolean, ban: boolean }} options totalS: the whole run, for the buckets
  * @returns {Thresholds}
  */

@@ -1,6 +1,5 @@
 /** @typedef {keyof typeof TIMELINE_METRICS} Field */
 /**
- * The bucket length for a run of `totalS` seconds.
  * @param {number} totalS
  */
 export function bucketSeconds(totalS: number): number;

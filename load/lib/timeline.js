@@ -1,13 +1,7 @@
 // @ts-check
-// rate-limit.js's timeline picture. handleSummary runs apart from the VU that made the requests and
-// sees only aggregated metrics, so the VU files what each response showed under a time bucket of the
-// run (a tag `tl`, at most MAX_BUCKETS of them, each with an always-true threshold, set in
-// thresholds.js, so that k6 keeps it), and handleSummary turns the buckets back into points for
-// spec/rules/timeline-svg.js: the requests of each bucket spread over it, Remaining at its lowest,
-// each refusal's Retry-After, the window boundaries Reset named, bans and broken rules. A picture at
-// the bucket's resolution, which its title states. The script lists 'count' in summaryTrendStats:
-// k6 shows every metric that has a threshold, sampled or not, and only the count tells an empty
-// bucket from a zero. Pure JavaScript.
+// rate-limit.js's timeline picture. handleSummary sees only aggregated metrics, so the VU files what
+// each response showed under a time bucket (tag `tl`, kept by an always-true threshold) and
+// handleSummary rebuilds the points from the buckets, at their resolution.
 import { KINDS } from './verdict.js';
 
 /** Buckets a run is cut into at most: a few hundred thresholds, a picture sharp enough for minute windows. */
@@ -31,7 +25,6 @@ export const TIMELINE_METRICS = {
 /** @typedef {keyof typeof TIMELINE_METRICS} Field */
 
 /**
- * The bucket length for a run of `totalS` seconds.
  * @param {number} totalS
  */
 export function bucketSeconds(totalS) {

@@ -20,7 +20,6 @@ export function outcomeSamples(outcome: {
  */
 export function zeroSamples(): Sample[];
 /**
- * The summary line of a kind that was broken n times.
  * @param {Kind} kind
  * @param {number} n
  * @param {boolean} strict

@@ -1,9 +1,7 @@
 // @ts-check
-// How rate-limit.js judges the responses of its key: each batch goes through the window rules of
-// spec/rules (the rules the conformance kit applies too), and every broken rule becomes one sample of
-// ratelimit_violations tagged with its kind, every event one sample of ratelimit_<event>. A
-// must-level kind has a count==0 threshold (thresholds.js), so it fails the run; a should-level kind
-// only with STRICT=1. Pure JavaScript, so Node tests drive it without k6.
+// How rate-limit.js judges its key's responses: each batch through spec/rules' window rules (the
+// conformance kit's too), every broken rule and event one k6 sample for thresholds.js to judge.
+// Pure JavaScript, so Node tests drive it without k6.
 import { DEFAULT_TOLERANCES, readSnapshot } from '../../spec/rules/snapshot.js';
 import { EVENTS, RULES } from '../../spec/rules/rules.js';
 import { createWindowRules } from '../../spec/rules/window-rules.js';
@@ -58,7 +56,6 @@ export function zeroSamples() {
 }
 
 /**
- * The summary line of a kind that was broken n times.
  * @param {Kind} kind
  * @param {number} n
  * @param {boolean} strict

@@ -1,9 +1,6 @@
-// A Node stand-in for the k6 modules the scripts use (k6, k6/http, k6/metrics, k6/execution),
-// so that the tests can load every script, run its setup, scenarios and handleSummary against a
-// synchronous fake target on a fake clock, and evaluate its thresholds the way k6 does. It checks
-// the scripts' wiring (metric names, tags, threshold keys, data flow, summary) and their logic;
-// it is not k6: the JavaScript engine is V8, not goja (syntax is checked separately), and the
-// executors are simulated one VU at a time (k6-run.ts). The runs with a real k6 are in k6.test.ts.
+// A Node stand-in for the k6 modules the scripts use, so that tests run every script against a fake
+// target on a fake clock and evaluate its thresholds as k6 does. It is not k6: V8, not goja (syntax
+// is checked separately), one VU at a time; the runs with a real k6 are in k6.test.ts.
 import type { MetricInfo, MetricType, Sample, Tags } from './k6-thresholds.ts';
 
 export { registerK6Shim } from './k6-modules.ts';
@@ -264,10 +261,9 @@ export class K6Shim {
   }
 
   /**
-   * Follows redirects as k6 v0.47 does with Go 1.19's client: up to the request's `redirects` or the
-   * script's `maxRedirects` (10 when neither is set). Each hop sends the first request's headers
-   * again, and a Referer; the credentials only when the hop's host is the previous hop's or a
-   * subdomain of it, so a second hop on another origin sends the key again (Go's CVE-2024-45336).
+   * Follows redirects as k6 v0.47 does with Go 1.19's client: credentials go only to the previous
+   * hop's host or a subdomain of it, so a second hop on another origin sends the key again (Go's
+   * CVE-2024-45336).
    */
   #follow(first: FakeRequest, answer: FakeResponse, params?: RequestParams): [FakeRequest, FakeResponse] {
     const max = params?.redirects ?? this.httpOptions.maxRedirects ?? K6_DEFAULT_MAX_REDIRECTS;

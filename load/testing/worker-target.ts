@@ -1,10 +1,6 @@
-// A real server (the reference server, or the second implementation in any of its builds) for the
-// k6 shim, in a worker thread: the shim's thread blocks on every request as a k6 VU does, and a
-// batch (http.batch) goes out all at once, so the server decides its requests concurrently, as it
-// would k6's. On the shim's fake clock the server reads that clock (a shared Float64 the handler
-// sets before each batch), so a run of minutes takes seconds; only the racy build's read-then-write
-// gap is real time, which is what makes concurrent requests overlap there. On the real clock it is
-// a real k6's target, away from the thread whose Date.now the shim fakes and blocks.
+// A real server for the k6 shim, in a worker thread: the shim's thread blocks on every request as a
+// k6 VU does, so a batch reaches the server at once and is decided concurrently. On the fake clock
+// the server reads the shim's time from a shared Float64; only the racy build's gap is real time.
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import type { SecondServerOptions } from '../../conformance/testing/second-server/index.ts';
 import type { FakeRequest, FakeResponse, Handler } from './k6-shim.ts';

@@ -1,8 +1,7 @@
-// A target that makes the exchanges of issue 29 for real: it takes a request body of any size and
-// counts it, answers with a body of any size made in chunks as the reader takes them, sends a body
-// that never ends, and answers any key at all as a correct server would, so that a run of many keys
-// judges nothing but the proxy's memory. Its routes lie on the description's paths, so the proxy
-// judges these exchanges as answers of the contract, not as traffic outside it.
+// A target that makes the exchanges of issue 29 for real: a request body of any size counted, an answer
+// of any size made as the reader takes it, a body that never ends, and any key answered as a correct
+// server would, so that many keys test nothing but the proxy's memory. Its routes lie on the
+// description's paths, so the proxy judges these exchanges as the contract's.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { LOWER_HEADERS } from '../../spec/rules/contract.js';

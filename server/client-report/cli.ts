@@ -1,8 +1,6 @@
-// `adoption-kit client-report --base-url <url> --admin-token <token>`: how each client of a running
-// reference server behaved against the specification's obligations. Exit 0 when every client is
-// ready (a broken should-level obligation is a warning), 1 when one broke a must-level obligation, 2
-// for a usage error or a server that cannot be read, 3 when the command itself failed. The token goes
-// to --base-url's origin only (a redirect is not followed) and the report is read up to MAX_REPORT_BYTES.
+// `adoption-kit client-report`: how each client of a running reference server behaved against the
+// specification's obligations. Exit 0 when every client is ready (a broken should is a warning), 1 when
+// one broke a must, 2 for a usage error or a server that cannot be read, 3 when the command failed.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { helpText, parseOptions, type OptionSpec } from '../../lib/cli-options.ts';

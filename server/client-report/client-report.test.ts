@@ -1,8 +1,6 @@
-// Three clients against a live server with faults and the admin API on: one that waits Retry-After and
-// backs off exponentially, one that loops through 429s, keeps sending while banned and still calls
-// getPet, and one whose only fault is calling getPet (a should: a warning, still ready). The report
-// (the admin API and the `adoption-kit client-report` command) tells them apart.
-// Waiting moves the server's clock; nothing sleeps.
+// Three clients, which the report (admin API and `adoption-kit client-report`) must tell apart: one
+// that waits Retry-After and backs off, one that loops through 429s, sends while banned and calls
+// getPet, and one whose only fault is getPet (a should: still ready). Waiting moves the clock; nothing sleeps.
 import type { Server } from '@hapi/hapi';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

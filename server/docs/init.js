@@ -1,8 +1,6 @@
-// The API reference of the server that serves this page. The contract is fetched from the same
-// server, and "Try it out" sends requests to it: the served contract names this server first, and
-// the page puts the origin it was loaded from there in any case (a proxy may have hidden the one the
-// browser used from the server), since the Content-Security-Policy allows no other. Everything the
-// page needs comes from this server, so it works offline.
+// The API reference of the server that serves this page, which it works offline from. "Try it out"
+// goes to the origin the page was loaded from, put first among the contract's servers even though the
+// server names itself there: a proxy may have hidden that origin from it, and the CSP allows no other.
 (async function () {
   var response = await fetch('__BASE__/openapi.json');
   var spec = await response.json();

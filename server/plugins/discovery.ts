@@ -1,10 +1,6 @@
-// What a client can discover without a key: an index at /, the contract the server enforces at
-// {base}/openapi.json and .yaml (naming first the server the request reached), an interactive API
-// reference at /docs (Swagger UI, served from this server only: it works offline and its
-// Content-Security-Policy forbids any other origin), and
-// /healthz for load balancers, which asks the store and answers within a time bound, {base} itself
-// (what the version serves) and /docs/deprecations, the page deprecated operations' Link headers
-// name. None of these needs a key, none is rate limited or counted.
+// What a client can discover without a key, neither limited nor counted: /, {base}, the contract at
+// {base}/openapi.json and .yaml, /docs (Swagger UI served from here only, so it works offline),
+// /docs/deprecations and /healthz (server/README.md, Discovering the API).
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

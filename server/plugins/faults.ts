@@ -1,10 +1,7 @@
-// Fault injection for client testing, off unless the server is started with --faults. A request
-// asks for a fault with Prism's convention, `Prefer: code=429`, `code=503` or `delay=<ms>` (they
-// combine: `Prefer: code=503, delay=2000`); the admin API schedules faults for a key's next N
-// requests, so a client can be tested without changing how it sends requests. An injected 429 is
-// asked of the limiter (rate-limit/limiter.ts): the one the key would get (its real window,
-// Remaining 0, a consistent Retry-After and Reset), built as every 429 is and, like any 429,
-// counting nothing; a 503 carries Retry-After too.
+// Fault injection for client testing (--faults): Prism's `Prefer: code=429|503, delay=<ms>`, or faults
+// the admin API schedules for a key's next requests, so a client is tested as it sends. An injected
+// 429 is the limiter's own, the one the key would get, so it looks exactly like a real one and, like
+// one, counts nothing.
 import type { Plugin, Request, ResponseObject, ResponseToolkit, ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import { apiError } from '../errors.ts';

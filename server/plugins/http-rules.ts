@@ -1,9 +1,7 @@
-// HTTP rules hapi does not apply by itself: an HTTP/1.1 request must carry Host (RFC 9112 §3.2,
-// answered 400 with the Error body instead of Node's bare 400) and no request may carry two (RFC
-// 9110 §7.2; Node keeps the first and drops the rest); OPTIONS without Origin (not a CORS
-// preflight, which hapi answers) says which methods a path has, and `OPTIONS *` which the server
-// has (RFC 9110 §9.3.7); content codings are case-insensitive (RFC 9110 §8.4.1); and a chunked
-// body over the size limit is answered 413 instead of having its connection reset.
+// HTTP rules hapi does not apply by itself: Host required on HTTP/1.1 (RFC 9112 §3.2) and never twice
+// (RFC 9110 §7.2; Node keeps the first), OPTIONS without Origin and `OPTIONS *` answered with Allow
+// (RFC 9110 §9.3.7), content codings case-insensitive (RFC 9110 §8.4.1), and a chunked body over the
+// size limit answered 413 rather than with a reset connection.
 import type { Plugin, Request, ResponseToolkit, Server } from '@hapi/hapi';
 import { apiError } from '../errors.ts';
 
@@ -64,10 +62,9 @@ export const httpRulesPlugin: Plugin<void> = {
       // hapi's decoders and json-body.ts look a coding up by its exact name: "GZIP" must find gzip.
       const encoding: unknown = request.headers['content-encoding'];
       if (typeof encoding === 'string') request.headers['content-encoding'] = encoding.trim().toLowerCase();
-      // When a body passes the size limit, hapi's reader destroys the stream it reads. Reading a
-      // chunked body straight from the request, that is the socket, and the client gets a reset
-      // instead of the 413; a 'peek' listener makes hapi read through a stream of its own, which
-      // is destroyed instead, and the rest of the body is drained as for a Content-Length too large.
+      // Over the size limit hapi destroys the stream it reads: for a chunked body that is the socket,
+      // and the client gets a reset, not the 413. A 'peek' listener gives hapi a stream of its own to
+      // destroy; the rest of the body is drained as for a Content-Length too large.
       if (request.headers['transfer-encoding'] !== undefined) request.events.on('peek', noop);
       return h.continue;
     });

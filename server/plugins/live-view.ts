@@ -1,12 +1,7 @@
-// The live view of the clients (lib/live), for integrators watching their own client against this
-// server: each key's windows, Remaining, refusals, bans and broken obligations as they happen, from the
-// client report's recorder (client-report.ts). On with the admin API, like the client report.
-//
-// A browser cannot put a header on an EventSource, and the admin token must not travel in a URL (logs,
-// history, Referer). So the page at GET /__admin/live is a shell that holds no data and is served
-// without the token; it takes the token from the URL's fragment (#token=..., never sent to a server,
-// removed from the address bar at once) or from its form, and reads GET /__admin/live/events with
-// fetch() and "Authorization: Bearer <token>". The events route is an admin route like any other.
+// The live view of the clients (lib/live), from the client report's recorder, on with the admin API.
+// The page is a shell served without the token; it sends the token from the URL fragment or its form
+// as a header on fetch(), since an EventSource cannot and a URL would leak it (server/README.md,
+// Watching your client live). The events route is an admin route like any other.
 import type { Plugin } from '@hapi/hapi';
 import type { ClientReport } from '../../lib/client-obligations.ts';
 import { brokenObligations } from '../../lib/client-obligations.ts';

@@ -1,8 +1,6 @@
-// The ban rule of ban.ts as cases: requests to one partition at given times, each with the outcome
-// it must get and, when banned, when the ban ends. ban.test.ts runs every case through the memory
-// counters and through consume.lua, for a key and for an address alike. Times are milliseconds since
-// the case began. A moment just before an end is at least 5 s before it: in Redis real time runs
-// on as the case does, and must not carry such a step past the end.
+// The ban rule of ban.ts as cases, which ban.test.ts runs through the memory counters and consume.lua,
+// for a key and an address alike. Times are ms since the case began. A moment just before an end is at
+// least 5 s before it: in Redis real time runs on with the case, and must not carry it past the end.
 import type { Outcome } from './counters.ts';
 import { MINUTE_MS, type BanSpec } from './policy.ts';
 

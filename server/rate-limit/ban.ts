@@ -1,19 +1,6 @@
-// The ban rule, the same for an API key (429 key_banned) and for an address (429 ip_blocked):
-//
-//   - a refusal is a request its partition refuses: a window has no room for it (a probe of cost 0
-//     included: it asks for room for one more);
-//   - refusals are counted in a period of `periodMs` that starts at the first one; when that period
-//     ends, the next refusal starts a new count from 1 (a fixed period, not a sliding one);
-//   - the refusal that brings the count to `threshold` bans the partition for `durationMs` from
-//     that moment; it is answered `banned`, and the count starts over;
-//   - while the ban lasts, every request is answered `banned` with the time left; it is counted
-//     neither in a window nor as a refusal, and it does not extend the ban;
-//   - the ban lifts at its end exactly; the windows stand as they were, so a window still full
-//     refuses (a first refusal again) and a window that ended admits afresh;
-//   - an admitted request leaves the refusal count as it is.
-//
-// The memory counters apply it with the functions below; consume.lua states it again in Lua, and
-// ban.test.ts holds both to the cases of ban-cases.ts.
+// The ban rule of a key (key_banned) and an address (ip_blocked) alike, as server/README.md's
+// Decisions state it ("How refusals count towards a ban"). consume.lua restates it in Lua: change
+// both together, since ban.test.ts holds both to the cases of ban-cases.ts.
 import type { BanSpec } from './policy.ts';
 
 /** What a partition remembers for the rule; absolute times on the clock of whoever keeps it. */

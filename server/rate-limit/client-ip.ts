@@ -1,11 +1,7 @@
-// Which client sent a request, and the partition a request without a valid key is counted in.
-// Behind a reverse proxy every request comes from the proxy's address, so the client is read from
-// the one header the proxy writes, Forwarded (RFC 7239) or X-Forwarded-For, but only as far as the
-// proxies the operator trusts: every entry further left is written by the client and could be
-// anything. The other header is never read: a proxy that appends to X-Forwarded-For passes a
-// client's own Forwarded through untouched, so reading it would let the client pick its address.
-// IPv6 clients usually hold a whole /64, so counting single IPv6 addresses would let one client
-// rotate through 2^64 partitions.
+// Which client sent a request, and the partition a request without a valid key is counted in. Only
+// what trusted proxies wrote, in the one header they write, is believed (why: server/README.md,
+// Decisions, "Client address"). IPv6 counts per /64: a client usually holds a whole one, and would
+// otherwise rotate through 2^64 partitions.
 import { BlockList, isIP, isIPv4, isIPv6 } from 'node:net';
 
 /** false: the socket peer is the client. A number: that many proxies in front. A list: the proxies' addresses or CIDR ranges. */
@@ -62,10 +58,8 @@ function forwardedChain(headers: Readonly<Record<string, string | string[] | und
 }
 
 /**
- * The client's address: the socket peer, or, behind trusted proxies, the nearest address in the
- * forwarding chain (of `header` only) that no trusted proxy wrote. When that entry is missing or not
- * an address, the request is counted against the last trusted proxy, never against anything the
- * client wrote.
+ * The socket peer, or behind trusted proxies the nearest address in `header`'s chain that none of them
+ * wrote; a missing or garbled entry counts against the last trusted proxy, never what the client wrote.
  */
 export function clientAddress(
   socketAddress: string | undefined,

@@ -1,26 +1,7 @@
--- Atomic limiter decisions for several requests at once (the requests of one event-loop turn of
--- one instance, coalesced into one round trip), each over one or more partitions taken in order (an
--- address probe, then a key): the first partition that refuses ends that request's chain, and its
--- later partitions are not touched. Requests are decided one after the other, exactly as if each
--- had made its own call in that order. Redis holds every expiry (PEXPIRE/PTTL), so a decision never
--- depends on the clocks of the instances that share this Redis.
---
--- ARGV[1]  number of requests
--- ARGV[2]  1: a passenger rides (passenger.ts): `passenger(KEYS[1])`, defined by the Lua the counters
---          prepend to this script, runs first and its table is returned first; 0: none (nor defined)
--- then, per request: number of partitions, then per partition:
---   ARGV   cost (1 counts the request, 0 only asks whether one more would be admitted),
---          ban threshold, ban period ms, ban duration ms (threshold 0: never ban),
---          number of windows n, then limit and window ms for each window
---   KEYS   ban flag, refusal counter, then one counter per window
---
--- Returns the passenger's table when one rides, then per request the number of partitions decided and,
--- per partition decided: outcome (0 admitted, 1 refused, 2 banned), ban ms left, then used and
--- ms-until-reset for each window. A refused or banned request never touches a window counter, so a
--- 429 uses no quota in any window.
---
--- Bans follow the rule stated in ban.ts (the memory counters apply the same one); ban.test.ts runs
--- this script and the memory counters through the same cases (ban-cases.ts).
+-- Limiter decisions for one event-loop turn's requests, one after the other as separate calls would
+-- be; a request's partitions (an address probe, then a key) in order, its first refusal ending them.
+-- Expiry lives in Redis, never in an instance's clock. Bans: the rule of ban.ts (ban-cases.ts).
+-- KEYS, ARGV and the reply are laid out by RedisCounters#decide (redis-counters.ts): change both.
 
 local function decide(k, a)
   local cost = tonumber(ARGV[a])

@@ -44,10 +44,9 @@ export interface Counters {
   /** Atomic: a refused or banned request changes no window counter. */
   consume(request: ConsumeRequest): Promise<ConsumeResult>;
   /**
-   * Several partitions for one request (an address probe, then its key), decided in order as one
-   * atomic step that stops at the first one not admitting. One result per partition decided.
-   * Counters that can answer synchronously do (in memory): a hook that needs no promise costs hapi
-   * less (npm run bench).
+   * A request's partitions (an address probe, then its key) in order, as one atomic step that stops at
+   * the first not admitting; one result per partition decided. In memory the answer is synchronous: a
+   * hook that needs no promise costs hapi less (npm run bench).
    */
   consumeAll(requests: readonly ConsumeRequest[]): Maybe<ConsumeResult[]>;
   /**

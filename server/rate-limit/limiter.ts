@@ -1,16 +1,7 @@
-// The rate limiter as one service: plan limits for API keys, a per-address allowance for requests
-// without a valid key, the admin API's attempts, and temporary bans. It owns the partitions a
-// request is counted in, the counters (chosen once, in open-counters.ts, and used only through
-// their contract), the decision for a request, and the one 429 every refusal is built by, the
-// fault plugin's included. The hapi plugin (plugins/rate-limit.ts) only calls it from hooks.
-//
-// Every request is decided by one call to the counters (one Redis round trip, coalesced with the
-// others of its event-loop turn); what a passenger read on it is noted on the request (passenger.ts):
-//   admit    an authenticated request: its address must not be over its allowance for requests
-//            without a key (so a blocked key guesser learns nothing from a valid key either),
-//            then it is counted against its key, before any handler runs;
-//   settle   whatever was not decided yet is decided as it ends: a 401 counts against the address,
-//            a 404 for an unknown path or a 405/413/415 against the key it carried (or the address).
+// The rate limiter as one service (server/README.md, Rate limits and bans): a request's partitions,
+// the counters (only through their contract), its verdict, and the one 429 every refusal is built by,
+// the fault plugin's included. One counters call decides a request: `admit` after authentication,
+// before any handler; `settle`, as it ends, what was not decided then (a 401, a 405 or 413).
 import type { Request } from '@hapi/hapi';
 import type { Boom } from '@hapi/boom';
 import type { Clock } from '../clock.ts';

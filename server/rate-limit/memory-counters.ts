@@ -1,17 +1,7 @@
-// The in-process counters: exact under concurrency because every decision runs synchronously on
-// the event loop. Reads the server's clock, so moving that clock moves every window and ban.
-// Bans follow the rule of ban.ts, applied with its functions.
-//
-// Memory is bounded whatever the traffic, and no request pays for how many partitions are held:
-//   - key partitions (`key:…`) live apart: keys are a bounded set, and only another key's
-//     partition can ever take a key's place, so no flood of addresses lifts a key's ban;
-//   - address blocks (banned partitions of requests without a key) live apart too, under a cap of
-//     their own: each block costs its address a window's worth of requests plus the ban threshold,
-//     so filling that cap costs a flood far more than filling the address map;
-//   - every other partition is kept in a list ordered by the start of its latest window, so the
-//     first entry is the one most likely idle, and a full list makes room by dropping it: O(1).
-// Idle partitions are swept by a pass that starts every `sweepIntervalMs` and examines at most
-// `sweepBudget` entries per call, so a sweep never stalls one request.
+// The in-process counters: exact because every decision runs synchronously on the event loop; they
+// read the server's clock, so moving it moves every window and ban. Memory stays bounded under a flood
+// (three capped lists: keys, address blocks, other addresses; server/README.md, Decisions), and a
+// sweep examines at most `sweepBudget` entries per call, so none stalls a request.
 import { banLeft, countRefusal, type BanState } from './ban.ts';
 import type { ConsumeRequest, ConsumeResult, Counters, WindowUsage } from './counters.ts';
 import { PartitionList, type ListedPartition } from './partition-list.ts';

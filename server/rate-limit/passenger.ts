@@ -1,9 +1,7 @@
-// A passenger: someone else's read that rides on the shared counters' round trip. Every request
-// already makes one script call to Redis before its handler runs; state that other instances move
-// on, and that a request must see as of that moment, is read in the same call for free. The
-// counters know nothing of what a passenger reads (the pet caches' version is the one there is,
-// server/pets/shared-version.ts): they run its Lua first and hand its numbers to every decision of
-// that call, and the limiter notes them on the request.
+// A passenger: someone else's read riding on the script call every request makes to Redis before its
+// handler, so state other instances move on is read as of that moment for free. The counters run its
+// Lua first and know nothing of it (the pet caches' version, server/pets/shared-version.ts); the
+// limiter notes its numbers on the request.
 import type { Request } from '@hapi/hapi';
 
 export interface Passenger {

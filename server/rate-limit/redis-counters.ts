@@ -1,11 +1,7 @@
-// The shared counters: one Lua script decides, so instances behind a load balancer count together
-// and exactly. The decisions asked for in one event-loop turn of this instance share one script
-// call (one round trip, one script run in Redis): the script decides them one after the other, as
-// separate calls in that order would, so coalescing changes no count. Every expiry lives in Redis
-// (PEXPIRE/PTTL); an instance's clock is only used to turn "ends in N ms" into the Reset header.
-//
-// A passenger (passenger.ts) rides on that call when one is carried: the round trip every request
-// makes anyway, so what it reads costs no other.
+// The shared counters: one Lua script decides, so instances count together, exactly. One event-loop
+// turn's decisions share one script call, decided in order as separate calls would be, so coalescing
+// changes no count. Expiry lives in Redis; this clock only turns "ends in N ms" into the Reset header.
+// A passenger (passenger.ts) may ride that call: the round trip every request makes anyway.
 import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import type { ConsumeRequest, ConsumeResult, Counters, Outcome, WindowUsage } from './counters.ts';

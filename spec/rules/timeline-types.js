@@ -1,3 +1,4 @@
+// @ts-check
 // The shapes the timeline picture draws, shared by its modules; timeline-svg.js re-exports them.
 
 /**

@@ -1,9 +1,6 @@
-// Flaws only overlapping requests show: a store that reads its next id and writes it apart, a
-// limiter that reads and writes its counter apart, a list read while a create is half written. On
-// the reference server the proxy emulates each from what it sees overlap (a request that arrives
-// while another is still unanswered); the second implementation has the first two as builds of its
-// own (race: the real gap between a read and its write), the third behind the same proxy. Requests
-// the kit sends one after another never overlap, so every sequential check passes them all.
+// Flaws only overlapping requests show. The proxy emulates each on the reference server from what it
+// sees overlap (a request arriving while another is unanswered), so every sequential check passes
+// them all; the second implementation builds the first two in for real (race).
 import type { Flaw } from './flaw.ts';
 import type { FlawState, ProxyRequest, ProxyResponse } from './proxy.ts';
 import { mapJson, operationOf, remembered } from './rewrite.ts';

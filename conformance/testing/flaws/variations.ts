@@ -1,8 +1,6 @@
-// Flaws in how a server meets the variations real clients send (conformance/checks/variations.ts):
-// HEAD, the spelling of the Bearer scheme, the case of a key, and whether the key is checked before
-// the input. Only the coverage phase sends these: every flaw here is found by it alone. Both
-// implementations serve HEAD as GET, so the HEAD flaws forward HEAD as it came and break one thing in
-// its answer; Node sends no content after a HEAD answer, the proxy's included.
+// Flaws in how a server meets the variations real clients send (checks/variations.ts); only the
+// coverage phase finds them. Both implementations serve HEAD as GET, so the HEAD flaws forward HEAD
+// as it came and break one thing in its answer (Node sends no content after a HEAD answer).
 import { LIST_LIMIT, LOWER_HEADERS, PET_STATUSES } from '../../../spec/rules/contract.js';
 import type { Flaw } from './flaw.ts';
 import type { FlawState, ProxyRequest, ProxyResponse } from './proxy.ts';

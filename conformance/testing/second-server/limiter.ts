@@ -1,8 +1,6 @@
-// The rate limits, read off an injected clock and never off timers. Each key has a minute window
-// (fixed and opened by the key's first request, or with `window: 'sliding'` a sliding log) and a
-// fixed day window; requests without a valid key share a fixed window per client address. A key
-// that keeps sending while refused is banned for a while. Every decision also describes each window
-// the caller is counted in, for the IETF RateLimit-Policy and RateLimit fields.
+// The rate limits, read off an injected clock and never off timers: per key a minute window (fixed
+// from the key's first request, or a sliding log) and a fixed day window; keyless requests per
+// address. Every decision describes each window it counts in, for the IETF RateLimit fields.
 import { PLAN_LIMITS } from '../../../spec/rules/contract.js';
 import { FixedWindow } from './fixed-window.ts';
 import type { Plan, ResolvedOptions } from './options.ts';

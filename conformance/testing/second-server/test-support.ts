@@ -80,11 +80,9 @@ export interface Ietf {
 }
 
 /**
- * RateLimit-Policy and RateLimit parsed back, held to what every answer of the API must show: the
- * same windows in the same order, each with at most its quota left and a reset ahead, the
- * X-RateLimit-Limit among the quotas, and one window with r = X-RateLimit-Remaining whose t from
- * `nowMs` (the server's clock) ends within the second before or after X-RateLimit-Reset, both being
- * the same instant rounded up.
+ * RateLimit-Policy and RateLimit parsed back, held to what every answer of the API must show. A
+ * window's t from `nowMs` (the server's clock) may end a second either side of X-RateLimit-Reset:
+ * both are the same instant rounded up.
  */
 export function ietfFields(get: (name: string) => string | null | undefined, nowMs: number, context: string): Ietf {
   const policies = parseRateLimitPolicy(get(LOWER_HEADERS.rateLimitPolicy));

@@ -1,11 +1,7 @@
 // `npm run chaos [-- --rounds N] [scenario...]`: every chaos scenario on the real server, N rounds each
-// (3 by default), one table line per round, then a summary per scenario. The file-store scenarios
-// (scenarios.ts) need root (tmpfs mounts); the PostgreSQL ones (postgres-scenarios.ts) a PostgreSQL
-// (TEST_DATABASE_URL), where they make a database of their own and drop it at the end; the --workers
-// ones (workers-scenarios.ts) that and Redis (REDIS_URL). Exits 1 when any round lost, duplicated or
-// reused an acknowledged write, answered a 5xx without an Error body, hung or failed a check, or when a
-// 5xx or /healthz body named an address, a user or a path (leaks.ts); 2 when it
-// cannot run what was asked.
+// (3), a line per round and a summary per scenario. File-store scenarios need root (tmpfs), the others
+// PostgreSQL (TEST_DATABASE_URL) and, for --workers, Redis (REDIS_URL). Exit 1 when a round failed
+// (server/README.md, When the disk fails), 2 when it cannot run what was asked.
 import { parseArgs } from 'node:util';
 import { ADMIN_URL, createTestDatabase, type TestDatabase } from '../test-database.ts';
 import { postgresProblem } from '../../store/postgres-admin.ts';

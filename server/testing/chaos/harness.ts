@@ -65,10 +65,9 @@ export interface Launch {
 }
 
 /**
- * Where a folder's permission bits must bind, the server runs as root without CAP_DAC_OVERRIDE (setpriv
- * drops it from the bounding set): root ignores the bits only by that capability. It keeps
- * CAP_DAC_READ_SEARCH, so it still reads a checkout wherever it lies, which another user (nobody) cannot
- * in a clone inside a private directory.
+ * Where a folder's permission bits must bind, the server runs as root without CAP_DAC_OVERRIDE, the
+ * one capability by which root ignores them. It keeps CAP_DAC_READ_SEARCH, so it still reads a
+ * checkout in a private directory, which another user (nobody) could not.
  */
 export const BOUND_BY_PERMISSIONS = ['setpriv', '--bounding-set', '-dac_override', '--'] as const;
 

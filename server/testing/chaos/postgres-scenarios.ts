@@ -1,9 +1,7 @@
-// The PostgreSQL chaos scenarios, each one round: the real server (its own process) on a schema of the
-// caller's database (server/testing/test-database.ts) while the database misbehaves. Its connections are
-// terminated in the middle of concurrent creates (what a restart or a failover does), and its table is
-// locked by another session. A round returns its Tally, its checks and what it saw; postgres.test.ts
-// asserts on them, `npm run chaos` counts them. Nothing here decides pass or fail; each round stops its
-// own server, also after a failure.
+// The PostgreSQL chaos scenarios, one round each: the real server (its own process) on a schema of the
+// caller's database while its connections are terminated mid-create (as a restart or failover does) or
+// its table is locked. A round returns its Tally, checks and what it saw, deciding nothing (postgres.test.ts
+// asserts, `npm run chaos` counts), and stops its own server, also after a failure.
 import { createServer as createTcpServer, connect, type Server as TcpServer, type Socket } from 'node:net';
 import pg from 'pg';
 import { freePort } from '../../../lib/processes.ts';

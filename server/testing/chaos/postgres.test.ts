@@ -1,8 +1,6 @@
-// The real server (its own process) on PostgreSQL while the database misbehaves: its connections are
-// terminated in the middle of concurrent creates (what a restart or a failover does), and its table is
-// locked by another session. The process must stay up, answer what it cannot do with 503, Retry-After
-// and an Error body within its time bound, lose no acknowledged pet, and serve again by itself. The
-// scenarios are in postgres-scenarios.ts (`npm run chaos` runs them too); this file asserts on them.
+// The real server on PostgreSQL while its connections are terminated mid-create and its table locked:
+// it must stay up, answer what it cannot do with 503, Retry-After and an Error body in time, lose no
+// acknowledged pet, and serve again by itself. Scenarios: postgres-scenarios.ts (also `npm run chaos`).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { postgresForTests } from '../test-database.ts';

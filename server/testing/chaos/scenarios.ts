@@ -41,10 +41,9 @@ export async function diskFull(round = 0): Promise<Row> {
 }
 
 /**
- * (b) The data folder turns read-only under a running server, then the disk is remounted
- * read-only. A remount cannot happen while the server holds its journal open for writing (EBUSY),
- * so the running server meets a read-only folder (its snapshot cannot be created: EACCES, the
- * server bound by permission bits: see launch), and the read-only remount (EROFS) meets the restart.
+ * (b) The data folder turns read-only under a running server, then the disk is remounted read-only:
+ * a remount fails (EBUSY) while the journal is open for writing, so the running server meets the
+ * folder's bits (EACCES on its snapshot: see launch) and the restart meets the remount (EROFS).
  */
 export async function readOnly(round = 0): Promise<Row> {
   const row = newRow('read-only folder, then read-only remount');

@@ -1,8 +1,7 @@
-// What a fault scenario did to the creates sent through it, counted the same way in every scenario of
-// postgres-scenarios.ts and workers-scenarios.ts (the file-store scenarios keep their Row in harness.ts) and printed as one table line each: acknowledged, lost,
-// duplicated, reused ids, 5xx without an Error body, process exits. Requests go out on a connection
-// of their own (no keep-alive pool), each with a bound: one that neither answers nor fails within it
-// is counted as hung, never waited for.
+// What a fault scenario did to its creates, counted alike in postgres-scenarios.ts and
+// workers-scenarios.ts: acknowledged, lost, duplicated, reused ids, 5xx without an Error body, exits.
+// Each request has a connection of its own (no keep-alive pool) and a bound: one that neither answers
+// nor fails within it is counted as hung, never waited for.
 import http from 'node:http';
 import { bodies } from './leaks.ts';
 

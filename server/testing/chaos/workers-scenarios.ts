@@ -1,11 +1,7 @@
-// The --workers chaos scenarios, each one round: `--workers 2` (the real CLI) on a schema of the
-// caller's database (server/testing/test-database.ts) and a Redis key prefix of its own, while its workers
-// are killed with SIGKILL. A client with requests in flight on a killed worker must get an answer or a
-// connection error at once, never a hang; the primary restarts what died; and when workers die faster
-// than restarting helps, the primary gives up with a non-zero exit. A round returns its Tally, its checks
-// and what it saw; workers.test.ts asserts on them, `npm run chaos` counts them. Each round stops its
-// primary and its workers (orphans too: a primary killed with SIGKILL leaves them) and drops its Redis
-// keys, also after a failure.
+// The --workers chaos scenarios, one round each: `--workers 2` (the real CLI) on a schema of the caller's
+// database and a Redis prefix of its own, its workers killed with SIGKILL. A round returns its Tally,
+// checks and what it saw (workers.test.ts asserts, `npm run chaos` counts), and stops its primary and
+// workers (a killed primary's orphans too) and drops its Redis keys, also after a failure.
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { freePort } from '../../../lib/processes.ts';

@@ -1,8 +1,6 @@
-// `--workers 2` (the real CLI) while its workers are killed with SIGKILL: a client with requests in
-// flight on a killed worker gets an answer or a connection error at once, never a hang; the primary
-// restarts what died; and when workers die faster than restarting helps, the primary gives up with a
-// non-zero exit, so that whatever supervises it restarts the whole server. The scenarios are in
-// workers-scenarios.ts (`npm run chaos` runs them too); this file asserts on them.
+// `--workers 2` (the real CLI) with workers killed by SIGKILL: requests in flight on a killed worker are
+// answered or fail at once, never hang; the primary restarts what died, and exits non-zero (for its
+// supervisor) when workers die faster than restarting helps. Scenarios: workers-scenarios.ts.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { postgresForTests } from '../test-database.ts';
