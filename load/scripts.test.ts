@@ -16,7 +16,22 @@ const RULES = readdirSync(join(here, '..', 'spec', 'rules')).filter((f) => f.end
 const ALL = [...SCRIPTS, ...LIB.map((f) => `lib/${f}`), ...RULES.map((f) => `../spec/rules/${f}`)];
 const K6_MODULES = new Set(['k6', 'k6/http', 'k6/metrics', 'k6/execution']);
 /** The lib modules Node unit-tests must import without k6: they may import only each other and spec/rules. */
-const PURE = ['blame.js', 'config.js', 'key-limit.js', 'knee.js', 'metrics-table.js', 'origin.js', 'pacing.js', 'phases.js', 'shapes.js', 'step-types.js', 'summary.js', 'thresholds.js', 'timeline.js', 'verdict.js'];
+const PURE = [
+  'blame.js',
+  'config.js',
+  'key-limit.js',
+  'knee.js',
+  'metrics-table.js',
+  'origin.js',
+  'pacing.js',
+  'phases.js',
+  'shapes.js',
+  'step-types.js',
+  'summary.js',
+  'thresholds.js',
+  'timeline.js',
+  'verdict.js',
+];
 /** Names that exist in Node or browsers but not in k6 v0.47's init or VU context. */
 const FOREIGN_GLOBALS = new Set([
   'process',
