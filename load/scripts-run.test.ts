@@ -1,5 +1,5 @@
 // Runs the k6 scripts themselves under Node with the k6 shim, against synchronous fake targets on a
-// fake clock: a correct limiter must pass every threshold, each faulty limiter must fail the
+// fake clock: a correct limiter must pass every threshold, each flawed limiter must fail the
 // threshold that names its fault, and smoke/capacity must judge good and bad targets apart. This
 // proves the scripts' wiring and logic; k6.test.ts runs them with a real k6 when one is installed.
 import { dirname, join } from 'node:path';

@@ -1,5 +1,5 @@
 // Synchronous fake implementations of the API for the k6 shim (k6-shim.ts): a correct fixed-window
-// limiter and the faulty ones the load scripts must catch, plus a small pets service. Time is the
+// limiter and the flawed ones the load scripts must catch, plus a small pets service. Time is the
 // shim's fake clock, passed in with every request.
 import { formatHttpDate } from '../../spec/rules/fields.js';
 import type { FakeRequest, FakeResponse, Handler } from './k6-shim.ts';

@@ -1,10 +1,10 @@
-// The rate-limit timeline: which marks the SVG text holds for a correct and a faulty limiter, and,
+// The rate-limit timeline: which marks the SVG text holds for a correct and a flawed limiter, and,
 // rendered in headless Chromium, where they land. The screenshots are written to $SCREENSHOT_DIR
 // (default: a folder in the system's temporary directory) to be looked at.
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { CORRECT_LIMITER, FAULTY_LIMITER, timelineOf } from './testing/pictures.ts';
+import { CORRECT_LIMITER, FLAWED_LIMITER, timelineOf } from './testing/pictures.ts';
 import { no, ok, W1 } from './testing/recorded.ts';
 import { timelineSvg, type TimelinePoint } from './timeline-svg.js';
 import { chromiumAvailable, launchChromium, SCREENSHOTS } from '../../lib/testing/chromium.ts';
@@ -31,8 +31,8 @@ const cases: Array<[name: string, svg: () => string, marks: Record<string, numbe
     [],
   ],
   [
-    'a faulty limiter',
-    () => timelineSvg(FAULTY_LIMITER),
+    'a flawed limiter',
+    () => timelineSvg(FLAWED_LIMITER),
     { 'tl-admitted': 6, 'tl-refused': 3, 'tl-retry-after': 3, 'tl-ban': 1, 'tl-remaining': 1, 'tl-violation': 6, 'tl-violation-label': 4 },
     [
       'ban_not_enforced (must)',
@@ -66,7 +66,7 @@ test('requests too close for the time axis are drawn in the order sent, spans re
 });
 
 test('each kind of broken rule is named in the picture, beside a mark of that kind', () => {
-  const svg = timelineSvg(FAULTY_LIMITER);
+  const svg = timelineSvg(FLAWED_LIMITER);
   assert.equal(labels(svg).sort(), ['ban_not_enforced', 'over_admitted', 'remaining_not_decremented', 'served_before_retry_after']);
   for (const m of svg.matchAll(/<text class="tl-violation-label[^"]*" data-kind="([^"]+)" data-index="(\d+)"/g)) {
     assert.match(svg, new RegExp(`class="tl-violation tl-\\w+" data-kind="${m[1]}" data-index="${m[2]}"`), `${m[1]} is named at one of its own marks`);
@@ -215,7 +215,7 @@ interface Box {
     const line = await page.locator('.tl-remaining').evaluate((el) => Number(el.getAttribute('data-points')));
     assert.is(line, 12, 'Remaining is drawn through every response');
 
-    await show(timelineSvg(FAULTY_LIMITER), 'timeline-faulty-limiter.png');
+    await show(timelineSvg(FLAWED_LIMITER), 'timeline-flawed-limiter.png');
     marks = await boxes();
     const violations = marks.filter((m) => m.cls.includes('tl-violation'));
     assert.is(violations.length, 6);

@@ -1,5 +1,5 @@
 // The window rules against recorded header sequences: a correct fixed-window limiter breaks none,
-// each faulty one breaks exactly the rules it names; batches, lost requests, clocks and bans.
+// each flawed one breaks exactly the rules it names; batches, lost requests, clocks and bans.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CORRECT, SEQUENCES, T0, W1, W2, httpDate, lost, no, ok } from './testing/recorded.ts';

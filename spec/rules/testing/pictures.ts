@@ -1,4 +1,4 @@
-// The pictures the guides show: a correct limiter and a faulty one, drawn by timeline-svg.js from
+// The pictures the guides show: a correct limiter and a flawed one, drawn by timeline-svg.js from
 // recorded header sequences played through the window rules, and a capacity search drawn by
 // capacity-svg.js. Their tests render the same ones in Chromium and look at them; `npm run
 // generate` writes them beside the guides, so a change to the renderer or the rules that changes
@@ -30,10 +30,10 @@ export const CORRECT_LIMITER = timelineOf(
  * Admits a fourth request with Remaining stuck at 0, serves a retry sent before Retry-After, then
  * announces a ten-minute ban that it does not enforce.
  */
-export const FAULTY_LIMITER = timelineOf(
+export const FLAWED_LIMITER = timelineOf(
   'test-fre…',
   [ok(1, 2, W1), ok(4, 1, W1), ok(7, 0, W1), ok(10, 0, W1), no(13, W1, '47'), ok(16, 0, W1), no(19, W1, '41'), no(22, T0 + 142, '120'), ok(80, 2, T0 + 140)],
-  'A faulty limiter (Limit 3): over-admits, serves before Retry-After, does not enforce its ban',
+  'A flawed limiter (Limit 3): over-admits, serves before Retry-After, does not enforce its ban',
 );
 
 /** A capacity search whose knee lies between 400/s (held) and 500/s (broke). */
@@ -54,6 +54,6 @@ export const CAPACITY: Capacity = {
 /** The picture each guide shows, by file. */
 export const PICTURES: ReadonlyArray<{ file: string; svg: () => string }> = [
   { file: 'spec/rules/timeline-correct-limiter.svg', svg: () => timelineSvg(CORRECT_LIMITER) },
-  { file: 'conformance/timeline-faulty-limiter.svg', svg: () => timelineSvg(FAULTY_LIMITER) },
+  { file: 'conformance/timeline-flawed-limiter.svg', svg: () => timelineSvg(FLAWED_LIMITER) },
   { file: 'spec/rules/capacity-example.svg', svg: () => capacitySvg(CAPACITY) },
 ];

@@ -1,5 +1,5 @@
 // Recorded rate-limit header sequences for the tests: what a correct fixed-window limiter sends, and
-// what the faulty ones do. Times are seconds after T0; a response carries the Date header of the
+// what the flawed ones do. Times are seconds after T0; a response carries the Date header of the
 // second it was sent in and arrives 250 ms into it. Headers are spelled as k6 hands them over.
 import type { RecordedResponse } from '../snapshot.js';
 import { HEADERS } from '../contract.js';
