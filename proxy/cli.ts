@@ -111,10 +111,10 @@ export async function runProxy(options: ProxyCliOptions, controls: RunControls):
     limits: { keep: options.keep, maxKeys: options.maxKeys },
     faults: options.faults,
     clock,
-    onExchange: (exchange) => {
+    onExchange: (exchange, redacted) => {
       requests++;
       if (exchange.error && /^(ETIMEDOUT|ECUTSHORT|ECLIENTGONE)/.test(exchange.error)) cutShort++;
-      har?.add(exchange);
+      har?.add(redacted());
     },
     dateHeader: controls.dateHeader ?? true,
     clockToleranceSeconds: options.clockToleranceSeconds,

@@ -1,18 +1,16 @@
 // The traffic as HAR 1.2, written as it passes (each body as captured): nothing is held for the end.
-// Exchanges come with every known key replaced by its label; what is named like a secret is redacted
-// here again, whoever calls. A disk behind by more than MAX_BEHIND_BYTES gets entries counted, not
-// written, and the log's comment says how many.
+// Exchanges come redacted (the proxy CLI hands it the copy onExchange redacts with every key known), and
+// are not redacted again here: that pass would be a second one over both bodies of every exchange. A
+// disk behind by more than MAX_BEHIND_BYTES gets entries counted, not written, and the comment says how many.
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Exchange } from '../conformance/index.ts';
-import { redactExchange } from '../spec/rules/redact.js';
 
 const MAX_BEHIND_BYTES = 16 * 1024 * 1024;
 
-/** One exchange as a HAR entry. */
-export function harEntry(given: Exchange): object {
-  const ex = redactExchange(given);
+/** One exchange, already redacted, as a HAR entry. */
+export function harEntry(ex: Exchange): object {
   const pairs = (headers: Record<string, string>) => Object.entries(headers).map(([name, value]) => ({ name, value }));
   const url = new URL(ex.request.url);
   const res = ex.response;

@@ -7,6 +7,7 @@ import { loadContract } from '../conformance/openapi.ts';
 import { TrafficJudge } from './judge.ts';
 import { operationOf } from './operations.ts';
 import { KEPT_BODY_CHARS } from './sample.ts';
+import { KnownKeys } from '../spec/rules/redact.js';
 
 const contract = await loadContract();
 
@@ -143,6 +144,21 @@ test('an answer captured only in part is judged on its status and headers: its c
   const schema = server.find((r) => r.id === 'schema.every-response')!;
   assert.is(schema.outcome, 'not-run');
   assert.match(schema.reason ?? '', /could not judge: GET \/v1\/pets #1: body too large to judge: a body of 10000000 bytes, captured only in part/);
+});
+
+test("a key's sample shows the judge's keys as labels, redacted once when read; what the judge kept is unchanged", () => {
+  const judge = new TrafficJudge({ contract, dateHeader: false, keys: new KnownKeys([KEY]) });
+  const start = RESET * 1000 - 30_000;
+  const echoed = listed(1, start, start + 10, 59);
+  echoed.response!.body = `[{"note":"sent by ${KEY}"}]`;
+  judge.arrived({ exchange: echoed, key: KEY });
+  judge.observe({ exchange: echoed, key: KEY });
+  const report = judge.report()[0]!;
+  assert.is(report.sample.exchanges[0]!.response!.body, '[{"note":"sent by test…(13 chars)"}]');
+  assert.is(report.sample, report.sample, 'read twice, redacted once');
+  assert.ok(JSON.stringify(report).includes('test…(13 chars)'), 'the JSON report holds the redacted sample');
+  assert.not.ok(JSON.stringify(report).includes(KEY));
+  assert.is(echoed.response!.body, `[{"note":"sent by ${KEY}"}]`, 'the judge reads bodies as they came');
 });
 
 test.run();

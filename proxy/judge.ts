@@ -341,6 +341,8 @@ export class TrafficJudge {
     const client = s.id === NO_KEY ? undefined : s.client.verdictOf(s.keyId);
     const points = this.#points(s);
     const sample = s.sample.report();
+    const known = this.#known;
+    let shown: SampleReport | undefined;
     return {
       key: s.label,
       requests: s.requests,
@@ -349,7 +351,11 @@ export class TrafficJudge {
       ...(client ? { client } : {}),
       timeline: { key: s.label, points },
       timelineDropped: s.windows.judgedCount() - (points.length - s.injected.length),
-      sample: { ...sample, exchanges: sample.exchanges.map((ex) => redactExchange(ex, this.#known)) },
+      // Redacted when first read: the live view reads every key's report after each exchange and never
+      // its sample, which would otherwise have both bodies of up to 2 × keep exchanges redacted each time.
+      get sample() {
+        return (shown ??= { ...sample, exchanges: sample.exchanges.map((ex) => redactExchange(ex, known)) });
+      },
     };
   }
 

@@ -38,8 +38,11 @@ export interface ProxyOptions {
   onFinding?: (finding: Finding) => void;
   /** Keys to redact besides those the proxy learns (every bearer key and secret-named header value it sees, and --header's). */
   keys?: readonly string[];
-  /** Every finished exchange, keys redacted, as it is judged (the HAR is streamed from it). */
-  onExchange?: (exchange: Exchange) => void;
+  /**
+   * Every finished exchange as it is judged (URL and headers redacted, bodies as captured), with the
+   * copy whose bodies are redacted too, made only when asked (the HAR asks; counting does not).
+   */
+  onExchange?: (exchange: Exchange, redacted: () => Exchange) => void;
   /** Requests the proxy answers itself instead of forwarding (the live view); true when it did. */
   own?: (req: IncomingMessage, res: ServerResponse) => boolean;
   /** Waits that many ms (Prefer: delay); tests pass one that moves their clock. */
@@ -132,7 +135,7 @@ export function createTrafficProxy(options: ProxyOptions): TrafficProxy {
         if (verdict === 'abandon') judge.abandoned({ exchange, key });
         else judge.observe({ exchange, key, ...(verdict === 'injected' ? { injected: true } : {}) });
         // The judge reads the bodies as they came; what leaves for the HAR has the keys out of them too.
-        options.onExchange?.(redactExchange(exchange, keys));
+        options.onExchange?.(exchange, () => redactExchange(exchange, keys));
       } finally {
         done();
       }

@@ -55,4 +55,15 @@ test('a query parameter named like a secret is logged redacted', async () => {
   assert.not.ok(JSON.stringify(lines).includes('s3cr3t-in-query'));
 });
 
+test('quiet (warn): the URL of an error line has its secret-named query parameter redacted too', async () => {
+  const lines = await logged('warn', async (server) => {
+    server.app.store.create = () => Promise.reject(new Error('ENOSPC: no space left on device'));
+    await send(server, { method: 'POST', url: '/v1/pets?session_token=s3cr3t-in-query', payload: { name: 'Lost', categoryId: 1 } });
+  });
+  const urls = lines.filter((l) => l.req).map((l) => (l.req as { url: string }).url);
+  assert.ok(urls.length >= 1, JSON.stringify(lines));
+  assert.match(urls[0]!, /session_token=%3Credacted%3E/);
+  assert.not.ok(JSON.stringify(lines).includes('s3cr3t-in-query'));
+});
+
 test.run();
