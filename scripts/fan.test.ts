@@ -39,6 +39,12 @@ export function sideways(edges: readonly ImportEdge[]): string[] {
 
 const graph = importGraph();
 
+test('every part of shipped code is held to the fan, or is the handle (bin, scripts)', () => {
+  const unknown = new Set(graph.filter((e) => !isTestCode(e.from)).map((e) => partOf(e.from)));
+  for (const part of [...Object.keys(MAY_IMPORT), 'bin', 'scripts']) unknown.delete(part);
+  assert.equal([...unknown], []);
+});
+
 test('no part imports sideways or into test code', () => {
   assert.equal(sideways(graph), []);
 });

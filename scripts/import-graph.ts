@@ -40,11 +40,11 @@ export function importsOf(file: string, text: string): ImportEdge[] {
   return edges;
 }
 
-/** The code files git knows of (tracked or new, not ignored). */
+/** The code files git knows of (tracked or new, not ignored), less hidden folders (a build's scratch copy of the checkout). */
 export function codeFiles(root = ROOT): string[] {
   return execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '*.ts', '*.js', '*.mjs', '*.cjs'], { cwd: root, encoding: 'utf8' })
     .split('\n')
-    .filter((f) => f && !f.startsWith('node_modules/') && !f.endsWith('.d.ts') && existsSync(join(root, f)));
+    .filter((f) => f && !f.startsWith('.') && !f.startsWith('node_modules/') && !f.endsWith('.d.ts') && existsSync(join(root, f)));
 }
 
 export function importGraph(root = ROOT): ImportEdge[] {

@@ -1,7 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { limitLines, redactUrl } from './banner.ts';
+import { limitLines, redactUrl, startBanner } from './banner.ts';
 import { resolveOptions, type ServerOptions } from './options.ts';
+import { createServer } from './server.ts';
 
 const DEFAULT_IP = '  without a valid key: 30 requests a minute per client address, blocked 600 s after 20 refusals within 60 s';
 const KEYS = "per key its plan's minute and day limits, banned 600 s after 20 refusals within 60 s";
@@ -50,6 +51,24 @@ for (const [name, options, expected] of cases) {
 test('a URL is shown without its password; one that does not parse is not shown at all', () => {
   assert.is(redactUrl('postgres://kit:s3cret@127.0.0.1:5432/pets'), 'postgres://kit:***@127.0.0.1:5432/pets');
   assert.is(redactUrl('not a url s3cret'), '(unparsable URL)');
+});
+
+test('the whole banner: where it listens, its store, the faults a request may ask for, the admin API, the keys', async () => {
+  const server = await createServer({ port: 0, logger: false, faults: true, adminToken: 'banner-admin-token' });
+  try {
+    const lines = (await startBanner(server)).split('\n');
+    assert.is(lines[0], `Animal Adoption Store reference server listening on ${server.info.uri}/v1`);
+    assert.match(lines[2]!, /^ {2}store: memory \(nothing is written\) \(\d+ pets\)$/);
+    assert.ok(lines.includes('  fault injection: on (Prefer: code=429|500|503, delay=<ms>)'), lines.join('\n'));
+    assert.ok(lines.includes(`  admin API: ${server.info.uri}/__admin (Authorization: Bearer <admin token>)`));
+    assert.not.ok(
+      lines.some((l) => l.includes('banner-admin-token')),
+      'the admin token is never printed',
+    );
+    assert.ok(lines.includes('  API keys by plan (send "Authorization: Bearer <key>"):'));
+  } finally {
+    await server.stop();
+  }
 });
 
 test.run();

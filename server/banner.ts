@@ -4,6 +4,7 @@
 import type { Server } from '@hapi/hapi';
 import type { BanOptions, ResolvedOptions } from './options.ts';
 import { redactUrl as withoutSecrets } from '../spec/rules/redact.js';
+import { HEADERS, INJECTABLE_CODES } from '../spec/rules/contract.js';
 
 /** A store's URL without its password (nor any secret-named parameter); nothing of one that cannot be parsed. */
 export function redactUrl(url: string): string {
@@ -55,7 +56,7 @@ export async function startBanner(server: Server): Promise<string> {
     `  API reference: ${server.info.uri}/docs`,
     `  store: ${storage} (${await store.count()} pets)`,
     ...limitLines(options),
-    ...(options.faults ? ['  fault injection: on (Prefer: code=429|500|503, delay=<ms>)'] : []),
+    ...(options.faults ? [`  fault injection: on (${HEADERS.prefer}: code=${INJECTABLE_CODES.join('|')}, delay=<ms>)`] : []),
     ...(options.adminToken ? [`  admin API: ${server.info.uri}/__admin (Authorization: Bearer <admin token>)`] : []),
     '  API keys by plan (send "Authorization: Bearer <key>"):',
     ...keyLines,
