@@ -2,11 +2,12 @@
 // turn every check into a failure, or leave what was asked unjudged, ends the run here with exit 2
 // and one message saying what to change. Its requests are kept and reused by the checks.
 import { KitError } from '../lib/errors.ts';
-import { DEFAULT_TOLERANCES, isAdmittedStatus, isRefusalStatus, readSnapshot, retryWaitMs } from '../spec/rules/snapshot.js';
+import { isAdmittedStatus, isRefusalStatus } from '../spec/rules/snapshot.js';
 import { CATALOGUE } from './catalogue.ts';
 import { TlsError, UnreachableError, type Exchange, type SendOptions } from './http.ts';
 import { redactHeader } from '../spec/rules/redact.js';
 import type { RunContext } from './checks/area.ts';
+import { retryWaitOf } from './checks/rate-limit-verdict.ts';
 import { validateResponse } from './openapi.ts';
 import { answered, errorOf } from './refusal.ts';
 import { tooLargeText } from './transport.ts';
@@ -135,8 +136,7 @@ async function rateLimitKeyAnswer(run: RunContext): Promise<Exchange | undefined
   run.progress({ type: 'request', exchange: ex });
   const res = ex.response;
   if (!res || isAdmittedStatus(res.status)) return ex;
-  const snapshot = readSnapshot({ status: res.status, headers: res.headers, receivedAtMs: ex.receivedAt }, { dateHeader: run.options.dateHeader });
-  const waitMs = retryWaitMs(snapshot, { ...DEFAULT_TOLERANCES, clockSkewSeconds: run.options.clockToleranceSeconds });
+  const waitMs = retryWaitOf(ex, run.options);
   const maxWait = run.options.maxWaitSeconds;
   // A 401, or a 403 that names no moment to come back: the key is not taken at all.
   if (res.status === 401 || (res.status === 403 && waitMs === null)) {
@@ -164,7 +164,6 @@ export async function preflight(run: RunContext): Promise<PreflightResult> {
       text: `GET ${list.request.url} answered ${status} with a ${tooLargeText(tooLarge)}. The checks that need such a body report it as not judged (exit 2 unless a check fails); if the target's answers really are this large, raise --max-body`,
     });
   }
-  if (status === 404) await wrongBase(run, list);
   if (status === 401 || status === 403) {
     const key = redactHeader('authorization', list.request.headers.authorization ?? '');
     throw new PreflightError(

@@ -2,22 +2,15 @@
 // start is waited out within --max-wait. A refusal it cannot wait out leaves every rate-limit check
 // unjudged (exit 2), in the words of the target's answer, never a plain "not run".
 import { parseInteger } from '../../spec/rules/fields.js';
-import { DEFAULT_TOLERANCES, readSnapshot, retryWaitMs } from '../../spec/rules/snapshot.js';
 import type { Exchange } from '../http.ts';
 import { answered, errorCode } from '../refusal.ts';
 import type { AreaContext } from './area.ts';
-import { isAdmitted, isRefusal } from './rate-limit-verdict.ts';
+import { isAdmitted, isRefusal, retryWaitOf } from './rate-limit-verdict.ts';
 import { header, status } from './answers.ts';
 import { LOWER_HEADERS } from '../../spec/rules/contract.js';
 
 /** One request with --rate-limit-key. */
 export type Send = () => Promise<Exchange>;
-
-/** How long a refusal asks the key to wait (ms), null when its Retry-After is unusable. */
-function retryWait(ctx: AreaContext, ex: Exchange): number | null {
-  const s = readSnapshot({ status: status(ex)!, headers: ex.response!.headers, receivedAtMs: ex.receivedAt }, { dateHeader: ctx.options.dateHeader });
-  return retryWaitMs(s, { ...DEFAULT_TOLERANCES, clockSkewSeconds: ctx.options.clockToleranceSeconds });
-}
 
 /** Why the rate-limit checks cannot be judged at all. */
 export interface Unjudged {
@@ -38,7 +31,7 @@ export async function firstAdmitted(ctx: AreaContext, request: Send): Promise<Ex
       ctx.ledger.note('ratelimit.per-key', finding);
       ctx.progress({ type: 'note', text: `finding: ${finding}` });
     }
-    const waitMs = retryWait(ctx, first);
+    const waitMs = retryWaitOf(first, ctx.options);
     const maxWait = ctx.options.maxWaitSeconds;
     if (!ctx.options.wait) return { unjudged: `the --rate-limit-key is refused (${answered(first)}), and --no-wait keeps the kit from waiting for it` };
     if (waitMs === null) return { unjudged: `the --rate-limit-key is refused (${answered(first)}) without a usable Retry-After` };

@@ -3,7 +3,7 @@
 // Requests sent at once go in as one batch; a stream arriving in any order through the arrival buffer.
 import { createArrivalBuffer } from '../../spec/rules/arrival.js';
 import { RULES } from '../../spec/rules/rules.js';
-import { isAdmittedStatus, isRefusalStatus, readSnapshot, type Snapshot, type Tolerances } from '../../spec/rules/snapshot.js';
+import { DEFAULT_TOLERANCES, isAdmittedStatus, isRefusalStatus, readSnapshot, retryWaitMs, type Snapshot, type Tolerances } from '../../spec/rules/snapshot.js';
 import { timelinePoint, type TimelinePoint } from '../../spec/rules/timeline-svg.js';
 import { createWindowRules, type Kind, type Outcome } from '../../spec/rules/window-rules.js';
 import type { Exchange } from '../http.ts';
@@ -41,6 +41,11 @@ export function snapshotOf(ex: Exchange, dateHeader: boolean): Snapshot {
     { status: ex.response?.status ?? 0, headers: ex.response?.headers ?? null, receivedAtMs: ex.receivedAt, sentAtMs: ex.sentAt, ref: ex },
     { dateHeader },
   );
+}
+
+/** How long a refusal asks its key to wait (ms), null when its Retry-After is unusable: one reading for the preflight and the rate-limit phase. */
+export function retryWaitOf(ex: Exchange, options: { dateHeader: boolean; clockToleranceSeconds: number }): number | null {
+  return retryWaitMs(snapshotOf(ex, options.dateHeader), { ...DEFAULT_TOLERANCES, clockSkewSeconds: options.clockToleranceSeconds });
 }
 
 /** The kit's verdict on the exchanges of one key: each rule judged is a pass of its check, each rule broken a failure. */
