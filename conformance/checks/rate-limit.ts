@@ -304,7 +304,9 @@ async function rateLimit(ctx: AreaContext): Promise<void> {
   const refused = await exhaust(ctx, charged, first, parseInteger(header(first, LOWER_HEADERS.rateLimitRemaining))!);
   if (!refused) return;
   ctx.progress({ type: 'phase', name: `rate limits: ${status(refused)} after ${n} requests` });
+  // "A request over the limit receives 429": any other refusal there fails the check, not skips it.
   if (status(refused) === 429) refusalBody(ctx, refused, 'first');
+  else ctx.ledger.fail('ratelimit.429', `the request over the limit was answered ${describeStatus(refused)}, not 429`, [refused]);
   let marker: RefusedCreate | undefined;
   if (body) {
     const name = `rl-refused-${ctx.token}`;

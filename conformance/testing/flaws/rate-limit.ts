@@ -272,6 +272,13 @@ export const RATE_LIMIT_FLAWS: readonly Flaw[] = [
     response: (res) => (res.status === 429 ? { ...res, headers: { ...res.headers, [LOWER_HEADERS.rateLimitRemaining]: '1' } } : res),
   },
   {
+    id: 'over-limit-403',
+    area: 'rate-limit enforcement',
+    description: 'A request over the limit is answered 403, not 429',
+    caughtBy: 'ratelimit.429',
+    response: (res) => (res.status === 429 ? { ...res, status: 403 } : res),
+  },
+  {
     id: '429-cacheable',
     area: 'rate-limit enforcement',
     description: '429 without Cache-Control: no-store',
