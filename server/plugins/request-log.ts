@@ -19,8 +19,13 @@ function requestFields(request: Request) {
   return { id: request.info.id, method: request.method, url: redactUrl(request.raw.req.url ?? ''), remoteAddress: request.info.remoteAddress };
 }
 
-function statusOf(response: ResponseObject | Boom | null): number | undefined {
-  if (!response) return undefined;
+/**
+ * The status a request was answered with. A handler that took the socket over (h.abandon: the live
+ * view's event stream) leaves a symbol as its response; the status is then the one it wrote.
+ */
+function statusOf(request: Request): number | undefined {
+  const response = request.response as ResponseObject | Boom | symbol | null;
+  if (response === null || typeof response !== 'object') return request.raw.res.headersSent ? request.raw.res.statusCode : undefined;
   return 'isBoom' in response && response.isBoom ? response.output.statusCode : (response as ResponseObject).statusCode;
 }
 
@@ -66,7 +71,7 @@ function requestLine(request: Request, base: string): string {
   const now = Date.now();
   return (
     `{"level":30,"time":${now},${base},"req":{"id":${JSON.stringify(id)},"method":"${request.method}","url":${JSON.stringify(url)},` +
-    `"remoteAddress":${JSON.stringify(remoteAddress)}},"res":{"statusCode":${statusOf(request.response) ?? 'null'}},"responseTime":${now - received},"msg":"request completed"}\n`
+    `"remoteAddress":${JSON.stringify(remoteAddress)}},"res":{"statusCode":${statusOf(request) ?? 'null'}},"responseTime":${now - received},"msg":"request completed"}\n`
   );
 }
 
