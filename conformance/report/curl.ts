@@ -70,7 +70,9 @@ function authorization(value: string, secrets: readonly Secret[], keys: KnownKey
 export function curlLine(request: ReplayedRequest, given: Secrets = {}): string {
   const secrets = Object.entries(given).flatMap(([name, value]) => (value ? [{ name, value }] : []));
   const keys = new KnownKeys(secrets.map((s) => s.value));
-  const parts = ['curl', '-i', '-X', request.method, word(redactUrl(request.url), secrets, keys)];
+  const url = word(redactUrl(request.url), secrets, keys);
+  // `-X HEAD` makes curl wait for the body Content-Length announces, which a HEAD answer never has (exit 18).
+  const parts = request.method === 'HEAD' ? ['curl', '-I', url] : ['curl', '-i', '-X', request.method, url];
   for (const [name, value] of Object.entries(request.headers)) {
     if (name === 'authorization') parts.push('-H', authorization(value, secrets, keys));
     else if (isSecretName(name) && !nextSecret(value, secrets, 0)) parts.push('-H', quote(`${name}: ${REDACTED}`));
