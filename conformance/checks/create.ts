@@ -246,11 +246,21 @@ function inspect(ex: Exchange, ctx: InspectContext): void {
   }
 }
 
+/** What the contract phase's create answered, when it was not the 201 with a pet the behaviour checks need. */
+function notCreated(exchange: Exchange): string {
+  const code = status(exchange);
+  if (code === undefined) return `the create got ${describeStatus(exchange)}`;
+  const id = (jsonBody(exchange) as Record<string, unknown> | undefined)?.id;
+  const pet = Number.isInteger(id) ? `its pet has id ${String(id)}` : 'with no pet with an integer id';
+  return code === 201 ? `the create answered 201 ${pet}` : `the create answered ${code} where 201 is required${Number.isInteger(id) ? `; ${pet}` : `, ${pet}`}`;
+}
+
 async function behaviour(ctx: AreaContext): Promise<void> {
   const created = ctx.facts.created;
   if (!created || created.id === undefined || status(created.exchange) !== 201) {
+    const why = created ? `${notCreated(created.exchange)} (create.201)` : 'the contract phase created no pet (create.201)';
     for (const id of ['create.echo', 'create.retrievable', 'create.unique-ids', 'create.listed', 'create.server-assigns-id'])
-      ctx.ledger.notRun(id, 'create.201 did not return a pet with an id', created ? [created.exchange] : []);
+      ctx.ledger.notRun(id, why, created ? [created.exchange] : []);
     return;
   }
   const withId = { ...created, id: created.id };
