@@ -12,6 +12,8 @@ export interface ListenerOptions {
   headersTimeoutMs: number;
   /** Longest time to receive a whole request, headers and body. */
   requestTimeoutMs: number;
+  /** The Date header's value now, from the server's clock (plugins/date.ts). */
+  date: () => string;
 }
 
 /** How often Node checks the two timeouts; their precision. */
@@ -32,7 +34,7 @@ function errorOf(error: NodeJS.ErrnoException): { code: ErrorCode; message: stri
 }
 
 /** A whole HTTP/1.1 response with an Error body, for a socket that no hapi request owns. */
-export function rawErrorResponse(code: ErrorCode, message: string): string {
+export function rawErrorResponse(code: ErrorCode, message: string, date: string): string {
   const status = ERRORS[code].status;
   const body = JSON.stringify({ code, message, status });
   return [
@@ -40,13 +42,14 @@ export function rawErrorResponse(code: ErrorCode, message: string): string {
     'Content-Type: application/json; charset=utf-8',
     `Content-Length: ${Buffer.byteLength(body)}`,
     'Cache-Control: no-store',
+    `Date: ${date}`,
     'Connection: close',
     '',
     body,
   ].join('\r\n');
 }
 
-function onClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+function onClientError(date: () => string, error: NodeJS.ErrnoException, socket: Socket): void {
   // A response already under way (say a 401 sent before a body that never came) cannot be replaced.
   const current = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
   if (!socket.writable || current?.headersSent) {
@@ -54,12 +57,13 @@ function onClientError(error: NodeJS.ErrnoException, socket: Socket): void {
     return;
   }
   const { code, message } = errorOf(error);
-  socket.end(rawErrorResponse(code, message));
+  socket.end(rawErrorResponse(code, message, date()));
 }
 
-function onUnmetExpectation(_request: IncomingMessage, response: ServerResponse): void {
+function onUnmetExpectation(date: () => string, response: ServerResponse): void {
   const body = JSON.stringify({ code: 'expectation_failed', message: 'Only "Expect: 100-continue" is supported.', status: 417 });
-  response.writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' });
+  const headers = { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), date: date(), connection: 'close' };
+  response.writeHead(417, headers);
   response.end(body);
 }
 
@@ -75,12 +79,15 @@ export function createListener(options: ListenerOptions): { listener: Server; ta
     // Answered by the server itself (400 with an Error body), not by Node with a bare 400.
     requireHostHeader: false,
   });
+  const { date } = options;
+  // Hapi's answers get Date as they leave hapi; a stream a handler writes itself (h.abandon) gets it here.
+  listener.prependListener('request', (_request: IncomingMessage, response: ServerResponse) => response.setHeader('date', date()));
   return {
     listener,
     takeOverErrors() {
       listener.removeAllListeners('clientError');
-      listener.on('clientError', onClientError);
-      listener.on('checkExpectation', onUnmetExpectation);
+      listener.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => onClientError(date, error, socket));
+      listener.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) => onUnmetExpectation(date, response));
     },
   };
 }

@@ -16,6 +16,7 @@ import { errorsPlugin, rejectUnparsableBody } from './plugins/errors.ts';
 import { httpRulesPlugin } from './plugins/http-rules.ts';
 import { discoveryPlugin } from './plugins/discovery.ts';
 import { createListener } from './listener.ts';
+import { datePlugin, dateHeader } from './plugins/date.ts';
 import { rateLimitPlugin } from './plugins/rate-limit.ts';
 import { requestLogPlugin } from './plugins/request-log.ts';
 import { petRoutes } from './routes/pets.ts';
@@ -94,7 +95,8 @@ export async function createServer(input: ServerOptions = {}): Promise<Server> {
   const store = await openPetStore(options.storage, seedPets, { clock, log: (level, message) => log(level, message), timeoutMs: options.storageTimeoutMs });
 
   try {
-    const { listener, takeOverErrors } = createListener(options);
+    const date = dateHeader(clock);
+    const { listener, takeOverErrors } = createListener({ ...options, date });
     const server = Hapi.server({
       listener,
       host: options.host,
@@ -180,6 +182,8 @@ export async function createServer(input: ServerOptions = {}): Promise<Server> {
       plugin: discoveryPlugin,
       options: { contract, store, probeTimeoutMs: options.storageTimeoutMs, trustProxy: options.trustProxy, trustProxyHeader: options.trustProxyHeader },
     });
+    // Last, so that the Date it sets is the time the answer leaves, after any injected delay.
+    await server.register({ plugin: datePlugin, options: { date } });
     for (const [level, message] of early) log(level, message);
     server.ext('onPostStop', () => {
       if (closeFailure !== undefined) throw closeFailure;
