@@ -11,12 +11,12 @@ import { mockDescription, PortInUseError, startMock, type RunningMock } from './
 
 const derived = suite('the description Prism reads');
 
-derived('every path is served below the base path too, and Reset is the start plus the Retry-After example', () => {
+derived('every path is served below the base path too, and Reset is a day after the start: in the future for a day of answers', () => {
   const source = parse(readFileSync(DEFAULT_SPEC_PATH, 'utf8'));
   const doc = mockDescription(source, Date.UTC(2030, 0, 1)) as any;
   assert.equal(Object.keys(doc.paths).sort(), ['/pets', '/pets/{petId}', '/v1/pets', '/v1/pets/{petId}']);
   assert.is(doc.paths['/v1/pets'], doc.paths['/pets']);
-  assert.is(doc.components.headers['X-RateLimit-Reset'].example, Date.UTC(2030, 0, 1) / 1000 + 42);
+  assert.is(doc.components.headers['X-RateLimit-Reset'].example, Date.UTC(2030, 0, 1) / 1000 + 86_400);
   assert.is(source.components.headers['X-RateLimit-Reset'].example, 1794355260, 'the source is not changed');
   assert.is(doc.paths['/pets/{petId}'].get.deprecated, undefined, "Prism's own Deprecation: true is not wanted");
   assert.is(source.paths['/pets/{petId}'].get.deprecated, true);

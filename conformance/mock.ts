@@ -12,6 +12,7 @@ import { optionalPackage } from '../lib/optional.ts';
 import { DEFAULT_SPEC_PATH, type JsonObject } from '../lib/openapi.ts';
 import { contractFacts } from '../spec/contract-facts.ts';
 import { HEADERS, INJECTED_ANSWERS } from '../spec/rules/contract.js';
+import { DEFAULT_TOLERANCES } from '../spec/rules/snapshot.js';
 import { collectOutput, freePort, spawnChild, stopChild, stopWithParent, waitForOutput } from '../lib/processes.ts';
 import { isEntryPoint } from '../lib/entry.ts';
 import type { ChildProcess } from 'node:child_process';
@@ -96,8 +97,11 @@ function prismEntry(): string {
 }
 
 /**
- * The description Prism reads: the paths once more below the base path, and the Reset examples
- * in the future (start time plus the Retry-After example), so a 429 says when to come back.
+ * The description Prism reads: the paths once more below the base path, and the Reset example a
+ * day after the start (the longest window the specification describes): Prism answers it on every
+ * request, so it must stay in the future and within a day for as long as runs use the mock. A Reset
+ * the Retry-After example ahead (42 s) went into the past 42 s after the start, and with it
+ * `ratelimit.reset-future` and the burst checks flipped with the mock's uptime.
  */
 export function mockDescription(source: JsonObject, nowMs: number): JsonObject {
   const doc = structuredClone(source);
@@ -105,9 +109,8 @@ export function mockDescription(source: JsonObject, nowMs: number): JsonObject {
   const paths = (doc.paths ?? {}) as JsonObject;
   for (const [path, item] of Object.entries({ ...paths })) paths[`${base}${path}`] = item;
   const headers = ((doc.components as JsonObject | undefined)?.headers ?? {}) as Record<string, JsonObject>;
-  const wait = Number(headers[HEADERS.retryAfter]?.example ?? 60) || 60;
   const reset = headers[HEADERS.rateLimitReset];
-  if (reset) reset.example = Math.floor(nowMs / 1000) + wait;
+  if (reset) reset.example = Math.floor(nowMs / 1000) + DEFAULT_TOLERANCES.maxWindowSeconds;
   // Prefer: code=503 is a client asking for a fault: it gets the server's injected one.
   const responses = ((doc.components as JsonObject | undefined)?.responses ?? {}) as Record<string, JsonObject>;
   for (const response of Object.values(responses)) {
