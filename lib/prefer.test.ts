@@ -17,18 +17,25 @@ const ASKED: Array<[string, string | undefined, Fault]> = [
   ['the longest delay allowed', `delay=${MAX}`, { delayMs: MAX }],
   ['a preference that is not a fault', 'return=minimal', {}],
   ['a fault beside other preferences', 'return=minimal, code=500, wait=10', { code: 500 }],
+  // Prism's convention: any status, checked against the operation's documented ones by the server.
+  ['any status, as Prism reads it', 'code=404', { code: 404 }],
+  ['a named example', 'example=keyBanned', { example: 'keyBanned' }],
+  ['a status and a named example', 'code=429, example="day"', { code: 429, example: 'day' }],
 ];
 for (const [what, header, fault] of ASKED) {
   test(`Prefer: ${what}`, () => assert.equal(parsePrefer(header, MAX), fault));
 }
 
 const REFUSED: Array<[string, string, RegExp]> = [
-  ['a status not injected', 'code=418', /^Prefer: code=418 is not a fault this server injects \(it injects 429, 500, 503\)\.$/],
-  ['an empty code', 'code=', /^Prefer: code= is not a fault/],
+  ['a status out of range', 'code=600', /^Prefer: code=600 is not an HTTP status \(100 to 599\)\.$/],
+  ['an empty code', 'code=', /^Prefer: code= is not an HTTP status/],
+  ['a code that is not a number', 'code=4o4', /code=4o4 is not an HTTP status/],
+  ['an empty example', 'example=', /^Prefer: example= is not an example's name/],
+  ['an example that is not a token', 'example=a b', /example=a b is not an example's name/],
   ['a delay over the longest', `delay=${MAX + 1}`, /^Prefer: delay=1001 must be whole milliseconds from 0 to 1000\.$/],
   ['a negative delay', 'delay=-1', /must be whole milliseconds/],
   ['a fractional delay', 'delay=1.5', /must be whole milliseconds/],
-  ['a bad code after a good one', 'code=503, code=201', /code=201 is not a fault/],
+  ['a bad code after a good one', 'code=503, code=2011', /code=2011 is not an HTTP status/],
 ];
 for (const [what, header, message] of REFUSED) {
   test(`Prefer: ${what} is a 400's message`, () => {

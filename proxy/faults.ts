@@ -1,8 +1,9 @@
 // What the proxy answers in the server's place with --faults (Prefer: code=429|500|503): the
-// contract's injected answers (x-fault-injection), the ones the reference server gives.
+// contract's injected answers (x-fault-injection), the ones the reference server gives. Other codes
+// and named examples go on to the target.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock, Exchange } from '../conformance/index.ts';
-import { requestedFault, type InjectableCode } from '../lib/prefer.ts';
+import { isInjectable, requestedFault, type InjectableCode } from '../lib/prefer.ts';
 import type { Cut, Cutter } from './cutter.ts';
 import { INJECTED_ANSWERS, LOWER_HEADERS } from '../spec/rules/contract.js';
 
@@ -60,7 +61,8 @@ export async function answerRequestedFault(r: FaultRequest): Promise<'injected' 
   if (typeof fault === 'string') return undefined;
   if (fault.delayMs) await r.sleep(fault.delayMs, r.cutter);
   if (r.cutter.reason) return r.cutter.reason;
-  if (!fault.code) return undefined;
+  // Another status or a named example (Prism's convention) is the target's to answer, if it can.
+  if (!isInjectable(fault.code)) return undefined;
   r.req.resume();
   await r.bodyEnded;
   const answer = injectedAnswer(fault.code, r.lastWindow(), r.clock.now());

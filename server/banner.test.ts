@@ -59,8 +59,13 @@ test('the whole banner: where it listens, its store, the faults a request may as
     const lines = (await startBanner(server)).split('\n');
     assert.is(lines[0], `Animal Adoption Store reference server listening on ${server.info.uri}/v1`);
     assert.match(lines[2]!, /^ {2}store: memory \(nothing is written\) \(\d+ pets\)$/);
-    assert.ok(lines.includes('  fault injection: on (Prefer: code=429|500|503, delay=<ms>)'), lines.join('\n'));
+    assert.ok(
+      lines.includes('  fault injection: on (Prefer: code=<any status the operation documents, or 429|500|503>, example=<name>, delay=<ms>)'),
+      lines.join('\n'),
+    );
     assert.ok(lines.includes(`  admin API: ${server.info.uri}/__admin (Authorization: Bearer <admin token>)`));
+    // Issue 39: the live view's address, with the token left for the user to put in its fragment.
+    assert.ok(lines.includes(`  live view of the clients: ${server.info.uri}/__admin/live#token=<admin token>`), lines.join('\n'));
     assert.not.ok(
       lines.some((l) => l.includes('banner-admin-token')),
       'the admin token is never printed',

@@ -5,6 +5,7 @@ import type { Server } from '@hapi/hapi';
 import type { BanOptions, ResolvedOptions } from './options.ts';
 import { redactUrl as withoutSecrets } from '../spec/rules/redact.js';
 import { HEADERS, INJECTABLE_CODES } from '../spec/rules/contract.js';
+import { LIVE_VIEW_PATH } from './plugins/live-view.ts';
 
 /** A store's URL without its password (nor any secret-named parameter); nothing of one that cannot be parsed. */
 export function redactUrl(url: string): string {
@@ -56,8 +57,15 @@ export async function startBanner(server: Server): Promise<string> {
     `  API reference: ${server.info.uri}/docs`,
     `  store: ${storage} (${await store.count()} pets)`,
     ...limitLines(options),
-    ...(options.faults ? [`  fault injection: on (${HEADERS.prefer}: code=${INJECTABLE_CODES.join('|')}, delay=<ms>)`] : []),
-    ...(options.adminToken ? [`  admin API: ${server.info.uri}/__admin (Authorization: Bearer <admin token>)`] : []),
+    ...(options.faults
+      ? [`  fault injection: on (${HEADERS.prefer}: code=<any status the operation documents, or ${INJECTABLE_CODES.join('|')}>, example=<name>, delay=<ms>)`]
+      : []),
+    ...(options.adminToken
+      ? [
+          `  admin API: ${server.info.uri}/__admin (Authorization: Bearer <admin token>)`,
+          `  live view of the clients: ${server.info.uri}${LIVE_VIEW_PATH}#token=<admin token>`,
+        ]
+      : []),
     '  API keys by plan (send "Authorization: Bearer <key>"):',
     ...keyLines,
     '',

@@ -2,9 +2,9 @@
 // server is built: validation schemas, the statuses, the list bounds, the plans and their limits,
 // getPet's deprecation. Nothing here restates the contract; change the description and the server
 // follows (contract.test.ts proves it with a modified copy).
-import { asObject, DEFAULT_SPEC_PATH, InvalidContractError, loadDocument, operations, toJsonSchema, type JsonObject } from '../lib/openapi.ts';
+import { asObject, DEFAULT_SPEC_PATH, InvalidContractError, loadDocument, operations, toJsonSchema, type Json, type JsonObject } from '../lib/openapi.ts';
 import { contractFacts, ContractFactError, type ContractFacts } from '../spec/contract-facts.ts';
-import { OPERATIONS } from '../spec/rules/contract.js';
+import { LOWER_HEADERS, OPERATIONS } from '../spec/rules/contract.js';
 import type { OperationId } from '../spec/contract-types.ts';
 import type { PlanLimits } from './types.ts';
 
@@ -24,6 +24,15 @@ export interface DeprecationContract {
   sunset: string;
   /** The replacement, below the base path: /pets?status=available. */
   successor: string;
+}
+
+/** A response an operation documents, as Prism's `Prefer: code=` and `example=` answer it (plugins/faults.ts). */
+export interface DocumentedResponse {
+  status: number;
+  /** Its JSON examples: the lone `example` (no name) or each of `examples` by name, in document order. */
+  examples: Array<{ name?: string; value: Json }>;
+  /** Examples of the headers it documents that the server does not set itself (WWW-Authenticate, Location). */
+  headers: Record<string, string>;
 }
 
 /** A plan of info.x-rate-limits: its fixed limits, or 'custom' when each key carries its own. */
@@ -47,6 +56,34 @@ export interface Contract {
   deprecatedOperations: readonly string[];
   /** The enumeration of Error.code. */
   errorCodes: readonly string[];
+  /** Each operation's documented responses with a status of their own (not `default`). */
+  responses: Readonly<Record<OperationId, readonly DocumentedResponse[]>>;
+}
+
+/** Headers whose value the server always computes: an example of them would say something false. */
+const COMPUTED_HEADERS = new Set<string>([
+  LOWER_HEADERS.rateLimitLimit,
+  LOWER_HEADERS.rateLimitRemaining,
+  LOWER_HEADERS.rateLimitReset,
+  LOWER_HEADERS.retryAfter,
+  LOWER_HEADERS.link,
+  LOWER_HEADERS.deprecation,
+  LOWER_HEADERS.sunset,
+]);
+
+function documentedResponses(operation: JsonObject): DocumentedResponse[] {
+  return Object.entries(asObject(operation.responses))
+    .filter(([status]) => /^[1-5]\d\d$/.test(status))
+    .map(([status, response]) => {
+      const json = asObject(asObject(asObject(response).content)['application/json']);
+      const named = Object.entries(asObject(json.examples)).map(([name, example]) => ({ name, value: asObject(example).value ?? null }));
+      const headers: Record<string, string> = {};
+      for (const [name, header] of Object.entries(asObject(asObject(response).headers))) {
+        const example = asObject(header).example;
+        if (example !== undefined && !COMPUTED_HEADERS.has(name.toLowerCase())) headers[name.toLowerCase()] = String(example);
+      }
+      return { status: Number(status), examples: json.example !== undefined ? [{ value: json.example }, ...named] : named, headers };
+    });
 }
 
 function parametersOf(operation: JsonObject): ParameterContract[] {
@@ -95,6 +132,10 @@ async function read(specPath: string): Promise<Contract> {
     deprecation: { since: getPet.since, sunset: getPet.sunset, successor: getPet.successor },
     deprecatedOperations: Object.keys(facts.deprecations),
     errorCodes: Array.isArray(errorCode.enum) ? errorCode.enum.map(String) : [],
+    responses: Object.fromEntries((Object.keys(OPERATIONS) as OperationId[]).map((id) => [id, documentedResponses(byId.get(id)!.operation)])) as Record<
+      OperationId,
+      DocumentedResponse[]
+    >,
   };
 }
 

@@ -94,7 +94,7 @@ export interface ServerOptions {
    * is ignored, since a proxy passes it through as the client wrote it. Default 'x-forwarded-for'.
    */
   trustProxyHeader?: ForwardingHeader;
-  /** Fault injection for client testing (`Prefer: code=429|500|503, delay=<ms>`, /__admin/faults). Default false. */
+  /** Fault injection for client testing (`Prefer: code=<documented status>, example=<name>, delay=<ms>`, /__admin/faults). Default false. */
   faults?: boolean;
 }
 

@@ -5,6 +5,7 @@ import { helpText, type OptionSpec } from '../lib/cli-options.ts';
 import { DEFAULT_LOG_LEVEL, LOG_LEVELS, optionDefault } from './options.ts';
 import { FORWARDING_HEADERS } from './rate-limit/client-ip.ts';
 import { RESTART_POLICY } from './workers.ts';
+import { INJECTABLE_CODES } from '../spec/rules/contract.js';
 
 export const DEFAULT_DB_FILE = 'data/db.json';
 
@@ -111,7 +112,7 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = (
       env: 'FAULTS',
       type: 'boolean',
       default: false,
-      help: 'Fault injection for client testing: a request may ask for "Prefer: code=429", "code=503" or "delay=<ms>", and the admin API schedules faults for a key.',
+      help: `Fault injection for client testing, with Prism's convention: a request may ask for "Prefer: code=<status>" (any status its operation documents, or ${INJECTABLE_CODES.join(', ')}), "example=<name>" or "delay=<ms>", and the admin API schedules faults for a key.`,
       group: SERVER,
     },
     {

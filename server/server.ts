@@ -161,10 +161,10 @@ export async function createServer(input: ServerOptions = {}): Promise<Server> {
         },
       });
     }
+    const records = keys.records();
+    const names = keyLabels(records.map((r) => r.key));
+    const labels = new Map(records.map((r, i) => [keys.lookup(r.key)!.keyId, names[i]!]));
     if (options.adminToken) {
-      const records = keys.records();
-      const names = keyLabels(records.map((r) => r.key));
-      const labels = new Map(records.map((r, i) => [keys.lookup(r.key)!.keyId, names[i]!]));
       await server.register({
         plugin: clientReportPlugin,
         options: { clock, adminStrategy: ADMIN_STRATEGY, deprecated: contract.deprecatedOperations, labels },
@@ -174,7 +174,14 @@ export async function createServer(input: ServerOptions = {}): Promise<Server> {
     if (options.faults) {
       await server.register({
         plugin: faultsPlugin,
-        options: { keys, limiter, maxDelayMs: MAX_FAULT_DELAY_MS, ...(options.adminToken ? { adminStrategy: ADMIN_STRATEGY } : {}) },
+        options: {
+          keys,
+          limiter,
+          responses: contract.responses,
+          labels,
+          maxDelayMs: MAX_FAULT_DELAY_MS,
+          ...(options.adminToken ? { adminStrategy: ADMIN_STRATEGY } : {}),
+        },
       });
     }
     await server.register({ plugin: petRoutes, options: { service: new PetService(store), contract } });

@@ -75,6 +75,11 @@ export interface Limiter {
    * refusal when it is refused anyway, else its first window shown exhausted (an injected fault).
    */
   refusalFor(request: Request, key: ApiKey): Maybe<Refusal>;
+  /**
+   * The verdict `key` has now, counting nothing, decided as the request's verdict: a request the
+   * server refuses before it is API traffic (a Prefer it cannot honour) carries the window's state.
+   */
+  probe(request: Request, key: ApiKey): Maybe<Verdict> | undefined;
   /** Connects shared counters; counters that are not there yet are only logged (decisions fall back). */
   start(): Promise<void>;
   close(): Promise<void>;
@@ -189,6 +194,7 @@ function unlimited(rateLimit: ResolvedRateLimitOptions): Limiter {
     headersFor: () => undefined,
     refusal,
     refusalFor: () => ({ error: refusal(UNLIMITED_REFUSAL), injected: true }),
+    probe: () => undefined,
     start: async () => {},
     close: async () => {},
   };
@@ -232,6 +238,23 @@ export function createLimiter(options: LimiterOptions): Limiter {
     return andThen(counters.consumeAll([cost ? address.count : address.probe]), ([result]) => record(clock, request, result!, address, result!, cost));
   }
 
+  /**
+   * The key's state read without counting (the address's first where it gates), recorded as the
+   * request's verdict; `refuse` turns the key's admission into a refusal (an injected 429).
+   */
+  function probeKey<T>(request: Request, key: ApiKey, refuse: (mine: ConsumeResult) => boolean, then: (decided: Verdict, refused: boolean) => T): Maybe<T> {
+    const address = addressOf(request);
+    const own = keyOf(key);
+    return andThen(counters.consumeAll(address.gates ? [address.probe, own.probe] : [own.probe]), (results) => {
+      const first = results[0]!;
+      const mine = address.gates ? results[1] : first;
+      // A key refused anyway gets its real 429; only an admission turned into one is injected.
+      const turned = mine !== undefined && refuse(mine);
+      const decided = mine ? record(clock, request, first, own, turned ? asRefusal(mine) : mine, 0) : record(clock, request, first, address, first, 0);
+      return then(decided, turned);
+    });
+  }
+
   return {
     counters,
     options: rateLimit,
@@ -257,16 +280,20 @@ export function createLimiter(options: LimiterOptions): Limiter {
     },
     refusal,
     refusalFor(request, key) {
-      const address = addressOf(request);
-      const own = keyOf(key);
-      return andThen(counters.consumeAll(address.gates ? [address.probe, own.probe] : [own.probe]), (results) => {
-        const first = results[0]!;
-        const mine = address.gates ? results[1] : first;
-        // A key refused anyway gets its real 429; only an admission turned into one is injected.
-        const injected = mine?.outcome === 'admitted';
-        const decided = mine ? record(clock, request, first, own, injected ? asRefusal(mine) : mine, 0) : record(clock, request, first, address, first, 0);
-        return { error: refusal(decided), injected };
-      });
+      return probeKey(
+        request,
+        key,
+        (mine) => mine.outcome === 'admitted',
+        (decided, injected) => ({ error: refusal(decided), injected }),
+      );
+    },
+    probe(request, key) {
+      return probeKey(
+        request,
+        key,
+        () => false,
+        (decided) => decided,
+      );
     },
     async start() {
       if (!(await counters.connect())) log('warn', 'Redis unreachable at start: limiting per instance in memory until it answers');
