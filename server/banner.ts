@@ -57,6 +57,7 @@ export async function startBanner(server: Server): Promise<string> {
     `  API reference: ${server.info.uri}/docs`,
     `  store: ${storage} (${await store.count()} pets)`,
     ...limitLines(options),
+    ...(options.delayMs > 0 ? [`  every API answer held ${options.delayMs} ms (--delay)`] : []),
     ...(options.faults
       ? [`  fault injection: on (${HEADERS.prefer}: code=<any status the operation documents, or ${INJECTABLE_CODES.join('|')}>, example=<name>, delay=<ms>)`]
       : []),

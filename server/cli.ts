@@ -59,6 +59,7 @@ export function parseServeCommand(argv: string[], env: NodeJS.ProcessEnv = proce
     logger: values.logLevel === 'silent' ? false : { level: values.quiet ? 'warn' : values.logLevel },
     cors: !values.noCors,
     faults: values.faults === true,
+    delayMs: values.delayMs,
     maxBodyBytes: values.maxBodyBytes,
     headersTimeoutMs: values.headersTimeoutMs,
     requestTimeoutMs: values.requestTimeoutMs,

@@ -94,6 +94,8 @@ export interface ServerOptions {
    * is ignored, since a proxy passes it through as the client wrote it. Default 'x-forwarded-for'.
    */
   trustProxyHeader?: ForwardingHeader;
+  /** Holds every API answer this long, like json-server's --delay; the admin API is not held. Default 0. */
+  delayMs?: number;
   /** Fault injection for client testing (`Prefer: code=<documented status>, example=<name>, delay=<ms>`, /__admin/faults). Default false. */
   faults?: boolean;
 }
@@ -110,6 +112,9 @@ function cidr(value: string): string {
 
 /** The longest ban: a year. A longer one is a mistake, and would push every date it feeds out of range. */
 export const MAX_BAN_SECONDS = 365 * 86_400;
+
+/** The longest an answer is held: by --delay, or by a request's `Prefer: delay=` with --faults. */
+export const MAX_DELAY_MS = 60_000;
 
 const banSchema = (threshold: number, periodSeconds: number, durationSeconds: number) =>
   Joi.object({
@@ -185,6 +190,7 @@ const serverOptionsSchema = Joi.object<ServerOptions>({
     .valid(...FORWARDING_HEADERS)
     .default('x-forwarded-for'),
   faults: Joi.boolean().default(false),
+  delayMs: Joi.number().integer().min(0).max(MAX_DELAY_MS).default(0),
 });
 
 export type ResolvedRateLimitOptions = Required<Omit<RateLimitOptions, 'ban' | 'ip'>> & {
@@ -208,6 +214,7 @@ export type ResolvedOptions = Omit<ServerOptions, 'rateLimit' | 'logger'> &
       | 'trustProxy'
       | 'trustProxyHeader'
       | 'faults'
+      | 'delayMs'
     >
   > & {
     rateLimit: ResolvedRateLimitOptions;

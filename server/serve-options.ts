@@ -2,7 +2,7 @@
 // environment variables, --help and the server guide's options table all come from it (cli.ts parses
 // with it, docs.ts writes the guide's table); their values are validated once, by createServer.
 import { helpText, type OptionSpec } from '../lib/cli-options.ts';
-import { DEFAULT_LOG_LEVEL, LOG_LEVELS, optionDefault } from './options.ts';
+import { DEFAULT_LOG_LEVEL, LOG_LEVELS, MAX_DELAY_MS, optionDefault } from './options.ts';
 import { FORWARDING_HEADERS } from './rate-limit/client-ip.ts';
 import { RESTART_POLICY } from './workers.ts';
 import { INJECTABLE_CODES } from '../spec/rules/contract.js';
@@ -113,6 +113,18 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = (
       type: 'boolean',
       default: false,
       help: `Fault injection for client testing, with Prism's convention: a request may ask for "Prefer: code=<status>" (any status its operation documents, or ${INJECTABLE_CODES.join(', ')}), "example=<name>" or "delay=<ms>", and the admin API schedules faults for a key.`,
+      group: SERVER,
+    },
+    {
+      key: 'delayMs',
+      flag: 'delay',
+      env: 'DELAY_MS',
+      type: 'integer',
+      value: '<ms>',
+      default: 0,
+      min: 0,
+      max: MAX_DELAY_MS,
+      help: "Hold every API answer this long, as json-server's --delay does: a slow network without one (the admin API is not held).",
       group: SERVER,
     },
     {

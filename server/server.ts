@@ -4,7 +4,7 @@ import { latestClockMs, SystemClock, type Clock } from './clock.ts';
 import { loadContract, type Contract } from './contract.ts';
 import { checkSeedPets, fixtureApiKeys, fixturePets } from './fixtures.ts';
 import { KeyRing } from './keys.ts';
-import { resolveOptions, type ResolvedOptions, type ServerOptions } from './options.ts';
+import { MAX_DELAY_MS, resolveOptions, type ResolvedOptions, type ServerOptions } from './options.ts';
 import { PetService } from './pets/service.ts';
 import { ADMIN_STRATEGY, adminPlugin } from './plugins/admin.ts';
 import { faultsPlugin } from './plugins/faults.ts';
@@ -17,6 +17,7 @@ import { httpRulesPlugin } from './plugins/http-rules.ts';
 import { discoveryPlugin } from './plugins/discovery.ts';
 import { createListener } from './listener.ts';
 import { datePlugin, dateHeader } from './plugins/date.ts';
+import { delayPlugin } from './plugins/delay.ts';
 import { rateLimitPlugin } from './plugins/rate-limit.ts';
 import { requestLogPlugin } from './plugins/request-log.ts';
 import { petRoutes } from './routes/pets.ts';
@@ -60,9 +61,6 @@ function shareVersionThroughRedis(server: Server, store: PetStore, limiter: Limi
   const redis = shared.sharedRedis();
   if (redis) store.shareVersion(sharePetsVersion(redis, store.schema), log);
 }
-
-/** Longest `Prefer: delay=<ms>` a request may ask for. */
-const MAX_FAULT_DELAY_MS = 60_000;
 
 /** Headers a browser client may read: rate limits, pagination, creation and deprecation. */
 export const EXPOSED_HEADERS: string[] = [
@@ -134,6 +132,7 @@ export async function createServer(input: ServerOptions = {}): Promise<Server> {
     });
 
     if (options.logger) await server.register({ plugin: requestLogPlugin, options: options.logger });
+    if (options.delayMs > 0) await server.register({ plugin: delayPlugin, options: { delayMs: options.delayMs, basePath: contract.basePath } });
     await server.register(errorsPlugin);
     await server.register(httpRulesPlugin);
     await server.register({ plugin: authPlugin, options: { keys, realm: 'adoption-store' } });
@@ -179,7 +178,7 @@ export async function createServer(input: ServerOptions = {}): Promise<Server> {
           limiter,
           responses: contract.responses,
           labels,
-          maxDelayMs: MAX_FAULT_DELAY_MS,
+          maxDelayMs: MAX_DELAY_MS,
           ...(options.adminToken ? { adminStrategy: ADMIN_STRATEGY } : {}),
         },
       });
