@@ -57,6 +57,27 @@ test('one cause, one failure: the same problem on other requests joins the first
   assert.equal([two!.outcome, two!.judged, two!.reason], ['not-run', 0, 'nothing to check']);
 });
 
+test('failures that name their causes join by cause, whatever their messages say before it', () => {
+  const ledger = new Ledger(DEFS);
+  const a = ledger.scope('a', ['a.one']);
+  const ex = { request: { url: 'http://x/v1/pets' } } as unknown as Exchange;
+  const missing = ['header x-ratelimit-reset is missing'];
+  // A purpose with a colon of its own once kept these apart: "is it admitted?: header …" is no cause.
+  a.fail('a.one', 'list without parameters: header x-ratelimit-reset is required but missing', [ex], undefined, missing);
+  a.fail('a.one', 'list with --rate-limit-key: is it admitted?: header x-ratelimit-reset is required but missing', [ex], undefined, missing);
+  a.assert('a.one', false, 'open point: GET /pets/abc (400): X-RateLimit-Reset missing or not a non-negative integer', [ex], missing);
+  a.fail('a.one', 'open point: GET /pets/abc: header x-ratelimit-limit is required but missing', [ex], undefined, ['header x-ratelimit-limit is missing']);
+  const [one] = ledger.results({ strict: false, selected: all });
+  assert.equal(
+    one!.failures.map((f) => [f.causes, f.sameCause?.length ?? 0]),
+    [
+      [missing, 2],
+      [['header x-ratelimit-limit is missing'], 0],
+    ],
+  );
+  assert.is(one!.failed, 4);
+});
+
 test('past twenty failures of one cause, the rest are counted, not named: a stream of one mistake stays small', () => {
   const ledger = new Ledger(DEFS);
   const a = ledger.scope('a', ['a.one']);

@@ -12,8 +12,14 @@ export interface Failure {
   evidence: Exchange[];
   /** The rule of spec/rules/window-rules.js the failure breaks, when one does. */
   rule?: string;
-  /** Other failures of the same cause (the same message after the request it names), by message. */
+  /** Other failures of this check with the same cause (the same causes, else the same message after the request it names), by message. */
   sameCause?: string[];
+  /** What is wrong, apart from the answer it was seen on (`causeKey` of causes.ts): failures sharing a key share a cause. */
+  causes?: string[];
+  /** The other checks this failure's cause broke too, when it is reported here (causes.ts). */
+  alsoBroke?: string[];
+  /** The checks its causes are reported under, when each is reported under another check. */
+  follows?: string[];
 }
 
 export interface CheckResult {
@@ -37,14 +43,17 @@ export interface CheckResult {
   reason?: string;
   /** Notes worth showing even when it passed (e.g. "sent Prefer: code=404"). */
   notes: string[];
+  /** Every failure of this check has a cause reported under these checks: it fails only through them. */
+  followsFrom?: string[];
 }
 
 /** What an area may do with the checks it defines. */
 export interface CheckLedger {
   pass(id: string): void;
-  fail(id: string, message: string, evidence?: Exchange[], rule?: string): void;
+  /** `causes`: what is wrong apart from this answer (causes.ts), when the failure has such a cause. */
+  fail(id: string, message: string, evidence?: Exchange[], rule?: string, causes?: readonly string[]): void;
   /** Records a pass or a failure; returns the condition so callers can stop early. */
-  assert(id: string, condition: boolean, message: string, evidence?: Exchange[]): boolean;
+  assert(id: string, condition: boolean, message: string, evidence?: Exchange[], causes?: readonly string[]): boolean;
   /**
    * Why the check did not run, unless something else is recorded for it. When the target refused a
    * request of `evidence` (401, 403, 429), the check could not judge: the refusal is no choice of the
@@ -89,8 +98,9 @@ function unreadBody(evidence: readonly Exchange[]): string | undefined {
 const MAX_FAILURES_KEPT = 5;
 const MAX_SAME_CAUSE_KEPT = 20;
 
-/** What a failure says is wrong, without the request it names ("list without a key: body/code …" → "body/code …"). */
-function causeOf(message: string): string {
+/** What a failure says is wrong: its causes when it names them, else its message without the request it names ("list without a key: body/code …" → "body/code …"). */
+function causeOf(message: string, causes: readonly string[] | undefined): string {
+  if (causes?.length) return [...causes].sort().join('\n');
   const at = message.indexOf(': ');
   return at < 0 ? message : message.slice(at + 2);
 }
@@ -202,7 +212,7 @@ class ScopedLedger implements CheckLedger {
     this.#get(id).passes++;
   }
 
-  fail(id: string, message: string, evidence: Exchange[] = [], rule?: string): void {
+  fail(id: string, message: string, evidence: Exchange[] = [], rule?: string, causes?: readonly string[]): void {
     const state = this.#get(id);
     // Every check reads bodies through one accessor that sees none not read whole (--max-body, a
     // proxy's --capture); what it then missed is no finding about the target. Checks of status and headers alone still judge.
@@ -210,21 +220,21 @@ class ScopedLedger implements CheckLedger {
     if (unread) return this.unjudged(id, unread);
     state.failed++;
     // One cause, one failure: the same problem on another request joins the first one's.
-    const cause = causeOf(message);
-    const first = state.failures.find((f) => f.rule === rule && causeOf(f.message) === cause && f.evidence.length > 0);
+    const cause = causeOf(message, causes);
+    const first = state.failures.find((f) => f.rule === rule && causeOf(f.message, f.causes) === cause && f.evidence.length > 0);
     if (first) {
       // The first few are named; the rest only counted (state.failed), so a stream of one mistake stays small.
       if ((first.sameCause?.length ?? 0) < MAX_SAME_CAUSE_KEPT) (first.sameCause ??= []).push(message);
       return;
     }
-    const failure: Failure = rule === undefined ? { message, evidence } : { message, evidence, rule };
+    const failure: Failure = { message, evidence, ...(rule === undefined ? {} : { rule }), ...(causes?.length ? { causes: [...causes] } : {}) };
     if (state.failures.length < MAX_FAILURES_KEPT) state.failures.push(failure);
     else if (state.failures.length === MAX_FAILURES_KEPT) state.failures.push({ message: '(further failures not shown)', evidence: [] });
   }
 
-  assert(id: string, condition: boolean, message: string, evidence: Exchange[] = []): boolean {
+  assert(id: string, condition: boolean, message: string, evidence: Exchange[] = [], causes?: readonly string[]): boolean {
     if (condition) this.pass(id);
-    else this.fail(id, message, evidence);
+    else this.fail(id, message, evidence, undefined, causes);
     return condition;
   }
 

@@ -8,6 +8,7 @@ import { contractFacts, type ContractFacts, type Deprecation } from '../spec/con
 import type { OperationId } from '../spec/contract-types.ts';
 import { OPERATIONS } from '../spec/rules/contract.js';
 import { parseInteger } from '../spec/rules/fields.js';
+import { causeKey } from './causes.ts';
 import { responseJson } from './http.ts';
 
 /** A long list of allowed values, shortened for a message: the first few and how many in all. */
@@ -81,6 +82,8 @@ export interface Contract {
 export interface Problem {
   where: string;
   message: string;
+  /** What is wrong apart from this answer (`causeKey`): the same on every answer it breaks. */
+  cause: string;
 }
 
 export class ContractError extends KitError {
@@ -170,11 +173,12 @@ export function documentedResponse(contract: Contract, operationId: OperationId,
   return op?.responses.get(String(status)) ?? op?.responses.get('default');
 }
 
-function ajvMessages(validate: ValidateFunction, where: string): Problem[] {
-  return (validate.errors ?? []).map((e) => ({
-    where: `${where}${e.instancePath}`,
-    message: `${e.message ?? 'is invalid'}${e.params && 'allowedValues' in e.params ? ` (${enumeration(e.params.allowedValues as unknown[])})` : ''}`,
-  }));
+/** `cause`: the cause key of a message at an instance path. */
+function ajvMessages(validate: ValidateFunction, where: string, cause: (instancePath: string, message: string) => string): Problem[] {
+  return (validate.errors ?? []).map((e) => {
+    const message = `${e.message ?? 'is invalid'}${e.params && 'allowedValues' in e.params ? ` (${enumeration(e.params.allowedValues as unknown[])})` : ''}`;
+    return { where: `${where}${e.instancePath}`, message, cause: cause(e.instancePath, message) };
+  });
 }
 
 export interface ObservedResponse {
@@ -191,29 +195,34 @@ export function validateResponse(contract: Contract, operationId: OperationId, r
   const problems: Problem[] = [];
   const documented = documentedResponse(contract, operationId, response.status);
   if (!documented) {
-    return [{ where: 'status', message: `${response.status} is not a documented response of ${operationId}` }];
+    const message = `${response.status} is not a documented response of ${operationId}`;
+    return [{ where: 'status', message, cause: `status ${message}` }];
   }
   const rules = documented.levels[level];
   for (const header of rules.headers) {
     const value = response.headers[header.name];
     if (value === undefined) {
-      if (header.required) problems.push({ where: `header ${header.name}`, message: 'is required but missing' });
+      if (header.required) problems.push({ where: `header ${header.name}`, message: 'is required but missing', cause: causeKey.headerMissing(header.name) });
       continue;
     }
     const typed = header.schema.type === 'integer' || header.schema.type === 'number' ? (parseInteger(value) ?? value) : value;
-    if (!header.validate(typed)) problems.push(...ajvMessages(header.validate, `header ${header.name} (${JSON.stringify(value)})`));
+    if (!header.validate(typed))
+      problems.push(
+        ...ajvMessages(header.validate, `header ${header.name} (${JSON.stringify(value)})`, (_, message) => causeKey.headerInvalid(header.name, message)),
+      );
   }
   if (rules.validateBody) {
     const type = response.headers['content-type'] ?? '';
     if (!/^application\/json\s*(;|$)/i.test(type)) {
-      problems.push({ where: 'header content-type', message: `expected application/json, got ${JSON.stringify(type)}` });
+      const message = `expected application/json, got ${JSON.stringify(type)}`;
+      problems.push({ where: 'header content-type', message, cause: causeKey.content('header content-type', message) });
     }
     const body = responseJson(response);
     if (!body) {
-      problems.push({ where: 'body', message: 'is not valid JSON' });
+      problems.push({ where: 'body', message: 'is not valid JSON', cause: causeKey.content('body', 'is not valid JSON') });
       return problems;
     }
-    if (!rules.validateBody(body.value)) problems.push(...ajvMessages(rules.validateBody, 'body'));
+    if (!rules.validateBody(body.value)) problems.push(...ajvMessages(rules.validateBody, 'body', causeKey.body));
   }
   return problems;
 }

@@ -11,6 +11,7 @@ import type { DreddOutcome } from './dredd/run.ts';
 import { RequestBudget } from './generate/budget.ts';
 import { HttpClient, type Clock } from './http.ts';
 import { keyLabel } from '../spec/rules/redact.js';
+import { groupCauses, type SharedCause } from './causes.ts';
 import { redactedProgress, redactReport, runKeys } from './report/redact.ts';
 import type { Timeline } from '../spec/rules/timeline-svg.js';
 import { Ledger, type CheckResult } from './ledger.ts';
@@ -59,6 +60,8 @@ export interface Counts {
   notRun: number;
   /** Of the checks not run, those that could not judge what they were given (a body past --max-body, Dredd ended early). */
   unjudged: number;
+  /** Distinct causes of the failed checks' failures (causes.ts): fewer than `failed` when one cause failed several checks. */
+  causes?: number;
 }
 
 /** 0 conforms, 1 does not conform, 2 the run could not judge (a must check, or any with --strict, with nothing failed). */
@@ -76,6 +79,8 @@ export interface Report {
   requests: number;
   results: CheckResult[];
   counts: Counts;
+  /** Causes that failed more than one check, each reported under one of them (causes.ts). */
+  causes?: SharedCause[];
   /** 1 when a check failed; else 2 when a must check (any check with --strict) could not judge; else 0. */
   exitCode: ExitCode;
   dredd?: DreddOutcome;
@@ -286,8 +291,9 @@ export async function runResolved(options: ResolvedOptions, hooks: RunHooks = {}
     run.http.close();
   }
 
-  const results = ledger.results({ strict: options.strict, selected: outside(options) });
-  const counts = count(results);
+  // Failures of one cause (a header missing from every answer) are told once, under one check: the verdicts stay.
+  const { results, causes, distinct } = groupCauses(ledger.results({ strict: options.strict, selected: outside(options) }));
+  const counts = { ...count(results), causes: distinct };
   const dredd = run.facts.dredd;
   const report: Report = {
     target: options.baseUrl,
@@ -298,6 +304,7 @@ export async function runResolved(options: ResolvedOptions, hooks: RunHooks = {}
     requests: run.http.exchanges.length + (dredd?.transactions.filter((t) => t.status !== 'skip').length ?? 0),
     results,
     counts,
+    causes,
     exitCode: exitCodeOf(results, options.strict),
     preferUsed: [...new Set(run.preferUsed)],
     seed: options.seed,

@@ -5,7 +5,10 @@ import { parseRateLimit, parseRateLimitPolicy } from '../../spec/rules/structure
 import type { Exchange } from '../http.ts';
 import type { CheckDef } from './check-def.ts';
 import { SECTION, type InspectContext, type LiveArea } from './area.ts';
-import { LOWER_HEADERS } from '../../spec/rules/contract.js';
+import { HEADERS, LOWER_HEADERS } from '../../spec/rules/contract.js';
+import { causeKey } from '../causes.ts';
+
+const RATE_LIMIT_HEADERS = [HEADERS.rateLimitLimit, HEADERS.rateLimitRemaining, HEADERS.rateLimitReset];
 
 const checks: readonly CheckDef[] = [
   {
@@ -47,13 +50,29 @@ function ietfProblems(headers: Record<string, string>, remaining: number | null)
   return problems;
 }
 
+/**
+ * The causes of the problems, when each is an X-RateLimit-* header missing (the same cause as the
+ * schema's "is required but missing"); a value present but wrong is this check's own finding.
+ */
+export function missingCauses(headers: Record<string, string>, problems: readonly string[]): string[] | undefined {
+  const missing = RATE_LIMIT_HEADERS.filter((name) => headers[name.toLowerCase()] === undefined);
+  if (problems.length === 0 || missing.length === 0 || problems.some((p) => !missing.some((name) => p.startsWith(`${name} `)))) return undefined;
+  return missing.map((name) => causeKey.headerMissing(name));
+}
+
 function inspect(ex: Exchange, ctx: InspectContext): void {
   const res = ex.response;
   if (!res || ex.outside) return;
   const { ledger } = ctx;
   const snapshot = readSnapshot({ status: res.status, headers: res.headers, receivedAtMs: Date.now() });
   const problems = rateLimitHeaderProblems(snapshot);
-  ledger.assert('headers.rate-limit', problems.length === 0, `${ex.purpose} (${res.status}): ${problems.join('; ')}`, [ex]);
+  ledger.assert(
+    'headers.rate-limit',
+    problems.length === 0,
+    `${ex.purpose} (${res.status}): ${problems.join('; ')}`,
+    [ex],
+    missingCauses(res.headers, problems),
+  );
   if (ctx.options.profile !== 'full') return;
   const ietf = ietfProblems(res.headers, snapshot.remaining);
   ledger.assert('ratelimit.ietf-fields', ietf.length === 0, `${ex.purpose}: ${ietf.join('; ')}`, [ex]);

@@ -6,12 +6,29 @@ import { RULES } from '../../spec/rules/rules.js';
 import { DEFAULT_TOLERANCES, isAdmittedStatus, isRefusalStatus, readSnapshot, retryWaitMs, type Snapshot, type Tolerances } from '../../spec/rules/snapshot.js';
 import { timelinePoint, type TimelinePoint } from '../../spec/rules/timeline-svg.js';
 import { createWindowRules, type Kind, type Outcome } from '../../spec/rules/window-rules.js';
+import { HEADERS } from '../../spec/rules/contract.js';
+import { causeKey } from '../causes.ts';
 import type { Exchange } from '../http.ts';
 import type { CheckLedger } from '../ledger.ts';
 import { status } from './answers.ts';
 
 /** The check that reports each rule of spec/rules/window-rules.js, as the rule names it (rules.js); a rule's level is its check's level. */
 export const CHECK_OF_RULE = Object.fromEntries(Object.entries(RULES).map(([kind, rule]) => [kind, rule.check])) as Readonly<Record<Kind, string>>;
+
+const MALFORMED: Kind = 'malformed_headers';
+const RATE_LIMIT_HEADERS = [HEADERS.rateLimitLimit, HEADERS.rateLimitRemaining, HEADERS.rateLimitReset];
+
+/**
+ * The causes of a malformed_headers finding when every header it names is absent from the answer
+ * (the schema's "is required but missing" too); none when one of them is there with a wrong value.
+ */
+function absentCauses(detail: string, ex: Exchange | undefined): string[] | undefined {
+  const headers = ex?.response?.headers;
+  if (!headers) return undefined;
+  const named = RATE_LIMIT_HEADERS.filter((name) => detail.includes(name));
+  if (named.length === 0 || named.some((name) => headers[name.toLowerCase()] !== undefined)) return undefined;
+  return named.map((name) => causeKey.headerMissing(name));
+}
 
 export interface RateLimitVerdict {
   /** Judges one more response of the key, in the order the requests were made. */
@@ -74,7 +91,13 @@ export function rateLimitVerdict(
     for (const v of out.violations) {
       broken.add(v.kind);
       const evidence = v.refs.filter((r): r is Exchange => typeof r === 'object' && r !== null);
-      ledger.fail(CHECK_OF_RULE[v.kind], `${v.detail} (rule: ${v.rule})`, evidence, v.kind);
+      ledger.fail(
+        CHECK_OF_RULE[v.kind],
+        `${v.detail} (rule: ${v.rule})`,
+        evidence,
+        v.kind,
+        v.kind === MALFORMED ? absentCauses(v.detail, evidence.at(-1)) : undefined,
+      );
     }
     for (const j of out.judged) if (!broken.has(j.kind)) ledger.pass(CHECK_OF_RULE[j.kind]);
     return out;

@@ -33,6 +33,7 @@ const checks: readonly CheckDef[] = [
 ];
 
 const text = (problems: Problem[]) => problems.map((p) => `${p.where} ${p.message}`).join('; ');
+const causes = (problems: Problem[]) => problems.map((p) => p.cause);
 
 export const responsesArea: LiveArea = {
   name: 'responses',
@@ -62,9 +63,9 @@ export const responsesArea: LiveArea = {
       return;
     }
     const problems = validateResponse(contract, ex.operationId, res, 'must');
-    ledger.assert('schema.every-response', problems.length === 0, `${ex.purpose}: ${text(problems)}`, [ex]);
+    ledger.assert('schema.every-response', problems.length === 0, `${ex.purpose}: ${text(problems)}`, [ex], causes(problems));
     const decisions = decisionProblems(contract, ex.operationId, res, problems);
-    ledger.assert('schema.reference-decisions', decisions.length === 0, `${ex.purpose}: ${text(decisions)}`, [ex]);
+    ledger.assert('schema.reference-decisions', decisions.length === 0, `${ex.purpose}: ${text(decisions)}`, [ex], causes(decisions));
     if (res.status >= 400) {
       const body = jsonBody(ex) as Record<string, unknown> | undefined;
       ledger.assert(

@@ -35,7 +35,14 @@ export function expectResponse(ctx: AreaContext, id: string, exchange: Exchange,
     return false;
   }
   const problems = validateResponse(ctx.contract, exchange.operationId, exchange.response, 'must');
-  return ctx.ledger.assert(id, problems.length === 0, problems.map((p) => `${p.where} ${p.message}`).join('; '), [exchange]);
+  const message = problems.map((p) => `${p.where} ${p.message}`).join('; ');
+  return ctx.ledger.assert(
+    id,
+    problems.length === 0,
+    message,
+    [exchange],
+    problems.map((p) => p.cause),
+  );
 }
 
 /** Prism's Prefer header, when the run was asked to send it (--prefer); noted on the check. */

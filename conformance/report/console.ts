@@ -78,12 +78,13 @@ export function formatConsole(report: Report, options: { verbose?: boolean } = {
   for (const r of report.results) {
     if (r.outcome === 'not-run' && !options.verbose && r.reason?.startsWith('behaviour check')) continue;
     // A should-level check that fell short warned: it did not fail, even on the requests it judged.
+    const follows = r.followsFrom ? `; follows from ${r.followsFrom.join(', ')}` : '';
     const judged =
       r.outcome === 'not-run'
         ? ''
         : r.outcome === 'passed'
           ? ` (${r.judged} judged)`
-          : ` (${r.failed} of ${r.judged} ${r.outcome === 'warned' ? 'warned' : 'failed'})`;
+          : ` (${r.failed} of ${r.judged} ${r.outcome === 'warned' ? 'warned' : 'failed'}${follows})`;
     out.push(`  ${MARK[r.outcome]}  ${pad(r.level, 6)}  ${pad(r.id, idWidth)}  ${r.title}${judged}`);
   }
   const problems = report.results.filter((r) => r.outcome === 'failed' || r.outcome === 'warned');
@@ -92,14 +93,22 @@ export function formatConsole(report: Report, options: { verbose?: boolean } = {
     out.push('Details');
     for (const r of problems) {
       out.push('');
+      if (r.followsFrom) {
+        // Its cause is told, with the request and the answer, under the check it follows from.
+        out.push(`  ${MARK[r.outcome]} ${r.id} (${r.level}; ${r.section}): follows from ${r.followsFrom.join(', ')}: ${r.failures[0]?.message ?? ''}`);
+        continue;
+      }
       out.push(`  ${MARK[r.outcome]} ${r.id} (${r.level}; ${r.section})`);
       // A few examples: the first shows what was sent and received, the next only what was wrong;
       // every failure is in --json and --html.
       const shown = r.failures.filter((f) => f.evidence.length > 0 || !f.message.startsWith('(further')).slice(0, EXAMPLES_SHOWN);
-      shown.forEach((failure, i) => {
+      const witness = shown.find((f) => !f.follows);
+      shown.forEach((failure) => {
         const same = failure.sameCause?.length ? ` (the same on ${failure.sameCause.length} more request${failure.sameCause.length === 1 ? '' : 's'})` : '';
-        out.push(`    - ${failure.message.replace(/\n/g, '\n      ')}${same}`);
-        if (i === 0) {
+        const told = failure.follows ? ` (its cause is told under ${failure.follows.join(', ')})` : '';
+        out.push(`    - ${failure.message.replace(/\n/g, '\n      ')}${same}${told}`);
+        if (failure.alsoBroke?.length) out.push(`      also broke: ${failure.alsoBroke.join(', ')}`);
+        if (failure === witness) {
           for (const ex of failure.evidence.slice(0, 2)) out.push(indent(formatExchange(ex)));
           const replay = failure.evidence.at(-1)?.replay;
           if (replay) out.push(`      replay: ${replay}`);
@@ -133,7 +142,10 @@ export function formatConsole(report: Report, options: { verbose?: boolean } = {
   out.push('');
   out.push('Summary');
   out.push(`  ${pad('passed', 8)} ${report.counts.passed}`);
-  out.push(`  ${pad('failed', 8)} ${report.counts.failed}`);
+  const causes = report.counts.causes;
+  const distinct =
+    causes !== undefined && causes < report.counts.failed ? ` (${causes} distinct cause${causes === 1 ? '' : 's'}: the others follow from them)` : '';
+  out.push(`  ${pad('failed', 8)} ${report.counts.failed}${distinct}`);
   out.push(`  ${pad('warned', 8)} ${report.counts.warned}`);
   out.push(
     `  ${pad('not run', 8)} ${report.counts.notRun}${report.counts.unjudged > 0 ? ` (${report.counts.unjudged} could not judge what they were given)` : ''}`,

@@ -52,8 +52,12 @@ function exchangeHtml(ex: Exchange): string {
   return `<pre>${esc(formatExchange(ex, 2000))}</pre>${replay}`;
 }
 
+/** Links to the checks a cause is told under, or broke. */
+const checkLinks = (ids: readonly string[]) => ids.map((id) => `<a href="#${esc(id)}"><code>${esc(id)}</code></a>`).join(', ');
+
 function resultRow(r: CheckResult): string {
-  const why = r.outcome === 'not-run' ? `<br><small>${esc(r.reason ?? '')}</small>` : '';
+  const why =
+    r.outcome === 'not-run' ? `<br><small>${esc(r.reason ?? '')}</small>` : r.followsFrom ? `<br><small>follows from ${checkLinks(r.followsFrom)}</small>` : '';
   return `<tr data-outcome="${r.outcome}" id="row-${esc(r.id)}"><td><span class="verdict ${r.outcome}">${VERDICT[r.outcome]}</span></td><td>${r.level}</td><td><a href="#${esc(r.id)}"><code>${esc(r.id)}</code></a></td><td>${esc(r.title)}${why}<br><small>§ ${esc(r.section)}</small></td></tr>`;
 }
 
@@ -61,7 +65,11 @@ function failureSection(r: CheckResult): string {
   const failures = r.failures
     .map((f) => {
       const same = f.sameCause?.length ? `<p><small>The same on ${f.sameCause.length} more: ${f.sameCause.map(esc).join('; ')}</small></p>` : '';
-      return `<details open><summary>${esc(f.message)}</summary>${f.evidence.slice(0, 3).map(exchangeHtml).join('')}${same}</details>`;
+      // Told once, under the check it is reported under: elsewhere a link, not the exchanges again.
+      if (f.follows)
+        return `<details><summary>${esc(f.message)}</summary><p><small>its cause is told under ${checkLinks(f.follows)}</small></p>${same}</details>`;
+      const also = f.alsoBroke?.length ? `<p><small>also broke: ${checkLinks(f.alsoBroke)}</small></p>` : '';
+      return `<details open><summary>${esc(f.message)}</summary>${also}${f.evidence.slice(0, 3).map(exchangeHtml).join('')}${same}</details>`;
     })
     .join('');
   const notes = r.notes.map((n) => `<p><small>note: ${esc(n)}</small></p>`).join('');
@@ -87,7 +95,7 @@ export function formatHtml(report: Report): string {
 </head>
 <body>
 <h1>Conformance of <code>${esc(report.target)}</code>: <span class="verdict ${report.exitCode === 0 ? 'passed' : report.exitCode === 1 ? 'failed' : 'not-run'}">${verdict}</span></h1>
-<p class="summary"><span>profile ${report.profile}${report.strict ? ', strict' : ''}</span><span>${c.passed} passed</span><span>${c.failed} failed</span><span>${c.warned} warned</span><span>${c.notRun} not run</span><span>${report.requests} requests in ${(report.durationMs / 1000).toFixed(1)} s</span>${generated}<span>started ${esc(report.startedAt)}</span></p>
+<p class="summary"><span>profile ${report.profile}${report.strict ? ', strict' : ''}</span><span>${c.passed} passed</span><span>${c.failed} failed${c.causes !== undefined && c.causes < c.failed ? ` (${c.causes} distinct causes)` : ''}</span><span>${c.warned} warned</span><span>${c.notRun} not run</span><span>${report.requests} requests in ${(report.durationMs / 1000).toFixed(1)} s</span>${generated}<span>started ${esc(report.startedAt)}</span></p>
 <nav aria-label="show"><button type="button" data-show="all" aria-pressed="true">all</button><button type="button" data-show="failed">failed</button><button type="button" data-show="warned">warned</button><button type="button" data-show="passed">passed</button><button type="button" data-show="not-run">not run</button></nav>
 <table>
 <thead><tr><th>verdict</th><th>level</th><th>check</th><th>rule</th></tr></thead>

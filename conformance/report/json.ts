@@ -15,7 +15,7 @@ function redactedExchange(given: Exchange) {
 export function formatJson(report: Report): string {
   const results = report.results.map((r) => ({
     ...r,
-    failures: r.failures.map((f) => ({ message: f.message, evidence: f.evidence.map(redactedExchange) })),
+    failures: r.failures.map((f) => ({ ...f, evidence: f.evidence.map(redactedExchange) })),
   }));
   const dredd = report.dredd
     ? {

@@ -19,10 +19,19 @@ function xml(text: string): string {
 function failureText(r: CheckResult): string {
   return r.failures
     .map((f) => {
+      // A failure whose cause is told under another check names that check instead of repeating its exchanges.
+      if (f.follows) return `${f.message}\n(its cause is told under ${f.follows.join(', ')}, with the request and the response)`;
       const replay = f.evidence.at(-1)?.replay;
-      return [f.message, ...f.evidence.slice(0, 2).map((ex) => formatExchange(ex)), ...(replay ? [`replay: ${replay}`] : [])].join('\n');
+      const also = f.alsoBroke?.length ? [`also broke: ${f.alsoBroke.join(', ')}`] : [];
+      return [f.message, ...also, ...f.evidence.slice(0, 2).map((ex) => formatExchange(ex)), ...(replay ? [`replay: ${replay}`] : [])].join('\n');
     })
     .join('\n\n');
+}
+
+/** The failure's message: one that follows from another check's says so first. */
+function failureMessage(r: CheckResult): string {
+  const first = r.failures[0]?.message ?? 'failed';
+  return r.followsFrom ? `follows from ${r.followsFrom.join(', ')}: ${first}` : first;
 }
 
 export function formatJUnit(report: Report): string {
@@ -35,6 +44,7 @@ export function formatJUnit(report: Report): string {
     `      <property name="target" value="${xml(report.target)}"/>`,
     `      <property name="profile" value="${report.profile}"/>`,
     `      <property name="strict" value="${report.strict}"/>`,
+    ...(report.counts.causes !== undefined ? [`      <property name="distinct-causes" value="${report.counts.causes}"/>`] : []),
     '    </properties>',
   ];
   for (const r of report.results) {
@@ -42,7 +52,7 @@ export function formatJUnit(report: Report): string {
     const classname = `conformance.${r.id.split('.')[0]}`;
     lines.push(`    <testcase classname="${xml(classname)}" name="${xml(name)}" time="0">`);
     if (r.outcome === 'failed') {
-      lines.push(`      <failure message="${xml(r.failures[0]?.message ?? 'failed')}" type="${r.level}">${xml(failureText(r))}</failure>`);
+      lines.push(`      <failure message="${xml(failureMessage(r))}" type="${r.level}">${xml(failureText(r))}</failure>`);
     } else if (r.outcome === 'not-run') {
       lines.push(`      <skipped message="${xml(r.reason ?? 'not run')}"/>`);
     } else if (r.outcome === 'warned') {

@@ -47,6 +47,14 @@ export const RATE_LIMIT_FLAWS: readonly Flaw[] = [
     response: (res) => withoutHeaders(res, LOWER_HEADERS.rateLimitLimit, LOWER_HEADERS.rateLimitRemaining, LOWER_HEADERS.rateLimitReset),
   },
   {
+    // One header missing from every answer fails a dozen checks that validate answers: one cause (causes.test.ts).
+    id: 'no-rate-limit-reset',
+    area: 'rate-limit headers',
+    description: 'Responses lack X-RateLimit-Reset',
+    caughtBy: 'headers.rate-limit',
+    response: (res) => withoutHeaders(res, LOWER_HEADERS.rateLimitReset),
+  },
+  {
     id: 'ietf-fields-malformed',
     area: 'rate-limit headers',
     description: 'RateLimit is not a structured field ("minute=12")',
