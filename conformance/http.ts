@@ -6,6 +6,7 @@ import { KitError } from '../lib/errors.ts';
 import type { OperationId } from '../spec/contract-types.ts';
 import { curlLine, type Secrets } from './report/curl.ts';
 import { redactExchange } from '../spec/rules/redact.js';
+import { Silence, TargetStoppedError, type RunHalted } from './silence.ts';
 import { DEFAULT_MAX_BODY_BYTES, NetworkFailure, notSentText, TOO_LARGE, tooLargeText, Transport, type BodyTooLarge, type TlsSettings } from './transport.ts';
 
 export interface Clock {
@@ -117,6 +118,9 @@ export function bodyText(bytes: Buffer): { text: string; utf8: boolean } {
 
 export class HttpClient {
   readonly exchanges: Exchange[] = [];
+  /** Requests in a row without an answer: enough of them halt the client (silence.ts). */
+  readonly silence = new Silence();
+  #halted: RunHalted | undefined;
   #seq = 0;
   readonly #baseUrl: string;
   readonly #apiKey: string;
@@ -158,6 +162,16 @@ export class HttpClient {
 
   set gate(gate: RequestGate | undefined) {
     this.#gate = gate;
+  }
+
+  /** From now on every send throws `why` and sends nothing: the run ends (the target stopped answering, --exitfirst). */
+  halt(why: RunHalted): void {
+    this.#halted ??= why;
+  }
+
+  /** Why the client sends nothing more, once it was halted. */
+  get halted(): RunHalted | undefined {
+    return this.#halted;
   }
 
   /** The request as a curl command that sends it again, without the keys. */
@@ -212,7 +226,9 @@ export class HttpClient {
       if (!utf8) request.bytes = bytes;
     }
     for (let attempt = 1; ; attempt++) {
+      if (this.#halted) throw this.#halted;
       await this.#gate?.before(request);
+      if (this.#halted) throw this.#halted;
       const exchange = await this.#perform(options, request, bytes);
       if (attempt === 1 && this.#gate && (await this.#gate.after(exchange))) continue;
       return exchange;
@@ -263,7 +279,17 @@ export class HttpClient {
     }
     exchange.receivedAt = this.#clock.now();
     this.exchanges.push(exchange);
+    this.#listen(exchange);
     return exchange;
+  }
+
+  /** Whether the target still answers: enough requests in a row without an answer halt the client. */
+  #listen(exchange: Exchange): void {
+    const what = `${exchange.request.method} ${exchange.request.url}`;
+    if (exchange.response) return this.silence.answered(`${what} (${exchange.response.status}, request ${exchange.seq})`);
+    const why = exchange.error === 'ETIMEDOUT' ? `no answer within --timeout ${this.#timeoutMs} ms` : (exchange.error ?? 'no answer');
+    const stopped = this.silence.unanswered(`${what} (request ${exchange.seq})`, why);
+    if (stopped !== undefined) this.halt(new TargetStoppedError(stopped));
   }
 }
 

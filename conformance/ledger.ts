@@ -122,9 +122,19 @@ function ownIds(owner: string, ids: readonly string[], catalogue: readonly Check
 export class Ledger {
   readonly #catalogue: readonly CheckDef[];
   readonly #state = new Map<string, State>();
+  #halted: { reason: string; unjudged: boolean } | undefined;
 
   constructor(catalogue: readonly CheckDef[]) {
     this.#catalogue = catalogue;
+  }
+
+  /**
+   * The run ended before its phases did: every check of the run without a failure is not run, with
+   * `reason` (and what it had judged). `unjudged`: the run could not judge what it was asked to (the
+   * target stopped answering), so a must check among them makes the run COULD NOT JUDGE.
+   */
+  halt(reason: string, options: { unjudged: boolean }): void {
+    this.#halted ??= { reason, unjudged: options.unjudged };
   }
 
   /** The ledger as one module sees it: recording any id outside `ids` throws. */
@@ -139,9 +149,14 @@ export class Ledger {
       let outcome: Outcome;
       let reason: string | undefined;
       const outside = skipped !== undefined && state.passes === 0 && state.failures.length === 0;
+      const halted = !outside && state.failures.length === 0 ? this.#halted : undefined;
       if (outside) {
         outcome = 'not-run';
         reason = skipped;
+      } else if (halted) {
+        // Whatever it judged before the run ended, it did not judge all it was asked to: never a pass.
+        outcome = 'not-run';
+        reason = `${halted.reason}${state.passes > 0 ? `; ${state.passes} judged and passed before that` : ''}`;
       } else if (state.failures.length > 0) {
         outcome = def.level === 'must' || options.strict ? 'failed' : 'warned';
       } else if (state.unjudged > 0) {
@@ -169,6 +184,7 @@ export class Ledger {
       };
       // A check outside the run judged nothing it was asked to: what it could not judge changes no exit status.
       if (state.unjudged > 0 && !outside) result.unjudged = state.unjudged;
+      else if (halted?.unjudged) result.unjudged = 1;
       if (reason !== undefined) result.reason = reason;
       return result;
     });

@@ -5,7 +5,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { checkOptions } from '../lib/cli-options.ts';
 import { UsageError } from '../lib/errors.ts';
 import { CATALOGUE, checkIdsProblem, checkSelector, NEED_FLAGS, type CheckDef, type Profile } from './catalogue.ts';
-import type { AreaContext, Phase, ProgressEvent, ResolvedOptions, RunContext } from './checks/area.ts';
+import type { Area, AreaContext, Phase, ProgressEvent, ResolvedOptions, RunContext } from './checks/area.ts';
 import { AREAS } from './checks/index.ts';
 import type { DreddOutcome } from './dredd/run.ts';
 import { RequestBudget } from './generate/budget.ts';
@@ -27,6 +27,7 @@ import {
 } from './options.ts';
 import { Pacer, type Attribution } from './pacing.ts';
 import { preflight } from './preflight.ts';
+import { RunHalted, TargetStoppedError } from './silence.ts';
 import { DEFAULT_CONNECTIONS } from './transport.ts';
 
 export { TlsError, UnreachableError } from './http.ts';
@@ -100,6 +101,8 @@ export interface Report {
   choices: Record<string, string>;
   /** The rate-limit key's responses as the window rules saw them (the HTML report draws them), when the rate-limit checks ran. */
   timeline?: Timeline;
+  /** Why the run ended before its phases did (the target stopped answering); its checks without a failure are not run. */
+  stopped?: string;
 }
 
 interface PhasePlan {
@@ -254,34 +257,56 @@ function context(options: ResolvedOptions, input: RunHooks, contract: RunContext
   };
 }
 
+type ActiveArea = { area: Area; ctx: AreaContext };
+
+/** The areas one of whose checks is selected, each with its context; an area none of whose checks is selected sends nothing. */
+function activeAreas(run: RunContext, ledger: Ledger): ActiveArea[] {
+  // Each area records verdicts only for the checks it defines.
+  return AREAS.filter((area) => area.checks.some((c) => run.options.selected(c.id))).map((area) => ({
+    area,
+    ctx: {
+      ...run,
+      ledger: ledger.scope(
+        area.name,
+        area.checks.map((c) => c.id),
+      ),
+    } satisfies AreaContext,
+  }));
+}
+
+/** The preflight, then each phase of the run in turn. */
+async function phases(run: RunContext, active: readonly ActiveArea[]): Promise<void> {
+  const checked = await preflight(run);
+  run.facts.list = checked.list;
+  run.facts.keyless = checked.keyless;
+  if (checked.rateLimitKey) run.facts.rateLimitKeyAtStart = checked.rateLimitKey;
+  for (const plan of PHASES.filter((p) => p.runs(run.options))) {
+    const working = active.filter(({ area }) => area.phases?.[plan.phase]);
+    if (working.length === 0) continue;
+    run.progress({ type: 'phase', name: plan.title });
+    for (const { area, ctx } of working) await area.phases![plan.phase]!(ctx);
+  }
+}
+
 /** Runs the checks with options resolveOptions has checked (the command line resolves them first, to report a usage error as one). */
 export async function runResolved(options: ResolvedOptions, hooks: RunHooks = {}): Promise<Report> {
   const started = Date.now();
   const ledger = new Ledger(CATALOGUE);
   const run = context(options, hooks, await loadContract(options.specPath));
+  const active = activeAreas(run, ledger);
+  let halted: RunHalted | undefined;
   try {
-    const checked = await preflight(run);
-    run.facts.list = checked.list;
-    run.facts.keyless = checked.keyless;
-    if (checked.rateLimitKey) run.facts.rateLimitKeyAtStart = checked.rateLimitKey;
-    // Each area records verdicts only for the checks it defines; an area none of whose checks is
-    // selected sends nothing.
-    const areas = AREAS.map((area) => ({
-      area,
-      ctx: {
-        ...run,
-        ledger: ledger.scope(
-          area.name,
-          area.checks.map((c) => c.id),
-        ),
-      } satisfies AreaContext,
-    }));
-    const active = areas.filter(({ area }) => area.checks.some((c) => options.selected(c.id)));
-    for (const plan of PHASES.filter((p) => p.runs(options))) {
-      const working = active.filter(({ area }) => area.phases?.[plan.phase]);
-      if (working.length === 0) continue;
-      run.progress({ type: 'phase', name: plan.title });
-      for (const { area, ctx } of working) await area.phases![plan.phase]!(ctx);
+    try {
+      await phases(run, active);
+    } catch (error) {
+      if (!(error instanceof RunHalted)) throw error;
+      halted = error;
+    }
+    // A halt the last request of a phase brought: nothing was sent after it, nothing threw.
+    halted ??= run.http.halted;
+    if (halted) {
+      run.progress({ type: 'note', text: halted.message });
+      ledger.halt(halted.message, { unjudged: halted instanceof TargetStoppedError });
     }
     for (const exchange of run.http.exchanges) {
       for (const { area, ctx } of active) area.inspect?.(exchange, ctx);
@@ -316,6 +341,7 @@ export async function runResolved(options: ResolvedOptions, hooks: RunHooks = {}
       ? { timeline: { key: keyLabel(options.rateLimitKey), points: run.facts.rateLimitVerdict.timeline() } }
       : {}),
     ...(dredd ? { dredd } : {}),
+    ...(halted ? { stopped: halted.message } : {}),
   };
   // Keys are replaced here, once: every format and every library caller gets the redacted report.
   return redactReport(report, runKeys(options));

@@ -2,6 +2,7 @@
 // the must-level schemas (conformance/dredd/run.ts explains why Dredd needs that help).
 import { runDredd, transactionPlans, type DreddOutcome } from '../dredd/run.ts';
 import type { Exchange } from '../http.ts';
+import { TargetStoppedError } from '../silence.ts';
 import { TOO_LARGE } from '../transport.ts';
 import type { CheckDef } from './check-def.ts';
 import type { Area, AreaContext } from './area.ts';
@@ -56,6 +57,8 @@ async function dredd(ctx: AreaContext): Promise<void> {
     headers: options.headers,
     tls: options.tls,
     maxBodyBytes: options.maxBodyBytes,
+    requestTimeoutMs: options.timeoutMs,
+    ...(ctx.http.silence.lastAnswered !== undefined ? { lastAnswered: ctx.http.silence.lastAnswered } : {}),
   });
   ctx.facts.dredd = outcome;
   const sent = outcome.transactions.filter((t) => t.status !== 'skip' && t.response);
@@ -71,6 +74,8 @@ async function dredd(ctx: AreaContext): Promise<void> {
     else if (t.status !== 'skip') ledger.fail('dredd.transactions', `${t.name}: ${t.message}`, evidence(ctx, t));
   }
   if (!outcome.error && outcome.transactions.length === 0) ledger.fail('dredd.transactions', 'Dredd compiled no transactions');
+  // The run ends with Dredd's: nothing more is sent to a target that stopped answering.
+  if (outcome.stopped) ctx.http.halt(new TargetStoppedError(outcome.stopped));
 }
 
 export const dreddArea: Area = { name: 'dredd', checks, phases: { dredd } };

@@ -10,6 +10,7 @@ import { optionalPackage } from '../../lib/optional.ts';
 import { collectOutput, spawnChild, stopChild } from '../../lib/processes.ts';
 import { UNKNOWN_PET_ID } from '../checks/answers.ts';
 import type { Contract } from '../openapi.ts';
+import { UNANSWERED_IN_A_ROW } from '../silence.ts';
 import { DEFAULT_MAX_BODY_BYTES, type TlsSettings } from '../transport.ts';
 
 const WORKER = fileURLToPath(new URL('./worker.cjs', import.meta.url));
@@ -36,6 +37,8 @@ export interface DreddTransaction {
 export interface DreddOutcome {
   transactions: DreddTransaction[];
   error?: string;
+  /** The target stopped answering Dredd's requests (silence.ts's words): Dredd ended there, and so must the run. */
+  stopped?: string;
   durationMs: number;
   /** Dredd's own console output, for diagnosis. */
   log: string;
@@ -177,6 +180,10 @@ export interface DreddRunOptions {
   tls?: TlsSettings;
   /** Bodies are read up to this many bytes (--max-body); a larger one fails its transaction as not judged. */
   maxBodyBytes?: number;
+  /** Each request's own timeout (--timeout): a few in a row without an answer end Dredd's run. */
+  requestTimeoutMs?: number;
+  /** The last request of the kit's that got an answer, named in the message when Dredd's then get none. */
+  lastAnswered?: string;
 }
 
 export async function runDredd(options: DreddRunOptions): Promise<DreddOutcome> {
@@ -194,6 +201,9 @@ export async function runDredd(options: DreddRunOptions): Promise<DreddOutcome> 
       description,
       hookfile: HOOKS,
       maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      requestTimeoutMs: options.requestTimeoutMs,
+      unansweredInARow: UNANSWERED_IN_A_ROW,
+      lastAnswered: options.lastAnswered,
       custom: {
         origin: new URL(options.baseUrl).origin,
         raw: options.rawDescription !== undefined,
@@ -217,7 +227,7 @@ export async function runDredd(options: DreddRunOptions): Promise<DreddOutcome> 
     }
     if (options.tls?.insecure) env.NODE_TLS_REJECT_UNAUTHORIZED = '0';
     const { code, log, timedOut } = await spawnWorker([WORKER, configPath, resultPath], options.timeoutMs, env);
-    let parsed: { error?: string; results: DreddTransaction[] };
+    let parsed: { error?: string; stopped?: string; results: DreddTransaction[] };
     try {
       parsed = JSON.parse(await readFile(resultPath, 'utf8')) as typeof parsed;
     } catch {
@@ -226,6 +236,7 @@ export async function runDredd(options: DreddRunOptions): Promise<DreddOutcome> 
     }
     const outcome: DreddOutcome = { transactions: parsed.results, durationMs: Date.now() - started, log };
     if (parsed.error) outcome.error = parsed.error;
+    if (parsed.stopped) outcome.stopped = parsed.stopped;
     return outcome;
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -10,11 +10,29 @@ const config = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
 // Dredd reads every body whole: past --max-body the answer is destroyed with an error the kit reports
 // as not judged. request 2.x looks up http(s).request on each request, so the bound holds for all.
 const TOO_LARGE = 'body too large to judge';
+// A target that stopped answering must not keep Dredd waiting: each request gets --timeout, and a
+// few in a row without any answer end the run, as they end the kit's (conformance/silence.ts).
+const silence = { lastAnswered: config.lastAnswered, unanswered: [] };
 for (const module of [require('node:http'), require('node:https')]) {
   const original = module.request;
   module.request = function boundedRequest(...args) {
     const outgoing = original.apply(this, args);
+    const what = `${outgoing.method} ${outgoing.protocol}//${outgoing.getHeader('host') || outgoing.host}${outgoing.path}`;
+    let answered = false;
+    if (config.requestTimeoutMs) {
+      outgoing.setTimeout(config.requestTimeoutMs, () =>
+        outgoing.destroy(Object.assign(new Error(`no answer within --timeout ${config.requestTimeoutMs} ms`), { code: 'ETIMEDOUT' })),
+      );
+    }
+    outgoing.on('error', (error) => {
+      if (answered) return;
+      silence.unanswered.push({ what, why: error.code === 'ETIMEDOUT' ? error.message : error.code || error.message });
+      if (silence.unanswered.length >= config.unansweredInARow) setImmediate(stopped);
+    });
     outgoing.on('response', (res) => {
+      answered = true;
+      silence.lastAnswered = `${what} (${res.statusCode}, Dredd)`;
+      silence.unanswered = [];
       const limit = config.maxBodyBytes;
       const declared = Number(res.headers['content-length']);
       const stop = (read) =>
@@ -37,6 +55,14 @@ const out = process.argv[3];
 const emitter = new EventEmitter();
 const names = new WeakMap();
 const results = [];
+
+/** The words of conformance/silence.ts's stoppedText: the kit reports them as its own stop. */
+function stopped() {
+  const whys = [...new Set(silence.unanswered.map((u) => u.why))].join(', ');
+  const message = `the target stopped answering: ${silence.unanswered.length} requests in a row got no answer (${whys}); the last answered: ${silence.lastAnswered || 'none'}; the first unanswered: ${silence.unanswered[0].what}. The run ended there`;
+  fs.writeFileSync(out, JSON.stringify({ error: message, stopped: message, results }));
+  process.exit(0);
+}
 
 function record(status, test, error) {
   const actual = test && test.actual;

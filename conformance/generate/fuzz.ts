@@ -49,6 +49,8 @@ export async function fuzz<T>(options: FuzzOptions<T>): Promise<FuzzOutcome<T>> 
   const failing: Array<{ input: T; exchange: Exchange; problem: Problem }> = [];
   let examples = 0;
   let cut = false;
+  // A send that throws ended the run (the target stopped answering): no input of ours failed.
+  let thrown: { error: unknown } | undefined;
   const property = fc.asyncProperty(options.arbitrary, async (input) => {
     if (!options.budget.take()) {
       cut = true;
@@ -56,7 +58,13 @@ export async function fuzz<T>(options: FuzzOptions<T>): Promise<FuzzOutcome<T>> 
       fc.pre(false);
     }
     examples++;
-    const exchange = await options.send(input);
+    let exchange: Exchange;
+    try {
+      exchange = await options.send(input);
+    } catch (error) {
+      thrown ??= { error };
+      throw error;
+    }
     const verdict = options.judge(input, exchange);
     if (verdict.problem) {
       failing.push({ input, exchange, problem: verdict.problem });
@@ -66,6 +74,7 @@ export async function fuzz<T>(options: FuzzOptions<T>): Promise<FuzzOutcome<T>> 
     return true;
   });
   const details = await fc.check(property, { seed: options.seed, numRuns: options.numRuns, maxSkipsPerRun: 1000 });
+  if (thrown) throw thrown.error;
   const last = failing.at(-1);
   if (!details.failed || !last || details.counterexample === null) return { examples, cut };
   for (const f of failing) if (f !== last) f.exchange.superseded = true;

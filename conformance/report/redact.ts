@@ -61,6 +61,7 @@ function redactDredd(dredd: DreddOutcome, keys: KnownKeys): DreddOutcome {
     ...dredd,
     log: text(dredd.log),
     ...(dredd.error !== undefined ? { error: text(dredd.error) } : {}),
+    ...(dredd.stopped !== undefined ? { stopped: text(dredd.stopped) } : {}),
     transactions: dredd.transactions.map((t) => ({
       ...t,
       message: text(t.message),
@@ -94,6 +95,7 @@ interface Redactable {
   pacing: { waits: Array<{ ms: number; why: string }> };
   choices: Record<string, string>;
   dredd?: DreddOutcome;
+  stopped?: string;
 }
 
 /** The report with every place a key can appear redacted: the target, results, waits, choices and Dredd's transactions. */
@@ -106,6 +108,7 @@ export function redactReport<R extends Redactable>(report: R, keys: KnownKeys): 
     pacing: { ...report.pacing, waits: report.pacing.waits.map((w) => ({ ...w, why: text(w.why) })) },
     choices: Object.fromEntries(Object.entries(report.choices).map(([point, value]) => [point, text(value)])),
     ...(report.dredd ? { dredd: redactDredd(report.dredd, keys) } : {}),
+    ...(report.stopped !== undefined ? { stopped: text(report.stopped) } : {}),
   };
 }
 
