@@ -7,17 +7,40 @@ import { check } from 'k6';
 import exec from 'k6/execution';
 import { Counter, Gauge, Trend } from 'k6/metrics';
 import http from 'k6/http';
-import { baseUrl, durationEnv, numberEnv, stringEnv, summaryPath } from './lib/config.js';
-import { keyLimit, keyLimitFromGauges, keyLimitLine, keyLimitSamples, KEY_LIMIT_METRICS } from './lib/key-limit.js';
-import { refusal, setupStop } from './lib/outcome.js';
-import { boundLine, judgeSteps, nextPass, stepLine, stepStats } from './lib/knee.js';
-import { nextLine } from './lib/next-run.js';
-import { doublingRates, isStepMetric, parseBetween, parseRates, refineRates, stepPlan, stepScenarios, withBaseline } from './lib/phases.js';
+import {
+  baseUrl,
+  durationEnv,
+  numberEnv,
+  stringEnv,
+  summaryPath,
+  keyLimit,
+  keyLimitFromGauges,
+  keyLimitLine,
+  keyLimitSamples,
+  KEY_LIMIT_METRICS,
+  refusal,
+  setupStop,
+  boundLine,
+  judgeSteps,
+  nextPass,
+  stepLine,
+  stepStats,
+  nextLine,
+  doublingRates,
+  isStepMetric,
+  parseBetween,
+  parseRates,
+  refineRates,
+  stepPlan,
+  stepScenarios,
+  withBaseline,
+  capacitySvg,
+  segmentOf,
+  metricValue,
+  summaryOutputs,
+  capacityThresholds,
+} from './lib/bundle.cjs';
 import { createPet, listPets, probe } from './lib/requests.js';
-import { capacitySvg } from '../spec/rules/capacity-svg.js';
-import { segmentOf } from './lib/segments.js';
-import { metricValue, summaryOutputs } from './lib/summary.js';
-import { capacityThresholds } from './lib/thresholds.js';
 
 /** The reference server's fixture key whose limits do not bind (fixtures/api-keys.json). */
 export const LOAD_KEY = 'test-load-key';

@@ -30,7 +30,7 @@ function emitDeclarations(): Map<string, string> {
       for (const f of readdirSync(join(root, dir))) if (keep(f)) copyFileSync(join(root, dir, f), join(work, dir, f));
     };
     copy('load', (f) => f.endsWith('.js') || f === 'tsconfig.json' || f === 'k6-console.d.ts');
-    copy('load/lib', (f) => f.endsWith('.js'));
+    copy('load/lib', (f) => f.endsWith('.js') || f.endsWith('.d.cts'));
     copy('spec/rules', (f) => f.endsWith('.js'));
     symlinkSync(join(root, 'node_modules'), join(work, 'node_modules'), 'dir');
     const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');

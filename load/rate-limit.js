@@ -6,20 +6,49 @@
 import http from 'k6/http';
 import exec from 'k6/execution';
 import { Counter, Trend } from 'k6/metrics';
-import { keyLabel } from '../spec/rules/redact.js';
-import { DEFAULT_TOLERANCES, REFUSAL_STATUSES, isRefusalStatus, readSnapshot } from '../spec/rules/snapshot.js';
-import { timelineSvg } from '../spec/rules/timeline-svg.js';
-import { EVENTS } from '../spec/rules/rules.js';
-import { baseUrl, boolEnv, clientsEnv, durationEnv, expectedLimit, numberEnv, stringEnv, summaryPath } from './lib/config.js';
-import { limitShortfalls, runPlanLines, shortfallLine, unreachableReason } from './lib/key-limit.js';
-import { refusal, setupStop } from './lib/outcome.js';
-import { answerOf, banProbeTimes, createPacer } from './lib/pacing.js';
-import { isWhole, segmentOf } from './lib/segments.js';
+import {
+  keyLabel,
+  DEFAULT_TOLERANCES,
+  REFUSAL_STATUSES,
+  isRefusalStatus,
+  readSnapshot,
+  timelineSvg,
+  EVENTS,
+  baseUrl,
+  boolEnv,
+  clientsEnv,
+  durationEnv,
+  expectedLimit,
+  numberEnv,
+  stringEnv,
+  summaryPath,
+  limitShortfalls,
+  runPlanLines,
+  shortfallLine,
+  unreachableReason,
+  refusal,
+  setupStop,
+  answerOf,
+  banProbeTimes,
+  createPacer,
+  isWhole,
+  segmentOf,
+  metricValue,
+  summaryOutputs,
+  rateLimitThresholds,
+  WARNING_ONLY,
+  bucketSeconds,
+  isTimelineMetric,
+  TIMELINE_METRICS,
+  timelinePoints,
+  timelineSamples,
+  VIOLATIONS_METRIC,
+  createJudge,
+  eventMetric,
+  reportLines,
+  zeroSamples,
+} from './lib/bundle.cjs';
 import { listPets, listPetsBatchRequest, noteRedirect, probe } from './lib/requests.js';
-import { metricValue, summaryOutputs } from './lib/summary.js';
-import { rateLimitThresholds, WARNING_ONLY } from './lib/thresholds.js';
-import { bucketSeconds, isTimelineMetric, TIMELINE_METRICS, timelinePoints, timelineSamples } from './lib/timeline.js';
-import { VIOLATIONS_METRIC, createJudge, eventMetric, reportLines, zeroSamples } from './lib/verdict.js';
 
 const target = { baseUrl: baseUrl(__ENV), apiKey: stringEnv(__ENV, 'API_KEY', 'test-free-key') };
 const expected = expectedLimit(__ENV);

@@ -11,6 +11,10 @@ import * as assert from 'uvu/assert';
 const here = dirname(fileURLToPath(import.meta.url));
 const SCRIPTS = ['smoke.js', 'rate-limit.js', 'capacity.js'];
 const LIB = readdirSync(join(here, 'lib')).filter((f) => f.endsWith('.js'));
+/** What k6 loads besides the scripts and requests.js: generated from lib/bundle.js (load/bundle.ts). */
+const BUNDLE = 'lib/bundle.cjs';
+/** The only ES modules k6 loads, each run through Babel by k6 v0.47: the scripts and requests.js. */
+const K6_LOADS = [...SCRIPTS, 'lib/requests.js'];
 /** The shared rules the scripts import: k6 loads them like any local file. */
 const RULES = readdirSync(join(here, '..', 'spec', 'rules')).filter((f) => f.endsWith('.js'));
 const ALL = [...SCRIPTS, ...LIB.map((f) => `lib/${f}`), ...RULES.map((f) => `../spec/rules/${f}`)];
@@ -18,6 +22,7 @@ const K6_MODULES = new Set(['k6', 'k6/http', 'k6/metrics', 'k6/execution']);
 /** The lib modules Node unit-tests must import without k6: they may import only each other and spec/rules. */
 const PURE = [
   'blame.js',
+  'bundle.js',
   'config.js',
   'key-limit.js',
   'knee.js',
@@ -196,7 +201,7 @@ for (const file of ALL) {
   test(`${file} imports only k6 core modules and local files that exist`, () => {
     for (const spec of importsOf(source(file))) {
       if (K6_MODULES.has(spec)) continue;
-      assert.ok(/^\.{1,2}\/[\w./-]+\.js$/.test(spec), `${spec}: neither a k6 core module nor a local .js file (no remote imports, no npm)`);
+      assert.ok(/^\.{1,2}\/[\w./-]+\.c?js$/.test(spec), `${spec}: neither a k6 core module nor a local .js file (no remote imports, no npm)`);
       assert.ok(existsSync(join(here, dirname(file), spec)), `${spec} does not exist`);
     }
   });
@@ -227,6 +232,68 @@ for (const file of SCRIPTS) {
     // Every scenario's exec names an exported function.
     for (const m of text.matchAll(/exec: '([\w]+)'/g)) assert.ok(names.has(m[1]!), `scenario exec ${m[1]} is exported`);
   });
+}
+
+/** The local files an ES module k6 loads imports at run time (type imports in JSDoc load nothing). */
+function localImports(file: string): string[] {
+  return importsOf(source(file)).filter((spec) => !K6_MODULES.has(spec));
+}
+
+for (const file of K6_LOADS) {
+  test(`${file} imports no ES module but requests.js: the rest comes from the bundle, which k6 compiles without Babel`, () => {
+    const from = dirname(join(here, file));
+    for (const spec of localImports(file)) {
+      const to = join(from, spec);
+      assert.ok(
+        to === join(here, BUNDLE) || to === join(here, 'lib/requests.js'),
+        `${file} imports ${spec}: k6 v0.47 would run it through Babel (add it to lib/bundle.js)`,
+      );
+    }
+  });
+}
+
+test('the bundle has no import or export, so k6 v0.47 compiles it without Babel, and only syntax k6 runs', () => {
+  const text = source(BUNDLE);
+  const sf = ts.createSourceFile('bundle.cjs', text, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
+  const modular = sf.statements.filter((st) => ts.isImportDeclaration(st) || ts.isExportDeclaration(st) || ts.isExportAssignment(st));
+  assert.is(modular.length, 0);
+  assert.ok(
+    !sf.statements.some((st) => ts.canHaveModifiers(st) && ts.getModifiers(st)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)),
+    'an export modifier',
+  );
+  // A CommonJS file names module and exports; nothing else foreign may appear.
+  const foreign = unsupportedSyntax(text, BUNDLE).filter((f) => !/: (module|exports) \(not a k6 global\)$/.test(f));
+  assert.equal(foreign, []);
+});
+
+test('the bundle check can fail: an ES module is refused', () => {
+  const sf = ts.createSourceFile('x.cjs', "export const a = 1;\nimport b from './b.js';", ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
+  assert.is(
+    sf.statements.filter(
+      (st) => ts.isImportDeclaration(st) || (ts.canHaveModifiers(st) && ts.getModifiers(st)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)),
+    ).length,
+    2,
+  );
+});
+
+test('the bundle offers every name the scripts and requests.js import from it', () => {
+  const offered = new Set(importsOfNames(source('lib/bundle.js')).map((n) => n.name));
+  for (const file of K6_LOADS)
+    for (const n of importsOfNames(source(file)))
+      if (/bundle\.cjs$/.test(n.from)) assert.ok(offered.has(n.name), `${file} imports ${n.name}, which lib/bundle.js does not export`);
+});
+
+/** Each name an import or re-export statement brings in, with where from. */
+function importsOfNames(text: string): Array<{ name: string; from: string }> {
+  const sf = ts.createSourceFile('x.js', text, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
+  const names: Array<{ name: string; from: string }> = [];
+  for (const st of sf.statements) {
+    if (!(ts.isImportDeclaration(st) || ts.isExportDeclaration(st)) || !st.moduleSpecifier || !ts.isStringLiteral(st.moduleSpecifier)) continue;
+    const from = st.moduleSpecifier.text;
+    const bindings = ts.isImportDeclaration(st) ? st.importClause?.namedBindings : st.exportClause;
+    if (bindings && (ts.isNamedImports(bindings) || ts.isNamedExports(bindings))) for (const e of bindings.elements) names.push({ name: e.name.text, from });
+  }
+  return names;
 }
 
 test('the load tsconfig checks every script against @types/k6 with // @ts-check', () => {

@@ -5,16 +5,28 @@
 
 import { check, fail } from 'k6';
 import exec from 'k6/execution';
-import { PET_STATUSES } from '../spec/rules/contract.js';
-import { headerValue } from '../spec/rules/fields.js';
-import { rateLimitHeaderProblems, readSnapshot } from '../spec/rules/snapshot.js';
-import { baseUrl, boolEnv, durationEnv, numberEnv, stringEnv, summaryPath } from './lib/config.js';
-import { refusal, setupStop } from './lib/outcome.js';
+import {
+  PET_STATUSES,
+  headerValue,
+  rateLimitHeaderProblems,
+  readSnapshot,
+  baseUrl,
+  boolEnv,
+  durationEnv,
+  numberEnv,
+  stringEnv,
+  summaryPath,
+  refusal,
+  setupStop,
+  segmentOf,
+  isErrorBody,
+  isPet,
+  isPetList,
+  jsonBody,
+  summaryOutputs,
+  smokeThresholds,
+} from './lib/bundle.cjs';
 import { createPet, getPet, listPets, probe } from './lib/requests.js';
-import { segmentOf } from './lib/segments.js';
-import { isErrorBody, isPet, isPetList, jsonBody } from './lib/shapes.js';
-import { summaryOutputs } from './lib/summary.js';
-import { smokeThresholds } from './lib/thresholds.js';
 
 const target = { baseUrl: baseUrl(__ENV), apiKey: stringEnv(__ENV, 'API_KEY', 'test-pro-key') };
 const VUS = numberEnv(__ENV, 'VUS', 2, { integer: true, min: 1, max: 50 });

@@ -11,6 +11,7 @@ import { markdownTable, replaceGenerated } from '../lib/cli-options.ts';
 import { PROXY_OPTIONS } from '../proxy/options.ts';
 import { BENCH_OPTIONS } from '../bench/options.ts';
 import { LIB_SOURCES, libDeclaration, rulesDeclaration } from '../load/declarations.ts';
+import { BUNDLE, k6Bundle } from '../load/bundle.ts';
 import { rulesTable } from '../load/readme-tables.ts';
 import { capacityChart, rateLimitTimeline } from '../load/testing/pictures.ts';
 import { contractModule } from '../spec/contract-facts.ts';
@@ -48,6 +49,7 @@ export const GENERATED: readonly Generated[] = [
   { file: 'load/rate-limit-timeline.svg', generate: async () => `${await rateLimitTimeline()}\n` },
   { file: 'load/capacity-chart.svg', generate: async () => `${await capacityChart()}\n` },
   ...PICTURES.map((picture) => ({ file: picture.file, generate: () => `${picture.svg()}\n` })),
+  { file: BUNDLE, generate: k6Bundle },
   ...LIB_SOURCES.map((source) => ({ file: `load/lib/${source.replace(/\.js$/, '.d.ts')}`, generate: () => libDeclaration(source) })),
 ];
 

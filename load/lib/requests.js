@@ -4,9 +4,7 @@
 // when asked (`read`): k6 has no cap on how much of a body it buffers.
 
 import http from 'k6/http';
-import { HEADERS } from '../../spec/rules/contract.js';
-import { headerValue } from '../../spec/rules/fields.js';
-import { onOrigin } from './origin.js';
+import { HEADERS, headerValue, onOrigin } from './bundle.cjs';
 
 /**
  * @typedef {{ baseUrl: string, apiKey: string }} Target
