@@ -160,6 +160,9 @@ const sum = (key: 'passed' | 'failed' | 'skipped') => outcomes.reduce((s, o) => 
 const failing = outcomes.filter((o) => o.failed > 0).map((o) => o.name);
 process.stdout.write(`\n${outcomes.length} files and checks in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 if (failing.length) process.stdout.write(`failing: ${failing.join(', ')}\n`);
+// Where the time went: the ten slowest files and checks, so a file that grows slow is seen.
+const slowest = [...outcomes].sort((a, b) => b.ms - a.ms).slice(0, 10);
+process.stdout.write(`slowest:\n${slowest.map((o) => `  ${(o.ms / 1000).toFixed(1).padStart(6)} s  ${o.name}`).join('\n')}\n`);
 const skipped = sum('skipped');
 for (const o of outcomes.filter((o) => o.skipped > 0)) {
   process.stdout.write(
