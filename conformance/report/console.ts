@@ -160,6 +160,7 @@ export function formatConsole(report: Report, options: { verbose?: boolean } = {
       `  waited ${(report.pacing.waitedMs / 1000).toFixed(0)} s in ${report.pacing.waits.length} waits${refusals.length ? `; 429s attributed to ${refusals.join(', ')}` : ''}`,
     );
   }
+  if (report.stopped) out.push(`  stopped: ${report.stopped}`);
   out.push(`  ${report.requests} requests in ${(report.durationMs / 1000).toFixed(1)} s; ${VERDICT[report.exitCode]} (exit ${report.exitCode})`);
   return `${out.join('\n')}\n`;
 }

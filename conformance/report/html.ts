@@ -95,7 +95,12 @@ export function formatHtml(report: Report): string {
 </head>
 <body>
 <h1>Conformance of <code>${esc(report.target)}</code>: <span class="verdict ${report.exitCode === 0 ? 'passed' : report.exitCode === 1 ? 'failed' : 'not-run'}">${verdict}</span></h1>
-<p class="summary"><span>profile ${report.profile}${report.strict ? ', strict' : ''}</span><span>${c.passed} passed</span><span>${c.failed} failed${c.causes !== undefined && c.causes < c.failed ? ` (${c.causes} distinct causes)` : ''}</span><span>${c.warned} warned</span><span>${c.notRun} not run</span><span>${report.requests} requests in ${(report.durationMs / 1000).toFixed(1)} s</span>${generated}<span>started ${esc(report.startedAt)}</span></p>
+${
+  report.stopped
+    ? `<p><strong>Stopped early:</strong> ${esc(report.stopped)}</p>
+`
+    : ''
+}<p class="summary"><span>profile ${report.profile}${report.strict ? ', strict' : ''}</span><span>${c.passed} passed</span><span>${c.failed} failed${c.causes !== undefined && c.causes < c.failed ? ` (${c.causes} distinct causes)` : ''}</span><span>${c.warned} warned</span><span>${c.notRun} not run</span><span>${report.requests} requests in ${(report.durationMs / 1000).toFixed(1)} s</span>${generated}<span>started ${esc(report.startedAt)}</span></p>
 <nav aria-label="show"><button type="button" data-show="all" aria-pressed="true">all</button><button type="button" data-show="failed">failed</button><button type="button" data-show="warned">warned</button><button type="button" data-show="passed">passed</button><button type="button" data-show="not-run">not run</button></nav>
 <table>
 <thead><tr><th>verdict</th><th>level</th><th>check</th><th>rule</th></tr></thead>
