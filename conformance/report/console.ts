@@ -127,6 +127,13 @@ export function formatConsole(report: Report, options: { verbose?: boolean } = {
     for (const r of notRun) byReason.set(r.reason ?? '', [...(byReason.get(r.reason ?? '') ?? []), r.id]);
     for (const [reason, ids] of byReason) out.push(`  ${reason}: ${ids.join(', ')}`);
   }
+  // Notes of checks that neither failed nor warned: theirs are in the details above.
+  const noted = report.results.filter((r) => r.outcome !== 'failed' && r.outcome !== 'warned' && r.notes.length > 0);
+  if (noted.length > 0) {
+    out.push('');
+    out.push('Notes');
+    for (const r of noted) for (const note of r.notes) out.push(`  ${r.id}: ${note}`);
+  }
   const chosen = Object.entries(report.choices);
   if (chosen.length > 0) {
     out.push('');

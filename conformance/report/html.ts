@@ -58,7 +58,9 @@ const checkLinks = (ids: readonly string[]) => ids.map((id) => `<a href="#${esc(
 function resultRow(r: CheckResult): string {
   const why =
     r.outcome === 'not-run' ? `<br><small>${esc(r.reason ?? '')}</small>` : r.followsFrom ? `<br><small>follows from ${checkLinks(r.followsFrom)}</small>` : '';
-  return `<tr data-outcome="${r.outcome}" id="row-${esc(r.id)}"><td><span class="verdict ${r.outcome}">${VERDICT[r.outcome]}</span></td><td>${r.level}</td><td><a href="#${esc(r.id)}"><code>${esc(r.id)}</code></a></td><td>${esc(r.title)}${why}<br><small>§ ${esc(r.section)}</small></td></tr>`;
+  // A failure's or a warning's notes are shown with its details; any other check's here.
+  const notes = r.outcome === 'failed' || r.outcome === 'warned' ? '' : r.notes.map((n) => `<br><small>note: ${esc(n)}</small>`).join('');
+  return `<tr data-outcome="${r.outcome}" id="row-${esc(r.id)}"><td><span class="verdict ${r.outcome}">${VERDICT[r.outcome]}</span></td><td>${r.level}</td><td><a href="#${esc(r.id)}"><code>${esc(r.id)}</code></a></td><td>${esc(r.title)}${why}${notes}<br><small>§ ${esc(r.section)}</small></td></tr>`;
 }
 
 function failureSection(r: CheckResult): string {
