@@ -230,4 +230,73 @@ test('every check says where its rule comes from and what it demands', () => {
   }
 });
 
+// Each verdict is charged the time since the previous one (or the last lap): a fake clock's steps.
+const TIMES: Array<{ steps: Array<[at: number, record: 'lap' | 'a.one' | 'a.two' | 'b.one']>; ms: Record<string, number> }> = [
+  {
+    steps: [
+      [5, 'a.one'],
+      [7, 'a.two'],
+      [17, 'a.one'],
+    ],
+    ms: { 'a.one': 15, 'a.two': 2, 'b.one': 0 },
+  },
+  {
+    steps: [
+      [5, 'lap'],
+      [7, 'a.two'],
+      [100, 'lap'],
+      [101, 'b.one'],
+    ],
+    ms: { 'a.one': 0, 'a.two': 2, 'b.one': 1 },
+  },
+];
+for (const { steps, ms } of TIMES) {
+  test(`each check is charged the time since the last verdict or lap: ${steps.map(([at, what]) => `${what}@${at}`).join(' ')}`, () => {
+    let now = 0;
+    const ledger = new Ledger(DEFS, { now: () => now });
+    const a = ledger.scope('a', ['a.one', 'a.two']);
+    const b = ledger.scope('b', ['b.one']);
+    for (const [at, what] of steps) {
+      now = at;
+      if (what === 'lap') ledger.lap();
+      else (what === 'b.one' ? b : a).pass(what);
+    }
+    const durations = Object.fromEntries(ledger.results({ strict: false, selected: all }).map((r) => [r.id, r.durationMs]));
+    assert.equal(durations, ms);
+  });
+}
+
+test('without a clock no check has a duration', () => {
+  const ledger = new Ledger(DEFS);
+  ledger.scope('a', ['a.one']).pass('a.one');
+  assert.is(ledger.results({ strict: false, selected: all })[0]!.durationMs, undefined);
+});
+
+test('every failure is told as it is recorded, and only failures', () => {
+  const told: string[] = [];
+  const ledger = new Ledger(DEFS, { onFailure: (id) => told.push(id) });
+  const a = ledger.scope('a', ['a.one', 'a.two']);
+  a.pass('a.one');
+  a.notRun('a.two', 'x');
+  a.fail('a.two', 'wrong');
+  a.fail('a.one', 'list: wrong');
+  a.fail('a.one', 'get: wrong');
+  assert.equal(told, ['a.two', 'a.one', 'a.one']);
+});
+
+test('a halted run reports every check of the run without a failure as not run, with what it judged; failures stay', () => {
+  for (const unjudged of [true, false]) {
+    const ledger = new Ledger(DEFS);
+    const a = ledger.scope('a', ['a.one', 'a.two']);
+    a.pass('a.one');
+    a.fail('a.two', 'wrong');
+    ledger.halt('the run stopped', { unjudged });
+    const results = ledger.results({ strict: false, selected: (def) => (def.id === 'b.one' ? 'left out' : undefined) });
+    const [one, two, three] = results;
+    assert.equal([one!.outcome, one!.reason, one!.unjudged], ['not-run', 'the run stopped; 1 judged and passed before that', unjudged ? 1 : undefined]);
+    assert.is(two!.outcome, 'warned');
+    assert.equal([three!.outcome, three!.reason, three!.unjudged], ['not-run', 'left out', undefined]);
+  }
+});
+
 test.run();

@@ -45,6 +45,25 @@ export interface CheckResult {
   notes: string[];
   /** Every failure of this check has a cause reported under these checks: it fails only through them. */
   followsFrom?: string[];
+  /** Milliseconds the run spent on this check: the requests and judging that led to each of its verdicts (LedgerOptions.now). */
+  durationMs?: number;
+}
+
+/** What a ledger is told besides its catalogue. */
+export interface LedgerOptions {
+  /**
+   * A monotonic clock in ms: each check is charged the time from the previous verdict (or lap) to
+   * its own, the requests and judging that led to it. Without it no check has a duration.
+   */
+  now?: () => number;
+  /** Told each failure as it is recorded (--exitfirst stops the run at the first). */
+  onFailure?: (id: string) => void;
+}
+
+/** Where the time since the last verdict goes: to the next check that records one. */
+interface Stopwatch {
+  now: () => number;
+  mark: number;
 }
 
 /** What an area may do with the checks it defines. */
@@ -82,9 +101,10 @@ interface State {
   unjudged: number;
   unjudgedReason?: string;
   notes: string[];
+  ms: number;
 }
 
-const emptyState = (): State => ({ passes: 0, failed: 0, failures: [], unjudged: 0, notes: [] });
+const emptyState = (): State => ({ passes: 0, failed: 0, failures: [], unjudged: 0, notes: [], ms: 0 });
 
 /** Why the first answer among a failure's evidence whose body was not read whole cannot be judged. */
 function unreadBody(evidence: readonly Exchange[]): string | undefined {
@@ -123,9 +143,18 @@ export class Ledger {
   readonly #catalogue: readonly CheckDef[];
   readonly #state = new Map<string, State>();
   #halted: { reason: string; unjudged: boolean } | undefined;
+  readonly #stopwatch: Stopwatch | undefined;
+  readonly #onFailure: ((id: string) => void) | undefined;
 
-  constructor(catalogue: readonly CheckDef[]) {
+  constructor(catalogue: readonly CheckDef[], options: LedgerOptions = {}) {
     this.#catalogue = catalogue;
+    if (options.now) this.#stopwatch = { now: options.now, mark: options.now() };
+    this.#onFailure = options.onFailure;
+  }
+
+  /** Time from now on goes to the next check that records a verdict, not to the last one (a new phase begins). */
+  lap(): void {
+    if (this.#stopwatch) this.#stopwatch.mark = this.#stopwatch.now();
   }
 
   /**
@@ -139,7 +168,7 @@ export class Ledger {
 
   /** The ledger as one module sees it: recording any id outside `ids` throws. */
   scope(owner: string, ids: readonly string[]): CheckLedger {
-    return new ScopedLedger(owner, ownIds(owner, ids, this.#catalogue), this.#state, bodyFreeIds(this.#catalogue));
+    return new ScopedLedger(owner, ownIds(owner, ids, this.#catalogue), this.#state, bodyFreeIds(this.#catalogue), this.#stopwatch, this.#onFailure);
   }
 
   results(options: { strict: boolean; selected: (def: CheckDef) => string | undefined }): CheckResult[] {
@@ -186,6 +215,7 @@ export class Ledger {
       if (state.unjudged > 0 && !outside) result.unjudged = state.unjudged;
       else if (halted?.unjudged) result.unjudged = 1;
       if (reason !== undefined) result.reason = reason;
+      if (this.#stopwatch) result.durationMs = Math.round(state.ms * 1000) / 1000;
       return result;
     });
   }
@@ -206,12 +236,35 @@ class ScopedLedger implements CheckLedger {
   readonly #own: ReadonlySet<string>;
   readonly #state: Map<string, State>;
   readonly #bodyFree: ReadonlySet<string>;
+  readonly #stopwatch: Stopwatch | undefined;
+  readonly #onFailure: ((id: string) => void) | undefined;
 
-  constructor(owner: string, own: ReadonlySet<string>, state: Map<string, State>, bodyFree: ReadonlySet<string>) {
+  constructor(
+    owner: string,
+    own: ReadonlySet<string>,
+    state: Map<string, State>,
+    bodyFree: ReadonlySet<string>,
+    stopwatch?: Stopwatch,
+    onFailure?: (id: string) => void,
+  ) {
     this.#owner = owner;
     this.#own = own;
     this.#state = state;
     this.#bodyFree = bodyFree;
+    this.#stopwatch = stopwatch;
+    this.#onFailure = onFailure;
+  }
+
+  /** The check's state, charged the time since the last verdict recorded. */
+  #record(id: string): State {
+    const state = this.#get(id);
+    const watch = this.#stopwatch;
+    if (watch) {
+      const now = watch.now();
+      state.ms += now - watch.mark;
+      watch.mark = now;
+    }
+    return state;
   }
 
   #get(id: string): State {
@@ -225,16 +278,17 @@ class ScopedLedger implements CheckLedger {
   }
 
   pass(id: string): void {
-    this.#get(id).passes++;
+    this.#record(id).passes++;
   }
 
   fail(id: string, message: string, evidence: Exchange[] = [], rule?: string, causes?: readonly string[]): void {
-    const state = this.#get(id);
+    const state = this.#record(id);
     // Every check reads bodies through one accessor that sees none not read whole (--max-body, a
     // proxy's --capture); what it then missed is no finding about the target. Checks of status and headers alone still judge.
     const unread = this.#bodyFree.has(id) ? undefined : unreadBody(evidence);
     if (unread) return this.unjudged(id, unread);
     state.failed++;
+    this.#onFailure?.(id);
     // One cause, one failure: the same problem on another request joins the first one's.
     const cause = causeOf(message, causes);
     const first = state.failures.find((f) => f.rule === rule && causeOf(f.message, f.causes) === cause && f.evidence.length > 0);
@@ -257,11 +311,11 @@ class ScopedLedger implements CheckLedger {
   notRun(id: string, reason: string, evidence: readonly Exchange[] = []): void {
     const refused = refusalAmong(evidence);
     if (refused !== undefined) return this.unjudged(id, `${reason}: the target refused it: ${refused}`);
-    this.#get(id).notRun ??= reason;
+    this.#record(id).notRun ??= reason;
   }
 
   unjudged(id: string, reason: string): void {
-    const state = this.#get(id);
+    const state = this.#record(id);
     state.unjudged++;
     state.unjudgedReason ??= reason;
   }

@@ -50,7 +50,7 @@ export function formatJUnit(report: Report): string {
   for (const r of report.results) {
     const name = `${r.id} [${r.level}] ${r.title}`;
     const classname = `conformance.${r.id.split('.')[0]}`;
-    lines.push(`    <testcase classname="${xml(classname)}" name="${xml(name)}" time="0">`);
+    lines.push(`    <testcase classname="${xml(classname)}" name="${xml(name)}" time="${((r.durationMs ?? 0) / 1000).toFixed(3)}">`);
     if (r.outcome === 'failed') {
       lines.push(`      <failure message="${xml(failureMessage(r))}" type="${r.level}">${xml(failureText(r))}</failure>`);
     } else if (r.outcome === 'not-run') {
