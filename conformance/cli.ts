@@ -16,6 +16,7 @@ import { formatHtml } from './report/html.ts';
 import { formatJson } from './report/json.ts';
 import { formatJUnit } from './report/junit.ts';
 import { resolveOptions, runResolved, UnreachableError, type RunHooks } from './run.ts';
+import { startServerCommand } from './server-command.ts';
 
 export { HELP } from './options.ts';
 
@@ -93,14 +94,20 @@ export async function main(argv: string[], io: Io = defaultIo, hooks: RunHooks =
     io.stdout(options === 'help' ? HELP : catalogueText());
     return 0;
   }
-  const { junit, json, html, verbose, ...runOptions } = options;
+  const { junit, json, html, verbose, server, serverWait, ...runOptions } = options;
   const ran = await guarded(async () => {
-    const report = await runResolved(runOptions, { onProgress: consoleProgress(io.stdout, io.tty === true), ...hooks });
-    io.stdout(formatConsole(report, { verbose: verbose === true }));
-    if (junit) await writeOutput(junit, formatJUnit(report));
-    if (json) await writeOutput(json, formatJson(report));
-    if (html) await writeOutput(html, formatHtml(report));
-    return report.exitCode;
+    // Dredd's --server: the target runs for this run only.
+    const target = server === undefined ? undefined : await startServerCommand(server, runOptions.baseUrl, serverWait);
+    try {
+      const report = await runResolved(runOptions, { onProgress: consoleProgress(io.stdout, io.tty === true), ...hooks });
+      io.stdout(formatConsole(report, { verbose: verbose === true }));
+      if (junit) await writeOutput(junit, formatJUnit(report));
+      if (json) await writeOutput(json, formatJson(report));
+      if (html) await writeOutput(html, formatHtml(report));
+      return report.exitCode;
+    } finally {
+      await target?.stop();
+    }
   });
   if ('value' in ran) return ran.value;
   const message = diagnosis(ran.crash);

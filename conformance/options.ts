@@ -17,6 +17,7 @@ import {
   readCa,
   sizeOf,
 } from './option-values.ts';
+import { hookfilesProblem } from './dredd/hookfiles.ts';
 import { DEFAULT_MAX_BODY_BYTES } from './transport.ts';
 
 export { GENERATED_PHASES, OPTIONAL_PHASES, type GeneratedPhase, type OptionalPhase } from './checks/phases.ts';
@@ -96,6 +97,26 @@ const TABLE = [
     help: 'Keep trying to reach the target this long before giving up (a server still starting in CI).',
   },
   {
+    key: 'server',
+    flag: 'server',
+    type: 'string',
+    value: '<command>',
+    commandLine: true,
+    group: 'Target',
+    help: "Dredd's --server: start the target with this shell command before the run (in a process group of its own), and stop the group after the run, also when interrupted.",
+  },
+  {
+    key: 'serverWait',
+    flag: 'server-wait',
+    type: 'integer',
+    value: '<s>',
+    default: 3,
+    min: 0,
+    commandLine: true,
+    group: 'Target',
+    help: "Dredd's --server-wait: how long after --server starts the command the run waits at most for the target to accept connections (it starts as soon as it does; then --wait-for-target applies).",
+  },
+  {
     key: 'config',
     flag: 'config',
     type: 'string',
@@ -134,6 +155,17 @@ const TABLE = [
     help: 'Send Prism\'s "Prefer: code=404" where a stateless mock cannot choose the status itself (contract checks and Dredd only; reported as such).',
   },
   { key: 'dredd', flag: 'no-dredd', type: 'boolean', negated: true, default: true, group: 'What to run', help: 'Skip the Dredd run.' },
+  {
+    key: 'hookfiles',
+    flag: 'hookfiles',
+    type: 'list',
+    value: '<glob>',
+    whole: true,
+    default: [],
+    check: hookfilesProblem,
+    group: 'What to run',
+    help: "Dredd's --hookfiles: your hook files (a path or a glob; repeatable) for per-transaction setup, loaded by the Dredd run beside the kit's own, in the alphabetical order of their names. Name transactions as dredd --names prints them for the derived description.",
+  },
   {
     key: 'wait',
     flag: 'no-wait',

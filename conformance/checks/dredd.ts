@@ -57,6 +57,7 @@ async function dredd(ctx: AreaContext): Promise<void> {
     headers: options.headers,
     tls: options.tls,
     maxBodyBytes: options.maxBodyBytes,
+    hookfiles: options.hookfiles,
     requestTimeoutMs: options.timeoutMs,
     ...(ctx.http.silence.lastAnswered !== undefined ? { lastAnswered: ctx.http.silence.lastAnswered } : {}),
   });

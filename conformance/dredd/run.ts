@@ -180,6 +180,8 @@ export interface DreddRunOptions {
   tls?: TlsSettings;
   /** Bodies are read up to this many bytes (--max-body); a larger one fails its transaction as not judged. */
   maxBodyBytes?: number;
+  /** The user's hook files (--hookfiles: paths or globs), loaded beside the kit's own. */
+  hookfiles?: readonly string[];
   /** Each request's own timeout (--timeout): a few in a row without an answer end Dredd's run. */
   requestTimeoutMs?: number;
   /** The last request of the kit's that got an answer, named in the message when Dredd's then get none. */
@@ -200,6 +202,7 @@ export async function runDredd(options: DreddRunOptions): Promise<DreddOutcome> 
       endpoint: options.baseUrl.replace(/\/+$/, ''),
       description,
       hookfile: HOOKS,
+      userHookfiles: options.hookfiles ?? [],
       maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       requestTimeoutMs: options.requestTimeoutMs,
       unansweredInARow: UNANSWERED_IN_A_ROW,

@@ -85,7 +85,8 @@ emitter.on('test error', (error, test) => record('error', test, error));
 const dredd = new Dredd({
   endpoint: config.endpoint,
   path: [config.description],
-  hookfiles: [config.hookfile],
+  // Dredd resolves the user's globs from the working directory and loads every file in the order of its name.
+  hookfiles: [config.hookfile, ...config.userHookfiles],
   custom: { conformance: config.custom },
   emitter,
   loglevel: 'error',
