@@ -3,6 +3,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { causeKey, groupCauses } from './causes.ts';
+import { missingHeaderCauses } from './checks/dredd.ts';
 import type { CheckResult, Failure, Outcome } from './ledger.ts';
 import { formatConsole } from './report/console.ts';
 import { formatHtml } from './report/html.ts';
@@ -40,6 +41,19 @@ keys('name what is wrong apart from the answer: a header by its name in any case
   assert.is.not(causeKey.body('', "must have required property 'id'"), causeKey.body('', "must have required property 'name'"));
   assert.is.not(causeKey.headerMissing('X-RateLimit-Reset'), causeKey.headerMissing('X-RateLimit-Limit'));
 });
+
+const GAVEL = "headers: At '/x-ratelimit-reset' Missing required property: x-ratelimit-reset";
+const gavel: Array<[string, string, Record<string, string>, string[] | undefined]> = [
+  ['only the header missing', GAVEL, { 'x-ratelimit-limit': '60' }, [MISSING]],
+  ['the header missing, and the body wrong too', `${GAVEL}\nbody: At '/id' Missing required property: id`, {}, undefined],
+  ['the header there after all (another reading)', GAVEL, { 'X-RateLimit-Reset': '1' }, undefined],
+  ['a status Dredd did not expect', 'statusCode: Expected status code 200, but got 500.', {}, undefined],
+];
+for (const [name, message, headers, causes] of gavel) {
+  keys(`a Dredd transaction's failure has the kit's cause when Gavel found only headers missing: ${name}`, () => {
+    assert.equal(missingHeaderCauses({ message, response: { statusCode: 200, headers } }), causes);
+  });
+}
 
 keys.run();
 
@@ -147,9 +161,9 @@ flawed('fails every check it failed before, under one cause told once in the con
   const flaw = FLAWS.find((f) => f.id === 'no-rate-limit-reset')!;
   const target = await startTarget(flaw);
   try {
-    const report = await conformOn(target, { seed: 1 });
+    const report = await conformOn(target, { seed: 1, dredd: true });
     const failed = report.results.filter((r) => r.outcome === 'failed').map((r) => r.id);
-    for (const id of ['list.200', 'get.200', 'get.404', 'auth.401-missing', 'headers.rate-limit', 'schema.every-response']) {
+    for (const id of ['list.200', 'get.200', 'get.404', 'auth.401-missing', 'headers.rate-limit', 'schema.every-response', 'dredd.transactions']) {
       assert.ok(failed.includes(id), `${id} still fails`);
     }
     assert.is(report.exitCode, 1);

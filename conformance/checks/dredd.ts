@@ -1,5 +1,6 @@
 // A real Dredd 14 run over the description derived from spec/openapi.yaml, bodies checked against
 // the must-level schemas (conformance/dredd/run.ts explains why Dredd needs that help).
+import { causeKey } from '../causes.ts';
 import { runDredd, transactionPlans, type DreddOutcome } from '../dredd/run.ts';
 import type { Exchange } from '../http.ts';
 import { TargetStoppedError } from '../silence.ts';
@@ -40,6 +41,24 @@ function evidence(ctx: AreaContext, t: DreddOutcome['transactions'][number]): Ex
   return [exchange];
 }
 
+/** Gavel's words for a header the answer lacks. */
+const GAVEL_MISSING = /^headers: At '\/([^']+)' Missing required property: \S+$/;
+
+/**
+ * The causes of a failed transaction when all Gavel found is headers missing from the answer: the
+ * same causes as the kit's own checks give them, so Dredd's failure joins theirs (causes.ts).
+ */
+export function missingHeaderCauses(t: Pick<DreddOutcome['transactions'][number], 'message' | 'response'>): string[] | undefined {
+  const lines = t.message
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
+  const names = lines.map((line) => GAVEL_MISSING.exec(line)?.[1]);
+  const present = lowerKeys(t.response?.headers);
+  if (!t.response || names.length === 0 || names.some((name) => name === undefined || present[name.toLowerCase()] !== undefined)) return undefined;
+  return [...new Set(names.map((name) => causeKey.headerMissing(name!)))];
+}
+
 async function dredd(ctx: AreaContext): Promise<void> {
   const { options, ledger } = ctx;
   if (options.prefer) ctx.preferUsed.push('dredd.transactions');
@@ -72,7 +91,7 @@ async function dredd(ctx: AreaContext): Promise<void> {
   for (const t of outcome.transactions) {
     if (t.status === 'pass') ledger.pass('dredd.transactions');
     else if (t.status === 'error' && t.message.startsWith(TOO_LARGE)) ledger.unjudged('dredd.transactions', `${t.name}: ${t.message}`);
-    else if (t.status !== 'skip') ledger.fail('dredd.transactions', `${t.name}: ${t.message}`, evidence(ctx, t));
+    else if (t.status !== 'skip') ledger.fail('dredd.transactions', `${t.name}: ${t.message}`, evidence(ctx, t), undefined, missingHeaderCauses(t));
   }
   if (!outcome.error && outcome.transactions.length === 0) ledger.fail('dredd.transactions', 'Dredd compiled no transactions');
   // The run ends with Dredd's: nothing more is sent to a target that stopped answering.
