@@ -4,7 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ManualClock } from '../clock.ts';
 import { FailoverCounters, type FailoverEvent, type SharedCounters } from './failover-counters.ts';
-import { MemoryCounters } from './memory-counters.ts';
+import { MemoryCounters, type LocalCount } from './memory-counters.ts';
 import { keyWindows } from './policy.ts';
 import type { RedisStatus } from './redis-counters.ts';
 import type { ConsumeRequest, ConsumeResult } from './counters.ts';
@@ -30,6 +30,13 @@ class FakeShared implements SharedCounters {
     this.calls++;
     if (this.failing) throw new Error('Command timed out');
     return this.#inner.consumeAll(requests);
+  }
+  rebuilt: LocalCount[] = [];
+  rebuilds = 0;
+  async addLocalCounts(counts: readonly LocalCount[]): Promise<void> {
+    this.rebuilds++;
+    if (this.failing) throw new Error('Command timed out');
+    this.rebuilt.push(...counts);
   }
   connect = async () => this.ready;
   readonly redis: SharedRedis = { prefix: 'fake:', carry: () => {}, script: () => async () => [] };
@@ -57,11 +64,17 @@ function setup() {
 }
 const req: ConsumeRequest = { partition: 'key:k', windows: keyWindows({ perMinute: 5, perDay: 100 }), ban: null, cost: 1 };
 
-test('while the shared counters answer, they decide and the fallback holds nothing', async () => {
+test('while the shared counters answer, they decide and the fallback holds only what they said', async () => {
   const { shared, fallback, counters, events } = setup();
   for (let i = 0; i < 6; i++) await counters.consume(req);
   assert.is(shared.calls, 6);
-  assert.is(fallback.size, 0);
+  assert.equal(
+    fallback.takeLocalCounts().map(({ window, seen, local }) => ({ window, seen, local })),
+    [
+      { window: 'minute', seen: 5, local: 0 },
+      { window: 'day', seen: 5, local: 0 },
+    ],
+  );
   assert.is((await counters.consume(req)).outcome, 'refused');
   assert.equal(events, []);
   assert.not.ok(counters.degraded);
@@ -78,10 +91,20 @@ test('failing (hung) shared counters: the fallback decides, and the shared count
   assert.ok(counters.degraded);
   tick(1_000);
   await counters.consume(req);
-  assert.is(shared.calls, 2, 'tried again after the pause');
+  assert.is(shared.rebuilds, 1, 'tried again after the pause, first with the counts kept alone');
+  assert.is(shared.calls, 1);
   shared.failing = false;
   tick(1_000);
-  assert.is((await counters.consume(req)).outcome, 'admitted');
+  await counters.consume(req);
+  assert.equal(
+    shared.rebuilt.map(({ window, seen, local }) => ({ window, seen, local })),
+    [
+      { window: 'minute', seen: 0, local: 5 },
+      { window: 'day', seen: 0, local: 5 },
+    ],
+    'the 5 admitted alone went to the shared counters before they decided again',
+  );
+  assert.is(shared.calls, 2);
   assert.equal(events, ['fallback', 'recovered']);
   assert.not.ok(counters.degraded);
 });

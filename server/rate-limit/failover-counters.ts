@@ -1,8 +1,10 @@
-// Fail open: while Redis cannot answer, each instance limits on its own with memory counters,
-// so the API keeps serving (each instance then admits up to the full limit on its own). When
-// Redis is back, decisions go back to it.
+// Fail open: while Redis cannot answer, each instance limits on its own with memory counters, so the
+// API keeps serving. The memory counters hold what Redis last said of each partition, so each
+// instance goes on from the shared count, not from zero; when Redis is back, each adds what it
+// admitted alone to the shared counts (rebuilding those Redis lost) before Redis decides again. So
+// N instances never admit more than N times a limit in a window (server/README.md, Decisions).
 import type { ConsumeRequest, ConsumeResult, Counters } from './counters.ts';
-import type { MemoryCounters } from './memory-counters.ts';
+import type { LocalCount, MemoryCounters } from './memory-counters.ts';
 import type { SharedRedis } from './passenger.ts';
 import type { RedisStatus } from './redis-counters.ts';
 
@@ -12,6 +14,8 @@ export type FailoverEvent = { type: 'fallback'; error: Error | undefined } | { t
 export interface SharedCounters extends Counters {
   readonly ready: boolean;
   onStatus(listener: (status: RedisStatus, error?: Error) => void): void;
+  /** Adds counts kept alone to the shared ones, raising any found below what was last read (rebuild.lua). */
+  addLocalCounts(counts: readonly LocalCount[]): Promise<void>;
 }
 
 export interface FailoverOptions {
@@ -34,6 +38,8 @@ export class FailoverCounters<Primary extends SharedCounters = SharedCounters> i
   readonly #now: () => number;
   #degraded = false;
   #retryAt = 0;
+  /** The counts kept alone on their way to the shared counters; decisions wait for them. */
+  #rebuilding: Promise<void> | undefined;
 
   constructor(primary: Primary, fallback: MemoryCounters, options: FailoverOptions = {}) {
     this.primary = primary;
@@ -44,7 +50,12 @@ export class FailoverCounters<Primary extends SharedCounters = SharedCounters> i
     primary.onStatus((status, error) => {
       if (status === 'ready') {
         this.#retryAt = 0;
-        this.#recovered();
+        // At once, not at the next request: an idle instance's counts are owed too.
+        if (this.#degraded)
+          this.#rebuild().then(
+            () => this.#recovered(),
+            (error: unknown) => this.#failed(error),
+          );
       } else {
         this.#degrade(error);
       }
@@ -64,12 +75,13 @@ export class FailoverCounters<Primary extends SharedCounters = SharedCounters> i
   async consumeAll(requests: readonly ConsumeRequest[]): Promise<ConsumeResult[]> {
     if (this.primary.ready && this.#now() >= this.#retryAt) {
       try {
+        if (this.#degraded) await this.#rebuild();
         const results = await this.primary.consumeAll(requests);
         this.#recovered();
+        for (let i = 0; i < results.length; i++) this.fallback.observe(requests[i]!.partition, results[i]!.windows);
         return results;
       } catch (error) {
-        this.#retryAt = this.#now() + this.#retryAfterFailureMs;
-        this.#degrade(error as Error);
+        this.#failed(error);
       }
     } else {
       this.#degrade(undefined);
@@ -100,6 +112,30 @@ export class FailoverCounters<Primary extends SharedCounters = SharedCounters> i
   async close(): Promise<void> {
     await this.primary.close();
     await this.fallback.close();
+  }
+
+  /** One hand-over at a time, shared by every decision that waits for it; what fails is owed again. */
+  #rebuild(): Promise<void> {
+    if (this.#rebuilding) return this.#rebuilding;
+    const counts = this.fallback.takeLocalCounts();
+    if (counts.length === 0) return Promise.resolve();
+    const rebuilding = this.primary.addLocalCounts(counts).then(
+      () => {
+        this.#rebuilding = undefined;
+      },
+      (error: unknown) => {
+        this.#rebuilding = undefined;
+        this.fallback.returnLocalCounts(counts);
+        throw error;
+      },
+    );
+    this.#rebuilding = rebuilding;
+    return rebuilding;
+  }
+
+  #failed(error: unknown): void {
+    this.#retryAt = this.#now() + this.#retryAfterFailureMs;
+    this.#degrade(error as Error);
   }
 
   #degrade(error: Error | undefined): void {

@@ -38,6 +38,23 @@ interface Counter {
   readonly name: string;
   count: number;
   endsAt: number;
+  /** Of `count`, what this instance admitted itself since the shared counters last told it theirs (`observe`). */
+  local: number;
+}
+
+/**
+ * A window's count as this instance knows it, for shared counters to rebuild theirs from after an
+ * outage (failover-counters.ts): `seen` is what they last said, `local` what was admitted here since.
+ */
+export interface LocalCount {
+  readonly partition: string;
+  readonly window: string;
+  readonly seen: number;
+  readonly local: number;
+  /** Milliseconds left in this instance's window. */
+  readonly remainingMs: number;
+  /** When that window ends on the server's clock: a count given back goes only to the same window. */
+  readonly endsAt: number;
 }
 
 interface PartitionState extends ListedPartition, BanState {
@@ -149,19 +166,79 @@ export class MemoryCounters implements Counters {
     const windows = usage.map((u) => {
       let counter = state.windows.find((c) => c.name === u.spec.name);
       if (!counter) {
-        counter = { name: u.spec.name, count: 0, endsAt: now + u.spec.windowMs };
+        counter = { name: u.spec.name, count: 0, endsAt: now + u.spec.windowMs, local: 0 };
         state.windows.push(counter);
         restarted = true;
       } else if (counter.endsAt <= now) {
         counter.count = 0;
+        counter.local = 0;
         counter.endsAt = now + u.spec.windowMs;
         restarted = true;
       }
       counter.count += request.cost;
+      counter.local += request.cost;
       return { spec: u.spec, used: counter.count, resetMs: counter.endsAt - now };
     });
     if (restarted) this.#touch(state);
     return { outcome: 'admitted', banMs: 0, windows };
+  }
+
+  /**
+   * What the shared counters said of a partition's windows: these counters take it as theirs, so that
+   * while the shared ones are away this instance goes on from the shared count, not from zero.
+   */
+  observe(partition: string, windows: readonly WindowUsage[]): void {
+    const now = this.#clock.now();
+    let state = this.#find(partition, now);
+    if (!state) {
+      if (!windows.some((w) => w.used > 0)) return;
+      state = this.#create(partition);
+    }
+    let restarted = false;
+    for (const { spec, used, resetMs } of windows) {
+      let counter = state.windows.find((c) => c.name === spec.name);
+      if (!counter) {
+        if (used === 0) continue;
+        counter = { name: spec.name, count: 0, endsAt: 0, local: 0 };
+        state.windows.push(counter);
+      }
+      if (counter.endsAt <= now) restarted = true;
+      // A window the shared counters have not started is over here too: the next request starts it.
+      counter.count = used;
+      counter.endsAt = used > 0 ? now + resetMs : now;
+      counter.local = 0;
+    }
+    if (restarted) this.#touch(state);
+  }
+
+  /**
+   * Every open window's count, `local` then set to 0 (handed over): what shared counters that were away,
+   * or lost their data, need to rebuild theirs. Bounded by the partition caps.
+   */
+  takeLocalCounts(): LocalCount[] {
+    const now = this.#clock.now();
+    const counts: LocalCount[] = [];
+    for (const partitions of this.#lists()) {
+      for (const state of partitions) {
+        for (const counter of state.windows) {
+          if (counter.endsAt <= now || counter.count === 0) continue;
+          const { name: window, count, local, endsAt } = counter;
+          counts.push({ partition: state.id, window, seen: count - local, local, remainingMs: endsAt - now, endsAt });
+          counter.local = 0;
+        }
+      }
+    }
+    return counts;
+  }
+
+  /** Counts taken that the shared counters did not get: owed again, to windows still the same. */
+  returnLocalCounts(counts: readonly LocalCount[]): void {
+    const now = this.#clock.now();
+    for (const { partition, window, local, endsAt } of counts) {
+      if (local === 0) continue;
+      const counter = this.#find(partition, now)?.windows.find((c) => c.name === window);
+      if (counter && counter.endsAt === endsAt) counter.local += local;
+    }
   }
 
   /** Drop every partition whose windows, refusal count and ban have all ended (admin clock, tests). */

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import type { ConsumeRequest, ConsumeResult, Counters, Outcome, WindowUsage } from './counters.ts';
+import type { LocalCount } from './memory-counters.ts';
 import { CountersUnavailableError } from './counters.ts';
 import type { Passenger, RedisScript, SharedRedis } from './passenger.ts';
 import { roundTrips } from '../round-trips.ts';
@@ -12,6 +13,9 @@ import { roundTrips } from '../round-trips.ts';
 const lua = (file: string) => readFileSync(new URL(file, import.meta.url), 'utf8');
 const CONSUME_LUA = lua('./consume.lua');
 const ADVANCE_LUA = lua('./advance.lua');
+const REBUILD_LUA = lua('./rebuild.lua');
+/** Windows per call of the rebuild script: bounds each run (Redis runs nothing else meanwhile). */
+const REBUILD_BATCH = 500;
 const CONSUME = 'adoptionLimiterConsume';
 const CONSUME_CARRYING = 'adoptionLimiterConsumeCarrying';
 const OUTCOMES: readonly Outcome[] = ['admitted', 'refused', 'banned'];
@@ -66,6 +70,7 @@ export class RedisCounters implements Counters, SharedRedis {
     });
     this.#redis.defineCommand(CONSUME, { lua: CONSUME_LUA });
     this.#redis.defineCommand('adoptionLimiterAdvance', { lua: ADVANCE_LUA });
+    this.#redis.defineCommand('adoptionLimiterRebuild', { lua: REBUILD_LUA });
     this.#redis.on('ready', () => this.#emit('ready'));
     this.#redis.on('error', (error: Error) => {
       this.#lastError = error;
@@ -210,6 +215,16 @@ export class RedisCounters implements Counters, SharedRedis {
     }
     if (at !== numbers.length) throw bad();
     return all;
+  }
+
+  /** Adds what an instance admitted alone to these counters, raising any found below what it last read (rebuild.lua). */
+  async addLocalCounts(counts: readonly LocalCount[]): Promise<void> {
+    for (let at = 0; at < counts.length; at += REBUILD_BATCH) {
+      const batch = counts.slice(at, at + REBUILD_BATCH);
+      const keys = batch.map((c) => this.keysFor(c.partition).window(c.window));
+      const args = batch.flatMap((c) => [c.seen, c.local, Math.max(1, Math.ceil(c.remainingMs))]);
+      await this.#call('adoptionLimiterRebuild', keys.length, [...keys, ...args]);
+    }
   }
 
   async reset(): Promise<void> {
