@@ -1,19 +1,21 @@
 // `npm run chaos [-- --rounds N] [scenario...]`: every chaos scenario on the real server, N rounds each
 // (3), a line per round and a summary per scenario. File-store scenarios need root (tmpfs), the others
-// PostgreSQL (TEST_DATABASE_URL) and, for --workers, Redis (REDIS_URL). Exit 1 when a round failed
+// PostgreSQL (TEST_DATABASE_URL) and, for --workers, Redis (REDIS_URL); redis-empty runs redis-servers of its own. Exit 1 when a round failed
 // (server/README.md, When the disk fails), 2 when it cannot run what was asked.
+import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ADMIN_URL, createTestDatabase, type TestDatabase } from '../test-database.ts';
 import { postgresProblem } from '../../store/postgres-admin.ts';
 import { REDIS_URL, tcpProbe } from '../services.ts';
 import { isRoot, newRow, rowOf, type Row } from './harness.ts';
+import { redisRestartedEmpty } from './redis-scenarios.ts';
 import { pgDown, pgLock, pgTerminate } from './postgres-scenarios.ts';
 import { bodies } from './leaks.ts';
 import { isBad, summary, tableHead, tableLine } from './report.ts';
 import { SCENARIOS } from './scenarios.ts';
 import { workersGiveUp, workersInFlight } from './workers-scenarios.ts';
 
-type Need = 'root' | 'postgres' | 'redis';
+type Need = 'root' | 'postgres' | 'redis' | 'redis-server';
 
 interface Scenario {
   needs: readonly Need[];
@@ -31,6 +33,13 @@ const ALL: Record<string, Scenario> = {
   'pg-down': { needs: ['postgres'], run: async () => rowOf(await pgDown(await db())) },
   'workers-kill': { needs: ['postgres', 'redis'], run: async () => rowOf(await workersInFlight({ db: await db(), redisUrl: REDIS_URL })) },
   'workers-give-up': { needs: ['postgres', 'redis'], run: async () => rowOf(await workersGiveUp({ db: await db(), redisUrl: REDIS_URL })) },
+  'redis-empty': {
+    needs: ['redis-server'],
+    run: async () => {
+      const round = await redisRestartedEmpty();
+      return { ...newRow('redis-empty'), hung: round.hung, checks: round.checks };
+    },
+  },
 };
 
 /** A round still running after this is counted as hung, and the run stops there. */
@@ -59,6 +68,8 @@ const PROBES: Record<Need, () => Promise<string | null>> = {
     const problem = await tcpProbe(REDIS_URL, 6379)();
     return problem && `Redis does not answer (${problem}); start it or set REDIS_URL`;
   },
+  'redis-server': async () =>
+    (process.env.PATH ?? '').split(':').some((dir) => existsSync(`${dir}/redis-server`)) ? null : 'redis-server is not on PATH (apt-get install redis-server)',
 };
 const problems = (await Promise.all([...needs].map((need) => PROBES[need]()))).filter((p): p is string => p !== null);
 if (problems.length > 0) refuse(`${problems.join('; ')} (or name only the scenarios that need nothing missing)`);
