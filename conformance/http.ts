@@ -63,6 +63,8 @@ export interface Exchange {
   sentAt: number;
   /** The clock's time when the response arrived (epoch ms). */
   receivedAt: number;
+  /** Real milliseconds from the request sent to the answer read whole (or its failure), whatever clock the run reads. */
+  elapsedMs?: number;
 }
 
 export interface SendOptions {
@@ -121,6 +123,7 @@ export class HttpClient {
   /** Requests in a row without an answer: enough of them halt the client (silence.ts). */
   readonly silence = new Silence();
   #halted: RunHalted | undefined;
+  #observer: ((exchange: Exchange) => void) | undefined;
   #seq = 0;
   readonly #baseUrl: string;
   readonly #apiKey: string;
@@ -162,6 +165,11 @@ export class HttpClient {
 
   set gate(gate: RequestGate | undefined) {
     this.#gate = gate;
+  }
+
+  /** Told every exchange as it completes (--exitfirst judges each at once). */
+  set observer(observer: ((exchange: Exchange) => void) | undefined) {
+    this.#observer = observer;
   }
 
   /** From now on every send throws `why` and sends nothing: the run ends (the target stopped answering, --exitfirst). */
@@ -263,6 +271,7 @@ export class HttpClient {
       ...(options.phase ? { phase: options.phase } : {}),
       replay: this.replay(request),
     };
+    const started = performance.now();
     try {
       exchange.response = await this.#transport.send({
         method: request.method,
@@ -278,8 +287,10 @@ export class HttpClient {
       } else exchange.error = (error as Error).message;
     }
     exchange.receivedAt = this.#clock.now();
+    exchange.elapsedMs = performance.now() - started;
     this.exchanges.push(exchange);
     this.#listen(exchange);
+    this.#observer?.(exchange);
     return exchange;
   }
 

@@ -99,6 +99,7 @@ const TABLE = [
   {
     key: 'server',
     flag: 'server',
+    short: 'g',
     type: 'string',
     value: '<command>',
     commandLine: true,
@@ -158,6 +159,7 @@ const TABLE = [
   {
     key: 'hookfiles',
     flag: 'hookfiles',
+    short: 'f',
     type: 'list',
     value: '<glob>',
     whole: true,
@@ -224,6 +226,16 @@ const TABLE = [
     help: "Allowed difference between the kit's and the server's clocks, in seconds, when a response has no Date header.",
   },
   { key: 'timeoutMs', flag: 'timeout', type: 'integer', value: '<ms>', default: 10_000, min: 1, group: 'What to run', help: 'Per-request timeout.' },
+  {
+    key: 'maxResponseTimeMs',
+    flag: 'max-response-time',
+    type: 'integer',
+    value: '<ms>',
+    min: 1,
+    defaultText: 'off',
+    group: 'What to run',
+    help: "Fail the check responses.max-response-time (must) on every answer slower than this many milliseconds, from the request sent to its last byte read, as Schemathesis's --max-response-time; off unless given.",
+  },
   {
     key: 'maxBodyBytes',
     flag: 'max-body',
@@ -316,6 +328,15 @@ const TABLE = [
     help: 'Do not run these checks (ids or prefixes ending in *).',
   },
   { key: 'strict', flag: 'strict', type: 'boolean', default: false, group: 'What to run', help: 'should-level failures fail the run too.' },
+  {
+    key: 'exitFirst',
+    flag: 'exitfirst',
+    short: 'x',
+    type: 'boolean',
+    default: false,
+    group: 'What to run',
+    help: "Stop the run at the first must failure (any failure with --strict), as Schemathesis's -x: it is reported, the run exits 1, and every other check is reported not run, never passed.",
+  },
   {
     key: 'junit',
     commandLine: true,

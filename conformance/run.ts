@@ -6,10 +6,10 @@ import { checkOptions } from '../lib/cli-options.ts';
 import { UsageError } from '../lib/errors.ts';
 import { CATALOGUE, checkIdsProblem, checkSelector, NEED_FLAGS, type CheckDef, type Profile } from './catalogue.ts';
 import type { Area, AreaContext, Phase, ProgressEvent, ResolvedOptions, RunContext } from './checks/area.ts';
-import { AREAS } from './checks/index.ts';
+import { AREAS, LIVE_AREAS } from './checks/index.ts';
 import type { DreddOutcome } from './dredd/run.ts';
 import { RequestBudget } from './generate/budget.ts';
-import { HttpClient, type Clock } from './http.ts';
+import { HttpClient, type Clock, type Exchange } from './http.ts';
 import { keyLabel } from '../spec/rules/redact.js';
 import { groupCauses, type SharedCause } from './causes.ts';
 import { redactedProgress, redactReport, runKeys } from './report/redact.ts';
@@ -27,7 +27,7 @@ import {
 } from './options.ts';
 import { Pacer, type Attribution } from './pacing.ts';
 import { preflight } from './preflight.ts';
-import { RunHalted, TargetStoppedError } from './silence.ts';
+import { ExitFirstError, RunHalted, TargetStoppedError } from './silence.ts';
 import { DEFAULT_CONNECTIONS } from './transport.ts';
 
 export { TlsError, UnreachableError } from './http.ts';
@@ -101,7 +101,7 @@ export interface Report {
   choices: Record<string, string>;
   /** The rate-limit key's responses as the window rules saw them (the HTML report draws them), when the rate-limit checks ran. */
   timeline?: Timeline;
-  /** Why the run ended before its phases did (the target stopped answering); its checks without a failure are not run. */
+  /** Why the run ended before its phases did (the target stopped answering, --exitfirst); its checks without a failure are not run. */
   stopped?: string;
 }
 
@@ -179,6 +179,7 @@ function outside(options: ResolvedOptions) {
     if (needs.includes('dredd') && !options.dredd) return 'Dredd was disabled (--no-dredd)';
     if (needs.includes('rate-limit-key') && !options.rateLimitKey) return `needs ${NEED_FLAGS['rate-limit-key']} (a key whose window the kit may exhaust)`;
     if (needs.includes('ban-check') && !options.banCheck) return `needs ${NEED_FLAGS['ban-check']}`;
+    if (needs.includes('max-response-time') && options.maxResponseTimeMs === undefined) return `off: needs ${NEED_FLAGS['max-response-time']}`;
     const phase = needs.find((n): n is OptionalPhase => (OPTIONAL_PHASES as readonly string[]).includes(n));
     if (phase && !options.phases.includes(phase)) return `the ${phase} phase is off (--phases)`;
     return undefined;
@@ -257,6 +258,40 @@ function context(options: ResolvedOptions, input: RunHooks, contract: RunContext
   };
 }
 
+/** With --exitfirst, what a failure does: a must failure (any, with --strict) of a check in the run halts it. */
+function exitFirst(options: ResolvedOptions, run: () => RunContext): ((id: string) => void) | undefined {
+  if (!options.exitFirst) return undefined;
+  const inRun = outside(options);
+  return (id) => {
+    const def = CATALOGUE.find((c) => c.id === id);
+    if (!def || inRun(def) !== undefined || (def.level !== 'must' && !options.strict)) return;
+    run().http.halt(new ExitFirstError(id, def.level));
+  };
+}
+
+/**
+ * The checks that judge one exchange alone, on each exchange as it completes, into a ledger of their
+ * own: the run's verdicts are still made once, after the phases; this only finds the first failure
+ * when it happens, as Schemathesis's -x does.
+ */
+function judgeAtOnce(run: RunContext, onFailure: ((id: string) => void) | undefined): (exchange: Exchange) => void {
+  const probe = new Ledger(CATALOGUE, { ...(onFailure ? { onFailure } : {}) });
+  const areas = LIVE_AREAS.map((area) => ({
+    area,
+    ctx: {
+      ledger: probe.scope(
+        area.name,
+        area.checks.map((c) => c.id),
+      ),
+      contract: run.contract,
+      options: run.options,
+    },
+  }));
+  return (exchange) => {
+    for (const { area, ctx } of areas) area.inspect(exchange, ctx);
+  };
+}
+
 type ActiveArea = { area: Area; ctx: AreaContext };
 
 /** The areas one of whose checks is selected, each with its context; an area none of whose checks is selected sends nothing. */
@@ -285,6 +320,8 @@ async function phases(run: RunContext, active: readonly ActiveArea[], ledger: Le
     if (working.length === 0) continue;
     run.progress({ type: 'phase', name: plan.title });
     for (const { area, ctx } of working) {
+      // A halt the last request of the previous phase brought: nothing is started, Dredd least of all.
+      if (run.http.halted) throw run.http.halted;
       ledger.lap();
       await area.phases![plan.phase]!(ctx);
     }
@@ -295,8 +332,10 @@ async function phases(run: RunContext, active: readonly ActiveArea[], ledger: Le
 export async function runResolved(options: ResolvedOptions, hooks: RunHooks = {}): Promise<Report> {
   const started = Date.now();
   // Each check is charged the real time that led to its verdicts (JUnit's time), whatever clock the run reads.
-  const ledger = new Ledger(CATALOGUE, { now: () => performance.now() });
+  const stopsRun = exitFirst(options, () => run);
+  const ledger = new Ledger(CATALOGUE, { now: () => performance.now(), onFailure: stopsRun });
   const run = context(options, hooks, await loadContract(options.specPath));
+  if (options.exitFirst) run.http.observer = judgeAtOnce(run, stopsRun);
   const active = activeAreas(run, ledger);
   let halted: RunHalted | undefined;
   try {
@@ -310,7 +349,8 @@ export async function runResolved(options: ResolvedOptions, hooks: RunHooks = {}
     halted ??= run.http.halted;
     if (halted) {
       run.progress({ type: 'note', text: halted.message });
-      ledger.halt(halted.message, { unjudged: halted instanceof TargetStoppedError });
+      const why = halted instanceof ExitFirstError ? `not run: ${halted.message}` : halted.message;
+      ledger.halt(why, { unjudged: halted instanceof TargetStoppedError });
     }
     ledger.lap();
     for (const exchange of run.http.exchanges) {

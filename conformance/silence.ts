@@ -18,6 +18,13 @@ export class TargetStoppedError extends RunHalted {
   }
 }
 
+/** --exitfirst: a check failed that stops the run. */
+export class ExitFirstError extends RunHalted {
+  constructor(id: string, level: string) {
+    super('exit-first', `--exitfirst: ${id} (${level}) failed; the run stopped there`);
+  }
+}
+
 /** The words every report uses for a stop, given the requests as "<METHOD> <url>". */
 export function stoppedText(stop: { count: number; why: string; lastAnswered?: string; firstUnanswered: string }): string {
   const last = stop.lastAnswered === undefined ? 'none' : stop.lastAnswered;

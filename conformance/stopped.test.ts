@@ -5,8 +5,10 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { formatConsole } from './report/console.ts';
 import { formatHtml } from './report/html.ts';
-import type { Report } from './run.ts';
-import { conformOn } from './testing/flaws/harness.ts';
+import type { Report, RunOptions } from './run.ts';
+import { FLAWS } from './testing/flaws/catalogue.ts';
+import { conformOn, startTarget, type Target } from './testing/flaws/harness.ts';
+import type { FlawBehaviour, ProxyResponse } from './testing/flaws/proxy.ts';
 import { startHangingTarget, startTargetHangingAfter, type HangingTarget } from './testing/hanging.ts';
 import { UNANSWERED_IN_A_ROW } from './silence.ts';
 
@@ -59,3 +61,77 @@ test('a target that hangs from the first request Dredd sends: Dredd ends early, 
 });
 
 test.run();
+
+const exitFirst = suite('--exitfirst');
+
+/** The flaw, counting the requests that reach the target after the first answer it broke. */
+function counted(flaw: FlawBehaviour, broke: (res: ProxyResponse) => boolean): FlawBehaviour & { after(): number } {
+  let broken = false;
+  let after = 0;
+  return {
+    request: (req, state) => {
+      if (broken) after++;
+      return flaw.request ? flaw.request(req, state) : req;
+    },
+    response: (res, req, state) => {
+      const out = flaw.response ? flaw.response(res, req, state) : res;
+      if (broke(out)) broken = true;
+      return out;
+    },
+    after: () => after,
+  };
+}
+
+let flawed: Target | undefined;
+exitFirst.after.each(async () => {
+  await flawed?.stop();
+  flawed = undefined;
+});
+
+const flaw = (id: string) => FLAWS.find((f) => f.id === id)!;
+
+const STOPS: Array<{ flaw: string; failed: string; broke: (res: ProxyResponse) => boolean; phases?: RunOptions['phases'] }> = [
+  // Recorded by the contract phase as it goes.
+  { flaw: 'create-answers-200', failed: 'create.201', broke: (res) => res.status === 200 && res.body.startsWith('{') },
+  // Found by judging each exchange as it completes (errors.no-server-error is judged after the phases otherwise).
+  { flaw: 'name-non-ascii-500', failed: 'errors.no-server-error', broke: (res) => res.status === 500, phases: ['coverage'] },
+];
+
+for (const stop of STOPS) {
+  exitFirst(`${stop.flaw}: the run stops at ${stop.failed}, sends nothing more, and no other check passes`, async () => {
+    const target = counted(flaw(stop.flaw), stop.broke);
+    flawed = await startTarget(target);
+    const report = await conformOn(flawed, { exitFirst: true, ...(stop.phases ? { phases: stop.phases } : {}) });
+    assert.is(report.exitCode, 1);
+    assert.is(report.results.find((r) => r.id === stop.failed)!.outcome, 'failed');
+    // The stop names the first must failure; the same answer may fail more than one check at once.
+    const named = /--exitfirst: (\S+) \(must\) failed/.exec(report.stopped ?? '')?.[1];
+    assert.is(report.results.find((r) => r.id === named)?.outcome, 'failed', report.stopped);
+    assert.is(target.after(), 0, 'requests after the failing answer');
+    for (const r of report.results.filter((r) => r.outcome !== 'failed' && r.outcome !== 'warned')) assert.is(r.outcome, 'not-run', r.id);
+    assert.ok(
+      report.results.some((r) => /^not run: --exitfirst/.test(r.reason ?? '')),
+      'the checks the stop left unfinished say so',
+    );
+  });
+}
+
+exitFirst('a should-level failure stops the run only with --strict', async () => {
+  flawed = await startTarget(flaw('no-www-authenticate'));
+  const loose = await conformOn(flawed, { exitFirst: true, phases: [] });
+  assert.is(loose.stopped, undefined);
+  assert.is(loose.results.find((r) => r.id === 'auth.www-authenticate')!.outcome, 'warned');
+  assert.ok(loose.results.some((r) => r.outcome === 'passed'));
+  const strict = await conformOn(flawed, { exitFirst: true, strict: true, phases: [] });
+  assert.match(strict.stopped ?? '', /--exitfirst: auth\.www-authenticate \(should\) failed/);
+  assert.is(strict.exitCode, 1);
+});
+
+exitFirst('without a failure --exitfirst changes nothing', async () => {
+  flawed = await startTarget();
+  const report = await conformOn(flawed, { exitFirst: true, phases: [] });
+  assert.is(report.stopped, undefined);
+  assert.is(report.exitCode, 0);
+});
+
+exitFirst.run();

@@ -6,7 +6,7 @@ export type Level = 'must' | 'should';
 export type Profile = 'contract' | 'full';
 
 /** What a check needs besides its profile before it can run: a key, an option, or a phase --phases may leave out. */
-export type Need = 'rate-limit-key' | 'ban-check' | 'dredd' | OptionalPhase;
+export type Need = 'rate-limit-key' | 'ban-check' | 'dredd' | 'max-response-time' | OptionalPhase;
 
 export interface CheckDef {
   id: string;
@@ -30,6 +30,7 @@ export const NEED_FLAGS: Readonly<Record<Need, string>> = {
   'rate-limit-key': '--rate-limit-key',
   'ban-check': '--ban-check',
   dredd: 'Dredd (off with --no-dredd)',
+  'max-response-time': '--max-response-time <ms>',
   examples: '--phases examples',
   coverage: '--phases coverage',
   fuzzing: '--phases fuzzing',

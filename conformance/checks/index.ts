@@ -15,6 +15,7 @@ import { mediaArea } from './media.ts';
 import { methodsArea } from './methods.ts';
 import { rateLimitArea } from './rate-limit.ts';
 import { rateLimitHeadersArea } from './rate-limit-headers.ts';
+import { responseTimeArea } from './response-time.ts';
 import { responsesArea } from './responses.ts';
 import { statefulArea } from './stateful.ts';
 import { variationsArea } from './variations.ts';
@@ -27,6 +28,7 @@ export const AREAS: readonly Area[] = [
   getArea,
   authArea,
   responsesArea,
+  responseTimeArea,
   rateLimitHeadersArea,
   deprecationArea,
   dreddArea,
