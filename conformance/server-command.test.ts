@@ -53,13 +53,13 @@ function io() {
 
 const refused: Array<{ name: string; argv: (port: number) => string[]; message: RegExp }> = [
   {
-    name: 'a --hookfiles pattern that names no file, in Dredd words, before anything runs',
-    argv: (port) => ['--base-url', `http://127.0.0.1:${port}/v1`, '--api-key', 'k', '--hookfiles', join('no-such-dir', '*.js')],
+    name: 'a --hookfiles (-f, as in Dredd) pattern that names no file, in Dredd words, before anything runs',
+    argv: (port) => ['--base-url', `http://127.0.0.1:${port}/v1`, '--api-key', 'k', '-f', join('no-such-dir', '*.js')],
     message: /--hookfiles: Could not find any files on path: 'no-such-dir\/\*\.js'/,
   },
   {
-    name: 'a --server command that exits before the target answers, with its output',
-    argv: (port) => ['--base-url', `http://127.0.0.1:${port}/v1`, '--api-key', 'k', '--server', 'echo cannot start; exit 3'],
+    name: 'a --server (-g, as in Dredd) command that exits before the target answers, with its output',
+    argv: (port) => ['--base-url', `http://127.0.0.1:${port}/v1`, '--api-key', 'k', '-g', 'echo cannot start; exit 3'],
     message: /--server "echo cannot start; exit 3" exited with 3 before http:\/\/127\.0\.0\.1:\d+ answered; its output ended:\ncannot start/,
   },
 ];
