@@ -33,7 +33,8 @@ function sources(section: string): Array<{ text: string; kind: 'specification' |
     const text = part.trim().replace(/ \(Dredd 14 over the description\)$/, '');
     if (isRfc(text)) return { text, kind: 'rfc' };
     if (isDecision(text)) return { text, kind: 'decision' };
-    if (/declaration \(--choice\)/.test(text)) return { text, kind: 'declaration' };
+    // What the person running the kit declared: a choice at an open point, or the slowest answer they accept.
+    if (/declaration \((--choice|--max-response-time)\)/.test(text)) return { text, kind: 'declaration' };
     if (/^generated from spec\/openapi\.yaml$/.test(text)) return { text, kind: 'generated' };
     return { text, kind: isSection(text) ? 'specification' : 'unknown' };
   });
@@ -78,6 +79,8 @@ test('the classifier refuses what it should: a made-up section, a decision-only 
   assert.is(sources('Limits › Nowhere')[0]!.kind, 'unknown');
   assert.is(sources('spec/openapi.yaml x-decision')[0]!.kind, 'decision');
   assert.is(sources('Endpoints › List animals')[0]!.kind, 'specification');
+  assert.is(sources("the user's declaration (--max-response-time) of the slowest answer they accept")[0]!.kind, 'declaration');
+  assert.is(sources('--max-response-time')[0]!.kind, 'unknown');
 });
 
 test.run();

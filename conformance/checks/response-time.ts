@@ -11,7 +11,7 @@ const checks: readonly CheckDef[] = [
     id: MAX_RESPONSE_TIME,
     level: 'must',
     profile: 'contract',
-    section: '--max-response-time (the bound the user set; Schemathesis max_response_time)',
+    section: "the user's declaration (--max-response-time) of the slowest answer they accept, as Schemathesis's max_response_time",
     title: 'Every answer arrives within --max-response-time milliseconds, from the request sent to its last byte read',
     needs: ['max-response-time'],
     reads: 'status-and-headers',
