@@ -178,7 +178,11 @@ flawed('fails every check it failed before, under one cause told once in the con
       assert.equal(report.results.find((r) => r.id === id)!.followsFrom, [told], id);
     }
 
+    // A check that follows keeps its notes: they are told nowhere else.
+    const follower = report.results.find((r) => r.id === 'get.404')!;
+    follower.notes.push('a note of get.404');
     const console = formatConsole(report);
+    assert.match(console, /FAIL get\.404 \(must; [^\n]*\): follows from [^\n]*\n {4}note: a note of get\.404\n/);
     assert.match(console, new RegExp(`FAIL  must +get\\.404 .*follows from ${told.replace('.', '\\.')}\\)`));
     assert.match(console, /also broke: .*list\.200.*get\.404/);
     assert.match(console, new RegExp(`failed +${failed.length} \\(1 distinct cause: the others follow from them\\)`));

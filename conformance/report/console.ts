@@ -96,6 +96,7 @@ export function formatConsole(report: Report, options: { verbose?: boolean } = {
       if (r.followsFrom) {
         // Its cause is told, with the request and the answer, under the check it follows from.
         out.push(`  ${MARK[r.outcome]} ${r.id} (${r.level}; ${r.section}): follows from ${r.followsFrom.join(', ')}: ${r.failures[0]?.message ?? ''}`);
+        for (const note of r.notes) out.push(`    note: ${note}`);
         continue;
       }
       out.push(`  ${MARK[r.outcome]} ${r.id} (${r.level}; ${r.section})`);
