@@ -141,6 +141,7 @@ const HOOKS: ReadonlySet<string> = new Set(['clock', 'sleep', 'onProgress'] sati
 /** The rules that relate two options to each other; each option's own rule is in the table. */
 function relationsProblem(o: CheckedRunOptions): string | undefined {
   if (o.banCheck && !o.rateLimitKey) return '--ban-check needs --rate-limit-key';
+  if (o.hookfiles.length > 0 && !o.dredd) return '--hookfiles are loaded by the Dredd run, which --no-dredd leaves out';
   if (o.rateLimitKey && o.profile === 'contract') return '--rate-limit-key applies to the full profile only';
   if (o.rateLimitKey !== undefined && o.rateLimitKey === o.apiKey)
     return '--rate-limit-key is the same key as --api-key: the rate-limit checks exhaust it (and may get it banned) while the other checks need it; give --rate-limit-key a key of its own';

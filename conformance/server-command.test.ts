@@ -58,6 +58,11 @@ const refused: Array<{ name: string; argv: (port: number) => string[]; message: 
     message: /--hookfiles: Could not find any files on path: 'no-such-dir\/\*\.js'/,
   },
   {
+    name: '--hookfiles with --no-dredd: nothing would load them',
+    argv: (port) => ['--base-url', `http://127.0.0.1:${port}/v1`, '--api-key', 'k', '--no-dredd', '-f', 'conformance/dredd/hooks.cjs'],
+    message: /--hookfiles are loaded by the Dredd run, which --no-dredd leaves out/,
+  },
+  {
     name: 'a --server (-g, as in Dredd) command that exits before the target answers, with its output',
     argv: (port) => ['--base-url', `http://127.0.0.1:${port}/v1`, '--api-key', 'k', '-g', 'echo cannot start; exit 3'],
     message: /--server "echo cannot start; exit 3" exited with 3 before http:\/\/127\.0\.0\.1:\d+ answered; its output ended:\ncannot start/,
