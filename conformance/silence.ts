@@ -1,6 +1,6 @@
 // When the target stops answering. A server whose handler never returns while it holds a lock keeps
 // its port open and answers nothing: every later request waits out --timeout, and a run of hundreds
-// of requests would take hours. A few requests in a row without any answer end the run instead
+// of requests would take most of an hour. A few requests in a row without any answer end the run instead
 // (conformance/README.md, Decisions: A target that stops answering). Dredd's worker counts the same
 // way (dredd/worker.cjs), with the same number.
 import { KitError } from '../lib/errors.ts';

@@ -5,6 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { formatConsole } from './report/console.ts';
 import { formatHtml } from './report/html.ts';
+import { formatJUnit } from './report/junit.ts';
 import type { Report, RunOptions } from './run.ts';
 import { FLAWS } from './testing/flaws/catalogue.ts';
 import { conformOn, startTarget, type Target } from './testing/flaws/harness.ts';
@@ -41,6 +42,7 @@ function assertStopped(report: Report): void {
   assert.equal(passed, [], 'a run that could not judge what it was asked to reports no pass');
   assert.ok(formatConsole(report).includes(`stopped: ${report.stopped}`), 'the console says why the run stopped');
   assert.match(formatHtml(report), /Stopped early:<\/strong> the target stopped answering/);
+  assert.match(formatJUnit(report), /<property name="stopped" value="the target stopped answering: /);
 }
 
 for (const after of [4, 12]) {

@@ -44,6 +44,7 @@ export function formatJUnit(report: Report): string {
     `      <property name="target" value="${xml(report.target)}"/>`,
     `      <property name="profile" value="${report.profile}"/>`,
     `      <property name="strict" value="${report.strict}"/>`,
+    ...(report.stopped ? [`      <property name="stopped" value="${xml(report.stopped)}"/>`] : []),
     ...(report.counts.causes !== undefined ? [`      <property name="distinct-causes" value="${report.counts.causes}"/>`] : []),
     '    </properties>',
   ];
