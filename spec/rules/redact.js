@@ -219,13 +219,21 @@ export function redactUrl(url, keys) {
 /** Authorization schemes (the IANA registry's usual ones): a value that is only one of these carries no key. */
 const SCHEME = /^(?:basic|bearer|digest|dpop|negotiate|token)$/i;
 
-/** @param {string} value an Authorization value: the scheme is kept, the credentials labelled */
-function redactCredentials(value) {
+/** @param {string} value one Authorization value: the scheme is kept, the credentials labelled */
+function redactOneCredential(value) {
   if (SCHEME.test(value) || value === REDACTED || WHOLE_LABEL.test(value)) return value;
   const m = /^(\S+)\s+([\s\S]*)$/.exec(value);
   const credentials = m ? String(m[2]) : value;
   const shown = credentials === REDACTED || WHOLE_LABEL.test(credentials) ? credentials : keyLabel(credentials);
   return m ? m[1] + ' ' + shown : shown;
+}
+
+// Where a header sent twice was joined (`Bearer a, Bearer b`): a comma before the next scheme and its credentials.
+const NEXT_CREDENTIALS = /,\s*(?=(?:basic|bearer|digest|dpop|negotiate|token)\s+\S)/i;
+
+/** @param {string} value an Authorization value, or several joined with ", " as forwarded: each labelled */
+function redactCredentials(value) {
+  return value.split(NEXT_CREDENTIALS).map(redactOneCredential).join(', ');
 }
 
 /**
@@ -259,9 +267,29 @@ export function redactHeaders(headers, keys) {
 }
 
 /**
+ * The values of a Cookie header's cookies named like a secret (`apikey=<key>; theme=dark` gives the
+ * key alone); a cookie without a name is taken whole. Quotes around a value are not part of it.
+ * @param {string} header
+ * @returns {string[]}
+ */
+function secretCookies(header) {
+  /** @type {string[]} */
+  const found = [];
+  for (const pair of header.split(';')) {
+    const eq = pair.indexOf('=');
+    const name = eq < 0 ? '' : pair.slice(0, eq).trim();
+    const raw = (eq < 0 ? pair : pair.slice(eq + 1)).trim();
+    const value = raw.length >= 2 && raw.charAt(0) === '"' && raw.charAt(raw.length - 1) === '"' ? raw.slice(1, -1) : raw;
+    if (value !== '' && (eq < 0 || isSecretName(name))) found.push(value);
+  }
+  return found;
+}
+
+/**
  * The secrets a set of headers carries: the credentials of Authorization and Proxy-Authorization
- * (after the scheme) and the value of every other header named like a secret. What a proxy learns
- * from a request, and what a --header option makes known.
+ * (after the scheme; each of several joined with ", "), the values of a Cookie's cookies named like a
+ * secret, and the value of every other header named like a secret. What a proxy learns from a
+ * request, and what a --header option makes known.
  * @param {Record<string, string | undefined>} headers
  * @returns {string[]}
  */
@@ -272,11 +300,17 @@ export function secretsOf(headers) {
     const value = headers[name];
     if (value === undefined || !isSecretName(name)) continue;
     const lower = name.toLowerCase();
+    if (lower === 'cookie') {
+      found.push.apply(found, secretCookies(value));
+      continue;
+    }
     const credentials = lower === 'authorization' || lower === 'proxy-authorization';
-    const m = credentials ? /^\S+\s+(\S[\s\S]*)$/.exec(value.trim()) : null;
-    const secret = m ? String(m[1]) : value.trim();
-    // "Authorization: Bearer" alone names a scheme, not a key: taken for one, every "Bearer" would go.
-    if (secret !== '' && !(credentials && SCHEME.test(secret))) found.push(secret);
+    for (const one of credentials ? value.split(NEXT_CREDENTIALS) : [value]) {
+      const m = credentials ? /^\S+\s+(\S[\s\S]*)$/.exec(one.trim()) : null;
+      const secret = m ? String(m[1]) : one.trim();
+      // "Authorization: Bearer" alone names a scheme, not a key: taken for one, every "Bearer" would go.
+      if (secret !== '' && !(credentials && SCHEME.test(secret))) found.push(secret);
+    }
   }
   return found;
 }

@@ -250,4 +250,25 @@ test('the secrets a set of headers carries: credentials after the scheme, values
   assert.equal(secretsOf({ authorization: 'Bearer', 'x-auth': ' ' }), [], 'a scheme alone, or nothing, is no key');
 });
 
+// What a proxy learns from headers sent twice (joined as forwarded) and from cookies: the keys alone.
+const LEARNT: Array<[string, Record<string, string>, string[]]> = [
+  ['Authorization sent twice, joined', { authorization: 'Bearer first-key-0001, Bearer second-key-0002' }, ['first-key-0001', 'second-key-0002']],
+  ['Proxy-Authorization sent twice, other schemes', { 'proxy-authorization': 'Basic dXNlcjpwdw==, Token tok-0003' }, ['dXNlcjpwdw==', 'tok-0003']],
+  ['a comma inside one key stays in it', { authorization: 'Bearer a,b-key-0004' }, ['a,b-key-0004']],
+  ['a secret-named cookie: its value alone', { cookie: 'apikey=cookie-key-0005' }, ['cookie-key-0005']],
+  ['cookies of other names are not secrets', { cookie: 'theme=dark; api_key="quoted-key-0006"; session=s-0007; lang=en' }, ['quoted-key-0006', 's-0007']],
+  ['a cookie without a name is taken whole', { cookie: 'bare-cookie-0008' }, ['bare-cookie-0008']],
+];
+for (const [name, headers, secrets] of LEARNT) {
+  test(`secretsOf: ${name}`, () => {
+    assert.equal(secretsOf(headers), secrets);
+  });
+}
+
+test('an Authorization value sent twice (joined as forwarded) shows each scheme with its own label', () => {
+  const shown = redactHeader('authorization', 'Bearer first-key-0001, Bearer second-key-0002');
+  assert.is(shown, 'Bearer firs…(14 chars), Bearer seco…(15 chars)');
+  assert.is(redactHeader('authorization', shown), shown, 'redacting again changes nothing');
+});
+
 test.run();
