@@ -1,9 +1,9 @@
-// What the proxy keeps of one exchange: the request as recorded when it arrives (keys redacted), and
-// each body's first --capture bytes as they stream through.
+// What the proxy keeps of one exchange: the request as recorded when it arrives (every key its headers
+// carry learnt first, then redacted), and each body's first --capture bytes as they stream through.
 import type { IncomingMessage } from 'node:http';
 import { bodyText, type Contract, type Exchange } from '../conformance/index.ts';
 import { BodyCapture } from '../lib/http-message.ts';
-import { redactHeaders, redactUrl, type KnownKeys } from '../spec/rules/redact.js';
+import { redactHeaders, redactUrl, secretsOf, type KnownKeys } from '../spec/rules/redact.js';
 import { OperationIndex } from './operations.ts';
 
 /** A captured body as text; a cut one may end inside a character, which is left out rather than shown as bytes. */
@@ -19,6 +19,31 @@ export function capturedText(capture: BodyCapture): string {
   return bodyText(bytes).text;
 }
 
+/** Headers of which Node keeps only the first value, though the proxy forwards every one (forward.ts). */
+const FIRST_ONLY_SECRETS = new Set(['authorization', 'proxy-authorization']);
+
+/**
+ * The request's headers as forwarded: `flat` (Node's, each once) with every value of a credentials header
+ * sent more than once, joined with ", "; and every secret they carry learnt as a key.
+ */
+function learnForwarded(req: IncomingMessage, flat: Record<string, string>, keys: KnownKeys): Record<string, string> {
+  const raw = req.rawHeaders;
+  let repeated: Map<string, string[]> | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    const value = raw[i + 1]!;
+    for (const secret of secretsOf({ [name]: value })) keys.add(secret);
+    if (!FIRST_ONLY_SECRETS.has(name)) continue;
+    repeated ??= new Map();
+    const values = repeated.get(name);
+    if (values) values.push(value);
+    else repeated.set(name, [value]);
+  }
+  let shown = flat;
+  for (const [name, values] of repeated ?? []) if (values.length > 1) shown = { ...shown, [name]: values.join(', ') };
+  return shown;
+}
+
 /** Records each arriving request as an Exchange, numbered in arrival order. */
 export function exchangeRecorder(contract: Contract, origin: string, keys: KnownKeys) {
   const operations = new OperationIndex(contract);
@@ -31,7 +56,7 @@ export function exchangeRecorder(contract: Contract, origin: string, keys: Known
       // Exchange wants an operation; one outside the description is marked `outside`, which every check reads first.
       operationId: operationId ?? 'listPets',
       purpose: `${req.method} ${path}`,
-      request: { method: req.method ?? 'GET', url: redactUrl(url, keys), headers: redactHeaders(headers, keys) },
+      request: { method: req.method ?? 'GET', url: redactUrl(url, keys), headers: redactHeaders(learnForwarded(req, headers, keys), keys) },
       sentAt,
       receivedAt: sentAt,
       ...(operationId ? {} : { outside: 'not an operation of the description' }),

@@ -109,8 +109,8 @@ export class TrafficJudge {
   #summarised: SummarisedKeys | undefined;
   #keyCount = 0;
   #current: { seq: number; atMs: number } = { seq: 0, atMs: 0 };
-  /** The first findings (at most limits.findings), in the order they appeared. */
-  readonly findings: Finding[] = [];
+  /** The first findings (at most limits.findings), in the order they appeared, as they were told. */
+  readonly #findings: Finding[] = [];
   /** Every finding told, by level (findings past the kept ones included). */
   readonly told = { must: 0, should: 0 };
 
@@ -132,7 +132,7 @@ export class TrafficJudge {
     state.causes.set(cause, 1);
     this.told[finding.level]++;
     const shown = { ...finding, message: redactText(finding.message, this.#known) };
-    if (this.findings.length < this.#limits.findings) this.findings.push(shown);
+    if (this.#findings.length < this.#limits.findings) this.#findings.push(shown);
     this.#options.onFinding?.(shown);
   }
 
@@ -317,6 +317,17 @@ export class TrafficJudge {
   /** Called with a key's label after each exchange of it is judged (the live view); returns the unsubscribe. */
   subscribe(listener: (label: string) => void): () => void {
     return this.#listeners.add(listener);
+  }
+
+  /**
+   * The first findings, redacted again with every key known now: a key met after a finding named it (in a
+   * path, then as a bearer key) is out of the reports written at exit too.
+   */
+  get findings(): Finding[] {
+    return this.#findings.map((f) => {
+      const message = redactText(f.message, this.#known);
+      return message === f.message ? f : { ...f, message };
+    });
   }
 
   /** Every key judged in full, each with its server checks, its client's obligations and its timeline. */
