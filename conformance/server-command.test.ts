@@ -93,13 +93,18 @@ test('--server starts the reference server for the run and stops its whole group
   };
   const { out, io: streams } = io();
   const argv = ['--base-url', `http://127.0.0.1:${port}/v1`, '--api-key', 'test-pro-key', '--profile', 'contract'];
-  const code = await main([...argv, '--server', serverCommand(port, marker), '--hookfiles', join(dir, '*-hooks.js')], streams, { onProgress });
+  // Two patterns, as Dredd takes them: a glob of the test's, and the guide's example file.
+  const hookfiles = ['--hookfiles', join(dir, '*-hooks.js'), '--hookfiles', join(root, 'conformance/testing/example-hooks.cjs')];
+  const code = await main([...argv, '--server', serverCommand(port, marker), ...hookfiles], streams, { onProgress });
   assert.is(code, 0, out.join(''));
   const transactions = dredd?.transactions ?? [];
   const hooked = transactions.find((t) => t.name === named)!;
   assert.is(hooked.status, 'pass');
   assert.is(hooked.request?.headers['X-Hooked'], 'yes');
   assert.is(hooked.response?.headers['x-ratelimit-limit'], '60', 'the free key reached the server');
+  const created = transactions.find((t) => t.name === '/pets > Add an animal > 201 > application/json')!;
+  assert.is(created.request?.headers['X-Request-Id'], 'conform-example-create');
+  assert.is(created.status, 'pass');
   const others = transactions.filter((t) => t.name !== named && t.response?.headers['x-ratelimit-limit'] !== undefined && t.response.statusCode < 400);
   assert.ok(others.length > 0);
   for (const t of others) {
