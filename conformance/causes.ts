@@ -45,7 +45,7 @@ const weight = (f: Failure) => 1 + (f.sameCause?.length ?? 0);
 /**
  * Groups failures of one cause across checks. A cause is reported under the check that saw it most
  * often (a failed check before a warned one, then the catalogue's order: the widest witness, such as
- * `headers.rate-limit` for a missing X-RateLimit header); each of its failures there lists the other
+ * `schema.every-response`, which judges every answer); each of its failures there lists the other
  * checks it broke (`alsoBroke`), each failure elsewhere the check it is reported under (`follows`),
  * and a check all of whose failures are told elsewhere says so (`followsFrom`).
  */
