@@ -129,10 +129,14 @@ export async function redisRestartedEmpty(): Promise<RedisEmptyRound> {
     const away = await load(everyOneRefuses);
     redis = await startRedis(port);
     // Under load while they reconnect, then until the shared count refuses again.
-    let reconnected = false;
-    const ready = within(Promise.all(counters.map((c) => c.primary.whenReady())), 15_000, 'both instances reconnect').then(() => (reconnected = true));
-    const afterA = await load(() => reconnected);
+    let reconnected: boolean | Error = false;
+    const ready = within(Promise.all(counters.map((c) => c.primary.whenReady())), 15_000, 'both instances reconnect').then(
+      () => (reconnected = true),
+      (error: Error) => (reconnected = error),
+    );
+    const afterA = await load(() => reconnected !== false);
     await ready;
+    if (reconnected instanceof Error) throw reconnected;
     const afterB = await load(everyOneRefuses);
     const admitted = before + away + afterA + afterB;
     const bound = INSTANCES * PRO_PER_MINUTE;
