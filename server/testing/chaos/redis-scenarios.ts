@@ -129,14 +129,14 @@ export async function redisRestartedEmpty(): Promise<RedisEmptyRound> {
     const away = await load(everyOneRefuses);
     redis = await startRedis(port);
     // Under load while they reconnect, then until the shared count refuses again.
-    let reconnected: boolean | Error = false;
+    const reconnection: { done: boolean; error?: Error } = { done: false };
     const ready = within(Promise.all(counters.map((c) => c.primary.whenReady())), 15_000, 'both instances reconnect').then(
-      () => (reconnected = true),
-      (error: Error) => (reconnected = error),
+      () => (reconnection.done = true),
+      (error: Error) => Object.assign(reconnection, { done: true, error }),
     );
-    const afterA = await load(() => reconnected !== false);
+    const afterA = await load(() => reconnection.done);
     await ready;
-    if (reconnected instanceof Error) throw reconnected;
+    if (reconnection.error) throw reconnection.error;
     const afterB = await load(everyOneRefuses);
     const admitted = before + away + afterA + afterB;
     const bound = INSTANCES * PRO_PER_MINUTE;
