@@ -257,6 +257,22 @@ export class ClientRecorder {
     return [...this.#keys].map(([keyId, live]) => this.#reportOf(keyId, live, true));
   }
 
+  /** Each key's label, requests and obligations broken so far, from its counters: no report is built (the live view ranks keys by these). */
+  *ranks(): Iterable<{ label: string; requests: number; findings: number }> {
+    for (const s of this.#keys.values()) yield { label: s.label, requests: s.requests, findings: s.marked.size };
+  }
+
+  /** The number of keys seen. */
+  get size(): number {
+    return this.#keys.size;
+  }
+
+  /** One key's report with its timeline, by its label (the live view builds only the keys it shows). */
+  reportByLabel(label: string): ClientReport | undefined {
+    for (const [keyId, live] of this.#keys) if (live.label === label) return this.#reportOf(keyId, live, true);
+    return undefined;
+  }
+
   /** One key's report with an empty timeline: cheap enough to ask after every answer (the judging proxy does). */
   verdictOf(keyId: string): ClientReport | undefined {
     const live = this.#keys.get(keyId);

@@ -2,6 +2,7 @@
 // same run from code (tests pass their clock and say when to stop). Exit 0, or 1 with --fail-on when a
 // finding of that level was seen; 2 for a usage error or a port that cannot be listened on; 3
 // (KIT_FAILED) when the proxy itself fails: never 1, which is a verdict.
+import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { isEntryPoint } from '../lib/entry.ts';
@@ -14,8 +15,7 @@ import { PROXY_HELP, PROXY_OPTIONS } from './options.ts';
 import { HarWriter } from './har.ts';
 import { buildReport, findingLine, formatConsole, formatHtml, formatJson, formatJUnit, type FailOn, type ProxyReport } from './report.ts';
 import { createTrafficProxy } from './server.ts';
-import { createProxyLiveView, LIVE_PATH } from './live.ts';
-import type { LiveView } from '../lib/live/view.ts';
+import { createProxyLiveView, LIVE_PATH, type ProxyLiveView } from './live.ts';
 
 export { PROXY_HELP };
 
@@ -30,6 +30,9 @@ export interface ProxyCliOptions {
   durationSeconds?: number;
   faults: boolean;
   ui: boolean;
+  /** The live view's token; generated at start when absent. */
+  uiToken?: string;
+  uiRemote: boolean;
   captureBytes: number;
   keep: number;
   maxKeys: number;
@@ -66,6 +69,7 @@ export function parseProxyCli(argv: readonly string[], env: NodeJS.ProcessEnv = 
     timeoutMs: v.timeoutMs as number,
     faults: v.faults as boolean,
     ui: v.ui as boolean,
+    uiRemote: v.uiRemote as boolean,
     captureBytes: v.captureBytes as number,
     keep: v.keep as number,
     maxKeys: v.maxKeys as number,
@@ -75,6 +79,7 @@ export function parseProxyCli(argv: readonly string[], env: NodeJS.ProcessEnv = 
     verbose: v.verbose as boolean,
   };
   if (typeof v.ca === 'string') options.ca = v.ca;
+  if (typeof v.uiToken === 'string') options.uiToken = v.uiToken;
   if (typeof v.durationSeconds === 'number') options.durationSeconds = v.durationSeconds;
   for (const key of ['json', 'junit', 'html', 'har'] as const) if (typeof v[key] === 'string') options[key] = resolve(v[key]);
   return options;
@@ -98,7 +103,8 @@ export async function runProxy(options: ProxyCliOptions, controls: RunControls):
   const har = options.har ? await HarWriter.open(options.har) : undefined;
   let requests = 0;
   let cutShort = 0;
-  let view: LiveView | undefined;
+  let view: ProxyLiveView | undefined;
+  const uiToken = options.uiToken ?? randomBytes(24).toString('base64url');
   const proxy = createTrafficProxy({
     target: options.target,
     host: options.host,
@@ -118,16 +124,21 @@ export async function runProxy(options: ProxyCliOptions, controls: RunControls):
     },
     dateHeader: controls.dateHeader ?? true,
     clockToleranceSeconds: options.clockToleranceSeconds,
-    onFinding: (f) => controls.stdout(`${findingLine(f, startedAt)}\n`),
+    onFinding: (f) => {
+      controls.stdout(`${findingLine(f, startedAt)}\n`);
+      view?.found(f.key);
+    },
     ...(options.ui ? { own: (req, res) => view?.handle(req, res) ?? false } : {}),
     ...(controls.sleep ? { sleep: controls.sleep } : {}),
   });
-  if (options.ui) view = createProxyLiveView(proxy.judge, { clock, target: options.target });
+  if (options.ui)
+    view = createProxyLiveView(proxy.judge, { clock, target: options.target, token: uiToken, remote: options.uiRemote, maxKeys: options.maxKeys });
   const url = await proxy.start();
   controls.stdout(
     `proxy: ${url} -> ${options.target}${options.faults ? ' (faults on request: Prefer)' : ''}; one line per finding, a report per key at exit\n`,
   );
-  if (view) controls.stdout(`live view: ${url}${LIVE_PATH}\n`);
+  // The fragment never reaches a server; the page takes the token from it and drops it from the address bar.
+  if (view) controls.stdout(`live view: ${url}${LIVE_PATH}${options.uiToken === undefined ? `#token=${uiToken}` : ' (with the --ui-token given)'}\n`);
   try {
     await controls.until(url);
   } finally {

@@ -1,6 +1,8 @@
 // The proxy's live view: the judge as a LiveSource (a misbehaving client against the reference
-// server, fed to a real TrafficJudge on a manual clock), then the page in Chromium, served by a real
-// proxy in front of a real reference server, updating while traffic passes and showing the ban.
+// server, fed to a real TrafficJudge on a manual clock), a connect with 3,000 keys judged that builds
+// only the keys it shows, then the page in Chromium, served by a real proxy in front of a real
+// reference server behind its view token, updating while traffic passes and showing the ban; and
+// --ui from the command line: the token generated and printed, the feed refused without it.
 // With UPDATE_PICTURES=1 its screenshot is written to proxy/live-view.png, the proxy guide's picture.
 import type { Server } from '@hapi/hapi';
 import { copyFile } from 'node:fs/promises';
@@ -14,7 +16,7 @@ import { chromiumAvailable, launchChromium, SCREENSHOTS } from '../lib/testing/c
 import { ManualClock } from '../server/clock.ts';
 import { createServer } from '../server/server.ts';
 import { TrafficJudge } from './judge.ts';
-import { createProxyLiveView, LIVE_PATH, liveKeyOf, proxyLiveSource } from './live.ts';
+import { createProxyLiveView, LIVE_PATH, liveKeyOf, proxyLiveSource, type LiveJudge } from './live.ts';
 import { createTrafficProxy } from './server.ts';
 import { parseProxyCli, runProxy } from './cli.ts';
 import { MISBEHAVING_KEY, playMisbehavingClient, START_MS } from './testing/pictures.ts';
@@ -57,10 +59,7 @@ test('the judge as a live source: each judged exchange told, the ban, the window
   );
   assert.equal(key.client, { ready: false, warnings: 1 });
   assert.is(key.timeline.points.length, 100);
-  assert.equal(
-    source.keys().map((k) => k.key),
-    ['test…(13 chars)'],
-  );
+  assert.equal(source.list({ limit: 50 }), { labels: ['test…(13 chars)'], total: 1, matched: 1 });
 
   clock.advance(key.bannedUntilMs! - clock.now() + 1);
   assert.not.ok(source.key('test…(13 chars)')!.banned, 'the ban is over once its end has passed');
@@ -103,6 +102,49 @@ test("a key's findings: each failure of a failed or warned server check, then th
   assert.equal([key.limit, key.remaining, key.resetAtMs, key.banned, key.bannedUntilMs], [10, 9, 60_000, false, null]);
 });
 
+test('3,000 keys judged: a watcher connecting builds the 50 it is shown (findings first, then the busiest), never the report of every key', async () => {
+  const listeners = new Set<(label: string) => void>();
+  const built: string[] = [];
+  const labels = Array.from({ length: 3000 }, (_, i) => `key-${i}…`);
+  const judge: LiveJudge & { report(): never } = {
+    subscribe: (listener) => (listeners.add(listener), () => void listeners.delete(listener)),
+    keyReport: (label) => {
+      built.push(label);
+      return { key: label, requests: 1, refused: 0, server: [], timeline: { key: label, points: [{ atMs: 1, status: 200 }] } };
+    },
+    report: () => {
+      throw new Error('the live view asked for the report of every key');
+    },
+  };
+  const token = 'a-view-token-for-the-test';
+  const view = createProxyLiveView(judge, { token, maxKeys: 3000 });
+  const tell = (label: string) => listeners.forEach((listener) => listener(label));
+  for (const label of labels) tell(label);
+  for (let i = 0; i < 5; i++) tell('key-2999…');
+  view.found('key-7…');
+  const { createServer: createHttpServer } = await import('node:http');
+  const server = createHttpServer((req, res) => void view.handle(req, res));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  try {
+    const controller = new AbortController();
+    const res = await fetch(`${url}${LIVE_PATH}/events`, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
+    assert.is(res.status, 200);
+    const reader = res.body!.getReader();
+    let text = '';
+    for (let i = 0; i < 1000 && (text.match(/^event: key$/gm)?.length ?? 0) < 50; i++) text += new TextDecoder().decode((await reader.read()).value);
+    controller.abort();
+    const shown = [...text.matchAll(/^data: (\{"key".*)$/gm)].map((m) => JSON.parse(m[1]!).key as string);
+    assert.is(shown.length, 50);
+    assert.equal(shown.slice(0, 2), ['key-7…', 'key-2999…'], 'the key with a finding, then the busiest');
+    assert.is(built.length, 50, 'one report per key shown, and no other');
+    assert.equal(JSON.parse(/^event: hello\ndata: (.*)$/m.exec(text)![1]!).keys, 3000);
+  } finally {
+    view.close();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
 const LIMIT = 5;
 const KEY = 'live-view-client-key';
 const CALM_KEY = 'calm-client-key';
@@ -132,7 +174,8 @@ const CALM_KEY = 'calm-client-key';
       timeoutMs: 10_000,
       own: (req, res) => view?.handle(req, res) ?? false,
     });
-    view = createProxyLiveView(proxy.judge, { target: target.info.uri });
+    const token = 'the-view-token-of-the-test';
+    view = createProxyLiveView(proxy.judge, { target: target.info.uri, token });
     const browser = await launchChromium();
     try {
       const url = await proxy.start();
@@ -145,8 +188,9 @@ const CALM_KEY = 'calm-client-key';
       const errors: string[] = [];
       page.on('pageerror', (e) => errors.push(e.message));
       page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
-      await page.goto(`${url}${LIVE_PATH}`);
+      await page.goto(`${url}${LIVE_PATH}#token=${token}`);
       await page.locator('#status[data-state="live"]').waitFor();
+      assert.not.match(page.url(), /token/, 'the token is out of the address bar');
       assert.ok(await page.locator('#empty').isVisible(), 'says it waits for traffic');
 
       const section = page.locator('section.key[data-key="live…(20 chars)"]');
@@ -174,10 +218,22 @@ const CALM_KEY = 'calm-client-key';
       assert.is(await page.locator('section.key').nth(2).locator('code.label').textContent(), '<img…(36 chars)');
       assert.is(await page.locator('img').count(), 0);
 
+      // A search shows the keys whose label holds it, and says how many keys there are in all.
+      await page.fill('#q', 'calm');
+      await page.click('#search button');
+      await page.locator('section.key[data-key="calm…(15 chars)"]').waitFor();
+      assert.is(await page.locator('section.key').count(), 1);
+      const more = (await page.locator('#more').textContent()) ?? '';
+      assert.match(more, /^1 of 1 key\(s\) whose label holds .calm. \(3 in all\)$/, more);
+
       const origin = new URL(url).origin;
       assert.ok(
         requested.every((r) => r.startsWith(`${origin}${LIVE_PATH}`)),
         `the page fetches nothing but itself and its feed: ${requested.join(', ')}`,
+      );
+      assert.ok(
+        requested.every((r) => !r.includes(token)),
+        'the token is in no URL the page requested',
       );
       assert.equal(errors, [], 'no error in the page (a CSP violation would be one)');
     } finally {
@@ -189,7 +245,7 @@ const CALM_KEY = 'calm-client-key';
   },
 );
 
-test("adoption-kit proxy --ui: the page and its feed on the proxy's port, told at start, never forwarded", async () => {
+test("adoption-kit proxy --ui: the page and its feed on the proxy's port, its token generated and told at start, never forwarded", async () => {
   const options = parseProxyCli(['--target', 'http://127.0.0.1:9', '--port', '0', '--ui'], {});
   if (options === 'help') throw new Error('unexpected --help');
   let out = '';
@@ -199,14 +255,46 @@ test("adoption-kit proxy --ui: the page and its feed on the proxy's port, told a
       const page = await fetch(`${url}${LIVE_PATH}`);
       assert.is(page.status, 200);
       assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
-      await page.arrayBuffer();
-      const events = await fetch(`${url}${LIVE_PATH}/events`);
+      assert.match(await page.text(), /data-auth="token"/);
+      const refused = await fetch(`${url}${LIVE_PATH}/events`);
+      assert.is(refused.status, 401, 'the feed without the token');
+      await refused.arrayBuffer();
+      const token = new RegExp(`live view: ${url}${LIVE_PATH}#token=(\\S+)\n`).exec(out)?.[1];
+      assert.ok(token && token.length >= 32, `the generated token, in the page's URL: ${out}`);
+      const events = await fetch(`${url}${LIVE_PATH}/events`, { headers: { authorization: `Bearer ${token}` } });
+      assert.is(events.status, 200);
       assert.match(events.headers.get('content-type') ?? '', /^text\/event-stream/);
       await events.body?.cancel();
     },
   });
-  assert.match(out, new RegExp(`live view: http://127\\.0\\.0\\.1:\\d+${LIVE_PATH}`));
   assert.match(out, /0 requests/, "the live view is the proxy's own: nothing was forwarded to the target");
+});
+
+test('adoption-kit proxy --ui-token: the token given (or PROXY_UI_TOKEN) is the one needed, and is not printed', async () => {
+  for (const [argv, env] of [
+    [['--ui-token', 'given-view-token'], {}],
+    [[], { PROXY_UI_TOKEN: 'given-view-token' }],
+  ] as const) {
+    const options = parseProxyCli(['--target', 'http://127.0.0.1:9', '--port', '0', '--ui', ...argv], env);
+    if (options === 'help') throw new Error('unexpected --help');
+    let out = '';
+    await runProxy(options, {
+      stdout: (text) => (out += text),
+      until: async (url) => {
+        for (const [authorization, status] of [
+          ['Bearer given-view-token', 200],
+          ['Bearer another-token', 401],
+        ] as const) {
+          const res = await fetch(`${url}${LIVE_PATH}/events`, { headers: { authorization } });
+          assert.is(res.status, status, authorization);
+          await res.body?.cancel();
+        }
+      },
+    });
+    assert.not.match(out, /given-view-token/, 'a token given is not printed');
+    assert.match(out, /live view: http:\/\/127\.0\.0\.1:\d+\/__adoption-kit\/live \(with the --ui-token given\)/);
+  }
+  assert.throws(() => parseProxyCli(['--target', 'http://127.0.0.1:9', '--ui', '--ui-token', 'short'], {}), /at least 8/);
 });
 
 test.run();

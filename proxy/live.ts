@@ -1,23 +1,26 @@
 // The proxy's live view (--ui): the TrafficJudge seen as a LiveSource of lib/live, served by the
-// proxy itself at LIVE_PATH. The judge decides everything; this only reads its per-key report after
-// each judged exchange and says what the page shows of it.
+// proxy itself at LIVE_PATH behind a view token, to this machine only unless asked. The judge decides
+// everything; this counts each key's exchanges and findings as they are told (which keys to show),
+// and reads the report of a key only when a watcher is shown it.
 import type { Clock } from '../conformance/index.ts';
 import { brokenObligations } from '../lib/client-obligations.ts';
+import type { LiveFeedOptions } from '../lib/live/feed.ts';
+import { KeyRanks } from '../lib/live/ranks.ts';
 import { boundedFindings, windowState, type LiveFinding, type LiveKey, type LiveSource } from '../lib/live/source.ts';
 import { createLiveView, type LiveView } from '../lib/live/view.ts';
 import type { KeyReport } from './judge.ts';
+import { DEFAULT_LIMITS } from './judge-limits.ts';
 
 /** Answered by the proxy, never forwarded; no path of the API can be there (proxy/README.md, Decisions). */
 export const LIVE_PATH = '/__adoption-kit/live';
 
-/** What the live view needs of the judge (TrafficJudge has it). */
+type JudgedKey = Pick<KeyReport, 'key' | 'requests' | 'refused' | 'server' | 'client' | 'timeline'>;
+
+/** What the live view needs of the judge (TrafficJudge has it): never the report of every key. */
 export interface LiveJudge {
   subscribe(listener: (label: string) => void): () => void;
-  keyReport(label: string): Pick<KeyReport, 'key' | 'requests' | 'refused' | 'server' | 'client' | 'timeline'> | undefined;
-  report(): Array<Pick<KeyReport, 'key' | 'requests' | 'refused' | 'server' | 'client' | 'timeline'>>;
+  keyReport(label: string): JudgedKey | undefined;
 }
-
-type JudgedKey = ReturnType<LiveJudge['report']>[number];
 
 /** The server's failed and warned checks (each failure kept), then the client's broken obligations. */
 function findingsOf(report: JudgedKey): LiveFinding[] {
@@ -49,32 +52,62 @@ export function liveKeyOf(report: JudgedKey, nowMs: number): LiveKey {
   };
 }
 
-export function proxyLiveSource(judge: LiveJudge, clock: Clock = { now: () => Date.now() }): LiveSource {
+/** The judge as a source, and `found` to be told of each finding by its key's label (the proxy's onFinding). */
+export type ProxyLiveSource = LiveSource & { found(label: string): void };
+
+/**
+ * From the moment it is made, it counts each key's exchanges as the judge tells them; at most
+ * `maxKeys` (the judge's own bound), the least recently active forgotten first, as the judge does.
+ */
+export function proxyLiveSource(judge: LiveJudge, clock: Clock = { now: () => Date.now() }, maxKeys = DEFAULT_LIMITS.maxKeys): ProxyLiveSource {
+  const ranks = new KeyRanks(maxKeys);
+  judge.subscribe((label) => ranks.seen(label));
   return {
     now: () => clock.now(),
-    keys: () => judge.report().map((r) => liveKeyOf(r, clock.now())),
+    list: (query) => ranks.list(query),
     key: (label) => {
       const report = judge.keyReport(label);
-      return report ? liveKeyOf(report, clock.now()) : undefined;
+      if (!report) {
+        ranks.forget(label);
+        return undefined;
+      }
+      const key = liveKeyOf(report, clock.now());
+      ranks.found(label, key.findings.length + key.findingsDropped);
+      return key;
     },
     subscribe: (listener) => judge.subscribe(listener),
+    found: (label) => ranks.found(label),
   };
 }
 
-export interface ProxyLiveViewOptions {
+export interface ProxyLiveViewOptions extends Pick<LiveFeedOptions, 'maxWatchers' | 'maxShown' | 'drainTimeoutMs' | 'timer'> {
   /** The proxy's clock: the one the judge's timelines are on. */
   clock?: Clock;
   /** The target, named in the page's title. */
   target?: string;
+  /** The feed needs it as a bearer credential (the page asks for it, or reads it from #token=). */
+  token?: string;
+  /** Answer peers that are not on this machine too. */
+  remote?: boolean;
+  /** The judge's bound on keys (--max-keys). */
+  maxKeys?: number;
 }
 
+export type ProxyLiveView = LiveView & { found(label: string): void };
+
 /** The live view of a proxy's judge: route every request through `handle` first (it answers only LIVE_PATH and below). */
-export function createProxyLiveView(judge: LiveJudge, options: ProxyLiveViewOptions = {}): LiveView {
-  return createLiveView({
-    source: proxyLiveSource(judge, options.clock),
+export function createProxyLiveView(judge: LiveJudge, options: ProxyLiveViewOptions = {}): ProxyLiveView {
+  const { clock, target, token, remote, maxKeys, ...feed } = options;
+  const source = proxyLiveSource(judge, clock, maxKeys);
+  const view = createLiveView({
+    ...feed,
+    source,
     basePath: LIVE_PATH,
-    title: options.target ? `Live traffic through the proxy to ${shown(options.target)}` : 'Live traffic through the proxy',
+    title: target ? `Live traffic through the proxy to ${shown(target)}` : 'Live traffic through the proxy',
+    ...(token !== undefined ? { token, tokenName: 'view token' } : {}),
+    ...(remote ? { remote } : {}),
   });
+  return { handle: view.handle, close: view.close, feed: view.feed, found: source.found };
 }
 
 /** The target without credentials or query, as a title may show it. */

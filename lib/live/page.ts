@@ -2,14 +2,17 @@
 // feed), under a CSP that allows only those, by hash. The feed's SVG goes in as timelineSvg drew it (it
 // escapes traffic's strings), any other string by textContent. A feed that needs the admin token is read
 // by fetch(), the token from the URL's #token= (never sent) or the form, kept only in the page's memory.
+// The feed shows a page of keys; the page says how many more there are and sends a search as `?q=`.
 import { createHash } from 'node:crypto';
 
 export interface LivePageOptions {
   title: string;
   /** The feed's URL, relative to the page or absolute-path. */
   eventsUrl: string;
-  /** The feed needs "Authorization: Bearer <admin token>". */
+  /** The feed needs "Authorization: Bearer <token>". */
   token: boolean;
+  /** What the page calls that token: "admin token" (the server's), "view token" (the proxy's). */
+  tokenName?: string;
 }
 
 const CSS = `
@@ -22,6 +25,7 @@ h3 { font-size: .95rem; margin: .8rem 0 .3rem; }
 #status { font-size: .9rem; padding: .1rem .5rem; border-radius: .3rem; background: #6e7781; color: #fff; }
 #status[data-state="live"] { background: #1a7f37; } #status[data-state="refused"] { background: #cf222e; }
 form { margin: 1rem 0; display: flex; gap: .5rem; align-items: center; }
+#more { font-size: .9rem; color: #57606a; margin: .3rem 0; }
 section.key { border: 1px solid #d0d7de; border-radius: .5rem; padding: .8rem 1rem; margin: 1rem 0; }
 .badge { font-size: .8rem; font-weight: bold; padding: .1rem .5rem; border-radius: .3rem; color: #fff; white-space: nowrap; }
 .banned { background: #8250df; } .ready { background: #1a7f37; } .not-ready { background: #cf222e; } .warnings { background: #9a6700; }
@@ -39,11 +43,32 @@ const SCRIPT = `
   var body = document.body;
   var eventsUrl = body.getAttribute('data-events');
   var needsToken = body.getAttribute('data-auth') === 'token';
+  var tokenName = body.getAttribute('data-token-name');
   var status = document.getElementById('status');
   var list = document.getElementById('keys');
   var empty = document.getElementById('empty');
   var form = document.getElementById('login');
+  var searchForm = document.getElementById('search');
+  var more = document.getElementById('more');
   var sections = new Map();
+  var counts = { keys: 0, matched: 0 };
+  var search = '';
+  var token = '';
+  // Each stream belongs to one generation: a new search ends the old stream and ignores what it still says.
+  var generation = 0;
+  var stop = null;
+
+  function feedUrl() {
+    return search ? eventsUrl + '?q=' + encodeURIComponent(search) : eventsUrl;
+  }
+
+  function tellCounts() {
+    var shown = sections.size;
+    if (search) more.textContent = shown + ' of ' + counts.matched + ' key(s) whose label holds \\u201c' + search + '\\u201d (' + counts.keys + ' in all)';
+    else if (counts.keys > shown) more.textContent = shown + ' of ' + counts.keys + ' keys shown: the ones with the most findings, then the busiest; ' + (counts.keys - shown) + ' more, found by a search of their label';
+    else more.textContent = shown + ' key(s)';
+    more.hidden = false;
+  }
 
   function setStatus(state, text) {
     status.setAttribute('data-state', state);
@@ -82,6 +107,7 @@ const SCRIPT = `
     empty.hidden = true;
     known = { root: root, banned: banned, client: client, fields: fields, picture: picture, findings: findings, banEnds: 0 };
     sections.set(label, known);
+    tellCounts();
     return known;
   }
 
@@ -128,18 +154,30 @@ const SCRIPT = `
 
   function dispatch(name, data) {
     if (name === 'key') show(JSON.parse(data));
-    else if (name === 'hello') setStatus('live', 'live');
+    else if (name === 'hello' || name === 'keys') {
+      var told = JSON.parse(data);
+      counts.keys = told.keys;
+      if (name === 'hello') {
+        counts.matched = told.matched;
+        setStatus('live', 'live');
+      }
+      tellCounts();
+    }
   }
 
   function listen() {
-    var source = new EventSource(eventsUrl);
-    source.addEventListener('hello', function (e) { dispatch('hello', e.data); });
-    source.addEventListener('key', function (e) { dispatch('key', e.data); });
+    var mine = generation;
+    var source = new EventSource(feedUrl());
+    stop = function () { source.close(); };
+    ['hello', 'key', 'keys'].forEach(function (name) {
+      source.addEventListener(name, function (e) { if (mine === generation) dispatch(name, e.data); });
+    });
     source.onerror = function () {
+      if (mine !== generation) return;
       setStatus('reconnecting', 'reconnecting\\u2026');
       // EventSource retries a dropped stream itself, but gives up on an answer that is not a stream
       // (a proxy restarting answers 503 or nothing): then a new one, later.
-      if (source.readyState === EventSource.CLOSED) setTimeout(listen, 2000);
+      if (source.readyState === EventSource.CLOSED) setTimeout(function () { if (mine === generation) listen(); }, 2000);
     };
   }
 
@@ -164,15 +202,20 @@ const SCRIPT = `
     return buffer;
   }
 
-  function stream(token) {
+  function stream() {
+    var mine = generation;
+    var controller = new AbortController();
+    var wait = 2000;
+    stop = function () { controller.abort(); };
     setStatus('connecting', 'connecting\\u2026');
-    fetch(eventsUrl, { headers: { authorization: 'Bearer ' + token, accept: 'text/event-stream' }, cache: 'no-store', credentials: 'omit' })
+    fetch(feedUrl(), { headers: { authorization: 'Bearer ' + token, accept: 'text/event-stream' }, cache: 'no-store', credentials: 'omit', signal: controller.signal })
       .then(function (res) {
         if (res.status === 401 || res.status === 403) {
-          setStatus('refused', 'the admin token was refused');
+          setStatus('refused', 'the ' + tokenName + ' was refused');
           form.hidden = false;
           return;
         }
+        if (res.status === 503) wait = 1000 * (Number(res.headers.get('retry-after')) || 2);
         if (!res.ok || !res.body) throw new Error('HTTP ' + res.status);
         var reader = res.body.getReader();
         var decoder = new TextDecoder();
@@ -180,35 +223,54 @@ const SCRIPT = `
         function pump() {
           return reader.read().then(function (chunk) {
             if (chunk.done) throw new Error('the stream ended');
-            buffer = frames(buffer + decoder.decode(chunk.value, { stream: true }));
+            if (mine === generation) buffer = frames(buffer + decoder.decode(chunk.value, { stream: true }));
             return pump();
           });
         }
         return pump();
       })
       .catch(function () {
-        setStatus('reconnecting', 'reconnecting\\u2026');
-        setTimeout(function () { stream(token); }, 2000);
+        if (mine !== generation) return;
+        setStatus('reconnecting', wait > 2000 ? 'the view has all the watchers it takes; trying again\\u2026' : 'reconnecting\\u2026');
+        setTimeout(function () { if (mine === generation) stream(); }, wait);
       });
   }
 
-  if (!needsToken) return listen();
+  function start() {
+    if (!needsToken) listen();
+    else if (token) stream();
+  }
+
+  searchForm.addEventListener('submit', function (e) {
+    e.preventDefault();
+    search = document.getElementById('q').value.trim();
+    generation++;
+    if (stop) stop();
+    sections.forEach(function (s) { clearTimeout(s.banEnds); });
+    sections.clear();
+    list.replaceChildren();
+    empty.hidden = false;
+    start();
+  });
+
+  if (!needsToken) return start();
   var m = /(?:^#|&)token=([^&]*)/.exec(location.hash);
   if (m) {
     // Out of the address bar and the history at once: the token lives only in this page's memory.
     history.replaceState(null, '', location.pathname + location.search);
-    return stream(decodeURIComponent(m[1]));
+    token = decodeURIComponent(m[1]);
+    return start();
   }
-  setStatus('waiting', 'the admin token is needed');
+  setStatus('waiting', 'the ' + tokenName + ' is needed');
   form.hidden = false;
   form.addEventListener('submit', function (e) {
     e.preventDefault();
     var input = document.getElementById('token');
-    var token = input.value;
+    token = input.value;
     input.value = '';
     if (!token) return;
     form.hidden = true;
-    stream(token);
+    start();
   });
 })();
 `;
@@ -235,7 +297,7 @@ function esc(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
-export function livePage({ title, eventsUrl, token }: LivePageOptions): string {
+export function livePage({ title, eventsUrl, token, tokenName = 'admin token' }: LivePageOptions): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -246,9 +308,11 @@ export function livePage({ title, eventsUrl, token }: LivePageOptions): string {
 <title>${esc(title)}</title>
 <style>${CSS}</style>
 </head>
-<body data-events="${esc(eventsUrl)}" data-auth="${token ? 'token' : 'none'}">
+<body data-events="${esc(eventsUrl)}" data-auth="${token ? 'token' : 'none'}" data-token-name="${esc(tokenName)}">
 <header><h1>${esc(title)}</h1><span id="status" data-state="connecting">connecting…</span></header>
-<form id="login" hidden><label>Admin token <input id="token" type="password" autocomplete="off" spellcheck="false"></label><button type="submit">Watch</button></form>
+<form id="login" hidden><label>${esc(tokenName.charAt(0).toUpperCase() + tokenName.slice(1))} <input id="token" type="password" autocomplete="off" spellcheck="false"></label><button type="submit">Watch</button></form>
+<form id="search"><label>Keys whose label holds <input id="q" type="search" maxlength="100" autocomplete="off" spellcheck="false"></label><button type="submit">Show</button></form>
+<p id="more" hidden></p>
 <p id="empty">No request with a key has passed yet. Each key appears here with its first request.</p>
 <main id="keys"></main>
 <script>${SCRIPT}</script>

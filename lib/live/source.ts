@@ -32,10 +32,25 @@ export interface LiveKey {
   timeline: Timeline;
 }
 
+/** Which keys a watcher is shown: at most `limit`, those whose label holds `search` (any case) when given. */
+export interface LiveQuery {
+  limit: number;
+  search?: string;
+}
+
+/** The labels a query shows (no key built), how many keys the source has, and how many match the search. */
+export interface LiveListing {
+  labels: string[];
+  total: number;
+  matched: number;
+}
+
 export interface LiveSource {
   /** The source's clock (epoch ms), the one its timelines and bans are on. */
   now(): number;
-  keys(): LiveKey[];
+  /** The keys to show, from the source's counters: no key is built or rendered to answer it. */
+  list(query: LiveQuery): LiveListing;
+  /** One key as the page shows it, built on demand: the feed asks only for the keys it shows. */
   key(label: string): LiveKey | undefined;
   /** `listener` hears a key's label after each of its exchanges; the returned function stops that. */
   subscribe(listener: (label: string) => void): () => void;

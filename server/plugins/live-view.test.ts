@@ -1,8 +1,10 @@
 // The reference server's live view at /__admin/live: the shell without the token and without data,
-// the feed only with the admin token, stop() not held by an open stream, and in Chromium the page,
+// the feed only with the admin token, built from the keys it shows (never the recorder's whole report),
+// at most 100 watchers (503 past them), stop() not held by an open stream, and in Chromium the page,
 // given the token in its URL's fragment or its form, updating while a client sends and showing its ban.
 import type { Server } from '@hapi/hapi';
 import { get } from 'node:http';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -63,6 +65,66 @@ t('without an admin token there is no live view', async () => {
   }
 });
 
+/** The first bytes of the feed, read with the admin token; `path` may carry a search. */
+function firstEvents(uri: string, path = `${LIVE_VIEW_PATH}/events`): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = get(`${uri}${path}`, { headers: { authorization: `Bearer ${TOKEN}` } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        text += chunk;
+        if (/event: key\n[^\n]*\n\n/.test(text)) {
+          req.destroy();
+          resolve(text);
+        }
+      });
+    }).on('error', reject);
+  });
+}
+
+t("a watcher is sent the keys it is shown, each reported alone: never the recorder's whole report", async () => {
+  await server.inject({ url: '/v1/pets?limit=1', headers: { authorization: `Bearer ${KEY}` } });
+  const { recorder } = server.plugins['client-report']!;
+  const report = recorder.report;
+  recorder.report = () => {
+    throw new Error('the live view asked for the report of every client');
+  };
+  try {
+    const text = await firstEvents(server.info.uri);
+    assert.match(text, /"key":"live…\(20 chars\)"/);
+    assert.match(text, /"keys":\d+/, 'the hello says how many keys there are');
+    assert.match(await firstEvents(server.info.uri, `${LIVE_VIEW_PATH}/events?q=live`), /"search":"live"/);
+  } finally {
+    recorder.report = report;
+  }
+});
+
+t('past 100 watchers the feed answers 503 with Retry-After and says why', async () => {
+  const own = await build();
+  await own.start();
+  const { port } = new URL(own.info.uri);
+  const sockets = Array.from({ length: 100 }, () => connect(Number(port), '127.0.0.1'));
+  try {
+    await Promise.all(
+      sockets.map(
+        (socket) =>
+          new Promise<void>((resolve, reject) => {
+            socket.on('error', reject);
+            socket.once('data', () => resolve());
+            socket.write(`GET ${LIVE_VIEW_PATH}/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKEN}\r\n\r\n`);
+          }),
+      ),
+    );
+    const res = await fetch(`${own.info.uri}${LIVE_VIEW_PATH}/events`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    assert.is(res.status, 503);
+    assert.ok(Number(res.headers.get('retry-after')) > 0);
+    assert.match(await res.text(), /^The live view has 100 watchers, its limit; try again in \d+ s\.\n$/);
+  } finally {
+    for (const socket of sockets) socket.destroy();
+    await own.stop();
+  }
+});
+
 t("stop() ends an open stream cleanly instead of waiting for hapi's timeout", async () => {
   const own = await build();
   await own.start();
@@ -108,11 +170,11 @@ t("stop() ends an open stream cleanly instead of waiting for hapi's timeout", as
       await form.goto(`${server.info.uri}${LIVE_VIEW_PATH}`);
       await form.locator('#status[data-state="waiting"]').waitFor();
       await form.fill('#token', 'not-the-admin-token');
-      await form.click('form button');
+      await form.click('#login button');
       await form.locator('#status[data-state="refused"]').waitFor();
       assert.ok(await form.locator('#login').isVisible(), 'the form asks again');
       await form.fill('#token', TOKEN);
-      await form.click('form button');
+      await form.click('#login button');
       await form.locator('#status[data-state="live"]').waitFor();
       assert.not.ok(await form.locator('#login').isVisible());
       await form.close();

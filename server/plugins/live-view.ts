@@ -6,8 +6,9 @@ import type { Plugin } from '@hapi/hapi';
 import type { ClientReport } from '../../lib/client-obligations.ts';
 import { brokenObligations } from '../../lib/client-obligations.ts';
 import type { Clock } from '../clock.ts';
-import { LiveFeed } from '../../lib/live/feed.ts';
+import { DEFAULT_MAX_WATCHERS, LiveFeed } from '../../lib/live/feed.ts';
 import { LIVE_PAGE_CSP, livePage } from '../../lib/live/page.ts';
+import { pickLabels } from '../../lib/live/ranks.ts';
 import { boundedFindings, windowState, type LiveKey, type LiveSource } from '../../lib/live/source.ts';
 import { ADMIN_PREFIX } from './admin.ts';
 import { CLIENT_REPORT_PLUGIN } from './client-report.ts';
@@ -18,6 +19,8 @@ export const LIVE_VIEW_PATH = `${ADMIN_PREFIX}/live`;
 export interface LiveViewPluginOptions {
   clock: Clock;
   adminStrategy: string;
+  /** Watchers at once; one more is answered 503 with Retry-After. */
+  maxWatchers?: number;
 }
 
 /** A client as the page shows it: the recorder judges the client only, so every finding is the client's. */
@@ -37,19 +40,19 @@ export const liveViewPlugin: Plugin<LiveViewPluginOptions> = {
   name: 'live-view',
   version: '1.0.0',
   dependencies: [CLIENT_REPORT_PLUGIN],
-  register(server, { clock, adminStrategy }) {
-    const clients = server.plugins[CLIENT_REPORT_PLUGIN]!;
-    // The recorder's report is of every key; a test harness's server has a handful of them.
+  register(server, { clock, adminStrategy, maxWatchers = DEFAULT_MAX_WATCHERS }) {
+    const { recorder, subscribe } = server.plugins[CLIENT_REPORT_PLUGIN]!;
+    // Keys are chosen from the recorder's counters; only a key shown is reported, timeline and all.
     const source: LiveSource = {
       now: () => clock.now(),
-      keys: () => clients.recorder.report().map((c) => liveKeyOf(c, clock.now())),
+      list: (query) => ({ ...pickLabels(recorder.ranks(), query), total: recorder.size }),
       key: (label) => {
-        const client = clients.recorder.report().find((c) => c.key === label);
+        const client = recorder.reportByLabel(label);
         return client ? liveKeyOf(client, clock.now()) : undefined;
       },
-      subscribe: (listener) => clients.subscribe(listener),
+      subscribe: (listener) => subscribe(listener),
     };
-    const feed = new LiveFeed({ source });
+    const feed = new LiveFeed({ source, maxWatchers });
     const page = livePage({ title: 'Live view of the clients', eventsUrl: `${LIVE_VIEW_PATH}/events`, token: true });
     // Before the listener stops: an open stream would otherwise hold stop() until its timeout.
     server.ext('onPreStop', () => feed.close());
