@@ -39,6 +39,9 @@ import {
   metricValue,
   summaryOutputs,
   capacityThresholds,
+  k6Override,
+  overrideFlags,
+  overrideReport,
 } from './lib/bundle.cjs';
 import { createPet, listPets, probe } from './lib/requests.js';
 
@@ -96,7 +99,7 @@ export const options = {
 };
 
 /**
- * @typedef {{ refused?: string, segment: ReturnType<typeof segmentOf>, startedMs: number, limitedAtStart: import('./lib/key-limit.js').KeyLimit | null }} SetupData
+ * @typedef {{ refused?: string, segment: ReturnType<typeof segmentOf>, startedMs: number, limitedAtStart: import('./lib/key-limit.js').KeyLimit | null, override?: import('./lib/overrides.js').Override | null }} SetupData
  */
 
 /** @returns {SetupData | import('./lib/outcome.js').Refusal} */
@@ -124,7 +127,15 @@ export function setup() {
       ' s in all)' +
       (segment.share === 1 ? '' : '; this generator runs execution segment ' + segment.segment + ' (' + (segment.share * 100).toFixed(1) + '% of each rate)')
   );
-  return { segment: segment, startedMs: Date.now(), limitedAtStart: atStart };
+  const override = k6Override(exec.test.options);
+  if (override !== null) {
+    console.log(
+      'capacity.js: k6 was given ' +
+        overrideFlags(override) +
+        ', which replace the search: its VUs send requests back to back, and the run is judged as a whole'
+    );
+  }
+  return { segment: segment, startedMs: Date.now(), limitedAtStart: atStart, override: override };
 }
 
 /** @type {Record<string, number>} */
@@ -141,10 +152,17 @@ function stopForKey(k) {
   exec.test.abort(keyLimitLine(k));
 }
 
+/** Requests a second the whole run achieved so far: the rate of k6's own scenario, which has none set. */
+function achievedRate() {
+  const s = exec.instance.currentTestRunDuration / 1000;
+  const r = s > 0 ? exec.instance.iterationsCompleted / s : 0;
+  return isFinite(r) ? Math.round(r) : 0;
+}
+
 /** @param {SetupData & { refused?: string }} data */
 export function capacity(data) {
   if (data.refused) exec.test.abort(data.refused);
-  const rate = stepRates[exec.scenario.name];
+  const rate = exec.scenario.name in stepRates ? stepRates[exec.scenario.name] : achievedRate();
   if (data.limitedAtStart) stopForKey(Object.assign({}, data.limitedAtStart, { rate: rate }));
   vusBusy.add(exec.instance.vusActive);
   let res;
@@ -159,6 +177,16 @@ export function capacity(data) {
   overP99.add(res.timings.duration > P99_MS ? 1 : 0);
   const k = keyLimit({ status: res.status, headers: res.headers, receivedAtMs: Date.now() }, rate);
   if (k !== null) stopForKey(k);
+}
+
+/**
+ * What k6 runs when its own --vus, --duration or --iterations replace the search's steps: the same
+ * request as each step's (list or create, CREATE_RATIO), from every VU back to back. A limit of the
+ * key still stops the run, at the rate achieved so far.
+ * @param {SetupData & { refused?: string }} data
+ */
+export default function (data) {
+  capacity(data);
 }
 
 /** @param {any} data */
@@ -185,7 +213,20 @@ export function handleSummary(data) {
   const setupStopped = setupStop(data);
   const stop = setupStopped !== null ? setupStopped : keyLimited !== null ? { reason: keyLimitLine(keyLimited), exitCode: 108 } : null;
   const report = [];
-  if (setupStopped === null) {
+  const override = setupData && setupData.override ? setupData.override : null;
+  if (setupStopped === null && override !== null) {
+    const lines = overrideReport(
+      override,
+      {
+        ratePerS: valueOf('http_reqs', 'rate') || 0,
+        errorRate: valueOf('http_req_failed', 'rate') || 0,
+        p95Ms: valueOf('http_req_duration', 'p(95)') || 0,
+        p99Ms: valueOf('http_req_duration', 'p(99)') || 0,
+      },
+      { p95Ms: P95_MS, p99Ms: P99_MS, maxErrorRate: MAX_ERROR_RATE }
+    );
+    for (const line of lines) report.push(line);
+  } else if (setupStopped === null) {
     for (const row of knee.rows) report.push(stepLine(row));
     const held = knee.held;
     report.push(
@@ -235,7 +276,7 @@ export function handleSummary(data) {
   const jsonPath = summaryPath(__ENV, 'capacity', segment.segment);
   /** @type {Record<string, string>} */
   const files = {};
-  if (setupStopped === null) {
+  if (setupStopped === null && override === null) {
     const svgPath = jsonPath.replace(/\.json$/, '') + '.svg';
     files[svgPath] = capacitySvg({
       rows: knee.rows.filter((r) => !r.skipped),

@@ -3,6 +3,7 @@
 // turns every rule of spec/rules/window-rules.js into a threshold; BAN=1 also probes the ban. One k6
 // process, one key nobody else uses: a window is judged exactly only with all its answers in one place.
 
+import { sleep } from 'k6';
 import http from 'k6/http';
 import exec from 'k6/execution';
 import { Counter, Trend } from 'k6/metrics';
@@ -47,6 +48,9 @@ import {
   eventMetric,
   reportLines,
   zeroSamples,
+  k6Override,
+  overrideFlags,
+  MAX_CLIENTS,
 } from './lib/bundle.cjs';
 import { listPets, listPetsBatchRequest, noteRedirect, probe } from './lib/requests.js';
 
@@ -150,6 +154,25 @@ export const options = {
 export function setup() {
   add(zeroSamples());
   if (!isWhole(segmentOf(exec.test.options))) return refusal(ONE_PROCESS);
+  const override = k6Override(exec.test.options);
+  if (override !== null && override.vus > 1) {
+    return refusal(
+      'rate-limit.js judges each window by counting every request of the key from ONE VU; ' +
+        overrideFlags(override) +
+        ' would split them between ' +
+        override.vus +
+        ' VUs, each seeing part of each window. Give --vus 1 (or none), and CLIENTS=' +
+        Math.min(override.vus, MAX_CLIENTS) +
+        ' for that many concurrent clients on the key'
+    );
+  }
+  if (override !== null && BAN) {
+    return refusal(
+      'BAN=1 runs a second scenario, and k6 runs only `default` when given ' +
+        overrideFlags(override) +
+        ': drop them (DURATION and BAN_DURATION set the lengths)'
+    );
+  }
   const sentAtMs = Date.now();
   let res;
   try {
@@ -164,12 +187,13 @@ export function setup() {
   const perMinute = expected.limit === null ? Math.ceil(learned * OVERDRIVE) : targetPerMinute;
   // The pacer's rate, within what the scenario's wake-ups can carry.
   const offered = Math.min(perMinute, scenarios.limit.rate * CLIENTS);
+  const length = runLength(override, offered);
   const said = runPlanLines({
     baseUrl: target.baseUrl,
     limit: learned,
     expectedLimit: expected.limit,
     offeredPerMinute: offered,
-    durationS: DURATION_S,
+    durationS: length.durationS,
     clients: CLIENTS,
     crossWindows: CROSS_WINDOWS,
     banS: BAN ? BAN_DURATION_S : null,
@@ -184,7 +208,8 @@ export function setup() {
     offeredPerMinute: offered,
     overdrive: OVERDRIVE,
     clients: CLIENTS,
-    durationS: DURATION_S,
+    durationS: length.durationS,
+    length: length.said,
     crossWindows: CROSS_WINDOWS,
     latencyMs: first.receivedAtMs - sentAtMs,
   });
@@ -194,6 +219,21 @@ export function setup() {
   const unreachable = unreachableReason(shortfalls);
   if (unreachable !== null) return refusal(unreachable);
   return { first: first, perMinute: perMinute, startedMs: Date.now() };
+}
+
+/**
+ * How long the main client runs: DURATION, or k6's own --duration; with --iterations, the time that
+ * many wake-ups take at the offered rate (each sends a request or a burst).
+ * @param {import('./lib/overrides.js').Override | null} o
+ * @param {number} offeredPerMinute
+ * @returns {{ durationS: number, said: import('./lib/key-limit.js').RunLength | undefined }}
+ */
+function runLength(o, offeredPerMinute) {
+  if (o === null) return { durationS: DURATION_S, said: undefined };
+  if (o.iterations !== null) {
+    return { durationS: Math.floor((o.iterations * CLIENTS * 60) / offeredPerMinute), said: { option: '--iterations', iterations: o.iterations } };
+  }
+  return { durationS: o.durationS === null ? DURATION_S : o.durationS, said: { option: '--duration' } };
 }
 
 /**
@@ -261,6 +301,7 @@ function record(run, judged) {
 /**
  * @param {'window' | 'ban'} mode
  * @param {SetupData} data
+ * @returns {number} the requests sent
  */
 function drive(mode, data) {
   if (data.refused) exec.test.abort(data.refused);
@@ -270,12 +311,12 @@ function drive(mode, data) {
   let count;
   if (run.probes !== null) {
     // Probing a ban: one request at each planned time, nothing else.
-    if (run.probes.length === 0 || Date.now() < run.probes[0]) return;
+    if (run.probes.length === 0 || Date.now() < run.probes[0]) return 0;
     run.probes.shift();
     count = 1;
   } else {
     count = run.pacer.allowance(Date.now(), CLIENTS);
-    if (count === 0) return;
+    if (count === 0) return 0;
   }
   const sentAtMs = Date.now();
   /** @type {Array<{ status: number, headers: Record<string, string> }>} */
@@ -305,6 +346,7 @@ function drive(mode, data) {
     add(timelineSamples(judged.snapshots[i], outcome, { startMs: data.startedMs, bucketS: BUCKET_S, waitMs: answered[i].waitMs }));
   }
   if (mode === 'ban' && run.probes === null) planBanProbes(run, answered, judged.outcome.events.indexOf('ban_detected') >= 0, now);
+  return count;
 }
 
 /**
@@ -348,6 +390,19 @@ export function limit(data) {
 /** @param {SetupData} data */
 export function ban(data) {
   drive('ban', data);
+}
+
+/**
+ * What k6 runs when its own --duration or --iterations replace the scenarios (setup refuses more
+ * than one VU): the main scenario's client, waking as often as that scenario would until a request
+ * or a burst is due, then sending it. One call, one send; a hold after a 429 is waited out inside it.
+ * @param {SetupData} data
+ */
+export default function (data) {
+  // Judged as the main scenario: the thresholds select its samples by the scenario tag.
+  exec.vu.tags.scenario = 'limit';
+  const wakeS = 60 / scenarios.limit.rate;
+  while (drive('window', data) === 0) sleep(wakeS);
 }
 
 /**

@@ -141,6 +141,7 @@ function exportsOf(text: string): Set<string> {
   for (const st of sf.statements) {
     const exported = ts.canHaveModifiers(st) && ts.getModifiers(st)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
     if (!exported) continue;
+    if (ts.getModifiers(st)?.some((m) => m.kind === ts.SyntaxKind.DefaultKeyword)) names.add('default');
     if (ts.isFunctionDeclaration(st) && st.name) names.add(st.name.text);
     if (ts.isVariableStatement(st)) for (const d of st.declarationList.declarations) if (ts.isIdentifier(d.name)) names.add(d.name.text);
   }
@@ -227,6 +228,8 @@ for (const file of SCRIPTS) {
     assert.ok(names.has('options'), 'exports options');
     assert.ok(names.has('handleSummary'), 'exports handleSummary');
     assert.ok(names.has('setup'), 'setup() fails fast when the target is down');
+    // k6's --vus, --duration and --iterations replace the scenarios with one that runs `default`.
+    assert.ok(names.has('default'), 'exports default, which k6 runs when given --vus, --duration or --iterations');
     assert.match(text, /thresholds:/);
     assert.match(text, /scenarios:/);
     // Every scenario's exec names an exported function.

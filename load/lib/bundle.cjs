@@ -25,6 +25,7 @@ __export(bundle_exports, {
   EVENTS: () => EVENTS,
   HEADERS: () => HEADERS,
   KEY_LIMIT_METRICS: () => KEY_LIMIT_METRICS,
+  MAX_CLIENTS: () => MAX_CLIENTS,
   PET_STATUSES: () => PET_STATUSES,
   REFUSAL_STATUSES: () => REFUSAL_STATUSES,
   TIMELINE_METRICS: () => TIMELINE_METRICS,
@@ -55,6 +56,7 @@ __export(bundle_exports, {
   isWhole: () => isWhole,
   jsonBody: () => jsonBody,
   judgeSteps: () => judgeSteps,
+  k6Override: () => k6Override,
   keyLabel: () => keyLabel,
   keyLimit: () => keyLimit,
   keyLimitFromGauges: () => keyLimitFromGauges,
@@ -66,6 +68,8 @@ __export(bundle_exports, {
   nextPass: () => nextPass,
   numberEnv: () => numberEnv,
   onOrigin: () => onOrigin,
+  overrideFlags: () => overrideFlags,
+  overrideReport: () => overrideReport,
   parseBetween: () => parseBetween,
   parseRates: () => parseRates,
   rateLimitHeaderProblems: () => rateLimitHeaderProblems,
@@ -2594,6 +2598,18 @@ function keyLimitFromGauges(gauge) {
   };
 }
 var WINDOW_S = 60;
+function lengthSaid(plan) {
+  const l = plan.length;
+  if (l === void 0) return "DURATION=" + plan.durationS + " s";
+  if (l.option === "--duration") return "--duration " + plan.durationS + "s";
+  return "--iterations " + l.iterations + " (" + plan.durationS + " s at " + plan.offeredPerMinute + " a minute)";
+}
+function raiseLength(plan, seconds) {
+  const l = plan.length;
+  if (l === void 0) return "raise DURATION to at least " + seconds + "s";
+  if (l.option === "--duration") return "raise --duration to at least " + seconds + "s";
+  return "raise --iterations to at least " + Math.ceil(seconds * plan.offeredPerMinute / 60) + ", or give --duration instead";
+}
 function limitShortfalls(plan) {
   const found = [];
   const ours = plan.expectedLimit === null || plan.expectedLimit === plan.limit;
@@ -2612,8 +2628,8 @@ function limitShortfalls(plan) {
     if (plan.durationS < fastestS) {
       found.push({
         certain: ours,
-        problem: "DURATION=" + plan.durationS + " s is too short to send the " + needed + " requests that fill the window and bring its 429 at " + offered + " a minute",
-        change: "raise DURATION to at least " + fillS + "s" + (plan.crossWindows ? " (150s, the default, also crosses windows)" : "")
+        problem: lengthSaid(plan) + " is too short to send the " + needed + " requests that fill the window and bring its 429 at " + offered + " a minute",
+        change: raiseLength(plan, fillS) + (plan.crossWindows ? " (150s, the default, also crosses windows)" : "")
       });
     }
     const perVu = Math.floor(plan.clients * 6e4 / Math.max(1, plan.latencyMs));
@@ -2629,8 +2645,8 @@ function limitShortfalls(plan) {
   if (plan.crossWindows && plan.durationS <= WINDOW_S) {
     found.push({
       certain: true,
-      problem: "a whole " + WINDOW_S + " s window cannot be seen in DURATION=" + plan.durationS + " s, so ratelimit_window_verified cannot be reached",
-      change: "raise DURATION (150s by default), or set CROSS_WINDOWS=0 for a check within one window"
+      problem: "a whole " + WINDOW_S + " s window cannot be seen in " + lengthSaid(plan) + ", so ratelimit_window_verified cannot be reached",
+      change: (plan.length === void 0 ? "raise DURATION (150s by default)" : raiseLength(plan, 150)) + ", or set CROSS_WINDOWS=0 for a check within one window"
     });
   }
   return found;
@@ -3081,6 +3097,57 @@ function nextLine(next, knee, search, run) {
   return "next: the first step broke on the server; lower START_RATE: " + again({ BETWEEN: null, START_RATE: String(start) }) + secret;
 }
 
+// load/lib/overrides.js
+function optionSeconds(value) {
+  if (typeof value === "number") return value / 1e3;
+  if (typeof value !== "string" || value === "") return null;
+  const re = /(\d+(?:\.\d+)?)(h|ms|m|s|us|µs|ns)/g;
+  const unit = { h: 3600, m: 60, s: 1, ms: 1e-3, us: 1e-6, µs: 1e-6, ns: 1e-9 };
+  let total = 0;
+  let consumed = 0;
+  let m;
+  while ((m = re.exec(value)) !== null) {
+    total += Number(m[1]) * unit[m[2]];
+    consumed += m[0].length;
+  }
+  return consumed === value.length ? total : null;
+}
+function k6Override(options) {
+  const scenarios = options && options.scenarios;
+  if (!scenarios || !scenarios.default) return null;
+  const s = scenarios.default;
+  const stages = Array.isArray(s.stages) ? s.stages : [];
+  let vus = typeof s.vus === "number" && s.vus > 0 ? s.vus : typeof s.startVUs === "number" ? s.startVUs : 1;
+  let stagesS = 0;
+  for (let i = 0; i < stages.length; i++) {
+    vus = Math.max(vus, stages[i].target || 0);
+    stagesS += optionSeconds(stages[i].duration) || 0;
+  }
+  const iterations = typeof s.iterations === "number" ? s.iterations : null;
+  const durationS = iterations !== null ? null : stages.length > 0 ? stagesS : optionSeconds(s.duration);
+  return { executor: String(s.executor), vus: Math.max(1, vus), durationS, iterations };
+}
+function overrideFlags(o) {
+  const parts = ["--vus " + o.vus];
+  if (o.iterations !== null) parts.push("--iterations " + o.iterations);
+  else if (o.durationS !== null) parts.push("--duration " + o.durationS + "s");
+  return parts.join(" ");
+}
+function overrideReport(o, run, objective) {
+  const broken = [];
+  if (run.errorRate > objective.maxErrorRate) broken.push("errors " + pct(run.errorRate) + " over " + pct(objective.maxErrorRate));
+  if (run.p95Ms >= objective.p95Ms) broken.push("p95 " + run.p95Ms.toFixed(1) + " ms over " + objective.p95Ms + " ms");
+  if (run.p99Ms >= objective.p99Ms) broken.push("p99 " + run.p99Ms.toFixed(1) + " ms over " + objective.p99Ms + " ms");
+  return [
+    "k6's " + overrideFlags(o) + " replaced the search: no steps, no knee; " + o.vus + (o.vus === 1 ? " VU" : " VUs") + " sent requests back to back",
+    "achieved " + run.ratePerS.toFixed(1) + " requests/s, errors " + pct(run.errorRate) + ", p95 " + run.p95Ms.toFixed(1) + " ms, p99 " + run.p99Ms.toFixed(1) + " ms: " + (broken.length === 0 ? "within the objective a step is held to" : "a step would break: " + broken.join(", ")),
+    "next: search for the knee by running it without --vus, --duration and --iterations"
+  ];
+}
+function pct(share) {
+  return (share * 100).toFixed(2) + "%";
+}
+
 // load/lib/pacing.js
 function createPacer(options) {
   let perSecond = options.perSecond;
@@ -3202,6 +3269,7 @@ function banProbeTimes(ban) {
   EVENTS,
   HEADERS,
   KEY_LIMIT_METRICS,
+  MAX_CLIENTS,
   PET_STATUSES,
   REFUSAL_STATUSES,
   TIMELINE_METRICS,
@@ -3232,6 +3300,7 @@ function banProbeTimes(ban) {
   isWhole,
   jsonBody,
   judgeSteps,
+  k6Override,
   keyLabel,
   keyLimit,
   keyLimitFromGauges,
@@ -3243,6 +3312,8 @@ function banProbeTimes(ban) {
   nextPass,
   numberEnv,
   onOrigin,
+  overrideFlags,
+  overrideReport,
   parseBetween,
   parseRates,
   rateLimitHeaderProblems,

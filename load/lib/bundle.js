@@ -11,7 +11,7 @@ export { EVENTS } from '../../spec/rules/rules.js';
 export { keyLabel } from '../../spec/rules/redact.js';
 export { capacitySvg } from '../../spec/rules/capacity-svg.js';
 export { timelineSvg } from '../../spec/rules/timeline-svg.js';
-export { baseUrl, boolEnv, clientsEnv, durationEnv, expectedLimit, numberEnv, stringEnv, summaryPath } from './config.js';
+export { MAX_CLIENTS, baseUrl, boolEnv, clientsEnv, durationEnv, expectedLimit, numberEnv, stringEnv, summaryPath } from './config.js';
 export { boundLine, judgeSteps, nextPass, stepLine, stepStats } from './knee.js';
 export { bucketSeconds, isTimelineMetric, TIMELINE_METRICS, timelinePoints, timelineSamples } from './timeline.js';
 export { capacityThresholds, rateLimitThresholds, smokeThresholds, WARNING_ONLY } from './thresholds.js';
@@ -31,6 +31,7 @@ export {
 } from './key-limit.js';
 export { metricValue, summaryOutputs } from './summary.js';
 export { nextLine } from './next-run.js';
+export { k6Override, overrideFlags, overrideReport } from './overrides.js';
 export { onOrigin } from './origin.js';
 export { refusal, setupStop } from './outcome.js';
 export { answerOf, banProbeTimes, createPacer } from './pacing.js';

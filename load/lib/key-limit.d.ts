@@ -30,20 +30,6 @@ export function keyLimitSamples(k: KeyLimit): Array<{
  */
 export function keyLimitFromGauges(gauge: (metric: string) => number | undefined): KeyLimit | null;
 /**
- * @typedef {object} ReachPlan what rate-limit.js knows once setup's first request has answered
- * @property {number} limit the key's X-RateLimit-Limit
- * @property {number | null} remaining that answer's X-RateLimit-Remaining
- * @property {number | null} expectedLimit PLAN's or LIMIT's, null when the limit is learned
- * @property {number} offeredPerMinute what the run can offer: the pacer's rate, within the scenario's
- * @property {number} overdrive OVERDRIVE
- * @property {number} clients CLIENTS
- * @property {number} durationS DURATION
- * @property {boolean} crossWindows CROSS_WINDOWS
- * @property {number} latencyMs that answer's round trip
- * @typedef {{ certain: boolean, problem: string, change: string }} Shortfall why the run will (certain)
- *   or may not see the key's limit answer, and what to change
- */
-/**
  * What keeps rate-limit.js, as set up, from seeing the key's limit. Answers too slow for one VU are
  * only likely (a first request also pays for the connection); a limit other than PLAN's is the
  * target's fault (limit_mismatch), never certain.
@@ -145,6 +131,20 @@ export type ReachPlan = {
      * that answer's round trip
      */
     latencyMs: number;
+    /**
+     * how the run's length was given, when not by DURATION
+     */
+    length?: RunLength | undefined;
+};
+/**
+ * k6's own
+ *   options, which replace the script's scenario: its length then comes from them
+ */
+export type RunLength = {
+    option: "--duration";
+} | {
+    option: "--iterations";
+    iterations: number;
 };
 /**
  * why the run will (certain)

@@ -132,9 +132,35 @@ export const WINDOW_S = 60;
  * @property {number} durationS DURATION
  * @property {boolean} crossWindows CROSS_WINDOWS
  * @property {number} latencyMs that answer's round trip
+ * @property {RunLength} [length] how the run's length was given, when not by DURATION
+ * @typedef {{ option: '--duration' } | { option: '--iterations', iterations: number }} RunLength k6's own
+ *   options, which replace the script's scenario: its length then comes from them
  * @typedef {{ certain: boolean, problem: string, change: string }} Shortfall why the run will (certain)
  *   or may not see the key's limit answer, and what to change
  */
+
+/**
+ * The run's length as it was asked for: `DURATION=150 s`, `--duration 5s`, `--iterations 4 (4 s at 60 a minute)`.
+ * @param {ReachPlan} plan
+ */
+function lengthSaid(plan) {
+  const l = plan.length;
+  if (l === undefined) return 'DURATION=' + plan.durationS + ' s';
+  if (l.option === '--duration') return '--duration ' + plan.durationS + 's';
+  return '--iterations ' + l.iterations + ' (' + plan.durationS + ' s at ' + plan.offeredPerMinute + ' a minute)';
+}
+
+/**
+ * What to raise for a run of at least `seconds`.
+ * @param {ReachPlan} plan
+ * @param {number} seconds
+ */
+function raiseLength(plan, seconds) {
+  const l = plan.length;
+  if (l === undefined) return 'raise DURATION to at least ' + seconds + 's';
+  if (l.option === '--duration') return 'raise --duration to at least ' + seconds + 's';
+  return 'raise --iterations to at least ' + Math.ceil((seconds * plan.offeredPerMinute) / 60) + ', or give --duration instead';
+}
 
 /**
  * What keeps rate-limit.js, as set up, from seeing the key's limit. Answers too slow for one VU are
@@ -172,15 +198,8 @@ export function limitShortfalls(plan) {
     if (plan.durationS < fastestS) {
       found.push({
         certain: ours,
-        problem:
-          'DURATION=' +
-          plan.durationS +
-          ' s is too short to send the ' +
-          needed +
-          ' requests that fill the window and bring its 429 at ' +
-          offered +
-          ' a minute',
-        change: 'raise DURATION to at least ' + fillS + 's' + (plan.crossWindows ? ' (150s, the default, also crosses windows)' : ''),
+        problem: lengthSaid(plan) + ' is too short to send the ' + needed + ' requests that fill the window and bring its 429 at ' + offered + ' a minute',
+        change: raiseLength(plan, fillS) + (plan.crossWindows ? ' (150s, the default, also crosses windows)' : ''),
       });
     }
     const perVu = Math.floor((plan.clients * 60000) / Math.max(1, plan.latencyMs));
@@ -207,8 +226,9 @@ export function limitShortfalls(plan) {
   if (plan.crossWindows && plan.durationS <= WINDOW_S) {
     found.push({
       certain: true,
-      problem: 'a whole ' + WINDOW_S + ' s window cannot be seen in DURATION=' + plan.durationS + ' s, so ratelimit_window_verified cannot be reached',
-      change: 'raise DURATION (150s by default), or set CROSS_WINDOWS=0 for a check within one window',
+      problem: 'a whole ' + WINDOW_S + ' s window cannot be seen in ' + lengthSaid(plan) + ', so ratelimit_window_verified cannot be reached',
+      change:
+        (plan.length === undefined ? 'raise DURATION (150s by default)' : raiseLength(plan, 150)) + ', or set CROSS_WINDOWS=0 for a check within one window',
     });
   }
   return found;

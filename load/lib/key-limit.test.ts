@@ -116,6 +116,19 @@ const reach: Array<[string, Partial<ReachPlan>, Array<[boolean, RegExp]>]> = [
     { limit: 300, remaining: 299, expectedLimit: 300, offeredPerMinute: 450, latencyMs: 800 },
     [[false, /first answer took 800 ms: at that pace its one VU sends at most 75 requests a minute, below the Limit of 300; set CLIENTS=6 /]],
   ],
+  [
+    "k6's --duration 5s: named as typed, with what to raise",
+    { durationS: 5, length: { option: '--duration' } },
+    [
+      [true, /^--duration 5s is too short to send the 60 requests .*; raise --duration to at least 41s \(150s/],
+      [true, /a whole 60 s window cannot be seen in --duration 5s, .*; raise --duration to at least 150s, or set CROSS_WINDOWS=0/],
+    ],
+  ],
+  [
+    "k6's --iterations 6: the time they take at the offered rate",
+    { durationS: 4, length: { option: '--iterations', iterations: 6 }, crossWindows: false },
+    [[true, /^--iterations 6 \(4 s at 90 a minute\) is too short .*; raise --iterations to at least 62, or give --duration instead$/]],
+  ],
   ['bursts carry it', { limit: 300, remaining: 299, expectedLimit: 300, offeredPerMinute: 450, latencyMs: 800, clients: 8 }, []],
 ];
 for (const [name, change, expected] of reach) {

@@ -42,9 +42,15 @@ export function registerK6Shim(): void {
   if (registered) return;
   registered = true;
   const table = JSON.stringify(Object.fromEntries(Object.entries(K6_MODULES).map(([k, v]) => [k, 'data:text/javascript,' + encodeURIComponent(v)])));
+  // The generated bundle k6 loads (load/lib/bundle.cjs) is replaced by the ES modules it is made
+  // from (load/lib/bundle.js): a test sees an edit of load/lib or spec/rules before it is bundled.
+  // Real k6 runs the bundle (load/k6.test.ts); scripts/generate.test.ts keeps it current.
   const hooks = `const table = ${table};
 export async function resolve(specifier, context, next) {
   if (Object.prototype.hasOwnProperty.call(table, specifier)) return { url: table[specifier], shortCircuit: true };
+  if (/(^|\\/)bundle\\.cjs$/.test(specifier) && context.parentURL) {
+    return { url: new URL(specifier.replace(/\\.cjs$/, '.js'), context.parentURL).href, shortCircuit: true };
+  }
   return next(specifier, context);
 }`;
   register('data:text/javascript,' + encodeURIComponent(hooks));

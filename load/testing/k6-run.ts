@@ -32,6 +32,27 @@ export interface RunOptions {
   /** `--execution-segment` and `--execution-segment-sequence`: the shim runs the segment's share of each arrival rate. */
   executionSegment?: string;
   executionSegmentSequence?: string;
+  /** k6's `--vus`, `--duration` and `--iterations`: given one, k6 runs `default` instead of the script's scenarios. */
+  overrides?: Overrides;
+}
+
+export interface Overrides {
+  vus?: number;
+  duration?: string;
+  iterations?: number;
+}
+
+/**
+ * The scenarios k6 runs: the script's, or, when its own options were given on the command line,
+ * the one scenario k6 derives from them (`default`, running the exported `default` function):
+ * shared-iterations with `--iterations` (`--duration` is then its maxDuration), else constant-vus.
+ */
+export function effectiveScenarios(scenarios: Record<string, Record<string, unknown>> | undefined, o: Overrides = {}): Record<string, Record<string, unknown>> {
+  if (o.vus === undefined && o.duration === undefined && o.iterations === undefined) return scenarios ?? {};
+  const vus = o.vus ?? 1;
+  if (o.iterations !== undefined) return { default: { executor: 'shared-iterations', vus, iterations: o.iterations, maxDuration: o.duration ?? '10m' } };
+  if (o.duration === undefined) throw new Error('the shim derives a scenario from --vus only with --duration or --iterations');
+  return { default: { executor: 'constant-vus', vus, duration: o.duration } };
 }
 
 export interface RunResult {
@@ -92,8 +113,10 @@ export async function runScript(file: string, opts: RunOptions): Promise<RunResu
   try {
     const module = (await import(`${pathToFileURL(file).href}?run=${++runNumber}`)) as ScriptModule;
     shim.httpOptions = { ...(module.options ?? {}) };
+    const running = effectiveScenarios(module.options?.scenarios, opts.overrides);
+    shim.scenarios = running;
     // The shim runs one VU at a time; k6 starts every scenario's pre-allocated VUs.
-    const preAllocated = Object.values(module.options?.scenarios ?? {}).reduce((n, sc) => n + Number(sc.preAllocatedVUs ?? sc.vus ?? 1), 0);
+    const preAllocated = Object.values(running).reduce((n, sc) => n + Number(sc.preAllocatedVUs ?? sc.vus ?? 1), 0);
     shim.add('vus', 1, {});
     shim.add('vus_max', Math.max(1, preAllocated), {});
     let data: unknown;
@@ -104,18 +127,39 @@ export async function runScript(file: string, opts: RunOptions): Promise<RunResu
     }
     if (setupError === null) {
       scenarioLoop: {
-        const scenarios = Object.entries(module.options?.scenarios ?? {}).sort(
-          (a, b) => durationSeconds(a[1].startTime ?? 0) - durationSeconds(b[1].startTime ?? 0),
-        );
+        const scenarios = Object.entries(running).sort((a, b) => durationSeconds(a[1].startTime ?? 0) - durationSeconds(b[1].startTime ?? 0));
         const max = opts.maxIterations ?? 20_000;
         for (const [name, scenario] of scenarios) {
           const start = testStart + durationSeconds(scenario.startTime ?? 0) * 1000;
           shim.nowMs = Math.max(shim.nowMs, start);
           const startTime = shim.nowMs;
           shim.scenario = { name, startTime, iterationInTest: 0 };
-          shim.vu = { idInTest: 1, iterationInScenario: 0 };
+          shim.vu = { idInTest: 1, iterationInScenario: 0, tags: {} };
           const fn = module[String(scenario.exec ?? 'default')];
           if (typeof fn !== 'function') throw new Error(`scenario ${name} runs ${String(scenario.exec)}, which the script does not export`);
+          if (scenario.executor !== 'constant-arrival-rate') {
+            // k6's own options: one VU calls `default` back to back, for a duration or a count.
+            const endMs = startTime + durationSeconds(scenario.duration ?? scenario.maxDuration) * 1000;
+            const count = scenario.executor === 'shared-iterations' ? Number(scenario.iterations) : Infinity;
+            for (let n = 0; n < count && shim.nowMs < endMs; n++) {
+              if (++iterations > max) throw new Error(`more than ${max} iterations`);
+              const began = shim.nowMs;
+              try {
+                (fn as (d: unknown) => void)(data);
+              } catch (e) {
+                if (e instanceof TestAborted) break scenarioLoop;
+                if (!(e instanceof ScriptFailure)) throw e;
+                shim.logs.push(`iteration failed: ${e.message}`);
+              }
+              // An iteration that took no time would loop forever on the fake clock.
+              if (shim.nowMs === began) shim.nowMs += 1;
+              shim.add('iterations', 1, {});
+              shim.add('iteration_duration', shim.nowMs - began, {});
+              shim.vu.iterationInScenario += 1;
+              shim.scenario.iterationInTest += 1;
+            }
+            continue;
+          }
           for (const at of arrivalTimes(scenario, share)) {
             if (++iterations > max) throw new Error(`more than ${max} iterations`);
             // One VU: an iteration that starts late (the previous one ran long) is what k6 would drop.

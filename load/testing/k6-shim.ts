@@ -82,7 +82,8 @@ export class K6Shim {
   #fakeNowMs: number;
   readonly #realNow: (() => number) | null;
   scenario = { name: '', startTime: 0, iterationInTest: 0 };
-  vu = { idInTest: 1, iterationInScenario: 0 };
+  /** `tags`: exec.vu.tags, which a script may set; they tag every sample the VU makes after, `scenario` included, as in k6. */
+  vu: { idInTest: number; iterationInScenario: number; tags: Tags } = { idInTest: 1, iterationInScenario: 0, tags: {} };
   #callback: ExpectedCallback | null = null;
 
   /** With `realNow`, time is real: moving the clock forward sleeps, as k6 would wait. */
@@ -134,7 +135,7 @@ export class K6Shim {
   }
 
   #tags(extra: Tags | undefined): Tags {
-    return { ...(this.scenario.name ? { scenario: this.scenario.name } : {}), ...(extra ?? {}) };
+    return { ...(this.scenario.name ? { scenario: this.scenario.name } : {}), ...this.vu.tags, ...(extra ?? {}) };
   }
 
   add(metric: string, value: number, tags: Tags): void {
@@ -173,8 +174,11 @@ export class K6Shim {
     throw new TestAborted(this.aborted);
   }
 
+  /** The scenarios running (the script's, or the one k6 derives from --vus, --duration, --iterations). */
+  scenarios: Record<string, Record<string, unknown>> = {};
+
   execOptions() {
-    return { executionSegment: this.executionSegment, executionSegmentSequence: this.executionSegmentSequence };
+    return { executionSegment: this.executionSegment, executionSegmentSequence: this.executionSegmentSequence, scenarios: this.scenarios };
   }
 
   execInstance() {
