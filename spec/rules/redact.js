@@ -266,8 +266,11 @@ export function redactHeaders(headers, keys) {
   return shown;
 }
 
+// Session cookies whose names say so only in their own way: PHPSESSID, connect.sid, sid.
+const SESSION_COOKIE = /sess|(?:^|[._-])sid$/i;
+
 /**
- * The values of a Cookie header's cookies named like a secret (`apikey=<key>; theme=dark` gives the
+ * The values of a Cookie header's cookies named like a secret (or like a session id) (`apikey=<key>; theme=dark` gives the
  * key alone); a cookie without a name is taken whole. Quotes around a value are not part of it.
  * @param {string} header
  * @returns {string[]}
@@ -280,7 +283,7 @@ function secretCookies(header) {
     const name = eq < 0 ? '' : pair.slice(0, eq).trim();
     const raw = (eq < 0 ? pair : pair.slice(eq + 1)).trim();
     const value = raw.length >= 2 && raw.charAt(0) === '"' && raw.charAt(raw.length - 1) === '"' ? raw.slice(1, -1) : raw;
-    if (value !== '' && (eq < 0 || isSecretName(name))) found.push(value);
+    if (value !== '' && (eq < 0 || isSecretName(name) || SESSION_COOKIE.test(name))) found.push(value);
   }
   return found;
 }

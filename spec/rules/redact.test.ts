@@ -258,6 +258,7 @@ const LEARNT: Array<[string, Record<string, string>, string[]]> = [
   ['a secret-named cookie: its value alone', { cookie: 'apikey=cookie-key-0005' }, ['cookie-key-0005']],
   ['cookies of other names are not secrets', { cookie: 'theme=dark; api_key="quoted-key-0006"; session=s-0007; lang=en' }, ['quoted-key-0006', 's-0007']],
   ['a cookie without a name is taken whole', { cookie: 'bare-cookie-0008' }, ['bare-cookie-0008']],
+  ['session ids named their own way', { cookie: 'PHPSESSID=php-0009; connect.sid=s%3Aexpress-0010; residence=paris' }, ['php-0009', 's%3Aexpress-0010']],
 ];
 for (const [name, headers, secrets] of LEARNT) {
   test(`secretsOf: ${name}`, () => {
