@@ -2296,10 +2296,14 @@ function reportLines(count, options) {
   const dropped = count("dropped_iterations");
   if (dropped > 0) {
     report.push(
-      `k6's warning "Insufficient VUs, reached 1 active VUs" is expected: one VU makes every request so that each window is counted exactly, and ` + dropped + " scheduled wake-ups passed while it was waiting on a response; the offered rate only drops by that much (the saturated windows above show the limit was still exceeded)"
+      `k6's warning "Insufficient VUs, reached 1 active VUs" is expected: one VU makes every request so that each window is counted exactly, and ` + dropped + " scheduled wake-ups passed while it was waiting on a response; the offered rate only drops by that much" + droppedNote(count("ratelimit_window_saturated"))
     );
   }
   return report;
+}
+function droppedNote(saturated) {
+  if (saturated === 0) return " (and no window was saturated, so this run did not show that the limit was still reached)";
+  return " (the " + saturated + " saturated window" + (saturated === 1 ? "" : "s") + " above show" + (saturated === 1 ? "s" : "") + " the limit was still reached)";
 }
 
 // load/lib/timeline.js

@@ -137,8 +137,21 @@ export function reportLines(count, options) {
     report.push(
       'k6\'s warning "Insufficient VUs, reached 1 active VUs" is expected: one VU makes every request so that each window is counted exactly, and ' +
         dropped +
-        ' scheduled wake-ups passed while it was waiting on a response; the offered rate only drops by that much (the saturated windows above show the limit was still exceeded)'
+        ' scheduled wake-ups passed while it was waiting on a response; the offered rate only drops by that much' +
+        droppedNote(count('ratelimit_window_saturated'))
     );
   }
   return report;
+}
+
+/**
+ * What the saturated windows say of the wake-ups one VU missed: only windows that were saturated show
+ * the limit was still reached despite them.
+ * @param {number} saturated
+ */
+function droppedNote(saturated) {
+  if (saturated === 0) return ' (and no window was saturated, so this run did not show that the limit was still reached)';
+  return (
+    ' (the ' + saturated + ' saturated window' + (saturated === 1 ? '' : 's') + ' above show' + (saturated === 1 ? 's' : '') + ' the limit was still reached)'
+  );
 }

@@ -64,4 +64,20 @@ test('reportLines: what was seen, rules broken, the ban, and why k6 warned about
   assert.not.ok(broken.some((l) => /ban scenario|Insufficient VUs|no rate-limit rule/.test(l)));
 });
 
+// Issue 39: against Prism (no limit) the note said "the saturated windows above show the limit was
+// still exceeded" with 0 windows saturated.
+const DROPPED: Array<[number, RegExp, RegExp | null]> = [
+  [0, /no window was saturated, so this run did not show that the limit was still reached\)$/, /saturated windows? above/],
+  [1, /\(the 1 saturated window above shows the limit was still reached\)$/, null],
+  [3, /\(the 3 saturated windows above show the limit was still reached\)$/, null],
+];
+for (const [saturated, says, never] of DROPPED) {
+  test(`reportLines: the note on missed wake-ups with ${saturated} saturated window(s)`, () => {
+    const counts: Record<string, number> = { dropped_iterations: 5, ratelimit_window_saturated: saturated };
+    const line = reportLines((m) => counts[m] ?? 0, { strict: false, ban: false }).find((l) => /Insufficient VUs/.test(l))!;
+    assert.match(line, says);
+    if (never) assert.not.match(line, never);
+  });
+}
+
 test.run();
