@@ -4,7 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ManualClock } from '../clock.ts';
 import { FailoverCounters, type FailoverEvent, type SharedCounters } from './failover-counters.ts';
-import { MemoryCounters, type LocalCount } from './memory-counters.ts';
+import { MemoryCounters, type LocalBan, type LocalCount } from './memory-counters.ts';
 import { keyWindows } from './policy.ts';
 import type { RedisStatus } from './redis-counters.ts';
 import type { ConsumeRequest, ConsumeResult } from './counters.ts';
@@ -33,7 +33,7 @@ class FakeShared implements SharedCounters {
   }
   rebuilt: LocalCount[] = [];
   rebuilds = 0;
-  async addLocalCounts(counts: readonly LocalCount[]): Promise<void> {
+  async addLocalCounts(counts: readonly LocalCount[], _bans: readonly LocalBan[]): Promise<void> {
     this.rebuilds++;
     if (this.failing) throw new Error('Command timed out');
     this.rebuilt.push(...counts);

@@ -4,7 +4,7 @@
 // admitted alone to the shared counts (rebuilding those Redis lost) before Redis decides again. So
 // N instances never admit more than N times a limit in a window (server/README.md, Decisions).
 import type { ConsumeRequest, ConsumeResult, Counters } from './counters.ts';
-import type { LocalCount, MemoryCounters } from './memory-counters.ts';
+import type { LocalBan, LocalCount, MemoryCounters } from './memory-counters.ts';
 import type { SharedRedis } from './passenger.ts';
 import type { RedisStatus } from './redis-counters.ts';
 
@@ -14,8 +14,8 @@ export type FailoverEvent = { type: 'fallback'; error: Error | undefined } | { t
 export interface SharedCounters extends Counters {
   readonly ready: boolean;
   onStatus(listener: (status: RedisStatus, error?: Error) => void): void;
-  /** Adds counts kept alone to the shared ones, raising any found below what was last read (rebuild.lua). */
-  addLocalCounts(counts: readonly LocalCount[]): Promise<void>;
+  /** Adds counts kept alone to the shared ones, raising any found below what was last read, and holds the bans given (rebuild.lua). */
+  addLocalCounts(counts: readonly LocalCount[], bans: readonly LocalBan[]): Promise<void>;
 }
 
 export interface FailoverOptions {
@@ -78,7 +78,7 @@ export class FailoverCounters<Primary extends SharedCounters = SharedCounters> i
         if (this.#degraded) await this.#rebuild();
         const results = await this.primary.consumeAll(requests);
         this.#recovered();
-        for (let i = 0; i < results.length; i++) this.fallback.observe(requests[i]!.partition, results[i]!.windows);
+        for (let i = 0; i < results.length; i++) this.fallback.observe(requests[i]!.partition, results[i]!.windows, results[i]!.banMs);
         return results;
       } catch (error) {
         this.#failed(error);
@@ -118,8 +118,9 @@ export class FailoverCounters<Primary extends SharedCounters = SharedCounters> i
   #rebuild(): Promise<void> {
     if (this.#rebuilding) return this.#rebuilding;
     const counts = this.fallback.takeLocalCounts();
-    if (counts.length === 0) return Promise.resolve();
-    const rebuilding = this.primary.addLocalCounts(counts).then(
+    const bans = this.fallback.localBans();
+    if (counts.length === 0 && bans.length === 0) return Promise.resolve();
+    const rebuilding = this.primary.addLocalCounts(counts, bans).then(
       () => {
         this.#rebuilding = undefined;
       },

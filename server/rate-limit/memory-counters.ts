@@ -42,6 +42,13 @@ interface Counter {
   local: number;
 }
 
+/** A ban this instance knows of (the shared counters', or its own while they were away), for them to hold again. */
+export interface LocalBan {
+  readonly partition: string;
+  /** Milliseconds left of the ban. */
+  readonly remainingMs: number;
+}
+
 /**
  * A window's count as this instance knows it, for shared counters to rebuild theirs from after an
  * outage (failover-counters.ts): `seen` is what they last said, `local` what was admitted here since.
@@ -187,12 +194,16 @@ export class MemoryCounters implements Counters {
    * What the shared counters said of a partition's windows: these counters take it as theirs, so that
    * while the shared ones are away this instance goes on from the shared count, not from zero.
    */
-  observe(partition: string, windows: readonly WindowUsage[]): void {
+  observe(partition: string, windows: readonly WindowUsage[], banMs = 0): void {
     const now = this.#clock.now();
     let state = this.#find(partition, now);
     if (!state) {
-      if (!windows.some((w) => w.used > 0)) return;
+      if (banMs <= 0 && !windows.some((w) => w.used > 0)) return;
       state = this.#create(partition);
+    }
+    if (banMs > 0 && state.bannedUntil < now + banMs) {
+      state.bannedUntil = now + banMs;
+      this.#block(state);
     }
     let restarted = false;
     for (const { spec, used, resetMs } of windows) {
@@ -229,6 +240,16 @@ export class MemoryCounters implements Counters {
       }
     }
     return counts;
+  }
+
+  /** Every ban still running, whoever decided it: what shared counters that lost their data need again. */
+  localBans(): LocalBan[] {
+    const now = this.#clock.now();
+    const bans: LocalBan[] = [];
+    for (const partitions of this.#lists()) {
+      for (const state of partitions) if (state.bannedUntil > now) bans.push({ partition: state.id, remainingMs: state.bannedUntil - now });
+    }
+    return bans;
   }
 
   /** Counts taken that the shared counters did not get: owed again, to windows still the same. */

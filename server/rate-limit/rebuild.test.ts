@@ -12,7 +12,7 @@ import { REDIS_URL, redisForTests } from '../testing/services.ts';
 import type { ConsumeRequest, ConsumeResult } from './counters.ts';
 import { CountersUnavailableError } from './counters.ts';
 import { FailoverCounters, type SharedCounters } from './failover-counters.ts';
-import { MemoryCounters, type LocalCount } from './memory-counters.ts';
+import { MemoryCounters, type LocalBan, type LocalCount } from './memory-counters.ts';
 import { keyWindows } from './policy.ts';
 import { RedisCounters, type RedisStatus } from './redis-counters.ts';
 
@@ -47,9 +47,9 @@ class Outage implements SharedCounters {
     if (this.down) throw new CountersUnavailableError('down');
     return this.#redis.consumeAll(requests);
   }
-  async addLocalCounts(counts: readonly LocalCount[]): Promise<void> {
+  async addLocalCounts(counts: readonly LocalCount[], bans: readonly LocalBan[] = []): Promise<void> {
     if (this.down) throw new CountersUnavailableError('down');
-    await this.#redis.addLocalCounts(counts);
+    await this.#redis.addLocalCounts(counts, bans);
   }
   connect = () => this.#redis.connect();
   sharedRedis = () => this.#redis.sharedRedis();
@@ -184,6 +184,32 @@ test('carrying back fails while Redis is still away: the counts are kept for the
   a.shared.set(false);
   assert.is((await a.counters.consume(request(partition))).outcome, 'admitted');
   assert.is(await raw!.get(minuteKey(prefix, partition)), '5', '4 admitted alone, carried once, then 1 through Redis');
+});
+
+const banned = (partition: string): ConsumeRequest => ({ ...request(partition), ban: { threshold: 2, periodMs: 60_000, durationMs: 600_000 } });
+
+test('a ban Redis lost is set again, with what is left of it; one begun alone during the outage is shared', async () => {
+  const prefix = `${PREFIX}${randomUUID()}:`;
+  const clock = new ManualClock();
+  const a = await instance(prefix, clock);
+  for (let i = 0; i < LIMIT; i++) await a.counters.consume(banned('key:banned'));
+  assert.is((await a.counters.consume(banned('key:banned'))).outcome, 'refused');
+  assert.is((await a.counters.consume(banned('key:banned'))).outcome, 'banned');
+  a.shared.set(true);
+  clock.advance(100_000);
+  assert.is((await a.counters.consume(banned('key:banned'))).outcome, 'banned', 'the fallback knows the shared ban');
+  // Alone: another key is refused twice and banned here only.
+  for (let i = 0; i < LIMIT; i++) await a.counters.consume(banned('key:alone'));
+  await a.counters.consume(banned('key:alone'));
+  assert.is((await a.counters.consume(banned('key:alone'))).outcome, 'banned');
+  await raw!.unlink(...(await raw!.keys(`${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`)));
+  a.shared.set(false);
+  const again = await a.counters.consume(banned('key:banned'));
+  assert.is(again.outcome, 'banned', 'still banned once Redis is back empty');
+  const left = await raw!.pttl(`${prefix}{key:banned}:ban`);
+  assert.ok(left > 495_000 && left <= 500_000, `the ban had 500 s left: ${left} ms`);
+  const alone = await raw!.pttl(`${prefix}{key:alone}:ban`);
+  assert.ok(alone > 595_000 && alone <= 600_000, `the ban begun alone is shared with its 600 s: ${alone} ms`);
 });
 
 t.run();

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import type { ConsumeRequest, ConsumeResult, Counters, Outcome, WindowUsage } from './counters.ts';
-import type { LocalCount } from './memory-counters.ts';
+import type { LocalBan, LocalCount } from './memory-counters.ts';
 import { CountersUnavailableError } from './counters.ts';
 import type { Passenger, RedisScript, SharedRedis } from './passenger.ts';
 import { roundTrips } from '../round-trips.ts';
@@ -217,13 +217,19 @@ export class RedisCounters implements Counters, SharedRedis {
     return all;
   }
 
-  /** Adds what an instance admitted alone to these counters, raising any found below what it last read (rebuild.lua). */
-  async addLocalCounts(counts: readonly LocalCount[]): Promise<void> {
+  /** Adds what an instance admitted alone to these counters, raising any found below what it last read, and holds its bans (rebuild.lua). */
+  async addLocalCounts(counts: readonly LocalCount[], bans: readonly LocalBan[] = []): Promise<void> {
+    const ms = (remaining: number) => Math.max(1, Math.ceil(remaining));
     for (let at = 0; at < counts.length; at += REBUILD_BATCH) {
       const batch = counts.slice(at, at + REBUILD_BATCH);
       const keys = batch.map((c) => this.keysFor(c.partition).window(c.window));
-      const args = batch.flatMap((c) => [c.seen, c.local, Math.max(1, Math.ceil(c.remainingMs))]);
-      await this.#call('adoptionLimiterRebuild', keys.length, [...keys, ...args]);
+      const args = batch.flatMap((c) => [c.seen, c.local, ms(c.remainingMs)]);
+      await this.#call('adoptionLimiterRebuild', keys.length, [...keys, 'windows', ...args]);
+    }
+    for (let at = 0; at < bans.length; at += REBUILD_BATCH) {
+      const batch = bans.slice(at, at + REBUILD_BATCH);
+      const keys = batch.map((b) => this.keysFor(b.partition).ban);
+      await this.#call('adoptionLimiterRebuild', keys.length, [...keys, 'bans', ...batch.map((b) => ms(b.remainingMs))]);
     }
   }
 
