@@ -8,7 +8,8 @@ import * as assert from 'uvu/assert';
 import { limitedTarget } from './fake-targets.ts';
 import { captureConsole } from './k6-shim.ts';
 import { runScript } from './k6-run.ts';
-import { capacityRun, rateLimitTimeline } from './pictures.ts';
+import { readFileSync } from 'node:fs';
+import { CHART_SOURCE, capacityChart, capacityRun, rateLimitTimeline } from './pictures.ts';
 import { chromiumAvailable, launchChromium, SCREENSHOTS } from '../../lib/testing/chromium.ts';
 
 const available = chromiumAvailable("the k6 scripts' pictures are not rendered");
@@ -109,6 +110,16 @@ async function unenforcedBan(): Promise<string> {
   } finally {
     await browser.close();
   }
+});
+
+test("the README's capacity chart says what it was drawn from: the shim and a fake target, not a server's address", async () => {
+  const committed = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'capacity-chart.svg'), 'utf8');
+  for (const svg of [committed, await capacityChart()]) {
+    assert.ok(svg.includes(CHART_SOURCE), 'the subtitle names the shim and the fake target');
+    assert.not.match(svg, /127\.0\.0\.1|localhost/);
+  }
+  const readme = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'README.md'), 'utf8');
+  assert.match(readme, /!\[capacity\.js chart drawn under the k6 shim against a fake target[^\]]*\]\(capacity-chart\.svg\)/);
 });
 
 test.run();
