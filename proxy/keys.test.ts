@@ -117,7 +117,8 @@ function echoAll(req: IncomingMessage, res: ServerResponse): void {
     const authorization = rawValues(req, 'authorization');
     const cookies = rawValues(req, 'cookie').flatMap((c) => c.split(';').map((pair) => pair.slice(pair.indexOf('=') + 1).trim()));
     const seen = [...authorization, ...cookies].join(' ');
-    res.writeHead(500, { 'content-type': 'application/json', 'x-echo': seen });
+    // Deprecation is quoted in getPet's finding when it is no date: the keys reach the console and the feed.
+    res.writeHead(500, { 'content-type': 'application/json', 'x-echo': seen, deprecation: seen || 'none' });
     res.end(JSON.stringify({ code: 'internal_error', message: `failed for ${req.url} with ${seen || 'no key'}` }));
   });
 }
@@ -231,7 +232,7 @@ const ORDER_CASES: Array<{
     keys: ['first-of-two-key-4471', 'second-of-two-key-9902'],
     traffic: async (url) => {
       for (let i = 0; i < 3; i++) {
-        const answer = await rawRequest(url, '/v1/pets?limit=1', [
+        const answer = await rawRequest(url, i === 0 ? '/v1/pets/1' : '/v1/pets?limit=1', [
           ['Authorization', 'Bearer first-of-two-key-4471'],
           ['Authorization', 'Bearer second-of-two-key-9902'],
         ]);
@@ -253,7 +254,7 @@ const ORDER_CASES: Array<{
     keys: ['cookie-only-key-2718'],
     traffic: async (url) => {
       for (let i = 0; i < 3; i++) {
-        await (await fetch(`${url}/v1/pets?limit=1`, { headers: { cookie: 'theme=dark; apikey=cookie-only-key-2718' } })).arrayBuffer();
+        await (await fetch(`${url}/v1/pets${i === 0 ? '/1' : '?limit=1'}`, { headers: { cookie: 'theme=dark; apikey=cookie-only-key-2718' } })).arrayBuffer();
       }
     },
   },
