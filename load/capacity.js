@@ -42,11 +42,14 @@ import {
   k6Override,
   overrideFlags,
   overrideReport,
+  scriptPathFrom,
 } from './lib/bundle.cjs';
 import { createPet, listPets, probe } from './lib/requests.js';
 
 /** The reference server's fixture key whose limits do not bind (fixtures/api-keys.json). */
 export const LOAD_KEY = 'test-load-key';
+/** This script's path as k6 was given it (or absolute), for the `next:` command: the installed package's is not load/capacity.js. */
+const SCRIPT = scriptPathFrom(new Error().stack, __ENV.PWD, 'load/capacity.js');
 const target = { baseUrl: baseUrl(__ENV), apiKey: stringEnv(__ENV, 'API_KEY', LOAD_KEY) };
 const FIXED = stringEnv(__ENV, 'RATES', '');
 const BETWEEN = stringEnv(__ENV, 'BETWEEN', '');
@@ -271,7 +274,7 @@ export function handleSummary(data) {
           "% of each rate; merge every generator's summary with npm run load:merge"
       );
     const search = { mode: MODE, rates: RATES, startRate: START_RATE, steps: STEPS, resolution: RESOLUTION, maxVUs: MAX_VUS, loadKey: LOAD_KEY };
-    report.push(nextLine(nextPass(knee, RESOLUTION), knee, search, { script: 'load/capacity.js', env: __ENV, segment: segment }));
+    report.push(nextLine(nextPass(knee, RESOLUTION), knee, search, { script: SCRIPT, env: __ENV, segment: segment }));
   }
   const jsonPath = summaryPath(__ENV, 'capacity', segment.segment);
   /** @type {Record<string, string>} */

@@ -22,7 +22,8 @@ const START = Date.UTC(2026, 10, 22, 10, 0, 17, 300);
 async function run(env: Record<string, string>, handler: Parameters<typeof runScript>[1]['handler']) {
   const out = captureConsole();
   try {
-    const r = await runScript(CAPACITY, { env, handler, startMs: START });
+    // k6 run from the repository's root, as the guide's lines are: k6 hands the script PWD.
+    const r = await runScript(CAPACITY, { env: { PWD: join(dirname(CAPACITY), '..'), ...env }, handler, startMs: START });
     return { ...r, json: JSON.parse(r.summary['capacity-summary.json']!) as { extra: Record<string, unknown> } };
   } finally {
     out.restore();

@@ -133,7 +133,8 @@ test('load/README.md k6-installed: each line runs, under the shim, the script wh
       let r;
       try {
         r = await runScript(join(dir, l.script), {
-          env: l.env,
+          // k6 hands a script the shell's environment, PWD included: the consumer's folder.
+          env: { ...l.env, PWD: dir },
           handler: installedTarget(l),
           startMs: Date.UTC(2026, 10, 23, 12, 0, 17),
           maxIterations: 50_000,
@@ -145,6 +146,13 @@ test('load/README.md k6-installed: each line runs, under the shim, the script wh
       assert.match(r.summary.stdout!, /result: PASS \(k6 exits 0\)/, l.words.join(' '));
       const name = l.script.slice(l.script.lastIndexOf('/') + 1).replace(/\.js$/, '-summary.json');
       assert.ok(r.summary[name], `the summary is ${name}, in the folder k6 runs in: ${Object.keys(r.summary).join(', ')}`);
+      // Issue 39: the `next:` line named load/capacity.js, which the consumer's folder does not hold.
+      const next = /next: .* (\S+\.js)\b/.exec(r.summary.stdout!);
+      if (l.script.endsWith('/capacity.js')) {
+        assert.ok(next, `a next: line naming the script:\n${r.summary.stdout}`);
+        assert.is(next![1], l.script, 'the script as the guide runs it, from the consumer folder');
+        assert.ok(existsSync(join(dir, next![1]!)));
+      }
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -79,6 +79,7 @@ __export(bundle_exports, {
   refusal: () => refusal,
   reportLines: () => reportLines,
   runPlanLines: () => runPlanLines,
+  scriptPathFrom: () => scriptPathFrom,
   segmentOf: () => segmentOf,
   setupStop: () => setupStop,
   shortfallLine: () => shortfallLine,
@@ -3100,6 +3101,20 @@ function nextLine(next, knee, search, run) {
   if (start < 1) return "next: the first step broke on the server at " + first + "/s; look at its errors and latency before any load";
   return "next: the first step broke on the server; lower START_RATE: " + again({ BETWEEN: null, START_RATE: String(start) }) + secret;
 }
+function scriptPathFrom(stack, pwd, fallback) {
+  const m = /file:\/\/(\/(?:[A-Za-z]:)?[^\s?#):]*\.js)/.exec(stack || "");
+  if (m === null) return fallback;
+  let path;
+  try {
+    path = decodeURIComponent(m[1]);
+  } catch (e) {
+    return fallback;
+  }
+  if (/^\/[A-Za-z]:\//.test(path)) path = path.slice(1);
+  const base = (pwd || "").replace(/\/+$/, "");
+  if (base !== "" && path.indexOf(base + "/") === 0) return path.slice(base.length + 1);
+  return path;
+}
 
 // load/lib/overrides.js
 function optionSeconds(value) {
@@ -3327,6 +3342,7 @@ function banProbeTimes(ban) {
   refusal,
   reportLines,
   runPlanLines,
+  scriptPathFrom,
   segmentOf,
   setupStop,
   shortfallLine,

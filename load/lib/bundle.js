@@ -30,7 +30,7 @@ export {
   unreachableReason,
 } from './key-limit.js';
 export { metricValue, summaryOutputs } from './summary.js';
-export { nextLine } from './next-run.js';
+export { nextLine, scriptPathFrom } from './next-run.js';
 export { k6Override, overrideFlags, overrideReport } from './overrides.js';
 export { onOrigin } from './origin.js';
 export { refusal, setupStop } from './outcome.js';

@@ -17,6 +17,18 @@ export function rerunCommand(run: Run, names: string[], change?: Record<string, 
  */
 export function nextLine(next: NextPass, knee: Knee, search: Search, run: Run): string;
 /**
+ * The path to give k6 to run a script again, from a stack trace taken in the script (k6 v0.47 tells
+ * a script nothing else of where it was loaded from: no import.meta): relative to the working
+ * directory (PWD, which k6 hands scripts in __ENV) when the script is below it, else absolute; so
+ * the installed package's runs name node_modules/adoption-store-kit/load/capacity.js, not a
+ * load/capacity.js that is not there. `fallback` when the trace names no local file.
+ * @param {string | undefined} stack `new Error().stack` in the script's init code
+ * @param {string | undefined} pwd __ENV.PWD
+ * @param {string} fallback
+ * @returns {string}
+ */
+export function scriptPathFrom(stack: string | undefined, pwd: string | undefined, fallback: string): string;
+/**
  * @typedef {import('./knee.js').Knee} Knee
  * @typedef {import('./knee.js').NextPass} NextPass
  * @typedef {import('./segments.js').Segment} Segment

@@ -145,3 +145,30 @@ export function nextLine(next, knee, search, run) {
   if (start < 1) return 'next: the first step broke on the server at ' + first + '/s; look at its errors and latency before any load';
   return 'next: the first step broke on the server; lower START_RATE: ' + again({ BETWEEN: null, START_RATE: String(start) }) + secret;
 }
+
+/**
+ * The path to give k6 to run a script again, from a stack trace taken in the script (k6 v0.47 tells
+ * a script nothing else of where it was loaded from: no import.meta): relative to the working
+ * directory (PWD, which k6 hands scripts in __ENV) when the script is below it, else absolute; so
+ * the installed package's runs name node_modules/adoption-store-kit/load/capacity.js, not a
+ * load/capacity.js that is not there. `fallback` when the trace names no local file.
+ * @param {string | undefined} stack `new Error().stack` in the script's init code
+ * @param {string | undefined} pwd __ENV.PWD
+ * @param {string} fallback
+ * @returns {string}
+ */
+export function scriptPathFrom(stack, pwd, fallback) {
+  const m = /file:\/\/(\/(?:[A-Za-z]:)?[^\s?#):]*\.js)/.exec(stack || '');
+  if (m === null) return fallback;
+  let path;
+  try {
+    path = decodeURIComponent(m[1]);
+  } catch (e) {
+    return fallback;
+  }
+  // file:///C:/x on Windows
+  if (/^\/[A-Za-z]:\//.test(path)) path = path.slice(1);
+  const base = (pwd || '').replace(/\/+$/, '');
+  if (base !== '' && path.indexOf(base + '/') === 0) return path.slice(base.length + 1);
+  return path;
+}

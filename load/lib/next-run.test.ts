@@ -2,7 +2,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Knee, NextPass, StepVerdict } from './knee.js';
-import { CAPACITY_VARIABLES, nextLine, rerunCommand, type Run, type Search } from './next-run.js';
+import { CAPACITY_VARIABLES, nextLine, rerunCommand, scriptPathFrom, type Run, type Search } from './next-run.js';
 import { parseSegment } from './segments.js';
 
 const step = (rate: number): StepVerdict => ({
@@ -141,5 +141,31 @@ test('rerunCommand quotes what a shell would split or expand, and leaves blank v
   );
   assert.is(rerunCommand(run({ MAX_VUS: '5' }), CAPACITY_VARIABLES, { MAX_VUS: null }), 'k6 run --no-usage-report load/capacity.js', 'null removes a variable');
 });
+
+// Issue 39: run from the installed package, the `next:` line named load/capacity.js, which is not
+// there (k6 exited 255). The script's own path comes from a stack trace taken in it.
+const PATHS: Array<[string, string | undefined, string | undefined, string]> = [
+  [
+    'k6 v0.47, run from the package folder',
+    'Error\n\tat file:///proj/node_modules/adoption-store-kit/load/capacity.js:60:15(42)\n',
+    '/proj',
+    'node_modules/adoption-store-kit/load/capacity.js',
+  ],
+  ['k6 v0.47, run from the repository', 'Error\n\tat file:///work/kit/load/capacity.js:60:15(42)\n', '/work/kit/', 'load/capacity.js'],
+  [
+    'run from another folder: absolute',
+    'Error\n\tat file:///proj/node_modules/adoption-store-kit/load/capacity.js:60:15(42)\n',
+    '/tmp',
+    '/proj/node_modules/adoption-store-kit/load/capacity.js',
+  ],
+  ['no PWD (k6 without the system environment): absolute', 'Error\n\tat file:///proj/load/capacity.js:60:15(42)\n', undefined, '/proj/load/capacity.js'],
+  ['a folder with a space (as k6 v0.47 printed it)', 'Error\n\tat file:///tmp/k6m/sp%20ace/load/x.js:2:10(23)\n', '/tmp/k6m', 'sp ace/load/x.js'],
+  ['a sibling folder sharing a prefix is not below', 'Error\n\tat file:///proj2/load/capacity.js:1:1(1)\n', '/proj', '/proj2/load/capacity.js'],
+  ['Node under the shim (a query after the file)', 'Error\n    at file:///work/kit/load/capacity.js?run=3:60:15\n', '/work/kit', 'load/capacity.js'],
+  ['Windows', 'Error\n\tat file:///C:/proj/load/capacity.js:60:15(42)\n', undefined, 'C:/proj/load/capacity.js'],
+  ['no file in the trace', 'Error\n\tat <eval>:1:1\n', '/proj', 'load/capacity.js'],
+  ['no trace', undefined, '/proj', 'load/capacity.js'],
+];
+for (const [what, stack, pwd, path] of PATHS) test(`scriptPathFrom: ${what}`, () => assert.is(scriptPathFrom(stack, pwd, 'load/capacity.js'), path));
 
 test.run();
