@@ -3,7 +3,7 @@
 import type { IncomingMessage } from 'node:http';
 import { bodyText, type Contract, type Exchange } from '../conformance/index.ts';
 import { BodyCapture } from '../lib/http-message.ts';
-import { redactHeaders, redactUrl, secretsOf, type KnownKeys } from '../spec/rules/redact.js';
+import { isSecretName, redactHeaders, redactUrl, secretsOf, type KnownKeys } from '../spec/rules/redact.js';
 import { OperationIndex } from './operations.ts';
 
 /** A captured body as text; a cut one may end inside a character, which is left out rather than shown as bytes. */
@@ -32,7 +32,7 @@ function learnForwarded(req: IncomingMessage, flat: Record<string, string>, keys
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i]!.toLowerCase();
     const value = raw[i + 1]!;
-    for (const secret of secretsOf({ [name]: value })) keys.add(secret);
+    if (isSecretName(name)) for (const secret of secretsOf({ [name]: value })) keys.add(secret);
     if (!FIRST_ONLY_SECRETS.has(name)) continue;
     repeated ??= new Map();
     const values = repeated.get(name);
