@@ -43,6 +43,7 @@ import {
   overrideFlags,
   overrideReport,
   scriptPathFrom,
+  overwhelmed,
 } from './lib/bundle.cjs';
 import { createPet, listPets, probe } from './lib/requests.js';
 
@@ -80,6 +81,14 @@ const overP95 = new Counter('capacity_over_p95');
 const overP99 = new Counter('capacity_over_p99');
 const limited = new Counter('capacity_key_limited');
 const vusBusy = new Trend('capacity_vus_busy');
+/** VUs that stopped sending because a step's answers showed the target overwhelmed. */
+const stoppedVus = new Counter('capacity_overwhelmed');
+
+/** What this VU saw of each step, and the step after which it stopped sending (null: still sending). */
+/** @type {Record<string, { requests: number, slow: number, failed: number }>} */
+const seen = {};
+/** @type {string | null} */
+let stoppedAfter = null;
 /** @type {Record<string, Gauge>} */
 const keyGauges = {};
 for (const field of Object.keys(KEY_LIMIT_METRICS)) {
@@ -167,6 +176,8 @@ export function capacity(data) {
   if (data.refused) exec.test.abort(data.refused);
   const rate = exec.scenario.name in stepRates ? stepRates[exec.scenario.name] : achievedRate();
   if (data.limitedAtStart) stopForKey(Object.assign({}, data.limitedAtStart, { rate: rate }));
+  // The target was plainly overwhelmed at an earlier step: more load would only hammer it.
+  if (stoppedAfter !== null && stoppedAfter !== exec.scenario.name) return;
   vusBusy.add(exec.instance.vusActive);
   let res;
   if (Math.random() < CREATE_RATIO) {
@@ -177,6 +188,15 @@ export function capacity(data) {
     check(res, { 'listPets 200': (r) => r.status === 200 });
   }
   overP95.add(res.timings.duration > P95_MS ? 1 : 0);
+  const step = exec.scenario.name;
+  const mine = seen[step] || (seen[step] = { requests: 0, slow: 0, failed: 0 });
+  mine.requests += 1;
+  if (res.timings.duration > P95_MS) mine.slow += 1;
+  if (!(res.status >= 200 && res.status < 300)) mine.failed += 1;
+  if (stoppedAfter === null && step in stepRates && overwhelmed(mine)) {
+    stoppedAfter = step;
+    stoppedVus.add(1);
+  }
   overP99.add(res.timings.duration > P99_MS ? 1 : 0);
   const k = keyLimit({ status: res.status, headers: res.headers, receivedAtMs: Date.now() }, rate);
   if (k !== null) stopForKey(k);
@@ -231,6 +251,16 @@ export function handleSummary(data) {
     for (const line of lines) report.push(line);
   } else if (setupStopped === null) {
     for (const row of knee.rows) report.push(stepLine(row));
+    const stoppedCount = valueOf('capacity_overwhelmed', 'count') || 0;
+    if (stoppedCount > 0) {
+      report.push(
+        'stopped sending: ' +
+          stoppedCount +
+          ' VU(s) saw half their answers of a step fail or take over ' +
+          P95_MS +
+          ' ms (the target overwhelmed), and sent nothing in the steps after it'
+      );
+    }
     const held = knee.held;
     report.push(
       held === null

@@ -266,4 +266,31 @@ if (k6 === null) process.stdout.write('SKIP: no k6 (K6_BIN or k6 on PATH), so ca
   },
 );
 
+// Issue 39: the search kept stepping to 12,800/s after 800/s broke. Against a target that falls over
+// (every answer a 503 from 15 s on), the steps after the one that saw it send nothing.
+test('once a step shows the target overwhelmed, the search sends nothing more: later steps are not run', async () => {
+  const pets = petsTarget();
+  const fallsAtMs = START + 15_000;
+  const times: number[] = [];
+  const handler: Handler = (req, now) => {
+    times.push(now);
+    return now < fallsAtMs
+      ? pets(req, now)
+      : { status: 503, headers: { 'Content-Type': 'application/json' }, body: '{"code":"unavailable","message":"down","status":503}' };
+  };
+  const r = await run({ START_RATE: '10', MAX_RATE: '160', HOLD: '10s', CREATE_RATIO: '0' }, handler);
+  const stdout = r.summary.stdout!;
+  // step-10 (0-10 s) held; step-20 (10-20 s) broke when the target fell; 40, 80 and 160 are not run.
+  assert.match(stdout, /first broken rate: 20 requests\/s/);
+  for (const rate of [40, 80, 160]) assert.match(stdout, new RegExp(`not run ${rate}/s \\(the search had stopped\\)`));
+  assert.match(stdout, /stopped sending: 1 VU\(s\) saw half their answers of a step fail/);
+  assert.ok(times.length > 0);
+  assert.is(times.filter((t) => t >= START + 21_000).length, 0, 'nothing sent once step-20 had ended');
+});
+
+test('a step that held is never taken for an overwhelmed target: the knee run sends every step', async () => {
+  const r = await run({ START_RATE: '10', MAX_RATE: '400', HOLD: '5s', P95_MS: '100', P99_MS: '200', CREATE_RATIO: '0' }, kneeTarget(65));
+  assert.not.match(r.summary.stdout!, /not run|stopped sending/);
+});
+
 test.run();

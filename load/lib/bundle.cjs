@@ -70,6 +70,7 @@ __export(bundle_exports, {
   onOrigin: () => onOrigin,
   overrideFlags: () => overrideFlags,
   overrideReport: () => overrideReport,
+  overwhelmed: () => overwhelmed,
   parseBetween: () => parseBetween,
   parseRates: () => parseRates,
   rateLimitHeaderProblems: () => rateLimitHeaderProblems,
@@ -1586,6 +1587,11 @@ function stepLine(r) {
   if (r.skipped) return "not run " + r.rate + "/s (the search had stopped)";
   const share = r.offered === r.rate ? "" : " (this generator: " + r.offered.toFixed(1) + "/s)";
   return (r.ok ? "held " : "MISSED ") + r.rate + "/s" + share + ": achieved " + r.achieved.toFixed(1) + "/s, errors " + (r.errorRate * 100).toFixed(2) + "%, p95 " + r.p95.toFixed(1) + " ms, p99 " + r.p99.toFixed(1) + " ms; " + r.k6 + (r.ok ? "" : " (" + r.why + ")") + (r.ok && r.afterKnee ? " (after the first break: not counted)" : "");
+}
+var OVERWHELMED = { minRequests: 50, share: 0.5 };
+function overwhelmed(seen) {
+  if (seen.requests < OVERWHELMED.minRequests) return false;
+  return seen.failed / seen.requests >= OVERWHELMED.share || seen.slow / seen.requests >= OVERWHELMED.share;
 }
 
 // spec/rules/arrival.js
@@ -3333,6 +3339,7 @@ function banProbeTimes(ban) {
   onOrigin,
   overrideFlags,
   overrideReport,
+  overwhelmed,
   parseBetween,
   parseRates,
   rateLimitHeaderProblems,

@@ -62,11 +62,28 @@ export function stepStats(valueOf: (metric: string, stat: string) => number | un
  */
 export function stepLine(r: StepVerdict): string;
 /**
+ * Whether what one VU saw of a step shows the target overwhelmed (OVERWHELMED): capacity.js then
+ * sends nothing more, and the steps after it are reported as not run. k6 v0.47 ends a run early only
+ * by aborting it (exit 108) or on a failed threshold (99), and a search that found its knee is neither;
+ * VUs share nothing, so each stops on what it saw.
+ * @param {{ requests: number, slow: number, failed: number }} seen
+ * @returns {boolean}
+ */
+export function overwhelmed(seen: {
+    requests: number;
+    slow: number;
+    failed: number;
+}): boolean;
+/**
  * The aggregates capacity.js keeps for every step, [metric, statistic]: k6 aggregates a metric per
  * step only when a threshold names the step's sub-metric, so each gets an always-true threshold
  * (thresholds.js's stepThresholds) and handleSummary reads them back (stepStats). One list for both.
  */
 export const STEP_AGGREGATES: string[][];
+export namespace OVERWHELMED {
+    let minRequests: number;
+    let share: number;
+}
 export type StepPlan = import("./phases.js").StepPlan;
 export type StepStats = import("./step-types.js").StepStats;
 export type Criteria = import("./step-types.js").Criteria;

@@ -262,3 +262,23 @@ export function stepLine(r) {
     (r.ok && r.afterKnee ? ' (after the first break: not counted)' : '')
   );
 }
+
+/**
+ * What one VU must have seen of a step before it stops sending: requests enough, and half of them
+ * failed or slower than P95_MS. A step that held had at most 1 % failed and 5 % slower, so no sample
+ * of a held step comes near; only a target plainly overwhelmed does.
+ */
+export const OVERWHELMED = { minRequests: 50, share: 0.5 };
+
+/**
+ * Whether what one VU saw of a step shows the target overwhelmed (OVERWHELMED): capacity.js then
+ * sends nothing more, and the steps after it are reported as not run. k6 v0.47 ends a run early only
+ * by aborting it (exit 108) or on a failed threshold (99), and a search that found its knee is neither;
+ * VUs share nothing, so each stops on what it saw.
+ * @param {{ requests: number, slow: number, failed: number }} seen
+ * @returns {boolean}
+ */
+export function overwhelmed(seen) {
+  if (seen.requests < OVERWHELMED.minRequests) return false;
+  return seen.failed / seen.requests >= OVERWHELMED.share || seen.slow / seen.requests >= OVERWHELMED.share;
+}

@@ -1,7 +1,7 @@
 // capacity.js's reading of its steps (knee.js): recorded step results and the verdict each must give.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { boundLine, judgeSteps, nextPass, stepLine, vusText, type StepStats } from './knee.js';
+import { boundLine, judgeSteps, nextPass, stepLine, vusText, type StepStats, overwhelmed } from './knee.js';
 import { doublingRates, refineRates, stepPlan } from './phases.js';
 
 const criteria = { maxErrorRate: 0.01, p95Ms: 100, p99Ms: 200, minAchieved: 0.95, maxDropped: 0.01 };
@@ -239,5 +239,14 @@ const vusCases: Array<[string, number, number | undefined, string]> = [
 for (const [name, busy, max, expected] of vusCases) {
   test(`vusText: ${name}`, () => assert.is(vusText(busy, max), expected));
 }
+
+const OVERWHELMED_CASES: Array<[string, { requests: number; slow: number; failed: number }, boolean]> = [
+  ['too few requests to say', { requests: 49, slow: 49, failed: 49 }, false],
+  ['half failed', { requests: 50, slow: 0, failed: 25 }, true],
+  ['half slower than P95_MS', { requests: 200, slow: 100, failed: 0 }, true],
+  ['a broken step, not overwhelmed (10 % slow, 5 % failed)', { requests: 1000, slow: 100, failed: 50 }, false],
+  ['a held step at its worst (5 % slow, 1 % failed)', { requests: 1000, slow: 50, failed: 10 }, false],
+];
+for (const [what, seen, expected] of OVERWHELMED_CASES) test(`overwhelmed: ${what}`, () => assert.is(overwhelmed(seen), expected));
 
 test.run();
