@@ -195,4 +195,25 @@ test('the details say what happened, with numbers', () => {
   assert.is(report!.obligations.avoidsDeprecated.detail, '2 of 2 requests (100.0 %) still call a deprecated operation');
 });
 
+test("the live view's reads: each key's counters (obligations broken so far) without a report, and one key's report by its label", () => {
+  const recorder = new ClientRecorder(['getPet']);
+  const base = { plan: 'free', status: 200, operationId: 'listPets' } as const;
+  recorder.observe({ ...base, atMs: 0, keyId: 'a', label: 'calm…' });
+  recorder.observe({ ...base, atMs: 0, keyId: 'b', label: 'rude…', status: 429, retryAfterSeconds: 30 });
+  recorder.observe({ ...base, atMs: 100, keyId: 'b', label: 'rude…', operationId: 'getPet' });
+  assert.equal(
+    [...recorder.ranks()],
+    [
+      { label: 'calm…', requests: 1, findings: 0 },
+      { label: 'rude…', requests: 2, findings: 2 },
+    ],
+  );
+  assert.is(recorder.size, 2);
+  const rude = recorder.reportByLabel('rude…')!;
+  assert.is(rude.keyId, 'b');
+  assert.is(rude.timeline.length, 2, 'with its timeline');
+  assert.equal(rude, recorder.report()[1]);
+  assert.is(recorder.reportByLabel('nobody…'), undefined);
+});
+
 test.run();
