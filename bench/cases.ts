@@ -35,6 +35,9 @@ export const DEFAULT_CASES: readonly CaseId[] = CASE_IDS.filter((id) => !OPTIONA
 /** The judging proxy in front of the reference server (bench/proxy-case.ts): a run of its own, only when named. */
 export const PROXY_CASE = 'proxy';
 
+/** How long k6 takes to load each k6 script, beside a trivial one (bench/k6-start.ts): only when named. */
+export const K6_START_CASE = 'k6-start';
+
 export type ServerId =
   | 'null'
   | 'ref-10k'

@@ -6,7 +6,8 @@ import { cpus } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from '../lib/errors.ts';
-import { PROXY_CASE } from './cases.ts';
+import { K6_START_CASE, PROXY_CASE } from './cases.ts';
+import { measureK6Start, renderK6Start } from './k6-start.ts';
 import { HELP, parseBenchOptions, type BenchOptions } from './options.ts';
 import { renderProfileMarkdown, summarizeProfile, type CpuProfile } from './profile.ts';
 import { runProxyCase } from './proxy-case.ts';
@@ -51,14 +52,21 @@ async function main(): Promise<void> {
     return;
   }
   const command = commandLine(process.argv.slice(2));
-  const others = options.cases.some((id) => id !== PROXY_CASE);
+  const others = options.cases.some((id) => id !== PROXY_CASE && id !== K6_START_CASE);
   const report = others ? await runBench(options, command) : undefined;
   if (report) process.stdout.write(renderText(report));
   const proxy = options.cases.includes(PROXY_CASE) ? await runProxyCase(proxyCaseOptions(options), log) : undefined;
   if (proxy) process.stdout.write(`${report ? '\n' : ''}${renderProxyCase(proxy)}`);
+  const k6Start = options.cases.includes(K6_START_CASE) ? measureK6Start({ runs: options.rounds }) : undefined;
+  if (k6Start) process.stdout.write(`${report || proxy ? '\n' : ''}${renderK6Start(k6Start)}`);
+  if (!report && !proxy) {
+    // The k6 start case alone: its table is the run.
+    if (options.json) writeFileSync(options.json, JSON.stringify({ command, k6Start }, null, 2) + '\n');
+    return;
+  }
   if (options.json) {
     mkdirSync(dirname(resolve(options.json)), { recursive: true });
-    const document = report ? { ...report, ...(proxy ? { proxy } : {}) } : { command, proxy };
+    const document = report ? { ...report, ...(proxy ? { proxy } : {}), ...(k6Start ? { k6Start } : {}) } : { command, proxy, ...(k6Start ? { k6Start } : {}) };
     writeFileSync(options.json, JSON.stringify(document, (_k, v: unknown) => (v instanceof Map ? undefined : v), 2) + '\n');
     log(`wrote ${options.json}`);
   }

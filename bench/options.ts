@@ -3,7 +3,7 @@
 // so that every flag is tested.
 import { helpText, parseOptions, type OptionSpec, type OptionsChecked } from '../lib/cli-options.ts';
 import { UsageError } from '../lib/errors.ts';
-import { CASE_IDS, DEFAULT_CASES, OPTIONAL_CASES, PROXY_CASE, type CaseId } from './cases.ts';
+import { CASE_IDS, DEFAULT_CASES, K6_START_CASE, OPTIONAL_CASES, PROXY_CASE, type CaseId } from './cases.ts';
 import type { GeneratorChoice } from './load.ts';
 import { DEFAULT_ADMIN_URL } from './postgres.ts';
 
@@ -12,13 +12,14 @@ import { DEFAULT_ADMIN_URL } from './postgres.ts';
  * tables from different runs line up, the proxy case (bench/proxy-case.ts, run after the others)
  * last. A name that is no case is refused here, before ordering drops it.
  */
-function casesOf(wanted: readonly string[]): ReadonlyArray<CaseId | typeof PROXY_CASE> {
+function casesOf(wanted: readonly string[]): ReadonlyArray<CaseId | typeof PROXY_CASE | typeof K6_START_CASE> {
   if (wanted.length === 1 && wanted[0] === 'all') return [...CASE_IDS];
-  const known: readonly string[] = [...CASE_IDS, PROXY_CASE];
+  const known: readonly string[] = [...CASE_IDS, PROXY_CASE, K6_START_CASE];
   const unknown = wanted.filter((id) => !known.includes(id));
   if (unknown.length) throw new UsageError(`unknown case(s): ${unknown.join(', ')}; known: ${known.join(', ')}`);
   const proxy: Array<typeof PROXY_CASE> = wanted.includes(PROXY_CASE) ? [PROXY_CASE] : [];
-  return [...CASE_IDS.filter((id) => wanted.includes(id)), ...proxy];
+  const k6: Array<typeof K6_START_CASE> = wanted.includes(K6_START_CASE) ? [K6_START_CASE] : [];
+  return [...CASE_IDS.filter((id) => wanted.includes(id)), ...proxy, ...k6];
 }
 
 /** Kept as text (a list's default is not converted); bench/cli.ts reads them as numbers. */
@@ -59,7 +60,7 @@ const TABLE = [
     defaultText: `all but ${OPTIONAL_CASES.join(', ')}`,
     convert: casesOf,
     check: casesProblem,
-    help: `A subset of the cases, by name: ${CASE_IDS.join(', ')}; "all" adds ${OPTIONAL_CASES.join(', ')}. "${PROXY_CASE}" (only when named) runs the proxy case after the others.`,
+    help: `A subset of the cases, by name: ${CASE_IDS.join(', ')}; "all" adds ${OPTIONAL_CASES.join(', ')}. "${PROXY_CASE}" (only when named) runs the proxy case after the others; "${K6_START_CASE}" (only when named) times k6 loading each k6 script beside a trivial one.`,
   },
   {
     key: 'proxyRounds',

@@ -3,7 +3,7 @@
 // is `npm run bench`.
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { CASES, needsPostgres, needsRedis, PROXY_CASE, SERVERS, type CaseId } from './cases.ts';
+import { CASES, K6_START_CASE, needsPostgres, needsRedis, PROXY_CASE, SERVERS, type CaseId } from './cases.ts';
 import { Fleet, log, type CaseState } from './fleet.ts';
 import { openGenerator, type LoadGenerator, type LoadMeasure } from './load.ts';
 import { measureWithCpu, type CpuMeasure } from './measure.ts';
@@ -31,7 +31,7 @@ class Bench {
   constructor(options: BenchOptions, command: string) {
     this.#options = options;
     this.#command = command;
-    const cases = options.cases.filter((id): id is CaseId => id !== PROXY_CASE);
+    const cases = options.cases.filter((id): id is CaseId => id !== PROXY_CASE && id !== K6_START_CASE);
     this.#states = new Map(cases.map((id) => [id, { spec: CASES[id], path: CASES[id].path, rounds: [], durability: [], peakRss: 0 }]));
     this.#fleet = new Fleet(options, this.#states, randomBytes(6).toString('hex'), (line) => this.#note(line));
   }
