@@ -33,6 +33,8 @@ export interface ProxyCliOptions {
   /** The live view's token; generated at start when absent. */
   uiToken?: string;
   uiRemote: boolean;
+  /** Watchers of the live view at once. */
+  uiWatchers: number;
   captureBytes: number;
   keep: number;
   maxKeys: number;
@@ -70,6 +72,7 @@ export function parseProxyCli(argv: readonly string[], env: NodeJS.ProcessEnv = 
     faults: v.faults as boolean,
     ui: v.ui as boolean,
     uiRemote: v.uiRemote as boolean,
+    uiWatchers: v.uiWatchers as number,
     captureBytes: v.captureBytes as number,
     keep: v.keep as number,
     maxKeys: v.maxKeys as number,
@@ -132,7 +135,14 @@ export async function runProxy(options: ProxyCliOptions, controls: RunControls):
     ...(controls.sleep ? { sleep: controls.sleep } : {}),
   });
   if (options.ui)
-    view = createProxyLiveView(proxy.judge, { clock, target: options.target, token: uiToken, remote: options.uiRemote, maxKeys: options.maxKeys });
+    view = createProxyLiveView(proxy.judge, {
+      clock,
+      target: options.target,
+      token: uiToken,
+      remote: options.uiRemote,
+      maxWatchers: options.uiWatchers,
+      maxKeys: options.maxKeys,
+    });
   const url = await proxy.start();
   controls.stdout(
     `proxy: ${url} -> ${options.target}${options.faults ? ' (faults on request: Prefer)' : ''}; one line per finding, a report per key at exit\n`,

@@ -297,4 +297,22 @@ test('adoption-kit proxy --ui-token: the token given (or PROXY_UI_TOKEN) is the 
   assert.throws(() => parseProxyCli(['--target', 'http://127.0.0.1:9', '--ui', '--ui-token', 'short'], {}), /at least 8/);
 });
 
+test('adoption-kit proxy --ui-watchers 1: a second watcher gets 503 with Retry-After and the reason', async () => {
+  const options = parseProxyCli(['--target', 'http://127.0.0.1:9', '--port', '0', '--ui', '--ui-token', 'given-view-token', '--ui-watchers', '1'], {});
+  if (options === 'help') throw new Error('unexpected --help');
+  await runProxy(options, {
+    stdout: () => {},
+    until: async (url) => {
+      const headers = { authorization: 'Bearer given-view-token' };
+      const first = await fetch(`${url}${LIVE_PATH}/events`, { headers });
+      assert.is(first.status, 200);
+      const second = await fetch(`${url}${LIVE_PATH}/events`, { headers });
+      assert.is(second.status, 503);
+      assert.is(second.headers.get('retry-after'), '30');
+      assert.is(await second.text(), 'The live view is full: it takes 1 watcher at once; try again in 30 s.\n');
+      await first.body?.cancel();
+    },
+  });
+});
+
 test.run();

@@ -80,6 +80,17 @@ export const PROXY_OPTIONS: readonly OptionSpec[] = [
     check: (value: string) => (value.length < 8 ? 'must be at least 8 characters' : /\s/.test(value) ? 'must not contain spaces' : undefined),
   },
   {
+    key: 'uiWatchers',
+    flag: 'ui-watchers',
+    type: 'integer',
+    value: '<n>',
+    default: 100,
+    min: 1,
+    max: 10000,
+    group: 'Listening',
+    help: "Watchers of the live view at once; one more is answered 503 with Retry-After. Each costs a socket and up to its kernel's send buffer until it drains or is dropped.",
+  },
+  {
     key: 'uiRemote',
     flag: 'ui-remote',
     type: 'boolean',

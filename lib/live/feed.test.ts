@@ -379,7 +379,7 @@ test('past maxWatchers a watcher gets a 503 with Retry-After and one line saying
     const res = await fetch(url);
     assert.is(res.status, 503);
     assert.is(res.headers.get('retry-after'), '30');
-    assert.is(await res.text(), 'The live view has 2 watchers, its limit; try again in 30 s.\n');
+    assert.is(await res.text(), 'The live view is full: it takes 2 watchers at once; try again in 30 s.\n');
     assert.is(feed.refused, 1);
     sockets.pop()!.destroy();
     await until(() => feed.watchers === 1, 'one left');

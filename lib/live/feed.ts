@@ -139,7 +139,11 @@ export class LiveFeed {
     if (this.#closed) return refuse(res, 'The live view is closed.');
     if (this.#watchers.size >= this.#maxWatchers) {
       this.refused++;
-      return refuse(res, `The live view has ${this.#maxWatchers} watchers, its limit; try again in ${FULL_RETRY_AFTER_S} s.`, FULL_RETRY_AFTER_S);
+      return refuse(
+        res,
+        `The live view is full: it takes ${this.#maxWatchers} watcher${this.#maxWatchers === 1 ? '' : 's'} at once; try again in ${FULL_RETRY_AFTER_S} s.`,
+        FULL_RETRY_AFTER_S,
+      );
     }
     // `connection: close`: ending the stream closes its socket, so no server waits on an idle keep-alive.
     res.writeHead(200, {

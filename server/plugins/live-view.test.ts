@@ -118,7 +118,7 @@ t('past 100 watchers the feed answers 503 with Retry-After and says why', async 
     const res = await fetch(`${own.info.uri}${LIVE_VIEW_PATH}/events`, { headers: { authorization: `Bearer ${TOKEN}` } });
     assert.is(res.status, 503);
     assert.ok(Number(res.headers.get('retry-after')) > 0);
-    assert.match(await res.text(), /^The live view has 100 watchers, its limit; try again in \d+ s\.\n$/);
+    assert.match(await res.text(), /^The live view is full: it takes 100 watchers at once; try again in \d+ s\.\n$/);
   } finally {
     for (const socket of sockets) socket.destroy();
     await own.stop();
