@@ -155,6 +155,10 @@ export async function runProxy(options: ProxyCliOptions, controls: RunControls):
     view?.close();
     await proxy.stop();
   }
+  if (view && view.feed.dropped + view.feed.refused > 0)
+    controls.stdout(
+      `live view: ${view.feed.dropped} watcher(s) dropped for not reading, ${view.feed.refused} turned away (--ui-watchers ${options.uiWatchers})\n`,
+    );
   const harWritten = await har?.close();
   if (harWritten?.error) controls.stdout(`proxy: the HAR file could not be completed: ${harWritten.error}\n`);
   else if (harWritten?.skipped) controls.stdout(`proxy: ${harWritten.skipped} exchanges left out of the HAR file: the disk fell behind the traffic\n`);

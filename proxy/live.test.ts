@@ -300,8 +300,9 @@ test('adoption-kit proxy --ui-token: the token given (or PROXY_UI_TOKEN) is the 
 test('adoption-kit proxy --ui-watchers 1: a second watcher gets 503 with Retry-After and the reason', async () => {
   const options = parseProxyCli(['--target', 'http://127.0.0.1:9', '--port', '0', '--ui', '--ui-token', 'given-view-token', '--ui-watchers', '1'], {});
   if (options === 'help') throw new Error('unexpected --help');
+  let out = '';
   await runProxy(options, {
-    stdout: () => {},
+    stdout: (text) => (out += text),
     until: async (url) => {
       const headers = { authorization: 'Bearer given-view-token' };
       const first = await fetch(`${url}${LIVE_PATH}/events`, { headers });
@@ -313,6 +314,7 @@ test('adoption-kit proxy --ui-watchers 1: a second watcher gets 503 with Retry-A
       await first.body?.cancel();
     },
   });
+  assert.match(out, /live view: 0 watcher\(s\) dropped for not reading, 1 turned away \(--ui-watchers 1\)\n/, 'counted, and told at exit');
 });
 
 test.run();
