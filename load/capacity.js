@@ -44,6 +44,7 @@ import {
   overrideReport,
   scriptPathFrom,
   overwhelmed,
+  missedRate,
 } from './lib/bundle.cjs';
 import { createPet, listPets, probe } from './lib/requests.js';
 
@@ -89,6 +90,32 @@ const stoppedVus = new Counter('capacity_overwhelmed');
 const seen = {};
 /** @type {string | null} */
 let stoppedAfter = null;
+/** Where this VU began watching its step's achieved rate: the process's completed iterations, and when. */
+/** @type {{ step: string, completed: number, atMs: number } | null} */
+let watch = null;
+
+/**
+ * Stops sending after this step when the whole process plainly missed its rate (missedRate).
+ * @param {string} step
+ * @param {number} share this generator's share of each rate
+ */
+function watchRate(step, share) {
+  const now = exec.instance;
+  if (watch === null || watch.step !== step) {
+    watch = { step: step, completed: now.iterationsCompleted, atMs: now.currentTestRunDuration };
+    return;
+  }
+  const seen = {
+    perSecond: stepRates[step] * share,
+    completed: now.iterationsCompleted - watch.completed,
+    spanS: (now.currentTestRunDuration - watch.atMs) / 1000,
+    holdS: HOLD_S,
+  };
+  if (stoppedAfter === null && missedRate(seen)) {
+    stoppedAfter = step;
+    stoppedVus.add(1);
+  }
+}
 /** @type {Record<string, Gauge>} */
 const keyGauges = {};
 for (const field of Object.keys(KEY_LIMIT_METRICS)) {
@@ -178,6 +205,7 @@ export function capacity(data) {
   if (data.limitedAtStart) stopForKey(Object.assign({}, data.limitedAtStart, { rate: rate }));
   // The target was plainly overwhelmed at an earlier step: more load would only hammer it.
   if (stoppedAfter !== null && stoppedAfter !== exec.scenario.name) return;
+  if (exec.scenario.name in stepRates) watchRate(exec.scenario.name, data.segment ? data.segment.share : 1);
   vusBusy.add(exec.instance.vusActive);
   let res;
   if (Math.random() < CREATE_RATIO) {
@@ -256,9 +284,9 @@ export function handleSummary(data) {
       report.push(
         'stopped sending: ' +
           stoppedCount +
-          ' VU(s) saw half their answers of a step fail or take over ' +
+          ' VU(s) saw a step plainly broken (the process under 90% of its rate, or half their answers failed or over ' +
           P95_MS +
-          ' ms (the target overwhelmed), and sent nothing in the steps after it'
+          ' ms), and sent nothing in the steps after it'
       );
     }
     const held = knee.held;

@@ -64,6 +64,7 @@ __export(bundle_exports, {
   keyLimitSamples: () => keyLimitSamples,
   limitShortfalls: () => limitShortfalls,
   metricValue: () => metricValue,
+  missedRate: () => missedRate,
   nextLine: () => nextLine,
   nextPass: () => nextPass,
   numberEnv: () => numberEnv,
@@ -1592,6 +1593,10 @@ var OVERWHELMED = { minRequests: 50, share: 0.5 };
 function overwhelmed(seen) {
   if (seen.requests < OVERWHELMED.minRequests) return false;
   return seen.failed / seen.requests >= OVERWHELMED.share || seen.slow / seen.requests >= OVERWHELMED.share;
+}
+function missedRate(w) {
+  if (w.spanS < Math.max(2, w.holdS / 2)) return false;
+  return w.completed < 0.9 * w.perSecond * w.spanS;
 }
 
 // spec/rules/arrival.js
@@ -3333,6 +3338,7 @@ function banProbeTimes(ban) {
   keyLimitSamples,
   limitShortfalls,
   metricValue,
+  missedRate,
   nextLine,
   nextPass,
   numberEnv,

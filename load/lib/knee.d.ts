@@ -75,6 +75,22 @@ export function overwhelmed(seen: {
     failed: number;
 }): boolean;
 /**
+ * Whether the whole k6 process plainly missed a step's rate, from exec.instance's counters, the same
+ * for every VU: watched over half the step at least (2 s at least), it completed under 90 % of the
+ * iterations the rate asks (a step breaks under 95 %). The generator had no VU free (every one
+ * waiting on a slow target, or MAX_VUS too low) or no CPU; a higher step can only miss more, so the
+ * search sends nothing after it.
+ * @param {{ perSecond: number, completed: number, spanS: number, holdS: number }} w the step's rate
+ *   (this generator's share), iterations completed while watched, for how long, the step's length
+ * @returns {boolean}
+ */
+export function missedRate(w: {
+    perSecond: number;
+    completed: number;
+    spanS: number;
+    holdS: number;
+}): boolean;
+/**
  * The aggregates capacity.js keeps for every step, [metric, statistic]: k6 aggregates a metric per
  * step only when a threshold names the step's sub-metric, so each gets an always-true threshold
  * (thresholds.js's stepThresholds) and handleSummary reads them back (stepStats). One list for both.

@@ -282,3 +282,18 @@ export function overwhelmed(seen) {
   if (seen.requests < OVERWHELMED.minRequests) return false;
   return seen.failed / seen.requests >= OVERWHELMED.share || seen.slow / seen.requests >= OVERWHELMED.share;
 }
+
+/**
+ * Whether the whole k6 process plainly missed a step's rate, from exec.instance's counters, the same
+ * for every VU: watched over half the step at least (2 s at least), it completed under 90 % of the
+ * iterations the rate asks (a step breaks under 95 %). The generator had no VU free (every one
+ * waiting on a slow target, or MAX_VUS too low) or no CPU; a higher step can only miss more, so the
+ * search sends nothing after it.
+ * @param {{ perSecond: number, completed: number, spanS: number, holdS: number }} w the step's rate
+ *   (this generator's share), iterations completed while watched, for how long, the step's length
+ * @returns {boolean}
+ */
+export function missedRate(w) {
+  if (w.spanS < Math.max(2, w.holdS / 2)) return false;
+  return w.completed < 0.9 * w.perSecond * w.spanS;
+}

@@ -1,7 +1,7 @@
 // capacity.js's reading of its steps (knee.js): recorded step results and the verdict each must give.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { boundLine, judgeSteps, nextPass, stepLine, vusText, type StepStats, overwhelmed } from './knee.js';
+import { boundLine, judgeSteps, missedRate, nextPass, stepLine, vusText, type StepStats, overwhelmed } from './knee.js';
 import { doublingRates, refineRates, stepPlan } from './phases.js';
 
 const criteria = { maxErrorRate: 0.01, p95Ms: 100, p99Ms: 200, minAchieved: 0.95, maxDropped: 0.01 };
@@ -248,5 +248,15 @@ const OVERWHELMED_CASES: Array<[string, { requests: number; slow: number; failed
   ['a held step at its worst (5 % slow, 1 % failed)', { requests: 1000, slow: 50, failed: 10 }, false],
 ];
 for (const [what, seen, expected] of OVERWHELMED_CASES) test(`overwhelmed: ${what}`, () => assert.is(overwhelmed(seen), expected));
+
+const MISSED: Array<[string, { perSecond: number; completed: number; spanS: number; holdS: number }, boolean]> = [
+  ['watched too briefly to say (under half the step)', { perSecond: 100, completed: 0, spanS: 4, holdS: 10 }, false],
+  ['watched too briefly to say (under 2 s)', { perSecond: 100, completed: 0, spanS: 1.9, holdS: 2 }, false],
+  ['a step that kept its rate', { perSecond: 100, completed: 500, spanS: 5, holdS: 10 }, false],
+  ['a step at 92 %: broken (under 95 %) but not plainly', { perSecond: 100, completed: 460, spanS: 5, holdS: 10 }, false],
+  ['a step at 72 of 80 a second (the knee target)', { perSecond: 80, completed: 179, spanS: 2.5, holdS: 5 }, true],
+  ["a generator's half of a step, under 90 %", { perSecond: 50, completed: 200, spanS: 5, holdS: 10 }, true],
+];
+for (const [what, w, expected] of MISSED) test(`missedRate: ${what}`, () => assert.is(missedRate(w), expected));
 
 test.run();

@@ -108,6 +108,7 @@ export async function runScript(file: string, opts: RunOptions): Promise<RunResu
   shim.executionSegmentSequence = opts.executionSegmentSequence ?? null;
   const share = parseSegment(opts.executionSegment, opts.executionSegmentSequence).share;
   const testStart = shim.nowMs;
+  shim.testStartMs = testStart;
   let iterations = 0;
   let setupError: Error | null = null;
   try {
@@ -154,6 +155,7 @@ export async function runScript(file: string, opts: RunOptions): Promise<RunResu
               // An iteration that took no time would loop forever on the fake clock.
               if (shim.nowMs === began) shim.nowMs += 1;
               shim.add('iterations', 1, {});
+              shim.iterationsCompleted += 1;
               shim.add('iteration_duration', shim.nowMs - began, {});
               shim.vu.iterationInScenario += 1;
               shim.scenario.iterationInTest += 1;
@@ -177,6 +179,7 @@ export async function runScript(file: string, opts: RunOptions): Promise<RunResu
               shim.logs.push(`iteration failed: ${e.message}`);
             }
             shim.add('iterations', 1, {});
+            shim.iterationsCompleted += 1;
             shim.add('iteration_duration', shim.nowMs - began, {});
             shim.vu.iterationInScenario += 1;
             shim.scenario.iterationInTest += 1;

@@ -181,9 +181,19 @@ export class K6Shim {
     return { executionSegment: this.executionSegment, executionSegmentSequence: this.executionSegmentSequence, scenarios: this.scenarios };
   }
 
+  /** Iterations run so far, and when the test began: exec.instance's counters (runScript keeps them). */
+  iterationsCompleted = 0;
+  testStartMs = 0;
+
   execInstance() {
     // The shim runs one VU at a time.
-    return { vusActive: 1, vusInitialized: 1, iterationsCompleted: 0, iterationsInterrupted: 0, currentTestRunDuration: 0 };
+    return {
+      vusActive: 1,
+      vusInitialized: 1,
+      iterationsCompleted: this.iterationsCompleted,
+      iterationsInterrupted: 0,
+      currentTestRunDuration: this.nowMs - this.testStartMs,
+    };
   }
 
   sleep(seconds: number): void {
