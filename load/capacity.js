@@ -45,6 +45,7 @@ import {
   scriptPathFrom,
   overwhelmed,
   missedRate,
+  behindPlan,
 } from './lib/bundle.cjs';
 import { createPet, listPets, probe } from './lib/requests.js';
 
@@ -103,6 +104,26 @@ function watchRate(step, share) {
   const now = exec.instance;
   if (watch === null || watch.step !== step) {
     watch = { step: step, completed: now.iterationsCompleted, atMs: now.currentTestRunDuration };
+    // A VU new to this step judges the steps before it from the process's counters.
+    let expected = 0;
+    let lastStep = 0;
+    /** @type {string | null} */
+    let previous = null;
+    for (const s of plan.steps) {
+      if (s.name === step) break;
+      lastStep = s.rate * (s.endS - s.startS) * share;
+      expected += lastStep;
+      previous = s.name;
+    }
+    expected += stepRates[step] * share * Math.max(0, (Date.now() - exec.scenario.startTime) / 1000);
+    if (
+      stoppedAfter === null &&
+      previous !== null &&
+      behindPlan({ expected: expected, completed: now.iterationsCompleted, lastStep: lastStep, inFlight: MAX_VUS })
+    ) {
+      stoppedAfter = previous;
+      stoppedVus.add(1);
+    }
     return;
   }
   const seen = {
@@ -203,9 +224,9 @@ export function capacity(data) {
   if (data.refused) exec.test.abort(data.refused);
   const rate = exec.scenario.name in stepRates ? stepRates[exec.scenario.name] : achievedRate();
   if (data.limitedAtStart) stopForKey(Object.assign({}, data.limitedAtStart, { rate: rate }));
-  // The target was plainly overwhelmed at an earlier step: more load would only hammer it.
+  if (stoppedAfter === null && exec.scenario.name in stepRates) watchRate(exec.scenario.name, data.segment ? data.segment.share : 1);
+  // An earlier step plainly broke: a higher rate can only miss more, and only hammers the target.
   if (stoppedAfter !== null && stoppedAfter !== exec.scenario.name) return;
-  if (exec.scenario.name in stepRates) watchRate(exec.scenario.name, data.segment ? data.segment.share : 1);
   vusBusy.add(exec.instance.vusActive);
   let res;
   if (Math.random() < CREATE_RATIO) {

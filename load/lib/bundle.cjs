@@ -34,6 +34,7 @@ __export(bundle_exports, {
   answerOf: () => answerOf,
   banProbeTimes: () => banProbeTimes,
   baseUrl: () => baseUrl,
+  behindPlan: () => behindPlan,
   boolEnv: () => boolEnv,
   boundLine: () => boundLine,
   bucketSeconds: () => bucketSeconds,
@@ -1597,6 +1598,10 @@ function overwhelmed(seen) {
 function missedRate(w) {
   if (w.spanS < Math.max(2, w.holdS / 2)) return false;
   return w.completed < 0.9 * w.perSecond * w.spanS;
+}
+function behindPlan(w) {
+  if (w.lastStep <= 0) return false;
+  return w.expected - w.completed > 0.05 * w.expected + 0.05 * w.lastStep + w.inFlight;
 }
 
 // spec/rules/arrival.js
@@ -3308,6 +3313,7 @@ function banProbeTimes(ban) {
   answerOf,
   banProbeTimes,
   baseUrl,
+  behindPlan,
   boolEnv,
   boundLine,
   bucketSeconds,

@@ -7,7 +7,7 @@ export { onOrigin } from "./origin.js";
 export { HEADERS, PET_STATUSES } from "../../spec/rules/contract.js";
 export { DEFAULT_TOLERANCES, REFUSAL_STATUSES, isRefusalStatus, rateLimitHeaderProblems, readSnapshot } from "../../spec/rules/snapshot.js";
 export { MAX_CLIENTS, baseUrl, boolEnv, clientsEnv, durationEnv, expectedLimit, numberEnv, stringEnv, summaryPath } from "./config.js";
-export { boundLine, judgeSteps, missedRate, nextPass, overwhelmed, stepLine, stepStats } from "./knee.js";
+export { behindPlan, boundLine, judgeSteps, missedRate, nextPass, overwhelmed, stepLine, stepStats } from "./knee.js";
 export { bucketSeconds, isTimelineMetric, TIMELINE_METRICS, timelinePoints, timelineSamples } from "./timeline.js";
 export { capacityThresholds, rateLimitThresholds, smokeThresholds, WARNING_ONLY } from "./thresholds.js";
 export { doublingRates, isStepMetric, parseBetween, parseRates, refineRates, stepPlan, stepScenarios, withBaseline } from "./phases.js";

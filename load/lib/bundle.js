@@ -12,7 +12,7 @@ export { keyLabel } from '../../spec/rules/redact.js';
 export { capacitySvg } from '../../spec/rules/capacity-svg.js';
 export { timelineSvg } from '../../spec/rules/timeline-svg.js';
 export { MAX_CLIENTS, baseUrl, boolEnv, clientsEnv, durationEnv, expectedLimit, numberEnv, stringEnv, summaryPath } from './config.js';
-export { boundLine, judgeSteps, missedRate, nextPass, overwhelmed, stepLine, stepStats } from './knee.js';
+export { behindPlan, boundLine, judgeSteps, missedRate, nextPass, overwhelmed, stepLine, stepStats } from './knee.js';
 export { bucketSeconds, isTimelineMetric, TIMELINE_METRICS, timelinePoints, timelineSamples } from './timeline.js';
 export { capacityThresholds, rateLimitThresholds, smokeThresholds, WARNING_ONLY } from './thresholds.js';
 export { doublingRates, isStepMetric, parseBetween, parseRates, refineRates, stepPlan, stepScenarios, withBaseline } from './phases.js';

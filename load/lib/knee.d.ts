@@ -91,6 +91,22 @@ export function missedRate(w: {
     holdS: number;
 }): boolean;
 /**
+ * Whether the steps before this one, together, plainly missed their rates: a VU at its first
+ * iteration of a step reads it from exec.instance's completed iterations against the plan (k6 gives
+ * overlapping steps VUs of their own, which saw nothing of the step before). Each step that held lost
+ * 5 % at most, and `inFlight` iterations may still be running; beyond that, 5 % more of the last
+ * step's iterations missing means it completed under 90 %.
+ * @param {{ expected: number, completed: number, lastStep: number, inFlight: number }} w iterations
+ *   the plan asked of this generator by now, those it completed, the last step's, the most in flight
+ * @returns {boolean}
+ */
+export function behindPlan(w: {
+    expected: number;
+    completed: number;
+    lastStep: number;
+    inFlight: number;
+}): boolean;
+/**
  * The aggregates capacity.js keeps for every step, [metric, statistic]: k6 aggregates a metric per
  * step only when a threshold names the step's sub-metric, so each gets an always-true threshold
  * (thresholds.js's stepThresholds) and handleSummary reads them back (stepStats). One list for both.

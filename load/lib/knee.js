@@ -297,3 +297,18 @@ export function missedRate(w) {
   if (w.spanS < Math.max(2, w.holdS / 2)) return false;
   return w.completed < 0.9 * w.perSecond * w.spanS;
 }
+
+/**
+ * Whether the steps before this one, together, plainly missed their rates: a VU at its first
+ * iteration of a step reads it from exec.instance's completed iterations against the plan (k6 gives
+ * overlapping steps VUs of their own, which saw nothing of the step before). Each step that held lost
+ * 5 % at most, and `inFlight` iterations may still be running; beyond that, 5 % more of the last
+ * step's iterations missing means it completed under 90 %.
+ * @param {{ expected: number, completed: number, lastStep: number, inFlight: number }} w iterations
+ *   the plan asked of this generator by now, those it completed, the last step's, the most in flight
+ * @returns {boolean}
+ */
+export function behindPlan(w) {
+  if (w.lastStep <= 0) return false;
+  return w.expected - w.completed > 0.05 * w.expected + 0.05 * w.lastStep + w.inFlight;
+}

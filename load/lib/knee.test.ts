@@ -1,7 +1,7 @@
 // capacity.js's reading of its steps (knee.js): recorded step results and the verdict each must give.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { boundLine, judgeSteps, missedRate, nextPass, stepLine, vusText, type StepStats, overwhelmed } from './knee.js';
+import { behindPlan, boundLine, judgeSteps, missedRate, nextPass, stepLine, vusText, type StepStats, overwhelmed } from './knee.js';
 import { doublingRates, refineRates, stepPlan } from './phases.js';
 
 const criteria = { maxErrorRate: 0.01, p95Ms: 100, p99Ms: 200, minAchieved: 0.95, maxDropped: 0.01 };
@@ -258,5 +258,15 @@ const MISSED: Array<[string, { perSecond: number; completed: number; spanS: numb
   ["a generator's half of a step, under 90 %", { perSecond: 50, completed: 200, spanS: 5, holdS: 10 }, true],
 ];
 for (const [what, w, expected] of MISSED) test(`missedRate: ${what}`, () => assert.is(missedRate(w), expected));
+
+// The real k6 run that stepped on: 400/s and 800/s for 4 s each, 379.5/s and 710.3/s achieved, 2 VUs.
+const BEHIND: Array<[string, { expected: number; completed: number; lastStep: number; inFlight: number }, boolean]> = [
+  ['no step before', { expected: 0, completed: 0, lastStep: 0, inFlight: 2 }, false],
+  ['800/s at 89 %: plainly behind', { expected: 4800, completed: 4359, lastStep: 3200, inFlight: 2 }, true],
+  ['every step at 95 %', { expected: 4800, completed: 4560, lastStep: 3200, inFlight: 2 }, false],
+  ['the in-flight VUs still running', { expected: 4800, completed: 4600, lastStep: 3200, inFlight: 200 }, false],
+  ['a low step: 200 VUs may be in flight', { expected: 500, completed: 300, lastStep: 500, inFlight: 200 }, false],
+];
+for (const [what, w, expected] of BEHIND) test(`behindPlan: ${what}`, () => assert.is(behindPlan(w), expected));
 
 test.run();
