@@ -107,11 +107,13 @@ function watchRate(step, share) {
     // A VU new to this step judges the steps before it from the process's counters.
     let expected = 0;
     let lastStep = 0;
+    let lastRate = 0;
     /** @type {string | null} */
     let previous = null;
     for (const s of plan.steps) {
       if (s.name === step) break;
       lastStep = s.rate * (s.endS - s.startS) * share;
+      lastRate = s.rate * share;
       expected += lastStep;
       previous = s.name;
     }
@@ -119,7 +121,7 @@ function watchRate(step, share) {
     if (
       stoppedAfter === null &&
       previous !== null &&
-      behindPlan({ expected: expected, completed: now.iterationsCompleted, lastStep: lastStep, inFlight: MAX_VUS })
+      behindPlan({ expected: expected, completed: now.iterationsCompleted, lastStep: lastStep, lastRate: lastRate, inFlight: MAX_VUS })
     ) {
       stoppedAfter = previous;
       stoppedVus.add(1);

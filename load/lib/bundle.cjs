@@ -1601,7 +1601,7 @@ function missedRate(w) {
 }
 function behindPlan(w) {
   if (w.lastStep <= 0) return false;
-  return w.expected - w.completed > 0.05 * w.expected + 0.05 * w.lastStep + w.inFlight;
+  return w.expected - w.completed > 0.05 * w.expected + 0.05 * w.lastStep + w.inFlight + w.lastRate;
 }
 
 // spec/rules/arrival.js

@@ -302,13 +302,15 @@ export function missedRate(w) {
  * Whether the steps before this one, together, plainly missed their rates: a VU at its first
  * iteration of a step reads it from exec.instance's completed iterations against the plan (k6 gives
  * overlapping steps VUs of their own, which saw nothing of the step before). Each step that held lost
- * 5 % at most, and `inFlight` iterations may still be running; beyond that, 5 % more of the last
- * step's iterations missing means it completed under 90 %.
- * @param {{ expected: number, completed: number, lastStep: number, inFlight: number }} w iterations
- *   the plan asked of this generator by now, those it completed, the last step's, the most in flight
+ * 5 % at most, `inFlight` iterations may still be running, and a busy generator may start its
+ * iterations up to a second late; beyond that, 5 % more of the last step's iterations missing means
+ * it completed under 90 %.
+ * @param {{ expected: number, completed: number, lastStep: number, lastRate: number, inFlight: number }} w
+ *   iterations the plan asked of this generator by now, those it completed, the last step's, its rate
+ *   a second, the most in flight
  * @returns {boolean}
  */
 export function behindPlan(w) {
   if (w.lastStep <= 0) return false;
-  return w.expected - w.completed > 0.05 * w.expected + 0.05 * w.lastStep + w.inFlight;
+  return w.expected - w.completed > 0.05 * w.expected + 0.05 * w.lastStep + w.inFlight + w.lastRate;
 }
