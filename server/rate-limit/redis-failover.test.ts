@@ -14,39 +14,12 @@ import type { FailoverCounters } from './failover-counters.ts';
 import { RedisCounters } from './redis-counters.ts';
 import { CountersUnavailableError } from './counters.ts';
 import { keyWindows } from './policy.ts';
-import { freePort, spawnChild } from '../../lib/processes.ts';
+import { freePort } from '../../lib/processes.ts';
+import { killRedis, startRedis } from '../testing/private-redis.ts';
 import { serviceForTests } from '../testing/services.ts';
 
 const PREFIX = `adoption-test:failover:${randomUUID()}:`;
 const FREE = 'Bearer test-free-key';
-
-async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawnChild('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => 50, maxRetriesPerRequest: 0 });
-  client.on('error', () => {});
-  try {
-    // Bounded: 100 attempts, 50 ms apart at most.
-    for (let attempt = 0; attempt < 100; attempt++) {
-      try {
-        if (client.status === 'wait') await client.connect();
-        if ((await client.ping()) === 'PONG') return child;
-      } catch {
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    }
-    throw new Error(`redis-server did not answer on port ${port}`);
-  } finally {
-    client.disconnect();
-  }
-}
-
-function stopRedis(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
-}
 
 async function keysIn(port: number): Promise<string[]> {
   const client = new Redis({ port, host: '127.0.0.1' });
@@ -93,7 +66,7 @@ t.before(async () => {
 t.after(async () => {
   if (binary.missing) return;
   await server.stop();
-  await stopRedis(redis);
+  await killRedis(redis);
 });
 
 const get = (authorization = FREE) => server.inject({ method: 'GET', url: '/v1/pets?limit=1', headers: { authorization } });
@@ -112,7 +85,7 @@ test('with Redis up, requests are counted in Redis', async () => {
 });
 
 test('with Redis gone, the server keeps answering and limits on its own (fail open)', async () => {
-  await stopRedis(redis);
+  await killRedis(redis);
   const first = await get();
   assert.is(first.statusCode, 200);
   assert.ok(counters.degraded);
@@ -218,7 +191,7 @@ binary.register(late)('the server starts and serves with the memory fallback, th
     }
   } finally {
     await lateServer.stop();
-    if (lateRedis) await stopRedis(lateRedis);
+    if (lateRedis) await killRedis(lateRedis);
   }
 });
 
@@ -250,7 +223,7 @@ binary.register(hung)('a command fails after the command timeout instead of wait
     assert.is(again.outcome, 'admitted');
   } finally {
     await direct.close();
-    await stopRedis(hungRedis);
+    await killRedis(hungRedis);
   }
 });
 

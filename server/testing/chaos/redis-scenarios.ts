@@ -7,8 +7,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@hapi/hapi';
-import { Redis } from 'ioredis';
-import { freePort, spawnChild } from '../../../lib/processes.ts';
+import { freePort } from '../../../lib/processes.ts';
+import { killRedis, startRedis } from '../private-redis.ts';
 import { ManualClock } from '../../clock.ts';
 import type { FailoverCounters } from '../../rate-limit/failover-counters.ts';
 import type { RedisCounters } from '../../rate-limit/redis-counters.ts';
@@ -38,34 +38,6 @@ export interface RedisEmptyRound {
   /** Answers other than 200 and 429 (a 5xx would say the outage reached the API). */
   other: number;
   checks: Record<string, boolean>;
-}
-
-async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawnChild('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => 50, maxRetriesPerRequest: 0 });
-  client.on('error', () => {});
-  try {
-    for (let attempt = 0; attempt < 100; attempt++) {
-      try {
-        if (client.status === 'wait') await client.connect();
-        if ((await client.ping()) === 'PONG') return child;
-      } catch {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    }
-    child.kill('SIGKILL');
-    throw new Error(`redis-server did not answer on port ${port}`);
-  } finally {
-    client.disconnect();
-  }
-}
-
-function killRedis(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
 }
 
 function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
