@@ -46,6 +46,7 @@ import {
   overwhelmed,
   missedRate,
   behindPlan,
+  plannedBefore,
 } from './lib/bundle.cjs';
 import { createPet, listPets, probe } from './lib/requests.js';
 
@@ -105,25 +106,12 @@ function watchRate(step, share) {
   if (watch === null || watch.step !== step) {
     watch = { step: step, completed: now.iterationsCompleted, atMs: now.currentTestRunDuration };
     // A VU new to this step judges the steps before it from the process's counters.
-    let expected = 0;
-    let lastStep = 0;
-    let lastRate = 0;
-    /** @type {string | null} */
-    let previous = null;
-    for (const s of plan.steps) {
-      if (s.name === step) break;
-      lastStep = s.rate * (s.endS - s.startS) * share;
-      lastRate = s.rate * share;
-      expected += lastStep;
-      previous = s.name;
-    }
-    expected += stepRates[step] * share * Math.max(0, (Date.now() - exec.scenario.startTime) / 1000);
-    if (
-      stoppedAfter === null &&
-      previous !== null &&
-      behindPlan({ expected: expected, completed: now.iterationsCompleted, lastStep: lastStep, lastRate: lastRate, inFlight: MAX_VUS })
-    ) {
-      stoppedAfter = previous;
+    const before = plannedBefore(plan.steps, step, share);
+    if (before === null || stoppedAfter !== null) return;
+    const expected = before.expected + stepRates[step] * share * Math.max(0, (Date.now() - exec.scenario.startTime) / 1000);
+    const w = { expected: expected, completed: now.iterationsCompleted, lastStep: before.lastStep, lastRate: before.lastRate, inFlight: MAX_VUS };
+    if (behindPlan(w)) {
+      stoppedAfter = before.previous;
       stoppedVus.add(1);
     }
     return;

@@ -49,7 +49,8 @@ import {
   reportLines,
   zeroSamples,
   k6Override,
-  overrideFlags,
+  rateLimitOverrideRefusal,
+  runLength,
   MAX_CLIENTS,
 } from './lib/bundle.cjs';
 import { listPets, listPetsBatchRequest, noteRedirect, probe } from './lib/requests.js';
@@ -155,24 +156,8 @@ export function setup() {
   add(zeroSamples());
   if (!isWhole(segmentOf(exec.test.options))) return refusal(ONE_PROCESS);
   const override = k6Override(exec.test.options);
-  if (override !== null && override.vus > 1) {
-    return refusal(
-      'rate-limit.js judges each window by counting every request of the key from ONE VU; ' +
-        overrideFlags(override) +
-        ' would split them between ' +
-        override.vus +
-        ' VUs, each seeing part of each window. Give --vus 1 (or none), and CLIENTS=' +
-        Math.min(override.vus, MAX_CLIENTS) +
-        ' for that many concurrent clients on the key'
-    );
-  }
-  if (override !== null && BAN) {
-    return refusal(
-      'BAN=1 runs a second scenario, and k6 runs only `default` when given ' +
-        overrideFlags(override) +
-        ': drop them (DURATION and BAN_DURATION set the lengths)'
-    );
-  }
+  const refused = override === null ? null : rateLimitOverrideRefusal(override, { ban: BAN, maxClients: MAX_CLIENTS });
+  if (refused !== null) return refusal(refused);
   const sentAtMs = Date.now();
   let res;
   try {
@@ -187,7 +172,7 @@ export function setup() {
   const perMinute = expected.limit === null ? Math.ceil(learned * OVERDRIVE) : targetPerMinute;
   // The pacer's rate, within what the scenario's wake-ups can carry.
   const offered = Math.min(perMinute, scenarios.limit.rate * CLIENTS);
-  const length = runLength(override, offered);
+  const length = runLength(override, { durationS: DURATION_S, clients: CLIENTS, offeredPerMinute: offered });
   const said = runPlanLines({
     baseUrl: target.baseUrl,
     limit: learned,
@@ -219,21 +204,6 @@ export function setup() {
   const unreachable = unreachableReason(shortfalls);
   if (unreachable !== null) return refusal(unreachable);
   return { first: first, perMinute: perMinute, startedMs: Date.now() };
-}
-
-/**
- * How long the main client runs: DURATION, or k6's own --duration; with --iterations, the time that
- * many wake-ups take at the offered rate (each sends a request or a burst).
- * @param {import('./lib/overrides.js').Override | null} o
- * @param {number} offeredPerMinute
- * @returns {{ durationS: number, said: import('./lib/key-limit.js').RunLength | undefined }}
- */
-function runLength(o, offeredPerMinute) {
-  if (o === null) return { durationS: DURATION_S, said: undefined };
-  if (o.iterations !== null) {
-    return { durationS: Math.floor((o.iterations * CLIENTS * 60) / offeredPerMinute), said: { option: '--iterations', iterations: o.iterations } };
-  }
-  return { durationS: o.durationS === null ? DURATION_S : o.durationS, said: { option: '--duration' } };
 }
 
 /**

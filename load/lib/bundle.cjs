@@ -75,12 +75,15 @@ __export(bundle_exports, {
   overwhelmed: () => overwhelmed,
   parseBetween: () => parseBetween,
   parseRates: () => parseRates,
+  plannedBefore: () => plannedBefore,
   rateLimitHeaderProblems: () => rateLimitHeaderProblems,
+  rateLimitOverrideRefusal: () => rateLimitOverrideRefusal,
   rateLimitThresholds: () => rateLimitThresholds,
   readSnapshot: () => readSnapshot,
   refineRates: () => refineRates,
   refusal: () => refusal,
   reportLines: () => reportLines,
+  runLength: () => runLength,
   runPlanLines: () => runPlanLines,
   scriptPathFrom: () => scriptPathFrom,
   segmentOf: () => segmentOf,
@@ -1598,6 +1601,17 @@ function overwhelmed(seen) {
 function missedRate(w) {
   if (w.spanS < Math.max(2, w.holdS / 2)) return false;
   return w.completed < 0.9 * w.perSecond * w.spanS;
+}
+function plannedBefore(steps, step, share) {
+  let expected = 0;
+  let before = null;
+  for (const s of steps) {
+    if (s.name === step) break;
+    const lastStep = s.rate * (s.endS - s.startS) * share;
+    expected += lastStep;
+    before = { expected, lastStep, lastRate: s.rate * share, previous: s.name };
+  }
+  return before;
 }
 function behindPlan(w) {
   if (w.lastStep <= 0) return false;
@@ -3168,6 +3182,21 @@ function overrideFlags(o) {
   else if (o.durationS !== null) parts.push("--duration " + o.durationS + "s");
   return parts.join(" ");
 }
+function rateLimitOverrideRefusal(o, script) {
+  if (o.vus > 1) {
+    return "rate-limit.js judges each window by counting every request of the key from ONE VU; " + overrideFlags(o) + " would split them between " + o.vus + " VUs, each seeing part of each window. Give --vus 1 (or none), and CLIENTS=" + Math.min(o.vus, script.maxClients) + " for that many concurrent clients on the key";
+  }
+  if (script.ban)
+    return "BAN=1 runs a second scenario, and k6 runs only `default` when given " + overrideFlags(o) + ": drop them (DURATION and BAN_DURATION set the lengths)";
+  return null;
+}
+function runLength(o, run) {
+  if (o === null) return { durationS: run.durationS, said: void 0 };
+  if (o.iterations !== null) {
+    return { durationS: Math.floor(o.iterations * run.clients * 60 / run.offeredPerMinute), said: { option: "--iterations", iterations: o.iterations } };
+  }
+  return { durationS: o.durationS === null ? run.durationS : o.durationS, said: { option: "--duration" } };
+}
 function overrideReport(o, run, objective) {
   const broken = [];
   if (run.errorRate > objective.maxErrorRate) broken.push("errors " + pct(run.errorRate) + " over " + pct(objective.maxErrorRate));
@@ -3354,12 +3383,15 @@ function banProbeTimes(ban) {
   overwhelmed,
   parseBetween,
   parseRates,
+  plannedBefore,
   rateLimitHeaderProblems,
+  rateLimitOverrideRefusal,
   rateLimitThresholds,
   readSnapshot,
   refineRates,
   refusal,
   reportLines,
+  runLength,
   runPlanLines,
   scriptPathFrom,
   segmentOf,

@@ -12,7 +12,7 @@ export { keyLabel } from '../../spec/rules/redact.js';
 export { capacitySvg } from '../../spec/rules/capacity-svg.js';
 export { timelineSvg } from '../../spec/rules/timeline-svg.js';
 export { MAX_CLIENTS, baseUrl, boolEnv, clientsEnv, durationEnv, expectedLimit, numberEnv, stringEnv, summaryPath } from './config.js';
-export { behindPlan, boundLine, judgeSteps, missedRate, nextPass, overwhelmed, stepLine, stepStats } from './knee.js';
+export { behindPlan, boundLine, judgeSteps, missedRate, nextPass, overwhelmed, plannedBefore, stepLine, stepStats } from './knee.js';
 export { bucketSeconds, isTimelineMetric, TIMELINE_METRICS, timelinePoints, timelineSamples } from './timeline.js';
 export { capacityThresholds, rateLimitThresholds, smokeThresholds, WARNING_ONLY } from './thresholds.js';
 export { doublingRates, isStepMetric, parseBetween, parseRates, refineRates, stepPlan, stepScenarios, withBaseline } from './phases.js';
@@ -31,7 +31,7 @@ export {
 } from './key-limit.js';
 export { metricValue, summaryOutputs } from './summary.js';
 export { nextLine, scriptPathFrom } from './next-run.js';
-export { k6Override, overrideFlags, overrideReport } from './overrides.js';
+export { k6Override, overrideFlags, overrideReport, rateLimitOverrideRefusal, runLength } from './overrides.js';
 export { onOrigin } from './origin.js';
 export { refusal, setupStop } from './outcome.js';
 export { answerOf, banProbeTimes, createPacer } from './pacing.js';

@@ -91,6 +91,20 @@ export function missedRate(w: {
     holdS: number;
 }): boolean;
 /**
+ * What the plan asked of this generator before `step` began: the iterations of the steps before it,
+ * the last of them (its iterations and rate a second) and its name; null when `step` is the first.
+ * @param {import('./phases.js').Step[]} steps
+ * @param {string} step
+ * @param {number} share this generator's share of each rate
+ * @returns {{ expected: number, lastStep: number, lastRate: number, previous: string } | null}
+ */
+export function plannedBefore(steps: import("./phases.js").Step[], step: string, share: number): {
+    expected: number;
+    lastStep: number;
+    lastRate: number;
+    previous: string;
+} | null;
+/**
  * Whether the steps before this one, together, plainly missed their rates: a VU at its first
  * iteration of a step reads it from exec.instance's completed iterations against the plan (k6 gives
  * overlapping steps VUs of their own, which saw nothing of the step before). Each step that held lost

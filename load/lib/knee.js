@@ -299,6 +299,27 @@ export function missedRate(w) {
 }
 
 /**
+ * What the plan asked of this generator before `step` began: the iterations of the steps before it,
+ * the last of them (its iterations and rate a second) and its name; null when `step` is the first.
+ * @param {import('./phases.js').Step[]} steps
+ * @param {string} step
+ * @param {number} share this generator's share of each rate
+ * @returns {{ expected: number, lastStep: number, lastRate: number, previous: string } | null}
+ */
+export function plannedBefore(steps, step, share) {
+  let expected = 0;
+  /** @type {{ expected: number, lastStep: number, lastRate: number, previous: string } | null} */
+  let before = null;
+  for (const s of steps) {
+    if (s.name === step) break;
+    const lastStep = s.rate * (s.endS - s.startS) * share;
+    expected += lastStep;
+    before = { expected: expected, lastStep: lastStep, lastRate: s.rate * share, previous: s.name };
+  }
+  return before;
+}
+
+/**
  * Whether the steps before this one, together, plainly missed their rates: a VU at its first
  * iteration of a step reads it from exec.instance's completed iterations against the plan (k6 gives
  * overlapping steps VUs of their own, which saw nothing of the step before). Each step that held lost

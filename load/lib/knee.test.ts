@@ -1,7 +1,7 @@
 // capacity.js's reading of its steps (knee.js): recorded step results and the verdict each must give.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { behindPlan, boundLine, judgeSteps, missedRate, nextPass, stepLine, vusText, type StepStats, overwhelmed } from './knee.js';
+import { behindPlan, boundLine, judgeSteps, missedRate, nextPass, plannedBefore, stepLine, vusText, type StepStats, overwhelmed } from './knee.js';
 import { doublingRates, refineRates, stepPlan } from './phases.js';
 
 const criteria = { maxErrorRate: 0.01, p95Ms: 100, p99Ms: 200, minAchieved: 0.95, maxDropped: 0.01 };
@@ -270,5 +270,19 @@ const BEHIND: Array<[string, { expected: number; completed: number; lastStep: nu
   ['a short step a second late', { expected: 90, completed: 70, lastStep: 60, lastRate: 20, inFlight: 2 }, false],
 ];
 for (const [what, w, expected] of BEHIND) test(`behindPlan: ${what}`, () => assert.is(behindPlan(w), expected));
+
+// What capacity.js's VU new to a step reads of the plan before it.
+const PLAN_STEPS = [
+  { name: 'rate_10', rate: 10, startS: 0, endS: 5 },
+  { name: 'rate_20', rate: 20, startS: 5, endS: 10 },
+  { name: 'rate_40', rate: 40, startS: 10, endS: 15 },
+];
+const BEFORE: Array<[string, string, number, ReturnType<typeof plannedBefore>]> = [
+  ['the first step has nothing before it', 'rate_10', 1, null],
+  ['one step before', 'rate_20', 1, { expected: 50, lastStep: 50, lastRate: 10, previous: 'rate_10' }],
+  ['two steps before', 'rate_40', 1, { expected: 150, lastStep: 100, lastRate: 20, previous: 'rate_20' }],
+  ['a generator with half of each rate', 'rate_40', 0.5, { expected: 75, lastStep: 50, lastRate: 10, previous: 'rate_20' }],
+];
+for (const [what, step, share, expected] of BEFORE) test(`plannedBefore: ${what}`, () => assert.equal(plannedBefore(PLAN_STEPS, step, share), expected));
 
 test.run();

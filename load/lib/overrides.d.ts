@@ -28,6 +28,32 @@ export function k6Override(options: {
  */
 export function overrideFlags(o: Override): string;
 /**
+ * Why rate-limit.js cannot run under k6's own scenario, or null when it can: it counts every request
+ * of the key from one VU, and BAN=1 needs a second scenario of its own.
+ * @param {Override} o
+ * @param {{ ban: boolean, maxClients: number }} script
+ * @returns {string | null}
+ */
+export function rateLimitOverrideRefusal(o: Override, script: {
+    ban: boolean;
+    maxClients: number;
+}): string | null;
+/**
+ * How long rate-limit.js's client runs: DURATION, or k6's own --duration; with --iterations, the
+ * time that many wake-ups take at the offered rate (each sends a request or a burst).
+ * @param {Override | null} o
+ * @param {{ durationS: number, clients: number, offeredPerMinute: number }} run
+ * @returns {{ durationS: number, said: import('./key-limit.js').RunLength | undefined }}
+ */
+export function runLength(o: Override | null, run: {
+    durationS: number;
+    clients: number;
+    offeredPerMinute: number;
+}): {
+    durationS: number;
+    said: import("./key-limit.js").RunLength | undefined;
+};
+/**
  * @typedef {object} WholeRun what a run of k6's own scenario achieved, from its summary
  * @property {number} ratePerS requests a second
  * @property {number} errorRate share of failed requests

@@ -69,6 +69,47 @@ export function overrideFlags(o) {
 }
 
 /**
+ * Why rate-limit.js cannot run under k6's own scenario, or null when it can: it counts every request
+ * of the key from one VU, and BAN=1 needs a second scenario of its own.
+ * @param {Override} o
+ * @param {{ ban: boolean, maxClients: number }} script
+ * @returns {string | null}
+ */
+export function rateLimitOverrideRefusal(o, script) {
+  if (o.vus > 1) {
+    return (
+      'rate-limit.js judges each window by counting every request of the key from ONE VU; ' +
+      overrideFlags(o) +
+      ' would split them between ' +
+      o.vus +
+      ' VUs, each seeing part of each window. Give --vus 1 (or none), and CLIENTS=' +
+      Math.min(o.vus, script.maxClients) +
+      ' for that many concurrent clients on the key'
+    );
+  }
+  if (script.ban)
+    return (
+      'BAN=1 runs a second scenario, and k6 runs only `default` when given ' + overrideFlags(o) + ': drop them (DURATION and BAN_DURATION set the lengths)'
+    );
+  return null;
+}
+
+/**
+ * How long rate-limit.js's client runs: DURATION, or k6's own --duration; with --iterations, the
+ * time that many wake-ups take at the offered rate (each sends a request or a burst).
+ * @param {Override | null} o
+ * @param {{ durationS: number, clients: number, offeredPerMinute: number }} run
+ * @returns {{ durationS: number, said: import('./key-limit.js').RunLength | undefined }}
+ */
+export function runLength(o, run) {
+  if (o === null) return { durationS: run.durationS, said: undefined };
+  if (o.iterations !== null) {
+    return { durationS: Math.floor((o.iterations * run.clients * 60) / run.offeredPerMinute), said: { option: '--iterations', iterations: o.iterations } };
+  }
+  return { durationS: o.durationS === null ? run.durationS : o.durationS, said: { option: '--duration' } };
+}
+
+/**
  * @typedef {object} WholeRun what a run of k6's own scenario achieved, from its summary
  * @property {number} ratePerS requests a second
  * @property {number} errorRate share of failed requests

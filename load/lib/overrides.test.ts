@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { k6Override, optionSeconds, overrideFlags, overrideReport } from './overrides.js';
+import { k6Override, optionSeconds, overrideFlags, overrideReport, rateLimitOverrideRefusal, runLength } from './overrides.js';
 
 const SECONDS: Array<[unknown, number | null]> = [
   ['5s', 5],
@@ -88,5 +88,31 @@ for (const [what, run, line] of REPORTS) {
     assert.match(report[2]!, /^next: .*without --vus, --duration and --iterations/);
   });
 }
+
+const one = { executor: 'constant-vus', vus: 1, durationS: 20, iterations: null };
+const REFUSALS: Array<[string, NonNullable<ReturnType<typeof k6Override>>, boolean, RegExp | null]> = [
+  ['one VU for a duration', one, false, null],
+  ['more than one VU', { ...one, vus: 200 }, false, /split them between 200 VUs.*CLIENTS=128 for that many/],
+  ['BAN=1', one, true, /^BAN=1 runs a second scenario.*--vus 1 --duration 20s/],
+];
+for (const [what, o, ban, message] of REFUSALS) {
+  test(`rate-limit.js under k6's own options, ${what}: ${message ? 'refused' : 'runs'}`, () => {
+    const refused = rateLimitOverrideRefusal(o, { ban, maxClients: 128 });
+    if (message === null) assert.is(refused, null);
+    else assert.match(String(refused), message);
+  });
+}
+
+const LENGTHS: Array<[string, ReturnType<typeof k6Override>, ReturnType<typeof runLength>]> = [
+  ['its own DURATION', null, { durationS: 150, said: undefined }],
+  ['--duration', one, { durationS: 20, said: { option: '--duration' } }],
+  [
+    '--iterations: 90 wake-ups of 2 clients at 360 a minute',
+    { ...one, durationS: null, iterations: 90 },
+    { durationS: 30, said: { option: '--iterations', iterations: 90 } },
+  ],
+];
+for (const [what, o, expected] of LENGTHS)
+  test(`rate-limit.js's run length with ${what}`, () => assert.equal(runLength(o, { durationS: 150, clients: 2, offeredPerMinute: 360 }), expected));
 
 test.run();
