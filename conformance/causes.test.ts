@@ -9,7 +9,7 @@ import { formatConsole } from './report/console.ts';
 import { formatHtml } from './report/html.ts';
 import { formatJson } from './report/json.ts';
 import { formatJUnit } from './report/junit.ts';
-import type { Exchange } from './http.ts';
+import type { Exchange } from '../judge/exchange.ts';
 import { FLAWS } from './testing/flaws/catalogue.ts';
 import { conformOn, startTarget } from './testing/flaws/harness.ts';
 

@@ -22,7 +22,7 @@ export { startMock, type MockOptions, type RunningMock } from './mock.ts';
 // Judging traffic the kit did not send (the proxy uses nothing else of conformance/): the contract,
 // the exchange model, the live areas, the ledger and the rate-limit verdict.
 export { DEFAULT_SPEC_PATH, loadContract, type Contract, type OperationId } from './openapi.ts';
-export { bodyText, formatExchange, jsonBody, type Clock, type Exchange } from './http.ts';
+export { bodyText, formatExchange, jsonBody, type Clock, type Exchange } from '../judge/exchange.ts';
 export { tlsExplanation, type TlsSettings } from './transport.ts';
 export { curlLine } from './report/curl.ts';
 export { redactResults } from './report/redact.ts';

@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { KitError } from '../lib/errors.ts';
 import { CATALOGUE, type CheckDef } from './catalogue.ts';
 import { AREAS } from './checks/index.ts';
-import type { Exchange } from './http.ts';
+import type { Exchange } from '../judge/exchange.ts';
 import { CheckScopeError, Ledger } from './ledger.ts';
 
 const DEFS: CheckDef[] = [

@@ -2,7 +2,7 @@
 // Each area gets a view scoped to the ids it defines: a check is asserted by exactly one module.
 import { KitError } from '../lib/errors.ts';
 import type { CheckDef, Level, Profile } from './checks/check-def.ts';
-import { unreadReason, type Exchange } from './http.ts';
+import { unreadReason, type Exchange } from '../judge/exchange.ts';
 import { refusalAmong } from './refusal.ts';
 
 export type Outcome = 'passed' | 'failed' | 'warned' | 'not-run';

@@ -9,7 +9,7 @@ import type { OperationId } from '../spec/contract-types.ts';
 import { OPERATIONS } from '../spec/rules/contract.js';
 import { parseInteger } from '../spec/rules/fields.js';
 import { causeKey } from './causes.ts';
-import { responseJson } from './http.ts';
+import { responseJson } from '../judge/exchange.ts';
 
 /** A long list of allowed values, shortened for a message: the first few and how many in all. */
 export function enumeration(values: readonly unknown[], shown = 4): string {

@@ -4,7 +4,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { REFUSAL_CODES } from '../spec/rules/contract.js';
-import type { Exchange } from './http.ts';
+import type { Exchange } from '../judge/exchange.ts';
 import { Pacer, type PacerOptions } from './pacing.ts';
 
 const NOW = 1_800_000_000_000;

@@ -4,7 +4,8 @@
 import { KitError } from '../lib/errors.ts';
 import type { RefusalBudget } from '../spec/contract-facts.ts';
 import { DEFAULT_TOLERANCES, readSnapshot, retryWaitMs, slackSeconds } from '../spec/rules/snapshot.js';
-import type { Clock, Exchange, ExchangeRequest, RequestGate } from './http.ts';
+import type { RequestGate } from './http.ts';
+import type { Clock, Exchange, ExchangeRequest } from '../judge/exchange.ts';
 import { errorCode } from './refusal.ts';
 
 export type Budget = RefusalBudget;

@@ -4,13 +4,14 @@
 import { KitError } from '../lib/errors.ts';
 import { isAdmittedStatus, isRefusalStatus } from '../spec/rules/snapshot.js';
 import { CATALOGUE } from './catalogue.ts';
-import { TlsError, UnreachableError, type Exchange, type SendOptions } from './http.ts';
+import { TlsError, UnreachableError, type SendOptions } from './http.ts';
+import { type Exchange } from '../judge/exchange.ts';
 import { redactHeader } from '../spec/rules/redact.js';
 import type { RunContext } from './checks/area.ts';
 import { retryWaitOf } from './checks/rate-limit-verdict.ts';
 import { validateResponse } from './openapi.ts';
 import { answered, errorOf } from './refusal.ts';
-import { tooLargeText } from './transport.ts';
+import { tooLargeText } from '../judge/exchange.ts';
 
 /** The target cannot be checked as given: the base URL or the key is wrong. */
 export class PreflightError extends KitError {

@@ -3,7 +3,7 @@
 // refusal says this, never a guess at the cause.
 import { headerValue } from '../spec/rules/fields.js';
 import { isRefusalStatus } from '../spec/rules/snapshot.js';
-import type { Exchange } from './http.ts';
+import type { Exchange } from '../judge/exchange.ts';
 
 /** The Error body's `code: message`, else what the body was. */
 export function errorOf(ex: Exchange): string {

@@ -9,7 +9,8 @@ import type { Area, AreaContext, Phase, ProgressEvent, ResolvedOptions, RunConte
 import { AREAS, LIVE_AREAS } from './checks/index.ts';
 import type { DreddOutcome } from './dredd/run.ts';
 import { RequestBudget } from './generate/budget.ts';
-import { HttpClient, type Clock, type Exchange } from './http.ts';
+import { HttpClient } from './http.ts';
+import { type Clock, type Exchange } from '../judge/exchange.ts';
 import { keyLabel } from '../spec/rules/redact.js';
 import { groupCauses, type SharedCause } from './causes.ts';
 import { redactedProgress, redactReport, runKeys } from './report/redact.ts';

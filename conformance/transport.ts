@@ -4,6 +4,7 @@
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { BodyCapture, flatHeaders } from '../lib/http-message.ts';
+import type { BodyTooLarge } from '../judge/exchange.ts';
 
 export interface TlsSettings {
   /** PEM certificates trusted besides the system's (from --ca). */
@@ -29,29 +30,10 @@ export interface RawResponse {
   tooLarge?: BodyTooLarge;
 }
 
-/** A body the transport stopped reading at its limit. */
-export interface BodyTooLarge {
-  /** The limit (--max-body), in bytes. */
-  limit: number;
-  /** Bytes read before the transport stopped. */
-  read: number;
-  /** The size Content-Length announced, if any. */
-  declared?: number;
-}
-
 /** Default of --max-body: far above any answer of this API (100 pets are a few dozen KiB), far below a string's maximum length. */
 export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
 /** Of a body past the limit, what is kept to show in the report. */
 export const EVIDENCE_BYTES = 2048;
-
-/** How every report names a body past --max-body (Dredd's worker, plain CommonJS, spells it too). */
-export const TOO_LARGE = 'body too large to judge';
-
-/** What a body past the limit is, in words (the reports and the ledger use it). */
-export function tooLargeText(tooLarge: BodyTooLarge): string {
-  const size = tooLarge.declared !== undefined ? `Content-Length ${tooLarge.declared}` : `more than ${tooLarge.read} bytes read`;
-  return `${TOO_LARGE}: ${size}, past --max-body ${tooLarge.limit}; not read further`;
-}
 
 /** Scheme, host and port: where a transport may send. */
 export function originOf(url: string): string {

@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Exchange } from '../conformance/http.ts';
+import type { Exchange } from '../judge/exchange.ts';
 import { HarWriter } from './har.ts';
 
 const exchange: Exchange = {

@@ -2,7 +2,7 @@
 // rules hear a key's answers only once no request of the key still in flight can precede them.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Exchange } from '../conformance/http.ts';
+import type { Exchange } from '../judge/exchange.ts';
 import { loadContract } from '../conformance/openapi.ts';
 import { TrafficJudge } from './judge.ts';
 import { operationOf } from './operations.ts';

@@ -6,7 +6,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Exchange } from '../conformance/http.ts';
+import type { Exchange } from '../judge/exchange.ts';
 import { loadContract } from '../conformance/openapi.ts';
 import { TrafficJudge } from './judge.ts';
 

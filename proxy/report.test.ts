@@ -2,7 +2,7 @@
 // how a finding reads on the console, and that JUnit and HAR say what they must.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Exchange } from '../conformance/http.ts';
+import type { Exchange } from '../judge/exchange.ts';
 import type { Finding } from './judge.ts';
 import { buildReport, findingLine, formatJUnit, type FailOn } from './report.ts';
 import { HarWriter } from './har.ts';

@@ -2,7 +2,7 @@
 // the refusal, the one after) up to `keep` more, every other one counted; long bodies cut.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Exchange } from '../conformance/http.ts';
+import type { Exchange } from '../judge/exchange.ts';
 import { ExchangeSample, KEPT_BODY_CHARS, slim } from './sample.ts';
 
 function exchange(seq: number, status: number, body = '[]'): Exchange {

@@ -1,7 +1,7 @@
 // What a check reads of an exchange on its own, without the run's context, and the id it asks for
 // when no pet may exist. Kept apart from support.ts (which needs the area's context) so that the
 // rate-limit verdict and the Dredd run, which the area's context names, can read them too.
-import type { Exchange } from '../http.ts';
+import type { Exchange } from '../../judge/exchange.ts';
 
 /** An id no implementation has handed out: the largest safe integer, well inside int64. */
 export const UNKNOWN_PET_ID = Number.MAX_SAFE_INTEGER;

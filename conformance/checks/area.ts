@@ -3,7 +3,8 @@
 // may inspect every exchange the run made once the phases are over (Schemathesis-like: a check of
 // one response is a function of the exchange and the context).
 import type { DreddOutcome } from '../dredd/run.ts';
-import type { Clock, Exchange, HttpClient } from '../http.ts';
+import type { HttpClient } from '../http.ts';
+import type { Clock, Exchange } from '../../judge/exchange.ts';
 import type { RequestBudget } from '../generate/budget.ts';
 import type { CheckLedger } from '../ledger.ts';
 import type { Contract } from '../openapi.ts';

@@ -1,6 +1,7 @@
 // Authentication: 401 without a key, with another scheme and with an unknown key, and the Bearer
 // challenge on every 401 the run sees.
-import type { Exchange, SendOptions } from '../http.ts';
+import type { SendOptions } from '../http.ts';
+import type { Exchange } from '../../judge/exchange.ts';
 import type { CheckDef } from './check-def.ts';
 import { SECTION, type AreaContext, type InspectContext, type LiveArea } from './area.ts';
 import { expectResponse, send } from './support.ts';

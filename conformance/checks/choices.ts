@@ -2,7 +2,7 @@
 // with a few requests of its own and from what the other areas saw, reported whatever it is; and,
 // where the implementer declared a choice (--choice), whether the target does what it declared.
 import { parseRetryAfter } from '../../spec/rules/fields.js';
-import { jsonBody, type Exchange } from '../http.ts';
+import { jsonBody, type Exchange } from '../../judge/exchange.ts';
 import { enumeration } from '../openapi.ts';
 import type { CheckDef } from './check-def.ts';
 import type { Area, AreaContext } from './area.ts';

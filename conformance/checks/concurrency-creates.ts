@@ -1,6 +1,7 @@
 // Overlapping creates for the concurrency phase: creates sent at once get ids of their own and are
 // kept as sent, and lists read while creates are in flight are whole.
-import { jsonBody, type Exchange, type SendOptions } from '../http.ts';
+import { type SendOptions } from '../http.ts';
+import { jsonBody, type Exchange } from '../../judge/exchange.ts';
 import { validateResponse } from '../openapi.ts';
 import { type AreaContext } from './area.ts';
 import { describeStatus, isPetArray, status } from './answers.ts';

@@ -2,7 +2,8 @@
 // --max-requests, the pacer and --clients in flight, and each batch judged as a set.
 import { parseInteger } from '../../spec/rules/fields.js';
 import { type Violation } from '../../spec/rules/window-rules.js';
-import { type Exchange, type SendOptions } from '../http.ts';
+import { type SendOptions } from '../http.ts';
+import { type Exchange } from '../../judge/exchange.ts';
 import { type AreaContext } from './area.ts';
 import { isAdmitted, snapshotOf } from './rate-limit-verdict.ts';
 import { header } from './answers.ts';

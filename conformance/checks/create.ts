@@ -1,6 +1,7 @@
 // createPet: 201 with the Pet, 400 for missing and invalid fields, and what a store must do with
 // a created pet: echo it, keep it, give it its own id, list it.
-import { jsonBody, type Exchange, type SendOptions } from '../http.ts';
+import { type SendOptions } from '../http.ts';
+import { jsonBody, type Exchange } from '../../judge/exchange.ts';
 import type { CheckDef } from './check-def.ts';
 import { SECTION, type AreaContext, type InspectContext, type LiveArea } from './area.ts';
 import { describeStatus, header, isPetArray, status } from './answers.ts';

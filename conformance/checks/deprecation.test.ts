@@ -3,7 +3,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { formatHttpDate } from '../../spec/rules/fields.js';
-import type { Exchange } from '../http.ts';
+import type { Exchange } from '../../judge/exchange.ts';
 import { Ledger } from '../ledger.ts';
 import { loadContract } from '../openapi.ts';
 import { deprecationArea } from './deprecation.ts';

@@ -3,7 +3,7 @@
 // response says "will be" deprecated (RFC 9745 §2.1) where getPet *is* (conformance/README.md).
 import { parseDeprecation, parseHttpDate, parseSunset } from '../../spec/rules/fields.js';
 import { DEFAULT_TOLERANCES } from '../../spec/rules/snapshot.js';
-import type { Exchange } from '../http.ts';
+import type { Exchange } from '../../judge/exchange.ts';
 import type { CheckDef } from './check-def.ts';
 import { SECTION, type InspectContext, type LiveArea } from './area.ts';
 import { LOWER_HEADERS } from '../../spec/rules/contract.js';

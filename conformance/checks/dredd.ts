@@ -2,9 +2,9 @@
 // the must-level schemas (conformance/dredd/run.ts explains why Dredd needs that help).
 import { causeKey } from '../causes.ts';
 import { runDredd, transactionPlans, type DreddOutcome } from '../dredd/run.ts';
-import type { Exchange } from '../http.ts';
+import type { Exchange } from '../../judge/exchange.ts';
 import { TargetStoppedError } from '../silence.ts';
-import { TOO_LARGE } from '../transport.ts';
+import { TOO_LARGE } from '../../judge/exchange.ts';
 import type { CheckDef } from './check-def.ts';
 import type { Area, AreaContext } from './area.ts';
 

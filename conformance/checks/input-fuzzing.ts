@@ -7,7 +7,7 @@ import { bodyArbitrary, invalidTextArbitrary, valueArbitrary } from '../generate
 import { outOfRange, successStatuses, type Case } from '../generate/cases.ts';
 import { fuzz, type Judgement } from '../generate/fuzz.ts';
 import { invalidVariants } from '../generate/schema.ts';
-import { jsonBody, type Exchange } from '../http.ts';
+import { jsonBody, type Exchange } from '../../judge/exchange.ts';
 import type { OperationId } from '../openapi.ts';
 import type { AreaContext } from './area.ts';
 import { judge, sendCase, type Markers } from './input-judge.ts';

@@ -4,7 +4,7 @@
 // input-fuzzing.ts (fast-check properties) both judge with these.
 import type { Case, Expectation } from '../generate/cases.ts';
 import type { Judgement } from '../generate/fuzz.ts';
-import { jsonBody, type Exchange } from '../http.ts';
+import { jsonBody, type Exchange } from '../../judge/exchange.ts';
 import type { AreaContext } from './area.ts';
 import { describeStatus, status } from './answers.ts';
 import { send } from './support.ts';

@@ -2,7 +2,7 @@
 // is the area: its checks, the examples and coverage phases and the stored-nothing walk;
 // input-judge.ts judges one answer, input-fuzzing.ts is the fuzzing phase.
 import { bodyCases, exampleCases, parameterCases, type Case } from '../generate/cases.ts';
-import { jsonBody, type Exchange } from '../http.ts';
+import { jsonBody, type Exchange } from '../../judge/exchange.ts';
 import type { CheckDef } from './check-def.ts';
 import { SECTION, type Area, type AreaContext } from './area.ts';
 import { fuzzing } from './input-fuzzing.ts';

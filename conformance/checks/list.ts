@@ -1,7 +1,7 @@
 // listPets: the bare array, limit and its bounds, the status filter, and pagination when a page
 // announces a next one.
 import { LIST_LIMIT } from '../../spec/rules/contract.js';
-import { jsonBody, type Exchange } from '../http.ts';
+import { jsonBody, type Exchange } from '../../judge/exchange.ts';
 import type { CheckDef } from './check-def.ts';
 import { SECTION, type Area, type AreaContext } from './area.ts';
 import { describeStatus, isPetArray, status } from './answers.ts';

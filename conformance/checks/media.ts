@@ -3,7 +3,8 @@
 // effect; RFC 9110 §8.3.1: type and subtype are case-insensitive); text that is not JSON must be
 // refused; another media type, charset or content coding should be 415, malformed JSON 400.
 import { baseBody, successStatuses } from '../generate/cases.ts';
-import type { Exchange, SendOptions } from '../http.ts';
+import type { SendOptions } from '../http.ts';
+import type { Exchange } from '../../judge/exchange.ts';
 import type { CheckDef } from './check-def.ts';
 import { SECTION, type Area, type AreaContext } from './area.ts';
 import { describeStatus, status } from './answers.ts';

@@ -1,7 +1,7 @@
 // Methods the description does not give a path: never a 5xx; 405 with Allow (RFC 9110 §15.5.6) and
 // OPTIONS with Allow (§9.3.7) at should level only. Requests on /pets/{petId} name an id no
 // implementation has handed out, so that a server that does implement DELETE deletes nothing.
-import type { Exchange } from '../http.ts';
+import type { Exchange } from '../../judge/exchange.ts';
 import type { OperationId } from '../openapi.ts';
 import type { CheckDef } from './check-def.ts';
 import { type Area, type AreaContext } from './area.ts';

@@ -3,7 +3,7 @@
 // count, not only by admission), and a create refused over the limit that must have stored nothing.
 import { parseInteger } from '../../spec/rules/fields.js';
 import { DEFAULT_TOLERANCES } from '../../spec/rules/snapshot.js';
-import { jsonBody, type Exchange } from '../http.ts';
+import { jsonBody, type Exchange } from '../../judge/exchange.ts';
 import type { AreaContext } from './area.ts';
 import { isAdmitted, isRefusal } from './rate-limit-verdict.ts';
 import { describeStatus, header, isPetArray, status } from './answers.ts';

@@ -2,7 +2,7 @@
 // IETF RateLimit fields as good practice.
 import { rateLimitHeaderProblems, readSnapshot } from '../../spec/rules/snapshot.js';
 import { parseRateLimit, parseRateLimitPolicy } from '../../spec/rules/structured-fields.js';
-import type { Exchange } from '../http.ts';
+import type { Exchange } from '../../judge/exchange.ts';
 import type { CheckDef } from './check-def.ts';
 import { SECTION, type InspectContext, type LiveArea } from './area.ts';
 import { HEADERS, LOWER_HEADERS } from '../../spec/rules/contract.js';

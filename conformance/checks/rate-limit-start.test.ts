@@ -2,7 +2,7 @@
 // the one refusal that is waited out (its Retry-After within --max-wait), from a table of answers.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Exchange } from '../http.ts';
+import type { Exchange } from '../../judge/exchange.ts';
 import type { AreaContext } from './area.ts';
 import { firstAdmitted } from './rate-limit-start.ts';
 

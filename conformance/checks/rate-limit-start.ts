@@ -2,7 +2,7 @@
 // start is waited out within --max-wait. A refusal it cannot wait out leaves every rate-limit check
 // unjudged (exit 2), in the words of the target's answer, never a plain "not run".
 import { parseInteger } from '../../spec/rules/fields.js';
-import type { Exchange } from '../http.ts';
+import type { Exchange } from '../../judge/exchange.ts';
 import { answered, errorCode } from '../refusal.ts';
 import type { AreaContext } from './area.ts';
 import { isAdmitted, isRefusal, retryWaitOf } from './rate-limit-verdict.ts';

@@ -8,7 +8,7 @@ import { timelinePoint, type TimelinePoint } from '../../spec/rules/timeline-svg
 import { createWindowRules, type Kind, type Outcome } from '../../spec/rules/window-rules.js';
 import { HEADERS } from '../../spec/rules/contract.js';
 import { causeKey } from '../causes.ts';
-import type { Exchange } from '../http.ts';
+import type { Exchange } from '../../judge/exchange.ts';
 import type { CheckLedger } from '../ledger.ts';
 import { status } from './answers.ts';
 

@@ -4,7 +4,7 @@
 import { parseInteger } from '../../spec/rules/fields.js';
 import type { Outcome } from '../../spec/rules/window-rules.js';
 import { baseBody } from '../generate/cases.ts';
-import type { Exchange } from '../http.ts';
+import type { Exchange } from '../../judge/exchange.ts';
 import { validateResponse } from '../openapi.ts';
 import type { CheckDef } from './check-def.ts';
 import { SECTION, type Area, type AreaContext } from './area.ts';

@@ -4,7 +4,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Exchange } from '../http.ts';
+import type { Exchange } from '../../judge/exchange.ts';
 import { conformOn, outcomeOf, startTarget, type Target } from '../testing/flaws/harness.ts';
 import { MAX_RESPONSE_TIME, withinBound } from './response-time.ts';
 

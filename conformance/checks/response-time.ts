@@ -1,6 +1,6 @@
 // --max-response-time, as Schemathesis users know it: off unless given; then every answer the kit
 // receives must arrive within the bound, from the request sent to the answer read whole.
-import type { Exchange } from '../http.ts';
+import type { Exchange } from '../../judge/exchange.ts';
 import type { CheckDef } from './check-def.ts';
 import type { Area, AreaContext } from './area.ts';
 

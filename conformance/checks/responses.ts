@@ -1,7 +1,7 @@
 // Every response the run saw: never a server error, whatever was sent; and, for requests the
 // description describes, against the description at must level (the specification), at should
 // level (the reference server's decisions too), with error bodies naming their own status.
-import { jsonBody, unreadReason, type Exchange } from '../http.ts';
+import { jsonBody, unreadReason, type Exchange } from '../../judge/exchange.ts';
 import { decisionProblems, validateResponse, type Problem } from '../openapi.ts';
 import type { CheckDef } from './check-def.ts';
 import { SECTION, type InspectContext, type LiveArea } from './area.ts';

@@ -1,7 +1,8 @@
 // Small helpers every area uses: sending through the run's client, and the usual assertion that a
 // response has the documented status and satisfies the description at must level.
 import { linkWithRel, parseLinks } from '../../spec/rules/link.js';
-import type { Exchange, SendOptions } from '../http.ts';
+import type { SendOptions } from '../http.ts';
+import type { Exchange } from '../../judge/exchange.ts';
 import { validateResponse } from '../openapi.ts';
 import { describeStatus, header } from './answers.ts';
 import type { AreaContext } from './area.ts';

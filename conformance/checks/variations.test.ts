@@ -2,7 +2,7 @@
 // HEAD answer is judged against GET's.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { ExchangeResponse } from '../http.ts';
+import type { ExchangeResponse } from '../../judge/exchange.ts';
 import { judgeHead, keyVariants, schemeSpellings, type HeadVerdict } from './variations.ts';
 
 const spellings = suite('schemeSpellings');

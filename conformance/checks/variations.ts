@@ -1,7 +1,8 @@
 // Client variations: what real clients send and the description never shows (HEAD, RFC 9110 §9.1,
 // §9.3.2; the Bearer scheme's case, §11.1, and spaces, RFC 6750 §2.1). Full profile only: a mock of
 // the description has none of it. A server may count these against its limits: nothing here counts.
-import type { Exchange, ExchangeResponse, SendOptions } from '../http.ts';
+import type { SendOptions } from '../http.ts';
+import type { Exchange, ExchangeResponse } from '../../judge/exchange.ts';
 import type { CheckDef } from './check-def.ts';
 import { SECTION, type Area, type AreaContext } from './area.ts';
 import { describeStatus, UNKNOWN_PET_ID } from './answers.ts';

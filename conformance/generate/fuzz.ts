@@ -2,7 +2,7 @@
 // (taken from --max-requests). The larger failing exchanges before the smallest are marked
 // superseded, so that the checks that inspect every exchange report the small one.
 import fc from 'fast-check';
-import type { Exchange } from '../http.ts';
+import type { Exchange } from '../../judge/exchange.ts';
 import type { RequestBudget } from './budget.ts';
 
 export interface Problem {

@@ -1,7 +1,7 @@
 // The report for people at a terminal: progress while the run goes (a countdown during waits on a
 // terminal), then the table of checks, the details of each failure with its replay line, and a
 // summary with the seed that replays the generated inputs.
-import { formatExchange } from '../http.ts';
+import { formatExchange } from '../../judge/exchange.ts';
 import type { CheckResult } from '../ledger.ts';
 import { VERDICT, type ProgressEvent, type Report } from '../run.ts';
 

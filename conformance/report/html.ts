@@ -2,7 +2,7 @@
 // image or script from anywhere (its Content-Security-Policy forbids every fetch), so it reads the
 // same from a CI artifact on a machine without network. The verdict of each check, and for each
 // failure the request, the response (keys redacted) and the curl line that replays it.
-import { formatExchange, type Exchange } from '../http.ts';
+import { formatExchange, type Exchange } from '../../judge/exchange.ts';
 import type { CheckResult } from '../ledger.ts';
 import { VERDICT as RUN_VERDICT, type Report } from '../run.ts';
 import { timelineSvg } from '../../spec/rules/timeline-svg.js';

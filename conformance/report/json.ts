@@ -2,7 +2,7 @@
 // named like a secret is redacted again here, for a report built elsewhere (replay lines name the
 // environment variables that hold the keys).
 import { redactExchange } from '../../spec/rules/redact.js';
-import type { Exchange } from '../http.ts';
+import type { Exchange } from '../../judge/exchange.ts';
 import type { Report } from '../run.ts';
 
 function redactedExchange(given: Exchange) {

@@ -1,6 +1,6 @@
 // JUnit XML for CI systems: one testcase per check; should-level failures are warnings (system-out)
 // unless --strict made them failures.
-import { formatExchange } from '../http.ts';
+import { formatExchange } from '../../judge/exchange.ts';
 import type { CheckResult } from '../ledger.ts';
 import type { Report } from '../run.ts';
 

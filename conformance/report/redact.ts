@@ -4,7 +4,7 @@
 import { KnownKeys, redactExchange, redactHeaders, redactText, redactUrl, secretsOf } from '../../spec/rules/redact.js';
 import type { ProgressEvent } from '../checks/area.ts';
 import type { DreddOutcome } from '../dredd/run.ts';
-import type { Exchange } from '../http.ts';
+import type { Exchange } from '../../judge/exchange.ts';
 import type { CheckResult } from '../ledger.ts';
 
 /** The keys a run knows: --api-key, --rate-limit-key and the secrets its --header values carry. */
