@@ -1,10 +1,10 @@
 // The catalogue of checks as the rest of the kit reads it: built from the areas of checks/ (where
 // what a check is, CheckDef, is defined), and how --checks and --exclude-checks select from it.
-import type { CheckDef } from './checks/check-def.ts';
+import type { CheckDef } from '../judge/check-def.ts';
 import { CATALOGUE } from './checks/index.ts';
 
 export { CATALOGUE };
-export { NEED_FLAGS, type CheckDef, type Level, type Need, type Profile } from './checks/check-def.ts';
+export { NEED_FLAGS, type CheckDef, type Level, type Need, type Profile } from '../judge/check-def.ts';
 
 /**
  * Whether a check id is in a run given --checks and --exclude-checks: each pattern is an id, or a

@@ -10,7 +10,7 @@ import { stringify as toYaml } from 'yaml';
 import { derivedDescription, mergeAllOf, runDredd, transactionPlans } from './dredd/run.ts';
 import { FLAWS } from './testing/flaws/catalogue.ts';
 import { startTarget, type Target } from './testing/flaws/harness.ts';
-import { DEFAULT_SPEC_PATH, loadContract, type Contract } from './openapi.ts';
+import { DEFAULT_SPEC_PATH, loadContract, type Contract } from '../judge/contract.ts';
 
 const LIST_200 = '/pets > List animals > 200 > application/json';
 let contract: Contract;

@@ -21,13 +21,13 @@ export { startMock, type MockOptions, type RunningMock } from './mock.ts';
 
 // Judging traffic the kit did not send (the proxy uses nothing else of conformance/): the contract,
 // the exchange model, the live areas, the ledger and the rate-limit verdict.
-export { DEFAULT_SPEC_PATH, loadContract, type Contract, type OperationId } from './openapi.ts';
+export { DEFAULT_SPEC_PATH, loadContract, type Contract, type OperationId } from '../judge/contract.ts';
 export { bodyText, formatExchange, jsonBody, type Clock, type Exchange } from '../judge/exchange.ts';
 export { tlsExplanation, type TlsSettings } from './transport.ts';
-export { curlLine } from './report/curl.ts';
-export { redactResults } from './report/redact.ts';
+export { curlLine } from '../judge/curl.ts';
+export { redactResults } from '../judge/redact-results.ts';
 export { LIVE_AREAS } from './checks/index.ts';
 export { rateLimitArea } from './checks/rate-limit.ts';
 export { rateLimitVerdict, type RateLimitVerdict } from './checks/rate-limit-verdict.ts';
-export { Ledger, type CheckLedger } from './ledger.ts';
+export { Ledger, type CheckLedger } from '../judge/ledger.ts';
 export { OPTIONS as CONFORM_OPTIONS } from './options.ts';

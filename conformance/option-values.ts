@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { UsageError } from '../lib/errors.ts';
-import { OPTIONAL_PHASES, type OptionalPhase } from './checks/phases.ts';
+import { OPTIONAL_PHASES, type OptionalPhase } from '../judge/phases.ts';
 import { parseChoices, type Choices } from './open-points.ts';
 
 export function baseUrlProblem(value: string): string | undefined {

@@ -3,7 +3,7 @@
 // property code passes, `flag` the command line's spelling; `commandLine` options are the CLI's alone.
 import { helpText, type OptionSpec, type OptionsChecked, type OptionsDefaults, type OptionsInput } from '../lib/cli-options.ts';
 import { DEFAULT_SPEC_PATH } from '../lib/openapi.ts';
-import { OPTIONAL_PHASES } from './checks/phases.ts';
+import { OPTIONAL_PHASES } from '../judge/phases.ts';
 import {
   baseUrlProblem,
   choicesOf,
@@ -20,7 +20,7 @@ import {
 import { hookfilesProblem } from './dredd/hookfiles.ts';
 import { DEFAULT_MAX_BODY_BYTES } from './transport.ts';
 
-export { GENERATED_PHASES, OPTIONAL_PHASES, type GeneratedPhase, type OptionalPhase } from './checks/phases.ts';
+export { GENERATED_PHASES, OPTIONAL_PHASES, type GeneratedPhase, type OptionalPhase } from '../judge/phases.ts';
 
 type ConformSpec = OptionSpec & { commandLine?: true };
 

@@ -6,7 +6,7 @@ import type { RefusalBudget } from '../spec/contract-facts.ts';
 import { DEFAULT_TOLERANCES, readSnapshot, retryWaitMs, slackSeconds } from '../spec/rules/snapshot.js';
 import type { RequestGate } from './http.ts';
 import type { Clock, Exchange, ExchangeRequest } from '../judge/exchange.ts';
-import { errorCode } from './refusal.ts';
+import { errorCode } from '../judge/refusal.ts';
 
 export type Budget = RefusalBudget;
 

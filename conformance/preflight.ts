@@ -9,8 +9,8 @@ import { type Exchange } from '../judge/exchange.ts';
 import { redactHeader } from '../spec/rules/redact.js';
 import type { RunContext } from './checks/area.ts';
 import { retryWaitOf } from './checks/rate-limit-verdict.ts';
-import { validateResponse } from './openapi.ts';
-import { answered, errorOf } from './refusal.ts';
+import { validateResponse } from '../judge/contract.ts';
+import { answered, errorOf } from '../judge/refusal.ts';
 import { tooLargeText } from '../judge/exchange.ts';
 
 /** The target cannot be checked as given: the base URL or the key is wrong. */

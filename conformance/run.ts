@@ -12,11 +12,11 @@ import { RequestBudget } from './generate/budget.ts';
 import { HttpClient } from './http.ts';
 import { type Clock, type Exchange } from '../judge/exchange.ts';
 import { keyLabel } from '../spec/rules/redact.js';
-import { groupCauses, type SharedCause } from './causes.ts';
+import { groupCauses, type SharedCause } from '../judge/causes.ts';
 import { redactedProgress, redactReport, runKeys } from './report/redact.ts';
 import type { Timeline } from '../spec/rules/timeline-svg.js';
-import { Ledger, type CheckResult } from './ledger.ts';
-import { loadContract } from './openapi.ts';
+import { Ledger, type CheckResult } from '../judge/ledger.ts';
+import { loadContract } from '../judge/contract.ts';
 import {
   GENERATED_PHASES,
   OPTIONAL_PHASES,
@@ -34,7 +34,7 @@ import { DEFAULT_CONNECTIONS } from './transport.ts';
 export { TlsError, UnreachableError } from './http.ts';
 export { RateLimitedError } from './pacing.ts';
 export { PreflightError } from './preflight.ts';
-export type { CheckResult, Outcome } from './ledger.ts';
+export type { CheckResult, Outcome } from '../judge/ledger.ts';
 export type { ProgressEvent } from './checks/area.ts';
 
 /** What a run is given besides its options: the clock, how to wait, where progress goes. */

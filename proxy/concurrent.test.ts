@@ -3,7 +3,7 @@
 // reference, the second implementation's fixed and sliding builds) and find the racy one.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DEFAULT_SPEC_PATH, loadContract } from '../conformance/openapi.ts';
+import { DEFAULT_SPEC_PATH, loadContract } from '../judge/contract.ts';
 import { startSecondServer, type SecondServerOptions } from '../conformance/testing/second-server/index.ts';
 import { ManualClock } from '../server/clock.ts';
 import { createServer } from '../server/server.ts';

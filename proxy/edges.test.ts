@@ -6,7 +6,7 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import { connect, type AddressInfo } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadContract } from '../conformance/openapi.ts';
+import { loadContract } from '../judge/contract.ts';
 import { buildReport, formatHtml } from './report.ts';
 import { createTrafficProxy, type TrafficProxy } from './server.ts';
 

@@ -3,7 +3,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Exchange } from '../judge/exchange.ts';
-import { loadContract } from '../conformance/openapi.ts';
+import { loadContract } from '../judge/contract.ts';
 import { TrafficJudge } from './judge.ts';
 import { operationOf } from './operations.ts';
 import { KEPT_BODY_CHARS } from './sample.ts';

@@ -7,7 +7,7 @@ import { runInNewContext } from 'node:vm';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Exchange } from '../judge/exchange.ts';
-import { loadContract } from '../conformance/openapi.ts';
+import { loadContract } from '../judge/contract.ts';
 import { TrafficJudge } from './judge.ts';
 
 setFlagsFromString('--expose-gc');

@@ -6,13 +6,13 @@ import type { DreddOutcome } from '../dredd/run.ts';
 import type { HttpClient } from '../http.ts';
 import type { Clock, Exchange } from '../../judge/exchange.ts';
 import type { RequestBudget } from '../generate/budget.ts';
-import type { CheckLedger } from '../ledger.ts';
-import type { Contract } from '../openapi.ts';
+import type { CheckLedger } from '../../judge/ledger.ts';
+import type { Contract } from '../../judge/contract.ts';
 import type { CheckedRunOptions } from '../options.ts';
 import type { Pacer } from '../pacing.ts';
 import type { TlsSettings } from '../transport.ts';
-import type { CheckDef } from './check-def.ts';
-import type { GeneratedPhase } from './phases.ts';
+import type { CheckDef } from '../../judge/check-def.ts';
+import type { GeneratedPhase } from '../../judge/phases.ts';
 
 export type Phase = 'contract' | 'dredd' | 'behaviour' | GeneratedPhase | 'rate-limit' | 'concurrency';
 

@@ -2,7 +2,7 @@
 // challenge on every 401 the run sees.
 import type { SendOptions } from '../http.ts';
 import type { Exchange } from '../../judge/exchange.ts';
-import type { CheckDef } from './check-def.ts';
+import type { CheckDef } from '../../judge/check-def.ts';
 import { SECTION, type AreaContext, type InspectContext, type LiveArea } from './area.ts';
 import { expectResponse, send } from './support.ts';
 

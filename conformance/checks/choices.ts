@@ -3,10 +3,10 @@
 // where the implementer declared a choice (--choice), whether the target does what it declared.
 import { parseRetryAfter } from '../../spec/rules/fields.js';
 import { jsonBody, type Exchange } from '../../judge/exchange.ts';
-import { enumeration } from '../openapi.ts';
-import type { CheckDef } from './check-def.ts';
+import { enumeration } from '../../judge/contract.ts';
+import type { CheckDef } from '../../judge/check-def.ts';
 import type { Area, AreaContext } from './area.ts';
-import { header, isPetArray, status } from './answers.ts';
+import { header, isPetArray, status } from '../../judge/answers.ts';
 import { send } from './support.ts';
 
 const checks: readonly CheckDef[] = [

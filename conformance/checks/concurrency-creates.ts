@@ -2,9 +2,9 @@
 // kept as sent, and lists read while creates are in flight are whole.
 import { type SendOptions } from '../http.ts';
 import { jsonBody, type Exchange } from '../../judge/exchange.ts';
-import { validateResponse } from '../openapi.ts';
+import { validateResponse } from '../../judge/contract.ts';
 import { type AreaContext } from './area.ts';
-import { describeStatus, isPetArray, status } from './answers.ts';
+import { describeStatus, isPetArray, status } from '../../judge/answers.ts';
 import { nextPage, send } from './support.ts';
 import { atOnce, cost, judgeBatch, reserve, sizes, widest, type Size } from './concurrency-waves.ts';
 

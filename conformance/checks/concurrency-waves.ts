@@ -6,7 +6,7 @@ import { type SendOptions } from '../http.ts';
 import { type Exchange } from '../../judge/exchange.ts';
 import { type AreaContext } from './area.ts';
 import { isAdmitted, snapshotOf } from './rate-limit-verdict.ts';
-import { header } from './answers.ts';
+import { header } from '../../judge/answers.ts';
 import { send } from './support.ts';
 import { judgeAtOnce, type Verdict } from './concurrency-verdicts.ts';
 import { LOWER_HEADERS } from '../../spec/rules/contract.js';

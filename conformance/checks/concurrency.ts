@@ -2,13 +2,13 @@
 // arrive in another order than the server decided them, so every verdict is order-free. Here: the
 // checks, the burst and the phase; creates, waves and verdicts in the concurrency-*.ts beside it.
 import { parseInteger } from '../../spec/rules/fields.js';
-import type { CheckDef } from './check-def.ts';
+import type { CheckDef } from '../../judge/check-def.ts';
 import { SECTION, type Area, type AreaContext } from './area.ts';
 import { creates } from './concurrency-creates.ts';
 import { judgeBurst } from './concurrency-verdicts.ts';
 import { inFlight, record } from './concurrency-waves.ts';
 import { isAdmitted, snapshotOf } from './rate-limit-verdict.ts';
-import { describeStatus, header } from './answers.ts';
+import { describeStatus, header } from '../../judge/answers.ts';
 import { send } from './support.ts';
 import { LOWER_HEADERS } from '../../spec/rules/contract.js';
 

@@ -2,9 +2,9 @@
 // a created pet: echo it, keep it, give it its own id, list it.
 import { type SendOptions } from '../http.ts';
 import { jsonBody, type Exchange } from '../../judge/exchange.ts';
-import type { CheckDef } from './check-def.ts';
+import type { CheckDef } from '../../judge/check-def.ts';
 import { SECTION, type AreaContext, type InspectContext, type LiveArea } from './area.ts';
-import { describeStatus, header, isPetArray, status } from './answers.ts';
+import { describeStatus, header, isPetArray, status } from '../../judge/answers.ts';
 import { expectResponse, nextPage, send } from './support.ts';
 
 const PET = 'Resources and their fields › Pet';

@@ -4,8 +4,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { formatHttpDate } from '../../spec/rules/fields.js';
 import type { Exchange } from '../../judge/exchange.ts';
-import { Ledger } from '../ledger.ts';
-import { loadContract } from '../openapi.ts';
+import { Ledger } from '../../judge/ledger.ts';
+import { loadContract } from '../../judge/contract.ts';
 import { deprecationArea } from './deprecation.ts';
 
 const contract = await loadContract();

@@ -4,7 +4,7 @@
 import { parseDeprecation, parseHttpDate, parseSunset } from '../../spec/rules/fields.js';
 import { DEFAULT_TOLERANCES } from '../../spec/rules/snapshot.js';
 import type { Exchange } from '../../judge/exchange.ts';
-import type { CheckDef } from './check-def.ts';
+import type { CheckDef } from '../../judge/check-def.ts';
 import { SECTION, type InspectContext, type LiveArea } from './area.ts';
 import { LOWER_HEADERS } from '../../spec/rules/contract.js';
 

@@ -1,11 +1,11 @@
 // A real Dredd 14 run over the description derived from spec/openapi.yaml, bodies checked against
 // the must-level schemas (conformance/dredd/run.ts explains why Dredd needs that help).
-import { causeKey } from '../causes.ts';
+import { causeKey } from '../../judge/causes.ts';
 import { runDredd, transactionPlans, type DreddOutcome } from '../dredd/run.ts';
 import type { Exchange } from '../../judge/exchange.ts';
 import { TargetStoppedError } from '../silence.ts';
 import { TOO_LARGE } from '../../judge/exchange.ts';
-import type { CheckDef } from './check-def.ts';
+import type { CheckDef } from '../../judge/check-def.ts';
 import type { Area, AreaContext } from './area.ts';
 
 const checks: readonly CheckDef[] = [

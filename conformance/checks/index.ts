@@ -1,6 +1,6 @@
 // The areas of checks, in the order they send their requests within a phase, and the catalogue
 // built from what they define.
-import type { CheckDef } from './check-def.ts';
+import type { CheckDef } from '../../judge/check-def.ts';
 import type { Area, LiveArea } from './area.ts';
 import { authArea } from './auth.ts';
 import { choicesArea } from './choices.ts';

@@ -8,10 +8,10 @@ import { outOfRange, successStatuses, type Case } from '../generate/cases.ts';
 import { fuzz, type Judgement } from '../generate/fuzz.ts';
 import { invalidVariants } from '../generate/schema.ts';
 import { jsonBody, type Exchange } from '../../judge/exchange.ts';
-import type { OperationId } from '../openapi.ts';
+import type { OperationId } from '../../judge/contract.ts';
 import type { AreaContext } from './area.ts';
 import { judge, sendCase, type Markers } from './input-judge.ts';
-import { isPetArray, status } from './answers.ts';
+import { isPetArray, status } from '../../judge/answers.ts';
 import { acceptsExtra } from './support.ts';
 
 function operation(ctx: AreaContext, id: OperationId) {

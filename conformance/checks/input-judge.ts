@@ -6,7 +6,7 @@ import type { Case, Expectation } from '../generate/cases.ts';
 import type { Judgement } from '../generate/fuzz.ts';
 import { jsonBody, type Exchange } from '../../judge/exchange.ts';
 import type { AreaContext } from './area.ts';
-import { describeStatus, status } from './answers.ts';
+import { describeStatus, status } from '../../judge/answers.ts';
 import { send } from './support.ts';
 
 /** Markers of invalid bodies sent, with the exchange that sent each. */

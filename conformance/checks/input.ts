@@ -3,11 +3,11 @@
 // input-judge.ts judges one answer, input-fuzzing.ts is the fuzzing phase.
 import { bodyCases, exampleCases, parameterCases, type Case } from '../generate/cases.ts';
 import { jsonBody, type Exchange } from '../../judge/exchange.ts';
-import type { CheckDef } from './check-def.ts';
+import type { CheckDef } from '../../judge/check-def.ts';
 import { SECTION, type Area, type AreaContext } from './area.ts';
 import { fuzzing } from './input-fuzzing.ts';
 import { judge, sendCase, type Markers } from './input-judge.ts';
-import { describeStatus, isPetArray, status } from './answers.ts';
+import { describeStatus, isPetArray, status } from '../../judge/answers.ts';
 import { acceptsExtra, nextPage, send } from './support.ts';
 
 const GENERATED = 'Endpoints; generated from spec/openapi.yaml';

@@ -2,9 +2,9 @@
 // announces a next one.
 import { LIST_LIMIT } from '../../spec/rules/contract.js';
 import { jsonBody, type Exchange } from '../../judge/exchange.ts';
-import type { CheckDef } from './check-def.ts';
+import type { CheckDef } from '../../judge/check-def.ts';
 import { SECTION, type Area, type AreaContext } from './area.ts';
-import { describeStatus, isPetArray, status } from './answers.ts';
+import { describeStatus, isPetArray, status } from '../../judge/answers.ts';
 import { expectResponse, nextPage, send } from './support.ts';
 
 const checks: readonly CheckDef[] = [

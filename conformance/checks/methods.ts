@@ -2,10 +2,10 @@
 // OPTIONS with Allow (§9.3.7) at should level only. Requests on /pets/{petId} name an id no
 // implementation has handed out, so that a server that does implement DELETE deletes nothing.
 import type { Exchange } from '../../judge/exchange.ts';
-import type { OperationId } from '../openapi.ts';
-import type { CheckDef } from './check-def.ts';
+import type { OperationId } from '../../judge/contract.ts';
+import type { CheckDef } from '../../judge/check-def.ts';
 import { type Area, type AreaContext } from './area.ts';
-import { describeStatus, status, UNKNOWN_PET_ID } from './answers.ts';
+import { describeStatus, status, UNKNOWN_PET_ID } from '../../judge/answers.ts';
 import { send } from './support.ts';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;

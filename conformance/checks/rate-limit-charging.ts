@@ -6,7 +6,7 @@ import { DEFAULT_TOLERANCES } from '../../spec/rules/snapshot.js';
 import { jsonBody, type Exchange } from '../../judge/exchange.ts';
 import type { AreaContext } from './area.ts';
 import { isAdmitted, isRefusal } from './rate-limit-verdict.ts';
-import { describeStatus, header, isPetArray, status } from './answers.ts';
+import { describeStatus, header, isPetArray, status } from '../../judge/answers.ts';
 import { nextPage, send } from './support.ts';
 import { LOWER_HEADERS } from '../../spec/rules/contract.js';
 

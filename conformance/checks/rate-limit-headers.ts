@@ -3,10 +3,10 @@
 import { rateLimitHeaderProblems, readSnapshot } from '../../spec/rules/snapshot.js';
 import { parseRateLimit, parseRateLimitPolicy } from '../../spec/rules/structured-fields.js';
 import type { Exchange } from '../../judge/exchange.ts';
-import type { CheckDef } from './check-def.ts';
+import type { CheckDef } from '../../judge/check-def.ts';
 import { SECTION, type InspectContext, type LiveArea } from './area.ts';
 import { HEADERS, LOWER_HEADERS } from '../../spec/rules/contract.js';
-import { causeKey } from '../causes.ts';
+import { causeKey } from '../../judge/causes.ts';
 
 const RATE_LIMIT_HEADERS = [HEADERS.rateLimitLimit, HEADERS.rateLimitRemaining, HEADERS.rateLimitReset];
 

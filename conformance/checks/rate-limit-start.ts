@@ -3,10 +3,10 @@
 // unjudged (exit 2), in the words of the target's answer, never a plain "not run".
 import { parseInteger } from '../../spec/rules/fields.js';
 import type { Exchange } from '../../judge/exchange.ts';
-import { answered, errorCode } from '../refusal.ts';
+import { answered, errorCode } from '../../judge/refusal.ts';
 import type { AreaContext } from './area.ts';
 import { isAdmitted, isRefusal, retryWaitOf } from './rate-limit-verdict.ts';
-import { header, status } from './answers.ts';
+import { header, status } from '../../judge/answers.ts';
 import { LOWER_HEADERS } from '../../spec/rules/contract.js';
 
 /** One request with --rate-limit-key. */

@@ -7,10 +7,10 @@ import { DEFAULT_TOLERANCES, isAdmittedStatus, isRefusalStatus, readSnapshot, re
 import { timelinePoint, type TimelinePoint } from '../../spec/rules/timeline-svg.js';
 import { createWindowRules, type Kind, type Outcome } from '../../spec/rules/window-rules.js';
 import { HEADERS } from '../../spec/rules/contract.js';
-import { causeKey } from '../causes.ts';
+import { causeKey } from '../../judge/causes.ts';
 import type { Exchange } from '../../judge/exchange.ts';
-import type { CheckLedger } from '../ledger.ts';
-import { status } from './answers.ts';
+import type { CheckLedger } from '../../judge/ledger.ts';
+import { status } from '../../judge/answers.ts';
 
 /** The check that reports each rule of spec/rules/window-rules.js, as the rule names it (rules.js); a rule's level is its check's level. */
 export const CHECK_OF_RULE = Object.fromEntries(Object.entries(RULES).map(([kind, rule]) => [kind, rule.check])) as Readonly<Record<Kind, string>>;

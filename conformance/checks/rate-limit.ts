@@ -5,13 +5,13 @@ import { parseInteger } from '../../spec/rules/fields.js';
 import type { Outcome } from '../../spec/rules/window-rules.js';
 import { baseBody } from '../generate/cases.ts';
 import type { Exchange } from '../../judge/exchange.ts';
-import { validateResponse } from '../openapi.ts';
-import type { CheckDef } from './check-def.ts';
+import { validateResponse } from '../../judge/contract.ts';
+import type { CheckDef } from '../../judge/check-def.ts';
 import { SECTION, type Area, type AreaContext } from './area.ts';
 import { chargeOf, chargedOnlyOwn, perKey, readKeyWindow, refusedNotApplied, type NotWaited, type RefusedCreate } from './rate-limit-charging.ts';
 import { firstAdmitted, type Send } from './rate-limit-start.ts';
 import { isAdmitted, isRefusal, rateLimitVerdict, type RateLimitVerdict } from './rate-limit-verdict.ts';
-import { describeStatus, header, status } from './answers.ts';
+import { describeStatus, header, status } from '../../judge/answers.ts';
 import { send } from './support.ts';
 import { LOWER_HEADERS } from '../../spec/rules/contract.js';
 

@@ -1,7 +1,7 @@
 // --max-response-time, as Schemathesis users know it: off unless given; then every answer the kit
 // receives must arrive within the bound, from the request sent to the answer read whole.
 import type { Exchange } from '../../judge/exchange.ts';
-import type { CheckDef } from './check-def.ts';
+import type { CheckDef } from '../../judge/check-def.ts';
 import type { Area, AreaContext } from './area.ts';
 
 export const MAX_RESPONSE_TIME = 'responses.max-response-time';

@@ -2,8 +2,8 @@
 // description describes, against the description at must level (the specification), at should
 // level (the reference server's decisions too), with error bodies naming their own status.
 import { jsonBody, unreadReason, type Exchange } from '../../judge/exchange.ts';
-import { decisionProblems, validateResponse, type Problem } from '../openapi.ts';
-import type { CheckDef } from './check-def.ts';
+import { decisionProblems, validateResponse, type Problem } from '../../judge/contract.ts';
+import type { CheckDef } from '../../judge/check-def.ts';
 import { SECTION, type InspectContext, type LiveArea } from './area.ts';
 
 const checks: readonly CheckDef[] = [

@@ -9,9 +9,9 @@ import { bodyArbitrary } from '../generate/arbitraries.ts';
 import { baseBody } from '../generate/cases.ts';
 import { type SendOptions } from '../http.ts';
 import { jsonBody, type Exchange } from '../../judge/exchange.ts';
-import type { CheckDef } from './check-def.ts';
+import type { CheckDef } from '../../judge/check-def.ts';
 import { SECTION, type Area, type AreaContext } from './area.ts';
-import { describeStatus, isPetArray, status } from './answers.ts';
+import { describeStatus, isPetArray, status } from '../../judge/answers.ts';
 import { acceptsExtra, nextPage, send } from './support.ts';
 
 const checks: readonly CheckDef[] = [

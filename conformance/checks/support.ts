@@ -3,8 +3,8 @@
 import { linkWithRel, parseLinks } from '../../spec/rules/link.js';
 import type { SendOptions } from '../http.ts';
 import type { Exchange } from '../../judge/exchange.ts';
-import { validateResponse } from '../openapi.ts';
-import { describeStatus, header } from './answers.ts';
+import { validateResponse } from '../../judge/contract.ts';
+import { describeStatus, header } from '../../judge/answers.ts';
 import type { AreaContext } from './area.ts';
 
 /** Whether valid bodies may carry properties the schema does not name: not for a target that declared it refuses them. */

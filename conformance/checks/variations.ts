@@ -3,9 +3,9 @@
 // the description has none of it. A server may count these against its limits: nothing here counts.
 import type { SendOptions } from '../http.ts';
 import type { Exchange, ExchangeResponse } from '../../judge/exchange.ts';
-import type { CheckDef } from './check-def.ts';
+import type { CheckDef } from '../../judge/check-def.ts';
 import { SECTION, type Area, type AreaContext } from './area.ts';
-import { describeStatus, UNKNOWN_PET_ID } from './answers.ts';
+import { describeStatus, UNKNOWN_PET_ID } from '../../judge/answers.ts';
 import { expectResponse, send } from './support.ts';
 import { LOWER_HEADERS } from '../../spec/rules/contract.js';
 

@@ -8,8 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { stringify as toYaml } from 'yaml';
 import { optionalPackage } from '../../lib/optional.ts';
 import { collectOutput, spawnChild, stopChild } from '../../lib/processes.ts';
-import { UNKNOWN_PET_ID } from '../checks/answers.ts';
-import type { Contract } from '../openapi.ts';
+import { UNKNOWN_PET_ID } from '../../judge/answers.ts';
+import type { Contract } from '../../judge/contract.ts';
 import { UNANSWERED_IN_A_ROW } from '../silence.ts';
 import { DEFAULT_MAX_BODY_BYTES, type TlsSettings } from '../transport.ts';
 

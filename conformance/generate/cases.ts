@@ -3,7 +3,7 @@
 // what its schema allows and one past each constraint, the rest of the request kept valid (the
 // description's example). Each case says what it expects and at which level (see schema.ts).
 import type { Json, JsonObject } from '../../lib/openapi.ts';
-import type { Contract, Operation, OperationId } from '../openapi.ts';
+import type { Contract, Operation, OperationId } from '../../judge/contract.ts';
 import { invalidVariants, validAtBoth, validVariants, type Level } from './schema.ts';
 
 export type Expectation =

@@ -2,7 +2,7 @@
 // terminal), then the table of checks, the details of each failure with its replay line, and a
 // summary with the seed that replays the generated inputs.
 import { formatExchange } from '../../judge/exchange.ts';
-import type { CheckResult } from '../ledger.ts';
+import type { CheckResult } from '../../judge/ledger.ts';
 import { VERDICT, type ProgressEvent, type Report } from '../run.ts';
 
 const MARK: Record<CheckResult['outcome'], string> = { passed: 'PASS', failed: 'FAIL', warned: 'WARN', 'not-run': 'SKIP' };

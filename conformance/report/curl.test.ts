@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { curlLine } from './curl.ts';
+import { curlLine } from '../../judge/curl.ts';
 
 const run = promisify(execFile);
 const test = suite('curl replay lines');

@@ -3,7 +3,7 @@
 // same from a CI artifact on a machine without network. The verdict of each check, and for each
 // failure the request, the response (keys redacted) and the curl line that replays it.
 import { formatExchange, type Exchange } from '../../judge/exchange.ts';
-import type { CheckResult } from '../ledger.ts';
+import type { CheckResult } from '../../judge/ledger.ts';
 import { VERDICT as RUN_VERDICT, type Report } from '../run.ts';
 import { timelineSvg } from '../../spec/rules/timeline-svg.js';
 

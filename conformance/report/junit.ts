@@ -1,7 +1,7 @@
 // JUnit XML for CI systems: one testcase per check; should-level failures are warnings (system-out)
 // unless --strict made them failures.
 import { formatExchange } from '../../judge/exchange.ts';
-import type { CheckResult } from '../ledger.ts';
+import type { CheckResult } from '../../judge/ledger.ts';
 import type { Report } from '../run.ts';
 
 function xml(text: string): string {

@@ -1,58 +1,15 @@
 // The run's keys out of its report, once, where the report is made: every format (console, JSON,
 // JUnit, HTML, the library's Report) then holds labels only. The rules are spec/rules/redact.js's;
 // this applies them to the parts of a report that can carry a key.
-import { KnownKeys, redactExchange, redactHeaders, redactText, redactUrl, secretsOf } from '../../spec/rules/redact.js';
+import { KnownKeys, redactHeaders, redactText, redactUrl, secretsOf } from '../../spec/rules/redact.js';
+import { redactResults } from '../../judge/redact-results.ts';
 import type { ProgressEvent } from '../checks/area.ts';
 import type { DreddOutcome } from '../dredd/run.ts';
-import type { Exchange } from '../../judge/exchange.ts';
-import type { CheckResult } from '../ledger.ts';
+import type { CheckResult } from '../../judge/ledger.ts';
 
 /** The keys a run knows: --api-key, --rate-limit-key and the secrets its --header values carry. */
 export function runKeys(options: { apiKey: string; rateLimitKey?: string | undefined; headers?: Record<string, string> | undefined }): KnownKeys {
   return new KnownKeys([options.apiKey, options.rateLimitKey, ...secretsOf(options.headers ?? {})]);
-}
-
-/** Bytes of a body that is not UTF-8, the keys in them replaced as in its text (read byte for byte). */
-function redactBytes(bytes: Buffer, keys: KnownKeys): Buffer {
-  const asBytes = new KnownKeys(keys.keys().map((key) => Buffer.from(key, 'utf8').toString('latin1')));
-  const text = bytes.toString('latin1');
-  const redacted = redactText(text, asBytes);
-  if (redacted === text) return bytes;
-  // A label's characters beyond Latin-1 (…) go back as their UTF-8 bytes.
-  return Buffer.from(
-    redacted.replace(/[^\x00-\xff]/g, (c) => Buffer.from(c, 'utf8').toString('latin1')),
-    'latin1',
-  );
-}
-
-/** An exchange as a report keeps it: spec/rules/redact.js's redactExchange, and its raw bytes too. */
-export function redactedExchange(exchange: Exchange, keys: KnownKeys): Exchange {
-  const shown = redactExchange(exchange, keys);
-  if (exchange.request.bytes) shown.request.bytes = redactBytes(exchange.request.bytes, keys);
-  for (const field of ['retried', 'outside'] as const) {
-    const text = exchange[field];
-    if (text !== undefined) shown[field] = redactText(text, keys);
-  }
-  return shown;
-}
-
-/** Check results with every message, note, reason and exchange redacted (the proxy's too). */
-export function redactResults(results: readonly CheckResult[], keys: KnownKeys): CheckResult[] {
-  // One exchange is often the evidence of several failures: redacted once.
-  const done = new Map<Exchange, Exchange>();
-  const exchange = (ex: Exchange) => done.get(ex) ?? done.set(ex, redactedExchange(ex, keys)).get(ex)!;
-  const text = (t: string) => redactText(t, keys);
-  return results.map((r) => ({
-    ...r,
-    failures: r.failures.map((f) => ({
-      ...f,
-      message: text(f.message),
-      evidence: f.evidence.map(exchange),
-      ...(f.sameCause ? { sameCause: f.sameCause.map(text) } : {}),
-    })),
-    notes: r.notes.map(text),
-    ...(r.reason !== undefined ? { reason: text(r.reason) } : {}),
-  }));
 }
 
 function redactDredd(dredd: DreddOutcome, keys: KnownKeys): DreddOutcome {

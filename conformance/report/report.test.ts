@@ -15,7 +15,7 @@ import { FLAWS } from '../testing/flaws/catalogue.ts';
 import { conformOn, startTarget, type Target } from '../testing/flaws/harness.ts';
 import type { Report } from '../run.ts';
 import { formatConsole } from './console.ts';
-import { curlLine } from './curl.ts';
+import { curlLine } from '../../judge/curl.ts';
 import { formatHtml } from './html.ts';
 import { formatJson } from './json.ts';
 import { chromiumAvailable, launchChromium, SCREENSHOTS } from '../../lib/testing/chromium.ts';

@@ -20,19 +20,24 @@ export function createFieldRules(rec, options) {
   /** @type {number | null} */
   let knownLimit = null;
 
+  /** The form of a Retry-After a refusal carries, 429 or 403 (reading ban.status-403). @param {Snapshot} s */
+  function retryAfterFields(s) {
+    const ra = s.retryAfter;
+    if (ra.form === 'missing') return;
+    rule('retry_after_invalid', s, ra.form === 'invalid', () => 'Retry-After ' + (ra.form === 'invalid' ? ra.reason : ''));
+    if (ra.form === 'invalid') return;
+    rule(
+      'retry_after_form',
+      s,
+      ra.form !== 'delay-seconds' || ra.seconds < 1,
+      () => 'Retry-After ' + JSON.stringify(s.retryAfterRaw) + ' is not integer seconds >= 1'
+    );
+  }
+
   /** @param {Snapshot} s */
   function refusalFields(s) {
-    const ra = s.retryAfter;
-    rule('retry_after_missing', s, ra.form === 'missing', () => '429 without Retry-After');
-    if (ra.form !== 'missing') rule('retry_after_invalid', s, ra.form === 'invalid', () => 'Retry-After ' + (ra.form === 'invalid' ? ra.reason : ''));
-    if (ra.form !== 'missing' && ra.form !== 'invalid') {
-      rule(
-        'retry_after_form',
-        s,
-        ra.form !== 'delay-seconds' || ra.seconds < 1,
-        () => 'Retry-After ' + JSON.stringify(s.retryAfterRaw) + ' is not integer seconds >= 1'
-      );
-    }
+    rule('retry_after_missing', s, s.retryAfter.form === 'missing', () => '429 without Retry-After');
+    retryAfterFields(s);
     rule(
       'refusal_cacheable',
       s,
@@ -49,6 +54,7 @@ export function createFieldRules(rec, options) {
     check: function (s) {
       const refused = s.status === 429;
       if (refused) refusalFields(s);
+      else if (s.refused) retryAfterFields(s);
       rule('malformed_headers', s, s.malformed.length > 0, () => 'status ' + s.status + ': ' + s.malformed.join(', ') + ' missing or not an integer');
       if (s.malformed.length > 0) return false;
       const limit = /** @type {number} */ (s.limit);
@@ -88,4 +94,23 @@ export function createFieldRules(rec, options) {
       return knownLimit;
     },
   };
+}
+
+/**
+ * The readings of Retry-After's rounding (readings.js, point retry_after) that one refusal's
+ * delay-seconds agrees with, read against its X-RateLimit-Reset and Date (floored to the second):
+ * the time left to Reset lies in (Reset − Date − 1, Reset − Date], which rounds up to Reset − Date
+ * and truncates or rounds to nearest to either end. Empty when Retry-After names another moment (a
+ * ban, or a mismatch the window rules judge); null when it cannot be told (no Date header, an
+ * HTTP-date, no Reset).
+ * @param {Snapshot} s
+ * @returns {string[] | null}
+ */
+export function retryAfterRounding(s) {
+  const ra = s.retryAfter;
+  if (s.clock !== 'date-header' || ra.form !== 'delay-seconds' || s.reset === null) return null;
+  const left = s.reset - s.serverNow;
+  if (ra.seconds === left) return ['retry_after.rounded-up', 'retry_after.nearest', 'retry_after.truncated'];
+  if (ra.seconds === left - 1) return ['retry_after.nearest', 'retry_after.truncated'];
+  return [];
 }

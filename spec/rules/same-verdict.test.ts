@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import { rateLimitArea } from '../../conformance/checks/rate-limit.ts';
 import { CHECK_OF_RULE, rateLimitVerdict } from '../../conformance/checks/rate-limit-verdict.ts';
 import type { Exchange } from '../../judge/exchange.ts';
-import { Ledger } from '../../conformance/ledger.ts';
+import { Ledger } from '../../judge/ledger.ts';
 import { RUN_DEFAULTS } from '../../conformance/options.ts';
 import { evaluateThresholds, type MetricType } from '../../load/testing/k6-shim.ts';
 import { violationThresholds } from '../../load/lib/thresholds.js';

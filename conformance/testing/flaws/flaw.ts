@@ -1,7 +1,7 @@
 // What a flaw is: one behaviour of a real implementation broken on purpose, by the flaw proxy's
 // hooks or by a build of the second implementation, and the check that must catch it. Each area's
 // module defines its own; catalogue.ts is built from them.
-import type { OptionalPhase } from '../../checks/phases.ts';
+import type { OptionalPhase } from '../../../judge/phases.ts';
 import type { SecondServerOptions } from '../second-server/index.ts';
 import type { FlawBehaviour } from './proxy.ts';
 
