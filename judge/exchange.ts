@@ -79,6 +79,23 @@ export interface Exchange {
   receivedAt: number;
   /** Real milliseconds from the request sent to the answer read whole (or its failure), whatever clock the run reads. */
   elapsedMs?: number;
+  /** The connection the kit's transport first sent the request on (unknown for Dredd's requests and a proxied client's). */
+  connection?: {
+    /** A kept-alive connection an earlier request had used. */
+    reused: boolean;
+    /**
+     * That connection closed before any byte of an answer, without Connection: close on the answer
+     * before (RFC 9112 §9.6). An idempotent request was sent again, once, on a new connection
+     * (`resent`: `response` is that answer); any other was not (RFC 9110 §9.2.2).
+     */
+    closedBeforeAnswer?: {
+      /** The last request answered on the connection: the close came after it. */
+      after?: { seq?: number; method: string; url: string };
+      /** How the connection failed: ECONNRESET, EPIPE. */
+      error: string;
+      resent: boolean;
+    };
+  };
 }
 
 /** Text of a body for reports; bytes that are not UTF-8 as \xNN. */
