@@ -47,6 +47,12 @@ export function createRecorder() {
       if (firstDetail[kind] === undefined) firstDetail[kind] = text;
       if (RULES[kind].level === 'must') onMust.forEach((listener) => listener());
     },
+    /** Counts a violation another recorder built (the run's totals, whichever machine reported it). @param {Violation} v */
+    record: function (v) {
+      out.violations.push(v);
+      counts[v.kind] = (counts[v.kind] || 0) + 1;
+      if (firstDetail[v.kind] === undefined) firstDetail[v.kind] = v.detail;
+    },
     /** @param {string} name */
     event: function (name) {
       out.events.push(name);

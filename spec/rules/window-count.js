@@ -2,9 +2,39 @@
 // The windows: which one a response belongs to (by its Reset), exactly Limit admitted before the first
 // 429, Remaining falling by one, a window verified whole. Before a Reset nothing frees a slot; after
 // it Remaining is judged against the requests that still count (held-slots.js; README.md, Which
-// window algorithms the rules accept).
+// window algorithms the rules accept). Remaining is read as of the decision or, with `remaining:
+// 'at-answer'` (readings.js), as of the answer: overlapping answers may then share or skip values.
 import { createHeldSlots } from './held-slots.js';
 import { slackSeconds } from './snapshot.js';
+
+/**
+ * Judges a Remaining lower than the count allows under "as of the answer": a later admission
+ * counted before this answer was built explains it only if that request overlapped this one. An
+ * answer that overlapped another of its batch is explained at once; otherwise it waits for the next
+ * answer heard, whose request must have left before this answer arrived.
+ * @param {import('./judgement.js').Recorder} rec
+ */
+export function createLowJudge(rec) {
+  /** @type {{ kind: import('./rules.js').Kind, s: Snapshot, detail: () => string } | null} */
+  let pending = null;
+  return {
+    /** Every answer heard, before it is judged. @param {Snapshot} s */
+    heard: function (s) {
+      const p = pending;
+      if (p === null) return;
+      pending = null;
+      rec.rule(p.kind, p.s, s.sentAtMs >= p.s.receivedAtMs, p.detail);
+    },
+    /**
+     * @param {import('./rules.js').Kind} kind @param {Snapshot} s @param {boolean} low @param {boolean} overlapped
+     * @param {() => string} detail
+     */
+    judge: function (kind, s, low, overlapped, detail) {
+      if (low && !overlapped) pending = { kind: kind, s: s, detail: detail };
+      else rec.rule(kind, s, false, detail);
+    },
+  };
+}
 
 /**
  * @typedef {import('./snapshot.js').Snapshot} Snapshot
@@ -37,11 +67,18 @@ function open(s, tracked) {
   };
 }
 
+/** @typedef {'at-decision' | 'at-answer'} RemainingReading */
+
 /**
  * @param {import('./judgement.js').Recorder} rec
  * @param {Tolerances} tol
+ * @param {{ remaining?: RemainingReading }} [readings]
  */
-export function createWindowCount(rec, tol) {
+export function createWindowCount(rec, tol, readings) {
+  const atAnswer = !!readings && readings.remaining === 'at-answer';
+  const lows = createLowJudge(rec);
+  /** Which fixed or sliding algorithm the Resets seen still allow (readings.js ids). */
+  const shapes = { clock: true, fixed: true, sliding: true };
   const rule = rec.rule;
   const event = rec.event;
   /** @type {Window | null} */
@@ -84,6 +121,7 @@ export function createWindowCount(rec, tol) {
       return { w: win, first: false, freed: false };
     }
     event('window_crossed');
+    if (reset - current.reset < 60 - tol.roundingSeconds) shapes.fixed = shapes.clock = false;
     rec.note(
       'window boundary crossed: Reset ' +
         current.reset +
@@ -103,16 +141,16 @@ export function createWindowCount(rec, tol) {
   /**
    * Remaining of an admitted answer that may follow a freed slot, against the admitted requests
    * that still count in its window; returns whether the log could say exactly.
-   * @param {Snapshot} s @param {Window} w
+   * @param {Snapshot} s @param {Window} w @param {boolean} overlapped
    */
-  function judgeHeld(s, w) {
+  function judgeHeld(s, w, overlapped) {
     const limit = /** @type {number} */ (s.limit);
     const remaining = /** @type {number} */ (s.remaining);
     const held = slots.since(/** @type {number} */ (s.reset), s);
     const exact = held.complete && !w.uncertain;
     const high = remaining > limit - 1 - held.atLeast;
     const low = exact && remaining < limit - 1 - held.atMost;
-    rule('remaining_not_reset', s, high || low, () =>
+    const detail = () =>
       high
         ? 'Remaining ' +
           remaining +
@@ -129,19 +167,23 @@ export function createWindowCount(rec, tol) {
           (limit - 1 - held.atMost) +
           ': at most ' +
           held.atMost +
-          ' request(s) were admitted since it began'
-    );
+          ' request(s) were admitted since it began';
+    if (atAnswer && !high) lows.judge('remaining_not_reset', s, low, overlapped, detail);
+    else rule('remaining_not_reset', s, high || low, detail);
     return exact;
   }
 
-  /** @param {Snapshot} s @param {Window} w @param {boolean} first @param {boolean} freed @param {boolean} early */
-  function countAdmitted(s, w, first, freed, early) {
+  /**
+   * @param {Snapshot} s @param {Window} w @param {boolean} first @param {boolean} freed @param {boolean} early
+   * @param {boolean} overlapped another request of the key was in flight with it
+   */
+  function countAdmitted(s, w, first, freed, early, overlapped) {
     const limit = /** @type {number} */ (s.limit);
     const remaining = /** @type {number} */ (s.remaining);
     if (freed) {
       // A slot may have freed since the last answer: Remaining may rise, and a 429 no longer
       // closes the window. What still holds is the count of the requests that still count in it.
-      const exact = judgeHeld(s, w);
+      const exact = judgeHeld(s, w, overlapped);
       const before = first ? previous : w.saturated ? w : null;
       if (before !== null && before.saturated) {
         event('readmitted');
@@ -175,7 +217,24 @@ export function createWindowCount(rec, tol) {
         w.limit +
         (w.saturated ? ', after a 429 in the same window' : '')
     );
-    if (last !== null) {
+    if (atAnswer) {
+      // As of the answer: never above what the decision left, and lower only by what overlapping requests took.
+      const expected = w.limit - 1 - w.admitted;
+      const high = (last !== null && remaining > last) || remaining > expected;
+      rule('remaining_not_decremented', s, high, () =>
+        last !== null && remaining > last
+          ? 'Remaining ' + remaining + ' after ' + last + ' for an admitted request'
+          : 'Remaining ' + remaining + ' after ' + w.admitted + ' admitted request(s) in a window of ' + w.limit
+      );
+      if (!high && !w.uncertain)
+        lows.judge(
+          'remaining_skipped',
+          s,
+          remaining < expected,
+          overlapped,
+          () => 'Remaining ' + remaining + ' for admitted request ' + (w.admitted + 1) + ' of ' + w.limit + ', with no other request in flight'
+        );
+    } else if (last !== null) {
       rule('remaining_not_decremented', s, remaining >= last, () => 'Remaining ' + remaining + ' after ' + last + ' for an admitted request');
       if (remaining < last && !w.uncertain)
         rule('remaining_skipped', s, remaining < last - 1, () => 'Remaining fell from ' + last + ' to ' + remaining + ' for one admitted request');
@@ -210,11 +269,16 @@ export function createWindowCount(rec, tol) {
      * Counts a usable response in its window.
      * @param {Snapshot} s
      * @param {boolean} early sent before an earlier 429's Retry-After had passed
+     * @param {boolean} [overlapped] another request of its batch was in flight with it
      */
-    count: function (s, early) {
+    count: function (s, early, overlapped) {
+      lows.heard(s);
+      const reset = /** @type {number} */ (s.reset);
+      const offMinute = Math.min(reset % 60, 60 - (reset % 60));
+      if (offMinute > tol.roundingSeconds) shapes.clock = false;
       const placed = place(s);
       if (placed === null) return;
-      if (s.admitted) countAdmitted(s, placed.w, placed.first, placed.freed, early);
+      if (s.admitted) countAdmitted(s, placed.w, placed.first, placed.freed, early, !!overlapped);
       else countRefused(s, placed.w, placed.first);
       if (placed.first) previous = null;
     },
@@ -223,6 +287,7 @@ export function createWindowCount(rec, tol) {
      * @param {Snapshot} s
      */
     aside: function (s) {
+      lows.heard(s);
       if (s.admitted) slots.admitted(s);
       else slots.heard(s);
     },
@@ -231,8 +296,18 @@ export function createWindowCount(rec, tol) {
      * @param {Snapshot} s
      */
     uncertain: function (s) {
+      lows.heard(s);
       if (win) win.uncertain = true;
       slots.unknown(s);
+    },
+    /** The window readings (readings.js ids) the Resets seen so far allow. @returns {string[]} */
+    windowReadings: function () {
+      /** @type {string[]} */
+      const ids = [];
+      if (shapes.clock) ids.push('window.fixed-clock');
+      if (shapes.fixed) ids.push('window.fixed-start');
+      if (shapes.sliding) ids.push('window.sliding-log');
+      return ids;
     },
     /** The current window, for reports. */
     current: function () {

@@ -2,10 +2,14 @@
 // The rate-limit rules as a state machine, fed every snapshot of one key in the order the requests
 // were made (a batch sent at once is passed whole, for arrival.js to order). Exact only if it sees
 // every request made with the key. Three families (field-rules.js, refusal-rules.js,
-// window-count.js) report through one recorder (judgement.js).
+// window-count.js or moving-count.js) report through one recorder (judgement.js). One machine runs
+// per combination of readings (readings.js) still consistent with the history: a batch that breaks a
+// must rule in some machines drops them, and a finding is reported only when none survives it.
 import { arrange } from './arrival.js';
 import { createFieldRules } from './field-rules.js';
 import { createRecorder } from './judgement.js';
+import { createMovingCount } from './moving-count.js';
+import { READINGS } from './readings.js';
 import { createRefusalRules } from './refusal-rules.js';
 import { DEFAULT_TOLERANCES } from './snapshot.js';
 import { createWindowCount } from './window-count.js';
@@ -20,16 +24,56 @@ import { createWindowCount } from './window-count.js';
  */
 
 /**
- * @param {{ expectedLimit?: number | null, tolerances?: Partial<Tolerances> }} [options]
+ * A combination of readings (readings.js ids) one machine judges under; the window reading of the
+ * fixed and sliding machines is narrowed by the Resets they see.
+ * @typedef {{ window: 'fixed-or-sliding' | 'moving', reset: 'reset.next-slot' | 'reset.window-empty', remaining: 'remaining.at-decision' | 'remaining.at-answer' }} Combination
  */
-export function createWindowRules(options) {
-  const opts = options || {};
-  /** @type {Tolerances} */
-  const tol = Object.assign({}, DEFAULT_TOLERANCES, opts.tolerances || {});
+
+/** Every combination, the first that explains a history named first. @type {Combination[]} */
+export const COMBINATIONS = [
+  { window: 'fixed-or-sliding', reset: 'reset.next-slot', remaining: 'remaining.at-decision' },
+  { window: 'fixed-or-sliding', reset: 'reset.next-slot', remaining: 'remaining.at-answer' },
+  { window: 'moving', reset: 'reset.window-empty', remaining: 'remaining.at-decision' },
+  { window: 'moving', reset: 'reset.window-empty', remaining: 'remaining.at-answer' },
+];
+
+/**
+ * The snapshots of a batch whose request was in flight while another of the batch was.
+ * @param {Snapshot[]} batch
+ * @returns {Set<Snapshot>}
+ */
+function overlapping(batch) {
+  /** @type {Set<Snapshot>} */
+  const out = new Set();
+  if (batch.length < 2) return out;
+  const bySent = batch.slice().sort((a, b) => a.sentAtMs - b.sentAtMs);
+  let open = /** @type {Snapshot} */ (bySent[0]);
+  for (let i = 1; i < bySent.length; i++) {
+    const s = /** @type {Snapshot} */ (bySent[i]);
+    if (s.sentAtMs < open.receivedAtMs) {
+      out.add(s);
+      out.add(open);
+    }
+    if (s.receivedAtMs > open.receivedAtMs) open = s;
+  }
+  return out;
+}
+
+/**
+ * One machine: the three families under one combination of readings.
+ * @param {Combination} combination
+ * @param {{ expectedLimit: number | null, tolerances: Tolerances }} opts
+ */
+function createMachine(combination, opts) {
+  const tol = opts.tolerances;
   const rec = createRecorder();
-  const fields = createFieldRules(rec, { expectedLimit: opts.expectedLimit === undefined ? null : opts.expectedLimit, tolerances: tol });
+  const fields = createFieldRules(rec, { expectedLimit: opts.expectedLimit, tolerances: tol });
   const refusals = createRefusalRules(rec, tol);
-  const windows = createWindowCount(rec, tol);
+  const remaining = combination.remaining === 'remaining.at-answer' ? 'at-answer' : 'at-decision';
+  const windows =
+    combination.window === 'moving' ? createMovingCount(rec, tol, { remaining: remaining }) : createWindowCount(rec, tol, { remaining: remaining });
+  /** @type {Set<Snapshot>} */
+  let overlapped = new Set();
 
   /** @param {Snapshot} s */
   function step(s) {
@@ -49,7 +93,7 @@ export function createWindowRules(options) {
     const usable = fields.check(s);
     const after = refusals.judgeRetry(s);
     const ban = !after.paused && usable && s.refused && refusals.judgeRetryAfter(s);
-    if (usable && !after.paused && !ban) windows.count(s, after.early);
+    if (usable && !after.paused && !ban) windows.count(s, after.early, overlapped.has(s));
     // Not counted in a window (a ban's answers describe the ban), but an admitted request still
     // holds a slot of the window that follows.
     else if (usable) windows.aside(s);
@@ -57,30 +101,127 @@ export function createWindowRules(options) {
   }
 
   return {
+    combination: combination,
+    rec: rec,
+    /** @param {Snapshot[]} arranged @param {Set<Snapshot>} overlaps @returns {Outcome} */
+    observe: function (arranged, overlaps) {
+      overlapped = overlaps;
+      rec.begin();
+      for (const s of arranged) step(s);
+      return rec.outcome();
+    },
+    retryDueMs: function () {
+      return refusals.retryDueMs();
+    },
+    /** The readings (readings.js ids) this machine stands for. @returns {string[]} */
+    readings: function () {
+      return windows.windowReadings().concat([combination.reset, combination.remaining]);
+    },
+    knownLimit: function () {
+      return fields.knownLimit();
+    },
+    window: function () {
+      return windows.current();
+    },
+    banned: function () {
+      return refusals.banSeen();
+    },
+  };
+}
+
+/** @param {Outcome} out */
+function mustCount(out) {
+  let n = 0;
+  for (const v of out.violations) if (v.level === 'must') n++;
+  return n;
+}
+
+/**
+ * Names readings (readings.js ids) as a report shows them, by point: `window: sliding log; Reset: ...`.
+ * @param {string[]} ids
+ * @returns {string}
+ */
+export function describeReadings(ids) {
+  /** @type {Record<string, string[]>} */
+  const byPoint = {};
+  /** @type {string[]} */
+  const points = [];
+  for (const r of READINGS) {
+    if (ids.indexOf(r.id) < 0) continue;
+    if (!byPoint[r.point]) {
+      byPoint[r.point] = [];
+      points.push(r.point);
+    }
+    /** @type {string[]} */ (byPoint[r.point]).push(r.name.replace(/^[A-Za-z]+: /, ''));
+  }
+  return points
+    .map(
+      (p) =>
+        (p === 'window' ? 'window' : p === 'reset' ? 'Reset' : p === 'remaining' ? 'Remaining' : p) + ': ' + /** @type {string[]} */ (byPoint[p]).join(' or ')
+    )
+    .join('; ');
+}
+
+/**
+ * @param {{ expectedLimit?: number | null, tolerances?: Partial<Tolerances>, combinations?: Combination[] }} [options]
+ */
+export function createWindowRules(options) {
+  const opts = options || {};
+  /** @type {Tolerances} */
+  const tol = Object.assign({}, DEFAULT_TOLERANCES, opts.tolerances || {});
+  const machineOpts = { expectedLimit: opts.expectedLimit === undefined ? null : opts.expectedLimit, tolerances: tol };
+  let alive = (opts.combinations || COMBINATIONS).map((c) => createMachine(c, machineOpts));
+  /** The run's totals: what was reported, whichever machine reported it. */
+  const totals = createRecorder();
+
+  return {
     /**
-     * Feeds one batch of snapshots (a single request is a batch of one).
+     * Feeds one batch of snapshots (a single request is a batch of one): judged by every machine
+     * still alive; those that broke a must rule are dropped unless none is left, and then the one
+     * that broke the fewest reports.
      * @param {Snapshot[]} batch
      * @returns {Outcome}
      */
     observe: function (batch) {
-      rec.begin();
-      for (const s of arrange(batch, tol)) step(s);
-      return rec.outcome();
+      const arranged = arrange(batch, tol);
+      const overlaps = overlapping(batch);
+      const outs = alive.map((m) => m.observe(arranged, overlaps));
+      const survivors = alive.filter((_m, i) => mustCount(/** @type {Outcome} */ (outs[i])) === 0);
+      let pick = 0;
+      if (survivors.length > 0) {
+        pick = alive.indexOf(/** @type {typeof alive[number]} */ (survivors[0]));
+        alive = survivors;
+      } else {
+        for (let i = 1; i < outs.length; i++) if (mustCount(/** @type {Outcome} */ (outs[i])) < mustCount(/** @type {Outcome} */ (outs[pick]))) pick = i;
+      }
+      const out = /** @type {Outcome} */ (outs[pick]);
+      totals.begin();
+      for (const v of out.violations) totals.record(v);
+      for (const e of out.events) totals.event(e);
+      return out;
     },
     /** When a client may retry: every Retry-After of the current refusals has passed (client clock); null when admitted or unknown. */
     retryDueMs: function () {
-      return refusals.retryDueMs();
+      return /** @type {typeof alive[number]} */ (alive[0]).retryDueMs();
+    },
+    /** The readings (readings.js ids) of every combination that still explains the run. @returns {string[]} */
+    readings: function () {
+      /** @type {string[]} */
+      const ids = [];
+      for (const m of alive) for (const id of m.readings()) if (ids.indexOf(id) < 0) ids.push(id);
+      return ids;
     },
     /** Counts so far, for logs and tests. */
     report: function () {
-      const totals = rec.totals();
+      const first = /** @type {typeof alive[number]} */ (alive[0]);
+      const t = totals.totals();
       return {
-        limit: fields.knownLimit(),
-        violations: totals.violations,
-        firstDetail: totals.firstDetail,
-        events: totals.events,
-        window: windows.current(),
-        banned: refusals.banSeen(),
+        limit: first.knownLimit(),
+        violations: t.violations,
+        firstDetail: t.firstDetail,
+        events: t.events,
+        window: first.window(),
+        banned: first.banned(),
       };
     },
   };
