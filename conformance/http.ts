@@ -4,7 +4,7 @@
 // it leaves and every answer after it comes, so the kit keeps within the target's rate limits.
 import { KitError } from '../lib/errors.ts';
 import type { OperationId } from '../spec/contract-types.ts';
-import { curlLine, type Secrets } from './report/curl.ts';
+import { curlLine, type Secrets } from '../judge/curl.ts';
 import { Silence, TargetStoppedError, type RunHalted } from './silence.ts';
 import { DEFAULT_MAX_BODY_BYTES, NetworkFailure, notSentText, Transport, type TlsSettings } from './transport.ts';
 import { bodyText, type Clock, type Exchange, type ExchangeRequest } from '../judge/exchange.ts';
@@ -204,17 +204,23 @@ export class HttpClient {
     };
     const started = performance.now();
     try {
-      exchange.response = await this.#transport.send({
+      const { connection, ...response } = await this.#transport.send({
         method: request.method,
         url: request.url,
         headers: request.headers,
         ...(bytes ? { body: bytes } : {}),
         timeoutMs: this.#timeoutMs,
+        seq: exchange.seq,
       });
+      exchange.response = response;
+      // Whether it went on a reused connection, and was sent again because that one had closed: http.close-announced reads it.
+      exchange.connection = connection;
     } catch (error) {
       if (error instanceof NetworkFailure) {
-        exchange.error = error.tls ? `TLS: ${error.message}` : error.failure;
+        // A connection closed under the request says which and why it was not sent again; other failures are their code.
+        exchange.error = error.tls ? `TLS: ${error.message}` : error.connection?.closedBeforeAnswer ? error.message : error.failure;
         if (error.tls) exchange.tlsError = true;
+        if (error.connection) exchange.connection = error.connection;
       } else exchange.error = (error as Error).message;
     }
     exchange.receivedAt = this.#clock.now();
