@@ -22,7 +22,14 @@ async function withServer(options: ClosingOptions, body: (server: ClosingServer,
 }
 
 const send = (transport: Transport, server: ClosingServer, method: string, seq: number, path = '/v1/pets'): Promise<RawResponse> =>
-  transport.send({ method, url: `${server.origin}${path}`, headers: {}, timeoutMs: TIMEOUT_MS, seq, ...(method === 'POST' || method === 'PUT' ? { body: Buffer.from('{}') } : {}) });
+  transport.send({
+    method,
+    url: `${server.origin}${path}`,
+    headers: {},
+    timeoutMs: TIMEOUT_MS,
+    seq,
+    ...(method === 'POST' || method === 'PUT' ? { body: Buffer.from('{}') } : {}),
+  });
 
 const resend = suite('an idempotent request on a connection closed after a HEAD');
 
@@ -85,7 +92,10 @@ for (const when of WHEN) {
         );
         assert.ok(failed instanceof NetworkFailure, String(failed));
         assert.is(failed.failure, 'ECONNRESET');
-        assert.match(failed.message, new RegExp(`after its answer to HEAD \\S+/v1/pets \\(request 1\\).*not sent again, because ${method} is not idempotent \\(RFC 9110 §9\\.2\\.2\\)`));
+        assert.match(
+          failed.message,
+          new RegExp(`after its answer to HEAD \\S+/v1/pets \\(request 1\\).*not sent again, because ${method} is not idempotent \\(RFC 9110 §9\\.2\\.2\\)`),
+        );
         assert.equal(failed.connection?.closedBeforeAnswer?.resent, false);
         assert.equal(server.received, ['HEAD /v1/pets'], 'the server never got it');
       });
@@ -159,7 +169,10 @@ client('holds the answer to the second sending, counts as answered, and names th
       assert.match(http.silence.lastAnswered ?? '', /^HEAD .*\(200, request 9\)$/);
       const post = await http.send({ operationId: 'createPet', purpose: 'create', method: 'POST', path: '/pets', json: { name: 'Rex' } });
       assert.is(post.response, undefined);
-      assert.match(post.error ?? '', /^ECONNRESET: the target closed the kept-alive connection after its answer to HEAD .*not sent again, because POST is not idempotent/);
+      assert.match(
+        post.error ?? '',
+        /^ECONNRESET: the target closed the kept-alive connection after its answer to HEAD .*not sent again, because POST is not idempotent/,
+      );
       assert.equal(post.connection?.closedBeforeAnswer?.resent, false);
     } finally {
       http.close();
