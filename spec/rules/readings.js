@@ -85,6 +85,75 @@ export const READINGS = [
     source: 'Limits › Request rate limits by plan: "Requests per day"; X-RateLimit-Limit: "The limit that applies to the caller"',
     allows: 'Limit is the plan’s per-day limit and Reset at most a day ahead',
   },
+  {
+    id: 'retry_after.rounded-up',
+    point: 'retry_after',
+    name: 'Retry-After: whole seconds rounded up',
+    source:
+      'RFC 9110 §10.2.3: Retry-After = HTTP-date / delay-seconds, "delay-seconds ... the number of seconds to delay after the response is received"; Limits › Other limits: "Format of the `Retry-After` value ... not shown"',
+    allows: 'the wait to the moment the limit resets, rounded up to a whole second: a retry once it has passed is admitted',
+  },
+  {
+    id: 'retry_after.nearest',
+    point: 'retry_after',
+    name: 'Retry-After: whole seconds rounded to the nearest',
+    source: 'RFC 9110 §10.2.3: delay-seconds is a whole number of seconds; Limits › Other limits: "Format of the `Retry-After` value ... not shown"',
+    allows: 'up to half a second short of the moment the limit resets: a retry within 1 s after it may still be refused with a wait of at most 1 s',
+  },
+  {
+    id: 'retry_after.truncated',
+    point: 'retry_after',
+    name: 'Retry-After: whole seconds truncated, int(Reset − now)',
+    source: 'RFC 9110 §10.2.3: delay-seconds is a whole number of seconds; Limits › Other limits: "Format of the `Retry-After` value ... not shown"',
+    allows:
+      'up to 1 s short of the moment the limit or the ban ends: a retry within 1 s after it may still be refused with a wait of at most 1 s; one sent later must be admitted',
+  },
+  {
+    id: 'ban.status-429',
+    point: 'ban',
+    name: 'a ban answered 429',
+    source:
+      'Errors: "429 | Rate limit exceeded (see Limits) | any"; Limits › Behaviour when the limit is exceeded: "may lead to a temporary ban of the API key"',
+    allows: 'every request during the ban is answered 429 with a Retry-After that names the ban’s end, past the window’s',
+  },
+  {
+    id: 'ban.status-403',
+    point: 'ban',
+    name: 'a ban answered 403',
+    source:
+      'Limits › Behaviour when the limit is exceeded: "Repeatedly sending requests after a 429 may lead to a temporary ban of the API key" (the status of a ban: not shown); RFC 9110 §15.5.4 403 Forbidden',
+    allows:
+      'a 403 after a 429 is the ban’s answer, whatever its length; each still carries Retry-After (the client "is expected to wait for the time indicated by the `Retry-After` header"), and the ban lifts when it said',
+  },
+  {
+    id: 'ban.threshold',
+    point: 'ban',
+    name: 'a ban after any number of repeated refusals',
+    source: 'Limits › Behaviour when the limit is exceeded: "Repeatedly sending requests after a 429 may lead to a temporary ban" (how many: not shown)',
+    allows: 'the ban begins at any refusal repeated after the first 429, or never; nothing is admitted before the first Retry-After has passed',
+  },
+  {
+    id: 'ban.length',
+    point: 'ban',
+    name: 'a ban of any length',
+    source: 'Limits › Behaviour when the limit is exceeded: "a temporary ban of the API key" (its length: not shown)',
+    allows: 'shorter or longer than the window; its Retry-After names its end, nothing is admitted before it, and a request sent after it is admitted',
+  },
+  {
+    id: 'ban.reset-ban-end',
+    point: 'ban',
+    name: 'during a ban, X-RateLimit-Reset names the ban’s end',
+    source:
+      'Limits › Rate limit response headers: X-RateLimit-Reset, "Unix timestamp at which the limit resets" (during a ban, the key is admitted again at its end)',
+    allows: 'a ban’s answers name its end in Reset, earlier or later than the window’s end',
+  },
+  {
+    id: 'ban.reset-window-end',
+    point: 'ban',
+    name: 'during a ban, X-RateLimit-Reset names the window’s end',
+    source: 'Limits › Rate limit response headers: X-RateLimit-Reset, "Unix timestamp at which the limit resets" (the window beneath the ban)',
+    allows: 'a ban’s answers name the window’s end in Reset and the ban’s end only in Retry-After',
+  },
 ];
 
 /** The reading named `id`, or undefined. @param {string} id */

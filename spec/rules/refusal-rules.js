@@ -1,7 +1,9 @@
 // @ts-check
 // What follows a 429: the episode of refusals until a request is admitted again, a retry sent before
 // Retry-After had passed (served, it breaks a rule; refused, it provokes), the readmission once every
-// Retry-After has passed, and a ban announced, enforced and lifted (README.md, Decisions).
+// Retry-After has passed, and a ban announced, enforced and lifted (README.md, Decisions). Where the
+// specification is silent the rules hold every reading of readings.js: Retry-After rounded up, to the
+// nearest second or truncated; a ban answered 429 or 403, after any number of refusals, of any length.
 import { retryAtSeconds, retryWaitMs, slackSeconds } from './snapshot.js';
 
 /**
@@ -15,8 +17,14 @@ import { retryAtSeconds, retryWaitMs, slackSeconds } from './snapshot.js';
  *   passed, or another of its requests came after a refusal in the server's order (concurrent
  *   requests the server refused one after the other, before the client had seen any 429)
  * @property {number | null} banDueMs when the announced ban ends (client clock)
+ * @property {number | null} roundedFromMs the wait that a refusal within its rounding second followed (client clock)
+ * @property {boolean} banOpen a ban was seen by its status (403 after a 429) without naming its end
+ * @property {number} status the status of the refusal that began it
  * @property {unknown} ref the 429 that began it
  */
+
+/** @param {Snapshot} s */
+const namesNoWait = (s) => s.retryAfter.form === 'missing';
 
 /**
  * @param {import('./judgement.js').Recorder} rec
@@ -28,6 +36,8 @@ export function createRefusalRules(rec, tol) {
   /** @type {Episode | null} */
   let episode = null;
   let banSeen = false;
+  /** @type {Snapshot | null} the refusal just excused by the rounding of Retry-After */
+  let rounded = null;
 
   return {
     /**
@@ -40,10 +50,48 @@ export function createRefusalRules(rec, tol) {
     judgeRetry: function (s) {
       const e = episode;
       if (e === null || s.sentAtMs < e.startMs) return { paused: false, early: false };
+      // The check that promises a Retry-After on every refusal repeated after a 429: without one a
+      // client cannot know when to retry, whatever the status (a ban answered 403 too).
+      if (s.refused)
+        rule(
+          'refusal_without_retry_after',
+          s,
+          namesNoWait(s),
+          () => 'a ' + s.status + ' repeated after a 429: it carries no Retry-After, so a client cannot tell when to retry',
+          e.ref
+        );
       const slackMs = slackSeconds(s, tol) * 1000;
       const banned = e.banDueMs !== null;
+      // A ban whose end no Retry-After named (readings ban.status-403, ban.length): nothing says when
+      // it lifts, until an answer of it does.
+      if (e.banOpen && !banned && !s.admitted) {
+        const wait = retryWaitMs(s, tol);
+        if (wait !== null) {
+          e.banOpen = false;
+          e.banDueMs = s.receivedAtMs + wait;
+        }
+        return { paused: true, early: false };
+      }
       if (e.dueMs !== null && s.sentAtMs >= e.dueMs) {
-        const detail = () => 'sent ' + Math.round((s.sentAtMs - /** @type {number} */ (e.dueMs)) / 1000) + ' s after every Retry-After had passed, and refused';
+        const dueMs = e.dueMs;
+        // Readings retry_after.truncated and retry_after.nearest: whole seconds that fall short of the
+        // moment they stand for by less than one. A refusal within that second that asks for no more
+        // than it breaks no rule; one later, or asking for longer, does.
+        const wait = retryWaitMs(s, tol);
+        const roundingMs = tol.roundingSeconds * 1000;
+        const from = e.roundedFromMs === null ? dueMs : e.roundedFromMs;
+        if (!s.admitted && s.sentAtMs < from + roundingMs && (wait === null || wait <= roundingMs)) {
+          // The second is counted from the wait last announced, not from the short waits within it.
+          e.roundedFromMs = from;
+          rounded = s;
+          rec.note(
+            'refused ' +
+              (s.sentAtMs - dueMs) +
+              ' ms after Retry-After had passed: within the rounding second (Retry-After truncated or rounded to the nearest second)'
+          );
+          return { paused: banned, early: false };
+        }
+        const detail = () => 'sent ' + Math.round((s.sentAtMs - dueMs) / 1000) + ' s after every Retry-After had passed, and refused';
         rule('not_readmitted', s, !s.admitted, detail, e.ref);
         if (banned) rule('ban_not_lifted', s, !s.admitted, detail, e.ref);
         if (banned && s.admitted) event('ban_lifted');
@@ -78,10 +126,26 @@ export function createRefusalRules(rec, tol) {
      * @returns {boolean} a ban was announced
      */
     judgeRetryAfter: function (s) {
+      const e = episode;
+      // Reading ban.status-403: a 403 after a 429 of the same episode is a ban, named by its status,
+      // whatever its length; its Retry-After names its end, which readmission then judges.
+      if (e !== null && e.status === 429 && s.status === 403 && e.banDueMs === null) {
+        if (!e.banOpen) {
+          banSeen = true;
+          event('ban_detected');
+          rec.note('temporary ban detected: 403 after a 429, ' + (s.retryAfterRaw === undefined ? 'without Retry-After' : 'Retry-After ' + s.retryAfterRaw));
+        }
+        const wait = retryWaitMs(s, tol);
+        if (wait === null) e.banOpen = true;
+        else {
+          e.banOpen = false;
+          e.banDueMs = s.receivedAtMs + wait;
+        }
+        return true;
+      }
       const at = retryAtSeconds(s);
       if (at === null) return false;
       const slack = slackSeconds(s, tol);
-      const e = episode;
       if (e !== null && e.provoked && e.baseline !== null && at > e.baseline + slack) {
         const banDueMs = s.receivedAtMs + /** @type {number} */ (retryWaitMs(s, tol));
         // Another answer of a ban already announced (concurrent requests refused in it).
@@ -119,9 +183,25 @@ export function createRefusalRules(rec, tol) {
       }
       const wait = retryWaitMs(s, tol);
       const due = wait === null ? null : s.receivedAtMs + wait;
-      if (episode === null) episode = { startMs: s.receivedAtMs, dueMs: due, baseline: null, provoked: false, banDueMs: null, ref: s.ref };
+      if (episode === null)
+        episode = {
+          startMs: s.receivedAtMs,
+          dueMs: due,
+          roundedFromMs: null,
+          baseline: null,
+          provoked: false,
+          banDueMs: null,
+          banOpen: false,
+          status: s.status,
+          ref: s.ref,
+        };
       else episode.provoked = true;
-      if (due !== null && (episode.dueMs === null || due > episode.dueMs)) episode.dueMs = due;
+      if (due !== null && (episode.dueMs === null || due > episode.dueMs)) {
+        episode.dueMs = due;
+        // A longer wait announced anew (a ban): its own rounding second counts from its end.
+        if (rounded !== s) episode.roundedFromMs = null;
+      }
+      rounded = null;
       const at = retryAtSeconds(s);
       if (episode.baseline === null && at !== null) episode.baseline = s.reset === null ? at : Math.max(at, s.reset);
     },

@@ -2,7 +2,7 @@
 // Every rate-limit rule, named once: the kind the window rules report, what it demands, where that
 // comes from (a section of the specification, an RFC, or a decision of ours, which is never must),
 // and the conformance check that reports it, whose level it shares (what must and should mean:
-// conformance/checks/check-def.ts; a should fails a run only with --strict or STRICT=1). Plain
+// judge/check-def.ts; a should fails a run only with --strict or STRICT=1). Plain
 // ES2015 without imports: k6 loads it by relative path.
 
 /** @typedef {'must' | 'should'} Level */
@@ -123,6 +123,12 @@ export const RULES = {
     rule: 'a request sent once the Retry-After of every earlier 429 has passed is admitted',
     source: 'Limits › Behaviour when the limit is exceeded',
     check: 'ratelimit.readmitted',
+  },
+  refusal_without_retry_after: {
+    level: 'must',
+    rule: 'every refusal repeated after a 429 (a 403 of a ban too) carries Retry-After',
+    source: 'Limits › Behaviour when the limit is exceeded',
+    check: 'ratelimit.refused-until-retry',
   },
   served_before_retry_after: {
     level: 'must',
