@@ -15,6 +15,13 @@ export interface ThreadInput {
 }
 
 async function startServer(spec: TargetSpec, clock: { now(): number } | undefined): Promise<{ baseUrl: string; close(): Promise<void> }> {
+  if (spec.kind === 'library') {
+    // The worker serves nothing else: its global Date may tell the shim's clock (library-server/clock.ts).
+    if (clock) (await import('../../conformance/testing/library-server/clock.ts')).installDateClock(() => clock.now());
+    const { startLibraryServer } = await import('../../conformance/testing/library-server/index.ts');
+    const server = await startLibraryServer(spec.options);
+    return { baseUrl: server.baseUrl, close: () => server.close() };
+  }
   if (spec.kind === 'second') {
     const { startSecondServer } = await import('../../conformance/testing/second-server/index.ts');
     const server = await startSecondServer({ ...spec.options, ...(clock ? { clock } : {}) });

@@ -2,10 +2,15 @@
 // k6 VU does, so a batch reaches the server at once and is decided concurrently. On the fake clock
 // the server reads the shim's time from a shared Float64; only the racy build's gap is real time.
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
+import type { LibraryServerOptions } from '../../conformance/testing/library-server/index.ts';
 import type { SecondServerOptions } from '../../conformance/testing/second-server/index.ts';
 import type { FakeRequest, FakeResponse, Handler } from './k6-shim.ts';
 
-export type TargetSpec = { kind: 'reference' } | { kind: 'second'; options: Omit<SecondServerOptions, 'clock' | 'host' | 'port'> };
+export type TargetSpec =
+  | { kind: 'reference' }
+  | { kind: 'second'; options: Omit<SecondServerOptions, 'clock' | 'host' | 'port'> }
+  // express-rate-limit reads Date.now: on the shim's clock this worker's Date tells the shared one.
+  | { kind: 'library'; options: Omit<LibraryServerOptions, 'host' | 'port'> };
 
 export type WireRequest = Pick<FakeRequest, 'method' | 'url' | 'headers' | 'body'>;
 export interface WireResponse {

@@ -52,7 +52,7 @@ class Bans {
     this.#refusals.set(key, count);
     if (count < this.#options.banAfter) return;
     this.#refusals.delete(key);
-    const windowEnd = info.resetTime?.getTime() ?? 0;
+    const windowEnd = this.#options.bug === 'short-ban' ? 0 : (info.resetTime?.getTime() ?? 0);
     this.#bans.set(key, { until: Math.max(Date.now() + this.#options.banMs, windowEnd), limit: info.limit });
   }
 

@@ -10,9 +10,10 @@ export type PetStatus = (typeof PET_STATUSES)[number];
  * - `per-address`: the README's default key (the client address) instead of the bearer key;
  * - `no-legacy-headers`: the README's example `legacyHeaders: false`, so no X-RateLimit-*;
  * - `skip-failed-requests`: `skipFailedRequests: true`, so refused and failed requests give their hit back;
- * - `limit-too-high`: the plan's limit plus one handed to `limit`.
+ * - `limit-too-high`: the plan's limit plus one handed to `limit`;
+ * - `short-ban`: a ban of banSeconds from the refusal, ending before the window it punishes.
  */
-export const BUGS = ['per-address', 'no-legacy-headers', 'skip-failed-requests', 'limit-too-high'] as const;
+export const BUGS = ['per-address', 'no-legacy-headers', 'skip-failed-requests', 'limit-too-high', 'short-ban'] as const;
 export type Bug = (typeof BUGS)[number];
 
 export interface SeedPet {
