@@ -23,10 +23,10 @@ export { startMock, type MockOptions, type RunningMock } from './mock.ts';
 // the exchange model, the live areas, the ledger and the rate-limit verdict.
 export { DEFAULT_SPEC_PATH, loadContract, type Contract, type OperationId } from '../judge/contract.ts';
 export { bodyText, formatExchange, jsonBody, type Clock, type Exchange } from '../judge/exchange.ts';
-export { tlsExplanation, type TlsSettings } from './transport.ts';
+export { tlsExplanation, type TlsSettings } from '../lib/tls.ts';
 export { curlLine } from '../judge/curl.ts';
 export { redactResults } from '../judge/redact-results.ts';
-export { LIVE_AREAS } from './checks/index.ts';
+export { LIVE_CHECKS as LIVE_AREAS } from '../judge/checks/index.ts';
 export { rateLimitArea } from './checks/rate-limit.ts';
 export { rateLimitVerdict, type RateLimitVerdict } from './checks/rate-limit-verdict.ts';
 export { Ledger, type CheckLedger } from '../judge/ledger.ts';

@@ -1,8 +1,6 @@
 // What the values of the kit's structured options become and must be: options.ts names these as an
 // option's `convert` and `check`. Rules that relate two options, or need the catalogue (which the
 // options sit below), stay in resolveOptions (run.ts).
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { UsageError } from '../lib/errors.ts';
 import { OPTIONAL_PHASES, type OptionalPhase } from '../judge/phases.ts';
 import { parseChoices, type Choices } from './open-points.ts';
@@ -17,42 +15,6 @@ export function baseUrlProblem(value: string): string | undefined {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return '--base-url must be http:// or https://';
   if (url.search || url.hash) return '--base-url must not carry a query or fragment';
   return undefined;
-}
-
-/** `--header` values ("Name: value", taken whole: a value may hold commas) as a record by lower-case name. */
-export function headersOf(values: readonly string[], from: string): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const value of values) {
-    const m = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+)\s*:\s*(.*)$/.exec(value);
-    if (!m) throw new UsageError(`${from} ${JSON.stringify(value)} is not "Name: value"`);
-    // Refused under the name as written, before it is lower-cased.
-    const problem = headersProblem({ [m[1]!]: m[2]! });
-    if (problem !== undefined) throw new UsageError(problem);
-    headers[m[1]!.toLowerCase()] = m[2]!.trim();
-  }
-  return headers;
-}
-
-/** The headers the kit sets itself cannot be given. */
-export function headersProblem(headers: Readonly<Record<string, string>>): string | undefined {
-  for (const name of Object.keys(headers)) {
-    const lower = name.toLowerCase();
-    if (['authorization', 'host', 'content-length', 'transfer-encoding'].includes(lower))
-      return `--header cannot set ${name}: the kit sets it${lower === 'authorization' ? ' (use --api-key)' : ''}`;
-  }
-  return undefined;
-}
-
-/** The PEM certificates of --ca, read once where the option enters. */
-export function readCa(file: string, from = '--ca'): string {
-  let ca: string;
-  try {
-    ca = readFileSync(resolve(file), 'utf8');
-  } catch (error) {
-    throw new UsageError(`${from} ${file} cannot be read: ${(error as Error).message}`, { cause: error });
-  }
-  if (!ca.includes('-----BEGIN CERTIFICATE-----')) throw new UsageError(`${from} ${file} holds no PEM certificate`);
-  return ca;
 }
 
 /** `--phases`: a list of phases, or "none" for only the fixed checks. */
@@ -73,9 +35,6 @@ export function choicesProblem(choices: Readonly<Record<string, string>>): strin
 }
 
 export const choicesOf = (values: readonly string[]): Choices => parseChoices(values);
-
-/** A path on the command line, relative to where the command ran. */
-export const pathOf = (value: string): string => resolve(value);
 
 const SIZE_UNITS: Readonly<Record<string, number>> = { '': 1, b: 1, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3 };
 /** Bounds of --max-body: below 1 KiB no list of pets fits; above 256 MiB the text of a body may pass a string's maximum length. */

@@ -2,21 +2,9 @@
 // values, the command line's parser, --help and conformance/README.md's options table. `key` is the
 // property code passes, `flag` the command line's spelling; `commandLine` options are the CLI's alone.
 import { helpText, type OptionSpec, type OptionsChecked, type OptionsDefaults, type OptionsInput } from '../lib/cli-options.ts';
-import { DEFAULT_SPEC_PATH } from '../lib/openapi.ts';
+import { pathOf, SHARED_OPTIONS } from '../lib/shared-options.ts';
 import { OPTIONAL_PHASES } from '../judge/phases.ts';
-import {
-  baseUrlProblem,
-  choicesOf,
-  choicesProblem,
-  headersOf,
-  headersProblem,
-  maxBodyProblem,
-  pathOf,
-  phasesOf,
-  phasesProblem,
-  readCa,
-  sizeOf,
-} from './option-values.ts';
+import { baseUrlProblem, choicesOf, choicesProblem, maxBodyProblem, phasesOf, phasesProblem, sizeOf } from './option-values.ts';
 import { hookfilesProblem } from './dredd/hookfiles.ts';
 import { DEFAULT_MAX_BODY_BYTES } from './transport.ts';
 
@@ -56,36 +44,12 @@ const TABLE = [
     group: 'Target',
     help: 'A key whose minute window the kit may exhaust; without it the rate-limit checks are reported as not run. Prefer a key on a small plan.',
   },
-  {
-    key: 'headers',
-    flag: 'header',
-    type: 'list',
-    value: '<name: value>',
-    whole: true,
-    convert: headersOf,
-    check: headersProblem,
-    default: {},
-    group: 'Target',
-    help: 'A header sent with every request, e.g. for a gateway in front of the target; repeatable. The value of a header named like a secret (token, key, secret, password, auth, cookie, session, credential) is redacted in reports, wherever it appears.',
-  },
-  {
-    key: 'ca',
-    flag: 'ca',
-    type: 'string',
-    value: '<file>',
-    convert: readCa,
-    group: 'Target',
-    help: "PEM certificate(s) of the CA that signed the target's certificate, trusted besides the system's (Dredd included).",
-  },
-  {
-    key: 'insecure',
-    flag: 'insecure',
-    type: 'boolean',
-    default: false,
-    excludes: { ca: '--ca trusts a CA, --insecure trusts anything' },
-    group: 'Target',
-    help: "Do not verify the target's TLS certificate (a test server with a self-signed certificate; never production).",
-  },
+  SHARED_OPTIONS.headers,
+
+  SHARED_OPTIONS.ca,
+
+  SHARED_OPTIONS.insecure,
+
   {
     key: 'waitForTargetSeconds',
     flag: 'wait-for-target',
@@ -215,17 +179,8 @@ const TABLE = [
     group: 'What to run',
     help: 'Never exhaust a window larger than this.',
   },
-  {
-    key: 'clockToleranceSeconds',
-    flag: 'clock-tolerance',
-    type: 'integer',
-    value: '<s>',
-    default: 2,
-    min: 0,
-    group: 'What to run',
-    help: "Allowed difference between the kit's and the server's clocks, in seconds, when a response has no Date header.",
-  },
-  { key: 'timeoutMs', flag: 'timeout', type: 'integer', value: '<ms>', default: 10_000, min: 1, group: 'What to run', help: 'Per-request timeout.' },
+  SHARED_OPTIONS.clockToleranceSeconds,
+  SHARED_OPTIONS.timeoutMs,
   {
     key: 'maxResponseTimeMs',
     flag: 'max-response-time',
@@ -247,17 +202,8 @@ const TABLE = [
     group: 'What to run',
     help: "Most of an answer's body the kit reads, Dredd's run included (bytes, or a number with KiB or MiB; 1KiB to 256MiB). Past it the kit stops reading, and the checks that needed the body report it not judged (body too large to judge), never passed.",
   },
-  {
-    key: 'specPath',
-    flag: 'spec',
-    type: 'string',
-    value: '<path>',
-    convert: pathOf,
-    default: DEFAULT_SPEC_PATH,
-    defaultText: "the kit's spec/openapi.yaml",
-    group: 'What to run',
-    help: 'The OpenAPI description.',
-  },
+  SHARED_OPTIONS.specPath,
+
   {
     key: 'phases',
     flag: 'phases',

@@ -6,7 +6,8 @@ import { checkOptions } from '../lib/cli-options.ts';
 import { UsageError } from '../lib/errors.ts';
 import { CATALOGUE, checkIdsProblem, checkSelector, NEED_FLAGS, type CheckDef, type Profile } from './catalogue.ts';
 import type { Area, AreaContext, Phase, ProgressEvent, ResolvedOptions, RunContext } from './checks/area.ts';
-import { AREAS, LIVE_AREAS } from './checks/index.ts';
+import { AREAS } from './checks/index.ts';
+import { LIVE_CHECKS } from '../judge/checks/index.ts';
 import type { DreddOutcome } from './dredd/run.ts';
 import { RequestBudget } from './generate/budget.ts';
 import { HttpClient } from './http.ts';
@@ -278,7 +279,7 @@ function exitFirst(options: ResolvedOptions, run: () => RunContext): ((id: strin
  */
 function judgeAtOnce(run: RunContext, onFailure: ((id: string) => void) | undefined): (exchange: Exchange) => void {
   const probe = new Ledger(CATALOGUE, { ...(onFailure ? { onFailure } : {}) });
-  const areas = LIVE_AREAS.map((area) => ({
+  const areas = LIVE_CHECKS.map((area) => ({
     area,
     ctx: {
       ledger: probe.scope(

@@ -37,3 +37,16 @@ export const NEED_FLAGS: Readonly<Record<Need, string>> = {
   stateful: '--phases stateful',
   concurrency: '--phases concurrency',
 };
+
+/** Sections of the specification (and RFCs) the checks cite. */
+export const SECTION = {
+  list: 'Endpoints › List animals',
+  create: 'Endpoints › Add an animal',
+  get: 'Endpoints › Get an animal (deprecated)',
+  auth: 'Authentication',
+  plans: 'Limits › Request rate limits by plan',
+  errors: 'Errors',
+  headers: 'Limits › Rate limit response headers',
+  exceeded: 'Limits › Behaviour when the limit is exceeded',
+  versioning: 'Versioning',
+} as const;

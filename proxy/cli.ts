@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { isEntryPoint } from '../lib/entry.ts';
-import { DEFAULT_SPEC_PATH, loadContract, type Clock } from '../conformance/index.ts';
+import { DEFAULT_SPEC_PATH, loadContract, type Clock } from '../judge/index.ts';
 import { parseOptions } from '../lib/cli-options.ts';
 import { endSoonAfter, guardedMain } from '../lib/kit-failure.ts';
 import { stopWithParent } from '../lib/processes.ts';

@@ -1,6 +1,6 @@
 // How one exchange of the proxy is cut short (its --timeout, the proxy's stop, its client gone), and why.
 import type { ServerResponse } from 'node:http';
-import type { Exchange } from '../conformance/index.ts';
+import type { Exchange } from '../judge/index.ts';
 
 /** Why an exchange was cut short. */
 export class Cut {

@@ -1,7 +1,7 @@
 // What the proxy keeps of one exchange: the request as recorded when it arrives (every key its headers
 // carry learnt first, then redacted), and each body's first --capture bytes as they stream through.
 import type { IncomingMessage } from 'node:http';
-import { bodyText, type Contract, type Exchange } from '../conformance/index.ts';
+import { bodyText, type Contract, type Exchange } from '../judge/index.ts';
 import { BodyCapture } from '../lib/http-message.ts';
 import { isSecretName, redactHeaders, redactUrl, secretsOf, type KnownKeys } from '../spec/rules/redact.js';
 import { OperationIndex } from './operations.ts';

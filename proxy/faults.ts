@@ -2,7 +2,7 @@
 // contract's injected answers (x-fault-injection), the ones the reference server gives. Other codes
 // and named examples go on to the target.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Clock, Exchange } from '../conformance/index.ts';
+import type { Clock, Exchange } from '../judge/index.ts';
 import { isInjectable, requestedFault, type InjectableCode } from '../lib/prefer.ts';
 import type { Cut, Cutter } from './cutter.ts';
 import { INJECTED_ANSWERS, LOWER_HEADERS } from '../spec/rules/contract.js';

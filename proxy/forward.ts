@@ -2,7 +2,8 @@
 // --header values added), both bodies streamed through, the answer's first --capture bytes kept.
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { tlsExplanation, type Clock, type Exchange, type TlsSettings } from '../conformance/index.ts';
+import { type Clock, type Exchange } from '../judge/index.ts';
+import { tlsExplanation, type TlsSettings } from '../lib/tls.ts';
 import { BodyCapture, flatHeaders } from '../lib/http-message.ts';
 import { capturedText } from './exchange-record.ts';
 import { cutShort, type Cutter } from './cutter.ts';

@@ -5,7 +5,7 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { Exchange } from '../conformance/index.ts';
+import type { Exchange } from '../judge/index.ts';
 
 const MAX_BEHIND_BYTES = 16 * 1024 * 1024;
 

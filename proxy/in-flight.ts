@@ -1,6 +1,6 @@
 // The requests of each key that arrived and are not judged yet: until one is, no answer of its key
 // that arrived after it left can be put in its place among the key's decisions.
-import type { Exchange } from '../conformance/index.ts';
+import type { Exchange } from '../judge/index.ts';
 
 export class InFlight {
   /** Per key, by seq, when each request was sent. */

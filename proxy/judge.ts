@@ -1,10 +1,11 @@
-// Routes each live exchange to the judges the kit already has (the conformance kit's LIVE_AREAS, and
+// Routes each live exchange to the judges the kit already has (the conformance kit's LIVE_CHECKS, and
 // rateLimitVerdict per key, for the server; the client report's ClientRecorder for the client) and tells
 // of each new finding; nothing here decides what is right. What it keeps is bounded by JudgeLimits
 // whatever the traffic (proxy/README.md, Hours of traffic).
-import { CATALOGUE, LIVE_AREAS, jsonBody, redactResults, type CheckResult, type Contract, type Exchange, type Level } from '../conformance/index.ts';
+import { CATALOGUE } from '../conformance/index.ts';
+import { jsonBody, redactResults, type CheckResult, type Contract, type Exchange, type Level, LIVE_CHECKS } from '../judge/index.ts';
 import { DEFAULT_LIMITS, type JudgeLimits } from './judge-limits.ts';
-import { OBLIGATIONS, type ClientReport } from '../lib/client-obligations.ts';
+import { OBLIGATIONS, type ClientReport } from '../judge/client-obligations.ts';
 import { Listeners } from '../lib/live/source.ts';
 import { distinctKeyLabel, KnownKeys, redactExchange, redactText } from '../spec/rules/redact.js';
 import { readSnapshot, type Snapshot, type Tolerances } from '../spec/rules/snapshot.js';
@@ -14,7 +15,7 @@ import { InFlight } from './in-flight.ts';
 import { createKeyState, type KeyState } from './key-state.ts';
 import { slim, type SampleReport } from './sample.ts';
 
-export type { Level } from '../conformance/index.ts';
+export type { Level } from '../judge/index.ts';
 
 /** What an answer says of the key's window and of the wait it asks for, read as the rest of the kit reads it. */
 const snapshotOf = (exchange: Exchange): Snapshot =>
@@ -238,7 +239,7 @@ export class TrafficJudge {
         const { reset, limit } = snapshotOf(exchange);
         if (reset !== null || limit !== null) state.lastWindow = { ...(reset !== null ? { reset } : {}), ...(limit !== null ? { limit } : {}) };
       }
-      LIVE_AREAS.forEach((area, i) => {
+      LIVE_CHECKS.forEach((area, i) => {
         if (exchange.outside && area.name !== 'responses') return;
         area.inspect(exchange, { ledger: state.views[i]!, contract: this.#options.contract, options: { profile: 'full' } });
       });

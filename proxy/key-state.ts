@@ -1,8 +1,9 @@
 // What the judge keeps of one key, and how it is built: its ledger and the views each area of checks
 // records through, its window verdict, its client recorder and its sample, all bounded by the
 // judge's limits.
-import { CATALOGUE, LIVE_AREAS, Ledger, rateLimitArea, rateLimitVerdict, type CheckLedger, type Level, type RateLimitVerdict } from '../conformance/index.ts';
-import { ClientRecorder } from '../lib/client-obligations.ts';
+import { CATALOGUE, rateLimitArea, rateLimitVerdict, type RateLimitVerdict } from '../conformance/index.ts';
+import { Ledger, type CheckLedger, type Level, LIVE_CHECKS } from '../judge/index.ts';
+import { ClientRecorder } from '../judge/client-obligations.ts';
 import type { Tolerances } from '../spec/rules/snapshot.js';
 import type { TimelinePoint } from '../spec/rules/timeline-svg.js';
 import type { LastWindow } from './faults.ts';
@@ -63,7 +64,7 @@ export function createKeyState(input: {
     label: input.label,
     keyId: input.keyId,
     ledger,
-    views: LIVE_AREAS.map(scoped),
+    views: LIVE_CHECKS.map(scoped),
     windows: rateLimitVerdict(scoped(rateLimitArea), {
       dateHeader: input.dateHeader,
       maxPoints: input.limits.timelinePoints,

@@ -2,8 +2,8 @@
 // proxy itself at LIVE_PATH behind a view token, to this machine only unless asked. The judge decides
 // everything; this counts each key's exchanges and findings as they are told (which keys to show),
 // and reads the report of a key only when a watcher is shown it.
-import type { Clock } from '../conformance/index.ts';
-import { brokenObligations } from '../lib/client-obligations.ts';
+import type { Clock } from '../judge/index.ts';
+import { brokenObligations } from '../judge/client-obligations.ts';
 import type { LiveFeedOptions } from '../lib/live/feed.ts';
 import { KeyRanks } from '../lib/live/ranks.ts';
 import { boundedFindings, windowState, type LiveFinding, type LiveKey, type LiveSource } from '../lib/live/source.ts';

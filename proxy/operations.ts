@@ -1,5 +1,5 @@
 // Which operation of the description a request names, whatever prefix the target serves the API under.
-import type { Contract, OperationId } from '../conformance/index.ts';
+import type { Contract, OperationId } from '../judge/index.ts';
 
 /** Which operation a method and path name: one pattern per operation, compiled once. */
 export class OperationIndex {

@@ -1,13 +1,11 @@
 // Every option of `adoption-kit proxy`, written once: the parser, --help and the options table of
-// proxy/README.md come from this table. The target's TLS and header options are the conformance
-// kit's own entries, so they read and behave the same in both commands.
+// proxy/README.md come from this table. The target's TLS, header, timeout, contract and clock options
+// are the ones conform has too (lib/shared-options.ts), so they read and behave the same in both commands.
 import { helpText, type OptionSpec } from '../lib/cli-options.ts';
-import { CONFORM_OPTIONS } from '../conformance/index.ts';
+import { SHARED_OPTIONS } from '../lib/shared-options.ts';
 
-function conformOption(key: string, group: string): OptionSpec {
-  const spec = CONFORM_OPTIONS.find((o) => o.key === key);
-  if (!spec) throw new Error(`conform has no option ${key}`);
-  return { ...spec, group };
+function conformOption(key: keyof typeof SHARED_OPTIONS, group: string): OptionSpec {
+  return { ...SHARED_OPTIONS[key], group };
 }
 
 export const PROXY_OPTIONS: readonly OptionSpec[] = [

@@ -1,8 +1,8 @@
 // What the proxy says: a console line per finding as it happens, and at the end a report per key in
 // every format asked for. Keys appear only as their labels (spec/rules/redact.js); what is named like a
 // secret is redacted again here, for a report built elsewhere.
-import { curlLine, formatExchange, type CheckResult, type Exchange } from '../conformance/index.ts';
-import { OBLIGATIONS, readiness, type ClientReport } from '../lib/client-obligations.ts';
+import { curlLine, formatExchange, type CheckResult, type Exchange } from '../judge/index.ts';
+import { OBLIGATIONS, readiness, type ClientReport } from '../judge/client-obligations.ts';
 import { redactExchange, redactUrl } from '../spec/rules/redact.js';
 import { timelineSvg } from '../spec/rules/timeline-svg.js';
 import type { Finding, KeyReport, Level, SummarisedKeys } from './judge.ts';

@@ -2,7 +2,7 @@
 // (the request before a 429 or a ban's 403, the refusal, the one after); the ledger keeps each
 // finding's first failures. The rest is counted, not kept, so a key costs the same after a million
 // requests as after a thousand. Kept bodies are cut to KEPT_BODY_CHARS: enough to read, not 64 KiB each.
-import type { Exchange } from '../conformance/index.ts';
+import type { Exchange } from '../judge/index.ts';
 
 export const KEPT_BODY_CHARS = 2_048;
 

@@ -4,7 +4,8 @@
 // here, started by its caller, like the reference server's createServer.
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Clock, Contract, Exchange, TlsSettings } from '../conformance/index.ts';
+import type { Clock, Contract, Exchange } from '../judge/index.ts';
+import type { TlsSettings } from '../lib/tls.ts';
 import { KnownKeys, redactExchange, secretsOf } from '../spec/rules/redact.js';
 import { flatHeaders } from '../lib/http-message.ts';
 import { Cut, Cutter, cutShort, type Verdict } from './cutter.ts';

@@ -1,6 +1,6 @@
 // A ledger view that tells of each failure as it is recorded: the judge hears of a finding the
 // moment a check fails, without the checks knowing a judge is listening.
-import type { CheckLedger, Exchange } from '../conformance/index.ts';
+import type { CheckLedger, Exchange } from '../judge/index.ts';
 import { slim } from './sample.ts';
 
 /** A ledger view that tells of each failure as it is recorded; a class, so a key's views cost no closures. */

@@ -17,7 +17,7 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   spec: ['spec/rules', 'lib'],
   lib: ['spec/rules', 'spec'],
   [JUDGE]: BOTTOM,
-  server: BOTTOM,
+  server: [...BOTTOM, JUDGE],
   conformance: [...BOTTOM, JUDGE],
   load: [...BOTTOM, JUDGE],
   proxy: [...BOTTOM, JUDGE, 'conformance/index.ts'],

@@ -10,8 +10,11 @@ import type { CheckLedger } from '../../judge/ledger.ts';
 import type { Contract } from '../../judge/contract.ts';
 import type { CheckedRunOptions } from '../options.ts';
 import type { Pacer } from '../pacing.ts';
-import type { TlsSettings } from '../transport.ts';
+import type { TlsSettings } from '../../lib/tls.ts';
 import type { CheckDef } from '../../judge/check-def.ts';
+import type { InspectContext, LiveChecks } from '../../judge/checks/inspect.ts';
+
+export type { InspectContext };
 import type { GeneratedPhase } from '../../judge/phases.ts';
 
 export type Phase = 'contract' | 'dredd' | 'behaviour' | GeneratedPhase | 'rate-limit' | 'concurrency';
@@ -87,16 +90,6 @@ export interface AreaContext extends RunContext {
   ledger: CheckLedger;
 }
 
-/**
- * What judging one exchange on its own needs: the contract and the ledger. The judging proxy
- * (proxy/) inspects live traffic with the areas whose inspect asks for no more (LIVE_AREAS).
- */
-export interface InspectContext {
-  ledger: CheckLedger;
-  contract: Contract;
-  options: Pick<ResolvedOptions, 'profile'>;
-}
-
 export interface Area {
   name: string;
   checks: readonly CheckDef[];
@@ -106,18 +99,5 @@ export interface Area {
   finish?: (ctx: AreaContext) => void;
 }
 
-/** An area whose inspect judges one exchange with nothing but the contract: live traffic can be judged by it. */
-export type LiveArea = Area & { inspect: (exchange: Exchange, ctx: InspectContext) => void };
-
-/** Sections of the specification (and RFCs) the checks cite. */
-export const SECTION = {
-  list: 'Endpoints › List animals',
-  create: 'Endpoints › Add an animal',
-  get: 'Endpoints › Get an animal (deprecated)',
-  auth: 'Authentication',
-  plans: 'Limits › Request rate limits by plan',
-  errors: 'Errors',
-  headers: 'Limits › Rate limit response headers',
-  exceeded: 'Limits › Behaviour when the limit is exceeded',
-  versioning: 'Versioning',
-} as const;
+/** An area whose inspect judges one exchange with nothing but the contract: the judge's live checks, driven by conform. */
+export type LiveArea = Area & LiveChecks;

@@ -1,7 +1,8 @@
 // getPet: 200 with a Pet, and 404 for an id nobody has, with Prism's Prefer only when asked for
 // and once more without it in the full profile.
 import type { CheckDef } from '../../judge/check-def.ts';
-import { SECTION, type Area, type AreaContext } from './area.ts';
+import { type Area, type AreaContext } from './area.ts';
+import { SECTION } from '../../judge/check-def.ts';
 import { UNKNOWN_PET_ID } from '../../judge/answers.ts';
 import { expectResponse, preferHeaders, send } from './support.ts';
 

@@ -1,12 +1,15 @@
 // The areas of checks, in the order they send their requests within a phase, and the catalogue
 // built from what they define.
 import type { CheckDef } from '../../judge/check-def.ts';
-import type { Area, LiveArea } from './area.ts';
+import type { Area } from './area.ts';
+import { deprecationChecks } from '../../judge/checks/deprecation.ts';
+import { rateLimitHeaderChecks } from '../../judge/checks/rate-limit-headers.ts';
+import { responseChecks } from '../../judge/checks/responses.ts';
 import { authArea } from './auth.ts';
 import { choicesArea } from './choices.ts';
 import { concurrencyArea } from './concurrency.ts';
+import { connectionsArea } from './connections.ts';
 import { createArea } from './create.ts';
-import { deprecationArea } from './deprecation.ts';
 import { dreddArea } from './dredd.ts';
 import { getArea } from './get.ts';
 import { inputArea } from './input.ts';
@@ -14,9 +17,7 @@ import { listArea } from './list.ts';
 import { mediaArea } from './media.ts';
 import { methodsArea } from './methods.ts';
 import { rateLimitArea } from './rate-limit.ts';
-import { rateLimitHeadersArea } from './rate-limit-headers.ts';
 import { responseTimeArea } from './response-time.ts';
-import { responsesArea } from './responses.ts';
 import { statefulArea } from './stateful.ts';
 import { variationsArea } from './variations.ts';
 
@@ -27,10 +28,11 @@ export const AREAS: readonly Area[] = [
   createArea,
   getArea,
   authArea,
-  responsesArea,
+  responseChecks,
   responseTimeArea,
-  rateLimitHeadersArea,
-  deprecationArea,
+  connectionsArea,
+  rateLimitHeaderChecks,
+  deprecationChecks,
   dreddArea,
   inputArea,
   mediaArea,
@@ -43,6 +45,3 @@ export const AREAS: readonly Area[] = [
 ];
 
 export const CATALOGUE: readonly CheckDef[] = AREAS.flatMap((area) => area.checks);
-
-/** The areas that judge each exchange on its own, which the judging proxy applies to live traffic. */
-export const LIVE_AREAS: readonly LiveArea[] = [createArea, authArea, responsesArea, rateLimitHeadersArea, deprecationArea];

@@ -4,7 +4,8 @@
 import { bodyCases, exampleCases, parameterCases, type Case } from '../generate/cases.ts';
 import { jsonBody, type Exchange } from '../../judge/exchange.ts';
 import type { CheckDef } from '../../judge/check-def.ts';
-import { SECTION, type Area, type AreaContext } from './area.ts';
+import { type Area, type AreaContext } from './area.ts';
+import { SECTION } from '../../judge/check-def.ts';
 import { fuzzing } from './input-fuzzing.ts';
 import { judge, sendCase, type Markers } from './input-judge.ts';
 import { describeStatus, isPetArray, status } from '../../judge/answers.ts';

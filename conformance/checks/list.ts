@@ -3,7 +3,8 @@
 import { LIST_LIMIT } from '../../spec/rules/contract.js';
 import { jsonBody, type Exchange } from '../../judge/exchange.ts';
 import type { CheckDef } from '../../judge/check-def.ts';
-import { SECTION, type Area, type AreaContext } from './area.ts';
+import { type Area, type AreaContext } from './area.ts';
+import { SECTION } from '../../judge/check-def.ts';
 import { describeStatus, isPetArray, status } from '../../judge/answers.ts';
 import { expectResponse, nextPage, send } from './support.ts';
 

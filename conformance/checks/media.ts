@@ -6,7 +6,8 @@ import { baseBody, successStatuses } from '../generate/cases.ts';
 import type { SendOptions } from '../http.ts';
 import type { Exchange } from '../../judge/exchange.ts';
 import type { CheckDef } from '../../judge/check-def.ts';
-import { SECTION, type Area, type AreaContext } from './area.ts';
+import { type Area, type AreaContext } from './area.ts';
+import { SECTION } from '../../judge/check-def.ts';
 import { describeStatus, status } from '../../judge/answers.ts';
 import { send } from './support.ts';
 

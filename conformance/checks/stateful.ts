@@ -10,7 +10,8 @@ import { baseBody } from '../generate/cases.ts';
 import { type SendOptions } from '../http.ts';
 import { jsonBody, type Exchange } from '../../judge/exchange.ts';
 import type { CheckDef } from '../../judge/check-def.ts';
-import { SECTION, type Area, type AreaContext } from './area.ts';
+import { type Area, type AreaContext } from './area.ts';
+import { SECTION } from '../../judge/check-def.ts';
 import { describeStatus, isPetArray, status } from '../../judge/answers.ts';
 import { acceptsExtra, nextPage, send } from './support.ts';
 

@@ -4,7 +4,8 @@
 import type { SendOptions } from '../http.ts';
 import type { Exchange, ExchangeResponse } from '../../judge/exchange.ts';
 import type { CheckDef } from '../../judge/check-def.ts';
-import { SECTION, type Area, type AreaContext } from './area.ts';
+import { type Area, type AreaContext } from './area.ts';
+import { SECTION } from '../../judge/check-def.ts';
 import { describeStatus, UNKNOWN_PET_ID } from '../../judge/answers.ts';
 import { expectResponse, send } from './support.ts';
 import { LOWER_HEADERS } from '../../spec/rules/contract.js';

@@ -11,7 +11,8 @@ import { collectOutput, spawnChild, stopChild } from '../../lib/processes.ts';
 import { UNKNOWN_PET_ID } from '../../judge/answers.ts';
 import type { Contract } from '../../judge/contract.ts';
 import { UNANSWERED_IN_A_ROW } from '../silence.ts';
-import { DEFAULT_MAX_BODY_BYTES, type TlsSettings } from '../transport.ts';
+import { DEFAULT_MAX_BODY_BYTES } from '../transport.ts';
+import { type TlsSettings } from '../../lib/tls.ts';
 
 const WORKER = fileURLToPath(new URL('./worker.cjs', import.meta.url));
 const HOOKS = fileURLToPath(new URL('./hooks.cjs', import.meta.url));

@@ -7,7 +7,7 @@ import { helpText, parseOptions, type OptionSpec } from '../../lib/cli-options.t
 import { KitError } from '../../lib/errors.ts';
 import { guardedMain } from '../../lib/kit-failure.ts';
 import { formatHtml } from './html.ts';
-import { OBLIGATIONS, readiness, type ClientReport, type Obligation } from '../../lib/client-obligations.ts';
+import { OBLIGATIONS, readiness, type ClientReport, type Obligation } from '../../judge/client-obligations.ts';
 
 export const REPORT_OPTIONS: readonly OptionSpec[] = [
   {

@@ -12,7 +12,7 @@ import { ManualClock } from '../clock.ts';
 import { createServer } from '../server.ts';
 import { spawnChild } from '../../lib/processes.ts';
 import { ROOT } from '../testing/process.ts';
-import type { ClientReport } from '../../lib/client-obligations.ts';
+import type { ClientReport } from '../../judge/client-obligations.ts';
 import { chromiumAvailable, launchChromium, SCREENSHOTS } from '../../lib/testing/chromium.ts';
 
 const TOKEN = 'client-report-admin-token';

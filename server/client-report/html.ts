@@ -3,7 +3,7 @@
 // timeline (spec/rules/timeline-svg.js), each obligation marked where it was first broken. A broken
 // should-level obligation is a warning, in amber: the client stays READY.
 import { timelineSvg } from '../../spec/rules/timeline-svg.js';
-import { OBLIGATIONS, readiness, type ClientReport, type Obligation } from '../../lib/client-obligations.ts';
+import { OBLIGATIONS, readiness, type ClientReport, type Obligation } from '../../judge/client-obligations.ts';
 
 function esc(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);

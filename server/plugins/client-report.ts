@@ -1,8 +1,8 @@
-// Records how each API key's client behaves (lib/client-obligations.ts) and serves the report at
+// Records how each API key's client behaves (judge/client-obligations.ts) and serves the report at
 // GET /__admin/clients. On with the admin API, since only the admin API can read it. It exposes the
 // recorder and a hook told each key's label after each of its answers, for the live view (live-view.ts).
 import type { Plugin, Request, ResponseObject } from '@hapi/hapi';
-import { ClientRecorder } from '../../lib/client-obligations.ts';
+import { ClientRecorder } from '../../judge/client-obligations.ts';
 import { Listeners } from '../../lib/live/source.ts';
 import type { Clock } from '../clock.ts';
 import { apiKeyOf } from './auth.ts';

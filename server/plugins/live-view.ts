@@ -3,8 +3,8 @@
 // as a header on fetch(), since an EventSource cannot and a URL would leak it (server/README.md,
 // Watching your client live). The events route is an admin route like any other.
 import type { Plugin } from '@hapi/hapi';
-import type { ClientReport } from '../../lib/client-obligations.ts';
-import { brokenObligations } from '../../lib/client-obligations.ts';
+import type { ClientReport } from '../../judge/client-obligations.ts';
+import { brokenObligations } from '../../judge/client-obligations.ts';
 import type { Clock } from '../clock.ts';
 import { DEFAULT_MAX_WATCHERS, LiveFeed } from '../../lib/live/feed.ts';
 import { LIVE_PAGE_CSP, livePage } from '../../lib/live/page.ts';

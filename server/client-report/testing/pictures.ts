@@ -5,7 +5,7 @@
 import { timelineSvg } from '../../../spec/rules/timeline-svg.js';
 import { ManualClock } from '../../clock.ts';
 import { createServer } from '../../server.ts';
-import type { ClientReport } from '../../../lib/client-obligations.ts';
+import type { ClientReport } from '../../../judge/client-obligations.ts';
 
 const TOKEN = 'picture-admin-token';
 

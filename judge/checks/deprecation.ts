@@ -3,9 +3,10 @@
 // response says "will be" deprecated (RFC 9745 §2.1) where getPet *is* (conformance/README.md).
 import { parseDeprecation, parseHttpDate, parseSunset } from '../../spec/rules/fields.js';
 import { DEFAULT_TOLERANCES } from '../../spec/rules/snapshot.js';
-import type { Exchange } from '../../judge/exchange.ts';
-import type { CheckDef } from '../../judge/check-def.ts';
-import { SECTION, type InspectContext, type LiveArea } from './area.ts';
+import type { Exchange } from '../exchange.ts';
+import type { CheckDef } from '../check-def.ts';
+import { SECTION } from '../check-def.ts';
+import type { InspectContext, LiveChecks } from './inspect.ts';
 import { LOWER_HEADERS } from '../../spec/rules/contract.js';
 
 const checks: readonly CheckDef[] = [
@@ -104,4 +105,4 @@ function inspect(ex: Exchange, ctx: InspectContext): void {
   ]);
 }
 
-export const deprecationArea: LiveArea = { name: 'deprecation', checks, inspect };
+export const deprecationChecks: LiveChecks = { name: 'deprecation', checks, inspect };

@@ -3,19 +3,19 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { formatHttpDate } from '../../spec/rules/fields.js';
-import type { Exchange } from '../../judge/exchange.ts';
-import { Ledger } from '../../judge/ledger.ts';
-import { loadContract } from '../../judge/contract.ts';
-import { deprecationArea } from './deprecation.ts';
+import type { Exchange } from '../exchange.ts';
+import { Ledger } from '../ledger.ts';
+import { loadContract } from '../contract.ts';
+import { deprecationChecks } from './deprecation.ts';
 
 const contract = await loadContract();
 const NOW = Date.UTC(2027, 5, 1, 12);
 
 function outcome(id: string, headers: Record<string, string>): string | undefined {
-  const ledger = new Ledger(deprecationArea.checks);
+  const ledger = new Ledger(deprecationChecks.checks);
   const view = ledger.scope(
-    deprecationArea.name,
-    deprecationArea.checks.map((c) => c.id),
+    deprecationChecks.name,
+    deprecationChecks.checks.map((c) => c.id),
   );
   const ex: Exchange = {
     seq: 1,
@@ -26,7 +26,7 @@ function outcome(id: string, headers: Record<string, string>): string | undefine
     receivedAt: NOW,
     response: { status: 200, headers: { 'content-type': 'application/json', date: formatHttpDate(NOW), ...headers }, body: '{}' },
   };
-  deprecationArea.inspect!(ex, { ledger: view, contract, options: { profile: 'full' } });
+  deprecationChecks.inspect!(ex, { ledger: view, contract, options: { profile: 'full' } });
   return ledger.results({ strict: true, selected: () => undefined }).find((r) => r.id === id)?.outcome;
 }
 

@@ -1,10 +1,11 @@
 // Every response the run saw: never a server error, whatever was sent; and, for requests the
 // description describes, against the description at must level (the specification), at should
 // level (the reference server's decisions too), with error bodies naming their own status.
-import { jsonBody, unreadReason, type Exchange } from '../../judge/exchange.ts';
-import { decisionProblems, validateResponse, type Problem } from '../../judge/contract.ts';
-import type { CheckDef } from '../../judge/check-def.ts';
-import { SECTION, type InspectContext, type LiveArea } from './area.ts';
+import { jsonBody, unreadReason, type Exchange } from '../exchange.ts';
+import { decisionProblems, validateResponse, type Problem } from '../contract.ts';
+import type { CheckDef } from '../check-def.ts';
+import { SECTION } from '../check-def.ts';
+import type { InspectContext, LiveChecks } from './inspect.ts';
 
 const checks: readonly CheckDef[] = [
   {
@@ -35,7 +36,7 @@ const checks: readonly CheckDef[] = [
 const text = (problems: Problem[]) => problems.map((p) => `${p.where} ${p.message}`).join('; ');
 const causes = (problems: Problem[]) => problems.map((p) => p.cause);
 
-export const responsesArea: LiveArea = {
+export const responseChecks: LiveChecks = {
   name: 'responses',
   checks,
   inspect: (ex: Exchange, ctx: InspectContext) => {

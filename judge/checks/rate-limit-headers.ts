@@ -2,11 +2,12 @@
 // IETF RateLimit fields as good practice.
 import { rateLimitHeaderProblems, readSnapshot } from '../../spec/rules/snapshot.js';
 import { parseRateLimit, parseRateLimitPolicy } from '../../spec/rules/structured-fields.js';
-import type { Exchange } from '../../judge/exchange.ts';
-import type { CheckDef } from '../../judge/check-def.ts';
-import { SECTION, type InspectContext, type LiveArea } from './area.ts';
+import type { Exchange } from '../exchange.ts';
+import type { CheckDef } from '../check-def.ts';
+import { SECTION } from '../check-def.ts';
+import type { InspectContext, LiveChecks } from './inspect.ts';
 import { HEADERS, LOWER_HEADERS } from '../../spec/rules/contract.js';
-import { causeKey } from '../../judge/causes.ts';
+import { causeKey } from '../causes.ts';
 
 const RATE_LIMIT_HEADERS = [HEADERS.rateLimitLimit, HEADERS.rateLimitRemaining, HEADERS.rateLimitReset];
 
@@ -78,4 +79,4 @@ function inspect(ex: Exchange, ctx: InspectContext): void {
   ledger.assert('ratelimit.ietf-fields', ietf.length === 0, `${ex.purpose}: ${ietf.join('; ')}`, [ex]);
 }
 
-export const rateLimitHeadersArea: LiveArea = { name: 'rate-limit headers', checks, inspect };
+export const rateLimitHeaderChecks: LiveChecks = { name: 'rate-limit headers', checks, inspect };

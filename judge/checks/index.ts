@@ -1,0 +1,13 @@
+// The live checks, in the order conform's areas run them. Each defines its checks and records
+// verdicts only for them (its ledger refuses any other id).
+import { authChecks } from './auth.ts';
+import { createChecks } from './create.ts';
+import { deprecationChecks } from './deprecation.ts';
+import type { LiveChecks } from './inspect.ts';
+import { rateLimitHeaderChecks } from './rate-limit-headers.ts';
+import { responseChecks } from './responses.ts';
+
+export type { InspectContext, LiveChecks } from './inspect.ts';
+
+/** Every live check: conform applies them to each exchange of its run, the proxy to live traffic. */
+export const LIVE_CHECKS: readonly LiveChecks[] = [createChecks, authChecks, responseChecks, rateLimitHeaderChecks, deprecationChecks];

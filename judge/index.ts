@@ -1,0 +1,18 @@
+// The judging core's public API: what conform, the proxy and the k6 scripts share to reach a verdict.
+// A driver makes exchanges (it sent them, or saw them pass); the judge's checks read them into a
+// ledger of verdicts at the levels of check-def.ts; reports show them with keys redacted.
+
+// The exchange, and the contract it is judged against.
+export { bodyText, formatExchange, jsonBody, type Clock, type Exchange } from './exchange.ts';
+export { DEFAULT_SPEC_PATH, loadContract, type Contract, type OperationId } from './contract.ts';
+
+// What a check is, and where its verdicts go.
+export type { CheckDef, Level, Profile } from './check-def.ts';
+export { Ledger, type CheckLedger, type CheckResult, type Outcome } from './ledger.ts';
+
+// The checks that judge one exchange on its own (live traffic too).
+export { LIVE_CHECKS, type InspectContext, type LiveChecks } from './checks/index.ts';
+
+// Showing a finding: the request as curl, results with every known key replaced by its label.
+export { curlLine } from './curl.ts';
+export { redactResults } from './redact-results.ts';
