@@ -104,14 +104,30 @@ refused('creates sent at once, all refused with 429: the concurrency checks coul
 
 // The ban check gets the reference's key banned for 600 s: past --max-wait, re-admission was asked
 // for and cannot be seen (exit 2); with --no-wait the user chose not to see it (not run, exit 0).
-const BAN_WAITS: Array<[string, { maxWaitSeconds?: number; wait?: boolean }, { exit: number; readmitted: RegExp; unjudged?: number }]> = [
+// The ban seen is named in ratelimit.ban-lifts whenever the run did not see it lift: never a bare "not run".
+const BAN_AT =
+  'a ban was imposed at rate-limit request \\d+ \\(GET \\S+ answered 429 \\(key_banned: .*\\), Retry-After 600\\); the run did not wait for it to lift: ';
+const BAN_WAITS: Array<[string, { maxWaitSeconds?: number; wait?: boolean }, { exit: number; readmitted: RegExp; unjudged?: number; lifts: RegExp }]> = [
   [
     'past --max-wait',
     {},
-    { exit: 2, unjudged: 1, readmitted: /^could not judge: Retry-After asks for 60\d s, above --max-wait 120 \(raise it to judge this\)$/ },
+    {
+      exit: 2,
+      unjudged: 1,
+      readmitted: /^could not judge: Retry-After asks for 60\d s, above --max-wait 120 \(raise it to judge this\)$/,
+      lifts: new RegExp(`^could not judge: ${BAN_AT}Retry-After asks for 60\\d s, above --max-wait 120 \\(raise it to judge this\\)$`),
+    },
   ],
-  ['with --no-wait', { wait: false }, { exit: 0, readmitted: /^waiting for Retry-After was disabled \(--no-wait\)$/ }],
-  ['within --max-wait', { maxWaitSeconds: 700 }, { exit: 0, readmitted: /^$/ }],
+  [
+    'with --no-wait',
+    { wait: false },
+    {
+      exit: 0,
+      readmitted: /^waiting for Retry-After was disabled \(--no-wait\)$/,
+      lifts: new RegExp(`^${BAN_AT}waiting for Retry-After was disabled \\(--no-wait\\)$`),
+    },
+  ],
+  ['within --max-wait', { maxWaitSeconds: 700 }, { exit: 0, readmitted: /^$/, lifts: /^$/ }],
 ];
 for (const [what, options, expected] of BAN_WAITS) {
   refused(`--ban-check with a 600 s ban, ${what}: exit ${expected.exit}`, async () => {
@@ -120,6 +136,9 @@ for (const [what, options, expected] of BAN_WAITS) {
       const readmitted = result(report, 'ratelimit.readmitted');
       assert.match(readmitted.reason ?? '', expected.readmitted);
       assert.is(readmitted.unjudged, expected.unjudged);
+      const lifts = result(report, 'ratelimit.ban-lifts');
+      assert.match(lifts.reason ?? '', expected.lifts);
+      assert.is(lifts.outcome, expected.lifts.source === '^$' ? 'passed' : 'not-run');
       assert.is(report.exitCode, expected.exit, JSON.stringify(report.results.filter((r) => r.outcome === 'failed').map((r) => r.id)));
     });
   });

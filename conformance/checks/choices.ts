@@ -2,6 +2,9 @@
 // with a few requests of its own and from what the other areas saw, reported whatever it is; and,
 // where the implementer declared a choice (--choice), whether the target does what it declared.
 import { parseRetryAfter } from '../../spec/rules/fields.js';
+import { retryAfterRounding } from '../../spec/rules/field-rules.js';
+import { readingById } from '../../spec/rules/readings.js';
+import { readSnapshot } from '../../spec/rules/snapshot.js';
 import { jsonBody, type Exchange } from '../../judge/exchange.ts';
 import { enumeration } from '../../judge/contract.ts';
 import type { CheckDef } from '../../judge/check-def.ts';
@@ -64,9 +67,26 @@ function inspect(ex: Exchange, ctx: AreaContext): void {
   const retryAfter = header(ex, 'retry-after');
   if ((code === 429 || code === 403) && retryAfter !== undefined) {
     const form = parseRetryAfter(retryAfter, ex.receivedAt).form;
-    if (form === 'delay-seconds') ctx.facts.choices?.set('retry-after', `seconds: ${retryAfter}`);
+    if (form === 'delay-seconds') ctx.facts.choices?.set('retry-after', `seconds: ${retryAfter}${roundingRead(ex, ctx)}`);
     else if (form === 'http-date') ctx.facts.choices?.set('retry-after', `http-date: ${retryAfter}`);
   }
+}
+
+/** The readings of Retry-After's rounding (readings.js) that every refusal of the run agreed with so far, per run. */
+const roundingOf = new WeakMap<object, string[]>();
+
+/** "; read as …": the rounding readings the refusals so far agree with, told against X-RateLimit-Reset and Date; empty when none can be told. */
+function roundingRead(ex: Exchange, ctx: AreaContext): string {
+  const s = readSnapshot(
+    { status: status(ex) ?? 0, headers: ex.response?.headers ?? null, receivedAtMs: ex.receivedAt, sentAtMs: ex.sentAt },
+    { dateHeader: ctx.options.dateHeader },
+  );
+  const readings = retryAfterRounding(s);
+  let held = roundingOf.get(ctx.facts);
+  // A Retry-After naming another moment than Reset (a ban's) says nothing of rounding.
+  if (readings && readings.length > 0) roundingOf.set(ctx.facts, (held = held ? held.filter((id) => readings.includes(id)) : readings));
+  if (!held || held.length === 0) return '';
+  return `; read as ${held.map((id) => readingById(id)?.name.replace(/^Retry-After: /, '') ?? id).join(', or ')} (${held.map((id) => `reading ${id}`).join(', ')})`;
 }
 
 /** Declared against seen: each declared point a pass or a failure, or a note when nothing showed it. */

@@ -8,6 +8,7 @@ import type { AreaContext } from './area.ts';
 import { isAdmitted, isRefusal, retryWaitOf } from './rate-limit-verdict.ts';
 import { header, status } from '../../judge/answers.ts';
 import { LOWER_HEADERS } from '../../spec/rules/contract.js';
+import { DEFAULT_TOLERANCES } from '../../spec/rules/snapshot.js';
 
 /** One request with --rate-limit-key. */
 export type Send = () => Promise<Exchange>;
@@ -39,8 +40,9 @@ export async function firstAdmitted(ctx: AreaContext, request: Send): Promise<Ex
       return {
         unjudged: `the --rate-limit-key is refused (${answered(first)}) for ${Math.ceil(waitMs / 1000)} s more, longer than --max-wait ${maxWait}: run again after that, or with a key that is not refused`,
       };
+    // A second more: Retry-After may be truncated or rounded to the nearest second (readings retry_after.*).
     await ctx.wait(
-      waitMs,
+      waitMs + DEFAULT_TOLERANCES.roundingSeconds * 1000,
       `window: the rate-limit key is refused (${status(first)} ${errorCode(first) ?? 'without an Error code'}); waiting its Retry-After (${Math.ceil(waitMs / 1000)} s)`,
     );
     first = await request();

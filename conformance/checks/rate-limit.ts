@@ -7,12 +7,16 @@ import { baseBody } from '../generate/cases.ts';
 import type { Exchange } from '../../judge/exchange.ts';
 import { validateResponse } from '../../judge/contract.ts';
 import type { CheckDef } from '../../judge/check-def.ts';
-import { SECTION, type Area, type AreaContext } from './area.ts';
+import { type Area, type AreaContext } from './area.ts';
+import { SECTION } from '../../judge/check-def.ts';
 import { chargeOf, chargedOnlyOwn, perKey, readKeyWindow, refusedNotApplied, type NotWaited, type RefusedCreate } from './rate-limit-charging.ts';
 import { firstAdmitted, type Send } from './rate-limit-start.ts';
 import { isAdmitted, isRefusal, rateLimitVerdict, type RateLimitVerdict } from './rate-limit-verdict.ts';
 import { describeStatus, header, status } from '../../judge/answers.ts';
 import { send } from './support.ts';
+import { DEFAULT_TOLERANCES } from '../../spec/rules/snapshot.js';
+import type { CheckLedger } from '../../judge/ledger.ts';
+import { answered } from '../../judge/refusal.ts';
 import { LOWER_HEADERS } from '../../spec/rules/contract.js';
 
 const KEY = ['rate-limit-key'] as const;
@@ -124,6 +128,108 @@ const checks: readonly CheckDef[] = [
 
 type Probe = () => Promise<{ ex: Exchange; out: Outcome }>;
 
+/**
+ * A second more than every wait Retry-After named: delay-seconds may be truncated or rounded to the
+ * nearest second (readings retry_after.truncated, retry_after.nearest), and a retry within that
+ * second proves nothing either way.
+ */
+const ROUNDING_MS = DEFAULT_TOLERANCES.roundingSeconds * 1000;
+
+/** The rules the concurrency phase's burst checks read from its answers (concurrency-verdicts.ts). */
+const BURST_KINDS: ReadonlySet<string> = new Set([
+  'over_admitted',
+  'under_admitted',
+  'remaining_nonzero_on_429',
+  'remaining_not_decremented',
+  'remaining_skipped',
+]);
+
+/**
+ * The ledger the window rules report to: a rule the burst checks read, broken by an answer of the
+ * concurrency phase's burst, is that burst's finding (concurrency.burst-*, recorded there), not the
+ * sequential check's; every other verdict goes through unchanged.
+ */
+export function burstApart(ledger: CheckLedger): CheckLedger {
+  return {
+    pass: (id) => ledger.pass(id),
+    fail: (id, message, evidence = [], rule, causes) => {
+      if (rule !== undefined && BURST_KINDS.has(rule) && evidence.at(-1)?.phase === 'concurrency') return;
+      ledger.fail(id, message, evidence, rule, causes);
+    },
+    assert: (id, condition, message, evidence, causes) => ledger.assert(id, condition, message, evidence, causes),
+    notRun: (id, reason, evidence) => ledger.notRun(id, reason, evidence),
+    unjudged: (id, reason) => ledger.unjudged(id, reason),
+    note: (id, note) => ledger.note(id, note),
+    hasFailed: (id) => ledger.hasFailed(id),
+  };
+}
+
+/** What the phase saw of its key's refusals: the first 429, those repeated after it, those among them without Retry-After, and a ban. */
+export interface RefusalLog {
+  first?: Exchange;
+  repeated: number;
+  bare: number;
+  firstBare?: Exchange;
+  /** The answer at which the window rules saw a ban, and how many refusals had been repeated after the first 429 by then. */
+  ban?: { ex: Exchange; after: number };
+}
+
+export function logRefusal(log: RefusalLog, ex: Exchange, out: Outcome): void {
+  if (isRefusal(ex)) {
+    if (!log.first) log.first = ex;
+    else {
+      log.repeated++;
+      if (header(ex, 'retry-after') === undefined) {
+        log.bare++;
+        log.firstBare ??= ex;
+      }
+    }
+  }
+  if (!log.ban && out.events.includes('ban_detected')) log.ban = { ex, after: log.repeated };
+}
+
+/** Where a ban was seen, in the words of its answer: "rate-limit request 64 (GET … answered 403 (…), Retry-After 30)". */
+export function banAt(ban: { ex: Exchange }): string {
+  return `${ban.ex.purpose} (${answered(ban.ex)})`;
+}
+
+/**
+ * Why ratelimit.ban-lifts could not be judged although a ban was seen: never a bare "not run".
+ * `notWaited`: why the run did not wait for it; undefined when it waited, and still nothing named the ban's end.
+ */
+export function banNotWaited(ban: { ex: Exchange }, notWaited?: NotWaited): string {
+  if (!notWaited)
+    return `a ban was imposed at ${banAt(ban)}, announced without a Retry-After naming its end: the run could not tell when to look for it to lift (see ratelimit.refused-until-retry)`;
+  return `a ban was imposed at ${banAt(ban)}; the run did not wait for it to lift: ${notWaited.reason}`;
+}
+
+/** The ban readings (readings.js, point ban) this ban took, for "What the target chose". */
+function banChoices(ctx: AreaContext, log: RefusalLog, verdict: RateLimitVerdict): void {
+  const ban = log.ban;
+  const choices = ctx.facts.choices;
+  if (!ban || !choices) return;
+  const code = status(ban.ex);
+  choices.set('ban-status', `${code}: a ban answered ${code} (reading ban.status-${code}), first at ${ban.ex.purpose}`);
+  choices.set('ban-threshold', `after ${ban.after + 1} refusals: the first 429 and ${ban.after} repeated after it (reading ban.threshold)`);
+  const due = verdict.retryDueMs();
+  if (due === null || header(ban.ex, 'retry-after') === undefined) {
+    choices.set('ban-length', 'not announced: its answers carried no Retry-After');
+    return;
+  }
+  const seconds = Math.round((due - ban.ex.receivedAt) / 1000);
+  const reset = parseInteger(header(ban.ex, LOWER_HEADERS.rateLimitReset));
+  const window = log.first ? parseInteger(header(log.first, LOWER_HEADERS.rateLimitReset)) : null;
+  const shorter = window !== null && due / 1000 < window;
+  choices.set('ban-length', `${seconds} s, ${shorter ? 'ending before' : 'past'} the window's end (reading ban.length)`);
+  if (reset !== null)
+    choices.set(
+      'ban-reset',
+      Math.abs(reset - due / 1000) <= DEFAULT_TOLERANCES.roundingSeconds + 1
+        ? `X-RateLimit-Reset ${reset} names the ban's end (reading ban.reset-ban-end)`
+        : `X-RateLimit-Reset ${reset} names another moment than the ban's end (reading ban.reset-window-end)`,
+    );
+}
+
 /** One request in this many of the exhaustion is a create: whatever the window charges, it charges every request of the key. */
 const CREATE_EVERY = 3;
 
@@ -155,7 +261,7 @@ async function waitRetryAfter(ctx: AreaContext, verdict: RateLimitVerdict, why: 
       reason: `Retry-After asks for ${Math.ceil(wait / 1000)} s, above --max-wait ${ctx.options.maxWaitSeconds} (raise it to judge this)`,
       unjudged: true,
     };
-  await ctx.wait(wait, why);
+  await ctx.wait(wait + ROUNDING_MS, why);
   return null;
 }
 
@@ -212,7 +318,14 @@ function banDepth(ctx: AreaContext, limit: number): { depth: number; how: string
 }
 
 /** Repeats requests after the first 429 (`repeated` of them already sent) to the depth asked, to see whether a ban follows. */
-async function banProbe(ctx: AreaContext, probe: Probe, verdict: RateLimitVerdict, depth: { depth: number; how: string }, repeated: number): Promise<void> {
+async function banProbe(
+  ctx: AreaContext,
+  probe: Probe,
+  verdict: RateLimitVerdict,
+  log: RefusalLog,
+  depth: { depth: number; how: string },
+  repeated: number,
+): Promise<void> {
   const reads = Math.max(0, depth.depth - repeated);
   ctx.progress({ type: 'phase', name: `rate limits: ${reads} more requests after the 429 (ban check, ${depth.how})` });
   let sent = repeated;
@@ -221,16 +334,20 @@ async function banProbe(ctx: AreaContext, probe: Probe, verdict: RateLimitVerdic
     sent++;
     if (!isRefusal(ex)) break;
     if (status(ex) === 429) refusalBody(ctx, ex, `repeated (${sent})`);
-    else ctx.facts.choices?.set('ban-status', String(status(ex)));
   }
-  if (!verdict.banned()) {
-    ctx.ledger.notRun(
+  if (!log.ban) {
+    // Refusals that name no wait may be a ban or not: the run saw something it cannot judge, never "no ban".
+    if (log.bare > 0 && log.firstBare)
+      return ctx.ledger.unjudged(
+        'ratelimit.ban-lifts',
+        `${log.bare} of the ${log.repeated} refusals repeated after the first 429 carried no Retry-After, the first at ${banAt({ ex: log.firstBare })}: whether they were a ban, and when it lifts, cannot be told (see ratelimit.refused-until-retry)`,
+      );
+    return ctx.ledger.notRun(
       'ratelimit.ban-lifts',
       `no ban within ${sent} repeated requests after the first 429 (${depth.how}); the specification says a ban "may" follow`,
     );
-    return;
   }
-  ctx.facts.choices?.set('ban-status', ctx.facts.choices.get('ban-status') ?? '429');
+  banChoices(ctx, log, verdict);
   await probeDuringBan(ctx, probe, verdict);
 }
 
@@ -244,7 +361,6 @@ async function probeDuringBan(ctx: AreaContext, probe: Probe, verdict: RateLimit
   const length = due - start;
   // Waiting out the ban is judged by ratelimit.ban-lifts, within --max-wait; probes only inside it.
   if (!ctx.options.wait || length > ctx.options.maxWaitSeconds * 1000) return;
-  ctx.facts.choices?.set('ban-length', `${Math.round(length / 1000)} s`);
   for (let i = 1; i <= BAN_PROBES; i++) {
     const at = start + (length * i) / (BAN_PROBES + 1);
     await ctx.wait(
@@ -258,16 +374,19 @@ async function probeDuringBan(ctx: AreaContext, probe: Probe, verdict: RateLimit
 
 async function rateLimit(ctx: AreaContext): Promise<void> {
   const { options } = ctx;
-  const verdict = rateLimitVerdict(ctx.ledger, { tolerances: { clockSkewSeconds: options.clockToleranceSeconds }, dateHeader: options.dateHeader });
+  const verdict = rateLimitVerdict(burstApart(ctx.ledger), { tolerances: { clockSkewSeconds: options.clockToleranceSeconds }, dateHeader: options.dateHeader });
   ctx.facts.rateLimitVerdict = verdict;
   const authorization = ctx.http.bearer(options.rateLimitKey);
   let n = 0;
   const request: Send = () =>
     send(ctx, { operationId: 'listPets', purpose: `rate-limit request ${++n}`, method: 'GET', path: '/pets', query: { limit: 1 }, authorization });
-  const probe: Probe = async () => {
-    const ex = await request();
-    return { ex, out: verdict.observe(ex) };
+  const log: RefusalLog = { repeated: 0, bare: 0 };
+  const observe = (ex: Exchange): { ex: Exchange; out: Outcome } => {
+    const out = verdict.observe(ex);
+    logRefusal(log, ex, out);
+    return { ex, out };
   };
+  const probe: Probe = async () => observe(await request());
   const body = baseBody(ctx.contract.operations.get('createPet')!);
   const create = async (name: string, why: string): Promise<{ ex: Exchange; out: Outcome }> => {
     const ex = await send(ctx, {
@@ -278,7 +397,7 @@ async function rateLimit(ctx: AreaContext): Promise<void> {
       json: { ...body, name },
       authorization,
     });
-    return { ex, out: verdict.observe(ex) };
+    return observe(ex);
   };
   // Creates among the reads, judged in the same order by the same rules: a create charged twice
   // shows as Remaining skipping.
@@ -315,20 +434,31 @@ async function rateLimit(ctx: AreaContext): Promise<void> {
     marker = { ex, name };
   }
   await perKey(ctx, refused, before);
-  if (options.banCheck) await banProbe(ctx, probe, verdict, banDepth(ctx, parseInteger(header(first, LOWER_HEADERS.rateLimitLimit))!), marker ? 1 : 0);
+  if (options.banCheck) await banProbe(ctx, probe, verdict, log, banDepth(ctx, parseInteger(header(first, LOWER_HEADERS.rateLimitLimit))!), marker ? 1 : 0);
+  if (log.bare > 0 && log.firstBare)
+    ctx.ledger.note(
+      'ratelimit.refused-until-retry',
+      `${log.bare} of the ${log.repeated} refusals repeated after the first 429 carried no Retry-After, the first at ${banAt({ ex: log.firstBare })}`,
+    );
   const banned = verdict.banned();
   const skipped = await waitRetryAfter(
     ctx,
     verdict,
     `${banned ? 'ban' : 'window'}: the rate-limit key is refused${banned ? ' (banned)' : ''}; waiting until every Retry-After has passed to check it is admitted again`,
   );
-  if (skipped === null) await probe();
-  else if (skipped.unjudged) {
-    ctx.ledger.unjudged('ratelimit.readmitted', skipped.reason);
-    if (banned) ctx.ledger.unjudged('ratelimit.ban-lifts', skipped.reason);
+  const ban = log.ban;
+  if (skipped === null) {
+    const { out } = await probe();
+    // Seen, waited for, and still not judged: nothing named the ban's end.
+    if (ban && !out.judged.some((j) => j.kind === 'ban_not_lifted')) ctx.ledger.unjudged('ratelimit.ban-lifts', banNotWaited(ban));
+    if (ban && !out.judged.some((j) => j.kind === 'not_readmitted')) ctx.ledger.unjudged('ratelimit.readmitted', banNotWaited(ban));
   } else {
-    ctx.ledger.notRun('ratelimit.readmitted', skipped.reason);
-    ctx.ledger.notRun('ratelimit.ban-lifts', skipped.reason);
+    if (skipped.unjudged) ctx.ledger.unjudged('ratelimit.readmitted', skipped.reason);
+    else ctx.ledger.notRun('ratelimit.readmitted', skipped.reason);
+    // A ban seen is never a plain "not run": only --no-wait, the user's choice, leaves it unjudged without changing the exit status.
+    if (!ban) ctx.ledger.notRun('ratelimit.ban-lifts', skipped.reason);
+    else if (skipped.unjudged || options.wait) ctx.ledger.unjudged('ratelimit.ban-lifts', banNotWaited(ban, skipped));
+    else ctx.ledger.notRun('ratelimit.ban-lifts', banNotWaited(ban, skipped));
   }
   await refusedNotApplied(ctx, marker, skipped);
 }

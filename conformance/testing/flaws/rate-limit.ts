@@ -319,6 +319,30 @@ export const RATE_LIMIT_FLAWS: readonly Flaw[] = [
       res.status === 429 && res.headers['retry-after'] ? { ...res, headers: { ...res.headers, 'retry-after': later(res.headers['retry-after'], 600) } } : res,
   },
   {
+    // Past any reading of rounding (readings retry_after.*): truncation loses less than a second.
+    id: 'retry-after-short',
+    area: 'Retry-After',
+    description: 'Retry-After names a moment before the window reopens: 2 s as delay-seconds, 4 s as an HTTP-date (past the clock skew a date is read with)',
+    caughtBy: 'ratelimit.readmitted',
+    response: (res) => {
+      const retry = parseRetryAfter(res.headers['retry-after'], Date.now());
+      if (!isRefusal(res.status) || (retry.form !== 'delay-seconds' && retry.form !== 'http-date')) return res;
+      const short = retry.form === 'http-date' ? formatHttpDate(retry.atMs - 4000) : String(Math.max(0, retry.seconds - 2));
+      return { ...res, headers: { ...res.headers, 'retry-after': short } };
+    },
+  },
+  {
+    id: 'ban-without-retry-after',
+    area: 'Retry-After',
+    description: 'A ban is answered without Retry-After: nothing tells the client when it may retry',
+    caughtBy: 'ratelimit.refused-until-retry',
+    response: (res, _req, { memory }) => {
+      if (!isRefusal(res.status)) return res;
+      if (announcesBan(res)) memory.set('banned', true);
+      return memory.get('banned') ? withoutHeaders(res, 'retry-after') : res;
+    },
+  },
+  {
     id: 'retry-after-zero',
     area: 'Retry-After',
     description: 'Retry-After: 0 while the window is still closed',
