@@ -11,7 +11,7 @@ import { PetStore } from './pets.ts';
 
 export { LIBRARY_CHOICES } from './choices.ts';
 export { ADDRESS_LIMIT_PER_MINUTE } from './limits.ts';
-export { BUGS, type Bug, type LibraryServerOptions, type Plan } from './options.ts';
+export { BUGS, type Bug, type LibraryServerOptions, type LimiterOrder, type Plan } from './options.ts';
 
 export interface LibraryServer {
   origin: string;

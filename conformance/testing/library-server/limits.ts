@@ -111,9 +111,9 @@ function planLimit(options: ResolvedOptions, window: 'perMinute' | 'perDay') {
 }
 
 /**
- * The middleware chain in order: the ban, the day limiter, the minute limiter, then a note of the
- * admission. The minute limiter runs last so that, until the day is spent, X-RateLimit-* and the
- * Date it sets describe the minute window (each limiter overwrites the previous one's fields).
+ * The middleware chain in order: the ban, the two limiters, then a note of the admission. Each
+ * limiter overwrites the previous one's X-RateLimit-*; by default the minute limiter runs last, so
+ * that until the day is spent they describe the minute window.
  */
 export function rateLimits(options: ResolvedOptions): RequestHandler[] {
   const bans = new Bans(options);
@@ -137,5 +137,6 @@ export function rateLimits(options: ResolvedOptions): RequestHandler[] {
     if (key !== undefined) bans.admitted(key);
     next();
   };
-  return [banGuard(bans, options), perDay, perMinute, admitted];
+  const limiters = options.order === 'day-then-minute' ? [perDay, perMinute] : [perMinute, perDay];
+  return [banGuard(bans, options), ...limiters, admitted];
 }

@@ -31,8 +31,16 @@ export interface LibraryServerOptions {
   banAfter?: number;
   banSeconds?: number;
   seed?: readonly SeedPet[];
+  /**
+   * The order of the two limiters in `app.use`: the last one to run writes X-RateLimit-*, so
+   * `day-then-minute` (the default) describes the minute window until the day is spent, and
+   * `minute-then-day` the day window until a minute refuses.
+   */
+  order?: LimiterOrder;
   bug?: Bug;
 }
+
+export type LimiterOrder = 'day-then-minute' | 'minute-then-day';
 
 export interface ResolvedOptions {
   host: string;
@@ -41,6 +49,7 @@ export interface ResolvedOptions {
   banAfter: number;
   banMs: number;
   seed: readonly SeedPet[];
+  order: LimiterOrder;
   bug: Bug | undefined;
 }
 
@@ -69,6 +78,8 @@ export function resolveOptions(options: LibraryServerOptions = {}): ResolvedOpti
     if (!/^[\x21-\x7e]+$/.test(key)) throw new TypeError('keys: a key is printable ASCII without spaces');
     keys.set(key, plan);
   }
+  if (options.order !== undefined && options.order !== 'day-then-minute' && options.order !== 'minute-then-day')
+    throw new TypeError('order: day-then-minute or minute-then-day');
   if (options.bug !== undefined && !BUGS.includes(options.bug)) throw new TypeError(`bug: one of ${BUGS.join(', ')}`);
   for (const pet of options.seed ?? []) {
     if (pet.name === '' || !Number.isSafeInteger(pet.categoryId)) throw new TypeError('seed: every pet has a name and an integer categoryId');
@@ -80,6 +91,7 @@ export function resolveOptions(options: LibraryServerOptions = {}): ResolvedOpti
     banAfter: positiveInteger('banAfter', options.banAfter ?? 5),
     banMs: positiveInteger('banSeconds', options.banSeconds ?? 120) * 1000,
     seed: options.seed ?? DEFAULT_SEED,
+    order: options.order ?? 'day-then-minute',
     bug: options.bug,
   };
 }
