@@ -6,7 +6,8 @@ import { KitError } from '../lib/errors.ts';
 import type { OperationId } from '../spec/contract-types.ts';
 import { curlLine, type Secrets } from '../judge/curl.ts';
 import { Silence, TargetStoppedError, type RunHalted } from './silence.ts';
-import { DEFAULT_MAX_BODY_BYTES, NetworkFailure, notSentText, Transport, type TlsSettings } from './transport.ts';
+import { DEFAULT_MAX_BODY_BYTES, NetworkFailure, notSentText, Transport } from './transport.ts';
+import { type TlsSettings } from '../lib/tls.ts';
 import { bodyText, type Clock, type Exchange, type ExchangeRequest } from '../judge/exchange.ts';
 
 export interface SendOptions {

@@ -180,4 +180,33 @@ client('holds the answer to the second sending, counts as answered, and names th
   });
 });
 
+client('16 HEADs and GETs in flight together: every one answered, each sent again naming a HEAD answered before it', async () => {
+  await withServer({ when: 'when-reused' }, async (server) => {
+    const http = new HttpClient({ baseUrl: `${server.origin}/v1`, apiKey: 'k', clock: { now: () => Date.now() }, timeoutMs: TIMEOUT_MS });
+    try {
+      await http.send({ operationId: 'listPets', purpose: 'list', method: 'GET', path: '/pets' });
+      for (let round = 0; round < 3; round++) {
+        const methods = Array.from({ length: 16 }, (_, i) => (i % 2 === 0 ? 'HEAD' : 'GET'));
+        await Promise.all(methods.map((method) => http.send({ operationId: 'listPets', purpose: `list with ${method}`, method, path: '/pets' })));
+      }
+      assert.equal(
+        http.exchanges.filter((e) => !e.response).map((e) => `${e.seq}: ${e.error}`),
+        [],
+      );
+      const resent = http.exchanges.filter((e) => e.connection?.closedBeforeAnswer);
+      assert.is(resent.length, server.dropped.length);
+      assert.ok(resent.length > 0, 'some request went on a connection closed after a HEAD');
+      for (const ex of resent) {
+        const after = http.exchanges.find((e) => e.seq === ex.connection?.closedBeforeAnswer?.after?.seq);
+        assert.is(after?.request.method, 'HEAD', `request ${ex.seq}`);
+        assert.ok(after && after.receivedAt <= ex.receivedAt, 'the HEAD was answered before the request that met the close');
+        assert.is(ex.connection?.closedBeforeAnswer?.resent, true);
+      }
+      assert.is(http.halted, undefined);
+    } finally {
+      http.close();
+    }
+  });
+});
+
 client.run();

@@ -6,18 +6,12 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
 import { BodyCapture, flatHeaders } from '../lib/http-message.ts';
 import type { BodyTooLarge, Exchange } from '../judge/exchange.ts';
+import { tlsExplanation, type TlsSettings } from '../lib/tls.ts';
 
 /** The connection a request first went on (Exchange's). */
 export type SentOn = NonNullable<Exchange['connection']>;
 /** A kept-alive connection that closed before any byte of an answer (Exchange's). */
 export type ClosedBeforeAnswer = NonNullable<SentOn['closedBeforeAnswer']>;
-
-export interface TlsSettings {
-  /** PEM certificates trusted besides the system's (from --ca). */
-  ca?: string;
-  /** Skip certificate verification (--insecure). */
-  insecure?: boolean;
-}
 
 export interface RawRequest {
   method: string;
@@ -85,29 +79,8 @@ class ClosedConnection extends NetworkFailure {
 }
 
 /** "HEAD http://…/v1/pets (request 11)": a request answered on a connection, in words. */
-export function answeredText(after: NonNullable<ClosedBeforeAnswer['after']>): string {
+function answeredText(after: NonNullable<ClosedBeforeAnswer['after']>): string {
   return `${after.method} ${after.url}${after.seq === undefined ? '' : ` (request ${after.seq})`}`;
-}
-
-/** OpenSSL's verification codes and Node's own TLS codes, with what each means for the person running the kit. */
-const TLS_FAILURES: Readonly<Record<string, string>> = {
-  DEPTH_ZERO_SELF_SIGNED_CERT: 'the certificate is self-signed and not trusted',
-  SELF_SIGNED_CERT_IN_CHAIN: 'the certificate chain ends in a self-signed CA that is not trusted',
-  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'the certificate is signed by a CA that is not trusted',
-  UNABLE_TO_GET_ISSUER_CERT: 'the certificate of the CA that signed the certificate is not available',
-  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'the certificate is signed by a CA that is not trusted',
-  CERT_HAS_EXPIRED: 'the certificate has expired',
-  CERT_NOT_YET_VALID: 'the certificate is not valid yet',
-  CERT_REVOKED: 'the certificate was revoked',
-  CERT_SIGNATURE_FAILURE: 'the certificate signature does not verify',
-  ERR_TLS_CERT_ALTNAME_INVALID: 'the certificate does not name this host',
-  ERR_SSL_WRONG_VERSION_NUMBER: 'the target does not speak TLS on this port (try http://)',
-  EPROTO: 'the TLS handshake failed',
-  ECONNRESET_TLS: 'the connection was closed during the TLS handshake',
-};
-
-export function tlsExplanation(code: string): string | undefined {
-  return TLS_FAILURES[code] ?? (/^ERR_SSL_|^ERR_TLS_/.test(code) ? 'the TLS handshake failed' : undefined);
 }
 
 /** Connections the kit keeps to a target unless more requests are to be in flight together (--clients). */
@@ -125,7 +98,7 @@ export interface TransportLimits {
  * connections until close(); no body read past `maxBodyBytes`. A server may close a kept-alive
  * connection at any time (RFC 9112 §9.5), also just as the next request goes out on it: an
  * idempotent request that meets such a close before any byte of its answer is sent once more, on a
- * new connection (RFC 9110 §9.2.2, RFC 9112 §9.3.1), and its answer says so.
+ * new connection (RFC 9112 §9.3.1, RFC 9110 §9.2.2), and its answer says so.
  */
 export class Transport {
   readonly #agent: { http: HttpAgent; https: HttpsAgent };
@@ -133,6 +106,12 @@ export class Transport {
   readonly #tls: TlsSettings;
   /** The last request answered on each kept-alive connection: the one a close came after. */
   readonly #lastAnswered = new WeakMap<Socket, NonNullable<ClosedBeforeAnswer['after']>>();
+  /**
+   * Connections that carried a request before. Node's `reusedSocket` is not enough: it is set only when
+   * a request finds a connection idle, not when one that was queued (all `connections` busy) is handed
+   * the connection another request just finished with.
+   */
+  readonly #carried = new WeakSet<Socket>();
 
   constructor(limits: TransportLimits, tls: TlsSettings = {}, connections = DEFAULT_CONNECTIONS) {
     this.#limits = { ...limits, origin: originOf(limits.origin) };
@@ -177,7 +156,7 @@ export class Transport {
       }
       const connection: SentOn = { reused: true, closedBeforeAnswer: { ...closed, resent: true } };
       try {
-        // Alone on a new connection: the pool may hold more the server closed, and a resend is sent only once (RFC 9112 §9.3.1).
+        // Alone on a new connection: the pool may hold more the server closed, and a failed automatic retry is not retried (RFC 9110 §9.2.2).
         return { ...(await this.#attempt(req, url, 'fresh')), connection };
       } catch (again) {
         if (!(again instanceof NetworkFailure)) throw again;
@@ -202,13 +181,14 @@ export class Transport {
     return new Promise((resolve, reject) => {
       let handshakeDone = !secure;
       let socket: Socket | undefined;
+      let reused = false;
       // Whether any byte of the answer came: after one, a close is no longer "before any answer".
       let answerBegun = false;
       const begun = () => (answerBegun = true);
       const outgoing = request(url, { method: req.method, headers, ...agent }, (res) => {
         socket?.off('data', begun);
         if (socket) this.#lastAnswered.set(socket, { ...(req.seq !== undefined ? { seq: req.seq } : {}), method: req.method, url: req.url });
-        const connection: SentOn = { reused: outgoing.reusedSocket };
+        const connection: SentOn = { reused };
         const status = res.statusCode ?? 0;
         const headers = flatHeaders(res);
         const capture = new BodyCapture(limit);
@@ -230,10 +210,12 @@ export class Transport {
           if (capture.truncated) stop();
         });
         res.on('end', () => resolve({ status, headers, body: capture.bytes().toString('utf8'), connection }));
-        res.on('error', (error) => reject(failure(error, handshakeDone, { reused: outgoing.reusedSocket })));
+        res.on('error', (error) => reject(failure(error, handshakeDone, { reused })));
       });
       outgoing.on('socket', (assigned) => {
         socket = assigned;
+        reused = this.#carried.has(assigned);
+        this.#carried.add(assigned);
         assigned.on('data', begun);
         // A kept-alive socket finished its handshake long ago.
         if (!assigned.connecting) handshakeDone = true;
@@ -243,13 +225,13 @@ export class Transport {
       outgoing.on('error', (error) => {
         socket?.off('data', begun);
         const code = (error as { code?: string }).code ?? error.message;
-        if (outgoing.reusedSocket && !answerBegun && CLOSED_UNDER_REQUEST.has(code)) {
+        if (reused && !answerBegun && CLOSED_UNDER_REQUEST.has(code)) {
           const after = socket && this.#lastAnswered.get(socket);
           const closed: ClosedBeforeAnswer = { ...(after ? { after } : {}), error: code, resent: false };
           const where = after ? `after its answer to ${answeredText(after)}` : 'before this request';
           return reject(new ClosedConnection(closed, `${code}: the target closed the kept-alive connection ${where}, before any answer to this one`));
         }
-        reject(failure(error, handshakeDone, { reused: outgoing.reusedSocket }));
+        reject(failure(error, handshakeDone, { reused }));
       });
       outgoing.end(req.body);
     });
