@@ -185,4 +185,9 @@ export const SEQUENCES: Sequence[] = [
     responses: [...saturate, no(4, W1, '56'), no(5, W1, '55'), ok(6, 0, W1)],
     broken: ['over_admitted', 'remaining_not_decremented', 'served_before_retry_after'],
   },
+  {
+    name: 'a ban answered 403 without Retry-After',
+    responses: [...saturate, no(4, W1, '56'), no(5, W1, '55'), forbidden(6, W1, '', { headers: { 'Retry-After': undefined } }), ok(70, 2, T0 + 130)],
+    broken: ['refusal_without_retry_after'],
+  },
 ];
