@@ -83,7 +83,9 @@ export function judgeAtOnce(batch: readonly Answered[], before: ReadonlyMap<stri
     const answers = batch.filter((a) => a.operation === operation).map((a) => a.snapshot);
     const prior = before.get(operation);
     if (!prior && answers.length < 2) continue;
-    const rules = createWindowRules(tolerances ? { tolerances } : {});
+    // Other operations' answers are not fed here, so counts are not whole: a combination of readings
+    // falls only by what holds without them (a Remaining repeated or risen, a Reset that no reading explains).
+    const rules = createWindowRules({ ...(tolerances ? { tolerances } : {}), kinds: ['remaining_not_decremented', 'reset_moved'] });
     if (prior) rules.observe([prior]);
     const found = readOutcome(rules.observe(answers), new Set(answers.map((s) => s.ref)), ['remaining_not_decremented'], 'remaining_not_decremented');
     judged ||= found.judged;

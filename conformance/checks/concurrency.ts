@@ -3,7 +3,8 @@
 // checks, the burst and the phase; creates, waves and verdicts in the concurrency-*.ts beside it.
 import { parseInteger } from '../../spec/rules/fields.js';
 import type { CheckDef } from '../../judge/check-def.ts';
-import { SECTION, type Area, type AreaContext } from './area.ts';
+import { type Area, type AreaContext } from './area.ts';
+import { SECTION } from '../../judge/check-def.ts';
 import { creates } from './concurrency-creates.ts';
 import { judgeBurst } from './concurrency-verdicts.ts';
 import { inFlight, record } from './concurrency-waves.ts';
@@ -120,4 +121,13 @@ async function concurrency(ctx: AreaContext): Promise<void> {
   ctx.ledger.notRun('concurrency.burst-remaining-distinct', 'no requests were sent at once (--max-requests left no room: see concurrency.creates-distinct)');
 }
 
-export const concurrencyArea: Area = { name: 'concurrency', checks, phases: { concurrency } };
+/**
+ * What the target chose where the specification is silent on its limiter (spec/rules/readings.js):
+ * the readings under which the rules explained the key's whole history, after the burst too.
+ */
+function finish(ctx: AreaContext): void {
+  const readings = ctx.facts.rateLimitVerdict?.readings();
+  if (readings) ctx.facts.choices?.set('rate-limit-readings', readings);
+}
+
+export const concurrencyArea: Area = { name: 'concurrency', checks, phases: { concurrency }, finish };

@@ -5,7 +5,7 @@ import { createArrivalBuffer } from '../../spec/rules/arrival.js';
 import { RULES } from '../../spec/rules/rules.js';
 import { DEFAULT_TOLERANCES, isAdmittedStatus, isRefusalStatus, readSnapshot, retryWaitMs, type Snapshot, type Tolerances } from '../../spec/rules/snapshot.js';
 import { timelinePoint, type TimelinePoint } from '../../spec/rules/timeline-svg.js';
-import { createWindowRules, type Kind, type Outcome } from '../../spec/rules/window-rules.js';
+import { createWindowRules, describeReadings, type Kind, type Outcome } from '../../spec/rules/window-rules.js';
 import { HEADERS } from '../../spec/rules/contract.js';
 import { causeKey } from '../../judge/causes.ts';
 import type { Exchange } from '../../judge/exchange.ts';
@@ -50,6 +50,11 @@ export interface RateLimitVerdict {
   timeline(): TimelinePoint[];
   /** How many responses were judged in all: the earlier ones beyond `maxPoints` are no longer drawn. */
   judgedCount(): number;
+  /**
+   * The readings (spec/rules/readings.js) under which the rules explain what they judged, by point:
+   * `window: sliding log; Reset: the next slot frees; Remaining: as of the answer`; undefined before any answer.
+   */
+  readings(): string | undefined;
 }
 
 /** What one exchange says about its key's rate limit, as the window rules read it; the exchange is the snapshot's ref. */
@@ -114,6 +119,7 @@ export function rateLimitVerdict(
     banned: () => rules.report().banned,
     timeline: () => points.slice(-maxPoints),
     judgedCount: () => judgedCount,
+    readings: () => (judgedCount === 0 ? undefined : describeReadings(rules.readings())),
   };
 }
 

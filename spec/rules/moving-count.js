@@ -5,14 +5,30 @@
 // Limit minus the admissions still in the last 60 s (as of the decision, or lower by what overlapping
 // requests took, as of the answer), Reset is never before this answer's own slot frees, never past
 // now + 60 s, and never goes back while the requests that set it still count.
-import { createHeldSlots, WINDOW_SECONDS } from './held-slots.js';
+import { WINDOW_SECONDS } from './held-slots.js';
 import { slackSeconds } from './snapshot.js';
 import { createLowJudge } from './window-count.js';
 
 /**
  * @typedef {import('./snapshot.js').Snapshot} Snapshot
  * @typedef {import('./snapshot.js').Tolerances} Tolerances
+ * @typedef {{ lo: number, hi: number }} Span when a request was decided, in ms on the key's one clock
  */
+
+const WINDOW_MS = WINDOW_SECONDS * 1000;
+/** A Date header is floored to the second, and may be written a little before or after the decision. */
+const DATE_MARGIN_MS = 250;
+
+/**
+ * When the server decided `s`, on one clock for the whole key, so that two requests' distance is
+ * known better than either's moment: its Date header's second, else between sending and receiving.
+ * @param {Snapshot} s
+ * @returns {Span}
+ */
+export function decidedWithin(s) {
+  if (s.clock === 'date-header') return { lo: s.serverNowMs - DATE_MARGIN_MS, hi: s.serverNowMs + 1000 + DATE_MARGIN_MS };
+  return { lo: Math.min(s.sentAtMs, s.receivedAtMs), hi: s.receivedAtMs };
+}
 
 /**
  * @param {import('./judgement.js').Recorder} rec
@@ -23,10 +39,18 @@ export function createMovingCount(rec, tol, readings) {
   const atAnswer = !!readings && readings.remaining === 'at-answer';
   const rule = rec.rule;
   const lows = createLowJudge(rec);
-  const slots = createHeldSlots(tol);
-  let sized = false;
+  let cap = 64;
+  /** @type {Span[]} admitted requests that may still count, in the order heard */
+  let log = [];
+  /** Latest moment of a request the server may have counted without saying so, or of one dropped for room. */
+  let unknownHi = -Infinity;
+  /** What the first answer said was spent before this run: how many, and until when they may count. */
+  let prior = { count: 0, hi: -Infinity };
+  let started = false;
   /** @type {number | null} the latest Reset heard */
   let lastReset = null;
+  /** @type {Span | null} when the answer that named it was decided */
+  let lastResetAt = null;
   /** A 429 came after exactly Limit admissions in the last 60 s, every one of them seen. */
   let saturatedExact = false;
   let saturated = false;
@@ -36,44 +60,78 @@ export function createMovingCount(rec, tol, readings) {
     faults += 1;
   });
 
-  /**
-   * The admitted requests heard so far that count in the 60 s before `s` was decided: surely, and possibly.
-   * @param {Snapshot} s
-   */
-  function held(s) {
-    const t = s.serverNowMs / 1000;
-    const slack = slackSeconds(s, tol);
-    const surely = slots.since(t + slack + tol.roundingSeconds, s);
-    const possibly = slots.since(t - slack, s);
-    return { atLeast: surely.atLeast, atMost: possibly.atMost, complete: possibly.complete };
+  /** @param {Span} at */
+  function prune(at) {
+    const keep = log.findIndex((e) => at.lo - e.hi < WINDOW_MS + 5000);
+    if (keep !== 0) log = keep < 0 ? [] : log.slice(keep);
   }
 
-  /** Reset against this answer's time and the Reset before it. @param {Snapshot} s */
-  function judgeReset(s) {
+  /** The first answer: what it says was spent before the run may count for up to a window. @param {Snapshot} s @param {Span} at */
+  function start(s, at) {
+    started = true;
+    const limit = /** @type {number} */ (s.limit);
+    const remaining = /** @type {number} */ (s.remaining);
+    cap = Math.max(64, Math.min(20000, 4 * limit + 64));
+    prior = { count: s.admitted ? Math.max(0, limit - 1 - remaining) : limit, hi: at.hi };
+  }
+
+  /**
+   * The admitted requests heard so far that count in the 60 s before `at`: surely, and possibly;
+   * `complete` when none the server may have counted went unheard.
+   * @param {Span} at
+   */
+  function held(at) {
+    let atLeast = 0;
+    let atMost = 0;
+    for (const e of log) {
+      if (at.hi - e.lo < WINDOW_MS) atLeast++;
+      if (at.lo - e.hi < WINDOW_MS) atMost++;
+    }
+    if (at.lo - prior.hi < WINDOW_MS) atMost += prior.count;
+    return { atLeast: atLeast, atMost: atMost, complete: at.lo - unknownHi >= WINDOW_MS };
+  }
+
+  /**
+   * Reset against the newest admission (its slot frees last: then the window is empty), this
+   * answer's time, and the Reset before it. @param {Snapshot} s @param {Span} at
+   */
+  function judgeReset(s, at) {
     const reset = /** @type {number} */ (s.reset);
     const t = s.serverNowMs / 1000;
     const slack = slackSeconds(s, tol);
     const r = tol.roundingSeconds;
-    const prior = lastReset;
-    const back = prior !== null && reset < prior - r && s.serverNow < prior - slack;
-    const early = s.admitted && reset < t - slack + WINDOW_SECONDS - r;
+    // The key's one clock against the server's: none with a Date header, else the client's skew.
+    const skew = s.clock === 'date-header' ? 0 : tol.clockSkewSeconds;
+    const newest = s.admitted ? at : log.length > 0 ? /** @type {Span} */ (log[log.length - 1]) : null;
+    const before = lastReset;
+    const back = before !== null && reset < before - r && s.serverNow < before - slack;
+    const early = newest !== null && reset < newest.lo / 1000 - skew + WINDOW_SECONDS - r;
+    // A refusal's newest admission is the newest heard only when none went unheard.
+    const late =
+      newest !== null && reset > newest.hi / 1000 + skew + WINDOW_SECONDS + r && (s.admitted || (at.lo - newest.hi < WINDOW_MS && held(at).complete));
     const far = reset > t + slack + WINDOW_SECONDS + r;
-    rule('reset_moved', s, back || early || far, () =>
+    const jump = before !== null && lastResetAt !== null && reset > before + r && reset - before > (at.hi - lastResetAt.lo) / 1000 + r;
+    rule('reset_moved', s, back || early || late || far || jump, () =>
       back
-        ? 'Reset went back from ' + prior + ' to ' + reset + ' while the requests that set it still count'
+        ? 'Reset went back from ' + before + ' to ' + reset + ' while the requests that set it still count'
         : early
-          ? 'Reset ' + reset + ' comes before this admitted request’s own slot frees (' + Math.floor(t + WINDOW_SECONDS) + '): the window cannot be empty then'
-          : 'Reset ' + reset + ' is more than the ' + WINDOW_SECONDS + ' s window after ' + Math.floor(t)
+          ? 'Reset ' + reset + ' comes before the newest admitted request’s slot frees: the window cannot be empty then'
+          : late || far
+            ? 'Reset ' + reset + ' is more than the ' + WINDOW_SECONDS + ' s window after the newest admission or this answer'
+            : 'Reset moved from ' + before + ' to ' + reset + ', further than the time between the answers'
     );
-    if (prior !== null && s.serverNow >= prior - slack && reset > prior + r) rec.event('window_crossed');
-    if (prior === null || reset > prior || s.serverNow >= prior - slack) lastReset = reset;
+    if (before !== null && s.serverNow >= before - slack && reset > before + r) rec.event('window_crossed');
+    if (before === null || reset > before || s.serverNow >= before - slack) {
+      lastReset = reset;
+      lastResetAt = at;
+    }
   }
 
-  /** @param {Snapshot} s @param {boolean} overlapped */
-  function countAdmitted(s, overlapped) {
+  /** @param {Snapshot} s @param {Span} at */
+  function countAdmitted(s, at) {
     const limit = /** @type {number} */ (s.limit);
     const remaining = /** @type {number} */ (s.remaining);
-    const h = held(s);
+    const h = held(at);
     rule(
       'over_admitted',
       s,
@@ -88,10 +146,10 @@ export function createMovingCount(rec, tol, readings) {
       () => 'Remaining ' + remaining + ', but at least ' + h.atLeast + ' request(s) admitted in the ' + WINDOW_SECONDS + ' s before it still count'
     );
     if (!high) {
-      const low = h.complete && remaining < limit - 1 - h.atMost;
+      const short = h.complete ? limit - 1 - h.atMost - remaining : 0;
       const detail = () => 'Remaining ' + remaining + ', but at most ' + h.atMost + ' request(s) were admitted in the ' + WINDOW_SECONDS + ' s before it';
-      if (atAnswer) lows.judge('remaining_skipped', s, low, overlapped, detail);
-      else rule('remaining_skipped', s, low, detail);
+      if (atAnswer) lows.judge('remaining_skipped', s, short, detail);
+      else rule('remaining_skipped', s, short > 0, detail);
     }
     if (saturated) {
       rec.event('readmitted');
@@ -103,15 +161,26 @@ export function createMovingCount(rec, tol, readings) {
     saturated = false;
     saturatedExact = false;
     admittedInWindow = h.atLeast + 1;
-    slots.admitted(s);
+    admit(at);
   }
 
-  /** @param {Snapshot} s */
-  function countRefused(s) {
+  /** @param {Span} at */
+  function admit(at) {
+    log.push(at);
+    lows.admitted();
+    if (log.length > cap) {
+      // The oldest half at once, so that keeping the log bounded costs nothing per answer.
+      const dropped = log.slice(0, Math.ceil(cap / 2));
+      log = log.slice(dropped.length);
+      for (const e of dropped) unknownHi = Math.max(unknownHi, e.hi);
+    }
+  }
+
+  /** @param {Snapshot} s @param {Span} at */
+  function countRefused(s, at) {
     const limit = /** @type {number} */ (s.limit);
-    const h = held(s);
-    slots.heard(s);
     if (saturated) return;
+    const h = held(at);
     saturated = true;
     rule(
       'under_admitted',
@@ -129,28 +198,26 @@ export function createMovingCount(rec, tol, readings) {
      * Counts a usable response.
      * @param {Snapshot} s
      * @param {boolean} _early sent before an earlier 429's Retry-After had passed (refusal-rules.js judges that)
-     * @param {boolean} [overlapped] another request of its batch was in flight with it
      */
-    count: function (s, _early, overlapped) {
-      lows.heard(s);
-      if (!sized) {
-        slots.fit(/** @type {number} */ (s.limit));
-        sized = true;
-      }
-      judgeReset(s);
-      if (s.admitted) countAdmitted(s, !!overlapped);
-      else countRefused(s);
+    count: function (s, _early) {
+      const at = decidedWithin(s);
+      if (!started) start(s, at);
+      prune(at);
+      judgeReset(s, at);
+      if (s.admitted) countAdmitted(s, at);
+      else countRefused(s, at);
     },
     /** A usable answer not counted (inside a ban): an admitted one still holds a slot. @param {Snapshot} s */
     aside: function (s) {
-      lows.heard(s);
-      if (s.admitted) slots.admitted(s);
-      else slots.heard(s);
+      if (s.admitted) admit(decidedWithin(s));
     },
     /** A request the server may have counted without saying so. @param {Snapshot} s */
     uncertain: function (s) {
-      lows.heard(s);
-      slots.unknown(s);
+      unknownHi = Math.max(unknownHi, decidedWithin(s).hi);
+    },
+    /** The batch ended. */
+    settle: function () {
+      lows.settle();
     },
     /** @returns {string[]} */
     windowReadings: function () {

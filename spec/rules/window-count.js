@@ -8,30 +8,36 @@ import { createHeldSlots } from './held-slots.js';
 import { slackSeconds } from './snapshot.js';
 
 /**
- * Judges a Remaining lower than the count allows under "as of the answer": a later admission
- * counted before this answer was built explains it only if that request overlapped this one. An
- * answer that overlapped another of its batch is explained at once; otherwise it waits for the next
- * answer heard, whose request must have left before this answer arrived.
+ * Judges a Remaining lower than the decision left under "as of the answer": the answer counted
+ * admissions decided after its own, and those must be among the answers of the same batch (the
+ * requests in flight with it: the arrival buffer and the callers pass them together), heard after
+ * it. Settled when the batch ends; a request alone must show the exact value.
  * @param {import('./judgement.js').Recorder} rec
  */
 export function createLowJudge(rec) {
-  /** @type {{ kind: import('./rules.js').Kind, s: Snapshot, detail: () => string } | null} */
-  let pending = null;
+  let admittedHeard = 0;
+  /** @type {Array<{ kind: import('./rules.js').Kind, s: Snapshot, at: number, needed: number, detail: () => string }>} */
+  let claims = [];
   return {
-    /** Every answer heard, before it is judged. @param {Snapshot} s */
-    heard: function (s) {
-      const p = pending;
-      if (p === null) return;
-      pending = null;
-      rec.rule(p.kind, p.s, s.sentAtMs >= p.s.receivedAtMs, p.detail);
+    /** An admitted answer was counted. */
+    admitted: function () {
+      admittedHeard++;
     },
     /**
-     * @param {import('./rules.js').Kind} kind @param {Snapshot} s @param {boolean} low @param {boolean} overlapped
-     * @param {() => string} detail
+     * `needed`: how many admissions after this one would explain its Remaining (0 when none are needed).
+     * @param {import('./rules.js').Kind} kind @param {Snapshot} s @param {number} needed @param {() => string} detail
      */
-    judge: function (kind, s, low, overlapped, detail) {
-      if (low && !overlapped) pending = { kind: kind, s: s, detail: detail };
+    judge: function (kind, s, needed, detail) {
+      if (needed > 0) claims.push({ kind: kind, s: s, at: admittedHeard, needed: needed, detail: detail });
       else rec.rule(kind, s, false, detail);
+    },
+    /** The batch ended: every claim is explained by the admissions heard after it, or broken. */
+    settle: function () {
+      for (const c of claims) {
+        const after = admittedHeard - c.at - 1;
+        rec.rule(c.kind, c.s, after < c.needed, () => c.detail() + ' (' + after + ' admitted with it in flight could explain ' + c.needed + ')');
+      }
+      claims = [];
     },
   };
 }
@@ -141,9 +147,9 @@ export function createWindowCount(rec, tol, readings) {
   /**
    * Remaining of an admitted answer that may follow a freed slot, against the admitted requests
    * that still count in its window; returns whether the log could say exactly.
-   * @param {Snapshot} s @param {Window} w @param {boolean} overlapped
+   * @param {Snapshot} s @param {Window} w
    */
-  function judgeHeld(s, w, overlapped) {
+  function judgeHeld(s, w) {
     const limit = /** @type {number} */ (s.limit);
     const remaining = /** @type {number} */ (s.remaining);
     const held = slots.since(/** @type {number} */ (s.reset), s);
@@ -168,22 +174,21 @@ export function createWindowCount(rec, tol, readings) {
           ': at most ' +
           held.atMost +
           ' request(s) were admitted since it began';
-    if (atAnswer && !high) lows.judge('remaining_not_reset', s, low, overlapped, detail);
+    if (atAnswer && !high) lows.judge('remaining_not_reset', s, exact ? limit - 1 - held.atMost - remaining : 0, detail);
     else rule('remaining_not_reset', s, high || low, detail);
     return exact;
   }
 
   /**
    * @param {Snapshot} s @param {Window} w @param {boolean} first @param {boolean} freed @param {boolean} early
-   * @param {boolean} overlapped another request of the key was in flight with it
    */
-  function countAdmitted(s, w, first, freed, early, overlapped) {
+  function countAdmitted(s, w, first, freed, early) {
     const limit = /** @type {number} */ (s.limit);
     const remaining = /** @type {number} */ (s.remaining);
     if (freed) {
       // A slot may have freed since the last answer: Remaining may rise, and a 429 no longer
       // closes the window. What still holds is the count of the requests that still count in it.
-      const exact = judgeHeld(s, w, overlapped);
+      const exact = judgeHeld(s, w);
       const before = first ? previous : w.saturated ? w : null;
       if (before !== null && before.saturated) {
         event('readmitted');
@@ -201,6 +206,7 @@ export function createWindowCount(rec, tol, readings) {
       w.admitted = Math.max(1, limit - remaining);
       w.lastRemaining = remaining;
       slots.admitted(s);
+      lows.admitted();
       return;
     }
     const last = w.lastRemaining;
@@ -230,9 +236,8 @@ export function createWindowCount(rec, tol, readings) {
         lows.judge(
           'remaining_skipped',
           s,
-          remaining < expected,
-          overlapped,
-          () => 'Remaining ' + remaining + ' for admitted request ' + (w.admitted + 1) + ' of ' + w.limit + ', with no other request in flight'
+          expected - remaining,
+          () => 'Remaining ' + remaining + ' for admitted request ' + (w.admitted + 1) + ' of ' + w.limit
         );
     } else if (last !== null) {
       rule('remaining_not_decremented', s, remaining >= last, () => 'Remaining ' + remaining + ' after ' + last + ' for an admitted request');
@@ -242,6 +247,7 @@ export function createWindowCount(rec, tol, readings) {
     w.admitted += 1;
     w.lastRemaining = remaining;
     slots.admitted(s);
+    lows.admitted();
   }
 
   /** @param {Snapshot} s @param {Window} w @param {boolean} first */
@@ -269,16 +275,14 @@ export function createWindowCount(rec, tol, readings) {
      * Counts a usable response in its window.
      * @param {Snapshot} s
      * @param {boolean} early sent before an earlier 429's Retry-After had passed
-     * @param {boolean} [overlapped] another request of its batch was in flight with it
      */
-    count: function (s, early, overlapped) {
-      lows.heard(s);
+    count: function (s, early) {
       const reset = /** @type {number} */ (s.reset);
       const offMinute = Math.min(reset % 60, 60 - (reset % 60));
       if (offMinute > tol.roundingSeconds) shapes.clock = false;
       const placed = place(s);
       if (placed === null) return;
-      if (s.admitted) countAdmitted(s, placed.w, placed.first, placed.freed, early, !!overlapped);
+      if (s.admitted) countAdmitted(s, placed.w, placed.first, placed.freed, early);
       else countRefused(s, placed.w, placed.first);
       if (placed.first) previous = null;
     },
@@ -287,7 +291,6 @@ export function createWindowCount(rec, tol, readings) {
      * @param {Snapshot} s
      */
     aside: function (s) {
-      lows.heard(s);
       if (s.admitted) slots.admitted(s);
       else slots.heard(s);
     },
@@ -296,9 +299,12 @@ export function createWindowCount(rec, tol, readings) {
      * @param {Snapshot} s
      */
     uncertain: function (s) {
-      lows.heard(s);
       if (win) win.uncertain = true;
       slots.unknown(s);
+    },
+    /** The batch ended: Remaining read as of the answer is explained by what the batch admitted after it, or not. */
+    settle: function () {
+      lows.settle();
     },
     /** The window readings (readings.js ids) the Resets seen so far allow. @returns {string[]} */
     windowReadings: function () {

@@ -38,28 +38,6 @@ export const COMBINATIONS = [
 ];
 
 /**
- * The snapshots of a batch whose request was in flight while another of the batch was.
- * @param {Snapshot[]} batch
- * @returns {Set<Snapshot>}
- */
-function overlapping(batch) {
-  /** @type {Set<Snapshot>} */
-  const out = new Set();
-  if (batch.length < 2) return out;
-  const bySent = batch.slice().sort((a, b) => a.sentAtMs - b.sentAtMs);
-  let open = /** @type {Snapshot} */ (bySent[0]);
-  for (let i = 1; i < bySent.length; i++) {
-    const s = /** @type {Snapshot} */ (bySent[i]);
-    if (s.sentAtMs < open.receivedAtMs) {
-      out.add(s);
-      out.add(open);
-    }
-    if (s.receivedAtMs > open.receivedAtMs) open = s;
-  }
-  return out;
-}
-
-/**
  * One machine: the three families under one combination of readings.
  * @param {Combination} combination
  * @param {{ expectedLimit: number | null, tolerances: Tolerances }} opts
@@ -72,8 +50,6 @@ function createMachine(combination, opts) {
   const remaining = combination.remaining === 'remaining.at-answer' ? 'at-answer' : 'at-decision';
   const windows =
     combination.window === 'moving' ? createMovingCount(rec, tol, { remaining: remaining }) : createWindowCount(rec, tol, { remaining: remaining });
-  /** @type {Set<Snapshot>} */
-  let overlapped = new Set();
 
   /** @param {Snapshot} s */
   function step(s) {
@@ -93,7 +69,7 @@ function createMachine(combination, opts) {
     const usable = fields.check(s);
     const after = refusals.judgeRetry(s);
     const ban = !after.paused && usable && s.refused && refusals.judgeRetryAfter(s);
-    if (usable && !after.paused && !ban) windows.count(s, after.early, overlapped.has(s));
+    if (usable && !after.paused && !ban) windows.count(s, after.early);
     // Not counted in a window (a ban's answers describe the ban), but an admitted request still
     // holds a slot of the window that follows.
     else if (usable) windows.aside(s);
@@ -103,11 +79,11 @@ function createMachine(combination, opts) {
   return {
     combination: combination,
     rec: rec,
-    /** @param {Snapshot[]} arranged @param {Set<Snapshot>} overlaps @returns {Outcome} */
-    observe: function (arranged, overlaps) {
-      overlapped = overlaps;
+    /** @param {Snapshot[]} arranged @returns {Outcome} */
+    observe: function (arranged) {
       rec.begin();
       for (const s of arranged) step(s);
+      windows.settle();
       return rec.outcome();
     },
     retryDueMs: function () {
@@ -129,10 +105,10 @@ function createMachine(combination, opts) {
   };
 }
 
-/** @param {Outcome} out */
-function mustCount(out) {
+/** @param {Outcome} out @param {Kind[] | undefined} kinds */
+function mustCount(out, kinds) {
   let n = 0;
-  for (const v of out.violations) if (v.level === 'must') n++;
+  for (const v of out.violations) if (v.level === 'must' && (kinds === undefined || kinds.indexOf(v.kind) >= 0)) n++;
   return n;
 }
 
@@ -163,7 +139,9 @@ export function describeReadings(ids) {
 }
 
 /**
- * @param {{ expectedLimit?: number | null, tolerances?: Partial<Tolerances>, combinations?: Combination[] }} [options]
+ * `kinds`: the must rules whose violation drops a combination (every must rule when absent), for a
+ * caller that reads only some of them from what it feeds.
+ * @param {{ expectedLimit?: number | null, tolerances?: Partial<Tolerances>, combinations?: Combination[], kinds?: Kind[] }} [options]
  */
 export function createWindowRules(options) {
   const opts = options || {};
@@ -184,15 +162,15 @@ export function createWindowRules(options) {
      */
     observe: function (batch) {
       const arranged = arrange(batch, tol);
-      const overlaps = overlapping(batch);
-      const outs = alive.map((m) => m.observe(arranged, overlaps));
-      const survivors = alive.filter((_m, i) => mustCount(/** @type {Outcome} */ (outs[i])) === 0);
+      const outs = alive.map((m) => m.observe(arranged));
+      const survivors = alive.filter((_m, i) => mustCount(/** @type {Outcome} */ (outs[i]), opts.kinds) === 0);
       let pick = 0;
       if (survivors.length > 0) {
         pick = alive.indexOf(/** @type {typeof alive[number]} */ (survivors[0]));
         alive = survivors;
       } else {
-        for (let i = 1; i < outs.length; i++) if (mustCount(/** @type {Outcome} */ (outs[i])) < mustCount(/** @type {Outcome} */ (outs[pick]))) pick = i;
+        for (let i = 1; i < outs.length; i++)
+          if (mustCount(/** @type {Outcome} */ (outs[i]), opts.kinds) < mustCount(/** @type {Outcome} */ (outs[pick]), opts.kinds)) pick = i;
       }
       const out = /** @type {Outcome} */ (outs[pick]);
       totals.begin();

@@ -4,7 +4,7 @@
 import { PLAN_LIMITS } from '../../../spec/rules/contract.js';
 import { FixedWindow } from './fixed-window.ts';
 import type { Plan, ResolvedOptions } from './options.ts';
-import { SlidingLog } from './sliding-window.ts';
+import { MovingWindow, SlidingLog } from './sliding-window.ts';
 import { ceilSecond, fieldsOf, headersOf, policiesOf, secondsUntil, type RateFields, type RateHeaders, type Window } from './window.ts';
 
 export type { RateFields, RateHeaders } from './window.ts';
@@ -32,7 +32,7 @@ class KeyState {
   bannedUntilMs: number | undefined;
 
   constructor(plan: Plan, window: ResolvedOptions['window']) {
-    const Minute = window === 'sliding' ? SlidingLog : FixedWindow;
+    const Minute = window === 'sliding' ? SlidingLog : window === 'moving' ? MovingWindow : FixedWindow;
     this.minute = new Minute('minute', PLAN_LIMITS[plan].perMinute, MINUTE_MS);
     this.day = new FixedWindow('day', PLAN_LIMITS[plan].perDay, DAY_MS);
   }
@@ -42,7 +42,7 @@ class KeyState {
   }
 }
 
-export type LimiterOptions = Pick<ResolvedOptions, 'clock' | 'banAfter' | 'banMs' | 'window' | 'race'>;
+export type LimiterOptions = Pick<ResolvedOptions, 'clock' | 'banAfter' | 'banMs' | 'window' | 'remaining' | 'race'>;
 
 export class Limiter {
   readonly #options: LimiterOptions;
@@ -85,7 +85,19 @@ export class Limiter {
       await this.#options.race.gap();
       writeBack();
     }
-    return this.#admit(state, now);
+    const admitted = this.#admit(state, now);
+    if (this.#options.remaining === 'decision') return admitted;
+    // Remaining as of the answer: read once the answer is built, after whatever was counted meanwhile.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    const later = Math.max(now, this.#options.clock.now());
+    state.minute.roll(later);
+    state.day.roll(later);
+    return { verdict: 'admitted', headers: headersOf(this.#binding(state)), fields: fieldsOf(state.windows, later) };
+  }
+
+  /** The window closer to refusing is the one worth announcing. */
+  #binding(state: KeyState): Window {
+    return state.day.remaining < state.minute.remaining ? state.day : state.minute;
   }
 
   forAddress(address: string): Decision {
@@ -107,9 +119,7 @@ export class Limiter {
     // One rule for both algorithms: a sliding log has no beginnings to restart the count at, and a
     // fresh fixed window admits its first request, so "in one window" is "since the last admission".
     state.refused = 0;
-    // The window closer to refusing is the one worth announcing.
-    const binding = state.day.remaining < state.minute.remaining ? state.day : state.minute;
-    return { verdict: 'admitted', headers: headersOf(binding), fields: fieldsOf(state.windows, now) };
+    return { verdict: 'admitted', headers: headersOf(this.#binding(state)), fields: fieldsOf(state.windows, now) };
   }
 
   #ban(state: KeyState, now: number): void {

@@ -28,8 +28,13 @@ export interface SecondServerOptions {
   /** The pets the store starts with, in id order; ignored when `empty`. */
   seed?: readonly SeedPet[];
   empty?: boolean;
-  /** The key's minute limit: a fixed window opened by its first request, or a sliding log of admissions. */
-  window?: 'fixed' | 'sliding';
+  /**
+   * The key's minute limit: a fixed window opened by its first request, a sliding log of admissions
+   * (Reset: the oldest slot frees), or a moving window (the same log; Reset: the whole window is empty).
+   */
+  window?: 'fixed' | 'sliding' | 'moving';
+  /** When X-RateLimit-Remaining of an admitted request is read: as the limiter decided, or when the answer is built (after other requests may have been counted). */
+  remaining?: 'decision' | 'answer';
   /** Test builds with a read-then-write gap, flaws on purpose: concurrent requests see a stale value. */
   race?: Race;
 }
@@ -52,7 +57,8 @@ export interface ResolvedOptions {
   banMs: number;
   keys: ReadonlyMap<string, Plan>;
   seed: readonly SeedPet[];
-  window: 'fixed' | 'sliding';
+  window: 'fixed' | 'sliding' | 'moving';
+  remaining: 'decision' | 'answer';
   race: Required<Race>;
 }
 
@@ -97,8 +103,11 @@ export function resolveOptions(options: SecondServerOptions = {}): ResolvedOptio
   if (options.paging !== undefined && options.paging !== 'link' && options.paging !== 'none') {
     throw new TypeError(`paging must be 'link' or 'none', got ${String(options.paging)}`);
   }
-  if (options.window !== undefined && options.window !== 'fixed' && options.window !== 'sliding') {
-    throw new TypeError(`window must be 'fixed' or 'sliding', got ${String(options.window)}`);
+  if (options.window !== undefined && options.window !== 'fixed' && options.window !== 'sliding' && options.window !== 'moving') {
+    throw new TypeError(`window must be 'fixed', 'sliding' or 'moving', got ${String(options.window)}`);
+  }
+  if (options.remaining !== undefined && options.remaining !== 'decision' && options.remaining !== 'answer') {
+    throw new TypeError(`remaining must be 'decision' or 'answer', got ${String(options.remaining)}`);
   }
   const keys = new Map<string, Plan>();
   for (const [key, plan] of Object.entries(options.keys ?? DEFAULT_KEYS)) {
@@ -117,6 +126,7 @@ export function resolveOptions(options: SecondServerOptions = {}): ResolvedOptio
     keys,
     seed: options.empty ? [] : (options.seed ?? DEFAULT_SEED),
     window: options.window ?? 'fixed',
+    remaining: options.remaining ?? 'decision',
     race: resolveRace(options.race),
   };
 }

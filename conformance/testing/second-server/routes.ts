@@ -146,6 +146,8 @@ export function createHandler(ctx: HandlerContext): (req: IncomingMessage, res: 
       const plan = token === undefined ? undefined : keys.get(token);
       const decision =
         token !== undefined && plan !== undefined ? await ctx.limiter.forKey(token, plan) : ctx.limiter.forAddress(req.socket.remoteAddress ?? '');
+      // Remaining as of the answer: the answer is dated when it is built, with the headers it carries.
+      if (ctx.options.remaining === 'answer') res.setHeader('Date', formatHttpDate(clock.now()));
       for (const [name, value] of Object.entries(rateLimitHeaders(decision))) res.setHeader(name, value);
       const refused = refusal(decision);
       if (refused) throw refused;

@@ -23,6 +23,11 @@ export class SlidingLog extends CountingWindow implements Window {
     return (this.#slots[0] ?? this.#nowMs) + this.lengthMs;
   }
 
+  /** When the newest slot frees: the whole log is empty again. */
+  protected get emptyMs(): number {
+    return (this.#slots.at(-1) ?? this.#nowMs) + this.lengthMs;
+  }
+
   take(nowMs: number): void {
     this.#slots.push(nowMs);
   }
@@ -35,5 +40,16 @@ export class SlidingLog extends CountingWindow implements Window {
     return () => {
       this.#slots = slots;
     };
+  }
+}
+
+/**
+ * A moving window as Flask-Limiter's (the `limits` library's moving window) reads "the moment the
+ * limit resets" literally: when the whole window is empty again, Remaining back to the limit. Reset
+ * moves forward whenever an admission falls in a later second; refusals and bans wait for it too.
+ */
+export class MovingWindow extends SlidingLog implements Window {
+  override get endMs(): number {
+    return this.emptyMs;
   }
 }

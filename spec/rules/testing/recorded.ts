@@ -108,8 +108,14 @@ export const SEQUENCES: Sequence[] = [
     broken: ['remaining_not_decremented', 'remaining_nonzero_on_429'],
   },
   {
-    name: 'moving Reset: always a minute away',
-    responses: [ok(1, 2, T0 + 61), ok(2, 1, T0 + 62), ok(3, 0, T0 + 63), no(4, T0 + 64, '60')],
+    // Flask-Limiter's moving window read literally (readings.js: reset.window-empty): the window is empty a minute after the newest admission.
+    name: 'a moving window whose Reset is when the window is empty: a minute after the newest admission',
+    responses: [ok(1, 2, T0 + 61), ok(2, 1, T0 + 62), ok(3, 0, T0 + 63), no(4, T0 + 63, '59')],
+    broken: [],
+  },
+  {
+    name: 'moving Reset: always two minutes away',
+    responses: [ok(1, 2, T0 + 121), ok(2, 1, T0 + 122), ok(3, 0, T0 + 123), no(4, T0 + 124, '120')],
     broken: ['reset_moved'],
   },
   {
