@@ -7,6 +7,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checksTable, openPointsTable, optionsTable } from '../conformance/readme-tables.ts';
 import { flawsTable } from '../conformance/testing/flaws/readme-table.ts';
+import { readingsTable } from '../judge/readme-tables.ts';
 import { markdownTable, replaceGenerated } from '../lib/cli-options.ts';
 import { PROXY_OPTIONS } from '../proxy/options.ts';
 import { BENCH_OPTIONS } from '../bench/options.ts';
@@ -38,6 +39,7 @@ export const GENERATED: readonly Generated[] = [
   { file: 'conformance/README.md', block: 'options', generate: optionsTable },
   { file: 'conformance/README.md', block: 'open-points', generate: openPointsTable },
   { file: 'load/README.md', block: 'rate-limit-rules', generate: rulesTable },
+  { file: 'judge/README.md', block: 'readings', generate: readingsTable },
   { file: 'server/README.md', block: 'serve-options', generate: () => serverGuideBlocks()['serve-options']! },
   { file: 'server/README.md', block: 'error-codes', generate: () => serverGuideBlocks()['error-codes']! },
   { file: 'server/client-report/timeline-badly-behaved-client.svg', generate: async () => `${await badlyBehavedClientSvg()}\n` },

@@ -3,6 +3,7 @@
 import { authChecks } from './auth.ts';
 import { createChecks } from './create.ts';
 import { deprecationChecks } from './deprecation.ts';
+import type { CheckDef } from '../check-def.ts';
 import type { LiveChecks } from './inspect.ts';
 import { rateLimitHeaderChecks } from './rate-limit-headers.ts';
 import { responseChecks } from './responses.ts';
@@ -11,3 +12,6 @@ export type { InspectContext, LiveChecks } from './inspect.ts';
 
 /** Every live check: conform applies them to each exchange of its run, the proxy to live traffic. */
 export const LIVE_CHECKS: readonly LiveChecks[] = [createChecks, authChecks, responseChecks, rateLimitHeaderChecks, deprecationChecks];
+
+/** Every check the judge defines: its ids are its own, and nothing below it names another's. */
+export const JUDGE_CHECKS: readonly CheckDef[] = LIVE_CHECKS.flatMap((live) => live.checks);
