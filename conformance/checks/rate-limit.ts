@@ -17,6 +17,7 @@ import { send } from './support.ts';
 import { DEFAULT_TOLERANCES } from '../../spec/rules/snapshot.js';
 import type { CheckLedger } from '../../judge/ledger.ts';
 import { answered } from '../../judge/refusal.ts';
+import { readingById } from '../../spec/rules/readings.js';
 import { LOWER_HEADERS } from '../../spec/rules/contract.js';
 
 const KEY = ['rate-limit-key'] as const;
@@ -203,31 +204,27 @@ export function banNotWaited(ban: { ex: Exchange }, notWaited?: NotWaited): stri
   return `a ban was imposed at ${banAt(ban)}; the run did not wait for it to lift: ${notWaited.reason}`;
 }
 
-/** The ban readings (readings.js, point ban) this ban took, for "What the target chose". */
+/** The ban readings (readings.js, point ban) this ban took, for "What the target chose": ban-status stays the status alone (choices.declared compares it). */
 function banChoices(ctx: AreaContext, log: RefusalLog, verdict: RateLimitVerdict): void {
   const ban = log.ban;
   const choices = ctx.facts.choices;
   if (!ban || !choices) return;
   const code = status(ban.ex);
-  choices.set('ban-status', `${code}: a ban answered ${code} (reading ban.status-${code}), first at ${ban.ex.purpose}`);
-  choices.set('ban-threshold', `after ${ban.after + 1} refusals: the first 429 and ${ban.after} repeated after it (reading ban.threshold)`);
+  const readings = [`ban.status-${code}`, 'ban.threshold', 'ban.length'];
+  choices.set('ban-status', String(code));
+  choices.set('ban-threshold', `after ${ban.after + 1} refusals: the first 429 and ${ban.after} repeated after it, the last at ${ban.ex.purpose}`);
   const due = verdict.retryDueMs();
-  if (due === null || header(ban.ex, 'retry-after') === undefined) {
-    choices.set('ban-length', 'not announced: its answers carried no Retry-After');
-    return;
-  }
-  const seconds = Math.round((due - ban.ex.receivedAt) / 1000);
-  const reset = parseInteger(header(ban.ex, LOWER_HEADERS.rateLimitReset));
-  const window = log.first ? parseInteger(header(log.first, LOWER_HEADERS.rateLimitReset)) : null;
-  const shorter = window !== null && due / 1000 < window;
-  choices.set('ban-length', `${seconds} s, ${shorter ? 'ending before' : 'past'} the window's end (reading ban.length)`);
-  if (reset !== null)
+  if (due === null || header(ban.ex, 'retry-after') === undefined) choices.set('ban-length', 'not announced: its answers carried no Retry-After');
+  else {
+    const window = log.first ? parseInteger(header(log.first, LOWER_HEADERS.rateLimitReset)) : null;
     choices.set(
-      'ban-reset',
-      Math.abs(reset - due / 1000) <= DEFAULT_TOLERANCES.roundingSeconds + 1
-        ? `X-RateLimit-Reset ${reset} names the ban's end (reading ban.reset-ban-end)`
-        : `X-RateLimit-Reset ${reset} names another moment than the ban's end (reading ban.reset-window-end)`,
+      'ban-length',
+      `${Math.round((due - ban.ex.receivedAt) / 1000)} s, ${window !== null && due / 1000 < window ? 'ending before' : 'past'} the window's end`,
     );
+    const reset = parseInteger(header(ban.ex, LOWER_HEADERS.rateLimitReset));
+    if (reset !== null) readings.push(Math.abs(reset - due / 1000) <= DEFAULT_TOLERANCES.roundingSeconds + 1 ? 'ban.reset-ban-end' : 'ban.reset-window-end');
+  }
+  choices.set('ban-readings', readings.map((id) => `${readingById(id)?.name ?? id} (${id})`).join('; '));
 }
 
 /** One request in this many of the exhaustion is a create: whatever the window charges, it charges every request of the key. */
