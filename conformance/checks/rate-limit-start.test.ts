@@ -34,8 +34,13 @@ interface Case {
 
 const cases: Array<[string, Case]> = [
   ['admitted at once', { answers: [admitted], waits: [] }],
-  // A second past Retry-After: it may be truncated or rounded to the nearest second (readings retry_after.*).
-  ['refused within --max-wait: waited out, then admitted', { answers: [refusedFor('30'), admitted], waits: [31_000] }],
+  ['refused within --max-wait: waited out, then admitted', { answers: [refusedFor('30'), admitted], waits: [30_000] }],
+  // Retry-After truncated or rounded to the nearest second (readings retry_after.*): asked once more a second later.
+  ['refused again within a second after the wait, then admitted', { answers: [refusedFor('29'), refusedFor('1'), admitted], waits: [29_000, 1_000] }],
+  [
+    'refused again for longer than a second after the wait',
+    { answers: [refusedFor('29'), refusedFor('2')], waits: [29_000], unjudged: /is not admitted: GET \S+ answered 429/ },
+  ],
   [
     'refused longer than --max-wait',
     {
@@ -46,7 +51,7 @@ const cases: Array<[string, Case]> = [
   ],
   ['refused with --no-wait', { answers: [refusedFor('30')], options: { wait: false }, waits: [], unjudged: /--no-wait keeps the kit from waiting/ }],
   ['refused without a Retry-After', { answers: [refusedFor(undefined)], waits: [], unjudged: /without a usable Retry-After/ }],
-  ['still refused after the wait', { answers: [refusedFor('30'), refusedFor('30')], waits: [31_000], unjudged: /is not admitted: GET \S+ answered 429/ }],
+  ['still refused after the wait', { answers: [refusedFor('30'), refusedFor('30')], waits: [30_000], unjudged: /is not admitted: GET \S+ answered 429/ }],
   ['admitted without integer headers', { answers: [answer(200, {})], waits: [], unjudged: /lacks integer X-RateLimit-Limit\/Remaining/ }],
   [
     'Remaining above --max-rate-limit-requests',

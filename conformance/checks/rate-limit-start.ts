@@ -10,6 +10,8 @@ import { header, status } from '../../judge/answers.ts';
 import { LOWER_HEADERS } from '../../spec/rules/contract.js';
 import { DEFAULT_TOLERANCES } from '../../spec/rules/snapshot.js';
 
+const ROUNDING_MS = DEFAULT_TOLERANCES.roundingSeconds * 1000;
+
 /** One request with --rate-limit-key. */
 export type Send = () => Promise<Exchange>;
 
@@ -40,12 +42,17 @@ export async function firstAdmitted(ctx: AreaContext, request: Send): Promise<Ex
       return {
         unjudged: `the --rate-limit-key is refused (${answered(first)}) for ${Math.ceil(waitMs / 1000)} s more, longer than --max-wait ${maxWait}: run again after that, or with a key that is not refused`,
       };
-    // A second more: Retry-After may be truncated or rounded to the nearest second (readings retry_after.*).
     await ctx.wait(
-      waitMs + DEFAULT_TOLERANCES.roundingSeconds * 1000,
+      waitMs,
       `window: the rate-limit key is refused (${status(first)} ${errorCode(first) ?? 'without an Error code'}); waiting its Retry-After (${Math.ceil(waitMs / 1000)} s)`,
     );
     first = await request();
+    // Refused again asking for at most a second: Retry-After may be truncated or rounded to the nearest second (readings retry_after.*).
+    const again = retryWaitOf(first, ctx.options);
+    if (isRefusal(first) && again !== null && again <= ROUNDING_MS) {
+      await ctx.wait(ROUNDING_MS, 'window: the rate-limit key was refused within a second after Retry-After; asking once more a second later');
+      first = await request();
+    }
   }
   if (status(first) !== 200) return { unjudged: `the --rate-limit-key is not admitted: ${answered(first)}` };
   const announced = parseInteger(header(first, LOWER_HEADERS.rateLimitRemaining));

@@ -11,7 +11,7 @@ import { type Area, type AreaContext } from './area.ts';
 import { SECTION } from '../../judge/check-def.ts';
 import { chargeOf, chargedOnlyOwn, perKey, readKeyWindow, refusedNotApplied, type NotWaited, type RefusedCreate } from './rate-limit-charging.ts';
 import { firstAdmitted, type Send } from './rate-limit-start.ts';
-import { isAdmitted, isRefusal, rateLimitVerdict, type RateLimitVerdict } from './rate-limit-verdict.ts';
+import { isAdmitted, isRefusal, rateLimitVerdict, retryWaitOf, type RateLimitVerdict } from './rate-limit-verdict.ts';
 import { describeStatus, header, status } from '../../judge/answers.ts';
 import { send } from './support.ts';
 import { DEFAULT_TOLERANCES } from '../../spec/rules/snapshot.js';
@@ -130,11 +130,16 @@ const checks: readonly CheckDef[] = [
 type Probe = () => Promise<{ ex: Exchange; out: Outcome }>;
 
 /**
- * A second more than every wait Retry-After named: delay-seconds may be truncated or rounded to the
- * nearest second (readings retry_after.truncated, retry_after.nearest), and a retry within that
- * second proves nothing either way.
+ * delay-seconds may be truncated or rounded to the nearest second (readings retry_after.truncated,
+ * retry_after.nearest): a retry refused within that second after Retry-After, asking for no more
+ * than it, proves nothing either way, and is sent once more that second later.
  */
 const ROUNDING_MS = DEFAULT_TOLERANCES.roundingSeconds * 1000;
+
+/** A refusal the rounding readings explain: the rules judged no readmission on it, and it asks for at most the rounding second. */
+export function refusedWithinRounding(ex: Exchange, out: Outcome, wait: number | null): boolean {
+  return isRefusal(ex) && !out.judged.some((j) => j.kind === 'not_readmitted') && wait !== null && wait <= ROUNDING_MS;
+}
 
 /** The rules the concurrency phase's burst checks read from its answers (concurrency-verdicts.ts). */
 const BURST_KINDS: ReadonlySet<string> = new Set([
@@ -258,7 +263,7 @@ async function waitRetryAfter(ctx: AreaContext, verdict: RateLimitVerdict, why: 
       reason: `Retry-After asks for ${Math.ceil(wait / 1000)} s, above --max-wait ${ctx.options.maxWaitSeconds} (raise it to judge this)`,
       unjudged: true,
     };
-  await ctx.wait(wait + ROUNDING_MS, why);
+  await ctx.wait(wait, why);
   return null;
 }
 
@@ -445,7 +450,14 @@ async function rateLimit(ctx: AreaContext): Promise<void> {
   );
   const ban = log.ban;
   if (skipped === null) {
-    const { out } = await probe();
+    let { ex, out } = await probe();
+    if (refusedWithinRounding(ex, out, retryWaitOf(ex, options))) {
+      await ctx.wait(
+        ROUNDING_MS,
+        'window: refused within a second after Retry-After (it may be truncated or rounded to the nearest second); asking once more a second later',
+      );
+      ({ ex, out } = await probe());
+    }
     // Seen, waited for, and still not judged: nothing named the ban's end.
     if (ban && !out.judged.some((j) => j.kind === 'ban_not_lifted')) ctx.ledger.unjudged('ratelimit.ban-lifts', banNotWaited(ban));
     if (ban && !out.judged.some((j) => j.kind === 'not_readmitted')) ctx.ledger.unjudged('ratelimit.readmitted', banNotWaited(ban));
