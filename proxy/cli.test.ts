@@ -28,7 +28,8 @@ function runProxyWith(preload: string, args: string[]): Promise<{ code: number |
   });
 }
 
-const ARGS = ['--target', 'http://127.0.0.1:9', '--port', '0', '--duration', '15', '--fail-on', 'must'];
+// A --duration far beyond the runner's 20 s kill: a run that does not stop at the crash is killed (code null), never exits 2.
+const ARGS = ['--target', 'http://127.0.0.1:9', '--port', '0', '--duration', '600', '--fail-on', 'must'];
 
 test('an uncaught exception or an unhandled rejection inside the running proxy exits 2 with one message, not 1 (a verdict)', async () => {
   const crashes = {
@@ -41,7 +42,6 @@ test('an uncaught exception or an unhandled rejection inside the running proxy e
     assert.is(r.code, KIT_FAILED, `${what}: ${r.stderr}`);
     assert.match(r.stderr, /proxy: the kit failed \(an internal error, no verdict on what it judges/, what);
     assert.match(r.stderr, /planted crash/, what);
-    assert.ok(r.ms < 10_000, `${what}: it stopped at the crash, not at --duration: ${r.ms} ms`);
   });
 });
 
