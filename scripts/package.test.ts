@@ -153,6 +153,7 @@ t('ships compiled JavaScript with type declarations, and no TypeScript source to
     'dist/server/index.js',
     'dist/server/index.d.ts',
     'dist/conformance/index.js',
+    'dist/judge/index.js',
     'dist/spec/rules/index.js',
     'dist/bin/adoption-kit.js',
     'dist/spec/openapi.yaml',
@@ -192,9 +193,9 @@ t("the server guide's library snippet runs under plain node", () => {
   assert.match(out, /snippet ok 200/);
   writeFileSync(
     join(lean, 'rules.mjs'),
-    "import { PET_STATUSES, parseRetryAfter } from 'adoption-store-kit/rules';\nimport { runConformance } from 'adoption-store-kit/conformance';\nconsole.log(PET_STATUSES.join(','), parseRetryAfter('42', Date.now()).form, typeof runConformance);\n",
+    "import { PET_STATUSES, parseRetryAfter } from 'adoption-store-kit/rules';\nimport { runConformance } from 'adoption-store-kit/conformance';\nimport { LIVE_CHECKS } from 'adoption-store-kit/judge';\nconsole.log(PET_STATUSES.join(','), parseRetryAfter('42', Date.now()).form, typeof runConformance, LIVE_CHECKS.length);\n",
   );
-  assert.match(execFileSync(process.execPath, ['rules.mjs'], { cwd: lean, encoding: 'utf8' }), /available,pending,sold delay-seconds function/);
+  assert.match(execFileSync(process.execPath, ['rules.mjs'], { cwd: lean, encoding: 'utf8' }), /available,pending,sold delay-seconds function 5/);
 });
 
 t("every command the README's npx line names answers --help from the lean install, and so does the server guide's npx line", () => {
