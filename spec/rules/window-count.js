@@ -32,12 +32,16 @@ export function createLowJudge(rec) {
       else rec.rule(kind, s, false, detail);
     },
     /** The batch ended: every claim is explained by the admissions heard after it, or broken. */
+    /** @returns {boolean} whether every claim was explained */
     settle: function () {
+      let explained = true;
       for (const c of claims) {
         const after = admittedHeard - c.at - 1;
+        if (after < c.needed) explained = false;
         rec.rule(c.kind, c.s, after < c.needed, () => c.detail() + ' (' + after + ' admitted with it in flight could explain ' + c.needed + ')');
       }
       claims = [];
+      return explained;
     },
   };
 }
@@ -50,22 +54,31 @@ export function createLowJudge(rec) {
  * @property {number} limit
  * @property {number} admitted admitted requests counted in it (seeded from Remaining when joined late)
  * @property {number | null} lastRemaining
+ * @property {number} lastBatch the batch that answer was heard in
+ * @property {boolean} counted its count is known: it was seen to begin, or Remaining said it (as of the answer: once a batch of it settled)
  * @property {boolean} tracked it was seen to begin, so its counts are exact
  * @property {boolean} uncertain a request got no response: the server may have counted it
  * @property {boolean} saturated a 429 was seen in it
  * @property {number} faults must-level rules broken while in it
  */
 
-/** @param {Snapshot} s @param {boolean} tracked @returns {Window} */
-function open(s, tracked) {
+/**
+ * @param {Snapshot} s @param {boolean} tracked
+ * @param {boolean} [atAnswer] Remaining as of the answer: a first answer may have counted requests decided after it
+ * @returns {Window}
+ */
+function open(s, tracked, atAnswer) {
   const limit = /** @type {number} */ (s.limit);
   const remaining = /** @type {number} */ (s.remaining);
+  const trusted = !tracked && s.admitted && !atAnswer;
   return {
     reset: /** @type {number} */ (s.reset),
     limit: limit,
-    // Joined late: trust Remaining for what was spent before us; a first 429 means all of it.
-    admitted: tracked ? 0 : s.admitted ? Math.max(0, limit - remaining - 1) : limit,
-    lastRemaining: tracked || !s.admitted ? null : remaining + 1,
+    // Joined late: trust Remaining for what was spent before us (as of the decision only); a first 429 means all of it.
+    admitted: tracked || (s.admitted && atAnswer) ? 0 : s.admitted ? Math.max(0, limit - remaining - 1) : limit,
+    lastRemaining: trusted ? remaining + 1 : null,
+    lastBatch: -1,
+    counted: tracked || !atAnswer,
     tracked: tracked,
     uncertain: false,
     saturated: false,
@@ -91,6 +104,8 @@ export function createWindowCount(rec, tol, readings) {
   let win = null;
   /** @type {Window | null} the window before a legitimate crossing, until its successor's first response */
   let previous = null;
+  /** Batches settled so far: an answer of a later batch was sent after the earlier answers arrived. */
+  let batches = 0;
   const slots = createHeldSlots(tol);
   rec.onMustViolation(() => {
     if (win) win.faults += 1;
@@ -105,7 +120,7 @@ export function createWindowCount(rec, tol, readings) {
   function place(s) {
     const reset = /** @type {number} */ (s.reset);
     if (win === null) {
-      win = open(s, false);
+      win = open(s, false, atAnswer);
       slots.fit(win.limit);
       rec.note('joined the window that resets at ' + reset + ' with ' + win.admitted + ' request(s) spent before this run');
       return { w: win, first: false, freed: false };
@@ -122,7 +137,7 @@ export function createWindowCount(rec, tol, readings) {
     if (!moved) return { w: current, first: false, freed: ended };
     if (reset < current.reset) return null;
     if (!crossing) {
-      win = open(s, false);
+      win = open(s, false, atAnswer);
       previous = null;
       return { w: win, first: false, freed: false };
     }
@@ -203,8 +218,11 @@ export function createWindowCount(rec, tol, readings) {
         w.saturated = false;
       }
       w.tracked = exact;
-      w.admitted = Math.max(1, limit - remaining);
+      // As of the answer, Remaining may already count requests decided after this one: known once the batch settles.
+      w.admitted = atAnswer ? 1 : Math.max(1, limit - remaining);
+      if (atAnswer) w.counted = false;
       w.lastRemaining = remaining;
+      w.lastBatch = batches;
       slots.admitted(s);
       lows.admitted();
       return;
@@ -224,11 +242,13 @@ export function createWindowCount(rec, tol, readings) {
         (w.saturated ? ', after a 429 in the same window' : '')
     );
     if (atAnswer) {
-      // As of the answer: never above what the decision left, and lower only by what overlapping requests took.
+      // As of the answer: never above what the decision left, and lower only by what overlapping requests
+      // took; a value may repeat only within one batch (requests in flight together).
       const expected = w.limit - 1 - w.admitted;
-      const high = (last !== null && remaining > last) || remaining > expected;
+      const ceiling = last === null ? Infinity : w.lastBatch < batches ? last - 1 : last;
+      const high = remaining > ceiling || remaining > expected;
       rule('remaining_not_decremented', s, high, () =>
-        last !== null && remaining > last
+        remaining > ceiling
           ? 'Remaining ' + remaining + ' after ' + last + ' for an admitted request'
           : 'Remaining ' + remaining + ' after ' + w.admitted + ' admitted request(s) in a window of ' + w.limit
       );
@@ -236,7 +256,7 @@ export function createWindowCount(rec, tol, readings) {
         lows.judge(
           'remaining_skipped',
           s,
-          expected - remaining,
+          w.counted ? expected - remaining : 0,
           () => 'Remaining ' + remaining + ' for admitted request ' + (w.admitted + 1) + ' of ' + w.limit
         );
     } else if (last !== null) {
@@ -246,6 +266,7 @@ export function createWindowCount(rec, tol, readings) {
     }
     w.admitted += 1;
     w.lastRemaining = remaining;
+    w.lastBatch = batches;
     slots.admitted(s);
     lows.admitted();
   }
@@ -304,7 +325,15 @@ export function createWindowCount(rec, tol, readings) {
     },
     /** The batch ended: Remaining read as of the answer is explained by what the batch admitted after it, or not. */
     settle: function () {
-      lows.settle();
+      const explained = lows.settle();
+      batches++;
+      // As of the answer: the lowest Remaining of the batch counted every admission decided before it
+      // was built, so every later request is decided after at least that many.
+      const w = win;
+      if (atAnswer && explained && w !== null && w.lastRemaining !== null) {
+        w.admitted = Math.max(w.admitted, w.limit - w.lastRemaining);
+        w.counted = true;
+      }
     },
     /** The window readings (readings.js ids) the Resets seen so far allow. @returns {string[]} */
     windowReadings: function () {
