@@ -132,7 +132,12 @@ messages('a ban of 403s without Retry-After fails ratelimit.refused-until-retry,
 
 messages('429s of a ban without Retry-After: ratelimit.429 and refused-until-retry fail; ban-lifts cannot tell, and says why', async () => {
   const report = await run(flaw('ban-without-retry-after'), 'reference', { banCheck: true, maxWaitSeconds: 900 });
-  assert.is(result(report, 'ratelimit.429').outcome, 'failed');
+  const tooMany = result(report, 'ratelimit.429');
+  assert.is(tooMany.outcome, 'failed');
+  assert.ok(
+    tooMany.notes.some((n) => /^\d+ of the \d+ 429s carried no Retry-After, the first at rate-limit request \d+ \(GET /.test(n)),
+    tooMany.notes.join('\n'),
+  );
   assert.match(result(report, 'ratelimit.refused-until-retry').failures[0]!.message, /^a 429 repeated after a 429: it carries no Retry-After/);
   const lifts = result(report, 'ratelimit.ban-lifts');
   assert.is(lifts.outcome, 'not-run');

@@ -176,11 +176,22 @@ export interface RefusalLog {
   repeated: number;
   bare: number;
   firstBare?: Exchange;
+  /** 429s of the phase, and those without Retry-After. */
+  tooMany: number;
+  tooManyBare: number;
+  firstTooManyBare?: Exchange;
   /** The answer at which the window rules saw a ban, and how many refusals had been repeated after the first 429 by then. */
   ban?: { ex: Exchange; after: number };
 }
 
 export function logRefusal(log: RefusalLog, ex: Exchange, out: Outcome): void {
+  if (status(ex) === 429) {
+    log.tooMany++;
+    if (header(ex, 'retry-after') === undefined) {
+      log.tooManyBare++;
+      log.firstTooManyBare ??= ex;
+    }
+  }
   if (isRefusal(ex)) {
     if (!log.first) log.first = ex;
     else {
@@ -382,7 +393,7 @@ async function rateLimit(ctx: AreaContext): Promise<void> {
   let n = 0;
   const request: Send = () =>
     send(ctx, { operationId: 'listPets', purpose: `rate-limit request ${++n}`, method: 'GET', path: '/pets', query: { limit: 1 }, authorization });
-  const log: RefusalLog = { repeated: 0, bare: 0 };
+  const log: RefusalLog = { repeated: 0, bare: 0, tooMany: 0, tooManyBare: 0 };
   const observe = (ex: Exchange): { ex: Exchange; out: Outcome } => {
     const out = verdict.observe(ex);
     logRefusal(log, ex, out);
@@ -437,6 +448,11 @@ async function rateLimit(ctx: AreaContext): Promise<void> {
   }
   await perKey(ctx, refused, before);
   if (options.banCheck) await banProbe(ctx, probe, verdict, log, banDepth(ctx, parseInteger(header(first, LOWER_HEADERS.rateLimitLimit))!), marker ? 1 : 0);
+  if (log.tooManyBare > 0 && log.firstTooManyBare)
+    ctx.ledger.note(
+      'ratelimit.429',
+      `${log.tooManyBare} of the ${log.tooMany} 429s carried no Retry-After, the first at ${banAt({ ex: log.firstTooManyBare })}`,
+    );
   if (log.bare > 0 && log.firstBare)
     ctx.ledger.note(
       'ratelimit.refused-until-retry',
