@@ -476,7 +476,10 @@ async function rateLimit(ctx: AreaContext): Promise<void> {
     }
     // Seen, waited for, and still not judged: nothing named the ban's end.
     if (ban && !out.judged.some((j) => j.kind === 'ban_not_lifted')) ctx.ledger.unjudged('ratelimit.ban-lifts', banNotWaited(ban));
-    if (ban && !out.judged.some((j) => j.kind === 'not_readmitted')) ctx.ledger.unjudged('ratelimit.readmitted', banNotWaited(ban));
+    if (!out.judged.some((j) => j.kind === 'not_readmitted')) {
+      if (ban) ctx.ledger.unjudged('ratelimit.readmitted', banNotWaited(ban));
+      else ctx.ledger.notRun('ratelimit.readmitted', `the request sent once every Retry-After had passed answered ${describeStatus(ex)}`, [ex]);
+    }
   } else {
     if (skipped.unjudged) ctx.ledger.unjudged('ratelimit.readmitted', skipped.reason);
     else ctx.ledger.notRun('ratelimit.readmitted', skipped.reason);
