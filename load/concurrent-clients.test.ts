@@ -43,6 +43,8 @@ const TARGETS: Target[] = [
   { name: 'the reference server', spec: { kind: 'reference' }, key: (plan) => `test-${plan}-key`, chosen: [] },
   second("the second implementation's fixed-window build", { window: 'fixed' }),
   second("the second implementation's sliding-log build", { window: 'sliding' }),
+  // Flask-Limiter's readings (spec/rules/readings.js): Reset when the window is empty, Remaining as of the answer.
+  second("the second implementation's moving-window build", { window: 'moving', remaining: 'answer' }),
   second("the second implementation's racy build", { race: { limiter: true } }, true),
 ];
 
@@ -134,6 +136,7 @@ const k6 = findK6();
 const K6_RUNS = [
   "k6: rate-limit.js passes the second implementation's sliding-log build with 32 concurrent clients (about 2 minutes)",
   "k6: rate-limit.js FAILS the second implementation's racy build with 32 concurrent clients",
+  "k6: rate-limit.js passes the second implementation's moving-window build (Reset when empty, Remaining as of the answer) with 32 concurrent clients (about 2 minutes)",
 ];
 
 if (k6 === null) {
@@ -147,6 +150,7 @@ if (k6 === null) {
   // block it on every request.
   const sliding = await startWorkerTarget({ kind: 'second', options: { window: 'sliding' } }, null);
   const racy = await startWorkerTarget({ kind: 'second', options: { race: { limiter: true } } }, null);
+  const moving = await startWorkerTarget({ kind: 'second', options: { window: 'moving', remaining: 'answer' } }, null);
   // Both real-time runs start now, beside the shim runs above: they share nothing, and the file
   // then takes the longer one's time instead of the sum.
   const runs = {
@@ -160,10 +164,11 @@ if (k6 === null) {
       dir,
       90_000,
     ),
+    moving: runK6(k6, 'rate-limit.js', { BASE_URL: moving.baseUrl, API_KEY: 'second-free-key', PLAN: 'free', CLIENTS: '32', DURATION: '110s' }, dir, 240_000),
   };
   test.after(async () => {
     await Promise.all(Object.values(runs));
-    await Promise.all([sliding.close(), racy.close()]);
+    await Promise.all([sliding.close(), racy.close(), moving.close()]);
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -188,6 +193,14 @@ if (k6 === null) {
     const { found } = figures('racy build', r);
     assert.is(r.code, 99, r.output);
     assert.ok((found.over_admitted ?? 0) > 0 || (found.remaining_not_decremented ?? 0) > 0, JSON.stringify(found));
+  });
+
+  test(K6_RUNS[2]!, async () => {
+    const r = await runs.moving;
+    const { summary, found } = figures('moving-window build', r);
+    assert.is(r.code, 0, r.output);
+    assert.equal(mustBroken(found), [], JSON.stringify(found));
+    assert.ok((metricValue(summary.k6, 'ratelimit_window_verified{scenario:limit}', 'count') ?? 0) >= 1, r.output);
   });
 }
 
