@@ -448,6 +448,12 @@ var RULES = {
     source: "Limits › Behaviour when the limit is exceeded",
     check: "ratelimit.readmitted"
   },
+  refusal_without_retry_after: {
+    level: "must",
+    rule: "every refusal repeated after a 429 (a 403 of a ban too) carries Retry-After",
+    source: "Limits › Behaviour when the limit is exceeded",
+    check: "ratelimit.refused-until-retry"
+  },
   served_before_retry_after: {
     level: "must",
     rule: "a request sent after a 429, before its Retry-After has passed, is refused",
@@ -1671,18 +1677,21 @@ function createFieldRules(rec, options) {
   const tol = options.tolerances;
   const rule = rec.rule;
   let knownLimit = null;
-  function refusalFields(s) {
+  function retryAfterFields(s) {
     const ra = s.retryAfter;
-    rule("retry_after_missing", s, ra.form === "missing", () => "429 without Retry-After");
-    if (ra.form !== "missing") rule("retry_after_invalid", s, ra.form === "invalid", () => "Retry-After " + (ra.form === "invalid" ? ra.reason : ""));
-    if (ra.form !== "missing" && ra.form !== "invalid") {
-      rule(
-        "retry_after_form",
-        s,
-        ra.form !== "delay-seconds" || ra.seconds < 1,
-        () => "Retry-After " + JSON.stringify(s.retryAfterRaw) + " is not integer seconds >= 1"
-      );
-    }
+    if (ra.form === "missing") return;
+    rule("retry_after_invalid", s, ra.form === "invalid", () => "Retry-After " + (ra.form === "invalid" ? ra.reason : ""));
+    if (ra.form === "invalid") return;
+    rule(
+      "retry_after_form",
+      s,
+      ra.form !== "delay-seconds" || ra.seconds < 1,
+      () => "Retry-After " + JSON.stringify(s.retryAfterRaw) + " is not integer seconds >= 1"
+    );
+  }
+  function refusalFields(s) {
+    rule("retry_after_missing", s, s.retryAfter.form === "missing", () => "429 without Retry-After");
+    retryAfterFields(s);
     rule(
       "refusal_cacheable",
       s,
@@ -1698,6 +1707,7 @@ function createFieldRules(rec, options) {
     check: function(s) {
       const refused = s.status === 429;
       if (refused) refusalFields(s);
+      else if (s.refused) retryAfterFields(s);
       rule("malformed_headers", s, s.malformed.length > 0, () => "status " + s.status + ": " + s.malformed.join(", ") + " missing or not an integer");
       if (s.malformed.length > 0) return false;
       const limit = (
@@ -1779,6 +1789,12 @@ function createRecorder() {
       if (firstDetail[kind] === void 0) firstDetail[kind] = text;
       if (RULES[kind].level === "must") onMust.forEach((listener) => listener());
     },
+    /** Counts a violation another recorder built (the run's totals, whichever machine reported it). @param {Violation} v */
+    record: function(v) {
+      out.violations.push(v);
+      counts[v.kind] = (counts[v.kind] || 0) + 1;
+      if (firstDetail[v.kind] === void 0) firstDetail[v.kind] = v.detail;
+    },
     /** @param {string} name */
     event: function(name) {
       out.events.push(name);
@@ -1803,124 +1819,6 @@ function createRecorder() {
     /** The whole run's counts so far. */
     totals: function() {
       return { violations: Object.assign({}, counts), firstDetail: Object.assign({}, firstDetail), events: Object.assign({}, eventCounts) };
-    }
-  };
-}
-
-// spec/rules/refusal-rules.js
-function createRefusalRules(rec, tol) {
-  const rule = rec.rule;
-  const event = rec.event;
-  let episode = null;
-  let banSeen = false;
-  return {
-    /**
-     * The rules about a request sent during an episode: retries before Retry-After, readmission
-     * after it, a ban's enforcement and lifting.
-     * @param {Snapshot} s
-     * @returns {{ paused: boolean, early: boolean }} paused: inside an announced ban, where the
-     *   window's numbers may describe the ban instead; early: sent before Retry-After had passed
-     */
-    judgeRetry: function(s) {
-      const e = episode;
-      if (e === null || s.sentAtMs < e.startMs) return { paused: false, early: false };
-      const slackMs = slackSeconds(s, tol) * 1e3;
-      const banned = e.banDueMs !== null;
-      if (e.dueMs !== null && s.sentAtMs >= e.dueMs) {
-        const detail = () => "sent " + Math.round((s.sentAtMs - /** @type {number} */
-        e.dueMs) / 1e3) + " s after every Retry-After had passed, and refused";
-        rule("not_readmitted", s, !s.admitted, detail, e.ref);
-        if (banned) rule("ban_not_lifted", s, !s.admitted, detail, e.ref);
-        if (banned && s.admitted) event("ban_lifted");
-        return { paused: banned && !s.admitted, early: false };
-      }
-      if (banned && s.sentAtMs < /** @type {number} */
-      e.banDueMs - slackMs) {
-        const banDueMs = (
-          /** @type {number} */
-          e.banDueMs
-        );
-        rule("ban_not_enforced", s, s.admitted, () => "admitted " + Math.round((banDueMs - s.sentAtMs) / 1e3) + " s before the announced ban ends", e.ref);
-        if (!s.admitted) event("ban_confirmed");
-        if (!s.admitted && e.baseline !== null && s.serverNow > e.baseline + slackMs / 1e3) event("ban_held_past_reset");
-        return { paused: true, early: true };
-      }
-      if (banned) return { paused: true, early: false };
-      if (e.dueMs === null || s.sentAtMs >= e.dueMs - slackMs) return { paused: false, early: false };
-      const dueMs = e.dueMs;
-      e.provoked = true;
-      rule(
-        "served_before_retry_after",
-        s,
-        s.admitted,
-        () => "admitted " + Math.round((dueMs - s.sentAtMs) / 1e3) + " s before the Retry-After of an earlier 429 had passed",
-        e.ref
-      );
-      return { paused: false, early: true };
-    },
-    /**
-     * A 429 whose Retry-After reaches past the episode's first Reset, after the client retried too
-     * early, announces a ban; without such retries it is a Retry-After that does not match Reset.
-     * @param {Snapshot} s
-     * @returns {boolean} a ban was announced
-     */
-    judgeRetryAfter: function(s) {
-      const at = retryAtSeconds(s);
-      if (at === null) return false;
-      const slack = slackSeconds(s, tol);
-      const e = episode;
-      if (e !== null && e.provoked && e.baseline !== null && at > e.baseline + slack) {
-        const banDueMs = s.receivedAtMs + /** @type {number} */
-        retryWaitMs(s, tol);
-        if (e.banDueMs !== null && banDueMs <= e.banDueMs + slack * 1e3) return true;
-        e.banDueMs = banDueMs;
-        banSeen = true;
-        event("ban_detected");
-        rec.note("temporary ban detected: 429 with Retry-After " + s.retryAfterRaw + ", " + (at - e.baseline) + " s beyond the window reset");
-        return true;
-      }
-      const reset = (
-        /** @type {number} */
-        s.reset
-      );
-      rule(
-        "retry_after_early",
-        s,
-        at < reset - slack,
-        () => "Retry-After " + s.retryAfterRaw + " at " + s.serverNow + " ends " + (reset - at) + " s before Reset " + reset
-      );
-      rule(
-        "retry_after_late",
-        s,
-        at > reset + slack,
-        () => "Retry-After " + s.retryAfterRaw + " at " + s.serverNow + " ends " + (at - reset) + " s after Reset " + reset + ", and no ban was provoked"
-      );
-      return false;
-    },
-    /**
-     * An admitted request ends the episode; a refusal begins or extends it.
-     * @param {Snapshot} s
-     */
-    follow: function(s) {
-      if (s.admitted) {
-        episode = null;
-        return;
-      }
-      const wait = retryWaitMs(s, tol);
-      const due = wait === null ? null : s.receivedAtMs + wait;
-      if (episode === null) episode = { startMs: s.receivedAtMs, dueMs: due, baseline: null, provoked: false, banDueMs: null, ref: s.ref };
-      else episode.provoked = true;
-      if (due !== null && (episode.dueMs === null || due > episode.dueMs)) episode.dueMs = due;
-      const at = retryAtSeconds(s);
-      if (episode.baseline === null && at !== null) episode.baseline = s.reset === null ? at : Math.max(at, s.reset);
-    },
-    /** When a client may retry: every Retry-After of the current refusals has passed (client clock); null when admitted or unknown. */
-    retryDueMs: function() {
-      return episode === null ? null : episode.dueMs;
-    },
-    /** Whether a ban was ever announced. */
-    banSeen: function() {
-      return banSeen;
     }
   };
 }
@@ -1998,7 +1896,37 @@ function createHeldSlots(tol) {
 }
 
 // spec/rules/window-count.js
-function open(s, tracked) {
+function createLowJudge(rec) {
+  let admittedHeard = 0;
+  let claims = [];
+  return {
+    /** An admitted answer was counted. */
+    admitted: function() {
+      admittedHeard++;
+    },
+    /**
+     * `needed`: how many admissions after this one would explain its Remaining (0 when none are needed).
+     * @param {import('./rules.js').Kind} kind @param {Snapshot} s @param {number} needed @param {() => string} detail
+     */
+    judge: function(kind, s, needed, detail) {
+      if (needed > 0) claims.push({ kind, s, at: admittedHeard, needed, detail });
+      else rec.rule(kind, s, false, detail);
+    },
+    /** The batch ended: every claim is explained by the admissions heard after it, or broken. */
+    /** @returns {boolean} whether every claim was explained */
+    settle: function() {
+      let explained = true;
+      for (const c of claims) {
+        const after = admittedHeard - c.at - 1;
+        if (after < c.needed) explained = false;
+        rec.rule(c.kind, c.s, after < c.needed, () => c.detail() + " (" + after + " admitted with it in flight could explain " + c.needed + ")");
+      }
+      claims = [];
+      return explained;
+    }
+  };
+}
+function open(s, tracked, atAnswer) {
   const limit = (
     /** @type {number} */
     s.limit
@@ -2007,26 +1935,33 @@ function open(s, tracked) {
     /** @type {number} */
     s.remaining
   );
+  const trusted = !tracked && s.admitted && !atAnswer;
   return {
     reset: (
       /** @type {number} */
       s.reset
     ),
     limit,
-    // Joined late: trust Remaining for what was spent before us; a first 429 means all of it.
-    admitted: tracked ? 0 : s.admitted ? Math.max(0, limit - remaining - 1) : limit,
-    lastRemaining: tracked || !s.admitted ? null : remaining + 1,
+    // Joined late: trust Remaining for what was spent before us (as of the decision only); a first 429 means all of it.
+    admitted: tracked || s.admitted && atAnswer ? 0 : s.admitted ? Math.max(0, limit - remaining - 1) : limit,
+    lastRemaining: trusted ? remaining + 1 : null,
+    lastBatch: -1,
+    counted: tracked || !atAnswer,
     tracked,
     uncertain: false,
     saturated: false,
     faults: 0
   };
 }
-function createWindowCount(rec, tol) {
+function createWindowCount(rec, tol, readings) {
+  const atAnswer = !!readings && readings.remaining === "at-answer";
+  const lows = createLowJudge(rec);
+  const shapes = { clock: true, fixed: true, sliding: true };
   const rule = rec.rule;
   const event = rec.event;
   let win = null;
   let previous = null;
+  let batches = 0;
   const slots = createHeldSlots(tol);
   rec.onMustViolation(() => {
     if (win) win.faults += 1;
@@ -2037,7 +1972,7 @@ function createWindowCount(rec, tol) {
       s.reset
     );
     if (win === null) {
-      win = open(s, false);
+      win = open(s, false, atAnswer);
       slots.fit(win.limit);
       rec.note("joined the window that resets at " + reset + " with " + win.admitted + " request(s) spent before this run");
       return { w: win, first: false, freed: false };
@@ -2055,11 +1990,12 @@ function createWindowCount(rec, tol) {
     if (!moved) return { w: current, first: false, freed: ended };
     if (reset < current.reset) return null;
     if (!crossing) {
-      win = open(s, false);
+      win = open(s, false, atAnswer);
       previous = null;
       return { w: win, first: false, freed: false };
     }
     event("window_crossed");
+    if (reset - current.reset < 60 - tol.roundingSeconds) shapes.fixed = shapes.clock = false;
     rec.note(
       "window boundary crossed: Reset " + current.reset + " -> " + reset + " (" + current.admitted + " admitted in the window that ended" + (current.saturated ? ", 429 at the limit" : "") + ")"
     );
@@ -2084,12 +2020,9 @@ function createWindowCount(rec, tol) {
     const exact = held.complete && !w.uncertain;
     const high = remaining > limit - 1 - held.atLeast;
     const low = exact && remaining < limit - 1 - held.atMost;
-    rule(
-      "remaining_not_reset",
-      s,
-      high || low,
-      () => high ? "Remaining " + remaining + " in the window resetting at " + s.reset + ", but at least " + held.atLeast + " request(s) admitted since it began still count in it" : "Remaining " + remaining + " in the window resetting at " + s.reset + ", expected at least " + (limit - 1 - held.atMost) + ": at most " + held.atMost + " request(s) were admitted since it began"
-    );
+    const detail = () => high ? "Remaining " + remaining + " in the window resetting at " + s.reset + ", but at least " + held.atLeast + " request(s) admitted since it began still count in it" : "Remaining " + remaining + " in the window resetting at " + s.reset + ", expected at least " + (limit - 1 - held.atMost) + ": at most " + held.atMost + " request(s) were admitted since it began";
+    if (atAnswer && !high) lows.judge("remaining_not_reset", s, exact ? limit - 1 - held.atMost - remaining : 0, detail);
+    else rule("remaining_not_reset", s, high || low, detail);
     return exact;
   }
   function countAdmitted(s, w, first, freed, early) {
@@ -2120,9 +2053,12 @@ function createWindowCount(rec, tol) {
         w.saturated = false;
       }
       w.tracked = exact;
-      w.admitted = Math.max(1, limit - remaining);
+      w.admitted = atAnswer ? 1 : Math.max(1, limit - remaining);
+      if (atAnswer) w.counted = false;
       w.lastRemaining = remaining;
+      w.lastBatch = batches;
       slots.admitted(s);
+      lows.admitted();
       return;
     }
     const last = w.lastRemaining;
@@ -2132,14 +2068,33 @@ function createWindowCount(rec, tol) {
       w.admitted + 1 > w.limit || w.saturated && !early,
       () => "request " + (w.admitted + 1) + " admitted in the window resetting at " + w.reset + " with Limit " + w.limit + (w.saturated ? ", after a 429 in the same window" : "")
     );
-    if (last !== null) {
+    if (atAnswer) {
+      const expected = w.limit - 1 - w.admitted;
+      const ceiling = last === null ? Infinity : w.lastBatch < batches ? last - 1 : last;
+      const high = remaining > ceiling || remaining > expected;
+      rule(
+        "remaining_not_decremented",
+        s,
+        high,
+        () => remaining > ceiling ? "Remaining " + remaining + " after " + last + " for an admitted request" : "Remaining " + remaining + " after " + w.admitted + " admitted request(s) in a window of " + w.limit
+      );
+      if (!high && !w.uncertain)
+        lows.judge(
+          "remaining_skipped",
+          s,
+          w.counted ? expected - remaining : 0,
+          () => "Remaining " + remaining + " for admitted request " + (w.admitted + 1) + " of " + w.limit
+        );
+    } else if (last !== null) {
       rule("remaining_not_decremented", s, remaining >= last, () => "Remaining " + remaining + " after " + last + " for an admitted request");
       if (remaining < last && !w.uncertain)
         rule("remaining_skipped", s, remaining < last - 1, () => "Remaining fell from " + last + " to " + remaining + " for one admitted request");
     }
     w.admitted += 1;
     w.lastRemaining = remaining;
+    w.lastBatch = batches;
     slots.admitted(s);
+    lows.admitted();
   }
   function countRefused(s, w, first) {
     slots.heard(s);
@@ -2169,6 +2124,12 @@ function createWindowCount(rec, tol) {
      * @param {boolean} early sent before an earlier 429's Retry-After had passed
      */
     count: function(s, early) {
+      const reset = (
+        /** @type {number} */
+        s.reset
+      );
+      const offMinute = Math.min(reset % 60, 60 - reset % 60);
+      if (offMinute > tol.roundingSeconds) shapes.clock = false;
       const placed = place(s);
       if (placed === null) return;
       if (s.admitted) countAdmitted(s, placed.w, placed.first, placed.freed, early);
@@ -2191,6 +2152,24 @@ function createWindowCount(rec, tol) {
       if (win) win.uncertain = true;
       slots.unknown(s);
     },
+    /** The batch ended: Remaining read as of the answer is explained by what the batch admitted after it, or not. */
+    settle: function() {
+      const explained = lows.settle();
+      batches++;
+      const w = win;
+      if (atAnswer && explained && w !== null && w.lastRemaining !== null) {
+        w.admitted = Math.max(w.admitted, w.limit - w.lastRemaining);
+        w.counted = true;
+      }
+    },
+    /** The window readings (readings.js ids) the Resets seen so far allow. @returns {string[]} */
+    windowReadings: function() {
+      const ids = [];
+      if (shapes.clock) ids.push("window.fixed-clock");
+      if (shapes.fixed) ids.push("window.fixed-start");
+      if (shapes.sliding) ids.push("window.sliding-log");
+      return ids;
+    },
     /** The current window, for reports. */
     current: function() {
       const w = win;
@@ -2199,14 +2178,383 @@ function createWindowCount(rec, tol) {
   };
 }
 
+// spec/rules/moving-count.js
+var WINDOW_MS = WINDOW_SECONDS * 1e3;
+var DATE_MARGIN_MS = 250;
+function decidedWithin(s) {
+  if (s.clock === "date-header") return { lo: s.serverNowMs - DATE_MARGIN_MS, hi: s.serverNowMs + 1e3 + DATE_MARGIN_MS };
+  return { lo: Math.min(s.sentAtMs, s.receivedAtMs), hi: s.receivedAtMs };
+}
+function createMovingCount(rec, tol, readings) {
+  const atAnswer = !!readings && readings.remaining === "at-answer";
+  const rule = rec.rule;
+  const lows = createLowJudge(rec);
+  let cap = 64;
+  let log = [];
+  let unknownHi = -Infinity;
+  let prior = { count: 0, hi: -Infinity };
+  let started = false;
+  let lastReset = null;
+  let lastResetAt = null;
+  let saturatedExact = false;
+  let saturated = false;
+  let faults = 0;
+  let admittedInWindow = 0;
+  rec.onMustViolation(() => {
+    faults += 1;
+  });
+  function prune(at) {
+    const keep = log.findIndex((e) => at.lo - e.hi < WINDOW_MS + 5e3);
+    if (keep !== 0) log = keep < 0 ? [] : log.slice(keep);
+  }
+  function start(s, at) {
+    started = true;
+    const limit = (
+      /** @type {number} */
+      s.limit
+    );
+    const remaining = (
+      /** @type {number} */
+      s.remaining
+    );
+    cap = Math.max(64, Math.min(2e4, 4 * limit + 64));
+    prior = { count: s.admitted ? Math.max(0, limit - 1 - remaining) : limit, hi: at.hi };
+  }
+  function held(at) {
+    let atLeast = 0;
+    let atMost = 0;
+    for (const e of log) {
+      if (at.hi - e.lo < WINDOW_MS) atLeast++;
+      if (at.lo - e.hi < WINDOW_MS) atMost++;
+    }
+    if (at.lo - prior.hi < WINDOW_MS) atMost += prior.count;
+    return { atLeast, atMost, complete: at.lo - unknownHi >= WINDOW_MS };
+  }
+  function judgeReset(s, at) {
+    const reset = (
+      /** @type {number} */
+      s.reset
+    );
+    const t = s.serverNowMs / 1e3;
+    const slack = slackSeconds(s, tol);
+    const r = tol.roundingSeconds;
+    const skew = s.clock === "date-header" ? 0 : tol.clockSkewSeconds;
+    const newest = s.admitted ? at : log.length > 0 ? (
+      /** @type {Span} */
+      log[log.length - 1]
+    ) : null;
+    const before = lastReset;
+    const back = before !== null && reset < before - r && s.serverNow < before - slack;
+    const early = newest !== null && reset < newest.lo / 1e3 - skew + WINDOW_SECONDS - r;
+    const late = newest !== null && reset > newest.hi / 1e3 + skew + WINDOW_SECONDS + r && (s.admitted || at.lo - newest.hi < WINDOW_MS && held(at).complete);
+    const far = reset > t + slack + WINDOW_SECONDS + r;
+    const jump = before !== null && lastResetAt !== null && reset > before + r && reset - before > (at.hi - lastResetAt.lo) / 1e3 + r;
+    rule(
+      "reset_moved",
+      s,
+      back || early || late || far || jump,
+      () => back ? "Reset went back from " + before + " to " + reset + " while the requests that set it still count" : early ? "Reset " + reset + " comes before the newest admitted request’s slot frees: the window cannot be empty then" : late || far ? "Reset " + reset + " is more than the " + WINDOW_SECONDS + " s window after the newest admission or this answer" : "Reset moved from " + before + " to " + reset + ", further than the time between the answers"
+    );
+    if (before !== null && s.serverNow >= before - slack && reset > before + r) rec.event("window_crossed");
+    if (before === null || reset > before || s.serverNow >= before - slack) {
+      lastReset = reset;
+      lastResetAt = at;
+    }
+  }
+  function countAdmitted(s, at) {
+    const limit = (
+      /** @type {number} */
+      s.limit
+    );
+    const remaining = (
+      /** @type {number} */
+      s.remaining
+    );
+    const h = held(at);
+    rule(
+      "over_admitted",
+      s,
+      h.atLeast + 1 > limit,
+      () => "request " + (h.atLeast + 1) + " admitted within " + WINDOW_SECONDS + " s (a moving window) with Limit " + limit
+    );
+    const high = remaining > limit - 1 - h.atLeast;
+    rule(
+      "remaining_not_decremented",
+      s,
+      high,
+      () => "Remaining " + remaining + ", but at least " + h.atLeast + " request(s) admitted in the " + WINDOW_SECONDS + " s before it still count"
+    );
+    if (!high) {
+      const short = h.complete ? limit - 1 - h.atMost - remaining : 0;
+      const detail = () => "Remaining " + remaining + ", but at most " + h.atMost + " request(s) were admitted in the " + WINDOW_SECONDS + " s before it";
+      if (atAnswer) lows.judge("remaining_skipped", s, short, detail);
+      else rule("remaining_skipped", s, short > 0, detail);
+    }
+    if (saturated) {
+      rec.event("readmitted");
+      if (saturatedExact && faults === 0) {
+        rec.event("window_verified");
+        rec.note("moving window verified: exactly " + limit + " admitted within " + WINDOW_SECONDS + " s, then 429, then admitted again once a slot freed");
+      }
+    }
+    saturated = false;
+    saturatedExact = false;
+    admittedInWindow = h.atLeast + 1;
+    admit(at);
+  }
+  function admit(at) {
+    log.push(at);
+    lows.admitted();
+    if (log.length > cap) {
+      const dropped = log.slice(0, Math.ceil(cap / 2));
+      log = log.slice(dropped.length);
+      for (const e of dropped) unknownHi = Math.max(unknownHi, e.hi);
+    }
+  }
+  function countRefused(s, at) {
+    const limit = (
+      /** @type {number} */
+      s.limit
+    );
+    if (saturated) return;
+    const h = held(at);
+    saturated = true;
+    rule(
+      "under_admitted",
+      s,
+      h.complete && h.atMost < limit,
+      () => "429 after only " + h.atMost + " of " + limit + " requests in the " + WINDOW_SECONDS + " s before it"
+    );
+    saturatedExact = h.complete && h.atLeast === limit && h.atMost === limit;
+    if (h.atMost >= limit) rec.event("window_saturated");
+    faults = 0;
+  }
+  return {
+    /**
+     * Counts a usable response.
+     * @param {Snapshot} s
+     * @param {boolean} _early sent before an earlier 429's Retry-After had passed (refusal-rules.js judges that)
+     */
+    count: function(s, _early) {
+      const at = decidedWithin(s);
+      if (!started) start(s, at);
+      prune(at);
+      judgeReset(s, at);
+      if (s.admitted) countAdmitted(s, at);
+      else countRefused(s, at);
+    },
+    /** A usable answer not counted (inside a ban): an admitted one still holds a slot. @param {Snapshot} s */
+    aside: function(s) {
+      if (s.admitted) admit(decidedWithin(s));
+    },
+    /** A request the server may have counted without saying so. @param {Snapshot} s */
+    uncertain: function(s) {
+      unknownHi = Math.max(unknownHi, decidedWithin(s).hi);
+    },
+    /** The batch ended. */
+    settle: function() {
+      lows.settle();
+    },
+    /** @returns {string[]} */
+    windowReadings: function() {
+      return ["window.moving"];
+    },
+    current: function() {
+      return lastReset === null ? null : { reset: lastReset, admitted: admittedInWindow, saturated };
+    }
+  };
+}
+
+// spec/rules/refusal-rules.js
+var namesNoWait = (s) => s.retryAfter.form === "missing";
+function createRefusalRules(rec, tol) {
+  const rule = rec.rule;
+  const event = rec.event;
+  let episode = null;
+  let banSeen = false;
+  let rounded = null;
+  return {
+    /**
+     * The rules about a request sent during an episode: retries before Retry-After, readmission
+     * after it, a ban's enforcement and lifting.
+     * @param {Snapshot} s
+     * @returns {{ paused: boolean, early: boolean }} paused: inside an announced ban, where the
+     *   window's numbers may describe the ban instead; early: sent before Retry-After had passed
+     */
+    judgeRetry: function(s) {
+      const e = episode;
+      if (e === null || s.sentAtMs < e.startMs) return { paused: false, early: false };
+      if (s.refused)
+        rule(
+          "refusal_without_retry_after",
+          s,
+          namesNoWait(s),
+          () => "a " + s.status + " repeated after a 429: it carries no Retry-After, so a client cannot tell when to retry",
+          e.ref
+        );
+      const slackMs = slackSeconds(s, tol) * 1e3;
+      const banned = e.banDueMs !== null;
+      if (e.banOpen && !banned && !s.admitted) {
+        const wait = retryWaitMs(s, tol);
+        if (wait !== null) {
+          e.banOpen = false;
+          e.banDueMs = s.receivedAtMs + wait;
+        }
+        return { paused: true, early: false };
+      }
+      if (e.dueMs !== null && s.sentAtMs >= e.dueMs) {
+        const dueMs2 = e.dueMs;
+        const wait = retryWaitMs(s, tol);
+        const roundingMs = tol.roundingSeconds * 1e3;
+        const from = e.roundedFromMs === null ? dueMs2 : e.roundedFromMs;
+        if (!s.admitted && s.sentAtMs < from + roundingMs && (wait === null || wait <= roundingMs)) {
+          e.roundedFromMs = from;
+          rounded = s;
+          rec.note(
+            "refused " + (s.sentAtMs - dueMs2) + " ms after Retry-After had passed: within the rounding second (Retry-After truncated or rounded to the nearest second)"
+          );
+          return { paused: banned, early: false };
+        }
+        const detail = () => "sent " + Math.round((s.sentAtMs - dueMs2) / 1e3) + " s after every Retry-After had passed, and refused";
+        rule("not_readmitted", s, !s.admitted, detail, e.ref);
+        if (banned) rule("ban_not_lifted", s, !s.admitted, detail, e.ref);
+        if (banned && s.admitted) event("ban_lifted");
+        return { paused: banned && !s.admitted, early: false };
+      }
+      if (banned && s.sentAtMs < /** @type {number} */
+      e.banDueMs - slackMs) {
+        const banDueMs = (
+          /** @type {number} */
+          e.banDueMs
+        );
+        rule("ban_not_enforced", s, s.admitted, () => "admitted " + Math.round((banDueMs - s.sentAtMs) / 1e3) + " s before the announced ban ends", e.ref);
+        if (!s.admitted) event("ban_confirmed");
+        if (!s.admitted && e.baseline !== null && s.serverNow > e.baseline + slackMs / 1e3) event("ban_held_past_reset");
+        return { paused: true, early: true };
+      }
+      if (banned) return { paused: true, early: false };
+      if (e.dueMs === null || s.sentAtMs >= e.dueMs - slackMs) return { paused: false, early: false };
+      const dueMs = e.dueMs;
+      e.provoked = true;
+      rule(
+        "served_before_retry_after",
+        s,
+        s.admitted,
+        () => "admitted " + Math.round((dueMs - s.sentAtMs) / 1e3) + " s before the Retry-After of an earlier 429 had passed",
+        e.ref
+      );
+      return { paused: false, early: true };
+    },
+    /**
+     * A 429 whose Retry-After reaches past the episode's first Reset, after the client retried too
+     * early, announces a ban; without such retries it is a Retry-After that does not match Reset.
+     * @param {Snapshot} s
+     * @returns {boolean} a ban was announced
+     */
+    judgeRetryAfter: function(s) {
+      const e = episode;
+      if (e !== null && e.status === 429 && s.status === 403 && e.banDueMs === null) {
+        if (!e.banOpen) {
+          banSeen = true;
+          event("ban_detected");
+          rec.note("temporary ban detected: 403 after a 429, " + (s.retryAfterRaw === void 0 ? "without Retry-After" : "Retry-After " + s.retryAfterRaw));
+        }
+        const wait = retryWaitMs(s, tol);
+        if (wait === null) e.banOpen = true;
+        else {
+          e.banOpen = false;
+          e.banDueMs = s.receivedAtMs + wait;
+        }
+        return true;
+      }
+      const at = retryAtSeconds(s);
+      if (at === null) return false;
+      const slack = slackSeconds(s, tol);
+      if (e !== null && e.provoked && e.baseline !== null && at > e.baseline + slack) {
+        const banDueMs = s.receivedAtMs + /** @type {number} */
+        retryWaitMs(s, tol);
+        if (e.banDueMs !== null && banDueMs <= e.banDueMs + slack * 1e3) return true;
+        e.banDueMs = banDueMs;
+        banSeen = true;
+        event("ban_detected");
+        rec.note("temporary ban detected: 429 with Retry-After " + s.retryAfterRaw + ", " + (at - e.baseline) + " s beyond the window reset");
+        return true;
+      }
+      const reset = (
+        /** @type {number} */
+        s.reset
+      );
+      rule(
+        "retry_after_early",
+        s,
+        at < reset - slack,
+        () => "Retry-After " + s.retryAfterRaw + " at " + s.serverNow + " ends " + (reset - at) + " s before Reset " + reset
+      );
+      rule(
+        "retry_after_late",
+        s,
+        at > reset + slack,
+        () => "Retry-After " + s.retryAfterRaw + " at " + s.serverNow + " ends " + (at - reset) + " s after Reset " + reset + ", and no ban was provoked"
+      );
+      return false;
+    },
+    /**
+     * An admitted request ends the episode; a refusal begins or extends it.
+     * @param {Snapshot} s
+     */
+    follow: function(s) {
+      if (s.admitted) {
+        episode = null;
+        return;
+      }
+      const wait = retryWaitMs(s, tol);
+      const due = wait === null ? null : s.receivedAtMs + wait;
+      if (episode === null)
+        episode = {
+          startMs: s.receivedAtMs,
+          dueMs: due,
+          roundedFromMs: null,
+          baseline: null,
+          provoked: false,
+          banDueMs: null,
+          banOpen: false,
+          status: s.status,
+          ref: s.ref
+        };
+      else episode.provoked = true;
+      if (due !== null && (episode.dueMs === null || due > episode.dueMs)) {
+        episode.dueMs = due;
+        if (rounded !== s) episode.roundedFromMs = null;
+      }
+      rounded = null;
+      const at = retryAtSeconds(s);
+      if (episode.baseline === null && at !== null) episode.baseline = s.reset === null ? at : Math.max(at, s.reset);
+    },
+    /** When a client may retry: every Retry-After of the current refusals has passed (client clock); null when admitted or unknown. */
+    retryDueMs: function() {
+      return episode === null ? null : episode.dueMs;
+    },
+    /** Whether a ban was ever announced. */
+    banSeen: function() {
+      return banSeen;
+    }
+  };
+}
+
 // spec/rules/window-rules.js
-function createWindowRules(options) {
-  const opts = options || {};
-  const tol = Object.assign({}, DEFAULT_TOLERANCES, opts.tolerances || {});
+var COMBINATIONS = [
+  { window: "fixed-or-sliding", reset: "reset.next-slot", remaining: "remaining.at-decision" },
+  { window: "fixed-or-sliding", reset: "reset.next-slot", remaining: "remaining.at-answer" },
+  { window: "moving", reset: "reset.window-empty", remaining: "remaining.at-decision" },
+  { window: "moving", reset: "reset.window-empty", remaining: "remaining.at-answer" }
+];
+function createMachine(combination, opts) {
+  const tol = opts.tolerances;
   const rec = createRecorder();
-  const fields2 = createFieldRules(rec, { expectedLimit: opts.expectedLimit === void 0 ? null : opts.expectedLimit, tolerances: tol });
+  const fields2 = createFieldRules(rec, { expectedLimit: opts.expectedLimit, tolerances: tol });
   const refusals = createRefusalRules(rec, tol);
-  const windows = createWindowCount(rec, tol);
+  const remaining = combination.remaining === "remaining.at-answer" ? "at-answer" : "at-decision";
+  const windows = combination.window === "moving" ? createMovingCount(rec, tol, { remaining }) : createWindowCount(rec, tol, { remaining });
   function step(s) {
     if (s.status === 0) {
       rec.event("transport_error");
@@ -2227,30 +2575,115 @@ function createWindowRules(options) {
     refusals.follow(s);
   }
   return {
+    combination,
+    rec,
+    /** @param {Snapshot[]} arranged @returns {Outcome} */
+    observe: function(arranged) {
+      rec.begin();
+      for (const s of arranged) step(s);
+      windows.settle();
+      return rec.outcome();
+    },
+    retryDueMs: function() {
+      return refusals.retryDueMs();
+    },
+    /** The readings (readings.js ids) this machine stands for. @returns {string[]} */
+    readings: function() {
+      return windows.windowReadings().concat([combination.reset, combination.remaining]);
+    },
+    knownLimit: function() {
+      return fields2.knownLimit();
+    },
+    window: function() {
+      return windows.current();
+    },
+    banned: function() {
+      return refusals.banSeen();
+    }
+  };
+}
+function mustCount(out, kinds) {
+  let n = 0;
+  for (const v of out.violations) if (v.level === "must" && (kinds === void 0 || kinds.indexOf(v.kind) >= 0)) n++;
+  return n;
+}
+function createWindowRules(options) {
+  const opts = options || {};
+  const tol = Object.assign({}, DEFAULT_TOLERANCES, opts.tolerances || {});
+  const machineOpts = { expectedLimit: opts.expectedLimit === void 0 ? null : opts.expectedLimit, tolerances: tol };
+  let alive = (opts.combinations || COMBINATIONS).map((c) => createMachine(c, machineOpts));
+  const totals = createRecorder();
+  return {
     /**
-     * Feeds one batch of snapshots (a single request is a batch of one).
+     * Feeds one batch of snapshots (a single request is a batch of one): judged by every machine
+     * still alive; those that broke a must rule are dropped unless none is left, and then the one
+     * that broke the fewest reports.
      * @param {Snapshot[]} batch
      * @returns {Outcome}
      */
     observe: function(batch) {
-      rec.begin();
-      for (const s of arrange(batch, tol)) step(s);
-      return rec.outcome();
+      const arranged = arrange(batch, tol);
+      const outs = alive.map((m) => m.observe(arranged));
+      const survivors = alive.filter((_m, i) => mustCount(
+        /** @type {Outcome} */
+        outs[i],
+        opts.kinds
+      ) === 0);
+      let pick = 0;
+      if (survivors.length > 0) {
+        pick = alive.indexOf(
+          /** @type {typeof alive[number]} */
+          survivors[0]
+        );
+        alive = survivors;
+      } else {
+        for (let i = 1; i < outs.length; i++)
+          if (mustCount(
+            /** @type {Outcome} */
+            outs[i],
+            opts.kinds
+          ) < mustCount(
+            /** @type {Outcome} */
+            outs[pick],
+            opts.kinds
+          )) pick = i;
+      }
+      const out = (
+        /** @type {Outcome} */
+        outs[pick]
+      );
+      totals.begin();
+      for (const v of out.violations) totals.record(v);
+      for (const e of out.events) totals.event(e);
+      return out;
     },
     /** When a client may retry: every Retry-After of the current refusals has passed (client clock); null when admitted or unknown. */
     retryDueMs: function() {
-      return refusals.retryDueMs();
+      return (
+        /** @type {typeof alive[number]} */
+        alive[0].retryDueMs()
+      );
+    },
+    /** The readings (readings.js ids) of every combination that still explains the run. @returns {string[]} */
+    readings: function() {
+      const ids = [];
+      for (const m of alive) for (const id of m.readings()) if (ids.indexOf(id) < 0) ids.push(id);
+      return ids;
     },
     /** Counts so far, for logs and tests. */
     report: function() {
-      const totals = rec.totals();
+      const first = (
+        /** @type {typeof alive[number]} */
+        alive[0]
+      );
+      const t = totals.totals();
       return {
-        limit: fields2.knownLimit(),
-        violations: totals.violations,
-        firstDetail: totals.firstDetail,
-        events: totals.events,
-        window: windows.current(),
-        banned: refusals.banSeen()
+        limit: first.knownLimit(),
+        violations: t.violations,
+        firstDetail: t.firstDetail,
+        events: t.events,
+        window: first.window(),
+        banned: first.banned()
       };
     }
   };
