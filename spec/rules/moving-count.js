@@ -47,6 +47,8 @@ export function createMovingCount(rec, tol, readings) {
   /** What the first answer said was spent before this run: how many, and until when they may count. */
   let prior = { count: 0, hi: -Infinity };
   let started = false;
+  /** The first batch, until it settles: what was spent before it is known only then. */
+  const first = { open: false, limit: 0, lowest: Infinity, admitted: 0 };
   /** @type {number | null} the latest Reset heard */
   let lastReset = null;
   /** @type {Span | null} when the answer that named it was decided */
@@ -66,13 +68,18 @@ export function createMovingCount(rec, tol, readings) {
     if (keep !== 0) log = keep < 0 ? [] : log.slice(keep);
   }
 
-  /** The first answer: what it says was spent before the run may count for up to a window. @param {Snapshot} s @param {Span} at */
+  /**
+   * The first answer: what the first batch says was spent before the run may count for up to a
+   * window; read once the batch settles, from its lowest Remaining (as of the answer, it may count
+   * the batch's own admissions). A first refusal means all of it. @param {Snapshot} s @param {Span} at
+   */
   function start(s, at) {
     started = true;
     const limit = /** @type {number} */ (s.limit);
-    const remaining = /** @type {number} */ (s.remaining);
     cap = Math.max(64, Math.min(20000, 4 * limit + 64));
-    prior = { count: s.admitted ? Math.max(0, limit - 1 - remaining) : limit, hi: at.hi };
+    prior = { count: s.admitted ? 0 : limit, hi: at.hi };
+    first.open = s.admitted;
+    first.limit = limit;
   }
 
   /**
@@ -88,7 +95,7 @@ export function createMovingCount(rec, tol, readings) {
       if (at.lo - e.hi < WINDOW_MS) atMost++;
     }
     if (at.lo - prior.hi < WINDOW_MS) atMost += prior.count;
-    return { atLeast: atLeast, atMost: atMost, complete: at.lo - unknownHi >= WINDOW_MS };
+    return { atLeast: atLeast, atMost: atMost, complete: !first.open && at.lo - unknownHi >= WINDOW_MS };
   }
 
   /**
@@ -161,6 +168,10 @@ export function createMovingCount(rec, tol, readings) {
     saturated = false;
     saturatedExact = false;
     admittedInWindow = h.atLeast + 1;
+    if (first.open) {
+      first.lowest = Math.min(first.lowest, remaining);
+      first.admitted++;
+    }
     admit(at);
   }
 
@@ -218,6 +229,9 @@ export function createMovingCount(rec, tol, readings) {
     /** The batch ended. */
     settle: function () {
       lows.settle();
+      if (!first.open) return;
+      first.open = false;
+      prior.count = Math.max(0, first.limit - first.lowest - first.admitted);
     },
     /** @returns {string[]} */
     windowReadings: function () {
