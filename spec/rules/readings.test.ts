@@ -111,6 +111,18 @@ test('every reading a combination stands for is in the table, named and sourced'
   assert.is(ids.size, READINGS.length, 'ids are unique');
 });
 
+test('a run whose history rules readings out says which still explain it, in a note (the k6 log, the proxy)', () => {
+  const rules = createWindowRules();
+  const notes: string[] = [];
+  for (const r of [ok(1, 2, T0 + 61), ok(20, 1, T0 + 80), ok(40, 0, T0 + 100)]) notes.push(...rules.observe([readSnapshot(r, { dateHeader: true })]).notes);
+  assert.ok(
+    notes.includes(
+      'the readings that explain the run so far: window: moving window; Reset: the window is fully empty; Remaining: as of the decision or as of the answer',
+    ),
+    notes.join('\n'),
+  );
+});
+
 test('the readings are described by point, alternatives joined', () => {
   assert.is(
     describeReadings(['window.sliding-log', 'window.moving', 'reset.window-empty', 'remaining.at-answer']),

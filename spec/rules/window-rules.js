@@ -105,6 +105,18 @@ function createMachine(combination, opts) {
   };
 }
 
+/**
+ * The readings (readings.js ids) of the machines still explaining a run.
+ * @param {Array<ReturnType<typeof createMachine>>} machines
+ * @returns {string[]}
+ */
+function readingsOf(machines) {
+  /** @type {string[]} */
+  const ids = [];
+  for (const m of machines) for (const id of m.readings()) if (ids.indexOf(id) < 0) ids.push(id);
+  return ids;
+}
+
 /** @param {Outcome} out @param {Kind[] | undefined} kinds */
 function mustCount(out, kinds) {
   let n = 0;
@@ -151,6 +163,7 @@ export function createWindowRules(options) {
   let alive = (opts.combinations || COMBINATIONS).map((c) => createMachine(c, machineOpts));
   /** The run's totals: what was reported, whichever machine reported it. */
   const totals = createRecorder();
+  let lastNamed = '';
 
   return {
     /**
@@ -173,6 +186,12 @@ export function createWindowRules(options) {
           if (mustCount(/** @type {Outcome} */ (outs[i]), opts.kinds) < mustCount(/** @type {Outcome} */ (outs[pick]), opts.kinds)) pick = i;
       }
       const out = /** @type {Outcome} */ (outs[pick]);
+      if (survivors.length > 0 && survivors.length < outs.length) {
+        // Fewer readings explain the run now: say which, as the log of a k6 run or a proxy shows it.
+        const named = describeReadings(readingsOf(alive));
+        if (named !== lastNamed) out.notes.push('the readings that explain the run so far: ' + named);
+        lastNamed = named;
+      }
       totals.begin();
       for (const v of out.violations) totals.record(v);
       for (const e of out.events) totals.event(e);
@@ -184,10 +203,7 @@ export function createWindowRules(options) {
     },
     /** The readings (readings.js ids) of every combination that still explains the run. @returns {string[]} */
     readings: function () {
-      /** @type {string[]} */
-      const ids = [];
-      for (const m of alive) for (const id of m.readings()) if (ids.indexOf(id) < 0) ids.push(id);
-      return ids;
+      return readingsOf(alive);
     },
     /** Counts so far, for logs and tests. */
     report: function () {
