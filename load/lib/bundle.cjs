@@ -2194,6 +2194,7 @@ function createMovingCount(rec, tol, readings) {
   let unknownHi = -Infinity;
   let prior = { count: 0, hi: -Infinity };
   let started = false;
+  const first = { open: false, limit: 0, lowest: Infinity, admitted: 0 };
   let lastReset = null;
   let lastResetAt = null;
   let saturatedExact = false;
@@ -2213,12 +2214,10 @@ function createMovingCount(rec, tol, readings) {
       /** @type {number} */
       s.limit
     );
-    const remaining = (
-      /** @type {number} */
-      s.remaining
-    );
     cap = Math.max(64, Math.min(2e4, 4 * limit + 64));
-    prior = { count: s.admitted ? Math.max(0, limit - 1 - remaining) : limit, hi: at.hi };
+    prior = { count: s.admitted ? 0 : limit, hi: at.hi };
+    first.open = s.admitted;
+    first.limit = limit;
   }
   function held(at) {
     let atLeast = 0;
@@ -2228,7 +2227,7 @@ function createMovingCount(rec, tol, readings) {
       if (at.lo - e.hi < WINDOW_MS) atMost++;
     }
     if (at.lo - prior.hi < WINDOW_MS) atMost += prior.count;
-    return { atLeast, atMost, complete: at.lo - unknownHi >= WINDOW_MS };
+    return { atLeast, atMost, complete: !first.open && at.lo - unknownHi >= WINDOW_MS };
   }
   function judgeReset(s, at) {
     const reset = (
@@ -2300,6 +2299,10 @@ function createMovingCount(rec, tol, readings) {
     saturated = false;
     saturatedExact = false;
     admittedInWindow = h.atLeast + 1;
+    if (first.open) {
+      first.lowest = Math.min(first.lowest, remaining);
+      first.admitted++;
+    }
     admit(at);
   }
   function admit(at) {
@@ -2354,6 +2357,9 @@ function createMovingCount(rec, tol, readings) {
     /** The batch ended. */
     settle: function() {
       lows.settle();
+      if (!first.open) return;
+      first.open = false;
+      prior.count = Math.max(0, first.limit - first.lowest - first.admitted);
     },
     /** @returns {string[]} */
     windowReadings: function() {
@@ -2364,6 +2370,143 @@ function createMovingCount(rec, tol, readings) {
     }
   };
 }
+
+// spec/rules/readings.js
+var READINGS = [
+  {
+    id: "window.fixed-clock",
+    point: "window",
+    name: "fixed windows aligned to the clock minute",
+    source: 'Limits › Request rate limits by plan: "Requests per minute"; X-RateLimit-Remaining: "Requests remaining in the current window"',
+    allows: "every slot frees at once at the end of the clock minute; Reset names that end"
+  },
+  {
+    id: "window.fixed-start",
+    point: "window",
+    name: "fixed windows opened by a key’s first request",
+    source: 'Limits › Request rate limits by plan: "Requests per minute" (a minute need not be a clock minute)',
+    allows: "every slot frees at once 60 s after the request that opened the window; Reset names that moment"
+  },
+  {
+    id: "window.sliding-log",
+    point: "window",
+    name: "sliding log",
+    source: 'Limits › Request rate limits by plan: "Requests per minute"; X-RateLimit-Reset: "Unix timestamp at which the limit resets"',
+    allows: "each admitted request holds a slot for 60 s and frees it alone; no 60 s span holds more than Limit admissions"
+  },
+  {
+    id: "window.moving",
+    point: "window",
+    name: "moving window",
+    source: 'Limits › Request rate limits by plan: "Requests per minute" (any 60 s, as Flask-Limiter’s and limits’ moving window read it)',
+    allows: "as the sliding log, with Reset and Remaining read as the next rows allow; no 60 s span holds more than Limit admissions"
+  },
+  {
+    id: "reset.next-slot",
+    point: "reset",
+    name: "Reset: the next slot frees",
+    source: 'Limits › Rate limit response headers: X-RateLimit-Reset, "Unix timestamp at which the limit resets" (the limit admits again)',
+    allows: "Reset names when the oldest held slot frees; it stays put until then"
+  },
+  {
+    id: "reset.window-empty",
+    point: "reset",
+    name: "Reset: the window is fully empty",
+    source: 'Limits › Rate limit response headers: X-RateLimit-Reset, "Unix timestamp at which the limit resets" (Remaining back to Limit)',
+    allows: "Reset names when the newest held slot frees; in a moving window it moves forward with each admission in a later second, never back while the same requests count, never past now + the window"
+  },
+  {
+    id: "remaining.at-decision",
+    point: "remaining",
+    name: "Remaining: as of the decision",
+    source: 'Limits › Rate limit response headers: X-RateLimit-Remaining, "Requests remaining in the current window"',
+    allows: "Remaining is Limit minus the admissions counted up to and including this one: distinct and consecutive across concurrent answers"
+  },
+  {
+    id: "remaining.at-answer",
+    point: "remaining",
+    name: "Remaining: as of the answer",
+    source: 'Limits › Rate limit response headers: X-RateLimit-Remaining, "Requests remaining in the current window" (the window when the answer is built, not "as of the decision")',
+    allows: "answers that overlap in time may share or skip values, never below what was admitted; two requests one after the other still show exact values"
+  },
+  {
+    id: "scope.minute",
+    point: "scope",
+    name: "the headers describe the minute window",
+    source: 'Limits › Request rate limits by plan: "Requests per minute" and "Requests per day" (which one the headers describe: not shown)',
+    allows: "Limit is the plan’s per-minute limit and Reset at most a minute ahead"
+  },
+  {
+    id: "scope.day",
+    point: "scope",
+    name: "the headers describe the day window",
+    source: 'Limits › Request rate limits by plan: "Requests per day"; X-RateLimit-Limit: "The limit that applies to the caller"',
+    allows: "Limit is the plan’s per-day limit and Reset at most a day ahead"
+  },
+  {
+    id: "retry_after.rounded-up",
+    point: "retry_after",
+    name: "Retry-After: whole seconds rounded up",
+    source: 'RFC 9110 §10.2.3: Retry-After = HTTP-date / delay-seconds, "delay-seconds ... the number of seconds to delay after the response is received"; Limits › Other limits: "Format of the `Retry-After` value ... not shown"',
+    allows: "the wait to the moment the limit resets, rounded up to a whole second: a retry once it has passed is admitted"
+  },
+  {
+    id: "retry_after.nearest",
+    point: "retry_after",
+    name: "Retry-After: whole seconds rounded to the nearest",
+    source: 'RFC 9110 §10.2.3: delay-seconds is a whole number of seconds; Limits › Other limits: "Format of the `Retry-After` value ... not shown"',
+    allows: "up to half a second short of the moment the limit resets: a retry within 1 s after it may still be refused with a wait of at most 1 s"
+  },
+  {
+    id: "retry_after.truncated",
+    point: "retry_after",
+    name: "Retry-After: whole seconds truncated, int(Reset − now)",
+    source: 'RFC 9110 §10.2.3: delay-seconds is a whole number of seconds; Limits › Other limits: "Format of the `Retry-After` value ... not shown"',
+    allows: "up to 1 s short of the moment the limit or the ban ends: a retry within 1 s after it may still be refused with a wait of at most 1 s; one sent later must be admitted"
+  },
+  {
+    id: "ban.status-429",
+    point: "ban",
+    name: "a ban answered 429",
+    source: 'Errors: "429 | Rate limit exceeded (see Limits) | any"; Limits › Behaviour when the limit is exceeded: "may lead to a temporary ban of the API key"',
+    allows: "every request during the ban is answered 429 with a Retry-After that names the ban’s end, past the window’s"
+  },
+  {
+    id: "ban.status-403",
+    point: "ban",
+    name: "a ban answered 403",
+    source: 'Limits › Behaviour when the limit is exceeded: "Repeatedly sending requests after a 429 may lead to a temporary ban of the API key" (the status of a ban: not shown); RFC 9110 §15.5.4 403 Forbidden',
+    allows: 'a 403 after a 429 is the ban’s answer, whatever its length; each still carries Retry-After (the client "is expected to wait for the time indicated by the `Retry-After` header"), and the ban lifts when it said'
+  },
+  {
+    id: "ban.threshold",
+    point: "ban",
+    name: "a ban after any number of repeated refusals",
+    source: 'Limits › Behaviour when the limit is exceeded: "Repeatedly sending requests after a 429 may lead to a temporary ban" (how many: not shown)',
+    allows: "the ban begins at any refusal repeated after the first 429, or never; nothing is admitted before the first Retry-After has passed"
+  },
+  {
+    id: "ban.length",
+    point: "ban",
+    name: "a ban of any length",
+    source: 'Limits › Behaviour when the limit is exceeded: "a temporary ban of the API key" (its length: not shown)',
+    allows: "shorter or longer than the window; its Retry-After names its end, nothing is admitted before it, and a request sent after it is admitted"
+  },
+  {
+    id: "ban.reset-ban-end",
+    point: "ban",
+    name: "during a ban, X-RateLimit-Reset names the ban’s end",
+    source: 'Limits › Rate limit response headers: X-RateLimit-Reset, "Unix timestamp at which the limit resets" (during a ban, the key is admitted again at its end)',
+    allows: "a ban’s answers name its end in Reset, earlier or later than the window’s end"
+  },
+  {
+    id: "ban.reset-window-end",
+    point: "ban",
+    name: "during a ban, X-RateLimit-Reset names the window’s end",
+    source: 'Limits › Rate limit response headers: X-RateLimit-Reset, "Unix timestamp at which the limit resets" (the window beneath the ban)',
+    allows: "a ban’s answers name the window’s end in Reset and the ban’s end only in Retry-After"
+  }
+];
 
 // spec/rules/refusal-rules.js
 var namesNoWait = (s) => s.retryAfter.form === "missing";
@@ -2602,10 +2745,31 @@ function createMachine(combination, opts) {
     }
   };
 }
+function readingsOf(machines) {
+  const ids = [];
+  for (const m of machines) for (const id of m.readings()) if (ids.indexOf(id) < 0) ids.push(id);
+  return ids;
+}
 function mustCount(out, kinds) {
   let n = 0;
   for (const v of out.violations) if (v.level === "must" && (kinds === void 0 || kinds.indexOf(v.kind) >= 0)) n++;
   return n;
+}
+function describeReadings(ids) {
+  const byPoint = {};
+  const points = [];
+  for (const r of READINGS) {
+    if (ids.indexOf(r.id) < 0) continue;
+    if (!byPoint[r.point]) {
+      byPoint[r.point] = [];
+      points.push(r.point);
+    }
+    byPoint[r.point].push(r.name.replace(/^[A-Za-z]+: /, ""));
+  }
+  return points.map(
+    (p) => (p === "window" ? "window" : p === "reset" ? "Reset" : p === "remaining" ? "Remaining" : p) + ": " + /** @type {string[]} */
+    byPoint[p].join(" or ")
+  ).join("; ");
 }
 function createWindowRules(options) {
   const opts = options || {};
@@ -2613,6 +2777,7 @@ function createWindowRules(options) {
   const machineOpts = { expectedLimit: opts.expectedLimit === void 0 ? null : opts.expectedLimit, tolerances: tol };
   let alive = (opts.combinations || COMBINATIONS).map((c) => createMachine(c, machineOpts));
   const totals = createRecorder();
+  let lastNamed = "";
   return {
     /**
      * Feeds one batch of snapshots (a single request is a batch of one): judged by every machine
@@ -2652,6 +2817,11 @@ function createWindowRules(options) {
         /** @type {Outcome} */
         outs[pick]
       );
+      if (survivors.length > 0 && survivors.length < outs.length) {
+        const named = describeReadings(readingsOf(alive));
+        if (named !== lastNamed) out.notes.push("the readings that explain the run so far: " + named);
+        lastNamed = named;
+      }
       totals.begin();
       for (const v of out.violations) totals.record(v);
       for (const e of out.events) totals.event(e);
@@ -2666,9 +2836,7 @@ function createWindowRules(options) {
     },
     /** The readings (readings.js ids) of every combination that still explains the run. @returns {string[]} */
     readings: function() {
-      const ids = [];
-      for (const m of alive) for (const id of m.readings()) if (ids.indexOf(id) < 0) ids.push(id);
-      return ids;
+      return readingsOf(alive);
     },
     /** Counts so far, for logs and tests. */
     report: function() {
