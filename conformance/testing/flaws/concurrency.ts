@@ -142,7 +142,9 @@ export const CONCURRENCY_FLAWS: readonly Flaw[] = [
     area: 'concurrency',
     description:
       "The limiter reads and writes a key's counter apart: requests of one key that overlap all carry the first one's X-RateLimit-Remaining, and a 429 among them is served",
-    caughtBy: 'concurrency.burst-remaining-distinct',
+    // Remaining repeated within one batch is a reading the rules allow (readings.js: remaining.at-answer);
+    // the 429 served among them is over-admission, which only the burst on --rate-limit-key reaches.
+    caughtBy: 'concurrency.burst-exact',
     foundBy: 'concurrency',
     secondBuild: { race: { limiter: true } },
     request: (req, { memory }) => {
