@@ -183,8 +183,10 @@ export function createTrafficProxy(options: ProxyOptions): TrafficProxy {
       await Promise.race([finished, new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
       clearTimeout(timer);
       for (const cut of [...inFlight]) cut(new Cut('the proxy stopped before the exchange ended', 'ECUTSHORT'));
-      await finished;
+      // Every connection goes with the cuts, not after their exchanges are judged: under a flood
+      // (issue 42) a 502 written to each of 1,200 clients still sending their bodies cost 0.5 s more.
       server.closeAllConnections();
+      await finished;
       await closed;
       forwarder.destroy();
     },

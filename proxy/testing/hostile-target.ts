@@ -26,6 +26,8 @@ export interface HostileTarget {
   readonly hugeSent: number;
   /** ENDLESS_PATH answers under way (their connection is still open). */
   readonly endlessOpen: number;
+  /** Request bodies of UPLOAD_PATH being read (begun, not ended or cut). */
+  readonly uploadsOpen: number;
   close(): Promise<void>;
 }
 
@@ -44,9 +46,12 @@ export async function startHostileTarget(): Promise<HostileTarget> {
   const uploads: number[] = [];
   let hugeSent = 0;
   let endlessOpen = 0;
+  let uploadsOpen = 0;
 
   function upload(req: IncomingMessage, res: ServerResponse): void {
     let bytes = 0;
+    uploadsOpen += 1;
+    req.once('close', () => (uploadsOpen -= 1));
     req.on('data', (chunk: Buffer) => (bytes += chunk.length));
     req.on('end', () => {
       uploads.push(bytes);
@@ -123,6 +128,9 @@ export async function startHostileTarget(): Promise<HostileTarget> {
     },
     get endlessOpen() {
       return endlessOpen;
+    },
+    get uploadsOpen() {
+      return uploadsOpen;
     },
     close: () =>
       new Promise<void>((resolve) => {
