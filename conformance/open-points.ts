@@ -57,13 +57,13 @@ export const OPEN_POINTS: readonly OpenPoint[] = [
   {
     id: 'ban-status',
     specification: 'Limits: "Repeatedly sending requests after a 429 may lead to a temporary ban of the API key." Its status and length: not shown',
-    kit: 'must (with --ban-check): every request during an announced ban is refused, 429 or 403 alike (only a 2xx counts as admitted), and the ban lifts when its Retry-After said (`ratelimit.refused-until-retry`, `ratelimit.ban-lifts`); no ban at all is "not run". Declared: the refusal status during a ban',
+    kit: 'must (with --ban-check): every request during an announced ban is refused, 429 or 403 alike (only a 2xx counts as admitted), each refusal repeated after a 429 carries Retry-After, and the ban lifts when its Retry-After said, within the rounding second (`ratelimit.refused-until-retry`, `ratelimit.ban-lifts`); any threshold and any length (readings ban.*, judge/README.md); no ban seen is "not run", a ban seen but not waited out says so. Declared: the refusal status during a ban',
     values: ['429', '403'],
   },
   {
     id: 'retry-after',
     specification: 'Limits › Other limits: "Format of the `Retry-After` value … not shown."',
-    kit: 'must: delay-seconds or an HTTP-date (RFC 9110 §10.2.3), naming the moment X-RateLimit-Reset names (`ratelimit.retry-after-valid`, `-consistent`); should: integer seconds (`ratelimit.retry-after-integer`)',
+    kit: 'must: delay-seconds or an HTTP-date (RFC 9110 §10.2.3), naming the moment X-RateLimit-Reset names, rounded up, to the nearest or truncated (readings retry_after.*: up to 1 s short; `ratelimit.retry-after-valid`, `-consistent`); should: integer seconds (`ratelimit.retry-after-integer`)',
     values: ['seconds', 'http-date'],
   },
   {
