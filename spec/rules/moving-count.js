@@ -45,7 +45,7 @@ export function createMovingCount(rec, tol, readings) {
   /** Latest moment of a request the server may have counted without saying so, or of one dropped for room. */
   let unknownHi = -Infinity;
   /** What the first answer said was spent before this run: how many, and until when they may count. */
-  let prior = { count: 0, hi: -Infinity };
+  let prior = { count: 0, hi: -Infinity, sentMs: -Infinity };
   let started = false;
   /** The first batch, until it settles: what was spent before it is known only then. */
   const first = { open: false, limit: 0, lowest: Infinity, admitted: 0 };
@@ -77,17 +77,19 @@ export function createMovingCount(rec, tol, readings) {
     started = true;
     const limit = /** @type {number} */ (s.limit);
     cap = Math.max(64, Math.min(20000, 4 * limit + 64));
-    prior = { count: s.admitted ? 0 : limit, hi: at.hi };
+    prior = { count: s.admitted ? 0 : limit, hi: at.hi, sentMs: s.sentAtMs };
     first.open = s.admitted;
     first.limit = limit;
   }
 
   /**
    * The admitted requests heard so far that count in the 60 s before `at`: surely, and possibly;
-   * `complete` when none the server may have counted went unheard.
-   * @param {Span} at
+   * `complete` when none the server may have counted went unheard. What was spent before the run
+   * surely still counts only while no time has passed on the client's clock since its first answer
+   * was sent: any of it may be a whole window old a moment later.
+   * @param {Span} at @param {Snapshot} s
    */
-  function held(at) {
+  function held(at, s) {
     let atLeast = 0;
     let atMost = 0;
     for (const e of log) {
@@ -95,6 +97,7 @@ export function createMovingCount(rec, tol, readings) {
       if (at.lo - e.hi < WINDOW_MS) atMost++;
     }
     if (at.lo - prior.hi < WINDOW_MS) atMost += prior.count;
+    if (s.receivedAtMs <= prior.sentMs) atLeast += prior.count;
     return { atLeast: atLeast, atMost: atMost, complete: !first.open && at.lo - unknownHi >= WINDOW_MS };
   }
 
@@ -115,7 +118,7 @@ export function createMovingCount(rec, tol, readings) {
     const early = newest !== null && reset < newest.lo / 1000 - skew + WINDOW_SECONDS - r;
     // A refusal's newest admission is the newest heard only when none went unheard.
     const late =
-      newest !== null && reset > newest.hi / 1000 + skew + WINDOW_SECONDS + r && (s.admitted || (at.lo - newest.hi < WINDOW_MS && held(at).complete));
+      newest !== null && reset > newest.hi / 1000 + skew + WINDOW_SECONDS + r && (s.admitted || (at.lo - newest.hi < WINDOW_MS && held(at, s).complete));
     const far = reset > t + slack + WINDOW_SECONDS + r;
     const jump = before !== null && lastResetAt !== null && reset > before + r && reset - before > (at.hi - lastResetAt.lo) / 1000 + r;
     rule('reset_moved', s, back || early || late || far || jump, () =>
@@ -138,7 +141,7 @@ export function createMovingCount(rec, tol, readings) {
   function countAdmitted(s, at) {
     const limit = /** @type {number} */ (s.limit);
     const remaining = /** @type {number} */ (s.remaining);
-    const h = held(at);
+    const h = held(at, s);
     rule(
       'over_admitted',
       s,
@@ -191,7 +194,7 @@ export function createMovingCount(rec, tol, readings) {
   function countRefused(s, at) {
     const limit = /** @type {number} */ (s.limit);
     if (saturated) return;
-    const h = held(at);
+    const h = held(at, s);
     saturated = true;
     rule(
       'under_admitted',

@@ -161,7 +161,7 @@ export function createWindowCount(rec, tol, readings) {
 
   /**
    * Remaining of an admitted answer that may follow a freed slot, against the admitted requests
-   * that still count in its window; returns whether the log could say exactly.
+   * that still count in its window; returns whether the log could say exactly, and what it holds.
    * @param {Snapshot} s @param {Window} w
    */
   function judgeHeld(s, w) {
@@ -191,7 +191,7 @@ export function createWindowCount(rec, tol, readings) {
           ' request(s) were admitted since it began';
     if (atAnswer && !high) lows.judge('remaining_not_reset', s, exact ? limit - 1 - held.atMost - remaining : 0, detail);
     else rule('remaining_not_reset', s, high || low, detail);
-    return exact;
+    return { exact: exact, atLeast: held.atLeast, atMost: held.atMost };
   }
 
   /**
@@ -203,7 +203,8 @@ export function createWindowCount(rec, tol, readings) {
     if (freed) {
       // A slot may have freed since the last answer: Remaining may rise, and a 429 no longer
       // closes the window. What still holds is the count of the requests that still count in it.
-      const exact = judgeHeld(s, w);
+      const held = judgeHeld(s, w);
+      const exact = held.exact;
       const before = first ? previous : w.saturated ? w : null;
       if (before !== null && before.saturated) {
         event('readmitted');
@@ -218,9 +219,10 @@ export function createWindowCount(rec, tol, readings) {
         w.saturated = false;
       }
       w.tracked = exact;
-      // As of the answer, Remaining may already count requests decided after this one: known once the batch settles.
-      w.admitted = atAnswer ? 1 : Math.max(1, limit - remaining);
-      if (atAnswer) w.counted = false;
+      // As of the answer, Remaining may already count requests decided after this one: what the log
+      // surely holds is the count, exact once the batch settles unless the log says exactly.
+      w.admitted = atAnswer ? held.atLeast + 1 : Math.max(1, limit - remaining);
+      if (atAnswer) w.counted = exact && held.atLeast === held.atMost;
       w.lastRemaining = remaining;
       w.lastBatch = batches;
       slots.admitted(s);
@@ -314,6 +316,18 @@ export function createWindowCount(rec, tol, readings) {
     aside: function (s) {
       if (s.admitted) slots.admitted(s);
       else slots.heard(s);
+    },
+    /**
+     * An admitted answer whose headers describe another window of the key (readings scope.minute,
+     * scope.day): it holds a slot here too, and counts in this window unless that may have ended.
+     * @param {Snapshot} s
+     */
+    alsoAdmitted: function (s) {
+      slots.admitted(s);
+      const w = win;
+      if (w === null) return;
+      if (s.serverNow >= w.reset - slackSeconds(s, tol)) w.uncertain = true;
+      else w.admitted += 1;
     },
     /**
      * A request got no response, or one the limiter did not decide: the window's counts are no longer exact.

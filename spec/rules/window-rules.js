@@ -8,6 +8,7 @@
 import { arrange } from './arrival.js';
 import { createFieldRules } from './field-rules.js';
 import { createRecorder } from './judgement.js';
+import { PLAN_LIMITS } from './contract.js';
 import { createMovingCount } from './moving-count.js';
 import { READINGS } from './readings.js';
 import { createRefusalRules } from './refusal-rules.js';
@@ -26,7 +27,9 @@ import { createWindowCount } from './window-count.js';
 /**
  * A combination of readings (readings.js ids) one machine judges under; the window reading of the
  * fixed and sliding machines is narrowed by the Resets they see.
- * @typedef {{ window: 'fixed-or-sliding' | 'moving', reset: 'reset.next-slot' | 'reset.window-empty', remaining: 'remaining.at-decision' | 'remaining.at-answer' }} Combination
+ * `scope: 'either'`: each answer's headers describe the minute or the day window (readings scope.minute,
+ * scope.day), told apart by their Limit, each window judged on its own; absent: one window throughout.
+ * @typedef {{ window: 'fixed-or-sliding' | 'moving', reset: 'reset.next-slot' | 'reset.window-empty', remaining: 'remaining.at-decision' | 'remaining.at-answer', scope?: 'either' }} Combination
  */
 
 /** Every combination, the first that explains a history named first. @type {Combination[]} */
@@ -35,7 +38,82 @@ export const COMBINATIONS = [
   { window: 'fixed-or-sliding', reset: 'reset.next-slot', remaining: 'remaining.at-answer' },
   { window: 'moving', reset: 'reset.window-empty', remaining: 'remaining.at-decision' },
   { window: 'moving', reset: 'reset.window-empty', remaining: 'remaining.at-answer' },
+  { window: 'fixed-or-sliding', reset: 'reset.next-slot', remaining: 'remaining.at-decision', scope: 'either' },
+  { window: 'fixed-or-sliding', reset: 'reset.next-slot', remaining: 'remaining.at-answer', scope: 'either' },
 ];
+
+/** Whether two Limits are one plan's per-minute and per-day limits. @param {number | null} a @param {number | null} b */
+function onePlan(a, b) {
+  for (const plan of Object.keys(PLAN_LIMITS)) {
+    const l = PLAN_LIMITS[/** @type {keyof typeof PLAN_LIMITS} */ (plan)];
+    if ((a === l.perMinute && b === l.perDay) || (a === l.perDay && b === l.perMinute)) return true;
+  }
+  return false;
+}
+
+/**
+ * A batch whose answers describe two windows: arrange() puts the window that resets first first,
+ * but a refusal of the minute window came after the admissions the day window describes.
+ * @param {Snapshot[]} arranged
+ * @returns {Snapshot[]}
+ */
+function admittedFirst(arranged) {
+  const limits = arranged.filter((s) => s.limit !== null).map((s) => s.limit);
+  if (limits.every((l) => l === limits[0])) return arranged;
+  return arranged.filter((s) => s.admitted).concat(arranged.filter((s) => !s.admitted));
+}
+
+/**
+ * The windows of the headers when each answer may describe the minute or the day window: one
+ * window-count per Limit; an admitted answer holds a slot in every one of them.
+ * @param {() => ReturnType<typeof createWindowCount>} create
+ */
+function createScopedCount(create) {
+  /** @type {Map<number, ReturnType<typeof createWindowCount>>} */
+  const byLimit = new Map();
+  /** @type {ReturnType<typeof createWindowCount> | null} */
+  let latest = null;
+  /** @param {Snapshot} s */
+  function of(s) {
+    const limit = /** @type {number} */ (s.limit);
+    let w = byLimit.get(limit);
+    if (!w) byLimit.set(limit, (w = create()));
+    return w;
+  }
+  return {
+    /** @param {Snapshot} s @param {boolean} early */
+    count: function (s, early) {
+      const own = of(s);
+      byLimit.forEach((w) => {
+        if (w === own) w.count(s, early);
+        else if (s.admitted) w.alsoAdmitted(s);
+        else w.aside(s);
+      });
+      latest = own;
+    },
+    /** @param {Snapshot} s */
+    aside: function (s) {
+      byLimit.forEach((w) => w.aside(s));
+    },
+    /** @param {Snapshot} s */
+    uncertain: function (s) {
+      byLimit.forEach((w) => w.uncertain(s));
+    },
+    settle: function () {
+      byLimit.forEach((w) => w.settle());
+    },
+    /** @returns {string[]} */
+    windowReadings: function () {
+      return (latest === null ? ['window.fixed-clock', 'window.fixed-start', 'window.sliding-log'] : latest.windowReadings()).concat([
+        'scope.minute',
+        'scope.day',
+      ]);
+    },
+    current: function () {
+      return latest === null ? null : latest.current();
+    },
+  };
+}
 
 /**
  * One machine: the three families under one combination of readings.
@@ -45,11 +123,28 @@ export const COMBINATIONS = [
 function createMachine(combination, opts) {
   const tol = opts.tolerances;
   const rec = createRecorder();
-  const fields = createFieldRules(rec, { expectedLimit: opts.expectedLimit, tolerances: tol });
+  const either = combination.scope === 'either';
+  // Either window: a Limit that turns from the plan's per-minute to its per-day one (or back) is no change
+  // of limit, and the plan's per-day Limit is the expected one's other window.
+  const fieldRec = !either
+    ? rec
+    : Object.assign({}, rec, {
+        /** @type {typeof rec.rule} */
+        rule: function (kind, s, broken, detail, related) {
+          const otherWindow =
+            (kind === 'limit_changed' && onePlan(fields.knownLimit(), s.limit)) || (kind === 'limit_mismatch' && onePlan(opts.expectedLimit, s.limit));
+          rec.rule(kind, s, broken && !otherWindow, detail, related);
+        },
+      });
+  const fields = createFieldRules(fieldRec, { expectedLimit: opts.expectedLimit, tolerances: tol });
   const refusals = createRefusalRules(rec, tol);
   const remaining = combination.remaining === 'remaining.at-answer' ? 'at-answer' : 'at-decision';
   const windows =
-    combination.window === 'moving' ? createMovingCount(rec, tol, { remaining: remaining }) : createWindowCount(rec, tol, { remaining: remaining });
+    combination.window === 'moving'
+      ? createMovingCount(rec, tol, { remaining: remaining })
+      : either
+        ? createScopedCount(() => createWindowCount(rec, tol, { remaining: remaining }))
+        : createWindowCount(rec, tol, { remaining: remaining });
 
   /** @param {Snapshot} s */
   function step(s) {
@@ -82,7 +177,7 @@ function createMachine(combination, opts) {
     /** @param {Snapshot[]} arranged @returns {Outcome} */
     observe: function (arranged) {
       rec.begin();
-      for (const s of arranged) step(s);
+      for (const s of either ? admittedFirst(arranged) : arranged) step(s);
       windows.settle();
       return rec.outcome();
     },

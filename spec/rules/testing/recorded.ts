@@ -185,7 +185,18 @@ export const SEQUENCES: Sequence[] = [
     broken: ['over_admitted', 'remaining_above_limit', 'remaining_not_reset'],
   },
   { name: 'Remaining falls by two for one request', responses: [ok(1, 2, W1), ok(2, 0, W1), no(3, W1, '57')], broken: ['remaining_skipped', 'under_admitted'] },
-  { name: 'the binding window changes mid-run', responses: [ok(1, 2, W1), ok(2, 1, T0 + 86400, { limit: 1000 })], broken: ['limit_changed', 'reset_moved'] },
+  // A Limit of 3 is no plan's: the change is the finding; the day's Reset is explained by the other window (readings scope.minute, scope.day).
+  { name: 'the binding window changes mid-run', responses: [ok(1, 2, W1), ok(2, 1, T0 + 86400, { limit: 1000 })], broken: ['limit_changed'] },
+  {
+    name: "the headers describe the day window, then the minute window's refusal (readings scope.minute, scope.day)",
+    responses: [
+      ok(1, 998, T0 + 86400, { limit: 1000 }),
+      ok(2, 997, T0 + 86400, { limit: 1000 }),
+      no(3, W1, '57', 0, { limit: 60 }),
+      ok(60, 996, T0 + 86400, { limit: 1000 }),
+    ],
+    broken: [],
+  },
   {
     name: 'served before Retry-After has passed',
     responses: [...saturate, no(4, W1, '56'), no(5, W1, '55'), ok(6, 0, W1)],
