@@ -2023,7 +2023,7 @@ function createWindowCount(rec, tol, readings) {
     const detail = () => high ? "Remaining " + remaining + " in the window resetting at " + s.reset + ", but at least " + held.atLeast + " request(s) admitted since it began still count in it" : "Remaining " + remaining + " in the window resetting at " + s.reset + ", expected at least " + (limit - 1 - held.atMost) + ": at most " + held.atMost + " request(s) were admitted since it began";
     if (atAnswer && !high) lows.judge("remaining_not_reset", s, exact ? limit - 1 - held.atMost - remaining : 0, detail);
     else rule("remaining_not_reset", s, high || low, detail);
-    return exact;
+    return { exact, atLeast: held.atLeast, atMost: held.atMost };
   }
   function countAdmitted(s, w, first, freed, early) {
     const limit = (
@@ -2035,7 +2035,8 @@ function createWindowCount(rec, tol, readings) {
       s.remaining
     );
     if (freed) {
-      const exact = judgeHeld(s, w);
+      const held = judgeHeld(s, w);
+      const exact = held.exact;
       const before = first ? previous : w.saturated ? w : null;
       if (before !== null && before.saturated) {
         event("readmitted");
@@ -2053,8 +2054,8 @@ function createWindowCount(rec, tol, readings) {
         w.saturated = false;
       }
       w.tracked = exact;
-      w.admitted = atAnswer ? 1 : Math.max(1, limit - remaining);
-      if (atAnswer) w.counted = false;
+      w.admitted = atAnswer ? held.atLeast + 1 : Math.max(1, limit - remaining);
+      if (atAnswer) w.counted = exact && held.atLeast === held.atMost;
       w.lastRemaining = remaining;
       w.lastBatch = batches;
       slots.admitted(s);
@@ -2145,6 +2146,18 @@ function createWindowCount(rec, tol, readings) {
       else slots.heard(s);
     },
     /**
+     * An admitted answer whose headers describe another window of the key (readings scope.minute,
+     * scope.day): it holds a slot here too, and counts in this window unless that may have ended.
+     * @param {Snapshot} s
+     */
+    alsoAdmitted: function(s) {
+      slots.admitted(s);
+      const w = win;
+      if (w === null) return;
+      if (s.serverNow >= w.reset - slackSeconds(s, tol)) w.uncertain = true;
+      else w.admitted += 1;
+    },
+    /**
      * A request got no response, or one the limiter did not decide: the window's counts are no longer exact.
      * @param {Snapshot} s
      */
@@ -2192,7 +2205,7 @@ function createMovingCount(rec, tol, readings) {
   let cap = 64;
   let log = [];
   let unknownHi = -Infinity;
-  let prior = { count: 0, hi: -Infinity };
+  let prior = { count: 0, hi: -Infinity, sentMs: -Infinity };
   let started = false;
   const first = { open: false, limit: 0, lowest: Infinity, admitted: 0 };
   let lastReset = null;
@@ -2215,11 +2228,11 @@ function createMovingCount(rec, tol, readings) {
       s.limit
     );
     cap = Math.max(64, Math.min(2e4, 4 * limit + 64));
-    prior = { count: s.admitted ? 0 : limit, hi: at.hi };
+    prior = { count: s.admitted ? 0 : limit, hi: at.hi, sentMs: s.sentAtMs };
     first.open = s.admitted;
     first.limit = limit;
   }
-  function held(at) {
+  function held(at, s) {
     let atLeast = 0;
     let atMost = 0;
     for (const e of log) {
@@ -2227,6 +2240,7 @@ function createMovingCount(rec, tol, readings) {
       if (at.lo - e.hi < WINDOW_MS) atMost++;
     }
     if (at.lo - prior.hi < WINDOW_MS) atMost += prior.count;
+    if (s.receivedAtMs <= prior.sentMs) atLeast += prior.count;
     return { atLeast, atMost, complete: !first.open && at.lo - unknownHi >= WINDOW_MS };
   }
   function judgeReset(s, at) {
@@ -2245,7 +2259,7 @@ function createMovingCount(rec, tol, readings) {
     const before = lastReset;
     const back = before !== null && reset < before - r && s.serverNow < before - slack;
     const early = newest !== null && reset < newest.lo / 1e3 - skew + WINDOW_SECONDS - r;
-    const late = newest !== null && reset > newest.hi / 1e3 + skew + WINDOW_SECONDS + r && (s.admitted || at.lo - newest.hi < WINDOW_MS && held(at).complete);
+    const late = newest !== null && reset > newest.hi / 1e3 + skew + WINDOW_SECONDS + r && (s.admitted || at.lo - newest.hi < WINDOW_MS && held(at, s).complete);
     const far = reset > t + slack + WINDOW_SECONDS + r;
     const jump = before !== null && lastResetAt !== null && reset > before + r && reset - before > (at.hi - lastResetAt.lo) / 1e3 + r;
     rule(
@@ -2269,7 +2283,7 @@ function createMovingCount(rec, tol, readings) {
       /** @type {number} */
       s.remaining
     );
-    const h = held(at);
+    const h = held(at, s);
     rule(
       "over_admitted",
       s,
@@ -2320,7 +2334,7 @@ function createMovingCount(rec, tol, readings) {
       s.limit
     );
     if (saturated) return;
-    const h = held(at);
+    const h = held(at, s);
     saturated = true;
     rule(
       "under_admitted",
@@ -2689,15 +2703,86 @@ var COMBINATIONS = [
   { window: "fixed-or-sliding", reset: "reset.next-slot", remaining: "remaining.at-decision" },
   { window: "fixed-or-sliding", reset: "reset.next-slot", remaining: "remaining.at-answer" },
   { window: "moving", reset: "reset.window-empty", remaining: "remaining.at-decision" },
-  { window: "moving", reset: "reset.window-empty", remaining: "remaining.at-answer" }
+  { window: "moving", reset: "reset.window-empty", remaining: "remaining.at-answer" },
+  { window: "fixed-or-sliding", reset: "reset.next-slot", remaining: "remaining.at-decision", scope: "either" },
+  { window: "fixed-or-sliding", reset: "reset.next-slot", remaining: "remaining.at-answer", scope: "either" }
 ];
+function onePlan(a, b) {
+  for (const plan of Object.keys(PLAN_LIMITS)) {
+    const l = PLAN_LIMITS[
+      /** @type {keyof typeof PLAN_LIMITS} */
+      plan
+    ];
+    if (a === l.perMinute && b === l.perDay || a === l.perDay && b === l.perMinute) return true;
+  }
+  return false;
+}
+function admittedFirst(arranged) {
+  const limits = arranged.filter((s) => s.limit !== null).map((s) => s.limit);
+  if (limits.every((l) => l === limits[0])) return arranged;
+  return arranged.filter((s) => s.admitted).concat(arranged.filter((s) => !s.admitted));
+}
+function createScopedCount(create) {
+  const byLimit = /* @__PURE__ */ new Map();
+  let latest = null;
+  function of(s) {
+    const limit = (
+      /** @type {number} */
+      s.limit
+    );
+    let w = byLimit.get(limit);
+    if (!w) byLimit.set(limit, w = create());
+    return w;
+  }
+  return {
+    /** @param {Snapshot} s @param {boolean} early */
+    count: function(s, early) {
+      const own = of(s);
+      byLimit.forEach((w) => {
+        if (w === own) w.count(s, early);
+        else if (s.admitted) w.alsoAdmitted(s);
+        else w.aside(s);
+      });
+      latest = own;
+    },
+    /** @param {Snapshot} s */
+    aside: function(s) {
+      byLimit.forEach((w) => w.aside(s));
+    },
+    /** @param {Snapshot} s */
+    uncertain: function(s) {
+      byLimit.forEach((w) => w.uncertain(s));
+    },
+    settle: function() {
+      byLimit.forEach((w) => w.settle());
+    },
+    /** @returns {string[]} */
+    windowReadings: function() {
+      return (latest === null ? ["window.fixed-clock", "window.fixed-start", "window.sliding-log"] : latest.windowReadings()).concat([
+        "scope.minute",
+        "scope.day"
+      ]);
+    },
+    current: function() {
+      return latest === null ? null : latest.current();
+    }
+  };
+}
 function createMachine(combination, opts) {
   const tol = opts.tolerances;
   const rec = createRecorder();
-  const fields2 = createFieldRules(rec, { expectedLimit: opts.expectedLimit, tolerances: tol });
+  const either = combination.scope === "either";
+  const fieldRec = !either ? rec : Object.assign({}, rec, {
+    /** @type {typeof rec.rule} */
+    rule: function(kind, s, broken, detail, related) {
+      const otherWindow = kind === "limit_changed" && onePlan(fields2.knownLimit(), s.limit) || kind === "limit_mismatch" && onePlan(opts.expectedLimit, s.limit);
+      rec.rule(kind, s, broken && !otherWindow, detail, related);
+    }
+  });
+  const fields2 = createFieldRules(fieldRec, { expectedLimit: opts.expectedLimit, tolerances: tol });
   const refusals = createRefusalRules(rec, tol);
   const remaining = combination.remaining === "remaining.at-answer" ? "at-answer" : "at-decision";
-  const windows = combination.window === "moving" ? createMovingCount(rec, tol, { remaining }) : createWindowCount(rec, tol, { remaining });
+  const windows = combination.window === "moving" ? createMovingCount(rec, tol, { remaining }) : either ? createScopedCount(() => createWindowCount(rec, tol, { remaining })) : createWindowCount(rec, tol, { remaining });
   function step(s) {
     if (s.status === 0) {
       rec.event("transport_error");
@@ -2723,7 +2808,7 @@ function createMachine(combination, opts) {
     /** @param {Snapshot[]} arranged @returns {Outcome} */
     observe: function(arranged) {
       rec.begin();
-      for (const s of arranged) step(s);
+      for (const s of either ? admittedFirst(arranged) : arranged) step(s);
       windows.settle();
       return rec.outcome();
     },
