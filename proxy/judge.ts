@@ -205,10 +205,21 @@ export class TrafficJudge {
     this.#inFlight.arrived(key ?? NO_KEY, exchange);
   }
 
-  /** A request that will never be judged (it failed on the way): nothing waits for it any longer. */
-  abandoned({ exchange, key }: Pick<Observed, 'exchange' | 'key'>): void {
+  /**
+   * A request that will never be judged (its client went away, the stop cut it): nothing waits for it
+   * any longer. One that reached the target may have been counted by its limiter, so the window rules
+   * hear it (its answer as far as it came, or none): a correct server's Remaining falls for it too, and
+   * an exchange left out made the next answer of its key read as Remaining skipping values (issue 42).
+   */
+  abandoned({ exchange, key, reachedTarget }: Pick<Observed, 'exchange' | 'key'> & { reachedTarget?: boolean }): void {
     const oldestInFlight = this.#oldestInFlight(key, exchange);
-    this.#keys.get(key ?? NO_KEY)?.windows.settle(oldestInFlight);
+    if (!reachedTarget || exchange.outside) {
+      this.#keys.get(key ?? NO_KEY)?.windows.settle(oldestInFlight);
+      return;
+    }
+    const state = this.#state(key);
+    state.judged++;
+    state.windows.observeArrival(slim(exchange), oldestInFlight);
   }
 
   /** When the earliest request of the key still waiting to be judged was sent, once `judged` is not; null when none is. */

@@ -125,15 +125,16 @@ export function createTrafficProxy(options: ProxyOptions): TrafficProxy {
       if (!res.writableFinished) cut(new Cut('the client closed the connection before the answer ended', 'ECLIENTGONE'));
     });
     let verdict: Verdict = 'abandon';
+    const one = { url, incoming, key, exchange, cutter, reachedTarget: false };
     try {
-      verdict = await pass(req, res, { url, incoming, key, exchange, cutter });
+      verdict = await pass(req, res, one);
     } finally {
       clearTimeout(timer);
       inFlight.delete(cut);
       await before;
       try {
         // A failure on the way must not hold up the exchanges that came after this one.
-        if (verdict === 'abandon') judge.abandoned({ exchange, key });
+        if (verdict === 'abandon') judge.abandoned({ exchange, key, reachedTarget: one.reachedTarget });
         else judge.observe({ exchange, key, ...(verdict === 'injected' ? { injected: true } : {}) });
         // The judge reads the bodies as they came; what leaves for the HAR has the keys out of them too.
         options.onExchange?.(exchange, () => redactExchange(exchange, keys));
@@ -144,7 +145,7 @@ export function createTrafficProxy(options: ProxyOptions): TrafficProxy {
   }
 
   /** Answers a fault (with --faults) or forwards the request, and says how the exchange is to be judged. */
-  async function pass(req: IncomingMessage, res: ServerResponse, one: OneForward & { key: string | undefined }): Promise<Verdict> {
+  async function pass(req: IncomingMessage, res: ServerResponse, one: OneForward & { key: string | undefined; reachedTarget: boolean }): Promise<Verdict> {
     const body = captureRequestBody(req, one.exchange, captureBytes);
     if (options.faults) {
       const lastWindow = () => judge.lastWindow(one.key);
@@ -152,6 +153,8 @@ export function createTrafficProxy(options: ProxyOptions): TrafficProxy {
       if (answered === 'injected') return answered;
       if (answered) return cutShort(res, one.exchange, answered, clock.now());
     }
+    // From here the target may decide it (and its limiter count it), whatever becomes of the exchange.
+    one.reachedTarget = true;
     return forwarder.forward(req, res, one);
   }
 
