@@ -4,7 +4,7 @@
 // in a worker thread of their own, so neither stalls with the proxy. The clients run rounds, each ended
 // at once with requests in flight, as wrk ends each round: the server has counted some of those whose
 // answer the proxy never passed on. The proxy's judge must report no must finding of the server.
-// Its RSS is printed, not bounded here (bench/proxy-busy.ts prints it over a longer run).
+// Its RSS is printed, not bounded here (bench/testing/proxy-busy.ts prints it over a longer run).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runBusy } from './testing/busy.ts';

@@ -1,13 +1,13 @@
 // Issue 42: `adoption-kit proxy` stopped (SIGTERM) while clients flood it, made for real on the compiled
 // proxy: slow request bodies, endless and large answers nobody reads, live-view watchers that never
 // read, keep-alive clients looping. It must exit 0 with its reports written, every exchange under way
-// at the stop counted. How long the stop takes is a figure of bench/proxy-stop.ts, never asserted here.
+// at the stop counted. How long the stop takes is a figure of bench/testing/proxy-stop.ts, never asserted here.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ensureBuilt } from '../lib/dist-build.ts';
 import { floodThenStop, type FloodSize } from './testing/stop-flood.ts';
 
-// Smaller than issue 42's flood (bench/proxy-stop.ts makes that one): the same kinds, within a test's time.
+// Smaller than issue 42's flood (bench/testing/proxy-stop.ts makes that one): the same kinds, within a test's time.
 const FLOOD: FloodSize = { slowBodies: 400, endless: 40, unread: 20, watchers: 150, loopers: 16 };
 
 await ensureBuilt((line) => process.stdout.write(`${line}\n`));
@@ -33,7 +33,7 @@ test('SIGTERM under a flood: exit 0, every report written, every exchange under 
     json.requests >= underWay + atStop.unreadStarted + atStop.loopsAnswered,
     `${json.requests} exchanges reported; ${underWay + atStop.unreadStarted} under way and ${atStop.loopsAnswered} answered before the stop`,
   );
-  process.stdout.write(`  (stopped in ${stop.stopMs} ms: a figure, not a bound; bench/proxy-stop.ts measures it)\n`);
+  process.stdout.write(`  (stopped in ${stop.stopMs} ms: a figure, not a bound; bench/testing/proxy-stop.ts measures it)\n`);
 });
 
 test.run();

@@ -1,7 +1,7 @@
 // The stop of issue 42 made for real: the compiled proxy flooded by slow request bodies, endless answers
 // nobody reads, large answers read by nobody, live-view watchers that never read and keep-alive clients
 // looping, then stopped (SIGTERM) in the middle of it. Shared by proxy/stop-flood.test.ts, which judges
-// the outcome, and bench/proxy-stop.ts, which prints how long the stop took: a test never times.
+// the outcome, and bench/testing/proxy-stop.ts, which prints how long the stop took: a test never times.
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { Agent, request, type ClientRequest } from 'node:http';

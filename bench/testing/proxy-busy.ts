@@ -3,9 +3,9 @@
 // each ended with requests in flight (proxy/testing/busy.ts). Prints the server's must findings the
 // judge told (none expected: proxy/busy-scheduler.test.ts asserts it) and the process's RSS over the
 // run. The RSS is this process's (the proxy, its judge, the clients' worker and tsx), a figure, not a bound.
-//   npx tsx bench/proxy-busy.ts [--rounds 10] [--round-seconds 3]
-import { isEntryPoint } from '../lib/entry.ts';
-import { runBusy } from '../proxy/testing/busy.ts';
+//   npx tsx bench/testing/proxy-busy.ts [--rounds 10] [--round-seconds 3]
+import { isEntryPoint } from '../../lib/entry.ts';
+import { runBusy } from '../../proxy/testing/busy.ts';
 
 function option(argv: readonly string[], name: string, fallback: number): number {
   const at = argv.indexOf(name);

@@ -1,10 +1,10 @@
 // How long `adoption-kit proxy` takes to stop under the flood of issue 42 (proxy/testing/stop-flood.ts):
 // from SIGTERM to its exit with its reports written, over a few runs. A figure, printed; the outcome
 // (exit code, reports, exchanges in flight counted) is proxy/stop-flood.test.ts's.
-//   npx tsx bench/proxy-stop.ts [--runs 3]
-import { ensureBuilt } from '../lib/dist-build.ts';
-import { isEntryPoint } from '../lib/entry.ts';
-import { floodThenStop, ISSUE_FLOOD, type FloodStop } from '../proxy/testing/stop-flood.ts';
+//   npx tsx bench/testing/proxy-stop.ts [--runs 3]
+import { ensureBuilt } from '../../lib/dist-build.ts';
+import { isEntryPoint } from '../../lib/entry.ts';
+import { floodThenStop, ISSUE_FLOOD, type FloodStop } from '../../proxy/testing/stop-flood.ts';
 
 function line(run: number, stop: FloodStop): string {
   const a = stop.atStop;
