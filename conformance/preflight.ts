@@ -8,7 +8,7 @@ import { TlsError, UnreachableError, type SendOptions } from './http.ts';
 import { type Exchange } from '../judge/exchange.ts';
 import { redactHeader } from '../spec/rules/redact.js';
 import type { RunContext } from './checks/area.ts';
-import { retryWaitOf } from './checks/rate-limit-verdict.ts';
+import { retryWaitOf } from '../judge/rate-limit-verdict.ts';
 import { validateResponse } from '../judge/contract.ts';
 import { answered, errorOf } from '../judge/refusal.ts';
 import { tooLargeText } from '../judge/exchange.ts';

@@ -10,8 +10,11 @@ export { DEFAULT_SPEC_PATH, loadContract, type Contract, type OperationId } from
 export type { CheckDef, Level, Profile } from './check-def.ts';
 export { Ledger, type CheckLedger, type CheckResult, type Outcome } from './ledger.ts';
 
-// The checks that judge one exchange on its own (live traffic too).
-export { LIVE_CHECKS, type InspectContext, type LiveChecks } from './checks/index.ts';
+// Every check the judge defines; those that judge one exchange on its own (live traffic too); one
+// key's whole history under every allowed reading (the window, refusal and ban rules of spec/rules).
+export { JUDGE_CHECKS, LIVE_CHECKS, rateLimitChecks, type InspectContext, type LiveChecks } from './checks/index.ts';
+export { rateLimitVerdict, type RateLimitVerdict } from './rate-limit-verdict.ts';
+export { READINGS, readingById } from '../spec/rules/readings.js';
 
 // Showing a finding: the request as curl, results with every known key replaced by its label.
 export { curlLine } from './curl.ts';

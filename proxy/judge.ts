@@ -2,8 +2,7 @@
 // rateLimitVerdict per key, for the server; the client report's ClientRecorder for the client) and tells
 // of each new finding; nothing here decides what is right. What it keeps is bounded by JudgeLimits
 // whatever the traffic (proxy/README.md, Hours of traffic).
-import { CATALOGUE } from '../conformance/index.ts';
-import { jsonBody, redactResults, type CheckResult, type Contract, type Exchange, type Level, LIVE_CHECKS } from '../judge/index.ts';
+import { JUDGE_CHECKS, jsonBody, LIVE_CHECKS, redactResults, type CheckResult, type Contract, type Exchange, type Level } from '../judge/index.ts';
 import { DEFAULT_LIMITS, type JudgeLimits } from './judge-limits.ts';
 import { OBLIGATIONS, type ClientReport } from '../judge/client-obligations.ts';
 import { Listeners } from '../lib/live/source.ts';
@@ -86,7 +85,7 @@ export interface Observed {
   injected?: boolean;
 }
 
-const LEVEL_OF = new Map(CATALOGUE.map((c) => [c.id, c.level]));
+const LEVEL_OF = new Map(JUDGE_CHECKS.map((c) => [c.id, c.level]));
 
 const NO_KEY = '(no key)';
 

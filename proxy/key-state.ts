@@ -1,8 +1,7 @@
 // What the judge keeps of one key, and how it is built: its ledger and the views each area of checks
 // records through, its window verdict, its client recorder and its sample, all bounded by the
 // judge's limits.
-import { CATALOGUE, rateLimitArea, rateLimitVerdict, type RateLimitVerdict } from '../conformance/index.ts';
-import { Ledger, type CheckLedger, type Level, LIVE_CHECKS } from '../judge/index.ts';
+import { JUDGE_CHECKS, Ledger, LIVE_CHECKS, rateLimitChecks, rateLimitVerdict, type CheckLedger, type Level, type RateLimitVerdict } from '../judge/index.ts';
 import { ClientRecorder } from '../judge/client-obligations.ts';
 import type { Tolerances } from '../spec/rules/snapshot.js';
 import type { TimelinePoint } from '../spec/rules/timeline-svg.js';
@@ -57,7 +56,7 @@ export function createKeyState(input: {
   deprecated: ReadonlySet<string>;
   told: (checkId: string, message: string, rule?: string) => void;
 }): KeyState {
-  const ledger = new Ledger(CATALOGUE);
+  const ledger = new Ledger(JUDGE_CHECKS);
   const scoped = (area: Area) => new TellingLedger(ledger.scope(area.name, idsOf(area)), input.told);
   return {
     id: input.id,
@@ -65,7 +64,7 @@ export function createKeyState(input: {
     keyId: input.keyId,
     ledger,
     views: LIVE_CHECKS.map(scoped),
-    windows: rateLimitVerdict(scoped(rateLimitArea), {
+    windows: rateLimitVerdict(scoped(rateLimitChecks), {
       dateHeader: input.dateHeader,
       maxPoints: input.limits.timelinePoints,
       ...(input.tolerances ? { tolerances: input.tolerances } : {}),

@@ -1,12 +1,15 @@
-// The parts as a fan: spec/rules, spec and lib at the bottom; server, conformance and load on them and
-// never on each other; the proxy on the conformance kit's public API (conformance/index.ts) only.
+// The parts as a fan: spec/rules, spec, lib and the judge (judge/) at the bottom; the drivers
+// (conformance, load, proxy) and the server on them and never on each other; nothing at the bottom
+// names a check id that only a driver defines.
 // bench measures the server's parts; bin and scripts are the handle and may use any part. Tests and
 // their support may start any part; only scripts (which draw pictures from them) import them.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cycles, importGraph, importsOf, isTestCode, partOf, ROOT, type ImportEdge } from './import-graph.ts';
+import { CATALOGUE } from '../conformance/catalogue.ts';
+import { JUDGE_CHECKS } from '../judge/checks/index.ts';
+import { codeFiles, cycles, importGraph, importsOf, isTestCode, partOf, ROOT, type ImportEdge } from './import-graph.ts';
 
 const BOTTOM = ['spec/rules', 'spec', 'lib'];
 /** The judging core: at the bottom beside spec/rules, and every driver's one way to a verdict. */
@@ -20,7 +23,7 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   server: [...BOTTOM, JUDGE],
   conformance: [...BOTTOM, JUDGE],
   load: [...BOTTOM, JUDGE],
-  proxy: [...BOTTOM, JUDGE, 'conformance/index.ts'],
+  proxy: [...BOTTOM, JUDGE],
   bench: [...BOTTOM, 'server'],
 };
 
@@ -61,8 +64,10 @@ test('no import cycle in shipped code, type imports included', () => {
 const CASES: Array<[string, string, string, boolean]> = [
   ['the proxy on a server plugin', 'proxy/server.ts', "import { parsePrefer } from '../server/plugins/faults.ts';", true],
   ['the proxy on a conformance module behind the API', 'proxy/judge.ts', "import type { HttpClient } from '../conformance/http.ts';", true],
-  ['the proxy on the public API', 'proxy/judge.ts', "import { LIVE_AREAS } from '../conformance/index.ts';", false],
-  ['load on conformance', 'load/readme-tables.ts', "import { CHECK_OF_RULE } from '../conformance/checks/rate-limit-verdict.ts';", true],
+  ["the proxy on conform's public API", 'proxy/judge.ts', "import { runConformance } from '../conformance/index.ts';", true],
+  ['the proxy on the judge', 'proxy/judge.ts', "import { LIVE_CHECKS } from '../judge/index.ts';", false],
+  ['the judge on a driver', 'judge/ledger.ts', "import { send } from '../conformance/checks/support.ts';", true],
+  ['load on conformance', 'load/readme-tables.ts', "import { runConformance } from '../conformance/run.ts';", true],
   ['the server on lib', 'server/plugins/faults.ts', "import { parsePrefer } from '../../lib/prefer.ts';", false],
   ['spec/rules on lib', 'spec/rules/snapshot.js', "import { x } from '../../lib/x.ts';", true],
   ['shipped code on a testing module', 'server/server.ts', "export * from './testing/helpers.ts';", true],
@@ -97,6 +102,32 @@ test("ARCHITECTURE.md's map of where things live names files that exist", () => 
     files.filter((f) => !existsSync(join(ROOT, f))),
     [],
   );
+});
+
+/** Where a shipped file at the bottom (spec/rules, spec, lib, judge) names a check id that only a driver defines. */
+export function driverIdsNamed(files: ReadonlyArray<{ file: string; text: string }>, driverIds: readonly string[]): string[] {
+  const found: string[] = [];
+  for (const { file, text } of files)
+    for (const id of driverIds) if ([`'${id}'`, `"${id}"`, `\`${id}\``].some((quoted) => text.includes(quoted))) found.push(`${file} names ${id}`);
+  return found;
+}
+
+test("nothing at the bottom names a check id that a driver defines (the judge's ids are its own)", () => {
+  const judged = new Set(JUDGE_CHECKS.map((c) => c.id));
+  const driverIds = CATALOGUE.map((c) => c.id).filter((id) => !judged.has(id));
+  assert.ok(driverIds.length > 0 && judged.size > 0);
+  const bottom = codeFiles(ROOT)
+    .filter((file) => !isTestCode(file) && [...BOTTOM, JUDGE].includes(partOf(file)))
+    .map((file) => ({ file, text: readFileSync(join(ROOT, file), 'utf8') }));
+  assert.equal(driverIdsNamed(bottom, driverIds), []);
+});
+
+test('the id check finds a driver id named at the bottom, and only as a whole quoted id', () => {
+  const files = [
+    { file: 'spec/rules/x.js', text: "check: 'list.200'" },
+    { file: 'judge/y.ts', text: "'list.200-extra' and list.200 unquoted" },
+  ];
+  assert.equal(driverIdsNamed(files, ['list.200']), ['spec/rules/x.js names list.200']);
 });
 
 test.run();

@@ -62,7 +62,7 @@ export interface Facts {
   /** What the target was seen to choose where the specification is silent, by open point. */
   choices?: Map<string, string>;
   /** The window rules' verdict on --rate-limit-key: every later request sent with that key goes through it (observeBatch for requests sent at once). */
-  rateLimitVerdict?: import('./rate-limit-verdict.ts').RateLimitVerdict;
+  rateLimitVerdict?: import('../../judge/rate-limit-verdict.ts').RateLimitVerdict;
 }
 
 export interface RunContext {

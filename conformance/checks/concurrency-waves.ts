@@ -5,7 +5,7 @@ import { type Violation } from '../../spec/rules/window-rules.js';
 import { type SendOptions } from '../http.ts';
 import { type Exchange } from '../../judge/exchange.ts';
 import { type AreaContext } from './area.ts';
-import { isAdmitted, snapshotOf } from './rate-limit-verdict.ts';
+import { isAdmitted, snapshotOf } from '../../judge/rate-limit-verdict.ts';
 import { header } from '../../judge/answers.ts';
 import { send } from './support.ts';
 import { judgeAtOnce, type Verdict } from './concurrency-verdicts.ts';

@@ -8,7 +8,7 @@ import { SECTION } from '../../judge/check-def.ts';
 import { creates } from './concurrency-creates.ts';
 import { judgeBurst } from './concurrency-verdicts.ts';
 import { inFlight, record } from './concurrency-waves.ts';
-import { isAdmitted, snapshotOf } from './rate-limit-verdict.ts';
+import { isAdmitted, snapshotOf } from '../../judge/rate-limit-verdict.ts';
 import { describeStatus, header } from '../../judge/answers.ts';
 import { send } from './support.ts';
 import { LOWER_HEADERS } from '../../spec/rules/contract.js';

@@ -5,7 +5,7 @@ import { parseInteger } from '../../spec/rules/fields.js';
 import { DEFAULT_TOLERANCES } from '../../spec/rules/snapshot.js';
 import { jsonBody, type Exchange } from '../../judge/exchange.ts';
 import type { AreaContext } from './area.ts';
-import { isAdmitted, isRefusal } from './rate-limit-verdict.ts';
+import { isAdmitted, isRefusal } from '../../judge/rate-limit-verdict.ts';
 import { describeStatus, header, isPetArray, status } from '../../judge/answers.ts';
 import { nextPage, send } from './support.ts';
 import { LOWER_HEADERS } from '../../spec/rules/contract.js';

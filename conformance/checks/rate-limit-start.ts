@@ -5,7 +5,7 @@ import { parseInteger } from '../../spec/rules/fields.js';
 import type { Exchange } from '../../judge/exchange.ts';
 import { answered, errorCode } from '../../judge/refusal.ts';
 import type { AreaContext } from './area.ts';
-import { isAdmitted, isRefusal, retryWaitOf } from './rate-limit-verdict.ts';
+import { isAdmitted, isRefusal, retryWaitOf } from '../../judge/rate-limit-verdict.ts';
 import { header, status } from '../../judge/answers.ts';
 import { LOWER_HEADERS } from '../../spec/rules/contract.js';
 import { DEFAULT_TOLERANCES } from '../../spec/rules/snapshot.js';

@@ -6,12 +6,11 @@ import type { Outcome } from '../../spec/rules/window-rules.js';
 import { baseBody } from '../generate/cases.ts';
 import type { Exchange } from '../../judge/exchange.ts';
 import { validateResponse } from '../../judge/contract.ts';
-import type { CheckDef } from '../../judge/check-def.ts';
+import { RATE_LIMIT_CHECKS, rateLimitChecks } from '../../judge/checks/rate-limit.ts';
 import { type Area, type AreaContext } from './area.ts';
-import { SECTION } from '../../judge/check-def.ts';
 import { chargeOf, chargedOnlyOwn, perKey, readKeyWindow, refusedNotApplied, type NotWaited, type RefusedCreate } from './rate-limit-charging.ts';
 import { firstAdmitted, type Send } from './rate-limit-start.ts';
-import { isAdmitted, isRefusal, rateLimitVerdict, retryWaitOf, type RateLimitVerdict } from './rate-limit-verdict.ts';
+import { isAdmitted, isRefusal, rateLimitVerdict, retryWaitOf, type RateLimitVerdict } from '../../judge/rate-limit-verdict.ts';
 import { describeStatus, header, status } from '../../judge/answers.ts';
 import { send } from './support.ts';
 import { DEFAULT_TOLERANCES } from '../../spec/rules/snapshot.js';
@@ -19,113 +18,6 @@ import type { CheckLedger } from '../../judge/ledger.ts';
 import { answered } from '../../judge/refusal.ts';
 import { readingById } from '../../spec/rules/readings.js';
 import { LOWER_HEADERS } from '../../spec/rules/contract.js';
-
-const KEY = ['rate-limit-key'] as const;
-const BAN = ['rate-limit-key', 'ban-check'] as const;
-const { headers: HEADERS, exceeded: EXCEEDED } = SECTION;
-
-const checks: readonly CheckDef[] = [
-  {
-    id: 'ratelimit.limit-constant',
-    level: 'must',
-    profile: 'full',
-    section: HEADERS,
-    title: 'X-RateLimit-* are integers on every response, and Limit stays the same through one window',
-    needs: KEY,
-  },
-  {
-    id: 'ratelimit.remaining-decrements',
-    level: 'must',
-    profile: 'full',
-    section: HEADERS,
-    title: 'X-RateLimit-Remaining falls by exactly one per admitted request, a create as much as a read',
-    needs: KEY,
-  },
-  {
-    id: 'ratelimit.reset-future',
-    level: 'must',
-    profile: 'full',
-    section: HEADERS,
-    title: 'X-RateLimit-Reset is a Unix time in seconds, in the future, within a day',
-    needs: KEY,
-  },
-  { id: 'ratelimit.reset-stable', level: 'must', profile: 'full', section: HEADERS, title: 'X-RateLimit-Reset does not move within a window', needs: KEY },
-  {
-    id: 'ratelimit.exhaustion-exact',
-    level: 'must',
-    profile: 'full',
-    section: EXCEEDED,
-    title: 'The first 429 comes exactly after the requests Remaining announced',
-    needs: KEY,
-  },
-  { id: 'ratelimit.429', level: 'must', profile: 'full', section: EXCEEDED, title: '429 carries an Error body, Retry-After and Remaining 0', needs: KEY },
-  {
-    id: 'ratelimit.retry-after-valid',
-    level: 'must',
-    profile: 'full',
-    section: `${EXCEEDED}; RFC 9110 §10.2.3`,
-    title: 'Retry-After is delay-seconds or an HTTP-date',
-    needs: KEY,
-  },
-  {
-    id: 'ratelimit.retry-after-consistent',
-    level: 'must',
-    profile: 'full',
-    section: EXCEEDED,
-    title: 'The moment Retry-After names is the moment X-RateLimit-Reset names',
-    needs: KEY,
-  },
-  {
-    id: 'ratelimit.retry-after-integer',
-    level: 'should',
-    profile: 'full',
-    section: EXCEEDED,
-    title: 'Retry-After is integer delay-seconds, at least 1',
-    needs: KEY,
-  },
-  {
-    id: 'ratelimit.429-no-store',
-    level: 'should',
-    profile: 'full',
-    section: `${EXCEEDED}; RFC 6585 §4`,
-    title: '429 carries Cache-Control: no-store',
-    needs: KEY,
-  },
-  { id: 'ratelimit.readmitted', level: 'must', profile: 'full', section: EXCEEDED, title: 'After waiting Retry-After, the key is admitted again', needs: KEY },
-  {
-    id: 'ratelimit.refused-until-retry',
-    level: 'must',
-    profile: 'full',
-    section: EXCEEDED,
-    title: 'Requests repeated after a 429 stay refused, each with a valid Retry-After',
-    needs: BAN,
-  },
-  {
-    id: 'ratelimit.ban-lifts',
-    level: 'must',
-    profile: 'full',
-    section: EXCEEDED,
-    title: 'A temporary ban, if one is imposed, is announced by Retry-After and lifts when it says',
-    needs: BAN,
-  },
-  {
-    id: 'ratelimit.refused-not-applied',
-    level: 'must',
-    profile: 'full',
-    section: EXCEEDED,
-    title: 'A create refused over the limit stores nothing: its pet is neither in the list nor behind an id the refusal named, once the key is admitted again',
-    needs: KEY,
-  },
-  {
-    id: 'ratelimit.per-key',
-    level: 'must',
-    profile: 'full',
-    section: `${SECTION.plans}; ${SECTION.auth}`,
-    title:
-      "Limits apply per key: while --rate-limit-key is refused, --api-key from the same address is still admitted, and within one window neither key's Remaining fell by the other key's requests",
-    needs: KEY,
-  },
-];
 
 type Probe = () => Promise<{ ex: Exchange; out: Outcome }>;
 
@@ -247,12 +139,12 @@ function banChoices(ctx: AreaContext, log: RefusalLog, verdict: RateLimitVerdict
 const CREATE_EVERY = 3;
 
 function giveUp(ctx: AreaContext, reason: string): void {
-  for (const c of checks) ctx.ledger.notRun(c.id, reason);
+  for (const c of RATE_LIMIT_CHECKS) ctx.ledger.notRun(c.id, reason);
 }
 
 /** The checks were asked for and the run could not do its part: never a skip, the run cannot conform (exit 2). */
 function cannotJudge(ctx: AreaContext, reason: string): void {
-  for (const c of checks) ctx.ledger.unjudged(c.id, reason);
+  for (const c of RATE_LIMIT_CHECKS) ctx.ledger.unjudged(c.id, reason);
 }
 
 /** The Error body of a 429; its headers are the rules' to judge. */
@@ -491,4 +383,4 @@ async function rateLimit(ctx: AreaContext): Promise<void> {
   await refusedNotApplied(ctx, marker, skipped);
 }
 
-export const rateLimitArea: Area = { name: 'rate limits', checks, phases: { 'rate-limit': rateLimit } };
+export const rateLimitArea: Area = { ...rateLimitChecks, phases: { 'rate-limit': rateLimit } };

@@ -2,7 +2,7 @@
 // server, judged by the proxy's own judge. Here the client's requests reach the server by inject
 // on the same manual clock, so `npm run generate` draws it without a network; proxy.test.ts checks
 // that the real proxy, over HTTP, sees exactly these points.
-import { loadContract, type Exchange, type OperationId } from '../../conformance/index.ts';
+import { loadContract, type Exchange, type OperationId } from '../../judge/index.ts';
 import { ManualClock } from '../../server/clock.ts';
 import { createServer } from '../../server/server.ts';
 import type { Timeline } from '../../spec/rules/timeline-svg.js';

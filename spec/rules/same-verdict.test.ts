@@ -6,7 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { rateLimitArea } from '../../conformance/checks/rate-limit.ts';
-import { CHECK_OF_RULE, rateLimitVerdict } from '../../conformance/checks/rate-limit-verdict.ts';
+import { CHECK_OF_RULE, rateLimitVerdict } from '../../judge/rate-limit-verdict.ts';
 import type { Exchange } from '../../judge/exchange.ts';
 import { Ledger } from '../../judge/ledger.ts';
 import { RUN_DEFAULTS } from '../../conformance/options.ts';
