@@ -87,6 +87,45 @@ test('a request that will never be judged no longer holds the answers after it',
   assert.is(judged(judge), 2);
 });
 
+/** A request forwarded and then cut (its client gone, the stop) before any answer came. */
+function cut(seq: number, sentAt: number, receivedAt: number): Exchange {
+  const { response: _none, ...ex } = listed(seq, sentAt, receivedAt, 0);
+  return { ...ex, error: 'ECLIENTGONE: the client closed the connection before the answer ended' };
+}
+
+/** Answers 59 and 58, then two requests cut in flight (the server counted them), then the answer 55. */
+function cutBetween(reachedTarget: boolean): TrafficJudge {
+  const judge = new TrafficJudge({ contract, dateHeader: false });
+  const start = RESET * 1000 - 30_000;
+  const steps: Array<[Exchange, boolean]> = [
+    [listed(1, start, start + 10, 59), false],
+    [listed(2, start + 20, start + 30, 58), false],
+    [cut(3, start + 40, start + 90), true],
+    [cut(4, start + 41, start + 90), true],
+    [listed(5, start + 100, start + 110, 55), false],
+  ];
+  for (const [exchange, abandoned] of steps) {
+    judge.arrived({ exchange, key: KEY });
+    if (abandoned) judge.abandoned({ exchange, key: KEY, reachedTarget });
+    else judge.observe({ exchange, key: KEY });
+  }
+  return judge;
+}
+
+test('requests cut after they reached the target are heard by the window rules: Remaining may fall for them (issue 42)', () => {
+  const must = (judge: TrafficJudge) => judge.findings.filter((f) => f.level === 'must').map((f) => f.message);
+  assert.equal(must(cutBetween(true)), []);
+  assert.match(must(cutBetween(false)).join('\n'), /Remaining fell from 58 to 55/, 'left out, they read as Remaining skipping two values');
+});
+
+test('a key whose only request was cut gets no state: no key with nothing answered in the reports', () => {
+  const judge = new TrafficJudge({ contract, dateHeader: false });
+  const lost = cut(1, RESET * 1000 - 30_000, RESET * 1000 - 29_000);
+  judge.arrived({ exchange: lost, key: KEY });
+  judge.abandoned({ exchange: lost, key: KEY, reachedTarget: true });
+  assert.equal(judge.report(), []);
+});
+
 test('an answer the window rules do not judge (an injected fault) still frees those waiting for it', () => {
   const judge = new TrafficJudge({ contract, dateHeader: false });
   const start = RESET * 1000 - 30_000;

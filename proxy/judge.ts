@@ -212,11 +212,13 @@ export class TrafficJudge {
    */
   abandoned({ exchange, key, reachedTarget }: Pick<Observed, 'exchange' | 'key'> & { reachedTarget?: boolean }): void {
     const oldestInFlight = this.#oldestInFlight(key, exchange);
-    if (!reachedTarget || exchange.outside) {
-      this.#keys.get(key ?? NO_KEY)?.windows.settle(oldestInFlight);
+    const state = this.#keys.get(key ?? NO_KEY);
+    // A key with no answer judged yet has no Remaining to skip from, and gets no state (nor a line in
+    // the reports) for a request nobody saw answered.
+    if (!state || !reachedTarget || exchange.outside) {
+      state?.windows.settle(oldestInFlight);
       return;
     }
-    const state = this.#state(key);
     state.judged++;
     state.windows.observeArrival(slim(exchange), oldestInFlight);
   }
