@@ -14,7 +14,7 @@ export { Ledger, type CheckLedger, type CheckResult, type Outcome } from './ledg
 // key's whole history under every allowed reading (the window, refusal and ban rules of spec/rules).
 export { JUDGE_CHECKS, LIVE_CHECKS, rateLimitChecks, type InspectContext, type LiveChecks } from './checks/index.ts';
 export { rateLimitVerdict, type RateLimitVerdict } from './rate-limit-verdict.ts';
-export { READINGS, readingById } from '../spec/rules/readings.js';
+export { READINGS, readingById } from './rules/readings.js';
 
 // Showing a finding: the request as curl, results with every known key replaced by its label.
 export { curlLine } from './curl.ts';

@@ -10,7 +10,7 @@ export type Outcome = 'passed' | 'failed' | 'warned' | 'not-run';
 export interface Failure {
   message: string;
   evidence: Exchange[];
-  /** The rule of spec/rules/window-rules.js the failure breaks, when one does. */
+  /** The rule of judge/rules/window-rules.js the failure breaks, when one does. */
   rule?: string;
   /** Other failures of this check with the same cause (the same causes, else the same message after the request it names), by message. */
   sameCause?: string[];

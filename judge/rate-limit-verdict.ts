@@ -1,18 +1,18 @@
 // The kit's verdict on the answers of one key: every answer goes through spec/rules' window rules
 // (the one judge the k6 scripts and the judging proxy use too), each rule a check (CHECK_OF_RULE).
 // Requests sent at once go in as one batch; a stream arriving in any order through the arrival buffer.
-import { createArrivalBuffer } from '../spec/rules/arrival.js';
-import { RULES } from '../spec/rules/rules.js';
+import { createArrivalBuffer } from './rules/arrival.js';
+import { RULES } from './rules/rules.js';
 import { DEFAULT_TOLERANCES, isAdmittedStatus, isRefusalStatus, readSnapshot, retryWaitMs, type Snapshot, type Tolerances } from '../spec/rules/snapshot.js';
 import { timelinePoint, type TimelinePoint } from '../spec/rules/timeline-svg.js';
-import { createWindowRules, describeReadings, type Kind, type Outcome } from '../spec/rules/window-rules.js';
+import { createWindowRules, describeReadings, type Kind, type Outcome } from './rules/window-rules.js';
 import { HEADERS } from '../spec/rules/contract.js';
 import { causeKey } from './causes.ts';
 import type { Exchange } from './exchange.ts';
 import type { CheckLedger } from './ledger.ts';
 import { status } from './answers.ts';
 
-/** The check that reports each rule of spec/rules/window-rules.js, as the rule names it (rules.js); a rule's level is its check's level. */
+/** The check that reports each rule of judge/rules/window-rules.js, as the rule names it (rules.js); a rule's level is its check's level. */
 export const CHECK_OF_RULE = Object.fromEntries(Object.entries(RULES).map(([kind, rule]) => [kind, rule.check])) as Readonly<Record<Kind, string>>;
 
 const MALFORMED: Kind = 'malformed_headers';
@@ -51,7 +51,7 @@ export interface RateLimitVerdict {
   /** How many responses were judged in all: the earlier ones beyond `maxPoints` are no longer drawn. */
   judgedCount(): number;
   /**
-   * The readings (spec/rules/readings.js) under which the rules explain what they judged, by point:
+   * The readings (judge/rules/readings.js) under which the rules explain what they judged, by point:
    * `window: sliding log; Reset: the next slot frees; Remaining: as of the answer`; undefined before any answer.
    */
   readings(): string | undefined;

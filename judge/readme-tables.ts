@@ -1,6 +1,6 @@
 // The table of judge/README.md written from code: every reading the judge allows, from READINGS.
 // scripts/generate.ts writes it.
-import { READINGS } from '../spec/rules/readings.js';
+import { READINGS } from './rules/readings.js';
 
 const cell = (text: string) => text.replace(/\|/g, '\\|');
 

@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { RULES } from '../spec/rules/rules.js';
+import { RULES } from '../judge/rules/rules.js';
 import { metricValue } from './lib/summary.js';
 import { KINDS, violationKey } from './lib/verdict.js';
 import { findK6, runK6 } from './testing/k6-bin.ts';
@@ -43,7 +43,7 @@ const TARGETS: Target[] = [
   { name: 'the reference server', spec: { kind: 'reference' }, key: (plan) => `test-${plan}-key`, chosen: [] },
   second("the second implementation's fixed-window build", { window: 'fixed' }),
   second("the second implementation's sliding-log build", { window: 'sliding' }),
-  // Flask-Limiter's readings (spec/rules/readings.js): Reset when the window is empty, Remaining as of the answer.
+  // Flask-Limiter's readings (judge/rules/readings.js): Reset when the window is empty, Remaining as of the answer.
   second("the second implementation's moving-window build", { window: 'moving', remaining: 'answer' }),
   second("the second implementation's racy build", { race: { limiter: true } }, true),
 ];

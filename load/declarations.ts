@@ -32,6 +32,7 @@ function emitDeclarations(): Map<string, string> {
     copy('load', (f) => f.endsWith('.js') || f === 'tsconfig.json' || f === 'k6-console.d.ts');
     copy('load/lib', (f) => f.endsWith('.js') || f.endsWith('.d.cts'));
     copy('spec/rules', (f) => f.endsWith('.js'));
+    copy('judge/rules', (f) => f.endsWith('.js'));
     symlinkSync(join(root, 'node_modules'), join(work, 'node_modules'), 'dir');
     const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
     const out = join(work, 'out');
@@ -40,7 +41,7 @@ function emitDeclarations(): Map<string, string> {
       encoding: 'utf8',
     });
     if (run.status !== 0) throw new Error(`tsc could not write the load/lib declarations:\n${run.stdout}${run.stderr}`);
-    // load/tsconfig.json also reads ../spec/rules, so the output mirrors the repository from its root.
+    // load/tsconfig.json also reads ../spec/rules and ../judge/rules, so the output mirrors the repository from its root.
     const dir = join(out, 'load', 'lib');
     emitted = new Map(readdirSync(dir).map((f) => [f, readFileSync(join(dir, f), 'utf8')]));
     const rules = join(out, 'spec', 'rules');

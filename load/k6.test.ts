@@ -12,7 +12,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { commandLines, guideBlock, shellWords } from '../scripts/guide-blocks.ts';
 import { PLAN_LIMITS } from '../spec/rules/contract.js';
-import { EVENTS } from '../spec/rules/rules.js';
+import { EVENTS } from '../judge/rules/rules.js';
 import { limitedTarget, petsTarget } from './testing/fake-targets.ts';
 import { findK6, runK6, type K6Run } from './testing/k6-bin.ts';
 import { captureConsole, type Handler } from './testing/k6-shim.ts';

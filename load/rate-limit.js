@@ -1,6 +1,6 @@
 // @ts-check
 // Judges one key's per-minute limiter: drives GET /pets above the limit across window boundaries and
-// turns every rule of spec/rules/window-rules.js into a threshold; BAN=1 also probes the ban. One k6
+// turns every rule of judge/rules/window-rules.js into a threshold; BAN=1 also probes the ban. One k6
 // process, one key nobody else uses: a window is judged exactly only with all its answers in one place.
 
 import { sleep } from 'k6';

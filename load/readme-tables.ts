@@ -1,6 +1,6 @@
 // The table of load/README.md written from code: every rule rate-limit.js judges, its level (what
 // fails the run) and the conformance check that reports the same rule. scripts/generate.ts writes it.
-import { RULES } from '../spec/rules/rules.js';
+import { RULES } from '../judge/rules/rules.js';
 
 export function rulesTable(): string {
   const rows = (Object.keys(RULES) as Array<keyof typeof RULES>).map((kind) => {

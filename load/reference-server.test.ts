@@ -6,7 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ManualClock, createServer } from '../server/index.ts';
 import { DEFAULT_TOLERANCES, readSnapshot, type Snapshot } from '../spec/rules/snapshot.js';
-import { createWindowRules } from '../spec/rules/window-rules.js';
+import { createWindowRules } from '../judge/rules/window-rules.js';
 import { answerOf, createPacer } from './lib/pacing.js';
 
 const START = Date.UTC(2026, 10, 22, 10, 0, 17, 300);

@@ -17,7 +17,9 @@ const BUNDLE = 'lib/bundle.cjs';
 const K6_LOADS = [...SCRIPTS, 'lib/requests.js'];
 /** The shared rules the scripts import: k6 loads them like any local file. */
 const RULES = readdirSync(join(here, '..', 'spec', 'rules')).filter((f) => f.endsWith('.js'));
-const ALL = [...SCRIPTS, ...LIB.map((f) => `lib/${f}`), ...RULES.map((f) => `../spec/rules/${f}`)];
+/** The judge's rule engine (judge/rules): plain ES modules too, bundled for k6 with load/lib. */
+const JUDGE_RULES = readdirSync(join(here, '..', 'judge', 'rules')).filter((f) => f.endsWith('.js'));
+const ALL = [...SCRIPTS, ...LIB.map((f) => `lib/${f}`), ...RULES.map((f) => `../spec/rules/${f}`), ...JUDGE_RULES.map((f) => `../judge/rules/${f}`)];
 const K6_MODULES = new Set(['k6', 'k6/http', 'k6/metrics', 'k6/execution']);
 /** The lib modules Node unit-tests must import without k6: they may import only each other and spec/rules. */
 const PURE = [
@@ -211,13 +213,20 @@ for (const file of ALL) {
 for (const file of PURE) {
   test(`lib/${file} imports nothing from k6, so Node can test it`, () => {
     for (const spec of importsOf(source(`lib/${file}`)))
-      assert.ok(spec.startsWith('./') || spec.startsWith('../../spec/rules/'), `lib/${file} imports ${spec}`);
+      assert.ok(spec.startsWith('./') || spec.startsWith('../../spec/rules/') || spec.startsWith('../../judge/rules/'), `lib/${file} imports ${spec}`);
   });
 }
 
 for (const file of RULES) {
   test(`spec/rules/${file} imports only spec/rules, so k6, the server and the kit can all load it`, () => {
     for (const spec of importsOf(source(`../spec/rules/${file}`))) assert.ok(/^\.\/[\w-]+\.js$/.test(spec), `spec/rules/${file} imports ${spec}`);
+  });
+}
+
+for (const file of JUDGE_RULES) {
+  test(`judge/rules/${file} imports only judge/rules and spec/rules, so k6 and every driver can load it`, () => {
+    for (const spec of importsOf(source(`../judge/rules/${file}`)))
+      assert.ok(/^\.\/[\w-]+\.js$/.test(spec) || /^\.\.\/\.\.\/spec\/rules\/[\w-]+\.js$/.test(spec), `judge/rules/${file} imports ${spec}`);
   });
 }
 
@@ -303,7 +312,12 @@ test('the load tsconfig checks every script against @types/k6 with // @ts-check'
   const config = JSON.parse(source('tsconfig.json')) as { compilerOptions: Record<string, unknown>; include: string[] };
   for (const [k, v] of Object.entries({ allowJs: true, checkJs: true, noEmit: true, strict: true })) assert.is(config.compilerOptions[k], v, k);
   assert.equal(config.compilerOptions.types, ['k6']);
-  assert.ok(config.include.includes('*.js') && config.include.includes('lib/*.js') && config.include.includes('../spec/rules/*.js'));
+  assert.ok(
+    config.include.includes('*.js') &&
+      config.include.includes('lib/*.js') &&
+      config.include.includes('../spec/rules/*.js') &&
+      config.include.includes('../judge/rules/*.js'),
+  );
 });
 
 test.run();

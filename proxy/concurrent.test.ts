@@ -37,7 +37,7 @@ const BUILDS: Array<[string, (clock: ManualClock) => Promise<Started>, boolean]>
   ['reference server, a key no run exhausts', reference('test-load-key', 1_000_000_000), false],
   ['second implementation, fixed windows', second({ window: 'fixed' }), false],
   ['second implementation, sliding windows', second({ window: 'sliding' }), false],
-  // Flask-Limiter's readings (spec/rules/readings.js): Reset when the window is empty, Remaining as of the answer.
+  // Flask-Limiter's readings (judge/rules/readings.js): Reset when the window is empty, Remaining as of the answer.
   ['second implementation, moving window', second({ window: 'moving', remaining: 'answer' }), false],
   ['second implementation, racy limiter', second({ race: { limiter: true } }), true],
 ];

@@ -36,7 +36,7 @@ export interface Finding {
   message: string;
   /** The exchange that showed it. */
   seq: number;
-  /** The rule of spec/rules/window-rules.js it breaks, when one does. */
+  /** The rule of judge/rules/window-rules.js it breaks, when one does. */
   rule?: string;
 }
 

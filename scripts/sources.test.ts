@@ -7,7 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CATALOGUE } from '../conformance/catalogue.ts';
 import { OPEN_POINTS } from '../conformance/open-points.ts';
-import { RULES } from '../spec/rules/rules.js';
+import { RULES } from '../judge/rules/rules.js';
 
 const specification = readFileSync(new URL('../spec/specification.md', import.meta.url), 'utf8');
 const headings = [...specification.matchAll(/^(#{2,3}) (.+)$/gm)].map((m) => ({ depth: m[1]!.length, title: m[2]!.trim() }));

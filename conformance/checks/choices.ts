@@ -2,8 +2,8 @@
 // with a few requests of its own and from what the other areas saw, reported whatever it is; and,
 // where the implementer declared a choice (--choice), whether the target does what it declared.
 import { parseRetryAfter } from '../../spec/rules/fields.js';
-import { retryAfterRounding } from '../../spec/rules/field-rules.js';
-import { readingById } from '../../spec/rules/readings.js';
+import { retryAfterRounding } from '../../judge/rules/field-rules.js';
+import { readingById } from '../../judge/rules/readings.js';
 import { readSnapshot } from '../../spec/rules/snapshot.js';
 import { jsonBody, type Exchange } from '../../judge/exchange.ts';
 import { enumeration } from '../../judge/contract.ts';

@@ -1,8 +1,8 @@
-// The concurrency phase's verdicts, read from the window rules (spec/rules/window-rules.js), the one
+// The concurrency phase's verdicts, read from the window rules (judge/rules/window-rules.js), the one
 // judge of a rate limit: what a burst on --rate-limit-key and a batch of --api-key sent at once broke.
 // Pure; concurrency.test.ts tables them in many arrival orders.
 import { DEFAULT_TOLERANCES, type Snapshot, type Tolerances } from '../../spec/rules/snapshot.js';
-import { createWindowRules, type Kind, type Outcome, type Violation } from '../../spec/rules/window-rules.js';
+import { createWindowRules, type Kind, type Outcome, type Violation } from '../../judge/rules/window-rules.js';
 
 /** A verdict that judged something (the rules' violations that fail it), or why there was nothing to judge. */
 export type Verdict = { judged: true; problems: Violation[] } | { judged: false; why: string };

@@ -1,7 +1,7 @@
 // Sending --api-key's requests at once for the concurrency phase: how big its waves may be, within
 // --max-requests, the pacer and --clients in flight, and each batch judged as a set.
 import { parseInteger } from '../../spec/rules/fields.js';
-import { type Violation } from '../../spec/rules/window-rules.js';
+import { type Violation } from '../../judge/rules/window-rules.js';
 import { type SendOptions } from '../http.ts';
 import { type Exchange } from '../../judge/exchange.ts';
 import { type AreaContext } from './area.ts';

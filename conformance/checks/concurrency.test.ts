@@ -3,7 +3,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readSnapshot, type Snapshot } from '../../spec/rules/snapshot.js';
-import { createWindowRules } from '../../spec/rules/window-rules.js';
+import { createWindowRules } from '../../judge/rules/window-rules.js';
 import { judgeAtOnce, judgeBurst, type Answered, type Before, type Verdict } from './concurrency-verdicts.ts';
 
 const RESET = 1_767_225_660;

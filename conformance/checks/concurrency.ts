@@ -122,7 +122,7 @@ async function concurrency(ctx: AreaContext): Promise<void> {
 }
 
 /**
- * What the target chose where the specification is silent on its limiter (spec/rules/readings.js):
+ * What the target chose where the specification is silent on its limiter (judge/rules/readings.js):
  * the readings under which the rules explained the key's whole history, after the burst too.
  */
 function finish(ctx: AreaContext): void {

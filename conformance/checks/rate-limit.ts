@@ -2,7 +2,7 @@
 // wait Retry-After and ask again. The window rules judge every response (rate-limit-verdict.ts);
 // this module adds only what they cannot see, such as the 429's Error body and the waits.
 import { parseInteger } from '../../spec/rules/fields.js';
-import type { Outcome } from '../../spec/rules/window-rules.js';
+import type { Outcome } from '../../judge/rules/window-rules.js';
 import { baseBody } from '../generate/cases.ts';
 import type { Exchange } from '../../judge/exchange.ts';
 import { validateResponse } from '../../judge/contract.ts';
@@ -16,7 +16,7 @@ import { send } from './support.ts';
 import { DEFAULT_TOLERANCES } from '../../spec/rules/snapshot.js';
 import type { CheckLedger } from '../../judge/ledger.ts';
 import { answered } from '../../judge/refusal.ts';
-import { readingById } from '../../spec/rules/readings.js';
+import { readingById } from '../../judge/rules/readings.js';
 import { LOWER_HEADERS } from '../../spec/rules/contract.js';
 
 type Probe = () => Promise<{ ex: Exchange; out: Outcome }>;

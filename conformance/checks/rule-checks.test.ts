@@ -2,7 +2,7 @@
 // the kit's verdict and by load/README.md's table): every name must be a check of the catalogue.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { RULES } from '../../spec/rules/rules.js';
+import { RULES } from '../../judge/rules/rules.js';
 import { CATALOGUE } from './index.ts';
 
 for (const [kind, rule] of Object.entries(RULES)) {

@@ -330,7 +330,7 @@ function retryWaitMs(s, tolerances) {
   return Math.max(0, ra.atMs - s.serverNowMs) + skew;
 }
 
-// spec/rules/rules.js
+// judge/rules/rules.js
 var RULES = {
   malformed_headers: {
     level: "must",
@@ -1624,7 +1624,7 @@ function behindPlan(w) {
   return w.expected - w.completed > 0.05 * w.expected + 0.05 * w.lastStep + w.inFlight + w.lastRate;
 }
 
-// spec/rules/arrival.js
+// judge/rules/arrival.js
 function resetGroups(snapshots, roundingSeconds) {
   const resets = snapshots.map((s) => s.reset === null ? 0 : s.reset).sort((a, b) => a - b).filter((r, i, all) => i === 0 || all[i - 1] !== r);
   const group = /* @__PURE__ */ new Map();
@@ -1671,7 +1671,7 @@ function arrange(snapshots, options) {
   return out;
 }
 
-// spec/rules/field-rules.js
+// judge/rules/field-rules.js
 function createFieldRules(rec, options) {
   const expected = options.expectedLimit;
   const tol = options.tolerances;
@@ -1758,7 +1758,7 @@ function createFieldRules(rec, options) {
   };
 }
 
-// spec/rules/judgement.js
+// judge/rules/judgement.js
 function createRecorder() {
   let out = { violations: [], judged: [], events: [], notes: [] };
   const counts = {};
@@ -1823,7 +1823,7 @@ function createRecorder() {
   };
 }
 
-// spec/rules/held-slots.js
+// judge/rules/held-slots.js
 var WINDOW_SECONDS = 60;
 var MAX_HELD_ENTRIES = 2e4;
 function createHeldSlots(tol) {
@@ -1895,7 +1895,7 @@ function createHeldSlots(tol) {
   };
 }
 
-// spec/rules/window-count.js
+// judge/rules/window-count.js
 function createLowJudge(rec) {
   let admittedHeard = 0;
   let claims = [];
@@ -2191,7 +2191,7 @@ function createWindowCount(rec, tol, readings) {
   };
 }
 
-// spec/rules/moving-count.js
+// judge/rules/moving-count.js
 var WINDOW_MS = WINDOW_SECONDS * 1e3;
 var DATE_MARGIN_MS = 250;
 function decidedWithin(s) {
@@ -2385,7 +2385,7 @@ function createMovingCount(rec, tol, readings) {
   };
 }
 
-// spec/rules/readings.js
+// judge/rules/readings.js
 var READINGS = [
   {
     id: "window.fixed-clock",
@@ -2522,7 +2522,7 @@ var READINGS = [
   }
 ];
 
-// spec/rules/refusal-rules.js
+// judge/rules/refusal-rules.js
 var namesNoWait = (s) => s.retryAfter.form === "missing";
 function createRefusalRules(rec, tol) {
   const rule = rec.rule;
@@ -2698,7 +2698,7 @@ function createRefusalRules(rec, tol) {
   };
 }
 
-// spec/rules/window-rules.js
+// judge/rules/window-rules.js
 var COMBINATIONS = [
   { window: "fixed-or-sliding", reset: "reset.next-slot", remaining: "remaining.at-decision" },
   { window: "fixed-or-sliding", reset: "reset.next-slot", remaining: "remaining.at-answer" },

@@ -1,5 +1,5 @@
 export { headerValue } from "../../spec/rules/fields.js";
-export { EVENTS } from "../../spec/rules/rules.js";
+export { EVENTS } from "../../judge/rules/rules.js";
 export { keyLabel } from "../../spec/rules/redact.js";
 export { capacitySvg } from "../../spec/rules/capacity-svg.js";
 export { timelineSvg } from "../../spec/rules/timeline-svg.js";

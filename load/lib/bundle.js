@@ -7,7 +7,7 @@
 export { HEADERS, PET_STATUSES } from '../../spec/rules/contract.js';
 export { headerValue } from '../../spec/rules/fields.js';
 export { DEFAULT_TOLERANCES, REFUSAL_STATUSES, isRefusalStatus, rateLimitHeaderProblems, readSnapshot } from '../../spec/rules/snapshot.js';
-export { EVENTS } from '../../spec/rules/rules.js';
+export { EVENTS } from '../../judge/rules/rules.js';
 export { keyLabel } from '../../spec/rules/redact.js';
 export { capacitySvg } from '../../spec/rules/capacity-svg.js';
 export { timelineSvg } from '../../spec/rules/timeline-svg.js';

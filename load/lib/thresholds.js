@@ -2,7 +2,7 @@
 // Every k6 threshold the scripts set, one builder a script: what fails a run is decided here and
 // nowhere else. Always-true ones (`count>=0`) are bookkeeping: k6 keeps a sub-metric's figures for
 // handleSummary only when a threshold names it.
-import { RULES } from '../../spec/rules/rules.js';
+import { RULES } from '../../judge/rules/rules.js';
 import { STEP_AGGREGATES } from './knee.js';
 import { stepMetric } from './phases.js';
 import { bucketCount, bucketKey, TIMELINE_METRICS } from './timeline.js';

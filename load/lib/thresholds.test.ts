@@ -3,7 +3,7 @@
 // keep figures (bookkeeping); and that what is kept per step or bucket is what is read back.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { RULES } from '../../spec/rules/rules.js';
+import { RULES } from '../../judge/rules/rules.js';
 import { STEP_AGGREGATES, stepStats } from './knee.js';
 import { doublingRates, refineRates, stepPlan, withBaseline, type StepPlan } from './phases.js';
 import { isBookkeeping } from './summary.js';

@@ -64,7 +64,7 @@ export const VIOLATIONS_METRIC: "ratelimit_violations";
  * @typedef {{ metric: string, value: number, tags: Record<string, string> }} Sample
  * @typedef {import('../../spec/rules/snapshot.js').RecordedResponse} RecordedResponse
  * @typedef {import('../../spec/rules/snapshot.js').Snapshot} Snapshot
- * @typedef {import('../../spec/rules/window-rules.js').Outcome} Outcome
+ * @typedef {import('../../judge/rules/window-rules.js').Outcome} Outcome
  */
 /** @type {Kind[]} */
 export const KINDS: Kind[];
@@ -76,5 +76,5 @@ export type Sample = {
 };
 export type RecordedResponse = import("../../spec/rules/snapshot.js").RecordedResponse;
 export type Snapshot = import("../../spec/rules/snapshot.js").Snapshot;
-export type Outcome = import("../../spec/rules/window-rules.js").Outcome;
-import { RULES } from '../../spec/rules/rules.js';
+export type Outcome = import("../../judge/rules/window-rules.js").Outcome;
+import { RULES } from '../../judge/rules/rules.js';

@@ -3,8 +3,8 @@
 // conformance kit's too), every broken rule and event one k6 sample for thresholds.js to judge.
 // Pure JavaScript, so Node tests drive it without k6.
 import { DEFAULT_TOLERANCES, readSnapshot } from '../../spec/rules/snapshot.js';
-import { EVENTS, RULES } from '../../spec/rules/rules.js';
-import { createWindowRules } from '../../spec/rules/window-rules.js';
+import { EVENTS, RULES } from '../../judge/rules/rules.js';
+import { createWindowRules } from '../../judge/rules/window-rules.js';
 
 export const VIOLATIONS_METRIC = 'ratelimit_violations';
 
@@ -13,7 +13,7 @@ export const VIOLATIONS_METRIC = 'ratelimit_violations';
  * @typedef {{ metric: string, value: number, tags: Record<string, string> }} Sample
  * @typedef {import('../../spec/rules/snapshot.js').RecordedResponse} RecordedResponse
  * @typedef {import('../../spec/rules/snapshot.js').Snapshot} Snapshot
- * @typedef {import('../../spec/rules/window-rules.js').Outcome} Outcome
+ * @typedef {import('../../judge/rules/window-rules.js').Outcome} Outcome
  */
 
 /** @type {Kind[]} */

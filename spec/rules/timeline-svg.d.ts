@@ -1,7 +1,7 @@
 /**
  * @typedef {import('./snapshot.js').Snapshot} Snapshot
  * @typedef {import('./snapshot.js').Tolerances} Tolerances
- * @typedef {import('./window-rules.js').Outcome} Outcome
+ * @typedef {{ events: string[], violations: Array<{ kind: string, level: 'must' | 'should', detail: string }> }} Outcome what the picture reads of the judge's outcome for one answer (judge/rules/window-rules.js)
  * @typedef {import('./timeline-types.js').TimelineViolation} TimelineViolation
  * @typedef {import('./timeline-types.js').TimelinePoint} TimelinePoint
  * @typedef {{ key: string, points: TimelinePoint[], title?: string }} Timeline
@@ -25,7 +25,17 @@ export function timelinePoint(s: Snapshot, outcome?: Outcome, tolerances?: Toler
 export function timelineSvg(timeline: Timeline, options?: TimelineOptions): string;
 export type Snapshot = import("./snapshot.js").Snapshot;
 export type Tolerances = import("./snapshot.js").Tolerances;
-export type Outcome = import("./window-rules.js").Outcome;
+/**
+ * what the picture reads of the judge's outcome for one answer (judge/rules/window-rules.js)
+ */
+export type Outcome = {
+    events: string[];
+    violations: Array<{
+        kind: string;
+        level: "must" | "should";
+        detail: string;
+    }>;
+};
 export type TimelineViolation = import("./timeline-types.js").TimelineViolation;
 export type TimelinePoint = import("./timeline-types.js").TimelinePoint;
 export type Timeline = {

@@ -11,7 +11,7 @@ import { axesSvg, timelineFrame, timelineScale } from './timeline-scale.js';
 /**
  * @typedef {import('./snapshot.js').Snapshot} Snapshot
  * @typedef {import('./snapshot.js').Tolerances} Tolerances
- * @typedef {import('./window-rules.js').Outcome} Outcome
+ * @typedef {{ events: string[], violations: Array<{ kind: string, level: 'must' | 'should', detail: string }> }} Outcome what the picture reads of the judge's outcome for one answer (judge/rules/window-rules.js)
  * @typedef {import('./timeline-types.js').TimelineViolation} TimelineViolation
  * @typedef {import('./timeline-types.js').TimelinePoint} TimelinePoint
  * @typedef {{ key: string, points: TimelinePoint[], title?: string }} Timeline

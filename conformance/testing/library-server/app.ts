@@ -2,7 +2,7 @@
 // was counted in), then the key, then the routes under /v1. Handlers are thin; pets.ts decides.
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { BASE_PATH, DEPRECATIONS } from '../../../spec/rules/contract.js';
-import { formatDeprecation } from '../../../spec/rules/fields.js';
+import { formatDeprecation, formatHttpDate, formatSunset } from '../../../spec/rules/fields.js';
 import { formatLinks } from '../../../spec/rules/link.js';
 import { ApiError, badRequest, fromThrown, notFound, sendError } from './errors.ts';
 import { planOf, rateLimits } from './limits.ts';
@@ -53,7 +53,7 @@ function petRoutes(store: PetStore): express.Router {
     .route('/pets/:petId')
     .get((req, res) => {
       if (Date.now() >= SUNSET_MS) throw new ApiError(410, 'gone', 'GET /pets/{petId} was removed; use GET /pets?status=… instead.');
-      res.set({ Deprecation: formatDeprecation(DEPRECATED_SINCE_MS), Sunset: new Date(SUNSET_MS).toUTCString() });
+      res.set({ Deprecation: formatDeprecation(DEPRECATED_SINCE_MS), Sunset: formatSunset(SUNSET_MS) });
       const raw = req.params.petId ?? '';
       if (!/^[1-9][0-9]{0,15}$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw badRequest('petId must be a positive integer.');
       const pet = store.get(Number(raw));
@@ -69,7 +69,7 @@ export function createApp(options: ResolvedOptions, store: PetStore): express.Ex
   app.disable('x-powered-by');
   // Answers the limiters never see (a ban's are set there) still tell the time Date.now tells.
   app.use((_req, res, next) => {
-    res.set('Date', new Date().toUTCString());
+    res.set('Date', formatHttpDate(Date.now()));
     next();
   });
   app.use(...rateLimits(options));

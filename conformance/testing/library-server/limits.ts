@@ -3,7 +3,8 @@
 // the library does not do is ours: the Error body of a 429 (`handler`) and the temporary ban.
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { ipKeyGenerator, rateLimit, type Options, type RateLimitInfo } from 'express-rate-limit';
-import { PLAN_LIMITS } from '../../../spec/rules/contract.js';
+import { HEADERS, PLAN_LIMITS } from '../../../spec/rules/contract.js';
+import { formatHttpDate } from '../../../spec/rules/fields.js';
 import { ApiError, sendError } from './errors.ts';
 import type { Plan, ResolvedOptions } from './options.ts';
 
@@ -77,10 +78,10 @@ function banGuard(bans: Bans, options: ResolvedOptions): RequestHandler {
     if (!ban) return next();
     const seconds = Math.ceil((ban.until - Date.now()) / 1000);
     res.set({
-      Date: new Date().toUTCString(),
-      'X-RateLimit-Limit': String(ban.limit),
-      'X-RateLimit-Remaining': '0',
-      'X-RateLimit-Reset': String(Math.ceil(ban.until / 1000)),
+      Date: formatHttpDate(Date.now()),
+      [HEADERS.rateLimitLimit]: String(ban.limit),
+      [HEADERS.rateLimitRemaining]: '0',
+      [HEADERS.rateLimitReset]: String(Math.ceil(ban.until / 1000)),
       'Retry-After': String(seconds),
       'Cache-Control': 'no-store',
     });

@@ -1,5 +1,5 @@
 // The kit on builds of the second implementation that take readings other than the reference
-// server's (spec/rules/readings.js): a moving window whose Reset names when the window is fully
+// server's (judge/rules/readings.js): a moving window whose Reset names when the window is fully
 // empty, and Remaining read when the answer is built, as Flask-Limiter's moving window does. Each
 // must conform, and "What the target chose" must name readings that explain the run. The clock
 // moves a little at every reading, so that admissions fall in later seconds and a moving Reset moves.

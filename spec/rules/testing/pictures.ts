@@ -7,7 +7,7 @@ import { CORRECT, T0, W1, no, ok } from './recorded.ts';
 import { readSnapshot, type RecordedResponse } from '../snapshot.js';
 import { capacitySvg, type Capacity } from '../capacity-svg.js';
 import { timelinePoint, timelineSvg, type Timeline } from '../timeline-svg.js';
-import { createWindowRules } from '../window-rules.js';
+import { createWindowRules } from '../../../judge/rules/window-rules.js';
 
 /** Plays responses of one key through the window rules, one request at a time, into a timeline. */
 export function timelineOf(key: string, responses: readonly RecordedResponse[], title?: string): Timeline {

@@ -3,9 +3,9 @@
 // the rule it names, whatever the reading.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { CORRECT, T0, W1, no, ok, type Extra } from './testing/recorded.ts';
+import { CORRECT, T0, W1, no, ok, type Extra } from '../../spec/rules/testing/recorded.ts';
 import { READINGS } from './readings.js';
-import { readSnapshot, type RecordedResponse } from './snapshot.js';
+import { readSnapshot, type RecordedResponse } from '../../spec/rules/snapshot.js';
 import { COMBINATIONS, createWindowRules, describeReadings } from './window-rules.js';
 
 /** Plays responses through the rules (an array in the list is one batch): the rules broken and the readings left. */

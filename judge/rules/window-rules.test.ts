@@ -2,8 +2,8 @@
 // each flawed one breaks exactly the rules it names; batches, lost requests, clocks and bans.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { CORRECT, SEQUENCES, T0, W1, W2, httpDate, lost, no, ok } from './testing/recorded.ts';
-import { readSnapshot, type RecordedResponse } from './snapshot.js';
+import { CORRECT, SEQUENCES, T0, W1, W2, httpDate, lost, no, ok } from '../../spec/rules/testing/recorded.ts';
+import { readSnapshot, type RecordedResponse } from '../../spec/rules/snapshot.js';
 import { RULES } from './rules.js';
 import { createWindowRules } from './window-rules.js';
 

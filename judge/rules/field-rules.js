@@ -2,11 +2,11 @@
 // The rules every single response obeys on its own: a 429's Retry-After and Cache-Control, the
 // X-RateLimit-* headers as integers, Remaining within Limit, the expected and an unchanging Limit,
 // Reset neither past nor beyond a day. Part of the window rules (window-rules.js).
-import { slackSeconds } from './snapshot.js';
+import { slackSeconds } from '../../spec/rules/snapshot.js';
 
 /**
- * @typedef {import('./snapshot.js').Snapshot} Snapshot
- * @typedef {import('./snapshot.js').Tolerances} Tolerances
+ * @typedef {import('../../spec/rules/snapshot.js').Snapshot} Snapshot
+ * @typedef {import('../../spec/rules/snapshot.js').Tolerances} Tolerances
  */
 
 /**

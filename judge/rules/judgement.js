@@ -5,7 +5,7 @@
 import { RULES } from './rules.js';
 
 /**
- * @typedef {import('./snapshot.js').Snapshot} Snapshot
+ * @typedef {import('../../spec/rules/snapshot.js').Snapshot} Snapshot
  * @typedef {import('./rules.js').Level} Level
  * @typedef {import('./rules.js').Kind} Kind
  * @typedef {{ kind: Kind, level: Level, rule: string, detail: string, refs: unknown[] }} Violation

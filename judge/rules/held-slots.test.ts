@@ -3,8 +3,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHeldSlots, MAX_HELD_ENTRIES } from './held-slots.js';
-import { DEFAULT_TOLERANCES, readSnapshot } from './snapshot.js';
-import { T0, lost, ok } from './testing/recorded.ts';
+import { DEFAULT_TOLERANCES, readSnapshot } from '../../spec/rules/snapshot.js';
+import { T0, lost, ok } from '../../spec/rules/testing/recorded.ts';
 
 const tol = DEFAULT_TOLERANCES;
 const log = (admittedAt: number[]) => {

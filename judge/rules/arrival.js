@@ -2,9 +2,9 @@
 // The order in which the window rules hear a key's answers: concurrent answers arrive in another order
 // than the server decided them, so the rules take the one order a correct limiter could have decided
 // them in (README.md, Any arrival order).
-import { DEFAULT_TOLERANCES } from './snapshot.js';
+import { DEFAULT_TOLERANCES } from '../../spec/rules/snapshot.js';
 
-/** @typedef {import('./snapshot.js').Snapshot} Snapshot */
+/** @typedef {import('../../spec/rules/snapshot.js').Snapshot} Snapshot */
 
 /**
  * Groups of Reset values that name one moment within rounding: a correct server may round the

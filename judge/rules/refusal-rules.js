@@ -4,11 +4,11 @@
 // Retry-After has passed, and a ban announced, enforced and lifted (README.md, Decisions). Where the
 // specification is silent the rules hold every reading of readings.js: Retry-After rounded up, to the
 // nearest second or truncated; a ban answered 429 or 403, after any number of refusals, of any length.
-import { retryAtSeconds, retryWaitMs, slackSeconds } from './snapshot.js';
+import { retryAtSeconds, retryWaitMs, slackSeconds } from '../../spec/rules/snapshot.js';
 
 /**
- * @typedef {import('./snapshot.js').Snapshot} Snapshot
- * @typedef {import('./snapshot.js').Tolerances} Tolerances
+ * @typedef {import('../../spec/rules/snapshot.js').Snapshot} Snapshot
+ * @typedef {import('../../spec/rules/snapshot.js').Tolerances} Tolerances
  * @typedef {object} Episode the refusals since the last admitted request
  * @property {number} startMs when its first 429 arrived (client clock)
  * @property {number | null} dueMs when every Retry-After announced so far has passed (client clock)

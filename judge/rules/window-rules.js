@@ -8,16 +8,16 @@
 import { arrange } from './arrival.js';
 import { createFieldRules } from './field-rules.js';
 import { createRecorder } from './judgement.js';
-import { PLAN_LIMITS } from './contract.js';
+import { PLAN_LIMITS } from '../../spec/rules/contract.js';
 import { createMovingCount } from './moving-count.js';
 import { READINGS } from './readings.js';
 import { createRefusalRules } from './refusal-rules.js';
-import { DEFAULT_TOLERANCES } from './snapshot.js';
+import { DEFAULT_TOLERANCES } from '../../spec/rules/snapshot.js';
 import { createWindowCount } from './window-count.js';
 
 /**
- * @typedef {import('./snapshot.js').Snapshot} Snapshot
- * @typedef {import('./snapshot.js').Tolerances} Tolerances
+ * @typedef {import('../../spec/rules/snapshot.js').Snapshot} Snapshot
+ * @typedef {import('../../spec/rules/snapshot.js').Tolerances} Tolerances
  * @typedef {import('./judgement.js').Violation} Violation
  * @typedef {import('./judgement.js').Judgement} Judgement
  * @typedef {import('./judgement.js').Outcome} Outcome

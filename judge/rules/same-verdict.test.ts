@@ -6,15 +6,15 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { rateLimitArea } from '../../conformance/checks/rate-limit.ts';
-import { CHECK_OF_RULE, rateLimitVerdict } from '../../judge/rate-limit-verdict.ts';
-import type { Exchange } from '../../judge/exchange.ts';
-import { Ledger } from '../../judge/ledger.ts';
+import { CHECK_OF_RULE, rateLimitVerdict } from '../rate-limit-verdict.ts';
+import type { Exchange } from '../exchange.ts';
+import { Ledger } from '../ledger.ts';
 import { RUN_DEFAULTS } from '../../conformance/options.ts';
 import { evaluateThresholds, type MetricType } from '../../load/testing/k6-shim.ts';
 import { violationThresholds } from '../../load/lib/thresholds.js';
 import { KINDS, VIOLATIONS_METRIC, createJudge, eventMetric, zeroSamples } from '../../load/lib/verdict.js';
-import { SEQUENCES } from './testing/recorded.ts';
-import type { RecordedResponse } from './snapshot.js';
+import { SEQUENCES } from '../../spec/rules/testing/recorded.ts';
+import type { RecordedResponse } from '../../spec/rules/snapshot.js';
 import { EVENTS, RULES } from './rules.js';
 
 interface Verdict {

@@ -5,7 +5,7 @@
 // window algorithms the rules accept). Remaining is read as of the decision or, with `remaining:
 // 'at-answer'` (readings.js), as of the answer: overlapping answers may then share or skip values.
 import { createHeldSlots } from './held-slots.js';
-import { slackSeconds } from './snapshot.js';
+import { slackSeconds } from '../../spec/rules/snapshot.js';
 
 /**
  * Judges a Remaining lower than the decision left under "as of the answer": the answer counted
@@ -47,8 +47,8 @@ export function createLowJudge(rec) {
 }
 
 /**
- * @typedef {import('./snapshot.js').Snapshot} Snapshot
- * @typedef {import('./snapshot.js').Tolerances} Tolerances
+ * @typedef {import('../../spec/rules/snapshot.js').Snapshot} Snapshot
+ * @typedef {import('../../spec/rules/snapshot.js').Tolerances} Tolerances
  * @typedef {object} Window
  * @property {number} reset
  * @property {number} limit

@@ -6,12 +6,12 @@
 // requests took, as of the answer), Reset is never before this answer's own slot frees, never past
 // now + 60 s, and never goes back while the requests that set it still count.
 import { WINDOW_SECONDS } from './held-slots.js';
-import { slackSeconds } from './snapshot.js';
+import { slackSeconds } from '../../spec/rules/snapshot.js';
 import { createLowJudge } from './window-count.js';
 
 /**
- * @typedef {import('./snapshot.js').Snapshot} Snapshot
- * @typedef {import('./snapshot.js').Tolerances} Tolerances
+ * @typedef {import('../../spec/rules/snapshot.js').Snapshot} Snapshot
+ * @typedef {import('../../spec/rules/snapshot.js').Tolerances} Tolerances
  * @typedef {{ lo: number, hi: number }} Span when a request was decided, in ms on the key's one clock
  */
 

@@ -9,8 +9,8 @@ import * as assert from 'uvu/assert';
 import { createServer, ManualClock } from '../../server/index.ts';
 import { startSecondServer, type SecondServerOptions } from '../../conformance/testing/second-server/index.ts';
 import { createArrivalBuffer } from './arrival.js';
-import { readSnapshot, type Snapshot } from './snapshot.js';
-import { recordTraffic, shuffled, type Wave } from './testing/traffic.ts';
+import { readSnapshot, type Snapshot } from '../../spec/rules/snapshot.js';
+import { recordTraffic, shuffled, type Wave } from '../../spec/rules/testing/traffic.ts';
 import { createWindowRules, type Violation } from './window-rules.js';
 
 type Build = { name: string; start(clock: ManualClock): Promise<{ baseUrl: string; key: string; limit: number; close(): Promise<void> }> };

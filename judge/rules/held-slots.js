@@ -3,11 +3,11 @@
 // T − 60 s; README.md, Which window algorithms the rules accept): at least and at most, from server
 // times known within their slack, and whether the log saw every request since. Bounded: beyond
 // `capacity` the oldest go, and the log is no longer complete there.
-import { slackSeconds } from './snapshot.js';
+import { slackSeconds } from '../../spec/rules/snapshot.js';
 
 /**
- * @typedef {import('./snapshot.js').Snapshot} Snapshot
- * @typedef {import('./snapshot.js').Tolerances} Tolerances
+ * @typedef {import('../../spec/rules/snapshot.js').Snapshot} Snapshot
+ * @typedef {import('../../spec/rules/snapshot.js').Tolerances} Tolerances
  */
 
 /** The window length every accepted algorithm counts over: "requests per minute". */

@@ -3,9 +3,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { arrange, createArrivalBuffer } from './arrival.js';
-import { readSnapshot, type Snapshot } from './snapshot.js';
-import { W1, W2, no, ok } from './testing/recorded.ts';
-import type { RecordedResponse } from './snapshot.js';
+import { readSnapshot, type Snapshot } from '../../spec/rules/snapshot.js';
+import { W1, W2, no, ok } from '../../spec/rules/testing/recorded.ts';
+import type { RecordedResponse } from '../../spec/rules/snapshot.js';
 
 const at = (r: RecordedResponse, ref: string, sentAtMs?: number): Snapshot => readSnapshot({ ...r, ref, ...(sentAtMs !== undefined ? { sentAtMs } : {}) });
 const refs = (snapshots: Snapshot[]) => snapshots.map((s) => s.ref);

@@ -3,11 +3,11 @@
 // and a 429's Retry-After are compared here; window-rules.test.ts holds the counting.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { T0, W1, W2, forbidden, no, ok } from './testing/recorded.ts';
+import { T0, W1, W2, forbidden, no, ok } from '../../spec/rules/testing/recorded.ts';
 import { retryAfterRounding } from './field-rules.js';
 import { readingById } from './readings.js';
 import { RULES } from './rules.js';
-import { readSnapshot, type RecordedResponse } from './snapshot.js';
+import { readSnapshot, type RecordedResponse } from '../../spec/rules/snapshot.js';
 import { createWindowRules } from './window-rules.js';
 
 /** The kinds this file judges: what follows a 429, and Retry-After itself. */
