@@ -23,6 +23,16 @@ import { retryAtSeconds, retryWaitMs, slackSeconds } from '../../spec/rules/snap
  * @property {unknown} ref the 429 that began it
  */
 
+/**
+ * Whether a refusal announces a ban the episode earned: the key was refused again after its first 429,
+ * and this Retry-After reaches past the end of the window that 429 named.
+ * @param {Episode} e @param {Snapshot} s @param {number} slack
+ */
+function earnedBan(e, s, slack) {
+  const at = retryAtSeconds(s);
+  return s.refused && e.provoked && e.baseline !== null && at !== null && at > e.baseline + slack;
+}
+
 /** @param {Snapshot} s */
 const namesNoWait = (s) => s.retryAfter.form === 'missing';
 
@@ -91,6 +101,9 @@ export function createRefusalRules(rec, tol) {
           );
           return { paused: banned, early: false };
         }
+        // Reading ban.threshold: a ban the episode's repeated refusals earned may begin at a refusal that
+        // still answered with the window's wait, and be announced by the first request after it.
+        if (!banned && earnedBan(e, s, slackMs / 1000)) return { paused: false, early: false };
         const detail = () => 'sent ' + Math.round((s.sentAtMs - dueMs) / 1000) + ' s after every Retry-After had passed, and refused';
         rule('not_readmitted', s, !s.admitted, detail, e.ref);
         if (banned) rule('ban_not_lifted', s, !s.admitted, detail, e.ref);
@@ -105,7 +118,8 @@ export function createRefusalRules(rec, tol) {
         if (!s.admitted && e.baseline !== null && s.serverNow > e.baseline + slackMs / 1000) event('ban_held_past_reset');
         return { paused: true, early: true };
       }
-      if (banned) return { paused: true, early: false };
+      // Admitted within the rounding of the ban's end: the ban has ended, its headers describe the window.
+      if (banned) return { paused: !s.admitted, early: false };
       if (e.dueMs === null || s.sentAtMs >= e.dueMs - slackMs) return { paused: false, early: false };
       const dueMs = e.dueMs;
       e.provoked = true;
@@ -146,14 +160,16 @@ export function createRefusalRules(rec, tol) {
       const at = retryAtSeconds(s);
       if (at === null) return false;
       const slack = slackSeconds(s, tol);
-      if (e !== null && e.provoked && e.baseline !== null && at > e.baseline + slack) {
+      if (e !== null && earnedBan(e, s, slack)) {
         const banDueMs = s.receivedAtMs + /** @type {number} */ (retryWaitMs(s, tol));
         // Another answer of a ban already announced (concurrent requests refused in it).
         if (e.banDueMs !== null && banDueMs <= e.banDueMs + slack * 1000) return true;
         e.banDueMs = banDueMs;
         banSeen = true;
         event('ban_detected');
-        rec.note('temporary ban detected: 429 with Retry-After ' + s.retryAfterRaw + ', ' + (at - e.baseline) + ' s beyond the window reset');
+        rec.note(
+          'temporary ban detected: 429 with Retry-After ' + s.retryAfterRaw + ', ' + (at - /** @type {number} */ (e.baseline)) + ' s beyond the window reset'
+        );
         return true;
       }
       const reset = /** @type {number} */ (s.reset);

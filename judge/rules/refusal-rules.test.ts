@@ -132,6 +132,21 @@ const ROWS: Row[] = [
     banned: true,
   },
   {
+    // The library server's ban (express-rate-limit, conformance/testing/library-server): the fifth refusal
+    // bans the key but answers with the window's wait; the next request, sent once it has passed, hears of the ban.
+    name: 'a ban earned by refusals of concurrent requests, first announced to the request sent once the window’s Retry-After had passed',
+    readings: ['ban.threshold', 'ban.status-429'],
+    responses: [...saturate, no(4, W1, '56'), no(4, W1, '56'), no(60, T0 + 124, '64'), no(70, T0 + 124, '54'), ok(124, 2, T0 + 184)],
+    broken: [],
+    banned: true,
+  },
+  {
+    name: 'counter-example: after a single 429 waited out, a refusal asking for longer (no ban was earned)',
+    readings: [],
+    responses: [...saturate, no(4, W1, '56'), no(60, T0 + 124, '64')],
+    broken: ['not_readmitted'],
+  },
+  {
     name: 'a ban lifted within the second after its truncated Retry-After',
     readings: ['ban.status-429', 'retry_after.truncated'],
     responses: [...saturate, no(4, W1, '56'), no(5, W1, '55'), no(6, T0 + 606, '599'), no(605, T0 + 606, '1'), ok(606, 2, T0 + 666)],

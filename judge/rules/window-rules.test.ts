@@ -57,6 +57,23 @@ const more: Array<[string, Array<RecordedResponse | RecordedResponse[]>, string[
     ['not_readmitted', 'under_admitted'],
   ],
   ['Reset goes back', [ok(1, 2, W2), ok(2, 1, W1)], ['reset_moved']],
+  [
+    // The library server's minute-then-day build (conformance/testing/library-server): admissions show the
+    // day window, refusals and the ban the minute's. An admission within the rounding second before the
+    // ban's end ends it, and counts in the day window.
+    'the headers describe the day window, a ban the minute window; admitted within the second before the ban ends (readings scope.day, retry_after.rounded-up)',
+    [
+      ok(1, 998, T0 + 86400, { limit: 1000 }),
+      ok(2, 997, T0 + 86400, { limit: 1000 }),
+      no(3, W1, '57', 0, { limit: 60 }),
+      no(4, W1, '56', 0, { limit: 60 }),
+      no(5, T0 + 90, '85', 0, { limit: 60 }),
+      ok(89.5, 996, T0 + 86400, { limit: 1000 }),
+      ok(90, 995, T0 + 86400, { limit: 1000 }),
+      ok(91, 994, T0 + 86400, { limit: 1000 }),
+    ],
+    [],
+  ],
   ['Retry-After far shorter than the time to Reset', [ok(1, 2, W1), ok(2, 1, W1), ok(3, 0, W1), no(4, W1, '5')], ['retry_after_early']],
   [
     'Retry-After as an HTTP-date before Reset',

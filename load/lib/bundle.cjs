@@ -2523,6 +2523,10 @@ var READINGS = [
 ];
 
 // judge/rules/refusal-rules.js
+function earnedBan(e, s, slack) {
+  const at = retryAtSeconds(s);
+  return s.refused && e.provoked && e.baseline !== null && at !== null && at > e.baseline + slack;
+}
 var namesNoWait = (s) => s.retryAfter.form === "missing";
 function createRefusalRules(rec, tol) {
   const rule = rec.rule;
@@ -2572,6 +2576,7 @@ function createRefusalRules(rec, tol) {
           );
           return { paused: banned, early: false };
         }
+        if (!banned && earnedBan(e, s, slackMs / 1e3)) return { paused: false, early: false };
         const detail = () => "sent " + Math.round((s.sentAtMs - dueMs2) / 1e3) + " s after every Retry-After had passed, and refused";
         rule("not_readmitted", s, !s.admitted, detail, e.ref);
         if (banned) rule("ban_not_lifted", s, !s.admitted, detail, e.ref);
@@ -2589,7 +2594,7 @@ function createRefusalRules(rec, tol) {
         if (!s.admitted && e.baseline !== null && s.serverNow > e.baseline + slackMs / 1e3) event("ban_held_past_reset");
         return { paused: true, early: true };
       }
-      if (banned) return { paused: true, early: false };
+      if (banned) return { paused: !s.admitted, early: false };
       if (e.dueMs === null || s.sentAtMs >= e.dueMs - slackMs) return { paused: false, early: false };
       const dueMs = e.dueMs;
       e.provoked = true;
@@ -2627,14 +2632,17 @@ function createRefusalRules(rec, tol) {
       const at = retryAtSeconds(s);
       if (at === null) return false;
       const slack = slackSeconds(s, tol);
-      if (e !== null && e.provoked && e.baseline !== null && at > e.baseline + slack) {
+      if (e !== null && earnedBan(e, s, slack)) {
         const banDueMs = s.receivedAtMs + /** @type {number} */
         retryWaitMs(s, tol);
         if (e.banDueMs !== null && banDueMs <= e.banDueMs + slack * 1e3) return true;
         e.banDueMs = banDueMs;
         banSeen = true;
         event("ban_detected");
-        rec.note("temporary ban detected: 429 with Retry-After " + s.retryAfterRaw + ", " + (at - e.baseline) + " s beyond the window reset");
+        rec.note(
+          "temporary ban detected: 429 with Retry-After " + s.retryAfterRaw + ", " + (at - /** @type {number} */
+          e.baseline) + " s beyond the window reset"
+        );
         return true;
       }
       const reset = (
