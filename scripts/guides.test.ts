@@ -20,7 +20,16 @@ import { SERVE_OPTIONS } from '../server/serve-options.ts';
 import { blocksOf, commandLines, guideFiles, shellWords, type Block } from './guide-blocks.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const GUIDES = ['spec/README.md', 'spec/rules/README.md', 'judge/README.md', 'server/README.md', 'conformance/README.md', 'proxy/README.md', 'load/README.md', 'bench/README.md'];
+const GUIDES = [
+  'spec/README.md',
+  'spec/rules/README.md',
+  'judge/README.md',
+  'server/README.md',
+  'conformance/README.md',
+  'proxy/README.md',
+  'load/README.md',
+  'bench/README.md',
+];
 
 function markdownFiles(): string[] {
   const tracked = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '*.md'], { cwd: root, encoding: 'utf8' });
