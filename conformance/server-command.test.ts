@@ -95,7 +95,8 @@ test('--server starts the reference server for the run and stops its whole group
   const argv = ['--base-url', `http://127.0.0.1:${port}/v1`, '--api-key', 'test-pro-key', '--profile', 'contract'];
   // Two patterns, as Dredd takes them: a glob of the test's, and the guide's example file.
   const hookfiles = ['--hookfiles', join(dir, '*-hooks.js'), '--hookfiles', join(root, 'conformance/testing/example-hooks.cjs')];
-  const code = await main([...argv, '--server', serverCommand(port, marker), ...hookfiles], streams, { onProgress });
+  // The run begins as soon as the server accepts; a generous --server-wait only spares a busy machine.
+  const code = await main([...argv, '--server', serverCommand(port, marker), '--server-wait', '60', ...hookfiles], streams, { onProgress });
   assert.is(code, 0, out.join(''));
   const transactions = dredd?.transactions ?? [];
   const hooked = transactions.find((t) => t.name === named)!;
@@ -131,6 +132,8 @@ test('an interrupted conform stops the --server group too', async () => {
       'test-pro-key',
       '--server',
       serverCommand(port, marker),
+      '--server-wait',
+      '60',
     ],
     { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
   );
