@@ -72,6 +72,19 @@ test('an answer waits while a request of its key sent before it arrived is in fl
   );
 });
 
+test("a key's report names the readings that explained its answers (What the target chose)", () => {
+  const judge = new TrafficJudge({ contract, dateHeader: false });
+  const start = RESET * 1000 - 30_000;
+  for (let i = 0; i < 3; i++) {
+    const ex = listed(i + 1, start + i * 100, start + i * 100 + 10, 59 - i);
+    judge.arrived({ exchange: ex, key: KEY });
+    judge.observe({ exchange: ex, key: KEY });
+  }
+  const readings = judge.report()[0]!.readings ?? '';
+  assert.match(readings, /Reset: /, readings);
+  assert.match(readings, /Remaining: /, readings);
+});
+
 test('a request that will never be judged no longer holds the answers after it', () => {
   const judge = new TrafficJudge({ contract, dateHeader: false });
   const start = RESET * 1000 - 30_000;

@@ -52,6 +52,8 @@ export interface KeyReport {
   timelineDropped: number;
   /** The exchanges kept for the reports and how many were not. */
   sample: SampleReport;
+  /** What the target chose where the specification is silent: the readings that explained this key's answers (judge/README.md). */
+  readings?: string;
 }
 
 /** Keys summarised to stay within maxKeys: what is left of them. */
@@ -365,6 +367,7 @@ export class TrafficJudge {
     const client = s.id === NO_KEY ? undefined : s.client.verdictOf(s.keyId);
     const points = this.#points(s);
     const sample = s.sample.report();
+    const readings = s.windows.readings();
     const known = this.#known;
     let shown: SampleReport | undefined;
     return {
@@ -375,6 +378,7 @@ export class TrafficJudge {
       ...(client ? { client } : {}),
       timeline: { key: s.label, points },
       timelineDropped: s.windows.judgedCount() - (points.length - s.injected.length),
+      ...(readings !== undefined ? { readings } : {}),
       // Redacted when first read: the live view reads every key's report after each exchange and never
       // its sample, which would otherwise have both bodies of up to 2 × keep exchanges redacted each time.
       get sample() {

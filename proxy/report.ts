@@ -101,6 +101,7 @@ export function formatConsole(report: ProxyReport, options: { verbose?: boolean 
   const shown = byInterest(report.keys);
   for (const k of shown.slice(0, KEYS_SHOWN)) {
     lines.push('', `${k.key}: ${k.requests} requests, ${k.refused} refused  ${serverCounts(k.server)}; ${clientVerdict(k.client)}`);
+    if (k.readings !== undefined) lines.push(`  what the target chose: ${k.readings}`);
     for (const r of k.server) {
       if (r.outcome === 'passed' && !options.verbose) continue;
       const times = r.failed > 1 ? ` (${r.failed} times)` : '';
@@ -262,7 +263,7 @@ function keySection(k: KeyReport): string {
   return `<section class="key" data-key="${esc(k.key)}">
 <h2>Key <code>${esc(k.key)}</code>: ${k.requests} requests, ${k.refused} refused</h2>
 ${timelineSvg(k.timeline)}${k.timelineDropped > 0 ? `\n<p><small>The timeline draws the last ${k.timeline.points.length} answers; ${k.timelineDropped} earlier ones were judged and are not drawn.</small></p>` : ''}
-<h3>Server (${esc(serverCounts(k.server))})</h3>
+${k.readings !== undefined ? `<p class="readings">What the target chose: ${esc(k.readings)}</p>\n` : ''}<h3>Server (${esc(serverCounts(k.server))})</h3>
 <table><thead><tr><th>verdict</th><th>level</th><th>check</th><th>seen</th></tr></thead><tbody>${k.server.map(serverRow).join('\n')}</tbody></table>
 <h3>${esc(clientVerdict(k.client))}</h3>
 ${client}
