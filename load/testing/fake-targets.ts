@@ -63,7 +63,8 @@ export function limitedTarget(opts: LimiterOptions, inner: Handler = () => json(
     let remaining: number;
     if (fault === 'moving-reset') {
       while (sliding.length && sliding[0]! <= now - 60_000) sliding.shift();
-      reset = Math.floor(nowS) + 60;
+      // Two minutes away, always: past the 60 s window, so no reading (not even a moving window whose Reset is when it is empty) explains it.
+      reset = Math.floor(nowS) + 120;
       admitted = sliding.length < opts.limit;
       if (admitted) sliding.push(now);
       remaining = opts.limit - sliding.length;
