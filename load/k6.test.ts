@@ -77,7 +77,7 @@ test('load/README.md explains every event counter rate-limit.js reports', () => 
 
 const PACKAGE = 'node_modules/adoption-store-kit/';
 
-/** A consumer's folder holding the scripts where `npm install` puts them: every file `npm pack` ships under load/ and spec/. */
+/** A consumer's folder holding the scripts where `npm install` puts them: every file `npm pack` ships under load/, spec/ and judge/rules/. */
 function consumerFolder(): string {
   const packed = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts', '--loglevel=error'], {
     cwd: root,
@@ -86,7 +86,7 @@ function consumerFolder(): string {
   });
   const shipped = (JSON.parse(packed) as Array<{ files: Array<{ path: string }> }>)[0]!.files.map((f) => f.path);
   const dir = mkdtempSync(join(tmpdir(), 'k6-consumer-'));
-  for (const file of shipped.filter((f) => f.startsWith('load/') || f.startsWith('spec/'))) {
+  for (const file of shipped.filter((f) => f.startsWith('load/') || f.startsWith('spec/') || f.startsWith('judge/rules/'))) {
     mkdirSync(dirname(join(dir, PACKAGE, file)), { recursive: true });
     copyFileSync(join(root, file), join(dir, PACKAGE, file));
   }
