@@ -93,6 +93,20 @@ test('the cycle check finds a cycle made of type imports', () => {
   assert.equal(cycles(edges), [['conformance/a.ts', 'conformance/b.ts']]);
 });
 
+test('the test command searches every part of the fan for tests (a part it misses runs none)', () => {
+  const text = readFileSync(join(ROOT, 'scripts', 'test.ts'), 'utf8');
+  const searched =
+    /const SEARCHED = \[([^\]]*)\]/
+      .exec(text)?.[1]
+      ?.match(/'[^']+'/g)
+      ?.map((q) => q.slice(1, -1)) ?? [];
+  const parts = Object.keys(MAY_IMPORT).map((part) => part.split('/')[0]!);
+  assert.equal(
+    [...new Set(parts)].filter((part) => !searched.includes(part)),
+    [],
+  );
+});
+
 test("ARCHITECTURE.md's map of where things live names files that exist", () => {
   const readme = readFileSync(join(ROOT, 'ARCHITECTURE.md'), 'utf8');
   const table = readme.slice(readme.indexOf('<!-- where-things-live -->')).split('\n\n', 1)[0]!;
