@@ -1,14 +1,15 @@
-// Routes each live exchange to the judges the kit already has (the conformance kit's LIVE_CHECKS, and
+// Routes each live exchange to the judges the kit already has (the judge's LIVE_CHECKS, and
 // rateLimitVerdict per key, for the server; the client report's ClientRecorder for the client) and tells
 // of each new finding; nothing here decides what is right. What it keeps is bounded by JudgeLimits
 // whatever the traffic (proxy/README.md, Hours of traffic).
-import { JUDGE_CHECKS, jsonBody, LIVE_CHECKS, redactResults, type CheckResult, type Contract, type Exchange, type Level } from '../judge/index.ts';
+import { JUDGE_CHECKS, jsonBody, LIVE_CHECKS, redactResults, type Contract, type Exchange } from '../judge/index.ts';
+import type { Finding, KeyReport, SummarisedKeys } from './findings.ts';
 import { DEFAULT_LIMITS, type JudgeLimits } from './judge-limits.ts';
 import { OBLIGATIONS, type ClientReport } from '../judge/client-obligations.ts';
 import { Listeners } from '../lib/live/source.ts';
 import { distinctKeyLabel, KnownKeys, redactExchange, redactText } from '../spec/rules/redact.js';
 import { readSnapshot, type Snapshot, type Tolerances } from '../spec/rules/snapshot.js';
-import type { Timeline, TimelinePoint } from '../spec/rules/timeline-svg.js';
+import type { TimelinePoint } from '../spec/rules/timeline-svg.js';
 import type { LastWindow } from './faults.ts';
 import { InFlight } from './in-flight.ts';
 import { createKeyState, type KeyState } from './key-state.ts';
@@ -22,48 +23,6 @@ const snapshotOf = (exchange: Exchange): Snapshot =>
 
 /** Retry-After in seconds when it is delay-seconds; null when it names no wait or an HTTP-date. */
 const delaySeconds = (s: Snapshot): number | null => (s.retryAfter.form === 'delay-seconds' ? s.retryAfter.seconds : null);
-
-/** Something wrong, seen as it passed: a check the server failed, or an obligation the client broke. */
-export interface Finding {
-  /** The judge's clock (epoch ms). */
-  atMs: number;
-  /** The key as shown: its first characters. */
-  key: string;
-  side: 'server' | 'client';
-  /** A check id of the conformance kit, or client.* for the client's obligations. */
-  id: string;
-  level: Level;
-  message: string;
-  /** The exchange that showed it. */
-  seq: number;
-  /** The rule of judge/rules/window-rules.js it breaks, when one does. */
-  rule?: string;
-}
-
-export interface KeyReport {
-  key: string;
-  requests: number;
-  refused: number;
-  /** The checks that judged this key's traffic (passed, failed or warned). */
-  server: CheckResult[];
-  client?: ClientReport;
-  /** The last timeline points (at most JudgeLimits.timelinePoints); `timelineDropped` earlier ones are not drawn. */
-  timeline: Timeline;
-  timelineDropped: number;
-  /** The exchanges kept for the reports and how many were not. */
-  sample: SampleReport;
-  /** What the target chose where the specification is silent: the readings that explained this key's answers (judge/README.md). */
-  readings?: string;
-}
-
-/** Keys summarised to stay within maxKeys: what is left of them. */
-export interface SummarisedKeys {
-  keys: number;
-  requests: number;
-  refused: number;
-  /** Per check id (server) or obligation id (client), how many of these keys failed it. */
-  failed: Record<string, number>;
-}
 
 export { DEFAULT_LIMITS, type JudgeLimits } from './judge-limits.ts';
 

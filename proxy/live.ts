@@ -8,7 +8,7 @@ import type { LiveFeedOptions } from '../lib/live/feed.ts';
 import { KeyRanks } from '../lib/live/ranks.ts';
 import { boundedFindings, windowState, type LiveFinding, type LiveKey, type LiveSource } from '../lib/live/source.ts';
 import { createLiveView, type LiveView } from '../lib/live/view.ts';
-import type { KeyReport } from './judge.ts';
+import type { KeyReport } from './findings.ts';
 import { DEFAULT_LIMITS } from './judge-limits.ts';
 
 /** Answered by the proxy, never forwarded; no path of the API can be there (proxy/README.md, Decisions). */

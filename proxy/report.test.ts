@@ -3,7 +3,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Exchange } from '../judge/exchange.ts';
-import type { Finding } from './judge.ts';
+import type { Finding } from './findings.ts';
 import { buildReport, findingLine, formatJUnit, type FailOn } from './report.ts';
 import { HarWriter } from './har.ts';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';

@@ -5,7 +5,8 @@ import { curlLine, formatExchange, type CheckResult, type Exchange } from '../ju
 import { OBLIGATIONS, readiness, type ClientReport } from '../judge/client-obligations.ts';
 import { redactExchange, redactUrl } from '../spec/rules/redact.js';
 import { timelineSvg } from '../spec/rules/timeline-svg.js';
-import type { Finding, KeyReport, Level, SummarisedKeys } from './judge.ts';
+import type { Level } from './judge.ts';
+import type { Finding, KeyReport, SummarisedKeys } from './findings.ts';
 
 export type FailOn = Level | 'none';
 

@@ -13,7 +13,8 @@ import { captureRequestBody, exchangeRecorder } from './exchange-record.ts';
 import { createForwarder, type OneForward } from './forward.ts';
 import { answerRequestedFault } from './faults.ts';
 import { keyOf, originForm } from './request.ts';
-import { TrafficJudge, type Finding, type JudgeLimits } from './judge.ts';
+import { TrafficJudge, type JudgeLimits } from './judge.ts';
+import { type Finding } from './findings.ts';
 
 export interface ProxyOptions {
   /** Where requests go: an origin, optionally with a path prefix that is put before every request's path. */
