@@ -7,17 +7,14 @@ import { UsageError } from '../lib/errors.ts';
 import { CATALOGUE, checkIdsProblem, checkSelector, NEED_FLAGS, type CheckDef, type Profile } from './catalogue.ts';
 import type { Area, AreaContext, Phase, ProgressEvent, ResolvedOptions, RunContext } from './checks/area.ts';
 import { AREAS } from './checks/index.ts';
-import { LIVE_CHECKS } from '../judge/checks/index.ts';
 import type { DreddOutcome } from './dredd/run.ts';
 import { RequestBudget } from './generate/budget.ts';
 import { HttpClient } from './http.ts';
-import { type Clock, type Exchange } from '../judge/exchange.ts';
 import { keyLabel } from '../spec/rules/redact.js';
 import { groupCauses, type SharedCause } from '../judge/causes.ts';
+import { Ledger, LIVE_CHECKS, loadContract, type CheckResult, type Clock, type Exchange } from '../judge/index.ts';
 import { redactedProgress, redactReport, runKeys } from './report/redact.ts';
 import type { Timeline } from '../spec/rules/timeline-svg.js';
-import { Ledger, type CheckResult } from '../judge/ledger.ts';
-import { loadContract } from '../judge/contract.ts';
 import {
   GENERATED_PHASES,
   OPTIONAL_PHASES,
