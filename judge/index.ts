@@ -19,3 +19,9 @@ export { READINGS, readingById } from './rules/readings.js';
 // Showing a finding: the request as curl, results with every known key replaced by its label.
 export { curlLine } from './curl.ts';
 export { redactResults } from './redact-results.ts';
+
+// The store's history judged whole (linearizability): some order of the operations consistent with
+// real time explains every answer; and the proxy's bounded form, judged as exchanges pass.
+export { HISTORY_CHECK_ID } from './checks/history.ts';
+export { judgeStoreHistory, type HistoryFinding, type HistoryRule, type StoreHistoryOptions } from './history/store-history.ts';
+export { createStoreHistory, type StoreHistory, type StoreHistoryLimits } from './history/stream.ts';

@@ -12,6 +12,18 @@ export interface JudgeLimits {
   causesPerCheck: number;
   /** Findings kept in `findings` (all of them are counted and told). */
   findings: number;
+  /** The store's history: operations kept per resource (a pet id, a name, a list filter). */
+  historyOpsPerResource: number;
+  /** The store's history: resources kept in all, the least recently touched dropped first. */
+  historyResources: number;
 }
 
-export const DEFAULT_LIMITS: JudgeLimits = { maxKeys: 1000, keep: 20, timelinePoints: 1000, causesPerCheck: 3, findings: 2000 };
+export const DEFAULT_LIMITS: JudgeLimits = {
+  maxKeys: 1000,
+  keep: 20,
+  timelinePoints: 1000,
+  causesPerCheck: 3,
+  findings: 2000,
+  historyOpsPerResource: 64,
+  historyResources: 10_000,
+};

@@ -2,7 +2,17 @@
 // rateLimitVerdict per key, for the server; the client report's ClientRecorder for the client) and tells
 // of each new finding; nothing here decides what is right. What it keeps is bounded by JudgeLimits
 // whatever the traffic (proxy/README.md, Hours of traffic).
-import { JUDGE_CHECKS, jsonBody, LIVE_CHECKS, redactResults, type Contract, type Exchange } from '../judge/index.ts';
+import {
+  createStoreHistory,
+  HISTORY_CHECK_ID,
+  JUDGE_CHECKS,
+  jsonBody,
+  LIVE_CHECKS,
+  redactResults,
+  type Contract,
+  type Exchange,
+  type StoreHistory,
+} from '../judge/index.ts';
 import type { Finding, KeyReport, SummarisedKeys } from './findings.ts';
 import { DEFAULT_LIMITS, type JudgeLimits } from './judge-limits.ts';
 import { OBLIGATIONS, type ClientReport } from '../judge/client-obligations.ts';
@@ -49,6 +59,8 @@ export interface Observed {
 const LEVEL_OF = new Map(JUDGE_CHECKS.map((c) => [c.id, c.level]));
 
 const NO_KEY = '(no key)';
+/** The operations the store's history reads. */
+const STORE_OPERATIONS = new Set(['createPet', 'getPet', 'listPets']);
 
 /** What a failure says is wrong, without the request it names (the ledger's notion of one cause). */
 function causeOf(message: string): string {
@@ -66,6 +78,8 @@ export class TrafficJudge {
   readonly #known: KnownKeys;
   readonly #deprecated: Set<string>;
   readonly #inFlight = new InFlight();
+  /** The store's history, one for every key: whoever created a pet, anyone may read it. */
+  readonly #history: Required<StoreHistory>;
   readonly #listeners = new Listeners();
   #summarised: SummarisedKeys | undefined;
   #keyCount = 0;
@@ -79,6 +93,7 @@ export class TrafficJudge {
     this.#options = options;
     this.#limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.#known = options.keys ?? new KnownKeys();
+    this.#history = createStoreHistory({ maxOpsPerResource: this.#limits.historyOpsPerResource, maxResources: this.#limits.historyResources });
     this.#deprecated = new Set([...options.contract.operations.values()].filter((op) => op.deprecated).map((op) => op.operationId));
   }
 
@@ -163,6 +178,7 @@ export class TrafficJudge {
    */
   arrived({ exchange, key }: Pick<Observed, 'exchange' | 'key'>): void {
     this.#inFlight.arrived(key ?? NO_KEY, exchange);
+    this.#history.sent(exchange);
   }
 
   /**
@@ -173,6 +189,9 @@ export class TrafficJudge {
    */
   abandoned({ exchange, key, reachedTarget }: Pick<Observed, 'exchange' | 'key'> & { reachedTarget?: boolean }): void {
     const oldestInFlight = this.#oldestInFlight(key, exchange);
+    // One that reached the target may have created a pet: the store's history holds it as a create of unknown outcome.
+    if (reachedTarget) this.#history.add({ ...exchange, response: undefined, error: exchange.error ?? 'abandoned' });
+    else this.#history.unsent(exchange);
     const state = this.#keys.get(key ?? NO_KEY);
     // A key with no answer judged yet has no Remaining to skip from, and gets no state (nor a line in
     // the reports) for a request nobody saw answered.
@@ -216,9 +235,17 @@ export class TrafficJudge {
         if (exchange.outside && area.name !== 'responses') return;
         area.inspect(exchange, { ledger: state.views[i]!, contract: this.#options.contract, options: { profile: 'full' } });
       });
-    }
+      this.#storeHistory(state, exchange);
+    } else this.#history.unsent(exchange);
     this.#windows(state, kept, injected === true, oldestInFlight);
     this.#listeners.tell(state.label);
+  }
+
+  /** The store's history, judged with what the exchange adds to it; its findings told under the key whose exchange showed them. */
+  #storeHistory(state: KeyState, exchange: Exchange): void {
+    const findings = this.#history.add(exchange);
+    for (const finding of findings) state.history.fail(HISTORY_CHECK_ID, finding.message, finding.exchanges, finding.rule);
+    if (findings.length === 0 && exchange.response && STORE_OPERATIONS.has(exchange.operationId) && !exchange.outside) state.history.pass(HISTORY_CHECK_ID);
   }
 
   /** The window rules and the client's obligations: what depends on the key's order of answers. */

@@ -1,7 +1,17 @@
 // What the judge keeps of one key, and how it is built: its ledger and the views each area of checks
 // records through, its window verdict, its client recorder and its sample, all bounded by the
 // judge's limits.
-import { JUDGE_CHECKS, Ledger, LIVE_CHECKS, rateLimitChecks, rateLimitVerdict, type CheckLedger, type Level, type RateLimitVerdict } from '../judge/index.ts';
+import {
+  HISTORY_CHECK_ID,
+  JUDGE_CHECKS,
+  Ledger,
+  LIVE_CHECKS,
+  rateLimitChecks,
+  rateLimitVerdict,
+  type CheckLedger,
+  type Level,
+  type RateLimitVerdict,
+} from '../judge/index.ts';
 import { ClientRecorder } from '../judge/client-obligations.ts';
 import type { Tolerances } from '../spec/rules/snapshot.js';
 import type { TimelinePoint } from '../spec/rules/timeline-svg.js';
@@ -16,6 +26,8 @@ export interface KeyState {
   keyId: string;
   ledger: Ledger;
   views: CheckLedger[];
+  /** Where the store's history (one for all keys) records what the key's exchanges showed of it. */
+  history: CheckLedger;
   windows: RateLimitVerdict;
   /** One recorder per key, so a key summarised takes its client state with it. */
   client: ClientRecorder;
@@ -37,6 +49,7 @@ export interface KeyState {
 }
 
 type Area = { name: string; checks: readonly { id: string }[] };
+const HISTORY_AREA: Area = { name: 'history', checks: [{ id: HISTORY_CHECK_ID }] };
 /** Each area's check ids, one list per area for every key's ledger (the ledger checks each list once). */
 const AREA_IDS = new Map<Area, string[]>();
 function idsOf(area: Area): string[] {
@@ -64,6 +77,7 @@ export function createKeyState(input: {
     keyId: input.keyId,
     ledger,
     views: LIVE_CHECKS.map(scoped),
+    history: scoped(HISTORY_AREA),
     windows: rateLimitVerdict(scoped(rateLimitChecks), {
       dateHeader: input.dateHeader,
       maxPoints: input.limits.timelinePoints,
