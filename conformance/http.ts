@@ -27,6 +27,8 @@ export interface SendOptions {
   headers?: Record<string, string>;
   outside?: string;
   phase?: string;
+  /** Sent past the run's pacer, answers as they come (the model phase judges its own 429s and paces itself). */
+  ungated?: true;
 }
 
 /** What paces the requests: told before each request leaves and after each answer comes. */
@@ -165,12 +167,13 @@ export class HttpClient {
       request.body = text;
       if (!utf8) request.bytes = bytes;
     }
+    const gate = options.ungated ? undefined : this.#gate;
     for (let attempt = 1; ; attempt++) {
       if (this.#halted) throw this.#halted;
-      await this.#gate?.before(request);
+      await gate?.before(request);
       if (this.#halted) throw this.#halted;
       const exchange = await this.#perform(options, request, bytes);
-      if (attempt === 1 && this.#gate && (await this.#gate.after(exchange))) continue;
+      if (attempt === 1 && gate && (await gate.after(exchange))) continue;
       return exchange;
     }
   }

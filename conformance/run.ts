@@ -117,21 +117,34 @@ const GENERATED_TITLES: Record<GeneratedPhase, string> = {
   stateful: 'generated: stateful sequences (create, get, list, pages)',
 };
 
+/** A run with --replay sends the saved history and nothing else. */
+const notReplay = (o: ResolvedOptions) => o.replay === undefined;
+
 const PHASES: readonly PhasePlan[] = [
-  { phase: 'contract', title: 'contract: status codes, headers, bodies, auth', runs: () => true },
-  { phase: 'dredd', title: 'Dredd 14 over the derived description', runs: (o) => o.dredd },
-  { phase: 'behaviour', title: 'full: behaviour (auth, persistence, limit, status, pagination)', runs: (o) => o.profile === 'full' },
+  { phase: 'contract', title: 'contract: status codes, headers, bodies, auth', runs: notReplay },
+  { phase: 'dredd', title: 'Dredd 14 over the derived description', runs: (o) => o.dredd && notReplay(o) },
+  { phase: 'behaviour', title: 'full: behaviour (auth, persistence, limit, status, pagination)', runs: (o) => o.profile === 'full' && notReplay(o) },
   ...GENERATED_PHASES.map((phase) => ({
     phase,
     title: GENERATED_TITLES[phase],
-    runs: (o: ResolvedOptions) => o.phases.includes(phase) && (phase !== 'stateful' || o.profile === 'full'),
+    runs: (o: ResolvedOptions) => o.phases.includes(phase) && (phase !== 'stateful' || o.profile === 'full') && notReplay(o),
   })),
-  { phase: 'rate-limit', title: 'rate limits: exhausting the window of --rate-limit-key', runs: (o) => o.profile === 'full' && o.rateLimitKey !== undefined },
+  {
+    phase: 'rate-limit',
+    title: 'rate limits: exhausting the window of --rate-limit-key',
+    runs: (o) => o.profile === 'full' && o.rateLimitKey !== undefined && notReplay(o),
+  },
   // After the rate limits: its burst on --rate-limit-key goes into the window they left readmitted.
   {
     phase: 'concurrency',
     title: 'concurrency: creates, lists and a rate-limit burst sent at once',
-    runs: (o) => o.profile === 'full' && o.phases.includes('concurrency'),
+    runs: (o) => o.profile === 'full' && o.phases.includes('concurrency') && notReplay(o),
+  },
+  // Last: its requests judge what the target does after everything else, --rate-limit-key's window included.
+  {
+    phase: 'model',
+    title: 'model: a random history of every operation, sent by several clients at once and judged whole',
+    runs: (o) => o.profile === 'full' && (o.phases.includes('model') || !notReplay(o)),
   },
 ];
 
@@ -142,6 +155,7 @@ function relationsProblem(o: CheckedRunOptions): string | undefined {
   if (o.banCheck && !o.rateLimitKey) return '--ban-check needs --rate-limit-key';
   if (o.hookfiles.length > 0 && !o.dredd) return '--hookfiles are loaded by the Dredd run, which --no-dredd leaves out';
   if (o.rateLimitKey && o.profile === 'contract') return '--rate-limit-key applies to the full profile only';
+  if (o.replay !== undefined && o.profile === 'contract') return '--replay sends a history of the model phase, which the full profile runs';
   if (o.rateLimitKey !== undefined && o.rateLimitKey === o.apiKey)
     return '--rate-limit-key is the same key as --api-key: the rate-limit checks exhaust it (and may get it banned) while the other checks need it; give --rate-limit-key a key of its own';
   return undefined;

@@ -36,6 +36,7 @@ export const NEED_FLAGS: Readonly<Record<Need, string>> = {
   fuzzing: '--phases fuzzing',
   stateful: '--phases stateful',
   concurrency: '--phases concurrency',
+  model: '--phases model',
 };
 
 /** Sections of the specification (and RFCs) the checks cite. */

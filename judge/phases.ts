@@ -4,6 +4,6 @@
 /** The generated phases, in the order they run. */
 export const GENERATED_PHASES = ['examples', 'coverage', 'fuzzing', 'stateful'] as const;
 export type GeneratedPhase = (typeof GENERATED_PHASES)[number];
-/** What --phases chooses from: the generated phases, and concurrency (which runs after the rate limits). */
-export const OPTIONAL_PHASES = [...GENERATED_PHASES, 'concurrency'] as const;
+/** What --phases chooses from: the generated phases, concurrency (which runs after the rate limits) and the model phase (last). */
+export const OPTIONAL_PHASES = [...GENERATED_PHASES, 'concurrency', 'model'] as const;
 export type OptionalPhase = (typeof OPTIONAL_PHASES)[number];

@@ -17,7 +17,7 @@ import type { InspectContext, LiveChecks } from '../../judge/checks/inspect.ts';
 export type { InspectContext };
 import type { GeneratedPhase } from '../../judge/phases.ts';
 
-export type Phase = 'contract' | 'dredd' | 'behaviour' | GeneratedPhase | 'rate-limit' | 'concurrency';
+export type Phase = 'contract' | 'dredd' | 'behaviour' | GeneratedPhase | 'rate-limit' | 'concurrency' | 'model';
 
 export type ProgressEvent =
   | { type: 'phase'; name: string }

@@ -14,6 +14,7 @@ import { dreddArea } from './dredd.ts';
 import { getArea } from './get.ts';
 import { inputArea } from './input.ts';
 import { listArea } from './list.ts';
+import { modelArea } from '../model/area.ts';
 import { mediaArea } from './media.ts';
 import { methodsArea } from './methods.ts';
 import { rateLimitArea } from './rate-limit.ts';
@@ -41,6 +42,7 @@ export const AREAS: readonly Area[] = [
   statefulArea,
   rateLimitArea,
   concurrencyArea,
+  modelArea,
   choicesArea,
 ];
 

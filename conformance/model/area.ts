@@ -1,0 +1,171 @@
+// The model phase (conformance/README.md, The model phase): a random program of the contract's
+// operations sent by several clients at once, across keys, their spellings and credentials that
+// carry none; the whole history judged by the judging core; a failure shrunk, sent again to see it
+// fail for real, saved for `--replay`, and shown as a short table.
+import { JUDGE_CHECKS } from '../../judge/checks/index.ts';
+import type { CheckDef } from '../../judge/check-def.ts';
+import { SECTION } from '../../judge/check-def.ts';
+import type { Area, AreaContext } from '../checks/area.ts';
+import { execute, type Execution } from './execute.ts';
+import { generateProgram } from './generate.ts';
+import { historyTable, loadHistory, saveHistory, seenRows, HISTORY_FORMAT } from './history-file.ts';
+import { stepCount, steps, type KeyRole, type Program } from './program.ts';
+import { shrink, type Shrunk } from './shrink.ts';
+import { judgeExecution, MODEL_CHECK, type ModelCheck, type ModelVerdict, type VerdictOptions } from './verdict.ts';
+import { parseInteger } from '../../spec/rules/fields.js';
+import { header } from '../../judge/answers.ts';
+import { LOWER_HEADERS } from '../../spec/rules/contract.js';
+import { send } from '../checks/support.ts';
+
+const PHASE = ['model'] as const;
+
+const checks: readonly CheckDef[] = [
+  {
+    id: MODEL_CHECK.answers,
+    level: 'must',
+    profile: 'full',
+    section: `${SECTION.list}; ${SECTION.create}; ${SECTION.get}; ${SECTION.auth}; RFC 9110 §9.3.2, §11.1`,
+    title:
+      "Every answer of the model's generated history meets the musts one answer shows: its input's (accepted, refused with a 4xx), its credentials' (every spelling of a key is the key; none is 401) and the judge's live checks",
+    needs: PHASE,
+  },
+  {
+    id: MODEL_CHECK.windows,
+    level: 'must',
+    profile: 'full',
+    section: `${SECTION.headers}; ${SECTION.exceeded}`,
+    title:
+      "Each key's admissions, refusals and rate-limit headers in the model's history, requests overlapping and the key spelled every allowed way, are explained by one allowed reading of its window",
+    needs: PHASE,
+  },
+  { ...JUDGE_CHECKS.find((c) => c.id === MODEL_CHECK.store)!, needs: PHASE },
+];
+
+/** The run's keys by role. */
+function keysOf(ctx: AreaContext): Partial<Record<KeyRole, string>> {
+  return { 'api-key': ctx.options.apiKey, ...(ctx.options.rateLimitKey ? { 'rate-limit-key': ctx.options.rateLimitKey } : {}) };
+}
+
+function verdictOptions(ctx: AreaContext): VerdictOptions {
+  return { contract: ctx.contract, profile: ctx.options.profile, dateHeader: ctx.options.dateHeader, clockToleranceSeconds: ctx.options.clockToleranceSeconds };
+}
+
+/**
+ * Requests to send with the rate-limit key: a few past what its window has left (read off the
+ * preflight's answer, else off one request sent now), at most 80.
+ */
+async function rateLimitRequests(ctx: AreaContext): Promise<number> {
+  const key = ctx.options.rateLimitKey;
+  if (!key) return 0;
+  const atStart =
+    ctx.facts.rateLimitKeyAtStart ??
+    (await send(ctx, {
+      operationId: 'listPets',
+      purpose: "the model phase reads --rate-limit-key's window",
+      method: 'GET',
+      path: '/pets',
+      query: { limit: 1 },
+      authorization: ctx.http.bearer(key),
+    }));
+  const remaining = parseInteger(header(atStart, LOWER_HEADERS.rateLimitRemaining));
+  const limit = parseInteger(header(atStart, LOWER_HEADERS.rateLimitLimit));
+  return Math.min(80, (remaining ?? limit ?? 20) + 4);
+}
+
+/** The program cut where --max-requests runs out for the API key's requests (counted like every generated phase's). */
+function withinBudget(ctx: AreaContext, program: Program): Program {
+  const rounds: Program['rounds'] = [];
+  for (const round of program.rounds) {
+    const needed = round.filter((s) => 'key' in s.credentials && s.credentials.key === 'api-key').length;
+    if (ctx.budget.left < needed) {
+      for (let i = 0; i < needed; i++) ctx.budget.take();
+      break;
+    }
+    for (let i = 0; i < needed; i++) ctx.budget.take();
+    rounds.push(round);
+  }
+  return { ...program, rounds };
+}
+
+let sendings = 0;
+
+async function sendProgram(ctx: AreaContext, program: Program): Promise<Execution> {
+  const apiKeyRequests = steps(program).filter((s) => 'key' in s.credentials && s.credentials.key === 'api-key').length;
+  await ctx.pacer.ensure('key', Math.min(apiKeyRequests, ctx.pacer.known('key').limit ?? apiKeyRequests), `the model phase's ${apiKeyRequests} requests`);
+  return execute(ctx, program, keysOf(ctx), `${ctx.token}-m${++sendings}`);
+}
+
+/** The first failure of a check shrunk, sent again, saved: what the report says of it. */
+async function explain(ctx: AreaContext, program: Program, shrunk: Shrunk, replaying: boolean): Promise<string> {
+  const rows = seenRows(shrunk.program, shrunk.sent);
+  let again = '';
+  if (!replaying) {
+    const replay = await sendProgram(ctx, shrunk.program);
+    const refound = judgeExecution(replay, verdictOptions(ctx)).findings.some((f) => f.check === shrunk.check);
+    again = refound ? 'sent again, it failed again' : 'sent again, it did not fail (the failure may depend on timing or on the state the whole history left)';
+  }
+  let saved = '';
+  if (!replaying && ctx.options.historyDir) {
+    const path = saveHistory(ctx.options.historyDir, {
+      format: HISTORY_FORMAT,
+      seed: program.seed,
+      check: shrunk.check,
+      finding: shrunk.finding.message,
+      program: shrunk.program,
+      seen: rows,
+    });
+    saved = `; saved: conform --replay ${path}`;
+  }
+  const size = `shrunk from ${shrunk.from} requests to ${stepCount(shrunk.program)} from ${shrunk.program.clients} client${shrunk.program.clients === 1 ? '' : 's'}`;
+  return `${shrunk.finding.message}\n${size} (seed ${program.seed}${again ? `; ${again}` : ''}${saved}):\n${historyTable(rows)}`;
+}
+
+async function record(ctx: AreaContext, program: Program, execution: Execution, verdict: ModelVerdict, replaying: boolean): Promise<void> {
+  for (const def of checks) {
+    const check = def.id as ModelCheck;
+    const first = verdict.findings.find((f) => f.check === check);
+    if (first) {
+      const shrunk = shrink(program, execution, first, verdictOptions(ctx));
+      const count = verdict.findings.filter((f) => f.check === check).length;
+      const message = await explain(ctx, program, shrunk, replaying);
+      ctx.ledger.fail(
+        check,
+        count > 1 ? `${message}\n(${count - 1} more finding${count > 2 ? 's' : ''} of this check in the whole history)` : message,
+        shrunk.finding.exchanges,
+      );
+    } else if (verdict.judged.has(check)) ctx.ledger.pass(check);
+  }
+}
+
+async function modelPhase(ctx: AreaContext): Promise<void> {
+  const replay = ctx.options.replay ? loadHistory(ctx.options.replay) : undefined;
+  const generated =
+    replay?.program ??
+    generateProgram(ctx.contract, {
+      seed: ctx.options.seed,
+      clients: ctx.options.clients,
+      steps: ctx.options.modelSteps,
+      keys: Object.keys(keysOf(ctx)) as KeyRole[],
+      rateLimitRequests: await rateLimitRequests(ctx),
+    });
+  const program = withinBudget(ctx, generated);
+  const used = new Set(steps(program).flatMap((s) => ('key' in s.credentials ? [s.credentials.key] : [])));
+  if (used.has('rate-limit-key') && !ctx.options.rateLimitKey) {
+    for (const def of checks) ctx.ledger.notRun(def.id, 'the history uses --rate-limit-key, which this run was not given');
+    return;
+  }
+  // A window the rate-limit phase left refused is waited out (with --no-wait too: the model's requests judge what the key does next).
+  const due = ctx.facts.rateLimitVerdict?.retryDueMs();
+  if (used.has('rate-limit-key') && due && ctx.options.wait) {
+    const ms = due - ctx.clock.now();
+    if (ms > 0 && ms <= ctx.options.maxWaitSeconds * 1000) await ctx.wait(ms, "--rate-limit-key's refusal, before the model phase opens its window again");
+  }
+  ctx.progress({
+    type: 'note',
+    text: `model phase: ${stepCount(program)} requests in ${program.rounds.length} rounds from ${program.clients} clients (seed ${program.seed}${replay ? `, replaying ${ctx.options.replay}` : ''})`,
+  });
+  const execution = await sendProgram(ctx, program);
+  await record(ctx, program, execution, judgeExecution(execution, verdictOptions(ctx)), replay !== undefined);
+}
+
+export const modelArea: Area = { name: 'model', checks, phases: { model: modelPhase } };

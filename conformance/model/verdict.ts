@@ -1,0 +1,163 @@
+// The model phase's history judged whole, by the judging core: every answer by the musts one answer
+// shows (the input it was sent, the judge's live checks), each key's answers by the window rules under
+// every allowed reading (all spellings of a key as the one key they are), the store by linearizability.
+// Verdicts go into a collector, not the run's ledger: shrinking judges many parts of one history.
+import { judgeStoreHistory } from '../../judge/history/store-history.ts';
+import { describeStatus, header, status } from '../../judge/answers.ts';
+import { parseInteger } from '../../spec/rules/fields.js';
+import { LOWER_HEADERS } from '../../spec/rules/contract.js';
+import type { Contract } from '../../judge/contract.ts';
+import type { Exchange } from '../../judge/exchange.ts';
+import type { CheckLedger } from '../../judge/ledger.ts';
+import { LIVE_CHECKS } from '../../judge/checks/index.ts';
+import { isRefusal, rateLimitVerdict } from '../../judge/rate-limit-verdict.ts';
+import type { Profile } from '../../judge/check-def.ts';
+import { CATALOGUE } from '../catalogue.ts';
+import { judge as judgeInput } from '../checks/input-judge.ts';
+import type { Execution, Sent } from './execute.ts';
+import { describeCredentials, type KeyRole } from './program.ts';
+
+// Musts only: the shoulds of the same answers are the hand-written checks', which judge every
+// exchange of the run, the model's included, and know the choices a target declared.
+export const MODEL_CHECK = {
+  answers: 'model.answers',
+  windows: 'model.window-admissible',
+  store: 'history.linearizable',
+} as const;
+export type ModelCheck = (typeof MODEL_CHECK)[keyof typeof MODEL_CHECK];
+
+export interface ModelFinding {
+  check: ModelCheck;
+  message: string;
+  exchanges: Exchange[];
+}
+
+export interface ModelVerdict {
+  findings: ModelFinding[];
+  /** Checks that judged something and found it right. */
+  judged: Set<ModelCheck>;
+}
+
+export interface VerdictOptions {
+  contract: Contract;
+  profile: Profile;
+  dateHeader: boolean;
+  clockToleranceSeconds: number;
+}
+
+/** The level of each check of the catalogue, read when first judged (the catalogue holds this phase's area too). */
+let levels: Map<string, string> | undefined;
+const LEVEL = { get: (id: string) => (levels ??= new Map(CATALOGUE.map((c) => [c.id, c.level]))).get(id) };
+
+/** A ledger whose must-level verdicts become `into`'s, the check named in the message; its shoulds are left to the run's own checks. */
+function collector(verdict: ModelVerdict, into: ModelCheck): CheckLedger {
+  const must = (id: string) => LEVEL.get(id) !== 'should';
+  return {
+    pass: (id) => void (must(id) && verdict.judged.add(into)),
+    fail: (id, message, evidence = []) => void (must(id) && verdict.findings.push({ check: into, message: `${id}: ${message}`, exchanges: evidence })),
+    assert(id, condition, message, evidence = []) {
+      if (condition) this.pass(id);
+      else this.fail(id, message, evidence);
+      return condition;
+    },
+    notRun: () => {},
+    unjudged: () => {},
+    note: () => {},
+    hasFailed: () => verdict.findings.some((f) => f.check === into),
+  };
+}
+
+/** What one answer says, the limiter aside: its input's expectation (generate/cases.ts) and who it was sent as. */
+function judgeAnswer(s: Sent & { exchange: Exchange }, verdict: ModelVerdict): void {
+  const { step, exchange } = s;
+  const code = status(exchange);
+  const what = `step ${step.id} (${step.label}, ${describeCredentials(step.credentials)})`;
+  const fail = (message: string): void => void verdict.findings.push({ check: MODEL_CHECK.answers, message: `${what}: ${message}`, exchanges: [exchange] });
+  if (code === undefined) return fail(describeStatus(exchange));
+  if (code >= 500) return fail(`answered ${code}: a server error for a request the specification answers`);
+  if ('invalid' in step.credentials) {
+    // No key: 401, or a limit on requests without one (an address's) refusing first.
+    if (code === 401 || code === 429) return void verdict.judged.add(MODEL_CHECK.answers);
+    return fail(`answered ${code}; a request without a valid key is answered 401`);
+  }
+  // The limiter's refusals are judged by the window rules.
+  if (isRefusal(exchange)) return;
+  if (code === 401)
+    return fail(`answered 401 to a valid key: the scheme is case-insensitive and one or more spaces may follow it (RFC 9110 §11.1, RFC 6750 §2.1)`);
+  if (exchange.request.method === 'HEAD') {
+    const e = step.expect;
+    const ok = e.valid ? e.success.includes(code) : (code >= 400 && code < 500) || (e.servedAtMost !== undefined && code >= 200 && code < 300);
+    if (ok) return void verdict.judged.add(MODEL_CHECK.answers);
+    return fail(`HEAD answered ${code}, where GET's answer would be ${e.valid ? e.success.join(' or ') : 'a 4xx'} (RFC 9110 §9.3.2)`);
+  }
+  const judgement = judgeInput(step.expect, exchange, what);
+  if (judgement.passed.some((id) => LEVEL.get(id) !== 'should')) verdict.judged.add(MODEL_CHECK.answers);
+  if (judgement.problem && LEVEL.get(judgement.problem.check) !== 'should')
+    verdict.findings.push({ check: MODEL_CHECK.answers, message: judgement.problem.message, exchanges: [exchange] });
+}
+
+/**
+ * One key's answers through the window rules, each round's as one batch (decided in any order): a
+ * round's requests were in flight together, and all were answered before the next round's left.
+ */
+function judgeWindow(sent: ReadonlyArray<Sent & { exchange: Exchange }>, ledger: CheckLedger, options: VerdictOptions): void {
+  const verdict = rateLimitVerdict(ledger, { tolerances: { clockSkewSeconds: options.clockToleranceSeconds }, dateHeader: options.dateHeader });
+  const rounds = new Map<number, Exchange[]>();
+  for (const s of sent) if (s.exchange.response) rounds.set(s.round, [...(rounds.get(s.round) ?? []), countable(s.exchange)]);
+  // Within a round the server decided in an order no answer states: the order its Remaining values tell, refusals last.
+  const remaining = (e: Exchange) => parseInteger(header(e, LOWER_HEADERS.rateLimitRemaining)) ?? -1;
+  for (const round of [...rounds.keys()].sort((a, b) => a - b))
+    verdict.observeBatch(rounds.get(round)!.sort((a, b) => remaining(b) - remaining(a) || a.seq - b.seq));
+}
+
+/**
+ * An answer that is neither admitted (2xx) nor refused by the limiter (a 400, a 404): whether the
+ * limiter counted it the specification does not say, so the window rules get it as a request that may
+ * or may not have been counted, as one without an answer.
+ */
+function countable(ex: Exchange): Exchange {
+  const code = ex.response?.status ?? 0;
+  if ((code >= 200 && code < 300) || isRefusal(ex)) return ex;
+  const { response: _, ...rest } = ex;
+  return { ...rest, error: `answered ${code}: counted by the limiter or not, the specification does not say` };
+}
+
+/** The families of checks the history is judged by: shrinking judges only the family of the failure it shrinks. */
+export type Family = 'answers' | 'windows' | 'store';
+
+export const FAMILY_OF: Readonly<Record<ModelCheck, Family>> = {
+  'model.answers': 'answers',
+  'model.window-admissible': 'windows',
+  'history.linearizable': 'store',
+};
+
+/** The whole history's verdict (or one family's); the pets judged by name are those whose names carry the execution's namespace. */
+export function judgeExecution(execution: Execution, options: VerdictOptions, only?: Family): ModelVerdict {
+  const verdict: ModelVerdict = { findings: [], judged: new Set() };
+  const sent = execution.sent.filter((s): s is Sent & { exchange: Exchange } => s.exchange !== undefined);
+  if (only === undefined || only === 'answers') {
+    const live = collector(verdict, MODEL_CHECK.answers);
+    for (const s of sent) {
+      judgeAnswer(s, verdict);
+      for (const area of LIVE_CHECKS) area.inspect(s.exchange, { ledger: live, contract: options.contract, options: { profile: options.profile } });
+    }
+  }
+  if (only === undefined || only === 'windows') {
+    const windows = collector(verdict, MODEL_CHECK.windows);
+    const byKey = new Map<KeyRole, Array<Sent & { exchange: Exchange }>>();
+    for (const s of sent) {
+      if ('key' in s.step.credentials) byKey.set(s.step.credentials.key, [...(byKey.get(s.step.credentials.key) ?? []), s]);
+    }
+    for (const ofKey of byKey.values()) judgeWindow(ofKey, windows, options);
+  }
+  if (only === undefined || only === 'store') {
+    const ours = `${execution.namespace}-`;
+    const store = judgeStoreHistory(
+      sent.map((s) => s.exchange),
+      { tracked: (name) => name.startsWith(ours) },
+    );
+    for (const f of store) verdict.findings.push({ check: MODEL_CHECK.store, message: `${f.rule}: ${f.message}`, exchanges: f.exchanges });
+    if (sent.some((s) => s.step.request.op !== 'create') && sent.some((s) => s.step.request.op === 'create')) verdict.judged.add(MODEL_CHECK.store);
+  }
+  return verdict;
+}
