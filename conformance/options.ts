@@ -265,7 +265,7 @@ const TABLE = [
     convert: pathOf,
     default: '.conform/histories',
     group: 'Generated inputs',
-    help: "Where the model phase saves each failing history, shrunk, for --replay (<seed>-<check>.json).",
+    help: 'Where the model phase saves each failing history, shrunk, for --replay (<seed>-<check>.json).',
   },
   {
     key: 'replay',
