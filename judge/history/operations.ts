@@ -18,7 +18,12 @@ export interface PetSeen {
 
 export type CreateOutcome = 'acknowledged' | 'refused' | 'unknown';
 
-export interface CreateOp {
+/** The path before /pets (/v1): a read says a pet is absent only under the base it was created under. */
+interface Based {
+  base: string;
+}
+
+export interface CreateOp extends Based {
   kind: 'create';
   exchange: Exchange;
   outcome: CreateOutcome;
@@ -30,7 +35,7 @@ export interface CreateOp {
   status: string | undefined;
 }
 
-export interface GetOp {
+export interface GetOp extends Based {
   kind: 'get';
   exchange: Exchange;
   id: number;
@@ -38,7 +43,7 @@ export interface GetOp {
   found: PetSeen | undefined;
 }
 
-export interface PageOp {
+export interface PageOp extends Based {
   kind: 'page';
   exchange: Exchange;
   items: PetSeen[];
@@ -66,8 +71,10 @@ export interface WriteOp {
 export type StoreOp = CreateOp | GetOp | PageOp | WriteOp;
 
 const BASE = 'http://store.invalid';
-const PETS = /\/pets\/?$/;
-const PET = /\/pets\/([^/]+)\/?$/;
+// Paths exactly as the description writes them, under any base (/v1): a trailing slash is another
+// resource a server may not know, and its 404 says nothing about the pet.
+const PETS = /^(.*)\/pets$/;
+const PET = /^(.*)\/pets\/([^/]+)$/;
 
 function absolute(url: string, base = BASE): string | undefined {
   try {
@@ -85,34 +92,38 @@ function petOf(value: unknown): PetSeen | undefined {
 }
 
 function idOf(segment: string): number | undefined {
-  if (!/^\d{1,15}$/.test(segment)) return undefined;
+  // The id as the server writes it: another spelling (017, +17) may be read as another id, or as none.
+  if (!/^(0|[1-9]\d{0,14})$/.test(segment)) return undefined;
   return Number(segment);
 }
 
 /** The store operation an exchange is, or undefined when it tells nothing about the store. */
 export function storeOp(exchange: Exchange): StoreOp | undefined {
-  const method = exchange.request.method.toUpperCase();
+  // Methods are case-sensitive (RFC 9110 §9.1): "get" is not GET.
+  const method = exchange.request.method;
   const url = absolute(exchange.request.url);
   if (!url) return undefined;
   const parsed = new URL(url);
   const path = parsed.pathname;
   const response = exchange.response;
   const status = response?.status;
-  if (method === 'POST' && PETS.test(path)) return createOp(exchange);
+  const list = PETS.exec(path);
+  if (method === 'POST' && list) return createOp(exchange, list[1]!);
   const petPath = PET.exec(path);
   if (petPath) {
-    const id = idOf(decodeURIComponent(petPath[1]!));
+    const id = idOf(petPath[2]!);
     if (id === undefined) return undefined;
     if ((method === 'PUT' || method === 'PATCH' || method === 'DELETE') && status !== undefined && status >= 200 && status < 300)
       return { kind: 'write', exchange, id };
     if (method !== 'GET' || !response || exchange.outside) return undefined;
-    if (status === 404) return { kind: 'get', exchange, id, found: undefined };
+    const base = petPath[1]!;
+    if (status === 404) return { kind: 'get', exchange, base, id, found: undefined };
     if (status !== 200) return undefined;
     const found = petOf(jsonBody(exchange));
     // A pet other than the one asked for proves nothing about either.
-    return found && found.id === id ? { kind: 'get', exchange, id, found } : undefined;
+    return found && found.id === id ? { kind: 'get', exchange, base, id, found } : undefined;
   }
-  if (method !== 'GET' || !PETS.test(path) || !response || status !== 200 || exchange.outside) return undefined;
+  if (method !== 'GET' || !list || !response || status !== 200 || exchange.outside) return undefined;
   const body = jsonBody(exchange);
   if (!Array.isArray(body)) return undefined;
   const items: PetSeen[] = [];
@@ -132,10 +143,10 @@ export function storeOp(exchange: Exchange): StoreOp | undefined {
   const plain = [...query.keys()].every((k) => k === 'status' || k === 'limit');
   const nextLink = linkWithRel(parseLinks(response.headers['link']), 'next');
   const next = nextLink ? absolute(nextLink.target, url) : undefined;
-  return { kind: 'page', exchange, items, count: body.length, filter, limit, plain, url, next };
+  return { kind: 'page', exchange, base: list[1]!, items, count: body.length, filter, limit, plain, url, next };
 }
 
-function createOp(exchange: Exchange): CreateOp {
+function createOp(exchange: Exchange, base: string): CreateOp {
   let sent: Record<string, unknown> | undefined;
   try {
     const value =
@@ -147,12 +158,13 @@ function createOp(exchange: Exchange): CreateOp {
   const name = typeof sent?.name === 'string' ? sent.name : undefined;
   const sentStatus = typeof sent?.status === 'string' ? sent.status : undefined;
   const status = exchange.response?.status;
-  if (status !== undefined && status >= 400 && status < 500) return { kind: 'create', exchange, outcome: 'refused', name, pet: undefined, status: sentStatus };
+  if (status !== undefined && status >= 400 && status < 500)
+    return { kind: 'create', exchange, base, outcome: 'refused', name, pet: undefined, status: sentStatus };
   const pet = status !== undefined && status >= 200 && status < 300 ? petOf(jsonBody(exchange)) : undefined;
   if (pet) {
     const answered = typeof pet.status === 'string' ? pet.status : undefined;
-    return { kind: 'create', exchange, outcome: 'acknowledged', name, pet, status: answered };
+    return { kind: 'create', exchange, base, outcome: 'acknowledged', name, pet, status: answered };
   }
   // No answer, a 5xx, or a 2xx whose pet cannot be read: it may or may not have taken effect.
-  return { kind: 'create', exchange, outcome: 'unknown', name, pet: undefined, status: sentStatus };
+  return { kind: 'create', exchange, base, outcome: 'unknown', name, pet: undefined, status: sentStatus };
 }

@@ -65,6 +65,17 @@ const CASES: Case[] = [
   { name: 'a get after the 201 answers 404', history: () => [createPet([0, 5], a), getPet([6, 9], 1, 404)], found: ['acknowledged-readable'] },
   { name: 'a get overlapping the create answers 404', history: () => [createPet([0, 5], a), getPet([3, 9], 1, 404)], found: [] },
   { name: 'a get sent the millisecond the 201 came answers 404', history: () => [createPet([0, 5], a), getPet([5, 9], 1, 404)], found: [] },
+  { name: 'a get with a trailing slash answers 404', history: () => [createPet([0, 5], a), respell(getPet([6, 9], 1, 404), '/v1/pets/1/')], found: [] },
+  { name: 'a get of the id spelled 01 answers 404', history: () => [createPet([0, 5], a), respell(getPet([6, 9], 1, 404), '/v1/pets/01')], found: [] },
+  { name: 'a get under another base answers 404', history: () => [createPet([0, 5], a), respell(getPet([6, 9], 1, 404), '/v2/pets/1')], found: [] },
+  {
+    name: 'a get with the method in lower case answers 404',
+    history: () => {
+      const ex = getPet([6, 9], 1, 404);
+      return [createPet([0, 5], a), { ...ex, request: { ...ex.request, method: 'get' } }];
+    },
+    found: [],
+  },
   { name: 'a get of an id nobody created answers 404', history: () => [createPet([0, 5], a), getPet([6, 9], 7, 404)], found: [] },
   // acknowledged-listed
   {
@@ -176,6 +187,16 @@ const CASES: Case[] = [
     history: () => [createPet([0, 5], a, 'none'), listPage([50, 60], '?limit=5', [a]), listPage([70, 80], '?limit=5', [])],
     found: ['real-time-order'],
   },
+  {
+    name: 'a create refused with 429, sent again with no answer, seen, then missing',
+    history: () => [
+      createPet([0, 2], a, { status: 429 }),
+      createPet([3, 5], a, 'none'),
+      listPage([50, 60], '?limit=5', [a]),
+      listPage([70, 80], '?limit=5', []),
+    ],
+    found: ['real-time-order'],
+  },
   { name: 'a create with no answer never seen', history: () => [createPet([0, 5], a, 'none'), listPage([70, 80], '?limit=5', [])], found: [] },
   { name: 'a create answered 503 seen later', history: () => [createPet([0, 5], a, { status: 503 }), listPage([70, 80], '?limit=5', [a])], found: [] },
   {
@@ -192,6 +213,10 @@ const CASES: Case[] = [
   },
   { name: 'HEAD carries no body', history: () => [createPet([0, 5], a), headList([6, 9])], found: [] },
 ];
+
+function respell(ex: Exchange, path: string): Exchange {
+  return { ...ex, request: { ...ex.request, url: `http://store.test${path}` } };
+}
 
 function deletePet(at: [number, number], id: number): Exchange {
   const ex = getPet(at, id, 404);

@@ -49,6 +49,8 @@ interface ReadNode {
   exchanges: Exchange[];
   /** Complete reads: the filter every matching pet must be in ('all', a status); for a get, its id as `id:<n>`. */
   complete: string | undefined;
+  /** The path before /pets it read under. */
+  base: string;
   /** The create nodes it shows. */
   shows: Set<number>;
   /** Why it is complete, in words. */
@@ -117,7 +119,7 @@ export function judgeOps(given: readonly StoreOp[], tracked: (name: string) => b
     if (c.pet) {
       if (acknowledged.get(c.pet.id)!.length > 1 || written.has(c.pet.id)) continue;
       createById.set(c.pet.id, add({ kind: 'create', op: c, id: c.pet.id, status: c.status }, { lo: ex.sentAt, hi: ex.receivedAt + RESOLUTION_MS }));
-    } else if (c.outcome === 'unknown' && c.name !== undefined && tracked(c.name) && byName.get(c.name)!.length === 1) {
+    } else if (c.outcome === 'unknown' && c.name !== undefined && tracked(c.name) && byName.get(c.name)!.filter((o) => o.outcome !== 'refused').length === 1) {
       unknownByName.set(c.name, add({ kind: 'create', op: c, id: undefined, status: c.status }, { lo: ex.sentAt, hi: Infinity }));
     }
   }
@@ -183,11 +185,14 @@ export function judgeOps(given: readonly StoreOp[], tracked: (name: string) => b
     });
   };
 
-  const readNode = (read: ReadKind, exchanges: Exchange[], complete: string | undefined, why: string) =>
-    add({ kind: 'read', read, exchanges, complete, shows: new Set(), why }, { lo: exchanges[0]!.sentAt, hi: exchanges.at(-1)!.receivedAt + RESOLUTION_MS });
+  const readNode = (read: ReadKind, base: string, exchanges: Exchange[], complete: string | undefined, why: string) =>
+    add(
+      { kind: 'read', read, base, exchanges, complete, shows: new Set(), why },
+      { lo: exchanges[0]!.sentAt, hi: exchanges.at(-1)!.receivedAt + RESOLUTION_MS },
+    );
 
   for (const g of gets) {
-    const index = readNode('get', [g.exchange], g.found ? undefined : `id:${g.id}`, '');
+    const index = readNode('get', g.base, [g.exchange], g.found ? undefined : `id:${g.id}`, '');
     if (g.found) seeItem(index, g.found, g.exchange);
   }
 
@@ -216,7 +221,7 @@ export function judgeOps(given: readonly StoreOp[], tracked: (name: string) => b
     }
   };
   for (const p of pages) {
-    const index = readNode('page', [p.exchange], undefined, '');
+    const index = readNode('page', p.base, [p.exchange], undefined, '');
     for (const item of p.items) seeItem(index, item, p.exchange);
     repeats(
       [p.exchange],
@@ -245,7 +250,7 @@ export function judgeOps(given: readonly StoreOp[], tracked: (name: string) => b
     const exchanges = walk.map((w) => w.exchange);
     if (!quiet(p.exchange.sentAt, last.exchange.receivedAt + RESOLUTION_MS)) continue;
     const words = `the complete list walk of ${seqs(exchanges)} (${walk.length} pages from GET ${target(p.exchange)} to a page with no next link, no create running meanwhile)`;
-    const walkIndex = readNode('walk', exchanges, p.filter, words);
+    const walkIndex = readNode('walk', p.base, exchanges, p.filter, words);
     const items = walk.flatMap((w) => w.items.map((item) => ({ item, page: w.exchange })));
     for (const { item, page } of items) seeItem(walkIndex, item, page);
     repeats(exchanges, items, `the complete list walk of ${seqs(exchanges)}`);
@@ -263,7 +268,7 @@ export function judgeOps(given: readonly StoreOp[], tracked: (name: string) => b
     const getId = read.complete.startsWith('id:') ? Number(read.complete.slice(3)) : undefined;
     for (const c of createNodes) {
       const create = nodes[c] as CreateNode;
-      if (read.shows.has(c)) continue;
+      if (read.shows.has(c) || create.op.base !== read.base) continue;
       if (getId !== undefined ? create.id !== getId : read.complete !== 'all' && create.status !== read.complete) continue;
       // Sent after the read was answered: it comes after it whatever the order.
       if (intervals[c]!.lo > intervals[r]!.hi) continue;
