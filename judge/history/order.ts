@@ -2,8 +2,8 @@
 // holds, each point within its own interval: difference constraints with zero weights. The least
 // placement pushes each point's lower bound along the edges; it fails where a bound passes the point's
 // interval, or where a cycle holds a strict edge (a point before itself). Each contradiction is
-// returned with the chain of edges that forces it, and its last edge is then set aside, so the next
-// contradiction found is another one and not the first one seen again.
+// returned with the fewest edges that force it, once per point, and the edge that found it is then set
+// aside, so the next contradiction found is another one and not the first one seen again.
 
 export interface Interval {
   lo: number;
@@ -40,7 +40,10 @@ export function contradictions<T>(points: readonly Interval[], edges: readonly E
     if (e.from !== e.to) out[e.from]!.push(e);
     else if (e.strict) found.push({ kind: 'cycle', chain: [e] });
   }
+  const into: Edge<T>[][] = points.map(() => []);
+  for (const list of out) for (const e of list) into[e.to]!.push(e);
   const removed = new Set<Edge<T>>();
+  const overrun = new Set<number>();
   for (const cycle of strictCycles(points.length, out, removed, maxCycles)) found.push({ kind: 'cycle', chain: cycle });
 
   const lower: Lower[] = points.map((p) => ({ at: p.lo, strict: false }));
@@ -56,7 +59,9 @@ export function contradictions<T>(points: readonly Interval[], edges: readonly E
       if (!above(candidate, lower[e.to]!)) continue;
       const hi = points[e.to]!.hi;
       if (candidate.at > hi || (candidate.at === hi && candidate.strict)) {
-        found.push({ kind: 'bound', node: e.to, chain: [...chainTo(u, via), e] });
+        // One contradiction per point: another chain into it is the same point out of its interval again.
+        if (!overrun.has(e.to)) found.push({ kind: 'bound', node: e.to, chain: shortestForcing(e.to, points, into, removed) ?? [...chainTo(u, via), e] });
+        overrun.add(e.to);
         removed.add(e);
         continue;
       }
@@ -69,6 +74,31 @@ export function contradictions<T>(points: readonly Interval[], edges: readonly E
     }
   }
   return found;
+}
+
+/**
+ * The fewest edges from a point whose own lower bound, carried along them, passes `node`'s upper
+ * bound: a search back from `node`, each state a point and whether a strict edge lies behind it.
+ */
+function shortestForcing<T>(node: number, points: readonly Interval[], into: Edge<T>[][], removed: Set<Edge<T>>): Edge<T>[] | undefined {
+  const hi = points[node]!.hi;
+  type State = { at: number; strict: boolean; path: Edge<T>[] };
+  const seen = new Set<string>([`${node}:false`]);
+  const queue: State[] = [{ at: node, strict: false, path: [] }];
+  for (let head = 0; head < queue.length; head++) {
+    const { at, strict, path } = queue[head]!;
+    const lo = points[at]!.lo;
+    if (path.length > 0 && (lo > hi || (lo === hi && strict))) return path;
+    for (const e of into[at]!) {
+      if (removed.has(e)) continue;
+      const next = { at: e.from, strict: strict || e.strict, path: [e, ...path] };
+      const key = `${next.at}:${next.strict}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      queue.push(next);
+    }
+  }
+  return undefined;
 }
 
 function chainTo<T>(node: number, via: ReadonlyArray<Edge<T> | undefined>): Edge<T>[] {
