@@ -9,10 +9,10 @@ import { LOWER_HEADERS } from '../../spec/rules/contract.js';
 import type { Contract } from '../../judge/contract.ts';
 import type { Exchange } from '../../judge/exchange.ts';
 import type { CheckLedger } from '../../judge/ledger.ts';
-import { LIVE_CHECKS } from '../../judge/checks/index.ts';
+import { JUDGE_CHECKS, LIVE_CHECKS } from '../../judge/checks/index.ts';
 import { isRefusal, rateLimitVerdict } from '../../judge/rate-limit-verdict.ts';
 import type { Profile } from '../../judge/check-def.ts';
-import { CATALOGUE } from '../catalogue.ts';
+import { inputArea } from '../checks/input.ts';
 import { judge as judgeInput } from '../checks/input-judge.ts';
 import type { Execution, Sent } from './execute.ts';
 import { describeCredentials, type KeyRole } from './program.ts';
@@ -45,9 +45,8 @@ export interface VerdictOptions {
   clockToleranceSeconds: number;
 }
 
-/** The level of each check of the catalogue, read when first judged (the catalogue holds this phase's area too). */
-let levels: Map<string, string> | undefined;
-const LEVEL = { get: (id: string) => (levels ??= new Map(CATALOGUE.map((c) => [c.id, c.level]))).get(id) };
+/** The level of each check whose verdicts the model takes over: the judge's and the generated inputs'. */
+const LEVEL = new Map([...JUDGE_CHECKS, ...inputArea.checks].map((c) => [c.id, c.level]));
 
 /** A ledger whose must-level verdicts become `into`'s, the check named in the message; its shoulds are left to the run's own checks. */
 function collector(verdict: ModelVerdict, into: ModelCheck): CheckLedger {
