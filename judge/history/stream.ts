@@ -126,14 +126,24 @@ export function createStoreHistory(options: StoreHistoryOptions & StoreHistoryLi
         hold(`pet:${op.id}`, op);
       } else {
         const list = `list:${op.filter ?? '?'}`;
-        // Whatever may have changed the store meanwhile, whatever its status: a walk is one read only if nothing did.
-        gather(CREATES);
         for (const item of op.items) {
           gather(`pet:${item.id}`, creates);
           if (typeof item.name === 'string') gather(`name:${item.name}`, creates);
         }
-        overlapping(list, [...related, ...inFlight.values()]);
-        for (const page of walkTo(op, ofResource(list))) related.add(page);
+        const held = ofResource(list);
+        const walk = walkTo(op, held);
+        // A page that may say what is absent (alone, or as the end of a walk), or shows a pet whose create
+        // may still have been running, is placed among the other reads and creates; any other only
+        // shows pets that existed before it, and is judged with their creates alone.
+        const absence = op.next === undefined && (walk.length > 1 || (op.plain && op.limit !== undefined && op.count < op.limit));
+        const sentAt = op.exchange.sentAt;
+        const concurrent = [...related].some((c) => span(c).hi > sentAt) || inFlight.size > 0;
+        if (absence || concurrent) {
+          // Whatever may have changed the store meanwhile, whatever its status: a walk is one read only if nothing did.
+          gather(CREATES);
+          overlapping(list, [...related, ...inFlight.values()]);
+          for (const page of walk) related.add(page);
+        }
         hold(list, op);
       }
       related.add(op);
