@@ -108,7 +108,11 @@ export function storeOp(exchange: Exchange): StoreOp | undefined {
   const response = exchange.response;
   const status = response?.status;
   const list = PETS.exec(path);
-  if (method === 'POST' && list) return createOp(exchange, list[1]!);
+  // An answer a client asked to be shaped (Prefer: code=, example=; RFC 7240) or that says it was
+  // injected is not the store's: a read proves nothing, a create may or may not have been made.
+  const shaped = Object.keys(exchange.request.headers).some((name) => name.toLowerCase() === 'prefer') || response?.headers['x-fault-injected'] !== undefined;
+  if (method === 'POST' && list) return createOp(exchange, list[1]!, shaped);
+  if (shaped) return undefined;
   const petPath = PET.exec(path);
   if (petPath) {
     const id = idOf(petPath[2]!);
@@ -146,7 +150,7 @@ export function storeOp(exchange: Exchange): StoreOp | undefined {
   return { kind: 'page', exchange, base: list[1]!, items, count: body.length, filter, limit, plain, url, next };
 }
 
-function createOp(exchange: Exchange, base: string): CreateOp {
+function createOp(exchange: Exchange, base: string, shaped: boolean): CreateOp {
   let sent: Record<string, unknown> | undefined;
   try {
     const value =
@@ -158,6 +162,7 @@ function createOp(exchange: Exchange, base: string): CreateOp {
   const name = typeof sent?.name === 'string' ? sent.name : undefined;
   const sentStatus = typeof sent?.status === 'string' ? sent.status : undefined;
   const status = exchange.response?.status;
+  if (shaped) return { kind: 'create', exchange, base, outcome: 'unknown', name, pet: undefined, status: sentStatus };
   if (status !== undefined && status >= 400 && status < 500)
     return { kind: 'create', exchange, base, outcome: 'refused', name, pet: undefined, status: sentStatus };
   const pet = status !== undefined && status >= 200 && status < 300 ? petOf(jsonBody(exchange)) : undefined;

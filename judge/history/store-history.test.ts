@@ -211,8 +211,25 @@ const CASES: Case[] = [
     history: () => [createPet([0, 5], a), deletePet([6, 7], 1), getPet([8, 9], 1, 404)],
     found: [],
   },
+  {
+    name: 'an answer shaped by Prefer: a 201 with an example pet, a list of examples',
+    history: () => [shaped(createPet([0, 5], a)), shaped(listPage([6, 9], '?limit=5', [pet(77, 'example')])), getPet([10, 12], 1, 404)],
+    found: [],
+  },
+  {
+    name: 'an answer that says it was injected: a 404',
+    history: () => {
+      const ex = getPet([6, 9], 1, 404);
+      return [createPet([0, 5], a), { ...ex, response: { ...ex.response!, headers: { ...ex.response!.headers, 'x-fault-injected': 'code=404' } } }];
+    },
+    found: [],
+  },
   { name: 'HEAD carries no body', history: () => [createPet([0, 5], a), headList([6, 9])], found: [] },
 ];
+
+function shaped(ex: Exchange): Exchange {
+  return { ...ex, request: { ...ex.request, headers: { ...ex.request.headers, Prefer: 'example=first' } } };
+}
 
 function respell(ex: Exchange, path: string): Exchange {
   return { ...ex, request: { ...ex.request, url: `http://store.test${path}` } };
