@@ -27,6 +27,14 @@ const CASES: Case[] = [
     history: () => [createPet([0, 5], a), listPage([6, 9], '?limit=5', [{ ...a, status: 'sold' }])],
     found: ['fields-kept'],
   },
+  {
+    name: 'a 201 without a status, a get with one',
+    history: () => {
+      const ex = createPet([0, 5], a);
+      return [{ ...ex, response: { ...ex.response!, body: JSON.stringify({ id: 1, name: 'a', categoryId: 1 }) } }, getPet([6, 9], 1, a)];
+    },
+    found: [],
+  },
   { name: 'a get shows the pet as created', history: () => [createPet([0, 5], a), getPet([6, 9], 1, a)], found: [] },
   {
     name: 'another name on a pet the run does not track',

@@ -147,7 +147,10 @@ export function judgeOps(given: readonly StoreOp[], tracked: (name: string) => b
       const created = node.op.pet!;
       const name = typeof created.name === 'string' ? created.name : node.op.name;
       if (name !== undefined && tracked(name)) {
-        const changed = (['name', 'categoryId', 'status'] as const).filter((field) => item[field] !== created[field]);
+        const changed = (['name', 'categoryId', 'status'] as const).filter(
+          // A field either answer leaves out (status is optional in Pet) is not compared.
+          (field) => item[field] !== undefined && created[field] !== undefined && item[field] !== created[field],
+        );
         if (changed.length > 0) {
           const origin = node.op.exchange.sentAt;
           const diffs = changed.map((f) => `${f} ${JSON.stringify(item[f])} where the 201 said ${JSON.stringify(created[f])}`).join(', ');
