@@ -6,6 +6,7 @@ import * as assert from 'uvu/assert';
 import { createServer } from '../../server/index.ts';
 import type { Exchange } from '../exchange.ts';
 import { judgeStoreHistory, type HistoryRule } from './store-history.ts';
+import { createStoreHistory } from './stream.ts';
 import { storeTraffic } from './testing/traffic.ts';
 
 const TOKEN = 'hist-run';
@@ -61,6 +62,24 @@ test('a page fetched by its next link losing its first pet is found', () => {
   });
   const found = rules(judgeStoreHistory(faulty, { tracked }));
   assert.ok(found.includes('acknowledged-listed'), found.join(', '));
+});
+
+test('the bounded form, fed as the answers came, finds what the whole history finds', () => {
+  const faulty = withFault((ex) => {
+    if (!ex.request.url.includes('cursor=') || ex.response?.status !== 200) return ex.response;
+    return { ...ex.response, body: JSON.stringify((JSON.parse(ex.response.body) as unknown[]).slice(1)) };
+  });
+  const whole = judgeStoreHistory(faulty, { tracked });
+  const store = createStoreHistory({ tracked });
+  const streamed = [...faulty].sort((a, b) => a.receivedAt - b.receivedAt).flatMap((ex) => store.add(ex));
+  const key = (f: { rule: string; exchanges: Exchange[] }) => `${f.rule} ${f.exchanges.map((e) => e.seq).join(',')}`;
+  assert.ok(whole.length > 0);
+  assert.equal(streamed.map(key).sort(), whole.map(key).sort());
+  const clean = createStoreHistory({ tracked });
+  assert.equal(
+    [...recorded].sort((a, b) => a.receivedAt - b.receivedAt).flatMap((ex) => clean.add(ex)),
+    [],
+  );
 });
 
 test('a 404 for an acknowledged pet is found', () => {

@@ -26,6 +26,17 @@ const BROKEN: Array<[string, () => Exchange[]]> = [
     'a quiet walk after the 201 leaves the pet out',
     () => [createPet([0, 5], a), listPage([6, 9], '?limit=1', [b], '?limit=1&cursor=2'), listPage([10, 12], '?limit=1&cursor=2', [])],
   ],
+  [
+    'a quiet walk by the same links as an earlier walk during creates leaves a pet out',
+    () => [
+      createPet([0, 5], a),
+      createPet([0, 5], b),
+      listPage([2, 3], '?limit=1', [a], '?limit=1&cursor=1'),
+      listPage([3, 4], '?limit=1&cursor=1', [b]),
+      listPage([10, 11], '?limit=1', [a], '?limit=1&cursor=1'),
+      listPage([12, 13], '?limit=1&cursor=1', []),
+    ],
+  ],
   ['a quiet walk lists a pet twice', () => [listPage([6, 9], '?limit=1', [a], '?limit=1&o=1'), listPage([10, 12], '?limit=1&o=1', [a])]],
   ['a pet found, then not found, while its create runs', () => [createPet([0, 100], a), getPet([20, 30], 1, a), getPet([40, 50], 1, 404)]],
   [

@@ -188,12 +188,16 @@ function leanOp(exchange: Exchange): StoreOp | undefined {
   return { ...op, exchange: lean };
 }
 
-/** The pages before `page` in its walk, by their next links, and `page`. */
+/** The pages before `page` in its walk, by their next links (each the last answered before the next was sent), and `page`. */
 function walkTo(page: StoreOp & { kind: 'page' }, held: readonly StoreOp[]): StoreOp[] {
   const walk: StoreOp[] = [page];
   let current = page;
   for (;;) {
-    const before = held.find((o): o is StoreOp & { kind: 'page' } => o.kind === 'page' && o.next === current.url && !walk.includes(o));
+    let before: (StoreOp & { kind: 'page' }) | undefined;
+    for (const o of held) {
+      if (o.kind !== 'page' || o.next !== current.url || o.exchange.receivedAt > current.exchange.sentAt || walk.includes(o)) continue;
+      if (!before || o.exchange.receivedAt > before.exchange.receivedAt) before = o;
+    }
     if (!before) return walk;
     walk.push(before);
     current = before;
