@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { eventually } from '../lib/testing/eventually.ts';
 import { parseProxyCli, runProxy } from './cli.ts';
 import { LIVE_PATH } from './live.ts';
 
@@ -197,9 +198,12 @@ async function runAgainstEcho(traffic: (url: string) => Promise<void>): Promise<
         // The feed tells of a change at most every 300 ms: bounded, until it names every request passed.
         const sent =
           (await (await fetch(`${url}/v1/pets?limit=1`, { headers: { authorization: 'Bearer feed-marker-key-0001' } })).arrayBuffer(), 'feed…(20 chars)');
-        for (let i = 0; i < 100 && !feed.includes(sent); i++) await new Promise((resolve) => setTimeout(resolve, 50));
-        watching.abort();
-        await reading;
+        try {
+          await eventually(() => feed.includes(sent), 'the live feed naming the last request');
+        } finally {
+          watching.abort();
+          await reading;
+        }
       },
     });
     return {

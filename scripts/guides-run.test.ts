@@ -23,12 +23,27 @@ const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => 
 let server: ChildProcess;
 let origin: string;
 
-/** Starts a command line with sh, in a process group of its own, and waits for the server's URL. */
+/**
+ * Only a start that hangs reaches it: `npm start` first builds dist/ when it is stale, which a busy
+ * machine may take more than a minute over.
+ */
+const START_BOUND_MS = 180_000;
+
+/** Starts a command line with sh, in a process group of its own, and waits for the server's URL; a start that fails is stopped. */
 async function startServer(line: string, env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; origin: string }> {
   const [command, ...args] = shellWords(line);
   const child = spawnChild(command!, args, { cwd: root, env, group: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  const match = await waitForOutput(child, collectOutput(child), /listening on (http:\/\/\S+)\/v1/, 30_000, line);
-  return { child, origin: match[1]! };
+  try {
+    const match = await waitForOutput(child, collectOutput(child), /listening on (http:\/\/\S+)\/v1/, START_BOUND_MS, line);
+    return { child, origin: match[1]! };
+  } catch (error) {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+    throw error;
+  }
 }
 
 /**
@@ -246,7 +261,7 @@ t('proxy/README.md: the proxy in front of the running server forwards, judges, a
   const [command, ...args] = shellWords(line);
   const proxy = spawnChild(command!, args, { cwd: root, env: cleanEnv, group: true, stdio: ['ignore', 'pipe', 'pipe'] });
   const output = collectOutput(proxy);
-  await waitForOutput(proxy, output, new RegExp(`proxy: http://127\\.0\\.0\\.1:${port} -> ${origin}`), 30_000, 'npm run proxy');
+  await waitForOutput(proxy, output, new RegExp(`proxy: http://127\\.0\\.0\\.1:${port} -> ${origin}`), START_BOUND_MS, 'npm run proxy');
   const res = await fetch(`http://127.0.0.1:${port}/v1/pets?limit=2`, { headers: { authorization: 'Bearer test-pro-key' } });
   assert.is(res.status, 200);
   assert.is(((await res.json()) as unknown[]).length, 2);

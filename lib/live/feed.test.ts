@@ -9,6 +9,7 @@ import { createServer, get, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { eventually, HANG_BOUND_MS } from '../testing/eventually.ts';
 import { LiveFeed, type LiveEvent, type Timer } from './feed.ts';
 import { LIVE_PAGE_CSP, livePage } from './page.ts';
 import { pickLabels } from './ranks.ts';
@@ -135,10 +136,7 @@ function watch(url: string) {
   };
 }
 
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 500 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
-  assert.ok(condition(), what);
-}
+const until = (condition: () => boolean, what: string): Promise<void> => eventually(condition, what, HANG_BOUND_MS, 5);
 
 test('a watcher gets every key on connect, then each changed key once per tick however much traffic passed', async () => {
   const keys = fakeSource(liveKey('alpha…'), liveKey('beta…'));

@@ -1,0 +1,14 @@
+// Waiting for what a test caused to be seen (a stream ended, an event delivered): polled until it is
+// true. The bound only ends a test that would otherwise hang: a busy machine sees it later, and a
+// test must not fail for that, so the bound is generous and says so when it fires.
+
+/** Long enough that only something that will never happen reaches it. */
+export const HANG_BOUND_MS = 30_000;
+
+export async function eventually(condition: () => boolean, what: string, boundMs = HANG_BOUND_MS, everyMs = 10): Promise<void> {
+  const until = Date.now() + boundMs;
+  while (!condition()) {
+    if (Date.now() > until) throw new Error(`${what}: not seen within ${boundMs} ms, a bound only a hang should reach`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
