@@ -1,17 +1,13 @@
-// rate-limit.js against real servers with 1, 32 and 128 concurrent clients: correct builds pass, the
-// second implementation's racy build must fail wherever two requests overlap. Under the k6 shim
-// always (fake clock), with a real k6 when found (real time; load/README.md gives the durations).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// rate-limit.js against real servers with 1, 32 and 128 concurrent clients, under the k6 shim on its
+// fake clock: correct builds pass, the second implementation's racy build must fail wherever two
+// requests overlap. The runs with a real k6 are in concurrent-clients-k6.test.ts.
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { RULES } from '../judge/rules/rules.js';
 import { metricValue } from './lib/summary.js';
-import { KINDS, violationKey } from './lib/verdict.js';
-import { findK6, runK6 } from './testing/k6-bin.ts';
 import { runScript } from './testing/k6-run.ts';
+import { broken, mustBroken, type Summary } from './testing/rules-broken.ts';
 import { captureConsole } from './testing/k6-shim.ts';
 import { startWorkerTarget, type TargetSpec } from './testing/worker-target.ts';
 
@@ -55,20 +51,6 @@ const LOADS = [
   { clients: 32, plan: 'free' },
   { clients: 128, plan: 'pro' },
 ];
-
-type Summary = { exitCode: number; result: string; k6: Parameters<typeof metricValue>[0] };
-
-/** The count of every rule broken in a run, from its JSON summary. */
-function broken(summary: Summary): Record<string, number> {
-  const found: Record<string, number> = {};
-  for (const kind of KINDS) {
-    const n = metricValue(summary.k6, violationKey(kind), 'count') ?? 0;
-    if (n > 0) found[kind] = n;
-  }
-  return found;
-}
-
-const mustBroken = (found: Record<string, number>) => Object.keys(found).filter((kind) => RULES[kind as keyof typeof RULES].level === 'must');
 
 async function underShim(target: Target, clients: number, plan: string, more: Record<string, string> = {}) {
   const served = await startWorkerTarget(target.spec, START);
@@ -129,79 +111,5 @@ test("shim: BAN=1 finds the second implementation's 403 ban, sees it enforced pa
     /ban scenario: ban detected 1, enforced on \d+ request\(s\) while it lasted, [1-9]\d* of them after the window it began in had ended; lifted when Retry-After said: yes/,
   );
 });
-
-// --- only with k6: real runs in real time --------------------------------------------------------
-
-const k6 = findK6();
-const K6_RUNS = [
-  "k6: rate-limit.js passes the second implementation's sliding-log build with 32 concurrent clients (about 2 minutes)",
-  "k6: rate-limit.js FAILS the second implementation's racy build with 32 concurrent clients",
-  "k6: rate-limit.js passes the second implementation's moving-window build (Reset when empty, Remaining as of the answer) with 32 concurrent clients (about 2 minutes)",
-];
-
-if (k6 === null) {
-  process.stdout.write(
-    'SKIP: k6 not found (set K6_BIN or put k6 on PATH), so rate-limit.js is not run with a real k6 against the sliding and racy builds; the shim runs above cover them\n',
-  );
-  for (const name of K6_RUNS) test.skip(name, () => undefined);
-} else {
-  const dir = mkdtempSync(join(tmpdir(), 'k6-clients-'));
-  // In worker threads, on the real clock: the shim runs beside them fake this thread's Date.now and
-  // block it on every request.
-  const sliding = await startWorkerTarget({ kind: 'second', options: { window: 'sliding' } }, null);
-  const racy = await startWorkerTarget({ kind: 'second', options: { race: { limiter: true } } }, null);
-  const moving = await startWorkerTarget({ kind: 'second', options: { window: 'moving', remaining: 'answer' } }, null);
-  // Both real-time runs start now, beside the shim runs above: they share nothing, and the file
-  // then takes the longer one's time instead of the sum.
-  const runs = {
-    // 110 s: at 90 a minute the first whole sliding window is verified about 85 s in.
-    sliding: runK6(k6, 'rate-limit.js', { BASE_URL: sliding.baseUrl, API_KEY: 'second-free-key', PLAN: 'free', CLIENTS: '32', DURATION: '110s' }, dir, 240_000),
-    // Bursts of 32 every 3 s: the first one already overlaps; no window boundary is needed to see it.
-    racy: runK6(
-      k6,
-      'rate-limit.js',
-      { BASE_URL: racy.baseUrl, API_KEY: 'second-free-key', PLAN: 'free', CLIENTS: '32', OVERDRIVE: '10', DURATION: '10s', CROSS_WINDOWS: '0' },
-      dir,
-      90_000,
-    ),
-    moving: runK6(k6, 'rate-limit.js', { BASE_URL: moving.baseUrl, API_KEY: 'second-free-key', PLAN: 'free', CLIENTS: '32', DURATION: '110s' }, dir, 240_000),
-  };
-  test.after(async () => {
-    await Promise.all(Object.values(runs));
-    await Promise.all([sliding.close(), racy.close(), moving.close()]);
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  const figures = (name: string, r: Awaited<ReturnType<typeof runK6>>) => {
-    const summary = r.summary as unknown as Summary | null;
-    assert.ok(summary, `no JSON summary; k6 said:\n${r.output}`);
-    const found = broken(summary!);
-    process.stdout.write(`k6, ${name}, 32 clients: exit ${r.code}, ${summary!.result}; rules broken: ${JSON.stringify(found)}\n`);
-    return { summary: summary!, found };
-  };
-
-  test(K6_RUNS[0]!, async () => {
-    const r = await runs.sliding;
-    const { summary, found } = figures('sliding-log build', r);
-    assert.is(r.code, 0, r.output);
-    assert.equal(mustBroken(found), [], JSON.stringify(found));
-    assert.ok((metricValue(summary.k6, 'ratelimit_window_verified{scenario:limit}', 'count') ?? 0) >= 1, r.output);
-  });
-
-  test(K6_RUNS[1]!, async () => {
-    const r = await runs.racy;
-    const { found } = figures('racy build', r);
-    assert.is(r.code, 99, r.output);
-    assert.ok((found.over_admitted ?? 0) > 0 || (found.remaining_not_decremented ?? 0) > 0, JSON.stringify(found));
-  });
-
-  test(K6_RUNS[2]!, async () => {
-    const r = await runs.moving;
-    const { summary, found } = figures('moving-window build', r);
-    assert.is(r.code, 0, r.output);
-    assert.equal(mustBroken(found), [], JSON.stringify(found));
-    assert.ok((metricValue(summary.k6, 'ratelimit_window_verified{scenario:limit}', 'count') ?? 0) >= 1, r.output);
-  });
-}
 
 test.run();

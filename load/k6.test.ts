@@ -1,10 +1,10 @@
 // Runs the scripts with a real k6 (K6_BIN, or k6 on PATH) against a reference server started
-// in-process (load/README.md lists the runs). Without k6 those runs are skipped, never counted as
-// passed; the guide's tests below always run, the installed-package lines under the k6 shim.
-import { execFile, execFileSync } from 'node:child_process';
+// in-process (load/README.md lists the runs; capacity.js's are in k6-capacity.test.ts, the rate-limit.js
+// runs against flawed limiters in testing/k6-shim-parity.test.ts). Without k6 those runs are skipped,
+// never counted as passed; the guide's tests below always run, the installed-package lines under the
+// k6 shim.
+import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,7 +14,7 @@ import { commandLines, guideBlock, shellWords } from '../scripts/guide-blocks.ts
 import { PLAN_LIMITS } from '../spec/rules/contract.js';
 import { EVENTS } from '../judge/rules/rules.js';
 import { limitedTarget, petsTarget } from './testing/fake-targets.ts';
-import { findK6, runK6, type K6Run } from './testing/k6-bin.ts';
+import { findK6, k6Exec, runK6, type K6Run } from './testing/k6-bin.ts';
 import { captureConsole, type Handler } from './testing/k6-shim.ts';
 import { runScript } from './testing/k6-run.ts';
 
@@ -162,55 +162,19 @@ test('load/README.md k6-installed: each line runs, under the shim, the script wh
 // --- only with k6: real runs --------------------------------------------------------------------
 
 const k6 = findK6();
+// A latency objective only a hung server misses: these runs judge behaviour, and a busy machine must
+// not fail them (bench/ measures the speed).
+const SMOKE_OBJECTIVE = { P95_MS: '60000' };
 
 /** The runs a real k6 does; without a k6 binary each is registered as skipped, never as passed. */
 const K6_RUNS = [
   'k6: smoke.js passes against the reference server',
   'k6: a short rate-limit.js passes against the reference server (12/min key, boundary not required)',
-  'k6: the same rate-limit.js run FAILS against a limiter that over-admits',
-  'k6: capacity.js with the default key measures the server: no 429, no ban',
-  "k6: capacity.js with a key whose limit binds reports the key's limit and exits 108, before any ban",
-  'k6: two capacity.js generators with execution segments merge into one verdict',
-  'k6: an aborted setup prints ABORTED with its reason first and exits 108; rate-limit.js refuses a segment',
+  'k6: rate-limit.js refuses an execution segment at setup and exits 108',
   "k6: the summary's table is the one k6 prints by default for the same run, with its default statistics and with others",
   "k6: the installed-package guide's smoke.js line runs from the consumer's folder and writes its summary there",
   "k6: rate-limit.js that cannot reach the key's limit says so at setup and exits 108 at once",
 ];
-
-/** A k6 run of its own (not one of load/'s scripts), in `cwd`; k6 reaches the in-process server only if the event loop runs. */
-function k6Exec(k6: string, args: string[], cwd: string, timeoutMs: number): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(k6, args, { cwd, timeout: timeoutMs, env: { ...process.env, K6_NO_USAGE_REPORT: 'true' } }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-/** A loopback address for a k6 REST API: a port the system had free a moment ago. */
-function freeAddress(): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const probe = createNetServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(`127.0.0.1:${port}`));
-    });
-  });
-}
-
-/** Waits until the k6 whose REST API is at `address` has its VUs ready and waits for `k6 resume` (status PausedBeforeRun, 4). */
-async function pausedBeforeRun(address: string, timeoutMs: number): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const status = await fetch(`http://${address}/v1/status`)
-      .then((r) => (r.ok ? (r.json() as Promise<{ data: { attributes: { status: number } } }>) : null))
-      .catch(() => null);
-    if (status?.data.attributes.status === 4) return;
-    if (Date.now() > until) throw new Error(`k6 at ${address} did not get ready to run within ${timeoutMs} ms`);
-    await new Promise((done) => setTimeout(done, 100));
-  }
-}
 
 /**
  * A script whose handleSummary prints lib/metrics-table.js's table between markers and throws: k6
@@ -273,7 +237,7 @@ if (k6 === null) {
   };
 
   test(K6_RUNS[0]!, async () => {
-    expectPass(await runK6(k6, 'smoke.js', { BASE_URL: baseUrl, API_KEY: 'test-pro-key', DURATION: '10s' }, dir, 60_000));
+    expectPass(await runK6(k6, 'smoke.js', { BASE_URL: baseUrl, API_KEY: 'test-pro-key', DURATION: '10s', ...SMOKE_OBJECTIVE }, dir, 60_000));
   });
 
   test(K6_RUNS[1]!, async () => {
@@ -294,93 +258,6 @@ if (k6 === null) {
   });
 
   test(K6_RUNS[2]!, async () => {
-    const fake = limitedTarget({ limit: 12, fault: 'over-admit' });
-    const http: HttpServer = createHttpServer((req, res) => {
-      const r = fake(
-        {
-          method: req.method ?? 'GET',
-          url: `http://127.0.0.1${req.url ?? '/'}`,
-          headers: { Authorization: String(req.headers.authorization ?? '') },
-          body: null,
-        },
-        Date.now(),
-      );
-      res.writeHead(r.status, r.headers);
-      res.end(r.body ?? '');
-    });
-    await new Promise<void>((done) => http.listen(0, '127.0.0.1', done));
-    try {
-      const port = (http.address() as AddressInfo).port;
-      const r = await runK6(
-        k6,
-        'rate-limit.js',
-        { BASE_URL: `http://127.0.0.1:${port}/v1`, API_KEY: 'any', LIMIT: '12', OVERDRIVE: '10', DURATION: '25s', CROSS_WINDOWS: '0' },
-        dir,
-        90_000,
-      );
-      assert.is(r.code, 99, `k6 exits 99 when thresholds fail; it exited ${r.code}:\n${r.output}`);
-      assert.ok(
-        r.summary!.failedThresholds.some((t) => t.metric === 'ratelimit_violations{kind:over_admitted}'),
-        JSON.stringify(r.summary!.failedThresholds),
-      );
-    } finally {
-      await new Promise((done) => http.close(done));
-    }
-  });
-
-  const CAPACITY = { BASE_URL: baseUrl, RATES: '50,100', HOLD: '3s' };
-
-  test(K6_RUNS[3]!, async () => {
-    const r = await runK6(k6, 'capacity.js', CAPACITY, dir, 60_000);
-    expectPass(r);
-    assert.is(r.summary!.extra.keyLimited, null);
-    assert.match(readFileSync(r.summaryPath.replace(/\.json$/, '.svg'), 'utf8'), /class="cap-knee"|class="cap-step/, 'the chart lands beside the JSON');
-    assert.match(r.output, /bound found: none up to 100\/s/);
-    assert.match(r.output, /held 50\/s: .* k6: VUs busy at most \d+ of 200, \d+ dropped, iteration [\d.]+ ms for a [\d.]+ ms request/);
-    const after = await fetch(`${baseUrl}/pets?limit=1`, { headers: { authorization: 'Bearer test-load-key' } });
-    assert.is(after.status, 200, 'the load key is neither limited nor banned');
-  });
-
-  test(K6_RUNS[4]!, async () => {
-    // 1,000 a minute: at 400/s the window runs out within seconds, even if it resets once meanwhile.
-    const r = await runK6(k6, 'capacity.js', { ...CAPACITY, RATES: '400', HOLD: '5s', API_KEY: 'test-business-key' }, dir, 60_000);
-    assert.is(r.code, 108, r.output);
-    assert.is(r.summary!.result, 'ABORTED');
-    assert.match(
-      r.output,
-      /ABORTED: limited by the key at 400\/s: X-RateLimit-Limit 1000, X-RateLimit-Remaining \d+ with the window resetting in \d+ s would run out within 2 s/,
-    );
-    assert.match(r.output, /bound found: the key's limit at 400\/s/);
-    assert.not.match(r.output, /result: PASS|BETWEEN=/);
-    const after = await fetch(`${baseUrl}/pets?limit=1`, { headers: { authorization: 'Bearer test-business-key' } });
-    assert.is(after.status, 200, 'stopped before the key was refused, so it is not banned');
-  });
-
-  test(K6_RUNS[5]!, async () => {
-    const sequence = ['--execution-segment-sequence', '0,1/2,1'];
-    // Started paused and resumed together, as the guide says for generators on two machines: on a
-    // busy machine two k6 processes can take seconds apart to start, and the merge refuses steps
-    // that overlap by less than half.
-    const addresses = await Promise.all([freeAddress(), freeAddress()]);
-    const generator = (segment: string, address: string) =>
-      runK6(k6, 'capacity.js', CAPACITY, dir, 90_000, ['--execution-segment', segment, ...sequence, '--paused', '--address', address]);
-    const runs = Promise.all([generator('0:1/2', addresses[0]), generator('1/2:1', addresses[1])]);
-    await Promise.all(addresses.map((address) => pausedBeforeRun(address, 60_000)));
-    await Promise.all(addresses.map((address) => k6Exec(k6, ['resume', '--address', address], dir, 10_000)));
-    const [a, b] = await runs;
-    expectPass(a);
-    expectPass(b);
-    const { mergeSummaries } = await import('./lib/merge.js');
-    const merged = mergeSummaries([a, b].map((r) => ({ name: r.summaryPath, summary: JSON.parse(readFileSync(r.summaryPath, 'utf8')) })));
-    assert.is(merged.result, 'PASS', merged.lines.join('\n'));
-    assert.match(merged.lines.join('\n'), /held 50\/s: achieved (4[89]|5[01])\.\d\/s/);
-  });
-
-  test(K6_RUNS[6]!, async () => {
-    const down = await runK6(k6, 'capacity.js', { ...CAPACITY, BASE_URL: 'http://127.0.0.1:9/v1' }, dir, 60_000);
-    assert.is(down.code, 108, down.output);
-    assert.match(down.output, /== capacity\.js against http:\/\/127\.0\.0\.1:9\/v1 ==\nABORTED: target .* is not answering/);
-    assert.not.match(down.output, /next:|result: PASS/);
     const segment = await runK6(k6, 'rate-limit.js', { BASE_URL: baseUrl, API_KEY: SMALL.key }, dir, 60_000, [
       '--execution-segment',
       '0:1/2',
@@ -391,7 +268,7 @@ if (k6 === null) {
     assert.match(segment.output, /ABORTED: rate-limit\.js judges each window by counting every request of the key, so it runs on ONE k6 process/);
   });
 
-  test(K6_RUNS[7]!, async () => {
+  test(K6_RUNS[3]!, async () => {
     for (const options of [{}, { summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'p(99)', 'p(99.9)', 'count'], summaryTimeUnit: 'ms' }]) {
       const script = join(dir, `table-${Date.now()}.js`);
       writeFileSync(script, tableScript(baseUrl, options));
@@ -404,7 +281,7 @@ if (k6 === null) {
     }
   });
 
-  test(K6_RUNS[8]!, async () => {
+  test(K6_RUNS[4]!, async () => {
     const [line] = commandLines(guideBlock('load/README.md', 'k6-installed'))
       .map(installedLine)
       .filter((l) => l.script.endsWith('/smoke.js'));
@@ -412,7 +289,17 @@ if (k6 === null) {
     const consumer = consumerFolder();
     try {
       // The line as written, pointed at the test's server and shortened.
-      const args = [...line.words.slice(1, -1), '--quiet', '-e', `BASE_URL=${baseUrl}`, '-e', 'DURATION=4s', line.script];
+      const args = [
+        ...line.words.slice(1, -1),
+        '--quiet',
+        '-e',
+        `BASE_URL=${baseUrl}`,
+        '-e',
+        'DURATION=4s',
+        '-e',
+        `P95_MS=${SMOKE_OBJECTIVE.P95_MS}`,
+        line.script,
+      ];
       const r = await k6Exec(k6, args, consumer, 60_000);
       assert.is(r.code, 0, `${r.stdout}\n${r.stderr}`);
       assert.match(r.stdout, /result: PASS \(k6 exits 0\)/);
@@ -423,7 +310,7 @@ if (k6 === null) {
     }
   });
 
-  test(K6_RUNS[9]!, async () => {
+  test(K6_RUNS[5]!, async () => {
     const r = await runK6(k6, 'rate-limit.js', { BASE_URL: baseUrl, API_KEY: 'test-pro-key', PLAN: 'pro', DURATION: '60s' }, dir, 60_000);
     assert.is(r.code, 108, r.output);
     assert.match(r.output, /rate-limit\.js cannot reach the key's limit: a whole 60 s window cannot be seen in DURATION=60 s/);

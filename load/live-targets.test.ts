@@ -26,6 +26,10 @@ async function live(file: string, env: Record<string, string>) {
 }
 
 const SMALL_KEY = 'k6-live-small-key';
+// Latency objectives past any machine's: these runs judge behaviour in real time, and a busy machine
+// must not fail them (bench/ measures the speed).
+const SMOKE_OBJECTIVE = { P95_MS: '60000' };
+const CAPACITY_OBJECTIVE = { P95_MS: '30000', P99_MS: '60000' };
 let worker: Worker;
 let baseUrl = '';
 let mock: RunningMock | null = null;
@@ -65,14 +69,14 @@ test.after(async () => {
 });
 
 test('smoke.js passes against the reference server over HTTP', async () => {
-  const r = await live(script('smoke.js'), { BASE_URL: baseUrl, DURATION: '4s', RATE: '60' });
+  const r = await live(script('smoke.js'), { BASE_URL: baseUrl, DURATION: '4s', RATE: '60', ...SMOKE_OBJECTIVE });
   assert.is(r.setupError, null, String(r.setupError));
   assert.equal(r.failed, [], `${JSON.stringify(r.failed)}\n${r.summary.stdout}`);
   assert.ok(r.iterations >= 3, `${r.iterations} iterations`);
 });
 
 test('smoke.js with SHAPE_ONLY=1 passes against the Prism mock, and fails there without it', async () => {
-  const env = { BASE_URL: mock!.url, API_KEY: 'any-token', DURATION: '2s', RATE: '60' };
+  const env = { BASE_URL: mock!.url, API_KEY: 'any-token', DURATION: '2s', RATE: '60', ...SMOKE_OBJECTIVE };
   const shapes = await live(script('smoke.js'), { ...env, SHAPE_ONLY: '1' });
   assert.is(shapes.setupError, null, String(shapes.setupError));
   assert.equal(shapes.failed, [], `${JSON.stringify(shapes.failed)}\n${shapes.summary.stdout}`);
@@ -97,7 +101,7 @@ test('a short rate-limit.js passes against the reference server over HTTP', asyn
 });
 
 test('capacity.js measures the reference server over HTTP and names the highest step it held', async () => {
-  const r = await live(script('capacity.js'), { BASE_URL: baseUrl, RATES: '5,10', HOLD: '2s', P95_MS: '1000', P99_MS: '2000' });
+  const r = await live(script('capacity.js'), { BASE_URL: baseUrl, RATES: '5,10', HOLD: '2s', ...CAPACITY_OBJECTIVE });
   assert.equal(r.failed, [], `${JSON.stringify(r.failed)}\n${r.summary.stdout}`);
   // Which step is the highest depends on this machine's load; that one is named is what counts here
   // (the judgement itself is tested exactly on the fake clock in scripts-run.test.ts).

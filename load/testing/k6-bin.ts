@@ -1,7 +1,7 @@
 // Where a real k6 is: K6_BIN, else k6 on PATH; null when there is none (the tests that need one are
 // then skipped, never passed). A K6_BIN that is not an executable is a mistake, not a skip. And how
 // the tests run a script with it: every `-e` variable given, the JSON summary at a path of its own.
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,6 +59,16 @@ export function runK6(k6: string, script: string, env: Record<string, string>, d
       clearTimeout(timer);
       const summary = existsSync(summaryPath) ? (JSON.parse(readFileSync(summaryPath, 'utf8')) as K6Run['summary']) : null;
       resolve({ code, output, summary, summaryPath });
+    });
+  });
+}
+
+/** A k6 command of its own (not a run of one of load/'s scripts), in `cwd`; k6 reaches an in-process server only if the event loop runs. */
+export function k6Exec(k6: string, args: string[], cwd: string, timeoutMs: number): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(k6, args, { cwd, timeout: timeoutMs, env: { ...process.env, K6_NO_USAGE_REPORT: 'true' } }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
+      resolve({ code, stdout, stderr });
     });
   });
 }
