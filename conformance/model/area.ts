@@ -9,7 +9,7 @@ import type { Area, AreaContext } from '../checks/area.ts';
 import { execute, type Execution } from './execute.ts';
 import { generateProgram } from './generate.ts';
 import { historyTable, loadHistory, saveHistory, seenRows, HISTORY_FORMAT } from './history-file.ts';
-import { stepCount, steps, type KeyRole, type Program } from './program.ts';
+import { stepCount, steps, type KeyRole, type Program, type Step } from './program.ts';
 import { shrink, type Shrunk } from './shrink.ts';
 import { judgeExecution, MODEL_CHECK, type ModelCheck, type ModelVerdict, type VerdictOptions } from './verdict.ts';
 import { parseInteger } from '../../spec/rules/fields.js';
@@ -69,30 +69,62 @@ async function rateLimitRequests(ctx: AreaContext): Promise<number> {
     }));
   const remaining = parseInteger(header(atStart, LOWER_HEADERS.rateLimitRemaining));
   const limit = parseInteger(header(atStart, LOWER_HEADERS.rateLimitLimit));
-  return Math.min(80, (remaining ?? limit ?? 20) + 4);
+  // With --ban-check, deep enough past the window for a ban to begin (the reference bans after 20 refusals).
+  return Math.min(100, (remaining ?? limit ?? 20) + (ctx.options.banCheck ? 24 : 4));
 }
 
-/** The program cut where --max-requests runs out for the API key's requests (counted like every generated phase's). */
-function withinBudget(ctx: AreaContext, program: Program): Program {
+/** Requests of the API key kept in hand at the end of the model phase (the shrunk failures are sent again). */
+const RESERVE = 5;
+
+/**
+ * The program cut where the API key's requests run out: --max-requests (counted like every generated
+ * phase's), and with --no-wait what the key's window has left, so that the run never waits for it.
+ */
+function fitted(ctx: AreaContext, program: Program): { program: Program; why?: string } {
+  const left = ctx.pacer.known('key').remaining;
+  const room = !ctx.options.wait && left !== null ? Math.max(0, left - RESERVE) : Infinity;
+  let allowed = Math.min(ctx.budget.left, room);
   const rounds: Program['rounds'] = [];
+  let cut = 0;
   for (const round of program.rounds) {
     const needed = round.filter((s) => 'key' in s.credentials && s.credentials.key === 'api-key').length;
-    if (ctx.budget.left < needed) {
-      for (let i = 0; i < needed; i++) ctx.budget.take();
-      break;
+    if (cut > 0 || needed > allowed) {
+      cut += needed;
+      continue;
     }
+    allowed -= needed;
     for (let i = 0; i < needed; i++) ctx.budget.take();
     rounds.push(round);
   }
-  return { ...program, rounds };
+  ctx.budget.refused += cut;
+  if (cut === 0) return { program: { ...program, rounds } };
+  const why = room < ctx.budget.left + cut ? `--no-wait, and --api-key has ${left} requests left in its window` : `--max-requests ${ctx.options.maxRequests}`;
+  return { program: { ...program, rounds }, why: `${cut} requests of --api-key left out (${why})` };
 }
 
 let sendings = 0;
 
+const usesApiKey = (s: Step) => 'key' in s.credentials && s.credentials.key === 'api-key';
+
+/**
+ * Sends a program, paced like every phase's requests with --api-key: before a round, the pacer waits
+ * if the key's window has too little left for it; after it, the pacer learns what the window has left
+ * from the round's last admitted answer (a 429 is the model's to judge, and is sent nothing again).
+ */
 async function sendProgram(ctx: AreaContext, program: Program): Promise<Execution> {
-  const apiKeyRequests = steps(program).filter((s) => 'key' in s.credentials && s.credentials.key === 'api-key').length;
-  await ctx.pacer.ensure('key', Math.min(apiKeyRequests, ctx.pacer.known('key').limit ?? apiKeyRequests), `the model phase's ${apiKeyRequests} requests`);
-  return execute(ctx, program, keysOf(ctx), `${ctx.token}-m${++sendings}`);
+  return execute(ctx, program, keysOf(ctx), `${ctx.token}-m${++sendings}`, {
+    before: async (round) => {
+      const needed = round.filter(usesApiKey).length;
+      if (needed > 0) await ctx.pacer.ensure('key', needed, `${needed} requests of the model phase sent at once`);
+    },
+    after: async (answers) => {
+      const last = answers.filter((a) => usesApiKey(a.step) && a.exchange?.response && a.exchange.response.status !== 429).at(-1)?.exchange;
+      if (last && 'spelling' in answers.find((a) => a.exchange === last)!.step.credentials) {
+        // The pacer reads the key by its canonical spelling only: any spelling's answer tells the same window.
+        await ctx.pacer.after({ ...last, request: { ...last.request, headers: { ...last.request.headers, authorization: ctx.http.bearer() } } });
+      }
+    },
+  });
 }
 
 /** The first failure of a check shrunk, sent again, saved: what the report says of it. */
@@ -148,7 +180,8 @@ async function modelPhase(ctx: AreaContext): Promise<void> {
       keys: Object.keys(keysOf(ctx)) as KeyRole[],
       rateLimitRequests: await rateLimitRequests(ctx),
     });
-  const program = withinBudget(ctx, generated);
+  const { program, why } = fitted(ctx, generated);
+  if (why) ctx.progress({ type: 'note', text: `model phase: ${why}` });
   const used = new Set(steps(program).flatMap((s) => ('key' in s.credentials ? [s.credentials.key] : [])));
   if (used.has('rate-limit-key') && !ctx.options.rateLimitKey) {
     for (const def of checks) ctx.ledger.notRun(def.id, 'the history uses --rate-limit-key, which this run was not given');

@@ -6,6 +6,7 @@ import { jsonBody, type Exchange } from '../../judge/exchange.ts';
 import { retryWaitOf, snapshotOf } from '../../judge/rate-limit-verdict.ts';
 import type { AreaContext } from '../checks/area.ts';
 import { nextPage, send } from '../checks/support.ts';
+import { UNKNOWN_PET_ID } from '../../judge/answers.ts';
 import type { SendOptions } from '../http.ts';
 import { INVALID_CREDENTIALS, OPERATION_OF, SPELLINGS, type Credentials, type KeyRole, type Program, type Step } from './program.ts';
 
@@ -45,7 +46,24 @@ function requestOf(ctx: AreaContext, step: Step, state: State, name: string): Se
   const common = { operationId: OPERATION_OF[r.op], purpose: `model step ${step.id}: ${step.label}`, phase: 'model', ungated: true as const };
   if (r.op === 'create') {
     const body = 'raw' in r.body ? { rawBody: r.body.raw } : { json: r.named ? { ...(r.body.json as object), name } : r.body.json };
-    return { ...common, method: 'POST', path: '/pets', ...body };
+    return {
+      ...common,
+      method: 'POST',
+      path: '/pets',
+      ...body,
+      ...(r.contentType ? { contentType: r.contentType } : {}),
+      ...('raw' in r.body ? { outside: 'not JSON' } : {}),
+    };
+  }
+  if (r.op === 'other') {
+    const path = r.path === '/pets' ? '/pets' : `/pets/${UNKNOWN_PET_ID}`;
+    return {
+      ...common,
+      operationId: r.path === '/pets' ? 'listPets' : 'getPet',
+      method: r.method,
+      path,
+      outside: 'a method the description does not give this path',
+    };
   }
   const head = 'head' in r && r.head ? { method: 'HEAD', outside: 'HEAD: judged as GET without a body by the model phase' } : { method: 'GET' };
   if (r.op === 'get') {
@@ -106,12 +124,25 @@ async function waitForWindow(ctx: AreaContext, sent: readonly Sent[]): Promise<v
 }
 
 /** Sends the program's rounds in turn; `namespace` prefixes the names of its pets (the run's token and a count). */
-export async function execute(ctx: AreaContext, program: Program, keys: Readonly<Partial<Record<KeyRole, string>>>, namespace: string): Promise<Execution> {
+/** What the caller does around each round: pace it (before), learn from its answers (after). */
+export interface RoundHooks {
+  before?: (round: readonly Step[]) => Promise<void>;
+  after?: (answers: readonly Sent[]) => Promise<void>;
+}
+
+export async function execute(
+  ctx: AreaContext,
+  program: Program,
+  keys: Readonly<Partial<Record<KeyRole, string>>>,
+  namespace: string,
+  hooks: RoundHooks = {},
+): Promise<Execution> {
   const state: State = { ids: new Map(), walks: new Map() };
   const sent: Sent[] = [];
   const waits = new Set(program.windowWaits ?? []);
   for (const [index, round] of program.rounds.entries()) {
     if (waits.has(index)) await waitForWindow(ctx, sent);
+    await hooks.before?.(round);
     const planned = round.map((step) => {
       const name = `${namespace}-${step.id}`;
       const request = requestOf(ctx, step, state, name);
@@ -128,6 +159,7 @@ export async function execute(ctx: AreaContext, program: Program, keys: Readonly
       if (a.exchange) remember(a.step, a.exchange, state);
       sent.push(a);
     }
+    await hooks.after?.(answers);
   }
   return { sent, namespace };
 }

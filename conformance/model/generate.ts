@@ -48,6 +48,27 @@ interface Domain {
   listCases: Case[];
   getCases: Case[];
   base: Record<string, Json>;
+  /**
+   * The next case of a kind, dealt from a deck shuffled by the seed and shuffled again when it runs
+   * out: every case of the description comes before any comes twice.
+   */
+  deal: (draw: Draw, kind: 'bodies' | 'listCases' | 'getCases') => Case;
+}
+
+function dealer(cases: Record<'bodies' | 'listCases' | 'getCases', Case[]>): Domain['deal'] {
+  const decks: Partial<Record<keyof typeof cases, Case[]>> = {};
+  return (draw, kind) => {
+    let deck = decks[kind];
+    if (!deck || deck.length === 0) {
+      deck = [...cases[kind]];
+      for (let i = deck.length - 1; i > 0; i--) {
+        const j = Math.floor(draw() * (i + 1));
+        [deck[i], deck[j]] = [deck[j]!, deck[i]!];
+      }
+      decks[kind] = deck;
+    }
+    return deck.pop()!;
+  };
 }
 
 function domainOf(contract: Contract): Domain {
@@ -55,47 +76,71 @@ function domainOf(contract: Contract): Domain {
   const create = op('createPet');
   const list = op('listPets');
   const get = op('getPet');
+  // The case's own marker is replaced by the program's name: every body that carries a name gets one of its own.
+  const cases = { bodies: bodyCases(create, 'model'), listCases: parameterCases(list), getCases: parameterCases(get).filter((c) => !c.expect.valid) };
+  return { create, list, get, ...cases, base: baseBody(create) ?? { name: 'model', categoryId: 1 }, deal: dealer(cases) };
+}
+
+/** Content-Type values that name plain JSON: a charset parameter has no effect (RFC 8259 §11), type and subtype are case-insensitive (RFC 9110 §8.3.1). */
+const JSON_TYPES = ['application/json; charset=utf-8', 'APPLICATION/JSON', 'Application/Json; Charset=UTF-8'] as const;
+
+/** A valid pet of a drawn status (or none: the default is the server's), sometimes in another spelling of application/json. */
+function draftValidCreate(domain: Domain, draw: Draw): Drafted {
+  const success = successStatuses(domain.create);
+  const status = draw() < 0.2 ? undefined : pick(draw, STATUSES);
+  const { status: _, ...base } = domain.base;
+  const json = { ...base, name: '', ...(status ? { status } : {}) };
+  const contentType = draw() < 0.15 ? pick(draw, JSON_TYPES) : undefined;
   return {
-    create,
-    list,
-    get,
-    // The case's own marker is replaced by the program's name: every body that carries a name gets one of its own.
-    bodies: bodyCases(create, 'model'),
-    listCases: parameterCases(list),
-    getCases: parameterCases(get).filter((c) => !c.expect.valid),
-    base: baseBody(create) ?? { name: 'model', categoryId: 1 },
+    request: { op: 'create', body: { json }, named: true, ...(contentType ? { contentType } : {}) },
+    expect: { valid: true, level: 'must', success },
+    label: `create${status ? ` (${status})` : ' without status'}${contentType ? ` as ${contentType}` : ''}`,
   };
 }
 
-/** A create: a valid pet of a drawn status (or none: the default is the server's), or one of the description's cases. */
+/** A create: a valid pet, one of the description's cases, or JSON cut short (no JSON text: refused, RFC 8259). */
 function draftCreate(domain: Domain, draw: Draw): Drafted {
-  const success = successStatuses(domain.create);
-  if (draw() < 0.55) {
-    const status = draw() < 0.2 ? undefined : pick(draw, STATUSES);
-    const json = { ...domain.base, name: '', ...(status ? { status } : {}) };
-    delete (json as Record<string, unknown>).status;
-    if (status) (json as Record<string, unknown>).status = status;
+  const roll = draw();
+  if (roll < 0.4) return draftValidCreate(domain, draw);
+  if (roll < 0.45) {
+    const text = JSON.stringify({ ...domain.base, name: 'model-cut' });
     return {
-      request: { op: 'create', body: { json }, named: true },
-      expect: { valid: true, level: 'must', success },
-      label: `create${status ? ` (${status})` : ' without status'}`,
+      request: { op: 'create', body: { raw: text.slice(0, text.length - 2) }, named: false },
+      expect: { valid: false, level: 'must', where: 'body' },
+      label: 'create with JSON cut short',
     };
   }
-  const c = pick(draw, domain.bodies);
+  const c = domain.deal(draw, 'bodies');
+  const json = c.json as Record<string, unknown> | undefined;
   const named =
-    c.json !== null &&
-    typeof c.json === 'object' &&
-    !Array.isArray(c.json) &&
-    typeof (c.json as Record<string, unknown>).name === 'string' &&
-    (c.marker !== undefined || (c.json as Record<string, unknown>).name === domain.base.name);
+    json !== null &&
+    typeof json === 'object' &&
+    !Array.isArray(json) &&
+    typeof json.name === 'string' &&
+    (c.marker !== undefined || json.name === domain.base.name);
   const body = c.raw !== undefined ? { raw: c.raw } : { json: c.json as unknown };
   return { request: { op: 'create', body, named }, expect: c.expect, label: c.purpose };
+}
+
+/** A method the description does not give the path: never a 5xx, and a 405 names what is allowed (RFC 9110 §15.5.6). */
+function draftOther(draw: Draw): Drafted {
+  const [method, path] = pick(draw, [
+    ['PUT', '/pets'],
+    ['PATCH', '/pets'],
+    ['OPTIONS', '/pets'],
+    ['PUT', '/pets/{unknown}'],
+    ['PATCH', '/pets/{unknown}'],
+    ['DELETE', '/pets/{unknown}'],
+    ['POST', '/pets/{unknown}'],
+    ['OPTIONS', '/pets/{unknown}'],
+  ] as const);
+  return { request: { op: 'other', method, path }, expect: { valid: true, level: 'should', success: [] }, label: `${method} ${path}` };
 }
 
 function draftList(domain: Domain, draw: Draw, walk: number): Drafted {
   const success = successStatuses(domain.list);
   if (draw() < 0.25) {
-    const c = pick(draw, domain.listCases);
+    const c = domain.deal(draw, 'listCases');
     return { request: { op: 'list', query: c.query ?? {} }, expect: c.expect, label: c.purpose };
   }
   // Small pages cross many page boundaries; a status filter keeps a walk short.
@@ -106,6 +151,19 @@ function draftList(domain: Domain, draw: Draw, walk: number): Drafted {
   if (draw() < 0.6) query.status = pick(draw, STATUSES);
   const words = Object.entries(query).map(([k, v]) => `${k}=${v}`);
   return { request: { op: 'list', query, walk }, expect: { valid: true, level: 'must', success }, label: `list${words.length ? ` ${words.join('&')}` : ''}` };
+}
+
+/** A valid list of one page, no walk. */
+function validList(domain: Domain, draw: Draw): Drafted {
+  const query: Record<string, string> = { limit: String(between(draw, 1, 100)) };
+  if (draw() < 0.5) query.status = pick(draw, STATUSES);
+  return {
+    request: { op: 'list', query },
+    expect: { valid: true, level: 'must', success: successStatuses(domain.list) },
+    label: `list ${Object.entries(query)
+      .map(([k, v]) => `${k}=${v}`)
+      .join('&')}`,
+  };
 }
 
 function draftGet(domain: Domain, draw: Draw, created: readonly number[]): Drafted {
@@ -120,7 +178,7 @@ function draftGet(domain: Domain, draw: Draw, created: readonly number[]): Draft
     const id = String(9_000_000_000_000 + between(draw, 0, 999_999));
     return { request: { op: 'get', pet: { literal: id } }, expect: { valid: true, level: 'must', success }, label: `get an id never created` };
   }
-  const c = pick(draw, domain.getCases);
+  const c = domain.deal(draw, 'getCases');
   const segment = decodeURIComponent(c.path.split('/').pop() ?? '');
   return { request: { op: 'get', pet: { literal: segment } }, expect: c.expect, label: c.purpose };
 }
@@ -137,12 +195,14 @@ export function generateProgram(contract: Contract, options: GenerateOptions): P
   const domain = domainOf(contract);
   const rounds: Step[][] = [];
   const created: number[] = [];
-  const openWalks: Array<{ walk: number; client: number; credentials: Credentials }> = [];
+  const openWalks: Array<{ walk: number; client: number; credentials: Credentials; pages: number }> = [];
   let id = 0;
   let sent = 0;
   let invalid = 0;
   let rateLimited = 0;
   let afterWait = 0;
+  /** Rounds left in a quiet stretch. */
+  let quiet = 0;
   const windowWaits: number[] = [];
   const extra = options.rateLimitRequests > 0 ? Math.max(2 * options.clients, 8) : 0;
   const total = options.steps + options.rateLimitRequests + extra;
@@ -160,17 +220,24 @@ export function generateProgram(contract: Contract, options: GenerateOptions): P
     }
     const rateLimitTarget = options.rateLimitRequests + afterWait;
     const burst = rateLimited < rateLimitTarget && sent - rateLimited >= rateLimitFrom;
+    if (quiet > 0) quiet--;
+    else if (draw() < 0.08) quiet = between(draw, 3, 8);
     for (let client = 0; client < width && sent < total; client++) {
       const stepId = ++id;
       let drafted: Drafted;
       let credentials: Credentials;
       const walk = openWalks.findIndex((w) => w.client === client);
       if (burst && rateLimited < rateLimitTarget && (client % 2 === 0 || options.keys.length === 1 || draw() < 0.5)) {
+        // Valid requests only: an answer neither admitted nor refused (a 400) leaves the window's count open.
         credentials = credentialsFor(draw, 'rate-limit-key');
+        drafted = draw() < 0.5 || quiet > 0 ? validList(domain, draw) : draftValidCreate(domain, draw);
+        rateLimited++;
+      } else if (invalid < 10 && draw() < 0.1) {
+        invalid++;
+        credentials = { invalid: pick(draw, Object.keys(INVALID_CREDENTIALS) as Array<keyof typeof INVALID_CREDENTIALS>) };
         drafted = draw() < 0.5 ? draftList(domain, draw, stepId) : draftCreate(domain, draw);
         if (drafted.request.op === 'list') delete drafted.request.walk;
-        rateLimited++;
-      } else if (walk >= 0 && draw() < 0.85) {
+      } else if (walk >= 0 && draw() < 0.55) {
         const w = openWalks[walk]!;
         credentials = w.credentials;
         drafted = {
@@ -178,21 +245,19 @@ export function generateProgram(contract: Contract, options: GenerateOptions): P
           expect: { valid: true, level: 'must', success: successStatuses(domain.list) },
           label: `next page of the walk of step ${w.walk}`,
         };
-        if (draw() < 0.04) openWalks.splice(walk, 1);
-      } else if (invalid < 10 && draw() < 0.08) {
-        invalid++;
-        credentials = { invalid: pick(draw, Object.keys(INVALID_CREDENTIALS) as Array<keyof typeof INVALID_CREDENTIALS>) };
-        drafted = draw() < 0.5 ? draftList(domain, draw, stepId) : draftCreate(domain, draw);
-        if (drafted.request.op === 'list') delete drafted.request.walk;
+        // A walk is followed for 30 pages at most; a small page over a large store takes longer than a run.
+        if (++w.pages >= 30 || draw() < 0.02) openWalks.splice(walk, 1);
       } else {
         credentials = credentialsFor(draw, 'api-key');
-        const roll = draw();
+        // In a quiet stretch nothing is created: the walks under way can be judged for what they miss.
+        const roll = quiet > 0 ? 0.4 + draw() * 0.57 : draw();
         if (roll < 0.4) drafted = draftCreate(domain, draw);
-        else if (roll < 0.65) drafted = draftGet(domain, draw, created);
-        else drafted = draftList(domain, draw, stepId);
+        else if (roll < 0.62) drafted = draftGet(domain, draw, created);
+        else if (roll < 0.97) drafted = draftList(domain, draw, stepId);
+        else drafted = draftOther(draw);
         if (drafted.request.op === 'list' && drafted.request.walk !== undefined) {
           if (walk >= 0) delete drafted.request.walk;
-          else openWalks.push({ walk: stepId, client, credentials });
+          else openWalks.push({ walk: stepId, client, credentials, pages: 0 });
         }
       }
       const request: StepRequest = drafted.request;

@@ -37,11 +37,13 @@ export type Credentials = { key: KeyRole; spelling: Spelling } | { invalid: Inva
 export type PetRef = { literal: string } | { createdBy: number };
 
 export type StepRequest =
-  | { op: 'create'; body: { json: unknown } | { raw: string }; named: boolean }
+  | { op: 'create'; body: { json: unknown } | { raw: string }; named: boolean; contentType?: string }
   | { op: 'get'; pet: PetRef; head?: true }
   | { op: 'list'; query: Record<string, string>; head?: true; walk?: number }
   /** The next page of a walk: the Link rel="next" of the walk's last page. */
-  | { op: 'next'; walk: number };
+  | { op: 'next'; walk: number }
+  /** A method the description does not give the path (on /pets/{id}, an id no store hands out). */
+  | { op: 'other'; method: string; path: '/pets' | '/pets/{unknown}' };
 
 export interface Step {
   /** Unique in its program, kept by shrinking: a create's pet and a walk are named by it. */
@@ -67,7 +69,13 @@ export interface Program {
   windowWaits?: number[];
 }
 
-export const OPERATION_OF: Readonly<Record<StepRequest['op'], OperationId>> = { create: 'createPet', get: 'getPet', list: 'listPets', next: 'listPets' };
+export const OPERATION_OF: Readonly<Record<StepRequest['op'], OperationId>> = {
+  create: 'createPet',
+  get: 'getPet',
+  list: 'listPets',
+  next: 'listPets',
+  other: 'listPets',
+};
 
 export function steps(program: Program): Step[] {
   return program.rounds.flat();

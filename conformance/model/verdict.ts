@@ -81,11 +81,18 @@ function judgeAnswer(s: Sent & { exchange: Exchange }, verdict: ModelVerdict): v
   }
   // The limiter's refusals are judged by the window rules.
   if (isRefusal(exchange)) return;
+  if (step.request.op === 'other') {
+    // RFC 9110 §15.5.6: "The origin server MUST generate an Allow header field in a 405 response".
+    if (code === 405 && !exchange.response?.headers.allow) return fail('answered 405 without an Allow field (RFC 9110 §15.5.6)');
+    return void verdict.judged.add(MODEL_CHECK.answers);
+  }
   if (code === 401)
     return fail(`answered 401 to a valid key: the scheme is case-insensitive and one or more spaces may follow it (RFC 9110 §11.1, RFC 6750 §2.1)`);
   if (exchange.request.method === 'HEAD') {
     const e = step.expect;
-    const ok = e.valid ? e.success.includes(code) : (code >= 400 && code < 500) || (e.servedAtMost !== undefined && code >= 200 && code < 300);
+    // What GET's answer may be at should level only (a decision of the reference's) binds HEAD no more.
+    const ok =
+      e.level === 'should' || (e.valid ? e.success.includes(code) : (code >= 400 && code < 500) || (e.servedAtMost !== undefined && code >= 200 && code < 300));
     if (ok) return void verdict.judged.add(MODEL_CHECK.answers);
     return fail(`HEAD answered ${code}, where GET's answer would be ${e.valid ? e.success.join(' or ') : 'a 4xx'} (RFC 9110 §9.3.2)`);
   }
@@ -95,6 +102,31 @@ function judgeAnswer(s: Sent & { exchange: Exchange }, verdict: ModelVerdict): v
     verdict.findings.push({ check: MODEL_CHECK.answers, message: judgement.problem.message, exchanges: [exchange] });
 }
 
+/** A walk's page whose next link leads back to a page the walk has read: the walk never ends (list.next-link's must). */
+function judgeWalks(sent: ReadonlyArray<Sent & { exchange: Exchange }>, verdict: ModelVerdict): void {
+  const pages = new Map<number, Array<Sent & { exchange: Exchange }>>();
+  for (const s of sent) {
+    const r = s.step.request;
+    const walk = r.op === 'next' ? r.walk : r.op === 'list' ? r.walk : undefined;
+    if (walk !== undefined) pages.set(walk, [...(pages.get(walk) ?? []), s]);
+  }
+  for (const walk of pages.values()) {
+    const seen = new Set<string>();
+    for (const page of walk.sort((a, b) => a.step.id - b.step.id)) {
+      const url = page.exchange.request.url;
+      if (seen.has(url)) {
+        verdict.findings.push({
+          check: MODEL_CHECK.answers,
+          message: `step ${page.step.id}: the walk of step ${walk[0]!.step.id} was led back to a page it had read (${new URL(url).search || 'the first page'}) by Link rel="next": the walk never ends`,
+          exchanges: walk.filter((p) => p.step.id <= page.step.id).map((p) => p.exchange),
+        });
+        break;
+      }
+      seen.add(url);
+    }
+  }
+}
+
 /**
  * One key's answers through the window rules, each round's as one batch (decided in any order): a
  * round's requests were in flight together, and all were answered before the next round's left.
@@ -102,7 +134,7 @@ function judgeAnswer(s: Sent & { exchange: Exchange }, verdict: ModelVerdict): v
 function judgeWindow(sent: ReadonlyArray<Sent & { exchange: Exchange }>, ledger: CheckLedger, options: VerdictOptions): void {
   const verdict = rateLimitVerdict(ledger, { tolerances: { clockSkewSeconds: options.clockToleranceSeconds }, dateHeader: options.dateHeader });
   const rounds = new Map<number, Exchange[]>();
-  for (const s of sent) if (s.exchange.response) rounds.set(s.round, [...(rounds.get(s.round) ?? []), countable(s.exchange)]);
+  for (const s of sent) if (s.exchange.response) rounds.set(s.round, [...(rounds.get(s.round) ?? []), countable(s)]);
   // Within a round the server decided in an order no answer states: the order its Remaining values tell, refusals last.
   const remaining = (e: Exchange) => parseInteger(header(e, LOWER_HEADERS.rateLimitRemaining)) ?? -1;
   for (const round of [...rounds.keys()].sort((a, b) => a - b))
@@ -114,11 +146,12 @@ function judgeWindow(sent: ReadonlyArray<Sent & { exchange: Exchange }>, ledger:
  * limiter counted it the specification does not say, so the window rules get it as a request that may
  * or may not have been counted, as one without an answer.
  */
-function countable(ex: Exchange): Exchange {
+function countable({ exchange: ex, step }: Sent & { exchange: Exchange }): Exchange {
   const code = ex.response?.status ?? 0;
-  if ((code >= 200 && code < 300) || isRefusal(ex)) return ex;
+  // A method the description does not give the path is outside what the headers are promised on; it may still be counted.
+  if (step.request.op !== 'other' && ((code >= 200 && code < 300) || isRefusal(ex))) return ex;
   const { response: _, ...rest } = ex;
-  return { ...rest, error: `answered ${code}: counted by the limiter or not, the specification does not say` };
+  return { ...rest, error: `answered ${code}: whether the limiter counted it, the specification does not say` };
 }
 
 /** The families of checks the history is judged by: shrinking judges only the family of the failure it shrinks. */
@@ -135,6 +168,7 @@ export function judgeExecution(execution: Execution, options: VerdictOptions, on
   const verdict: ModelVerdict = { findings: [], judged: new Set() };
   const sent = execution.sent.filter((s): s is Sent & { exchange: Exchange } => s.exchange !== undefined);
   if (only === undefined || only === 'answers') {
+    judgeWalks(sent, verdict);
     const live = collector(verdict, MODEL_CHECK.answers);
     for (const s of sent) {
       judgeAnswer(s, verdict);
