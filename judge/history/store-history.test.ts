@@ -46,11 +46,28 @@ const CASES: Case[] = [
   {
     name: 'a refused create shows up',
     history: () => [createPet([0, 5], a, { status: 400 }), listPage([6, 9], '?limit=5', [{ ...a, id: 9 }])],
+    tracked: () => true,
     found: ['refused-invisible'],
+  },
+  {
+    name: 'a refused name anyone may use shows up, after a complete list showed none',
+    history: () => [listPage([0, 1], '?limit=5', [b]), createPet([2, 5], a, { status: 400 }), listPage([6, 9], '?limit=5', [b, { ...a, id: 9 }])],
+    found: ['refused-invisible'],
+  },
+  {
+    name: 'a refused name anyone may use shows up, with no complete list before',
+    history: () => [createPet([2, 5], a, { status: 400 }), listPage([6, 9], '?limit=5', [b, { ...a, id: 9 }])],
+    found: [],
+  },
+  {
+    name: 'a refused name anyone may use shows up, listed before the create too',
+    history: () => [listPage([0, 1], '?limit=5', [{ ...a, id: 9 }]), createPet([2, 5], a, { status: 400 }), listPage([6, 9], '?limit=5', [{ ...a, id: 9 }])],
+    found: [],
   },
   {
     name: 'a create refused with 429 shows up',
     history: () => [createPet([0, 5], a, { status: 429 }), getPet([6, 9], 9, { ...a, id: 9 })],
+    tracked: () => true,
     found: ['refused-invisible'],
   },
   {

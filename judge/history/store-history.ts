@@ -55,6 +55,8 @@ interface ReadNode {
   shows: Set<number>;
   /** Why it is complete, in words. */
   why: string;
+  /** The names of the pets it shows. */
+  names: Set<unknown>;
 }
 
 type Node = CreateNode | ReadNode;
@@ -72,14 +74,19 @@ export function judgeStoreHistory(exchanges: readonly Exchange[], options: Store
     const op = storeOp(exchange);
     if (op) ops.push(op);
   }
-  return judgeOps(ops, options.tracked ?? (() => true));
+  return judgeOps(ops, options.tracked ?? (() => true), options.tracked !== undefined);
 }
 
 const bySend = (a: { exchange: Exchange }, b: { exchange: Exchange }) => a.exchange.sentAt - b.exchange.sentAt || a.exchange.seq - b.exchange.seq;
 const inSendOrder = (exchanges: Iterable<Exchange>) => [...new Set(exchanges)].sort((a, b) => a.sentAt - b.sentAt || a.seq - b.seq);
 
 /** The store operations judged together (a whole history, or the proxy's window of it). */
-export function judgeOps(given: readonly StoreOp[], tracked: (name: string) => boolean): HistoryFinding[] {
+/**
+ * `vouched`: the tracked names are the caller's own, carried by no pet but those it created (conform's
+ * run token). Otherwise a name may be anyone's: a pet with a refused create's name is a finding only
+ * where a complete read before it showed no pet of that name.
+ */
+export function judgeOps(given: readonly StoreOp[], tracked: (name: string) => boolean, vouched: boolean): HistoryFinding[] {
   const ops = [...given].sort(bySend);
   const findings: HistoryFinding[] = [];
   const creates = ops.filter((op): op is CreateOp => op.kind === 'create');
@@ -141,6 +148,7 @@ export function judgeOps(given: readonly StoreOp[], tracked: (name: string) => b
   /** A pet a read showed: which create it is, if any, and whether it is the pet that create made. */
   const seeItem = (readIndex: number, item: PetSeen, shown: Exchange) => {
     const read = nodes[readIndex] as ReadNode;
+    read.names.add(item.name);
     const known = createById.get(item.id);
     if (known !== undefined) {
       const node = nodes[known] as CreateNode;
@@ -170,6 +178,8 @@ export function judgeOps(given: readonly StoreOp[], tracked: (name: string) => b
     const unknown = unknownByName.get(item.name);
     if (unknown !== undefined) {
       const node = nodes[unknown] as CreateNode;
+      // Answered before the create was sent: another pet of that name.
+      if (shown.receivedAt + RESOLUTION_MS <= node.op.exchange.sentAt) return;
       node.id ??= item.id;
       if (node.id !== item.id) return;
       if (node.status === undefined && typeof item.status === 'string') node.status = item.status;
@@ -179,18 +189,13 @@ export function judgeOps(given: readonly StoreOp[], tracked: (name: string) => b
     // A refused create changed nothing: a pet with its name is someone else's only if someone else created one.
     const refused = named.filter((c) => c.outcome === 'refused' && c.exchange.sentAt <= shown.receivedAt + RESOLUTION_MS);
     if (refused.length === 0 || refused.length !== named.length) return;
-    const c = refused[0]!;
-    const origin = c.exchange.sentAt;
-    once({
-      rule: 'refused-invisible',
-      message: `${request(c.exchange)} was ${answer(c.exchange)} at ${ms(c.exchange.receivedAt, origin)}, so it created nothing; yet ${request(shown)}, sent at ${ms(shown.sentAt, origin)}, shows a pet named ${JSON.stringify(item.name)} (id ${item.id}), and no other create carried that name`,
-      exchanges: inSendOrder([c.exchange, shown]),
-    });
+    refusedShown.push({ create: refused[0]!, shown, item });
   };
+  const refusedShown: Array<{ create: CreateOp; shown: Exchange; item: PetSeen }> = [];
 
   const readNode = (read: ReadKind, base: string, exchanges: Exchange[], complete: string | undefined, why: string) =>
     add(
-      { kind: 'read', read, base, exchanges, complete, shows: new Set(), why },
+      { kind: 'read', read, base, exchanges, complete, shows: new Set(), why, names: new Set() },
       { lo: exchanges[0]!.sentAt, hi: exchanges.at(-1)!.receivedAt + RESOLUTION_MS },
     );
 
@@ -257,6 +262,26 @@ export function judgeOps(given: readonly StoreOp[], tracked: (name: string) => b
     const items = walk.flatMap((w) => w.items.map((item) => ({ item, page: w.exchange })));
     for (const { item, page } of items) seeItem(walkIndex, item, page);
     repeats(exchanges, items, `the complete list walk of ${seqs(exchanges)}`);
+  }
+
+  for (const { create: c, shown, item } of refusedShown) {
+    // A name anyone may use: only a pet that a complete read before it did not list is new.
+    const absentBefore = nodes.findIndex(
+      (n, i) =>
+        n.kind === 'read' &&
+        (n.complete === 'all' || (n.complete !== undefined && n.complete === item.status)) &&
+        intervals[i]!.hi <= shown.sentAt &&
+        !n.names.has(item.name),
+    );
+    if (!vouched && absentBefore < 0) continue;
+    const origin = c.exchange.sentAt;
+    const evidence = absentBefore < 0 ? [] : (nodes[absentBefore] as ReadNode).exchanges;
+    const before = absentBefore < 0 ? '' : `, after ${(nodes[absentBefore] as ReadNode).why} showed none,`;
+    once({
+      rule: 'refused-invisible',
+      message: `${request(c.exchange)} was ${answer(c.exchange)} at ${ms(c.exchange.receivedAt, origin)}, so it created nothing; yet ${request(shown)}, sent at ${ms(shown.sentAt, origin)}${before} shows a pet named ${JSON.stringify(item.name)} (id ${item.id}), and no other create carried that name`,
+      exchanges: inSendOrder([c.exchange, shown, ...evidence]),
+    });
   }
 
   // Absence: every create a complete read matches and does not show was created after it.

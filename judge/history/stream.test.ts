@@ -21,7 +21,10 @@ const BROKEN: Array<[string, () => Exchange[]]> = [
   ['a get after the 201 answers 404', () => [createPet([0, 5], a), getPet([6, 9], 1, 404)]],
   ['a get shows another name', () => [createPet([0, 5], a), getPet([6, 9], 1, { ...a, name: 'z' })]],
   ['a short page after the 201 leaves the pet out', () => [createPet([0, 5], a), listPage([6, 9], '?limit=5', [b])]],
-  ['a refused create shows up', () => [createPet([0, 5], a, { status: 400 }), listPage([6, 9], '?limit=5', [{ ...a, id: 9 }])]],
+  [
+    'a refused create shows up, after a complete list showed none',
+    () => [listPage([0, 1], '?limit=5', []), createPet([2, 5], a, { status: 400 }), listPage([6, 9], '?limit=5', [{ ...a, id: 9 }])],
+  ],
   [
     'a quiet walk after the 201 leaves the pet out',
     () => [createPet([0, 5], a), listPage([6, 9], '?limit=1', [b], '?limit=1&cursor=2'), listPage([10, 12], '?limit=1&cursor=2', [])],

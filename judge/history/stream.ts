@@ -41,6 +41,7 @@ const MAX_IN_FLIGHT = 4096;
 /** The proxy's bounded form: judges each exchange as it completes against a window of recent history per resource. */
 export function createStoreHistory(options: StoreHistoryOptions & StoreHistoryLimits = {}): Required<StoreHistory> {
   const tracked = options.tracked ?? (() => true);
+  const vouched = options.tracked !== undefined;
   const perResource = Math.max(1, options.maxOpsPerResource ?? DEFAULT_OPS_PER_RESOURCE);
   const maxResources = Math.max(1, options.maxResources ?? DEFAULT_RESOURCES);
   /** Least recently touched first. */
@@ -144,12 +145,20 @@ export function createStoreHistory(options: StoreHistoryOptions & StoreHistoryLi
           overlapping(list, [...related, ...inFlight.values()]);
           for (const page of walk) related.add(page);
         }
+        // A pet with a refused create's name is new only if a complete read before it listed none of that name.
+        if ([...related].some((o) => o.kind === 'create' && o.outcome === 'refused')) {
+          let last: StoreOp | undefined;
+          for (const o of ofResource('list:all'))
+            if (o.kind === 'page' && o.next === undefined && o.exchange.receivedAt < sentAt && (!last || o.exchange.receivedAt > last.exchange.receivedAt))
+              last = o;
+          if (last?.kind === 'page') for (const page of walkTo(last, ofResource('list:all'))) related.add(page);
+        }
         hold(list, op);
       }
       related.add(op);
       for (const pending of inFlight.values()) related.add(pending);
       const found: HistoryFinding[] = [];
-      for (const finding of judgeOps([...related], tracked)) {
+      for (const finding of judgeOps([...related], tracked, vouched)) {
         if (!finding.exchanges.includes(exchange)) continue;
         const key = `${finding.rule}:${finding.exchanges.map((e) => e.seq).join(',')}`;
         if (told.has(key)) continue;
