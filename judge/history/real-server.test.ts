@@ -3,6 +3,7 @@
 // finding names the rule the fault breaks.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { startSecondServer } from '../../conformance/testing/second-server/index.ts';
 import { createServer } from '../../server/index.ts';
 import type { Exchange } from '../exchange.ts';
 import { judgeStoreHistory, type HistoryRule } from './store-history.ts';
@@ -98,5 +99,28 @@ test('a pet listed under another status than its 201 said is found', () => {
   });
   assert.ok(rules(judgeStoreHistory(faulty, { tracked })).includes('fields-kept'));
 });
+
+// The second implementation pages by page number, newest first: walks during creates repeat pets.
+for (const [name, race, found] of [
+  ['the second implementation', undefined, []],
+  ['the second implementation with racy ids', { ids: true }, ['ids-unique']],
+] as const) {
+  test(`${name}'s concurrent history: ${found.length ? found.join(', ') : 'explained by one order'}`, async () => {
+    const server = await startSecondServer(race ? { race } : {});
+    try {
+      const { exchanges } = await storeTraffic({
+        base: `${server.origin}/v1`,
+        authorization: `Bearer ${server.keys.business}`,
+        clients: 16,
+        opsPerClient: 7,
+        token: TOKEN,
+      });
+      assert.ok(exchanges.filter((e) => e.response?.status === 201).length >= 20);
+      assert.equal(rules(judgeStoreHistory(exchanges, { tracked })), [...found]);
+    } finally {
+      await server.close();
+    }
+  });
+}
 
 test.run();
