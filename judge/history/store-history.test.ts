@@ -249,6 +249,11 @@ const CASES: Case[] = [
     },
     found: [],
   },
+  {
+    name: 'an id given again after a DELETE answered 204',
+    history: () => [createPet([0, 5], a), deletePet([6, 7], 1), createPet([8, 9], { ...b, id: 1 })],
+    found: [],
+  },
   { name: 'HEAD carries no body', history: () => [createPet([0, 5], a), headList([6, 9])], found: [] },
 ];
 

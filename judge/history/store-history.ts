@@ -80,9 +80,8 @@ export function judgeStoreHistory(exchanges: readonly Exchange[], options: Store
 const bySend = (a: { exchange: Exchange }, b: { exchange: Exchange }) => a.exchange.sentAt - b.exchange.sentAt || a.exchange.seq - b.exchange.seq;
 const inSendOrder = (exchanges: Iterable<Exchange>) => [...new Set(exchanges)].sort((a, b) => a.sentAt - b.sentAt || a.seq - b.seq);
 
-/** The store operations judged together (a whole history, or the proxy's window of it). */
 /**
- * `vouched`: the tracked names are the caller's own, carried by no pet but those it created (conform's
+ * The store operations judged together (a whole history, or the proxy's window of it). `vouched`: the tracked names are the caller's own, carried by no pet but those it created (conform's
  * run token). Otherwise a name may be anyone's: a pet with a refused create's name is a finding only
  * where a complete read before it showed no pet of that name.
  */
@@ -99,7 +98,8 @@ export function judgeOps(given: readonly StoreOp[], tracked: (name: string) => b
   const acknowledged = new Map<number, CreateOp[]>();
   for (const c of creates) if (c.pet) push(acknowledged, c.pet.id, c);
   for (const [id, same] of acknowledged) {
-    if (same.length < 2) continue;
+    // An id written to (deleted, perhaps) may be given again.
+    if (same.length < 2 || written.has(id)) continue;
     for (const later of same.slice(1)) {
       const origin = same[0]!.exchange.sentAt;
       findings.push({
