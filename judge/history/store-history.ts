@@ -223,7 +223,7 @@ export function judgeOps(given: readonly StoreOp[], tracked: (name: string) => b
       }
       once({
         rule: 'walk-repeats',
-        message: `${words} lists pet ${item.id} twice (${before === page ? `both in ${request(page)}` : `in ${request(before)} and again in ${request(page)}`}), and no create ran while it was read`,
+        message: `${words} lists pet ${item.id} twice (${before === page ? `both in ${request(page)}` : `in ${request(before)} and again in ${request(page)}`})${read.length > 1 ? ', and no create ran while it was read' : ''}`,
         exchanges: inSendOrder(read),
       });
     }
