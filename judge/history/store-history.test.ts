@@ -175,6 +175,11 @@ const CASES: Case[] = [
     ],
     found: [],
   },
+  {
+    name: 'one page lists a pet twice, while a create runs',
+    history: () => [createPet([0, 20], b), listPage([6, 9], '?limit=5', [a, a])],
+    found: ['walk-repeats'],
+  },
   // real-time-order
   {
     name: 'two concurrent reads each see the pet the other lacks',
