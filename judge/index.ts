@@ -23,5 +23,12 @@ export { redactResults } from './redact-results.ts';
 // The store's history judged whole (linearizability): some order of the operations consistent with
 // real time explains every answer; and the proxy's bounded form, judged as exchanges pass.
 export { HISTORY_CHECK_ID } from './checks/history.ts';
-export { judgeStoreHistory, type HistoryFinding, type HistoryRule, type StoreHistoryOptions } from './history/store-history.ts';
-export { createStoreHistory, type StoreHistory, type StoreHistoryLimits } from './history/stream.ts';
+export {
+  createStoreHistory,
+  judgeStoreHistory,
+  type HistoryFinding,
+  type HistoryRule,
+  type StoreHistory,
+  type StoreHistoryLimits,
+  type StoreHistoryOptions,
+} from './history/store-history.ts';

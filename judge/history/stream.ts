@@ -6,7 +6,7 @@
 // thousand, at the price of contradictions that span more than the window.
 import type { Exchange } from '../exchange.ts';
 import { storeOp, type StoreOp } from './operations.ts';
-import { judgeOps, RESOLUTION_MS, type HistoryFinding, type StoreHistoryOptions } from './store-history.ts';
+import { judgeOps, RESOLUTION_MS, type HistoryFinding, type StoreHistoryOptions } from './whole.ts';
 
 export interface StoreHistoryLimits {
   /** Operations kept per resource (a pet id, a name, a list filter); the oldest go first. */
