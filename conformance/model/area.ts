@@ -70,7 +70,7 @@ async function rateLimitRequests(ctx: AreaContext): Promise<number> {
   const remaining = parseInteger(header(atStart, LOWER_HEADERS.rateLimitRemaining));
   const limit = parseInteger(header(atStart, LOWER_HEADERS.rateLimitLimit));
   // With --ban-check, deep enough past the window for a ban to begin (the reference bans after 20 refusals).
-  return Math.min(100, (remaining ?? limit ?? 20) + (ctx.options.banCheck ? 24 : 4));
+  return Math.min(100, (remaining ?? limit ?? 20) + (ctx.options.banCheck ? 24 : 8));
 }
 
 /** Requests of the API key kept in hand at the end of the model phase (the shrunk failures are sent again). */

@@ -30,8 +30,8 @@ export interface Execution {
 
 /** The Authorization value of a step's credentials: null sends none. */
 export function authorizationOf(credentials: Credentials, keys: Readonly<Partial<Record<KeyRole, string>>>): string | null {
-  if ('invalid' in credentials) return INVALID_CREDENTIALS[credentials.invalid];
-  const key = keys[credentials.key];
+  const key = keys['invalid' in credentials ? 'api-key' : credentials.key];
+  if ('invalid' in credentials) return INVALID_CREDENTIALS[credentials.invalid](key ?? '');
   if (key === undefined) throw new Error(`the program uses ${credentials.key}, which this run was not given`);
   return SPELLINGS[credentials.spelling](key);
 }
@@ -45,7 +45,13 @@ function requestOf(ctx: AreaContext, step: Step, state: State, name: string): Se
   const r = step.request;
   const common = { operationId: OPERATION_OF[r.op], purpose: `model step ${step.id}: ${step.label}`, phase: 'model', ungated: true as const };
   if (r.op === 'create') {
-    const body = 'raw' in r.body ? { rawBody: r.body.raw } : { json: r.named ? { ...(r.body.json as object), name } : r.body.json };
+    let json = r.named && !('raw' in r.body) ? { ...(r.body.json as object), name } : 'raw' in r.body ? undefined : r.body.json;
+    if (r.idOf !== undefined) {
+      const id = state.ids.get(r.idOf);
+      if (id === undefined) return `step ${r.idOf} created no pet`;
+      json = { ...(json as object), id };
+    }
+    const body = 'raw' in r.body ? { rawBody: r.body.raw } : { json };
     return {
       ...common,
       method: 'POST',
@@ -99,20 +105,23 @@ function remember(step: Step, exchange: Exchange, state: State): void {
 }
 
 /**
- * When the rate-limit key's window has passed, on the kit's clock: its last answer's Reset, and its
- * last refusal's Retry-After, a second of rounding past the later; null when nothing says.
+ * When the rate-limit key may be sent to again, on the kit's clock: what its last refusal's
+ * Retry-After said, a second of rounding past it (a request then must be admitted: the server's own
+ * promise is what is tested); without a usable one, when its last answer's Reset said. Null when
+ * nothing says.
  */
 function windowPassedAt(ctx: AreaContext, sent: readonly Sent[]): number | null {
-  let due: number | null = null;
+  let retry: number | null = null;
+  let reset: number | null = null;
   for (const s of sent) {
     const ex = s.exchange;
     if (!ex?.response || !('key' in s.step.credentials) || s.step.credentials.key !== 'rate-limit-key') continue;
     const snapshot = snapshotOf(ex, ctx.options.dateHeader);
-    if (snapshot.reset !== null) due = Math.max(due ?? 0, snapshot.reset * 1000 + (ex.receivedAt - snapshot.serverNowMs) + 1000);
+    if (snapshot.reset !== null) reset = Math.max(reset ?? 0, snapshot.reset * 1000 + (ex.receivedAt - snapshot.serverNowMs) + 1000);
     const wait = retryWaitOf(ex, ctx.options);
-    if (wait !== null) due = Math.max(due ?? 0, ex.receivedAt + wait + 1000);
+    if (wait !== null) retry = Math.max(retry ?? 0, ex.receivedAt + wait + 1000);
   }
-  return due;
+  return retry ?? reset;
 }
 
 /** Waits for the rate-limit key's window before a round that asks it, within --max-wait; not with --no-wait. */

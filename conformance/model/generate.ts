@@ -5,7 +5,17 @@
 import type { Json } from '../../lib/openapi.ts';
 import type { Contract, Operation } from '../../judge/contract.ts';
 import { baseBody, bodyCases, parameterCases, successStatuses, type Case } from '../generate/cases.ts';
-import { INVALID_CREDENTIALS, SPELLINGS, type Credentials, type KeyRole, type PetRef, type Program, type Step, type StepRequest } from './program.ts';
+import {
+  INVALID_CREDENTIALS,
+  SPELLINGS,
+  type Credentials,
+  type InvalidCredentials,
+  type KeyRole,
+  type PetRef,
+  type Program,
+  type Step,
+  type StepRequest,
+} from './program.ts';
 
 export interface GenerateOptions {
   seed: number;
@@ -189,6 +199,51 @@ function credentialsFor(draw: Draw, key: KeyRole): Credentials {
   return { key, spelling };
 }
 
+/** Pages a closing walk follows at most. */
+const SWEEP_PAGES = 12;
+
+/**
+ * The close of every program: the whole store walked with nothing created meanwhile, unfiltered and
+ * by each status, in pages of 100 (as many walks at once as there are clients): every pet acknowledged
+ * must be listed where its status says, and none refused.
+ */
+function sweep(domain: Domain, options: GenerateOptions, lastId: number): Step[][] {
+  const success = successStatuses(domain.list);
+  const filters: Array<Record<string, string>> = [{ limit: '100' }, ...STATUSES.map((status) => ({ limit: '100', status }))].slice(
+    0,
+    Math.max(1, options.clients),
+  );
+  const credentials: Credentials = { key: 'api-key', spelling: 'canonical' };
+  let id = lastId;
+  const walks = filters.map((query, client) => ({ id: ++id, client, query }));
+  const expect = { valid: true, level: 'must', success } as const;
+  const rounds: Step[][] = [
+    walks.map((w) => ({
+      id: w.id,
+      client: w.client,
+      credentials,
+      request: { op: 'list', query: w.query, walk: w.id },
+      expect,
+      label: `closing walk ${Object.entries(w.query)
+        .map(([k, v]) => `${k}=${v}`)
+        .join('&')}`,
+    })),
+  ];
+  for (let page = 1; page < SWEEP_PAGES; page++) {
+    rounds.push(
+      walks.map((w) => ({
+        id: ++id,
+        client: w.client,
+        credentials,
+        request: { op: 'next', walk: w.id },
+        expect,
+        label: `next page of the closing walk of step ${w.id}`,
+      })),
+    );
+  }
+  return rounds;
+}
+
 /** The program of a seed: rounds of at most `clients` requests, walks followed page by page, the rate-limit key's requests in rounds of their own. */
 export function generateProgram(contract: Contract, options: GenerateOptions): Program {
   const draw = random(options.seed);
@@ -204,6 +259,11 @@ export function generateProgram(contract: Contract, options: GenerateOptions): P
   /** Rounds left in a quiet stretch. */
   let quiet = 0;
   const windowWaits: number[] = [];
+  // Every kind of credentials without a key before any comes twice, in an order the seed decides.
+  const invalidDeck = (Object.keys(INVALID_CREDENTIALS) as InvalidCredentials[])
+    .map((k) => ({ k, r: draw() }))
+    .sort((a, b) => a.r - b.r)
+    .map((x) => x.k);
   const extra = options.rateLimitRequests > 0 ? Math.max(2 * options.clients, 8) : 0;
   const total = options.steps + options.rateLimitRequests + extra;
   // Where the rate-limit key's requests go: after a third of the rest, so creates and walks of the API key overlap them.
@@ -232,9 +292,9 @@ export function generateProgram(contract: Contract, options: GenerateOptions): P
         credentials = credentialsFor(draw, 'rate-limit-key');
         drafted = draw() < 0.5 || quiet > 0 ? validList(domain, draw) : draftValidCreate(domain, draw);
         rateLimited++;
-      } else if (invalid < 10 && draw() < 0.1) {
+      } else if (invalid < 16 && draw() < 0.1) {
         invalid++;
-        credentials = { invalid: pick(draw, Object.keys(INVALID_CREDENTIALS) as Array<keyof typeof INVALID_CREDENTIALS>) };
+        credentials = { invalid: invalidDeck[invalid % invalidDeck.length]! };
         drafted = draw() < 0.5 ? draftList(domain, draw, stepId) : draftCreate(domain, draw);
         if (drafted.request.op === 'list') delete drafted.request.walk;
       } else if (walk >= 0 && draw() < 0.55) {
@@ -251,8 +311,26 @@ export function generateProgram(contract: Contract, options: GenerateOptions): P
         credentials = credentialsFor(draw, 'api-key');
         // In a quiet stretch nothing is created: the walks under way can be judged for what they miss.
         const roll = quiet > 0 ? 0.4 + draw() * 0.57 : draw();
-        if (roll < 0.4) drafted = draftCreate(domain, draw);
-        else if (roll < 0.62) drafted = draftGet(domain, draw, created);
+        if (roll < 0.4) {
+          drafted = draftCreate(domain, draw);
+          // Sometimes with the id of a pet made before: whether an unknown field is refused or ignored is open, never that it overwrites.
+          if (drafted.request.op === 'create' && drafted.request.named && drafted.expect.valid && created.length > 0 && draw() < 0.1) {
+            const idOf = pick(draw, created);
+            drafted = {
+              request: { ...drafted.request, idOf },
+              expect: { ...drafted.expect, level: 'should' },
+              label: `${drafted.label} carrying the id of step ${idOf}`,
+            };
+          } else if (drafted.request.op === 'create' && drafted.request.named && 'json' in drafted.request.body && drafted.expect.valid && draw() < 0.1) {
+            // A property Pet does not have: refused or ignored (open), never kept.
+            const json = { ...(drafted.request.body.json as object), extraModel: 'ignored' };
+            drafted = {
+              request: { ...drafted.request, body: { json } },
+              expect: { ...drafted.expect, level: 'should' },
+              label: `${drafted.label} with a property Pet does not have`,
+            };
+          }
+        } else if (roll < 0.62) drafted = draftGet(domain, draw, created);
         else if (roll < 0.97) drafted = draftList(domain, draw, stepId);
         else drafted = draftOther(draw);
         if (drafted.request.op === 'list' && drafted.request.walk !== undefined) {
@@ -277,6 +355,7 @@ export function generateProgram(contract: Contract, options: GenerateOptions): P
     rounds.push(round);
     created.push(...createdNow);
   }
+  rounds.push(...sweep(domain, options, id));
   return { seed: options.seed, clients: options.clients, rounds, ...(windowWaits.length > 0 ? { windowWaits } : {}) };
 }
 

@@ -21,14 +21,21 @@ export const SPELLINGS = {
 } as const satisfies Record<string, (key: string) => string>;
 export type Spelling = keyof typeof SPELLINGS;
 
-/** Authorization fields that carry no valid key: each must be answered 401 (or refused by an address limit). */
+/**
+ * Authorization fields that carry no valid key, most of them made from the API key the way a
+ * careless comparison would still admit: each must be answered 401 (or refused by an address limit).
+ * `unknown` is a key of the kit's own (conformance-unknown-...); the rest change the run's key.
+ */
 export const INVALID_CREDENTIALS = {
-  none: null,
-  'unknown-key': 'Bearer model-unknown-key-0000',
-  'scheme-only': 'Bearer',
-  basic: 'Basic bW9kZWw6bW9kZWw=',
-  'two-tokens': 'Bearer model-unknown-key extra',
-} as const satisfies Record<string, string | null>;
+  none: () => null,
+  unknown: () => 'Bearer conformance-unknown-model',
+  'scheme-only': () => 'Bearer',
+  'two-tokens': (key: string) => `Bearer ${key} extra`,
+  'key-upper-cased': (key: string) => `Bearer ${key === key.toUpperCase() ? key.toLowerCase() : key.toUpperCase()}`,
+  'key-longer': (key: string) => `Bearer ${key}x`,
+  'key-shorter': (key: string) => `Bearer ${key.slice(0, -1)}`,
+  'key-as-basic': (key: string) => `Basic ${Buffer.from(`${key}:`).toString('base64')}`,
+} as const satisfies Record<string, (key: string) => string | null>;
 export type InvalidCredentials = keyof typeof INVALID_CREDENTIALS;
 
 export type Credentials = { key: KeyRole; spelling: Spelling } | { invalid: InvalidCredentials };
@@ -37,7 +44,14 @@ export type Credentials = { key: KeyRole; spelling: Spelling } | { invalid: Inva
 export type PetRef = { literal: string } | { createdBy: number };
 
 export type StepRequest =
-  | { op: 'create'; body: { json: unknown } | { raw: string }; named: boolean; contentType?: string }
+  | {
+      op: 'create';
+      body: { json: unknown } | { raw: string };
+      named: boolean;
+      contentType?: string;
+      /** The body also carries `id`: the id an earlier create of the program was given (the service assigns ids; a client's is ignored or refused). */
+      idOf?: number;
+    }
   | { op: 'get'; pet: PetRef; head?: true }
   | { op: 'list'; query: Record<string, string>; head?: true; walk?: number }
   /** The next page of a walk: the Link rel="next" of the walk's last page. */

@@ -7,7 +7,7 @@ import { describeStatus, header, status } from '../../judge/answers.ts';
 import { parseInteger } from '../../spec/rules/fields.js';
 import { LOWER_HEADERS } from '../../spec/rules/contract.js';
 import type { Contract } from '../../judge/contract.ts';
-import type { Exchange } from '../../judge/exchange.ts';
+import { jsonBody, type Exchange } from '../../judge/exchange.ts';
 import type { CheckLedger } from '../../judge/ledger.ts';
 import { JUDGE_CHECKS, LIVE_CHECKS } from '../../judge/checks/index.ts';
 import { isRefusal, rateLimitVerdict } from '../../judge/rate-limit-verdict.ts';
@@ -96,6 +96,8 @@ function judgeAnswer(s: Sent & { exchange: Exchange }, verdict: ModelVerdict): v
     if (ok) return void verdict.judged.add(MODEL_CHECK.answers);
     return fail(`HEAD answered ${code}, where GET's answer would be ${e.valid ? e.success.join(' or ') : 'a 4xx'} (RFC 9110 §9.3.2)`);
   }
+  const kept = keptAsSent(s);
+  if (kept) return fail(kept);
   const judgement = judgeInput(step.expect, exchange, what);
   if (judgement.passed.some((id) => LEVEL.get(id) !== 'should')) verdict.judged.add(MODEL_CHECK.answers);
   if (judgement.problem && LEVEL.get(judgement.problem.check) !== 'should')
@@ -125,6 +127,23 @@ function judgeWalks(sent: ReadonlyArray<Sent & { exchange: Exchange }>, verdict:
       seen.add(url);
     }
   }
+}
+
+/** A create answered 2xx whose pet is not the one sent: a Pet is all the fields of NewPet, plus id (Resources › Pet). */
+function keptAsSent({ step, exchange, name }: Sent & { exchange: Exchange }): string | undefined {
+  const r = step.request;
+  const code = exchange.response?.status ?? 0;
+  if (r.op !== 'create' || 'raw' in r.body || code < 200 || code >= 300) return undefined;
+  const sent = r.body.json as Record<string, unknown> | null;
+  const pet = jsonBody(exchange) as Record<string, unknown> | undefined;
+  if (!sent || typeof sent !== 'object' || Array.isArray(sent) || !pet || typeof pet !== 'object') return undefined;
+  const fields: Record<string, unknown> = { ...sent, ...(name !== undefined ? { name } : {}) };
+  for (const field of ['name', 'categoryId', 'status']) {
+    if (!(field in fields)) continue;
+    if (JSON.stringify(pet[field]) !== JSON.stringify(fields[field]))
+      return `answered ${code} with ${field} ${JSON.stringify(pet[field])} where ${JSON.stringify(fields[field])} was sent: the pet created is not the one sent`;
+  }
+  return undefined;
 }
 
 /**
