@@ -17,11 +17,25 @@ import { captureConsole, type Handler } from './k6-shim.ts';
 import { startWorkerTarget, type TargetSpec } from './worker-target.ts';
 
 const load = join(dirname(fileURLToPath(import.meta.url)), '..');
-// 17.3 s into a minute: the shim's run joins a window part-way, as the real one usually does.
-const START = Date.UTC(2026, 10, 22, 10, 0, 17, 300);
 // Short: the limit is reached within seconds at ten times the free plan's 60 a minute, and no window
 // boundary is required; the racy build's first burst of 32 already overlaps.
 const SHORT = { PLAN: 'free', OVERDRIVE: '10', DURATION: '20s', CROSS_WINDOWS: '0' };
+/** The latest second of a minute a real run starts at: it then ends, k6's start included, within that minute. */
+const LATEST_START_S = 25;
+/** Where in its minute the shim's run starts: where the real runs did, else 17.3 s, part-way as a real run usually joins. */
+let startInMinuteMs = 17_300;
+const shimStart = () => Date.UTC(2026, 10, 22, 10, 0, 0) + startInMinuteMs;
+
+/**
+ * Waits, at most 36 s, until the wall clock is early enough in its minute for a SHORT run to end
+ * within it. The fake limiters and the second implementation count per clock minute: a window
+ * boundary one run crosses and the other does not would make the verdicts differ for that alone.
+ */
+async function earlyInAMinute(): Promise<number> {
+  const s = (Date.now() % 60_000) / 1000;
+  if (s < 1 || s > LATEST_START_S) await new Promise((resolve) => setTimeout(resolve, ((61 - s) % 60) * 1000));
+  return Date.now() % 60_000;
+}
 
 type Served = { kind: 'server'; spec: TargetSpec } | { kind: 'fake'; fault: LimiterFault };
 
@@ -111,11 +125,11 @@ async function serveFake(handler: Handler): Promise<{ baseUrl: string; close(): 
 
 async function underShim(row: Row): Promise<{ verdict: Verdict; stdout: string }> {
   const fake = row.target.kind === 'fake' ? limitedTarget({ limit: 60, fault: row.target.fault }) : null;
-  const served = row.target.kind === 'server' ? await startWorkerTarget(row.target.spec, START) : null;
+  const served = row.target.kind === 'server' ? await startWorkerTarget(row.target.spec, shimStart()) : null;
   const out = captureConsole();
   try {
     const handler = fake ?? served!.handler;
-    const r = await runScript(join(load, 'rate-limit.js'), { env: envOf(row, served?.baseUrl ?? 'http://127.0.0.1:1/v1'), handler, startMs: START });
+    const r = await runScript(join(load, 'rate-limit.js'), { env: envOf(row, served?.baseUrl ?? 'http://127.0.0.1:1/v1'), handler, startMs: shimStart() });
     return { verdict: verdictOf(JSON.parse(r.summary['rate-limit-summary.json']!) as Summary), stdout: r.summary.stdout! };
   } finally {
     out.restore();
@@ -123,10 +137,17 @@ async function underShim(row: Row): Promise<{ verdict: Verdict; stdout: string }
   }
 }
 
-async function underK6(k6: string, row: Row, dir: string): Promise<{ verdict: Verdict | null; output: string }> {
-  // Servers in worker threads or on this thread's event loop, on the real clock: no shim runs meanwhile.
-  const served =
-    row.target.kind === 'server' ? await startWorkerTarget(row.target.spec, null) : await serveFake(limitedTarget({ limit: 60, fault: row.target.fault }));
+/** The row's target on the real clock, for k6: in a worker thread, or a fake limiter on this thread's event loop (no shim runs meanwhile). */
+async function serveForK6(row: Row): Promise<{ baseUrl: string; close(): Promise<void> }> {
+  return row.target.kind === 'server' ? startWorkerTarget(row.target.spec, null) : serveFake(limitedTarget({ limit: 60, fault: row.target.fault }));
+}
+
+async function underK6(
+  k6: string,
+  row: Row,
+  served: { baseUrl: string; close(): Promise<void> },
+  dir: string,
+): Promise<{ verdict: Verdict | null; output: string }> {
   try {
     const r = await runK6(k6, 'rate-limit.js', envOf(row, served.baseUrl), dir, 120_000);
     return { verdict: r.summary ? verdictOf(r.summary as unknown as Summary) : null, output: r.output };
@@ -142,7 +163,10 @@ if (k6 === null) {
 } else {
   const dir = mkdtempSync(join(tmpdir(), 'k6-parity-'));
   // All at once, before any shim run: the shim fakes this thread's Date.now and blocks it on requests.
-  const runs = await Promise.all(ROWS.map((row) => underK6(k6, row, dir)));
+  const served = await Promise.all(ROWS.map(serveForK6));
+  // k6 takes a second or two to send its first request: the shim starts that much later in its minute.
+  startInMinuteMs = (await earlyInAMinute()) + 2_000;
+  const runs = await Promise.all(ROWS.map((row, i) => underK6(k6, row, served[i]!, dir)));
   ROWS.forEach((row, i) => realRuns.set(row.name, runs[i]!));
   rmSync(dir, { recursive: true, force: true });
 }
