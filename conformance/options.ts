@@ -247,7 +247,7 @@ const TABLE = [
     help: 'Requests the concurrency phase sends at once, as that many concurrent clients would: the creates of its first wave, the creates and lists of its second, and at most that many of the burst on --rate-limit-key in flight together (the kit keeps as many connections, at least 4). 1 sends nothing at once: the concurrency checks are then not run.',
   },
   {
-    key: 'modelSteps',
+    key: 'modelRequests',
     flag: 'model-requests',
     type: 'integer',
     value: '<n>',

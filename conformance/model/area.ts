@@ -176,7 +176,7 @@ async function modelPhase(ctx: AreaContext): Promise<void> {
     generateProgram(ctx.contract, {
       seed: ctx.options.seed,
       clients: ctx.options.clients,
-      steps: ctx.options.modelSteps,
+      steps: ctx.options.modelRequests,
       keys: Object.keys(keysOf(ctx)) as KeyRole[],
       rateLimitRequests: await rateLimitRequests(ctx),
     });

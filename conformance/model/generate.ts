@@ -132,7 +132,7 @@ function draftCreate(domain: Domain, draw: Draw): Drafted {
   return { request: { op: 'create', body, named }, expect: c.expect, label: c.purpose };
 }
 
-/** A method the description does not give the path: never a 5xx, and a 405 names what is allowed (RFC 9110 §15.5.6). */
+/** A method the description does not give the path: never a 5xx (its 405 and Allow are methods.405's, at should level). */
 function draftOther(draw: Draw): Drafted {
   const [method, path] = pick(draw, [
     ['PUT', '/pets'],

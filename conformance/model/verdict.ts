@@ -81,11 +81,9 @@ function judgeAnswer(s: Sent & { exchange: Exchange }, verdict: ModelVerdict): v
   }
   // The limiter's refusals are judged by the window rules.
   if (isRefusal(exchange)) return;
-  if (step.request.op === 'other') {
-    // RFC 9110 §15.5.6: "The origin server MUST generate an Allow header field in a 405 response".
-    if (code === 405 && !exchange.response?.headers.allow) return fail('answered 405 without an Allow field (RFC 9110 §15.5.6)');
-    return void verdict.judged.add(MODEL_CHECK.answers);
-  }
+  // A method the description does not give the path: only never a 5xx (above); its 405 and Allow are methods.405's, a should.
+  if (step.request.op === 'other') return void verdict.judged.add(MODEL_CHECK.answers);
+  if (code === 401 && 'spelling' in step.credentials && step.credentials.spelling === 'two-spaces') return;
   if (code === 401)
     return fail(`answered 401 to a valid key: the scheme is case-insensitive and one or more spaces may follow it (RFC 9110 §11.1, RFC 6750 §2.1)`);
   if (exchange.request.method === 'HEAD') {

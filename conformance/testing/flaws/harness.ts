@@ -3,6 +3,8 @@
 // conformance run whose waits advance that clock instead of sleeping.
 import { createServer, ManualClock, type ServerOptions } from '../../../server/index.ts';
 import { runConformance, type Report, type RunOptions } from '../../run.ts';
+import { CATALOGUE } from '../../catalogue.ts';
+import { OPTIONAL_PHASES } from '../../options.ts';
 import { startSecondServer, type SecondServerOptions } from '../second-server/index.ts';
 import type { Flaw } from './flaw.ts';
 import { startFlawProxy, type FlawBehaviour, type FlawProxy } from './proxy.ts';
@@ -106,4 +108,23 @@ export function outcomeOf(report: Report, id: string): string | undefined {
 
 export function failedIds(report: Report): string[] {
   return report.results.filter((r) => r.outcome === 'failed' || r.outcome === 'warned').map((r) => r.id);
+}
+
+/** One seed for every run: a flaw caught once is caught every time. */
+export const SEED = 20_251_205;
+
+/**
+ * The phases whose checks the catalogue names: every optional one but the model phase, whose power
+ * model-power.test.ts measures on its own (it judges musts only, with checks of its own).
+ */
+export const HAND_WRITTEN_PHASES = OPTIONAL_PHASES.filter((p) => p !== 'model');
+
+/** What the run needs to see a flaw follows from the check that catches it. */
+export function needsOf(checkId: string): Partial<Omit<RunOptions, 'rateLimitKey'>> & { rateLimitKey?: true } {
+  const check = CATALOGUE.find((c) => c.id === checkId)!;
+  return {
+    ...(check.needs?.includes('rate-limit-key') ? { rateLimitKey: true as const } : {}),
+    // The default depth: a ban threshold deeper than a fixed handful of probes is reached too.
+    ...(check.needs?.includes('ban-check') ? { banCheck: true, maxWaitSeconds: 900 } : {}),
+  };
 }
