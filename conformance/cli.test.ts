@@ -63,7 +63,7 @@ const usageErrors: Array<[string, string[], RegExp]> = [
   [
     'an unknown phase',
     [...BASE, '--phases', 'coverage,everything'],
-    /--phases must name some of examples, coverage, fuzzing, stateful, concurrency \(or none\), not everything/,
+    /--phases must name some of examples, coverage, fuzzing, stateful, concurrency, model \(or none\), not everything/,
   ],
   ['a check that does not exist', [...BASE, '--checks', 'input.*,nothing.here'], /nothing\.here names no check/],
   ['a header that is not "Name: value"', [...BASE, '--header', 'nonsense'], /--header "nonsense" is not "Name: value"/],

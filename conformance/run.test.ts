@@ -4,7 +4,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CATALOGUE } from './catalogue.ts';
-import { conformOn, outcomeOf, startTarget, type Target } from './testing/flaws/harness.ts';
+import { conformOn, HAND_WRITTEN_PHASES, outcomeOf, startTarget, type Target } from './testing/flaws/harness.ts';
 import { startFlawProxy } from './testing/flaws/proxy.ts';
 import { freePort } from '../lib/processes.ts';
 import { GENERATED_PHASES } from './options.ts';
@@ -43,6 +43,8 @@ test('re-admission waits exactly what Retry-After says, on the injected clock', 
   const events: ProgressEvent[] = [];
   const report = await conformOn(target, {
     rateLimitKey: 'test-free-key',
+    // The model phase, after it, waits for the key's window of its own: only the rate-limit phase's wait is this test's.
+    phases: HAND_WRITTEN_PHASES,
     sleep: async (ms) => {
       waits.push(ms);
       target.clock.advance(ms);

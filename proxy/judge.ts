@@ -22,6 +22,7 @@ import { readSnapshot, type Snapshot, type Tolerances } from '../spec/rules/snap
 import type { TimelinePoint } from '../spec/rules/timeline-svg.js';
 import type { LastWindow } from './faults.ts';
 import { InFlight } from './in-flight.ts';
+import { OPERATIONS } from '../spec/rules/contract.js';
 import { createKeyState, type KeyState } from './key-state.ts';
 import { slim, type SampleReport } from './sample.ts';
 
@@ -60,7 +61,7 @@ const LEVEL_OF = new Map(JUDGE_CHECKS.map((c) => [c.id, c.level]));
 
 const NO_KEY = '(no key)';
 /** The operations the store's history reads. */
-const STORE_OPERATIONS = new Set(['createPet', 'getPet', 'listPets']);
+const STORE_OPERATIONS = new Set<string>(Object.keys(OPERATIONS));
 
 /** What a failure says is wrong, without the request it names (the ledger's notion of one cause). */
 function causeOf(message: string): string {

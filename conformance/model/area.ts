@@ -16,6 +16,7 @@ import { parseInteger } from '../../spec/rules/fields.js';
 import { header } from '../../judge/answers.ts';
 import { LOWER_HEADERS } from '../../spec/rules/contract.js';
 import { send } from '../checks/support.ts';
+import { RateLimitedError } from '../pacing.ts';
 
 const PHASE = ['model'] as const;
 
@@ -115,7 +116,15 @@ async function sendProgram(ctx: AreaContext, program: Program): Promise<Executio
   return execute(ctx, program, keysOf(ctx), `${ctx.token}-m${++sendings}`, {
     before: async (round) => {
       const needed = round.filter(usesApiKey).length;
-      if (needed > 0) await ctx.pacer.ensure('key', needed, `${needed} requests of the model phase sent at once`);
+      try {
+        if (needed > 0) await ctx.pacer.ensure('key', needed, `${needed} requests of the model phase sent at once`);
+        return undefined;
+      } catch (error) {
+        if (!(error instanceof RateLimitedError)) throw error;
+        // The history so far is judged; what is left is not sent.
+        ctx.progress({ type: 'note', text: `model phase: stopped early, ${error.message}` });
+        return `not sent: ${error.message}`;
+      }
     },
     after: async (answers) => {
       const last = answers.filter((a) => usesApiKey(a.step) && a.exchange?.response && a.exchange.response.status !== 429).at(-1)?.exchange;
@@ -164,6 +173,8 @@ async function record(ctx: AreaContext, program: Program, execution: Execution, 
         check,
         count > 1 ? `${message}\n(${count - 1} more finding${count > 2 ? 's' : ''} of this check in the whole history)` : message,
         shrunk.finding.exchanges,
+        undefined,
+        shrunk.finding.causes,
       );
     } else if (verdict.judged.has(check)) ctx.ledger.pass(check);
   }

@@ -135,7 +135,8 @@ async function waitForWindow(ctx: AreaContext, sent: readonly Sent[]): Promise<v
 /** Sends the program's rounds in turn; `namespace` prefixes the names of its pets (the run's token and a count). */
 /** What the caller does around each round: pace it (before), learn from its answers (after). */
 export interface RoundHooks {
-  before?: (round: readonly Step[]) => Promise<void>;
+  /** Before a round: a reason to send nothing more (the pacer may not wait as long as the key needs), or nothing to go on. */
+  before?: (round: readonly Step[]) => Promise<string | undefined>;
   after?: (answers: readonly Sent[]) => Promise<void>;
 }
 
@@ -151,7 +152,11 @@ export async function execute(
   const waits = new Set(program.windowWaits ?? []);
   for (const [index, round] of program.rounds.entries()) {
     if (waits.has(index)) await waitForWindow(ctx, sent);
-    await hooks.before?.(round);
+    const stop = await hooks.before?.(round);
+    if (stop !== undefined) {
+      for (const rest of program.rounds.slice(index)) for (const step of rest) sent.push({ step, round: index, skipped: stop });
+      break;
+    }
     const planned = round.map((step) => {
       const name = `${namespace}-${step.id}`;
       const request = requestOf(ctx, step, state, name);

@@ -3,6 +3,7 @@
 // HEAD beside GET, across the run's keys written in every spelling the RFCs allow and credentials
 // that carry no key, sent by several clients at once. The same seed and options give the same program.
 import type { Json } from '../../lib/openapi.ts';
+import { PET_STATUSES } from '../../spec/rules/contract.js';
 import type { Contract, Operation } from '../../judge/contract.ts';
 import { baseBody, bodyCases, parameterCases, successStatuses, type Case } from '../generate/cases.ts';
 import {
@@ -47,7 +48,7 @@ const between = (draw: Draw, min: number, max: number): number => min + Math.flo
 /** What a kind of step may be: its request and expectation, before it is given a client and credentials. */
 type Drafted = Pick<Step, 'request' | 'expect' | 'label'>;
 
-const STATUSES = ['available', 'pending', 'sold'] as const;
+const STATUSES = PET_STATUSES;
 
 /** The inputs the program draws from, read once off the description. */
 interface Domain {

@@ -30,6 +30,8 @@ export interface ModelFinding {
   check: ModelCheck;
   message: string;
   exchanges: Exchange[];
+  /** What is wrong apart from this answer (judge/causes.ts): a header missing everywhere is one cause, however many checks it fails. */
+  causes?: readonly string[];
 }
 
 export interface ModelVerdict {
@@ -53,10 +55,11 @@ function collector(verdict: ModelVerdict, into: ModelCheck): CheckLedger {
   const must = (id: string) => LEVEL.get(id) !== 'should';
   return {
     pass: (id) => void (must(id) && verdict.judged.add(into)),
-    fail: (id, message, evidence = []) => void (must(id) && verdict.findings.push({ check: into, message: `${id}: ${message}`, exchanges: evidence })),
-    assert(id, condition, message, evidence = []) {
+    fail: (id, message, evidence = [], _rule, causes) =>
+      void (must(id) && verdict.findings.push({ check: into, message: `${id}: ${message}`, exchanges: evidence, ...(causes ? { causes } : {}) })),
+    assert(id, condition, message, evidence = [], causes) {
       if (condition) this.pass(id);
-      else this.fail(id, message, evidence);
+      else this.fail(id, message, evidence, undefined, causes);
       return condition;
     },
     notRun: () => {},
@@ -150,12 +153,15 @@ function keptAsSent({ step, exchange, name }: Sent & { exchange: Exchange }): st
  */
 function judgeWindow(sent: ReadonlyArray<Sent & { exchange: Exchange }>, ledger: CheckLedger, options: VerdictOptions): void {
   const verdict = rateLimitVerdict(ledger, { tolerances: { clockSkewSeconds: options.clockToleranceSeconds }, dateHeader: options.dateHeader });
-  const rounds = new Map<number, Exchange[]>();
-  for (const s of sent) if (s.exchange.response) rounds.set(s.round, [...(rounds.get(s.round) ?? []), countable(s)]);
-  // Within a round the server decided in an order no answer states: the order its Remaining values tell, refusals last.
-  const remaining = (e: Exchange) => parseInteger(header(e, LOWER_HEADERS.rateLimitRemaining)) ?? -1;
-  for (const round of [...rounds.keys()].sort((a, b) => a - b))
-    verdict.observeBatch(rounds.get(round)!.sort((a, b) => remaining(b) - remaining(a) || a.seq - b.seq));
+  const rounds = new Map<number, Array<Sent & { exchange: Exchange }>>();
+  for (const s of sent) if (s.exchange.response) rounds.set(s.round, [...(rounds.get(s.round) ?? []), s]);
+  // Within a round the server decided in an order no answer states: the order its Remaining values
+  // tell (an answer the limiter may not have counted in its place too), refusals last.
+  const remaining = (s: Sent & { exchange: Exchange }) => parseInteger(header(s.exchange, LOWER_HEADERS.rateLimitRemaining)) ?? -1;
+  for (const round of [...rounds.keys()].sort((a, b) => a - b)) {
+    const ordered = rounds.get(round)!.sort((a, b) => remaining(b) - remaining(a) || a.exchange.seq - b.exchange.seq);
+    verdict.observeBatch(ordered.map(countable));
+  }
 }
 
 /**

@@ -4,10 +4,11 @@
 // describe) leaves the operation weaker, never wrong.
 import { jsonBody, type Exchange } from '../exchange.ts';
 import { linkWithRel, parseLinks } from '../../spec/rules/link.js';
+import { LIST_LIMIT, LOWER_HEADERS, PET_STATUSES } from '../../spec/rules/contract.js';
 
-export const STATUSES = ['available', 'pending', 'sold'] as const;
+export const STATUSES = PET_STATUSES;
 /** The list's default page size (Endpoints › List animals). */
-const DEFAULT_LIMIT = 20;
+const DEFAULT_LIMIT = LIST_LIMIT.default;
 
 export interface PetSeen {
   id: number;
@@ -110,7 +111,9 @@ export function storeOp(exchange: Exchange): StoreOp | undefined {
   const list = PETS.exec(path);
   // An answer a client asked to be shaped (Prefer: code=, example=; RFC 7240) or that says it was
   // injected is not the store's: a read proves nothing, a create may or may not have been made.
-  const shaped = Object.keys(exchange.request.headers).some((name) => name.toLowerCase() === 'prefer') || response?.headers['x-fault-injected'] !== undefined;
+  const shaped =
+    Object.keys(exchange.request.headers).some((name) => name.toLowerCase() === LOWER_HEADERS.prefer) ||
+    response?.headers[LOWER_HEADERS.faultInjected] !== undefined;
   if (method === 'POST' && list) return createOp(exchange, list[1]!, shaped);
   if (shaped) return undefined;
   const petPath = PET.exec(path);
@@ -142,7 +145,7 @@ export function storeOp(exchange: Exchange): StoreOp | undefined {
   let limit: number | undefined = DEFAULT_LIMIT;
   if (limits.length > 0) {
     const n = limits.length === 1 && /^\d{1,3}$/.test(limits[0]!) ? Number(limits[0]) : NaN;
-    limit = n >= 1 && n <= 100 ? n : undefined;
+    limit = n >= LIST_LIMIT.minimum && n <= LIST_LIMIT.maximum ? n : undefined;
   }
   const plain = [...query.keys()].every((k) => k === 'status' || k === 'limit');
   const nextLink = linkWithRel(parseLinks(response.headers['link']), 'next');

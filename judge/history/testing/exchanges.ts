@@ -1,6 +1,7 @@
 // Store exchanges written by hand for the history's tests: a create, a get and a list page, each with
 // its send and receive times, numbered in the order they are written.
 import type { Exchange } from '../../exchange.ts';
+import { formatLinks } from '../../../spec/rules/link.js';
 
 export interface TestPet {
   id: number;
@@ -55,7 +56,7 @@ export function listPage(at: [number, number], query: string, items: TestPet[], 
     operationId: 'listPets',
     purpose: 'list',
     request: { method: 'GET', url: `${BASE}/pets${query}`, headers: {} },
-    response: json(200, items, next !== undefined ? { link: `</v1/pets${next}>; rel="next"` } : {}),
+    response: json(200, items, next !== undefined ? { link: formatLinks([{ target: `/v1/pets${next}`, params: { rel: 'next' } }]) } : {}),
     sentAt: at[0],
     receivedAt: at[1],
   };

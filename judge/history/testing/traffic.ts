@@ -3,6 +3,7 @@
 // receive times on one clock; then a quiet round of walks and gets, with no create running.
 import type { Exchange } from '../../exchange.ts';
 import { linkWithRel, parseLinks } from '../../../spec/rules/link.js';
+import { PET_STATUSES } from '../../../spec/rules/contract.js';
 
 export interface Traffic {
   /** The API's base URL (…/v1). */
@@ -16,7 +17,7 @@ export interface Traffic {
   seed?: number;
 }
 
-const STATUSES = ['available', 'pending', 'sold'];
+const STATUSES = PET_STATUSES;
 
 export async function storeTraffic(t: Traffic): Promise<{ exchanges: Exchange[]; created: number[] }> {
   const exchanges: Exchange[] = [];
