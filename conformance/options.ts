@@ -255,7 +255,7 @@ const TABLE = [
     min: 1,
     max: 5000,
     group: 'Generated inputs',
-    help: "Requests the model phase's random history sends besides those of --rate-limit-key (a walk that ends early sends fewer); the API key's count against --max-requests.",
+    help: "Requests the model phase's random history sends besides those of --rate-limit-key (a walk that ends early sends fewer); all but the rate-limit key's count against --max-requests.",
   },
   {
     key: 'historyDir',

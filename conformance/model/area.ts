@@ -77,9 +77,14 @@ async function rateLimitRequests(ctx: AreaContext): Promise<number> {
 /** Requests of the API key kept in hand at the end of the model phase (the shrunk failures are sent again). */
 const RESERVE = 5;
 
+/** What --max-requests counts of the model's requests: all but the rate-limit key's, which is never paced. */
+const counted = (s: Step) => !('key' in s.credentials) || s.credentials.key === 'api-key';
+
 /**
- * The program cut where the API key's requests run out: --max-requests (counted like every generated
- * phase's), and with --no-wait what the key's window has left, so that the run never waits for it.
+ * The program cut where --max-requests runs out (counted like every generated phase's: the API key's
+ * requests and those without a valid key), and with --no-wait where what the key's window has left
+ * runs out, so that the run never waits for it. The budget is charged for what is sent (execute.ts
+ * skips the pages of a walk that has ended).
  */
 function fitted(ctx: AreaContext, program: Program): { program: Program; why?: string } {
   const left = ctx.pacer.known('key').remaining;
@@ -88,19 +93,23 @@ function fitted(ctx: AreaContext, program: Program): { program: Program; why?: s
   const rounds: Program['rounds'] = [];
   let cut = 0;
   for (const round of program.rounds) {
-    const needed = round.filter((s) => 'key' in s.credentials && s.credentials.key === 'api-key').length;
+    const needed = round.filter(counted).length;
     if (cut > 0 || needed > allowed) {
       cut += needed;
       continue;
     }
     allowed -= needed;
-    for (let i = 0; i < needed; i++) ctx.budget.take();
     rounds.push(round);
   }
   ctx.budget.refused += cut;
   if (cut === 0) return { program: { ...program, rounds } };
-  const why = room < ctx.budget.left + cut ? `--no-wait, and --api-key has ${left} requests left in its window` : `--max-requests ${ctx.options.maxRequests}`;
-  return { program: { ...program, rounds }, why: `${cut} requests of --api-key left out (${why})` };
+  const why = room < ctx.budget.left ? `--no-wait, and --api-key has ${left} requests left in its window` : `--max-requests ${ctx.options.maxRequests}`;
+  return { program: { ...program, rounds }, why: `${cut} requests left out (${why})` };
+}
+
+/** Charges --max-requests for the requests a sending really made. */
+function charge(ctx: AreaContext, execution: Execution): void {
+  for (const s of execution.sent) if (s.exchange && counted(s.step)) ctx.budget.take();
 }
 
 let sendings = 0;
@@ -113,7 +122,7 @@ const usesApiKey = (s: Step) => 'key' in s.credentials && s.credentials.key === 
  * from the round's last admitted answer (a 429 is the model's to judge, and is sent nothing again).
  */
 async function sendProgram(ctx: AreaContext, program: Program): Promise<Execution> {
-  return execute(ctx, program, keysOf(ctx), `${ctx.token}-m${++sendings}`, {
+  const execution = await execute(ctx, program, keysOf(ctx), `${ctx.token}-m${++sendings}`, {
     before: async (round) => {
       const needed = round.filter(usesApiKey).length;
       try {
@@ -134,6 +143,8 @@ async function sendProgram(ctx: AreaContext, program: Program): Promise<Executio
       }
     },
   });
+  charge(ctx, execution);
+  return execution;
 }
 
 /** The first failure of a check shrunk, sent again, saved: what the report says of it. */
