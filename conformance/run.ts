@@ -5,8 +5,9 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { checkOptions } from '../lib/cli-options.ts';
 import { UsageError } from '../lib/errors.ts';
 import { CATALOGUE, checkIdsProblem, checkSelector, NEED_FLAGS, type CheckDef, type Profile } from './catalogue.ts';
-import type { Area, AreaContext, Phase, ProgressEvent, ResolvedOptions, RunContext } from './checks/area.ts';
+import type { Area, AreaContext, ProgressEvent, ResolvedOptions, RunContext } from './checks/area.ts';
 import { AREAS } from './checks/index.ts';
+import { PHASES } from './phase-plan.ts';
 import type { DreddOutcome } from './dredd/run.ts';
 import { RequestBudget } from './generate/budget.ts';
 import { HttpClient } from './http.ts';
@@ -15,15 +16,7 @@ import { groupCauses, type SharedCause } from '../judge/causes.ts';
 import { Ledger, LIVE_CHECKS, loadContract, type CheckResult, type Clock, type Exchange } from '../judge/index.ts';
 import { redactedProgress, redactReport, runKeys } from './report/redact.ts';
 import type { Timeline } from '../spec/rules/timeline-svg.js';
-import {
-  GENERATED_PHASES,
-  OPTIONAL_PHASES,
-  RUN_OPTIONS,
-  type CheckedRunOptions,
-  type GeneratedPhase,
-  type OptionalPhase,
-  type RunOptionValues,
-} from './options.ts';
+import { OPTIONAL_PHASES, RUN_OPTIONS, type CheckedRunOptions, type OptionalPhase, type RunOptionValues } from './options.ts';
 import { Pacer, type Attribution } from './pacing.ts';
 import { preflight } from './preflight.ts';
 import { ExitFirstError, RunHalted, TargetStoppedError } from './silence.ts';
@@ -103,50 +96,6 @@ export interface Report {
   /** Why the run ended before its phases did (the target stopped answering, --exitfirst); its checks without a failure are not run. */
   stopped?: string;
 }
-
-interface PhasePlan {
-  phase: Phase;
-  title: string;
-  runs: (options: ResolvedOptions) => boolean;
-}
-
-const GENERATED_TITLES: Record<GeneratedPhase, string> = {
-  examples: "generated: the description's examples",
-  coverage: 'generated: boundaries, negative data, other methods and media types',
-  fuzzing: 'generated: fuzzing the schemas (fast-check)',
-  stateful: 'generated: stateful sequences (create, get, list, pages)',
-};
-
-/** A run with --replay sends the saved history and nothing else. */
-const notReplay = (o: ResolvedOptions) => o.replay === undefined;
-
-const PHASES: readonly PhasePlan[] = [
-  { phase: 'contract', title: 'contract: status codes, headers, bodies, auth', runs: notReplay },
-  { phase: 'dredd', title: 'Dredd 14 over the derived description', runs: (o) => o.dredd && notReplay(o) },
-  { phase: 'behaviour', title: 'full: behaviour (auth, persistence, limit, status, pagination)', runs: (o) => o.profile === 'full' && notReplay(o) },
-  ...GENERATED_PHASES.map((phase) => ({
-    phase,
-    title: GENERATED_TITLES[phase],
-    runs: (o: ResolvedOptions) => o.phases.includes(phase) && (phase !== 'stateful' || o.profile === 'full') && notReplay(o),
-  })),
-  {
-    phase: 'rate-limit',
-    title: 'rate limits: exhausting the window of --rate-limit-key',
-    runs: (o) => o.profile === 'full' && o.rateLimitKey !== undefined && notReplay(o),
-  },
-  // After the rate limits: its burst on --rate-limit-key goes into the window they left readmitted.
-  {
-    phase: 'concurrency',
-    title: 'concurrency: creates, lists and a rate-limit burst sent at once',
-    runs: (o) => o.profile === 'full' && o.phases.includes('concurrency') && notReplay(o),
-  },
-  // Last: its requests judge what the target does after everything else, --rate-limit-key's window included.
-  {
-    phase: 'model',
-    title: 'model: a random history of every operation, sent by several clients at once and judged whole',
-    runs: (o) => o.profile === 'full' && (o.phases.includes('model') || !notReplay(o)),
-  },
-];
 
 const HOOKS: ReadonlySet<string> = new Set(['clock', 'sleep', 'onProgress'] satisfies Array<keyof RunHooks>);
 
