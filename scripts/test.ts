@@ -1,8 +1,11 @@
 // The project's one test command. Static checks count as one test each; every `*.test.ts`
-// file runs in its own process (a crash fails that file, not the run), two at a time.
+// file runs in its own process (a crash fails that file, not the run): two at a time, and more
+// while cores stand idle (scripts/test-schedule.ts), the longest first.
 // The last line is `N passed, N failed`, as CI reads it.
+import { availableParallelism } from 'node:os';
 import { spawnChild } from '../lib/processes.ts';
-import { existsSync, readdirSync } from 'node:fs';
+import { fileSize, idleCoresSampler, longestFirst, mayStart, readDurations, type AdmissionOptions } from './test-schedule.ts';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -10,7 +13,18 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 /** Every part that holds tests; scripts/fan.test.ts fails when a part of the fan is missing here. */
 const SEARCHED = ['lib', 'judge', 'server', 'conformance', 'proxy', 'load', 'bench', 'fixtures', 'scripts', 'spec'];
 const FILE_TIMEOUT_MS = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 6 * 60_000);
-const CONCURRENCY = Math.max(1, Number(process.env.TEST_CONCURRENCY ?? 2));
+/** What each file took in a recorded run (`npm test -- --record-times` writes it): the order files start in. */
+const DURATIONS = join(root, 'scripts/test-times.json');
+/** TEST_CONCURRENCY fixes how many files run at once; without it, two, and up to twice the cores while cores stand idle. */
+const FIXED_LANES = process.env.TEST_CONCURRENCY ? Math.max(1, Number(process.env.TEST_CONCURRENCY)) : undefined;
+const ADMISSION: AdmissionOptions = {
+  minLanes: FIXED_LANES ?? 2,
+  maxLanes: FIXED_LANES ?? Math.max(2, 2 * availableParallelism()),
+  idleCoresToAdmit: 0.75,
+  settleMs: 2_000,
+};
+/** How often the runner looks at the machine's idle cores. */
+const LOOK_MS = 1_000;
 
 interface Outcome {
   name: string;
@@ -21,7 +35,22 @@ interface Outcome {
   reasons: string[];
   output: string;
   ms: number;
+  /** CPU time of the file's process and the children it waited for, in ms (Linux; 0 elsewhere). */
+  cpuMs: number;
 }
+
+/** CPU time of this runner's reaped children so far (cutime + cstime of /proc/self/stat), in ms. */
+function reapedCpuMs(): number {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // Fields 16 and 17 of stat(5), counted from the state (field 3) here.
+    return ((Number(fields[13]) + Number(fields[14])) * 1000) / 100;
+  } catch {
+    return 0;
+  }
+}
+let reapedSoFar = reapedCpuMs();
 
 function findTestFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];
@@ -35,7 +64,7 @@ function findTestFiles(dir: string): string[] {
   return found;
 }
 
-function run(command: string, args: string[]): Promise<{ code: number; output: string; ms: number }> {
+function run(command: string, args: string[]): Promise<{ code: number; output: string; ms: number; cpuMs: number }> {
   const started = Date.now();
   return new Promise((resolve) => {
     // Each file in a process group of its own, remembered by lib/processes.ts: interrupting the
@@ -65,19 +94,22 @@ function run(command: string, args: string[]): Promise<{ code: number; output: s
       } catch {
         // already gone
       }
-      resolve({ code: code ?? 1, output, ms: Date.now() - started });
+      // The CPU reaped since the last file ended is this file's: files end one at a time.
+      const reaped = reapedCpuMs();
+      const cpuMs = reaped - reapedSoFar;
+      reapedSoFar = reaped;
+      resolve({ code: code ?? 1, output, ms: Date.now() - started, cpuMs });
     });
   });
 }
 
 async function staticCheck(name: string, command: string, args: string[]): Promise<Outcome> {
-  const { code, output, ms } = await run(command, args);
-  return { name, passed: code === 0 ? 1 : 0, failed: code === 0 ? 0 : 1, skipped: 0, reasons: [], output, ms };
+  const { code, output, ms, cpuMs } = await run(command, args);
+  return { name, passed: code === 0 ? 1 : 0, failed: code === 0 ? 0 : 1, skipped: 0, reasons: [], output, ms, cpuMs };
 }
 
-async function testFile(file: string): Promise<Outcome> {
-  const name = relative(root, file);
-  const { code, output, ms } = await run(process.execPath, ['--import', 'tsx', file]);
+async function testFile(name: string): Promise<Outcome> {
+  const { code, output, ms, cpuMs } = await run(process.execPath, ['--import', 'tsx', join(root, name)]);
   const count = (label: string) => {
     const matches = [...output.matchAll(new RegExp(`^\\s*${label}:\\s+(\\d+)`, 'gm'))];
     return matches.reduce((sum, m) => sum + Number(m[1]), 0);
@@ -92,18 +124,45 @@ async function testFile(file: string): Promise<Outcome> {
   if (total === 0 && skipped === 0 && code === 0) failed = 1;
   // A file that skips says why, on a line of its own: `SKIP: <reason>`.
   const reasons = [...output.matchAll(/^SKIP: (.+)$/gm)].map((m) => m[1]!);
-  return { name, passed, failed, skipped, reasons, output, ms };
+  return { name, passed, failed, skipped, reasons, output, ms, cpuMs };
 }
 
-async function pool<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>, done: (r: R) => void) {
+/**
+ * Runs every item, at least `minLanes` at once and more while cores stand idle (`mayStart`), in the
+ * order given; `done` hears each as it ends. Returns the most that ran at once.
+ */
+async function schedule<T, R>(items: readonly T[], options: AdmissionOptions, work: (item: T) => Promise<R>, done: (r: R) => void): Promise<number> {
+  const idleCores = idleCoresSampler();
+  idleCores();
   let next = 0;
-  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const item = items[next++]!;
-      done(await work(item));
-    }
+  let running = 0;
+  let peak = 0;
+  let lastStart = 0;
+  return new Promise((resolve) => {
+    const look = (idle: number | undefined) => {
+      while (next < items.length && mayStart(options, { running, idleCores: idle ?? 0, msSinceLastStart: Date.now() - lastStart })) {
+        const item = items[next++]!;
+        running++;
+        peak = Math.max(peak, running);
+        lastStart = Date.now();
+        // One at a time past the minimum: the next look sees what this one does to the machine.
+        idle = 0;
+        void work(item).then((result) => {
+          running--;
+          done(result);
+          if (next >= items.length && running === 0) {
+            clearInterval(timer);
+            resolve(peak);
+          } else look(0);
+        });
+      }
+    };
+    const timer = setInterval(() => look(idleCores()), LOOK_MS);
+    if (items.length === 0) {
+      clearInterval(timer);
+      resolve(0);
+    } else look(0);
   });
-  await Promise.all(lanes);
 }
 
 function report(outcome: Outcome) {
@@ -122,9 +181,10 @@ const record = (o: Outcome) => {
   report(o);
 };
 
-const files = SEARCHED.flatMap((d) => findTestFiles(join(root, d)))
-  .filter((f) => filters.length === 0 || filters.some((p) => relative(root, f).includes(p)))
-  .sort();
+const found = SEARCHED.flatMap((d) => findTestFiles(join(root, d)))
+  .map((f) => relative(root, f))
+  .filter((f) => filters.length === 0 || filters.some((p) => f.includes(p)));
+const files = longestFirst(found, readDurations(DURATIONS), (name) => fileSize(join(root, name)));
 
 // Tests of the package and of `npm start` run the compiled code: build it first, once.
 const build = await staticCheck('build (compiled JavaScript and declarations in dist/)', process.execPath, ['scripts/build.mjs']);
@@ -154,16 +214,31 @@ const statics: Array<() => Promise<Outcome>> = skipStatic
         ]),
     ];
 
-await pool(statics, CONCURRENCY, (check) => check(), record);
-await pool(files, CONCURRENCY, testFile, record);
+// The static checks first (each keeps a core busy), then the files, longest first.
+const items: Array<() => Promise<Outcome>> = [...statics, ...files.map((file) => () => testFile(file))];
+const peak = await schedule(items, ADMISSION, (item) => item(), record);
 
 const sum = (key: 'passed' | 'failed' | 'skipped') => outcomes.reduce((s, o) => s + o[key], 0);
 const failing = outcomes.filter((o) => o.failed > 0).map((o) => o.name);
-process.stdout.write(`\n${outcomes.length} files and checks in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+process.stdout.write(
+  `\n${outcomes.length} files and checks in ${((Date.now() - started) / 1000).toFixed(1)} s (at most ${peak} at once; ${ADMISSION.minLanes} to ${ADMISSION.maxLanes} allowed)\n`,
+);
 if (failing.length) process.stdout.write(`failing: ${failing.join(', ')}\n`);
 // Where the time went: the ten slowest files and checks, so a file that grows slow is seen.
 const slowest = [...outcomes].sort((a, b) => b.ms - a.ms).slice(0, 10);
-process.stdout.write(`slowest:\n${slowest.map((o) => `  ${(o.ms / 1000).toFixed(1).padStart(6)} s  ${o.name}`).join('\n')}\n`);
+const seconds = (ms: number) => (ms / 1000).toFixed(1).padStart(6);
+process.stdout.write(`slowest (wall, cpu):\n${slowest.map((o) => `  ${seconds(o.ms)} s ${seconds(o.cpuMs)} s  ${o.name}`).join('\n')}\n`);
+if (process.argv.includes('--record-times') && filters.length === 0) {
+  // Only a whole run's files: a filtered run would leave the others out of the order.
+  const times = Object.fromEntries(
+    outcomes
+      .filter((o) => o.name.endsWith('.test.ts'))
+      .sort((a, b) => a.name.localeCompare(b.name))
+      .map((o) => [o.name, Math.round(o.ms)]),
+  );
+  writeFileSync(DURATIONS, JSON.stringify(times, null, 2) + '\n');
+  process.stdout.write(`recorded the files' durations in ${relative(root, DURATIONS)}\n`);
+}
 const skipped = sum('skipped');
 for (const o of outcomes.filter((o) => o.skipped > 0)) {
   process.stdout.write(
