@@ -2,6 +2,8 @@
 // documented response at two levels: `must` without what is marked x-decision (the reference
 // server's own choices), `should` the full description. Every response goes through validateResponse.
 import type { Ajv, ValidateFunction } from 'ajv';
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { KitError } from '../lib/errors.ts';
 import { asObject, createAjv, type Json, DEFAULT_SPEC_PATH, loadDocument, toJsonSchema, type JsonObject, type Level as SchemaLevel } from '../lib/openapi.ts';
 import { contractFacts, type ContractFacts, type Deprecation } from '../spec/contract-facts.ts';
@@ -149,7 +151,33 @@ function operationOf(ajv: Ajv, operationId: OperationId, method: string, path: s
   };
 }
 
-export async function loadContract(specPath: string = DEFAULT_SPEC_PATH): Promise<Contract> {
+/** Contracts read in this process, by file and the file's state: a run is not charged for compiling again what did not change. */
+const loaded = new Map<string, { stamp: string; contract: Promise<Contract> }>();
+
+/**
+ * The contract of the description at `specPath`. A process that runs the kit many times (a test
+ * file, a watch loop) reads and compiles a description once while its file stays as it was; the
+ * contract is never changed by its readers.
+ */
+export function loadContract(specPath: string = DEFAULT_SPEC_PATH): Promise<Contract> {
+  const path = resolve(specPath);
+  let stamp: string;
+  try {
+    const stat = statSync(path);
+    stamp = `${stat.mtimeMs}:${stat.size}:${stat.ino}`;
+  } catch {
+    // Unreadable: readContract says why, in the description's terms.
+    return readContract(specPath);
+  }
+  const known = loaded.get(path);
+  if (known?.stamp === stamp) return known.contract;
+  const contract = readContract(specPath);
+  loaded.set(path, { stamp, contract });
+  contract.catch(() => loaded.delete(path));
+  return contract;
+}
+
+async function readContract(specPath: string): Promise<Contract> {
   const { raw, document } = await loadDocument(specPath);
   const facts = contractFacts(raw);
   const ajv = createAjv();
