@@ -10,6 +10,7 @@ import {
   foreignCores,
   machineTicks,
   processTicks,
+  threadTicks,
   rssBytes,
   peakRssBytes,
   sessionOf,
@@ -78,6 +79,10 @@ test('processTicks, rss and peak rss of this very process; 0 ticks for a process
   const ticks = processTicks(process.pid);
   assert.ok(treeTicks(process.pid) >= ticks);
   assert.is(processTicks(2 ** 22 + 7), 0);
+  // The main thread's share of its process, never more than the whole; 0 for a thread that is not there.
+  const main = threadTicks(process.pid);
+  assert.ok(main > 0 && main <= processTicks(process.pid), `${main}`);
+  assert.is(threadTicks(process.pid, 2 ** 22 + 7), 0);
 });
 
 const lists: Array<[string, number[]]> = [

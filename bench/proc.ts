@@ -287,6 +287,20 @@ export function processTicks(pid: number): number {
 }
 
 /**
+ * CPU ticks (user + system) of one thread of a live process: `tid` = `pid` is its main thread (a Node
+ * process's event loop); 0 once it is gone. The process's own figure (processTicks) holds every thread.
+ */
+export function threadTicks(pid: number, tid: number = pid): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
+}
+
+/**
  * How many cores processes other than `own` kept busy between two readings: the benchmark's
  * share of a shared machine is only known if what the others took is.
  */

@@ -16,6 +16,8 @@ export const PROXY_TARGETS = {
   /** Throughput via the proxy over direct, when the proxy has a core of its own. */
   throughputOverDirect: 0.8,
   throughputConnections: 32,
+  /** Issue 42: the proxy's forwarding thread CPU per request over the bare forwarding proxy's (its one thread doing the same), paired by round. */
+  forwardingOverBare: 1.25,
 } as const;
 
 export interface ProxyCaseOptions {
@@ -41,8 +43,10 @@ export interface ProxyRound {
   wrong: number;
   void?: string | undefined;
   serverMsPerRequest: number;
-  /** Null in a direct round. */
+  /** Every thread of the proxy (or the bare proxy); null in a direct round. */
   proxyMsPerRequest: number | null;
+  /** Its main thread alone, the one that forwards (/proc/<pid>/task/<pid>/stat); null in a direct round. */
+  forwardingMsPerRequest: number | null;
   /** The share of its core wrk used. */
   wrkBusy: number;
   foreignCores: number;
@@ -65,9 +69,19 @@ export interface ProxySeries {
   /** The bare forwarding floor's CPU per request, and over the server's in the same round. */
   bareMs: number | null;
   bareRatio: number | null;
+  /** Each side split by thread: the main (forwarding) thread, and every other one (the judge's worker, V8's and libuv's helpers). */
+  threads: {
+    proxy: { forwarding: number | null; other: number | null };
+    bare: { forwarding: number | null; other: number | null };
+    /** The proxy's over the bare proxy's, each the median of the rounds' own ratios (rounds where both were clean). */
+    forwardingOverBare: number | null;
+    otherOverBare: number | null;
+    totalOverBare: number | null;
+  };
   /** RSS after the last proxy round minus after the first. */
   rssGrowthBytes: number | null;
-  findings: { server: number; client: number; lines: string[] };
+  /** `unjudged`: exchanges the proxy's judge could not take (its report at exit says NOT JUDGED); null when it printed no report. */
+  findings: { server: number; client: number; lines: string[]; unjudged?: number | null };
   /** The null server at this connection count: the generator's ceiling. */
   ceiling: { nullRps: number; wrkBusy: number; ceiling: number } | null;
   /** The ceiling over the fastest clean round of the series. */
@@ -89,8 +103,13 @@ export interface ProxyVerdict {
 /** The proxy prints one line per finding as it happens (proxy/report.ts findingLine). */
 const FINDING_LINE = /^ *\+[\d.]+ s {2}.+? +(server|client) +(MUST|SHOULD) +\S/;
 
+const NOT_JUDGED = /^NOT JUDGED: (\d+) exchanges/m;
+/** The console report at exit (proxy/report.ts formatConsole). */
+const REPORTED = /^Traffic through the proxy to /m;
+
 export function countFindings(output: string): ProxySeries['findings'] {
-  const found = { server: 0, client: 0, lines: [] as string[] };
+  const unjudged = REPORTED.test(output) ? Number(NOT_JUDGED.exec(output)?.[1] ?? 0) : null;
+  const found = { server: 0, client: 0, lines: [] as string[], unjudged };
   for (const line of output.split('\n')) {
     const m = FINDING_LINE.exec(line);
     if (!m) continue;
@@ -104,6 +123,14 @@ const medianOrNull = (values: number[]) => {
   const finite = values.filter(Number.isFinite);
   return finite.length ? median(finite) : null;
 };
+
+const otherMs = (r: ProxyRound) => (r.proxyMsPerRequest ?? Number.NaN) - (r.forwardingMsPerRequest ?? Number.NaN);
+
+/** Each proxy round's figure over the bare proxy's of the same round, by median. */
+function pairedOverBare(proxied: ProxyRound[], bare: ProxyRound[], figure: (r: ProxyRound) => number): number | null {
+  const bareByRound = new Map(bare.map((r) => [r.round, r]));
+  return medianOrNull(proxied.filter((r) => bareByRound.has(r.round)).map((r) => figure(r) / figure(bareByRound.get(r.round)!)));
+}
 
 /** The figures of one connection count from its rounds. */
 export function summarizeSeries(connections: number, rounds: ProxyRound[], findings: ProxySeries['findings'], ceiling: ProxySeries['ceiling']): ProxySeries {
@@ -127,6 +154,13 @@ export function summarizeSeries(connections: number, rounds: ProxyRound[], findi
     cpuRatio: medianOrNull(proxied.map((r) => (r.proxyMsPerRequest ?? Number.NaN) / r.serverMsPerRequest)),
     bareMs: medianOrNull(bare.map((r) => r.proxyMsPerRequest ?? Number.NaN)),
     bareRatio: medianOrNull(bare.map((r) => (r.proxyMsPerRequest ?? Number.NaN) / r.serverMsPerRequest)),
+    threads: {
+      proxy: { forwarding: medianOrNull(proxied.map((r) => r.forwardingMsPerRequest ?? Number.NaN)), other: medianOrNull(proxied.map(otherMs)) },
+      bare: { forwarding: medianOrNull(bare.map((r) => r.forwardingMsPerRequest ?? Number.NaN)), other: medianOrNull(bare.map(otherMs)) },
+      forwardingOverBare: pairedOverBare(proxied, bare, (r) => r.forwardingMsPerRequest ?? Number.NaN),
+      otherOverBare: pairedOverBare(proxied, bare, otherMs),
+      totalOverBare: pairedOverBare(proxied, bare, (r) => r.proxyMsPerRequest ?? Number.NaN),
+    },
     rssGrowthBytes: rss.length >= 2 ? rss[rss.length - 1]! - rss[0]! : null,
     findings,
     ceiling,
@@ -148,6 +182,11 @@ export function proxyVerdicts(report: ProxyCaseReport): ProxyVerdict[] {
     detail: each((s) => `${s.findings.server} at ${s.connections}`),
   });
   out.push({
+    what: "every exchange judged (none past the judge's queue)",
+    met: all((s) => (s.findings.unjudged == null ? null : s.findings.unjudged === 0)),
+    detail: each((s) => `${s.findings.unjudged == null ? 'no report at exit' : `${s.findings.unjudged} not judged`} at ${s.connections}`),
+  });
+  out.push({
     what: `proxy RSS growth from the first to the last round under ${PROXY_TARGETS.rssGrowthBytes / MB} MB`,
     met: all((s) => (s.rssGrowthBytes === null ? null : s.rssGrowthBytes < PROXY_TARGETS.rssGrowthBytes)),
     detail: each((s) => `${s.rssGrowthBytes === null ? '-' : `${signedMb(s.rssGrowthBytes)} MB`} at ${s.connections}`),
@@ -156,6 +195,11 @@ export function proxyVerdicts(report: ProxyCaseReport): ProxyVerdict[] {
     what: `proxy CPU per request at most ${PROXY_TARGETS.cpuOverServer.toFixed(1)}x the server's`,
     met: all((s) => (s.cpuRatio === null ? null : s.cpuRatio <= PROXY_TARGETS.cpuOverServer)),
     detail: each((s) => `${s.cpuRatio === null ? '-' : formatRatio(s.cpuRatio)} at ${s.connections}`),
+  });
+  out.push({
+    what: `proxy forwarding thread CPU per request at most ${PROXY_TARGETS.forwardingOverBare}x the bare forwarding proxy's (issue 42; every thread counted: ${each((s) => `${ratioOr(s.threads.totalOverBare)} at ${s.connections}`)})`,
+    met: all((s) => (s.threads.forwardingOverBare === null ? null : s.threads.forwardingOverBare <= PROXY_TARGETS.forwardingOverBare)),
+    detail: each((s) => `${ratioOr(s.threads.forwardingOverBare)} at ${s.connections}`),
   });
   const at = report.series.find((s) => s.connections === PROXY_TARGETS.throughputConnections);
   out.push({
@@ -173,6 +217,7 @@ export function proxyVerdicts(report: ProxyCaseReport): ProxyVerdict[] {
   return out;
 }
 
+const ratioOr = (v: number | null) => (v === null ? '-' : formatRatio(v));
 const signedMb = (bytes: number) => `${bytes >= 0 ? '+' : ''}${(bytes / MB).toFixed(1)}`;
 export const fixed = (v: number | null, digits = 3) => (v === null || !Number.isFinite(v) ? '-' : v.toFixed(digits));
 
@@ -197,7 +242,22 @@ export function renderProxyCase(report: ProxyCaseReport): string {
   if (report.skipped) return `${lines[0]}\nskipped: ${report.skipped}\n`;
   for (const series of report.series) {
     lines.push('', `${series.connections} connections`);
-    const rows = [['round', 'via', 'req/s', 'non-2xx', 'server ms/req', 'proxy ms/req', 'proxy/server', 'wrk core', 'proxy RSS MB', 'other cores']];
+    const rows = [
+      [
+        'round',
+        'via',
+        'req/s',
+        'non-2xx',
+        'server ms/req',
+        'proxy ms/req',
+        'main thread',
+        'other threads',
+        'proxy/server',
+        'wrk core',
+        'proxy RSS MB',
+        'other cores',
+      ],
+    ];
     for (const r of series.rounds) {
       rows.push([
         String(r.round),
@@ -206,6 +266,8 @@ export function renderProxyCase(report: ProxyCaseReport): string {
         String(r.wrong),
         fixed(r.serverMsPerRequest),
         fixed(r.proxyMsPerRequest),
+        fixed(r.forwardingMsPerRequest),
+        r.proxyMsPerRequest === null ? '-' : fixed(otherMs(r)),
         r.proxyMsPerRequest === null ? '-' : formatRatio(r.proxyMsPerRequest / r.serverMsPerRequest),
         `${(r.wrkBusy * 100).toFixed(0)}%`,
         r.proxyRssBytes === null ? '-' : (r.proxyRssBytes / MB).toFixed(1),
@@ -221,8 +283,12 @@ export function renderProxyCase(report: ProxyCaseReport): string {
         `${series.cpuRatio === null ? '-' : formatRatio(series.cpuRatio)} the server's (same rounds)`,
       `  forwarding alone (bench/peers/bare-proxy.mjs, nothing judged): ${fixed(series.bareMs)} ms: ${series.bareRatio === null ? '-' : formatRatio(series.bareRatio)} the server's; ` +
         `the judging adds ${series.proxyMs === null || series.bareMs === null ? '-' : fixed(series.proxyMs - series.bareMs)} ms`,
+      `  by thread, against the bare proxy in the same rounds: forwarding (main thread) ${fixed(series.threads.proxy.forwarding)} ms against ${fixed(series.threads.bare.forwarding)}: ` +
+        `${ratioOr(series.threads.forwardingOverBare)}; other threads (the judge's worker, V8 and libuv helpers) ${fixed(series.threads.proxy.other)} ms against ` +
+        `${fixed(series.threads.bare.other)}: ${ratioOr(series.threads.otherOverBare)}; total ${fixed(series.proxyMs)} ms against ${fixed(series.bareMs)}: ${ratioOr(series.threads.totalOverBare)}`,
       `  proxy RSS: ${series.rssGrowthBytes === null ? '-' : `${signedMb(series.rssGrowthBytes)} MB`} from the first round to the last`,
-      `  findings the proxy printed: ${series.findings.server} server, ${series.findings.client} client`,
+      `  findings the proxy printed: ${series.findings.server} server, ${series.findings.client} client; ` +
+        `${series.findings.unjudged == null ? 'no report at exit' : `${series.findings.unjudged} exchanges not judged (its report at exit)`}`,
       ...series.findings.lines.map((l) => `    ${l}`),
       series.ceiling
         ? `  load generator: null server ${formatCount(series.ceiling.nullRps)} req/s with wrk at ${(series.ceiling.wrkBusy * 100).toFixed(0)}% of its core, ` +
@@ -230,7 +296,7 @@ export function renderProxyCase(report: ProxyCaseReport): string {
         : '  load generator: ceiling not measured',
     );
   }
-  lines.push('', 'targets (issue 29):');
+  lines.push('', 'targets (issues 29 and 42):');
   for (const v of proxyVerdicts(report)) lines.push(`  ${v.met === null ? 'n/a   ' : v.met ? 'met   ' : 'MISSED'} ${v.what}: ${v.detail}`);
   return `${lines.join('\n')}\n`;
 }

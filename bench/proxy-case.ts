@@ -22,6 +22,7 @@ import {
   rssBytes,
   spawnChild,
   stopChild,
+  threadTicks,
   TICKS_PER_SECOND,
 } from './proc.ts';
 import { interleave, voidReason } from './stats.ts';
@@ -58,6 +59,7 @@ async function measure(generator: LoadGenerator, url: string, connections: numbe
   const machineBefore = machineTicks();
   const serverBefore = processTicks(pids.server);
   const proxyBefore = pids.proxy ? processTicks(pids.proxy) : 0;
+  const forwardingBefore = pids.proxy ? threadTicks(pids.proxy) : 0;
   const ownBefore = processTicks(process.pid);
   const load: LoadMeasure = await generator.run({
     url,
@@ -68,6 +70,8 @@ async function measure(generator: LoadGenerator, url: string, connections: numbe
     expectStatus: 200,
   });
   const server = processTicks(pids.server) - serverBefore;
+  // The main thread forwards; every other thread of the proxy (its judge's worker, V8's and libuv's helpers) is the rest.
+  const forwarding = pids.proxy ? threadTicks(pids.proxy) - forwardingBefore : 0;
   const proxy = pids.proxy ? processTicks(pids.proxy) - proxyBefore : 0;
   const own = processTicks(process.pid) - ownBefore;
   const wrk = Number.isFinite(load.generatorCpuSeconds) ? load.generatorCpuSeconds * TICKS_PER_SECOND : 0;
@@ -75,6 +79,7 @@ async function measure(generator: LoadGenerator, url: string, connections: numbe
     load,
     serverTicks: server,
     proxyTicks: proxy,
+    forwardingTicks: forwarding,
     foreignCores: foreignCores({ machine: machineBefore, own: 0 }, { machine: machineTicks(), own: server + proxy + own + wrk }),
   };
 }
@@ -93,6 +98,7 @@ function roundOf(connections: number, round: number, via: ProxyRound['via'], m: 
     void: voidReason(load),
     serverMsPerRequest: msPer(m.serverTicks, load.ok),
     proxyMsPerRequest: via === 'direct' ? null : msPer(m.proxyTicks, load.ok),
+    forwardingMsPerRequest: via === 'direct' ? null : msPer(m.forwardingTicks, load.ok),
     wrkBusy: load.seconds > 0 ? load.generatorCpuSeconds / load.seconds : Number.NaN,
     foreignCores: m.foreignCores,
     proxyRssBytes: rss,
@@ -244,13 +250,14 @@ async function runSeries(
         rounds.push(r);
         log(
           `proxy case: c${connections} round ${round}/${options.rounds} ${via.padEnd(6)} ${formatCount(r.rps).padStart(7)} req/s` +
-            `${r.proxyMsPerRequest === null ? '' : `, proxy ${fixed(r.proxyMsPerRequest)} ms/req, RSS ${((r.proxyRssBytes ?? 0) / MB).toFixed(1)} MB`}${r.void ? `  VOID: ${r.void}` : ''}`,
+            `${r.proxyMsPerRequest === null ? '' : `, proxy ${fixed(r.proxyMsPerRequest)} ms/req (forwarding thread ${fixed(r.forwardingMsPerRequest)}), RSS ${((r.proxyRssBytes ?? 0) / MB).toFixed(1)} MB`}${r.void ? `  VOID: ${r.void}` : ''}`,
         );
       }
     }
+    // Stopped as a user stops it: its report at exit says how many exchanges its judge could not take.
+    await stopChild(proxy.child, 'SIGTERM', 30_000);
     return summarizeSeries(connections, rounds, countFindings(readFileSync(proxy.logFile, 'utf8')), ceiling);
   } finally {
-    // The findings are read; the report the proxy builds at exit over its whole history is not needed.
     if (proxy) await stopChild(proxy.child, 'SIGKILL');
     if (bare) await stopChild(bare.child);
     if (behindBare) await stopChild(behindBare.child);
