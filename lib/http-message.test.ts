@@ -2,7 +2,9 @@
 // them all, and says whether the body went on past what it kept.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BodyCapture } from './http-message.ts';
+import { get, type IncomingMessage } from 'node:http';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { BodyCapture, flatHeaders, flatRawHeaders } from './http-message.ts';
 
 const cases: Array<[what: string, limit: number, chunks: string[], kept: string, total: number, truncated: boolean]> = [
   ['nothing', 4, [], '', 0, false],
@@ -27,6 +29,38 @@ test('the part kept of a big chunk is a copy: the chunk itself is not held', () 
   const chunk = Buffer.alloc(1024 * 1024, 'x');
   capture.add(chunk);
   assert.is(capture.bytes().buffer === chunk.buffer, false);
+});
+
+test('flatRawHeaders reads the raw headers as flatHeaders reads the ones Node built: repeats kept first, joined, cookies with "; "', async () => {
+  const answer = [
+    'HTTP/1.1 200 OK',
+    'Content-Type: application/json',
+    'content-type: text/plain',
+    'Set-Cookie: a=1',
+    'Set-Cookie: b=2',
+    'Cookie: c=3',
+    'cookie: d=4',
+    'X-List: one',
+    'x-list: two',
+    'Retry-After: 5',
+    'Retry-After: 9',
+    'RateLimit-Policy: "m";q=60;w=60',
+    'Content-Length: 2',
+    'Connection: close',
+    '',
+    '{}',
+  ].join('\r\n');
+  const server = createNetServer((socket) => socket.once('data', () => socket.end(answer)));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    const message = await new Promise<IncomingMessage>((resolve, reject) => get({ host: '127.0.0.1', port }, resolve).on('error', reject));
+    message.resume();
+    assert.equal(flatRawHeaders(message.rawHeaders), flatHeaders(message));
+    assert.is(flatRawHeaders(message.rawHeaders)['x-list'], 'one, two');
+  } finally {
+    server.close();
+  }
 });
 
 test.run();

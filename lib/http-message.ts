@@ -9,6 +9,45 @@ export function flatHeaders(message: IncomingMessage): Record<string, string> {
   return out;
 }
 
+/** Fields of which Node keeps the first value when a message repeats them (node:_http_incoming, matchKnownFields). */
+const FIRST_WINS = new Set([
+  'content-type',
+  'content-length',
+  'user-agent',
+  'referer',
+  'host',
+  'authorization',
+  'proxy-authorization',
+  'if-modified-since',
+  'if-unmodified-since',
+  'from',
+  'location',
+  'max-forwards',
+  'retry-after',
+  'etag',
+  'last-modified',
+  'server',
+  'age',
+  'expires',
+]);
+
+/**
+ * flatHeaders of a message read from its raw headers, without building Node's `headers` first: the
+ * same object (names in lower case, a repeated field kept first or joined as Node joins it, then with
+ * ", "), for a caller that walks the raw headers anyway.
+ */
+export function flatRawHeaders(raw: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    const value = raw[i + 1]!;
+    const had = out[name];
+    if (had === undefined) out[name] = value;
+    else if (!FIRST_WINS.has(name)) out[name] = `${had}${name === 'cookie' ? '; ' : ', '}${value}`;
+  }
+  return out;
+}
+
 /** The whole body of a message, as bytes. */
 export function readBody(message: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {

@@ -4,7 +4,7 @@ import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type In
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { type Clock, type Exchange } from '../judge/index.ts';
 import { tlsExplanation, type TlsSettings } from '../lib/tls.ts';
-import { BodyCapture, flatHeaders } from '../lib/http-message.ts';
+import { BodyCapture, flatRawHeaders } from '../lib/http-message.ts';
 import { capturedText } from './exchange-record.ts';
 import { cutShort, type Cutter } from './cutter.ts';
 
@@ -82,7 +82,8 @@ export function createForwarder({ target, tls, headers: extra, captureBytes, clo
             answer.pipe(res);
             const answered = () => {
               exchange.receivedAt = clock.now();
-              exchange.response = { status: answer.statusCode ?? 0, headers: flatHeaders(answer), body: capturedText(capture) };
+              // From the raw headers: Node's own object would be built for this alone.
+              exchange.response = { status: answer.statusCode ?? 0, headers: flatRawHeaders(answer.rawHeaders), body: capturedText(capture) };
               if (capture.truncated || !answer.complete) exchange.response.truncatedFrom = capture.total;
             };
             answer.once('end', () => {
