@@ -13,8 +13,10 @@ import { stopWithParent } from '../lib/processes.ts';
 import { KitError, UsageError } from '../lib/errors.ts';
 import { PROXY_HELP, PROXY_OPTIONS } from './options.ts';
 import { HarWriter } from './har.ts';
-import { buildReport, findingLine, formatConsole, formatHtml, formatJson, formatJUnit, type FailOn, type ProxyReport } from './report.ts';
+import { buildReport, findingLine, formatConsole, formatJson, formatJUnit, type FailOn, type ProxyReport } from './report.ts';
+import { formatHtml } from './report-html.ts';
 import { createTrafficProxy } from './server.ts';
+import type { JudgeResults } from './judging.ts';
 import { createProxyLiveView, LIVE_PATH, type ProxyLiveView } from './live.ts';
 
 export { PROXY_HELP };
@@ -41,6 +43,10 @@ export interface ProxyCliOptions {
   specPath: string;
   clockToleranceSeconds: number;
   failOn: FailOn;
+  /** Judge in the proxy's thread rather than in a worker thread beside it. */
+  inlineJudge: boolean;
+  /** Exchanges waiting for the worker at most. */
+  judgeQueue: number;
   verbose: boolean;
   json?: string;
   junit?: string;
@@ -79,6 +85,8 @@ export function parseProxyCli(argv: readonly string[], env: NodeJS.ProcessEnv = 
     specPath: typeof v.specPath === 'string' ? resolve(v.specPath) : DEFAULT_SPEC_PATH,
     clockToleranceSeconds: v.clockToleranceSeconds as number,
     failOn: v.failOn as FailOn,
+    inlineJudge: v.inlineJudge as boolean,
+    judgeQueue: v.judgeQueue as number,
     verbose: v.verbose as boolean,
   };
   if (typeof v.ca === 'string') options.ca = v.ca;
@@ -119,6 +127,9 @@ export async function runProxy(options: ProxyCliOptions, controls: RunControls):
     captureBytes: options.captureBytes,
     limits: { keep: options.keep, maxKeys: options.maxKeys },
     faults: options.faults,
+    judging: options.inlineJudge ? 'inline' : 'worker',
+    specPath: options.specPath,
+    maxQueued: options.judgeQueue,
     clock,
     onExchange: (exchange, redacted) => {
       requests++;
@@ -135,7 +146,7 @@ export async function runProxy(options: ProxyCliOptions, controls: RunControls):
     ...(controls.sleep ? { sleep: controls.sleep } : {}),
   });
   if (options.ui)
-    view = createProxyLiveView(proxy.judge, {
+    view = createProxyLiveView(proxy.judging, {
       clock,
       target: options.target,
       token: uiToken,
@@ -149,11 +160,18 @@ export async function runProxy(options: ProxyCliOptions, controls: RunControls):
   );
   // The fragment never reaches a server; the page takes the token from it and drops it from the address bar.
   if (view) controls.stdout(`live view: ${url}${LIVE_PATH}${options.uiToken === undefined ? `#token=${uiToken}` : ' (with the --ui-token given)'}\n`);
+  let judged: JudgeResults;
   try {
-    await controls.until(url);
+    try {
+      await controls.until(url);
+    } finally {
+      view?.close();
+      await proxy.stop();
+    }
+    // Everything the proxy saw is in the judge's queue by now: its answer counts all of it.
+    judged = await proxy.judging.results();
   } finally {
-    view?.close();
-    await proxy.stop();
+    await proxy.judging.close();
   }
   if (view && view.feed.dropped + view.feed.refused > 0)
     controls.stdout(
@@ -166,10 +184,11 @@ export async function runProxy(options: ProxyCliOptions, controls: RunControls):
     target: options.target,
     startedAt,
     endedAt: clock.now(),
-    keys: proxy.judge.report(),
-    summarised: proxy.judge.summarised(),
-    findings: proxy.judge.findings,
-    counts: proxy.judge.told,
+    keys: judged.keys,
+    summarised: judged.summarised,
+    findings: judged.findings,
+    counts: judged.counts,
+    unjudged: judged.unjudged,
     requests,
     cutShort,
     failOn: options.failOn,

@@ -7,7 +7,8 @@ import { connect, type AddressInfo } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadContract } from '../judge/contract.ts';
-import { buildReport, formatHtml } from './report.ts';
+import { buildReport } from './report.ts';
+import { formatHtml } from './report-html.ts';
 import { createTrafficProxy, type TrafficProxy } from './server.ts';
 
 const contract = await loadContract();

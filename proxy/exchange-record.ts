@@ -44,19 +44,28 @@ function learnForwarded(req: IncomingMessage, flat: Record<string, string>, keys
   return shown;
 }
 
-/** Records each arriving request as an Exchange, numbered in arrival order. */
-export function exchangeRecorder(contract: Contract, origin: string, keys: KnownKeys) {
+/**
+ * Records each arriving request as an Exchange, numbered in arrival order, every key it carries learnt.
+ * Its URL and headers are redacted here, unless `redacted` is false: a judge in a worker thread redacts
+ * them there (recordedShown), off the forwarding thread.
+ */
+export function exchangeRecorder(contract: Contract, origin: string, keys: KnownKeys, redacted = true) {
   const operations = new OperationIndex(contract);
   let seq = 0;
   return (req: IncomingMessage, url: string, headers: Record<string, string>, sentAt: number): Exchange => {
     const path = url.slice(origin.length).split('?', 1)[0]!;
     const operationId = operations.of(req.method ?? 'GET', path);
+    const forwarded = learnForwarded(req, headers, keys);
+    const request = redacted
+      ? { method: req.method ?? 'GET', url: redactUrl(url, keys), headers: redactHeaders(forwarded, keys) }
+      : { method: req.method ?? 'GET', url, headers: forwarded };
     return {
+      // Taken last: a request that could not be recorded takes no turn in the judge's order.
       seq: ++seq,
       // Exchange wants an operation; one outside the description is marked `outside`, which every check reads first.
       operationId: operationId ?? 'listPets',
       purpose: `${req.method} ${path}`,
-      request: { method: req.method ?? 'GET', url: redactUrl(url, keys), headers: redactHeaders(learnForwarded(req, headers, keys), keys) },
+      request,
       sentAt,
       receivedAt: sentAt,
       ...(operationId ? {} : { outside: 'not an operation of the description' }),
@@ -64,8 +73,22 @@ export function exchangeRecorder(contract: Contract, origin: string, keys: Known
   };
 }
 
-/** The request body as it streams in: captured up to `captureBytes`, the capture put on the exchange when it ends. */
+/** A request recorded with `redacted` false, as the recorder would have shown it: its URL and headers redacted (in place). */
+export function recordedShown(exchange: Exchange, keys: KnownKeys): Exchange {
+  exchange.request.url = redactUrl(exchange.request.url, keys);
+  exchange.request.headers = redactHeaders(exchange.request.headers, keys);
+  return exchange;
+}
+
+const NO_BODY = { ended: Promise.resolve() };
+
+/**
+ * The request body as it streams in: captured up to `captureBytes`, the capture put on the exchange
+ * when it ends. A request that names no body (neither Content-Length nor Transfer-Encoding: RFC 9112
+ * §6.3) has none to capture.
+ */
 export function captureRequestBody(req: IncomingMessage, exchange: Exchange, captureBytes: number): { ended: Promise<void> } {
+  if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return NO_BODY;
   const capture = new BodyCapture(captureBytes);
   req.on('data', (chunk: Buffer) => capture.add(chunk));
   // Held until it is forwarded (pipe resumes it) or dropped (resume): flowing now, the body would

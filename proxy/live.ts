@@ -20,6 +20,10 @@ type JudgedKey = Pick<KeyReport, 'key' | 'requests' | 'refused' | 'server' | 'cl
 export interface LiveJudge {
   subscribe(listener: (label: string) => void): () => void;
   keyReport(label: string): JudgedKey | undefined;
+  /** A judge in another thread: whether the key's report is on its way (undefined then does not mean gone). */
+  pending?(label: string): boolean;
+  /** A judge in another thread: `listener` hears a key whose report came (the view renders it again). */
+  refreshed?(listener: (label: string) => void): () => void;
 }
 
 /** The server's failed and warned checks (each failure kept), then the client's broken obligations. */
@@ -68,14 +72,21 @@ export function proxyLiveSource(judge: LiveJudge, clock: Clock = { now: () => Da
     key: (label) => {
       const report = judge.keyReport(label);
       if (!report) {
-        ranks.forget(label);
+        if (!judge.pending?.(label)) ranks.forget(label);
         return undefined;
       }
       const key = liveKeyOf(report, clock.now());
       ranks.found(label, key.findings.length + key.findingsDropped);
       return key;
     },
-    subscribe: (listener) => judge.subscribe(listener),
+    subscribe: (listener) => {
+      const exchanges = judge.subscribe(listener);
+      const reports = judge.refreshed?.(listener);
+      return () => {
+        exchanges();
+        reports?.();
+      };
+    },
     found: (label) => ranks.found(label),
   };
 }

@@ -1,0 +1,220 @@
+// Where the judge runs changes nothing it says: the same recorded traffic (a misbehaving client on the
+// reference server with creates and reads, and 32 concurrent clients on a racy limiter), handed in the
+// same order to the judge in this thread and to the judge in a worker thread, gives the same findings and
+// the same reports. The worker's queue is bounded, and what it could not take is counted, never passed.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { DEFAULT_SPEC_PATH, loadContract } from '../judge/contract.ts';
+import { startSecondServer } from '../conformance/testing/second-server/index.ts';
+import { ManualClock } from '../server/clock.ts';
+import { createServer } from '../server/server.ts';
+import { KnownKeys } from '../spec/rules/redact.js';
+import { recordTraffic } from '../spec/rules/testing/traffic.ts';
+import { TrafficJudge, type Observed } from './judge.ts';
+import { inlineJudging, type JudgeResults, type Judging } from './judging.ts';
+import { buildReport, formatConsole } from './report.ts';
+import { proxyLiveSource } from './live.ts';
+import { createTrafficProxy, type TrafficProxy } from './server.ts';
+import { playMisbehavingClient, START_MS } from './testing/pictures.ts';
+import { workerJudging } from './worker-judging.ts';
+import { Deadlines } from './deadlines.ts';
+import { Turns } from './turns.ts';
+
+const contract = await loadContract(DEFAULT_SPEC_PATH);
+const t = suite('proxy: the judge in a worker thread and in the proxy thread');
+
+type Op =
+  ['arrived', Pick<Observed, 'exchange' | 'key'>] | ['observe', Observed] | ['abandoned', Pick<Observed, 'exchange' | 'key'> & { reachedTarget: boolean }];
+
+/** Every call the proxy made of its judge, each as it was at the time of the call. */
+function recordCalls(proxy: TrafficProxy): Op[] {
+  const ops: Op[] = [];
+  const judge = proxy.judge;
+  const arrived = judge.arrived.bind(judge);
+  const observe = judge.observe.bind(judge);
+  const abandoned = judge.abandoned.bind(judge);
+  judge.arrived = (o) => (ops.push(['arrived', structuredClone(o)]), arrived(o));
+  judge.observe = (o) => (ops.push(['observe', structuredClone(o)]), observe(o));
+  judge.abandoned = (o) => (ops.push(['abandoned', structuredClone({ ...o, reachedTarget: o.reachedTarget === true })]), abandoned(o));
+  return ops;
+}
+
+function replay(ops: readonly Op[], judging: Judging): Promise<JudgeResults> {
+  for (const [kind, o] of structuredClone(ops)) {
+    if (kind === 'arrived') judging.arrived(o);
+    else if (kind === 'observe') judging.observe(o);
+    else judging.abandoned(o);
+  }
+  return judging.results();
+}
+
+/** What two judges must agree on: findings in order, counts, and each key's report as the reports show it. */
+const said = (r: JudgeResults) => JSON.parse(JSON.stringify({ ...r, keys: r.keys.map((k) => ({ ...k, sample: k.sample })) })) as unknown;
+
+/** `keys`: the keys the proxy learnt as the requests arrived, known to both judges from the start. */
+async function compare(ops: Op[], keys: string[], onFinding: string[]): Promise<JudgeResults> {
+  const inline = await replay(ops, inlineJudging(new TrafficJudge({ contract, dateHeader: false, keys: new KnownKeys(keys) })));
+  const found: string[] = [];
+  const worker = workerJudging({ specPath: DEFAULT_SPEC_PATH, dateHeader: false, keys, onFinding: (f) => found.push(`${f.id}: ${f.message}`) });
+  try {
+    const judged = await replay(ops, worker);
+    assert.equal(said(judged), said(inline));
+    assert.equal(found, onFinding, 'the worker tells each finding as the inline judge does');
+  } finally {
+    await worker.close();
+  }
+  return inline;
+}
+
+t('a client that never waits, with creates and the deprecated getPet, on the reference server: the same findings and reports', async () => {
+  const clock = new ManualClock(Date.UTC(2030, 0, 1));
+  const server = await createServer({ host: '127.0.0.1', port: 0, storage: { type: 'memory' }, logger: false, clock });
+  await server.start();
+  const told: string[] = [];
+  const proxy = createTrafficProxy({
+    target: server.info.uri,
+    host: '127.0.0.1',
+    port: 0,
+    contract,
+    timeoutMs: 10_000,
+    clock,
+    dateHeader: false,
+    onFinding: (f) => told.push(`${f.id}: ${f.message}`),
+  });
+  const ops = recordCalls(proxy);
+  try {
+    const url = await proxy.start();
+    const headers = { authorization: 'Bearer test-free-key', 'content-type': 'application/json' };
+    for (let i = 0; i < 90; i++) {
+      const res =
+        i % 5 === 0
+          ? await fetch(`${url}/v1/pets`, { method: 'POST', headers, body: JSON.stringify({ name: `Rex ${i}`, species: 'dog', status: 'available' }) })
+          : await fetch(`${url}/v1/pets${i % 4 === 0 ? '/1' : '?limit=2'}`, { headers });
+      await res.arrayBuffer();
+      clock.advance(100);
+    }
+  } finally {
+    await proxy.stop();
+    await server.stop();
+  }
+  const inline = await compare(ops, ['test-free-key'], told);
+  assert.ok(
+    inline.findings.some((f) => f.side === 'client' && f.level === 'must'),
+    'the client broke an obligation',
+  );
+  assert.ok(inline.keys[0]!.requests === 90);
+});
+
+t('32 concurrent clients on a racy limiter: the same must findings, in the same order', async () => {
+  const clock = new ManualClock(Date.UTC(2030, 0, 1, 0, 0, 7));
+  const target = await startSecondServer({ clock, banAfter: 5, banSeconds: 30, race: { limiter: true } });
+  const told: string[] = [];
+  const proxy = createTrafficProxy({
+    target: target.origin,
+    host: '127.0.0.1',
+    port: 0,
+    contract,
+    timeoutMs: 10_000,
+    clock,
+    dateHeader: false,
+    onFinding: (f) => told.push(`${f.id}: ${f.message}`),
+  });
+  const ops = recordCalls(proxy);
+  try {
+    const url = await proxy.start();
+    await recordTraffic({ baseUrl: `${url}/v1`, key: target.keys.free, clock, clients: 32, limit: 60, seconds: 200 });
+  } finally {
+    await proxy.stop();
+    await target.close();
+  }
+  const inline = await compare(ops, [target.keys.free], told);
+  assert.ok(
+    inline.findings.some((f) => f.side === 'server' && f.level === 'must'),
+    'the racy limiter was found',
+  );
+});
+
+t('a worker that falls behind past its bound: what it could not take is counted, and --fail-on never passes the run', async () => {
+  const worker = workerJudging({ specPath: DEFAULT_SPEC_PATH, dateHeader: false, keys: [], maxQueued: 3 });
+  try {
+    // Ten answers in one turn of the event loop: the worker acknowledges none of them before the fourth.
+    for (let seq = 1; seq <= 10; seq++) {
+      const exchange = {
+        seq,
+        operationId: 'listPets' as const,
+        purpose: 'GET /v1/pets',
+        request: { method: 'GET', url: 'http://t/v1/pets', headers: {} },
+        response: { status: 200, headers: { 'content-type': 'application/json' }, body: '[]' },
+        sentAt: 1_000 + seq,
+        receivedAt: 1_001 + seq,
+      };
+      worker.arrived({ exchange, key: 'k-0123456789abcdef' });
+      worker.observe({ exchange, key: 'k-0123456789abcdef' });
+    }
+    const results = await worker.results();
+    assert.is(results.unjudged, 7);
+    assert.is(results.keys[0]!.requests, 3, 'only what the worker took was judged as an answer');
+    // Nothing found in what was judged is no pass for what was not (these answers lack the rate-limit fields: the findings are left out here).
+    const clean = { ...results, findings: [], counts: { must: 0, should: 0 } };
+    const report = buildReport({ target: 'http://t', startedAt: 0, endedAt: 1, ...clean, requests: 10, failOn: 'must' });
+    assert.is(report.exitCode, 2);
+    assert.match(formatConsole(report), /^NOT JUDGED: 7 exchanges/m);
+    assert.is(buildReport({ target: 'http://t', startedAt: 0, endedAt: 1, ...clean, requests: 10, failOn: 'none' }).exitCode, 0);
+    assert.is(
+      buildReport({ target: 'http://t', startedAt: 0, endedAt: 1, ...results, requests: 10, failOn: 'must' }).exitCode,
+      1,
+      'a finding still fails the run',
+    );
+  } finally {
+    await worker.close();
+  }
+});
+
+t('the live view of a judge in a worker: each judged exchange told, and the key shown as the inline judge shows it once its report comes', async () => {
+  const worker = workerJudging({ specPath: DEFAULT_SPEC_PATH, dateHeader: false, keys: [] });
+  const inline = new TrafficJudge({ contract, dateHeader: false });
+  const clock = new ManualClock(START_MS);
+  try {
+    const source = proxyLiveSource(worker, clock);
+    const told: string[] = [];
+    source.subscribe((label) => told.push(label));
+    const both = { observe: (o: Observed) => (inline.observe(structuredClone(o)), worker.observe(o)) } as unknown as TrafficJudge;
+    await playMisbehavingClient(both, clock);
+    await worker.results();
+    assert.is(told.length, 100, 'told after each exchange');
+    const label = 'test…(13 chars)';
+    const came = new Promise<void>((resolve) => source.subscribe((l) => l === label && resolve()));
+    assert.is(source.key(label), undefined, 'asked of the worker, not there yet');
+    await came;
+    assert.equal(source.key(label), proxyLiveSource(inline, clock).key(label));
+    assert.is(source.key('nobody…(9 chars)'), undefined);
+  } finally {
+    await worker.close();
+  }
+});
+
+t('turns: finished exchanges are handed on in the order their requests arrived', () => {
+  const turns = new Turns();
+  const order: number[] = [];
+  for (const seq of [3, 1, 5, 2, 4]) turns.done(seq, () => order.push(seq));
+  assert.equal(order, [1, 2, 3, 4, 5]);
+  assert.is(turns.waiting, 0);
+  turns.done(7, () => order.push(7));
+  assert.is(turns.waiting, 1, 'seq 7 waits for seq 6');
+});
+
+t('deadlines: an exchange past the timeout is expired once, one cleared before it never is', async () => {
+  const deadlines = new Deadlines(20);
+  const expired: string[] = [];
+  const [slow, quick, later] = [{}, {}, {}];
+  deadlines.add(slow, () => expired.push('slow'));
+  deadlines.add(quick, () => expired.push('quick'));
+  deadlines.clear(quick);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  deadlines.add(later, () => expired.push('later'));
+  deadlines.clear(later);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.equal(expired, ['slow']);
+});
+
+t.run();

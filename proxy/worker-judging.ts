@@ -1,0 +1,198 @@
+// The proxy's judge in a worker thread, seen from the proxy's thread: each exchange posted once it is
+// finished (already captured, its keys learnt), batched once per turn of the event loop; findings come
+// back with each batch's acknowledgement, reports when asked. The queue to the worker is bounded: past
+// `maxQueued` exchanges not yet acknowledged, an exchange is not judged, only counted (and its key's
+// window told that an answer was lost), and the results say how many.
+import { Worker } from 'node:worker_threads';
+import type { Exchange } from '../judge/index.ts';
+import { Listeners } from '../lib/live/source.ts';
+import { readSnapshot } from '../spec/rules/snapshot.js';
+import type { LastWindow } from './faults.ts';
+import type { Finding } from './findings.ts';
+import { weightOf, type JudgeOp, type JudgedKeyReport, type WorkerReply, type WorkerSetup } from './judge-messages.ts';
+import type { JudgeResults, Judging } from './judging.ts';
+import { WorkerReports } from './worker-reports.ts';
+
+/** Exchanges posted to the worker and not yet judged, at most; past it they are counted as not judged. */
+export const DEFAULT_MAX_QUEUED = 10_000;
+/** What those exchanges may weigh (their captured bodies) at most: 10,000 answers of 64 KiB would be 640 MB. */
+export const MAX_QUEUED_BYTES = 64 * 1024 * 1024;
+
+export interface WorkerJudgingOptions extends WorkerSetup {
+  maxQueued?: number;
+  onFinding?: (finding: Finding) => void;
+  /** Keep the window each key's last answer named (read by --faults' injected 429s). */
+  lastWindows?: boolean;
+}
+
+/** Keys whose last window is kept for --faults (the judge keeps --max-keys in full, 1,000 by default). */
+const MAX_WINDOWS = 10_000;
+
+/** The worker's module: compiled beside this one, or (run from source, as the tests are) TypeScript loaded through tsx. */
+function startWorker(setup: WorkerSetup): Worker {
+  const source = import.meta.url.endsWith('.ts');
+  const module = new URL(source ? './judge-worker.ts' : './judge-worker.js', import.meta.url);
+  if (!source) return new Worker(module, { workerData: setup });
+  // Node 20 does not hand the parent's module hooks to a worker: tsx is registered in it first.
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const boot = `import(${JSON.stringify(tsx)}).then((t) => { t.register(); return import(${JSON.stringify(module.href)}); });`;
+  return new Worker(boot, { eval: true, workerData: setup });
+}
+
+export function workerJudging(options: WorkerJudgingOptions): Judging {
+  const { maxQueued = DEFAULT_MAX_QUEUED, onFinding, lastWindows: keepWindows, ...setup } = options;
+  const worker = startWorker(setup);
+  let batch: JudgeOp[] = [];
+  let flushing = false;
+  /** Exchanges posted and not yet acknowledged. */
+  let queued = 0;
+  let queuedBytes = 0;
+  let unjudged = 0;
+  let failure: Error | undefined;
+  let nextId = 0;
+  const waiting = new Map<number, (reply: WorkerReply) => void>();
+  const listeners = new Listeners();
+  let watching = false;
+  const lastWindows = new Map<string, LastWindow>();
+  const reports = new WorkerReports((label) => ask({ op: 'report', id: 0, label }));
+
+  const flush = () => {
+    flushing = false;
+    if (batch.length === 0) return;
+    worker.postMessage(batch);
+    batch = [];
+  };
+  const post = (op: JudgeOp) => {
+    batch.push(op);
+    if (!flushing) {
+      flushing = true;
+      setImmediate(flush);
+    }
+  };
+  // The worker holds the process open only while an answer is awaited from it.
+  worker.unref();
+  function ask(op: Extract<JudgeOp, { id: number }>): Promise<WorkerReply> {
+    const id = ++nextId;
+    const answered = new Promise<WorkerReply>((resolve) => waiting.set(id, resolve));
+    if (waiting.size === 1) worker.ref();
+    post({ ...op, id });
+    return answered;
+  }
+
+  worker.on('message', (reply: WorkerReply) => {
+    if (reply.t === 'judged') {
+      queued -= reply.exchanges;
+      queuedBytes -= reply.bytes;
+      for (const finding of reply.findings) onFinding?.(finding);
+      for (const [label, count] of reply.changed ?? []) {
+        reports.changed(label);
+        for (let i = 0; i < count; i++) listeners.tell(label);
+      }
+    } else if (reply.t === 'results' || reply.t === 'report') {
+      const answered = waiting.get(reply.id);
+      waiting.delete(reply.id);
+      if (waiting.size === 0) worker.unref();
+      answered?.(reply);
+    } else if (reply.t === 'failed') {
+      // The judge could not start (the description unreadable): the kit's failure, never a verdict.
+      failure = new Error(`the proxy's judge failed: ${reply.error}`);
+      throw failure;
+    }
+  });
+  // A judge that throws is the kit's failure (exit 3), never a verdict.
+  worker.on('error', (error) => {
+    throw error;
+  });
+
+  const full = () => queued >= maxQueued || queuedBytes >= MAX_QUEUED_BYTES;
+  const take = (exchange: Exchange) => {
+    queued++;
+    queuedBytes += weightOf(exchange);
+  };
+
+  /** An exchange the worker is too far behind to take: its key's window hears that an answer was lost. */
+  const lost = (exchange: Exchange, key: string | undefined, reachedTarget = true) => {
+    // One that never reached the target is judged by nobody in either thread: not counted.
+    if (reachedTarget) unjudged++;
+    const { seq, sentAt, receivedAt, operationId, purpose, outside } = exchange;
+    const bare: Exchange = {
+      seq,
+      sentAt,
+      receivedAt,
+      operationId,
+      purpose,
+      request: { method: exchange.request.method, url: exchange.request.url, headers: {} },
+    };
+    if (outside) bare.outside = outside;
+    bare.error = 'not judged: the judge fell behind';
+    post({ op: 'abandoned', exchange: bare, key, reachedTarget, lost: true });
+  };
+
+  return {
+    mode: 'worker',
+    arrived: ({ exchange, key }) => post({ op: 'arrived', exchange: arrival(exchange), key }),
+    observe: ({ exchange, key, injected }) => {
+      if (keepWindows && !injected && exchange.response) rememberWindow(lastWindows, key, exchange);
+      if (full()) return lost(exchange, key);
+      take(exchange);
+      post({ op: 'observe', exchange, key, injected: injected === true });
+    },
+    abandoned: ({ exchange, key, reachedTarget }) => {
+      if (full()) return lost(exchange, key, reachedTarget);
+      take(exchange);
+      post({ op: 'abandoned', exchange, key, reachedTarget });
+    },
+    learnt: (secret) => post({ op: 'learnt', secret }),
+    lastWindow: (key) => lastWindows.get(key ?? '') ?? {},
+    subscribe: (listener) => {
+      if (!watching) post({ op: 'watch' });
+      watching = true;
+      return listeners.add(listener);
+    },
+    keyReport: (label) => reports.get(label),
+    pending: (label) => reports.pending(label),
+    refreshed: (listener) => reports.subscribe(listener),
+    results: async () => {
+      if (failure) throw failure;
+      const reply = await ask({ op: 'results', id: 0, unjudged });
+      return (reply as Extract<WorkerReply, { t: 'results' }>).results;
+    },
+    close: async () => {
+      flush();
+      await worker.terminate();
+    },
+  };
+}
+
+/**
+ * What the judge reads of a request as it arrives (its place among its key's requests, and whether it
+ * may be a create), copied now: the proxy goes on filling the exchange before the batch leaves. Of its
+ * headers only Prefer, which makes an answer not the store's (judge/history/operations.ts).
+ */
+function arrival(exchange: Exchange): Exchange {
+  const { seq, sentAt, receivedAt, operationId, purpose, outside, request } = exchange;
+  const prefer = request.headers.prefer;
+  const arrived: Exchange = {
+    seq,
+    sentAt,
+    receivedAt,
+    operationId,
+    purpose,
+    request: { method: request.method, url: request.url, headers: prefer === undefined ? {} : { prefer } },
+  };
+  if (outside !== undefined) arrived.outside = outside;
+  return arrived;
+}
+
+/** The key's window as its last answer named it, kept as the inline judge keeps it. */
+function rememberWindow(windows: Map<string, LastWindow>, key: string | undefined, exchange: Exchange): void {
+  const { reset, limit } = readSnapshot({ status: exchange.response!.status, headers: exchange.response!.headers, receivedAtMs: exchange.receivedAt });
+  if (reset === null && limit === null) return;
+  const id = key ?? '';
+  // Most recently answered last; as many keys as the judge keeps in full, and more.
+  windows.delete(id);
+  if (windows.size >= MAX_WINDOWS) windows.delete(windows.keys().next().value!);
+  windows.set(id, { ...(reset !== null ? { reset } : {}), ...(limit !== null ? { limit } : {}) });
+}
+
+export type { JudgedKeyReport, JudgeResults };
