@@ -1,5 +1,6 @@
 // The fixtures a server starts with unless told otherwise, and the checks any key list or seed
 // (the fixtures, a file given on the command line, an option) must pass against the contract.
+import type { ValidateFunction } from 'ajv';
 import { readFileSync } from 'node:fs';
 import { UsageError } from '../lib/errors.ts';
 import { createAjv } from '../lib/openapi.ts';
@@ -32,12 +33,19 @@ export function fixturePets(): Pet[] {
   return readJsonFile(new URL('pets.json', FIXTURES_DIR), 'The seed file') as Pet[];
 }
 
+/** A seed pet's schema compiled once per contract: a process may build many servers on one. */
+const seedValidators = new WeakMap<Contract, ValidateFunction>();
+
 /**
  * Seed pets as the contract describes a Pet, each with a status (the store keeps one for every pet),
  * ids unique. Returns them unchanged; throws a UsageError naming the first bad entry.
  */
 export function checkSeedPets(pets: readonly unknown[], contract: Contract): Pet[] {
-  const valid = createAjv({ allErrors: false }).compile({ allOf: [contract.schemas.pet, { required: ['status'] }] });
+  let valid = seedValidators.get(contract);
+  if (!valid) {
+    valid = createAjv({ allErrors: false }).compile({ allOf: [contract.schemas.pet, { required: ['status'] }] });
+    seedValidators.set(contract, valid);
+  }
   const seen = new Set<unknown>();
   pets.forEach((pet, index) => {
     if (!valid(pet)) {

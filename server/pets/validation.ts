@@ -146,7 +146,20 @@ function patternHints(raw: JsonObject | undefined): Record<string, string> {
   return hints;
 }
 
+/** Validations by contract: the schemas of one description are compiled once, however many servers a process builds on it. */
+const built = new WeakMap<Contract, PetValidation>();
+
+/** The requests' validation for a contract, compiled once per contract and process (it keeps no state a server could see). */
 export function createPetValidation(contract: Contract): PetValidation {
+  let validation = built.get(contract);
+  if (!validation) {
+    validation = compileValidation(contract);
+    built.set(contract, validation);
+  }
+  return validation;
+}
+
+function compileValidation(contract: Contract): PetValidation {
   const ajv = createAjv();
   const body = ajv.compile(contract.schemas.newPet);
   const bodyFields = Object.keys((contract.schemas.newPet.properties ?? {}) as JsonObject);
