@@ -78,13 +78,19 @@ export function runPrimary(workers: number, write: (text: string) => void, polic
     const startedAt = new Map<number, number>();
     const restarts = new Set<NodeJS.Timeout>();
     const backoff = new RestartBackoff(policy);
-    const alive = () => Object.keys(cluster.workers ?? {}).length;
+    // Workers whose process has not exited. Not cluster.workers: node:cluster keeps a worker listed
+    // until its IPC channel has closed too, which may come after its 'exit'; counted from that list,
+    // the last exit of a stop could find a worker still there and the primary never finish (node
+    // then ends it with code 13, an unsettled top-level await, where the exit code is 1).
+    const live = new Set<number>();
+    const alive = () => live.size;
     const finishIfEmpty = () => {
       if (alive() === 0) done(exitCode);
     };
 
     const fork = (): Worker => {
       const worker = cluster.fork();
+      live.add(worker.id);
       startedAt.set(worker.id, Date.now());
       worker.on('message', (message: unknown) => {
         if (!isReady(message)) return;
@@ -107,6 +113,7 @@ export function runPrimary(workers: number, write: (text: string) => void, polic
     };
 
     cluster.on('exit', (worker, code, signal) => {
+      live.delete(worker.id);
       ready.delete(worker.id);
       const upMs = Date.now() - (startedAt.get(worker.id) ?? Date.now());
       startedAt.delete(worker.id);
