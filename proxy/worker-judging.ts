@@ -1,5 +1,5 @@
 // The proxy's judge in a worker thread, seen from the proxy's thread: each exchange posted once it is
-// finished (already captured, its keys learnt), batched once per turn of the event loop; findings come
+// finished (already captured, its keys learnt), posted in batches (every 10 ms at most); findings come
 // back with each batch's acknowledgement, reports when asked. The queue to the worker is bounded: past
 // `maxQueued` exchanges not yet acknowledged, an exchange is not judged, only counted (and its key's
 // window told that an answer was lost), and the results say how many.
@@ -24,6 +24,10 @@ export interface WorkerJudgingOptions extends WorkerSetup {
   /** Keep the window each key's last answer named (read by --faults' injected 429s). */
   lastWindows?: boolean;
 }
+
+/** How long exchanges wait to be posted together, and how many at most. */
+const BATCH_MS = 10;
+const BATCH_OPS = 512;
 
 /** Keys whose last window is kept for --faults (the judge keeps --max-keys in full, 1,000 by default). */
 const MAX_WINDOWS = 10_000;
@@ -56,17 +60,22 @@ export function workerJudging(options: WorkerJudgingOptions): Judging {
   const lastWindows = new Map<string, LastWindow>();
   const reports = new WorkerReports((label) => ask({ op: 'report', id: 0, label }));
 
+  let timer: NodeJS.Timeout | undefined;
   const flush = () => {
     flushing = false;
+    clearTimeout(timer);
     if (batch.length === 0) return;
     worker.postMessage(batch);
     batch = [];
   };
+  // A message costs the forwarding thread far more than the exchanges in it (the worker is woken for
+  // each): posted every BATCH_MS, or at BATCH_OPS, or at once when an answer is awaited.
   const post = (op: JudgeOp) => {
     batch.push(op);
-    if (!flushing) {
+    if (batch.length >= BATCH_OPS) flush();
+    else if (!flushing) {
       flushing = true;
-      setImmediate(flush);
+      timer = setTimeout(flush, BATCH_MS);
     }
   };
   // The worker holds the process open only while an answer is awaited from it.
@@ -76,6 +85,7 @@ export function workerJudging(options: WorkerJudgingOptions): Judging {
     const answered = new Promise<WorkerReply>((resolve) => waiting.set(id, resolve));
     if (waiting.size === 1) worker.ref();
     post({ ...op, id });
+    flush();
     return answered;
   }
 
