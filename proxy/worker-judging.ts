@@ -54,7 +54,8 @@ export function workerJudging(options: WorkerJudgingOptions): Judging {
   let unjudged = 0;
   let failure: Error | undefined;
   let nextId = 0;
-  const waiting = new Map<number, (reply: WorkerReply) => void>();
+  const waiting = new Map<number, { resolve: (reply: WorkerReply) => void; reject: (error: Error) => void }>();
+  let closing = false;
   const listeners = new Listeners();
   let watching = false;
   const lastWindows = new Map<string, LastWindow>();
@@ -82,7 +83,8 @@ export function workerJudging(options: WorkerJudgingOptions): Judging {
   worker.unref();
   function ask(op: Extract<JudgeOp, { id: number }>): Promise<WorkerReply> {
     const id = ++nextId;
-    const answered = new Promise<WorkerReply>((resolve) => waiting.set(id, resolve));
+    if (failure) return Promise.reject(failure);
+    const answered = new Promise<WorkerReply>((resolve, reject) => waiting.set(id, { resolve, reject }));
     if (waiting.size === 1) worker.ref();
     post({ ...op, id });
     flush();
@@ -102,7 +104,7 @@ export function workerJudging(options: WorkerJudgingOptions): Judging {
       const answered = waiting.get(reply.id);
       waiting.delete(reply.id);
       if (waiting.size === 0) worker.unref();
-      answered?.(reply);
+      answered?.resolve(reply);
     } else if (reply.t === 'failed') {
       // The judge could not start (the description unreadable): the kit's failure, never a verdict.
       failure = new Error(`the proxy's judge failed: ${reply.error}`);
@@ -112,6 +114,13 @@ export function workerJudging(options: WorkerJudgingOptions): Judging {
   // A judge that throws is the kit's failure (exit 3), never a verdict.
   worker.on('error', (error) => {
     throw error;
+  });
+  // A worker gone before it was closed answers nothing more: what awaits it fails rather than waits forever.
+  worker.on('exit', (code) => {
+    if (closing) return;
+    failure ??= new Error(`the proxy's judge stopped (exit code ${code})`);
+    for (const { reject } of waiting.values()) reject(failure);
+    waiting.clear();
   });
 
   const full = () => queued >= maxQueued || queuedBytes >= MAX_QUEUED_BYTES;
@@ -168,6 +177,7 @@ export function workerJudging(options: WorkerJudgingOptions): Judging {
       return (reply as Extract<WorkerReply, { t: 'results' }>).results;
     },
     close: async () => {
+      closing = true;
       flush();
       await worker.terminate();
     },
