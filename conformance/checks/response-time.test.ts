@@ -71,10 +71,11 @@ run('off unless given: not run, and says which option turns it on', async () => 
 run('given a bound below the hold: each held answer fails it, named by its request', async () => {
   const report = await conformOn(target, { phases: [], maxResponseTimeMs: 100 });
   assert.is(outcomeOf(report, MAX_RESPONSE_TIME), 'failed');
-  const failure = report.results.find((r) => r.id === MAX_RESPONSE_TIME)!.failures[0]!;
-  assert.match(failure.message, /^get .*: answered in \d+ ms, over --max-response-time 100 ms$/);
-  assert.is(failure.evidence[0]!.request.method, 'GET');
-  assert.match(failure.evidence[0]!.request.url, /\/pets\/\d+$/);
+  // A busy machine may take other answers past 100 ms too: the held ones are looked for among them.
+  const failures = report.results.find((r) => r.id === MAX_RESPONSE_TIME)!.failures;
+  const held = failures.filter((f) => f.evidence[0]!.request.method === 'GET' && /\/pets\/\d+$/.test(f.evidence[0]!.request.url));
+  assert.ok(held.length > 0, failures.map((f) => f.message).join('; '));
+  for (const failure of held) assert.match(failure.message, /^get .*: answered in \d+ ms, over --max-response-time 100 ms$/);
   assert.is(report.exitCode, 1);
 });
 
