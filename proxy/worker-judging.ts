@@ -103,7 +103,7 @@ export function workerJudging(options: WorkerJudgingOptions): Judging {
     } else if (reply.t === 'results' || reply.t === 'report') {
       const answered = waiting.get(reply.id);
       waiting.delete(reply.id);
-      if (waiting.size === 0) worker.unref();
+      if (waiting.size === 0 && !closing) worker.unref();
       answered?.resolve(reply);
     } else if (reply.t === 'failed') {
       // The judge could not start (the description unreadable): the kit's failure, never a verdict.
@@ -179,6 +179,9 @@ export function workerJudging(options: WorkerJudgingOptions): Judging {
     close: async () => {
       closing = true;
       flush();
+      // Held open until the worker is gone: an answer arriving meanwhile would otherwise unref the
+      // worker, and a process with nothing else to do would end before close() returned.
+      worker.ref();
       await worker.terminate();
     },
   };
