@@ -4,7 +4,7 @@
 // what else ran on the server's own core, so that a disturbed round can be told apart.
 import type { LoadGenerator, LoadMeasure, LoadRequest } from './load.ts';
 import type { BenchDatabase } from './postgres.ts';
-import { coreShares, coreTicks, foreignCores, machineTicks, processTicks, TICKS_PER_SECOND, treeTicks } from './proc.ts';
+import { coreShares, coreTicks, foreignCores, machineTicks, processTicks, processTicksExact, TICKS_PER_SECOND, treeTicks } from './proc.ts';
 import type { RoundTripCounter } from './round-trips.ts';
 import type { RoundMeasure } from './stats.ts';
 
@@ -40,7 +40,8 @@ export async function measureWithCpu({
     const pids = database ? await database.backendPids().catch(() => [] as number[]) : [];
     return new Map(pids.map((pid) => [pid, processTicks(pid)]));
   };
-  const redisTicks = () => (redisPid ? processTicks(redisPid) : 0);
+  // Exact, not whole ticks: Redis may work less than a tick in a short round.
+  const redisTicks = () => (redisPid ? processTicksExact(redisPid) : 0);
   const bystanderTicks = () => bystanders.reduce((n, pid) => n + treeTicks(pid), 0);
   const tripsBefore = await roundTrips?.read();
   const storeBefore = await storeTicks();

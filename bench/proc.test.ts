@@ -11,6 +11,7 @@ import {
   foreignCores,
   machineTicks,
   processTicks,
+  processTicksExact,
   threadTicks,
   rssBytes,
   peakRssBytes,
@@ -70,6 +71,11 @@ test('processTicks, rss and peak rss of this very process; 0 ticks for a process
   for (let i = 0; i < 3e7; i++) x += i; // burn a little CPU so the tick count moves off zero
   assert.ok(x > 0);
   assert.ok(processTicks(process.pid) > 0);
+  // To the nanosecond, every thread: it moves with work of less than a tick.
+  const exact = processTicksExact(process.pid);
+  for (let i = 0; i < 1e5; i++) x += i;
+  assert.ok(exact > 0 && processTicksExact(process.pid) > exact, `${exact}`);
+  assert.is(processTicksExact(2 ** 22 + 7), 0);
   const rss = rssBytes(process.pid);
   assert.ok(rss > 10e6, `${rss}`);
   // Peaks are compared on quiet processes below: this one's VmHWM is not monotonic (the kernel
