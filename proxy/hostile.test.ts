@@ -23,9 +23,10 @@ const BODY_PEAK_RSS_MIB = 200;
  * retains is flat (proxy/memory.test.ts: about 35 KB per key with full state, at most --max-keys of
  * them, since the judge keeps one rule machine per combination of readings); the rest is garbage of
  * keys summarised, which V8 collects when it chooses. A guard against unbounded growth, not a target:
- * the figure is printed.
+ * the figure is printed. 500, not 450, since the judge runs in a worker thread of its own, a second
+ * heap with the exchanges on their way to it: 408 to 428 MiB measured, too near 450 for a guard.
  */
-const KEYS_PEAK_RSS_MIB = 450;
+const KEYS_PEAK_RSS_MIB = 500;
 /** The size of each of --json and --html, however many keys and exchanges. */
 const REPORT_MAX_BYTES = 10 * 1024 * 1024;
 
