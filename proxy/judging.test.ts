@@ -39,6 +39,22 @@ function recordCalls(proxy: TrafficProxy): Op[] {
   return ops;
 }
 
+/** A proxy judging in its own thread on `clock`, its judge's calls recorded and its findings told. */
+function recordingProxy(target: string, clock: ManualClock): { proxy: TrafficProxy; told: string[]; ops: Op[] } {
+  const told: string[] = [];
+  const proxy = createTrafficProxy({
+    target,
+    host: '127.0.0.1',
+    port: 0,
+    contract,
+    timeoutMs: 10_000,
+    clock,
+    dateHeader: false,
+    onFinding: (f) => told.push(`${f.id}: ${f.message}`),
+  });
+  return { proxy, told, ops: recordCalls(proxy) };
+}
+
 function replay(ops: readonly Op[], judging: Judging): Promise<JudgeResults> {
   for (const [kind, o] of structuredClone(ops)) {
     if (kind === 'arrived') judging.arrived(o);
@@ -70,18 +86,7 @@ t('a client that never waits, with creates and the deprecated getPet, on the ref
   const clock = new ManualClock(Date.UTC(2030, 0, 1));
   const server = await createServer({ host: '127.0.0.1', port: 0, storage: { type: 'memory' }, logger: false, clock });
   await server.start();
-  const told: string[] = [];
-  const proxy = createTrafficProxy({
-    target: server.info.uri,
-    host: '127.0.0.1',
-    port: 0,
-    contract,
-    timeoutMs: 10_000,
-    clock,
-    dateHeader: false,
-    onFinding: (f) => told.push(`${f.id}: ${f.message}`),
-  });
-  const ops = recordCalls(proxy);
+  const { proxy, told, ops } = recordingProxy(server.info.uri, clock);
   try {
     const url = await proxy.start();
     const headers = { authorization: 'Bearer test-free-key', 'content-type': 'application/json' };
@@ -108,18 +113,7 @@ t('a client that never waits, with creates and the deprecated getPet, on the ref
 t('32 concurrent clients on a racy limiter: the same must findings, in the same order', async () => {
   const clock = new ManualClock(Date.UTC(2030, 0, 1, 0, 0, 7));
   const target = await startSecondServer({ clock, banAfter: 5, banSeconds: 30, race: { limiter: true } });
-  const told: string[] = [];
-  const proxy = createTrafficProxy({
-    target: target.origin,
-    host: '127.0.0.1',
-    port: 0,
-    contract,
-    timeoutMs: 10_000,
-    clock,
-    dateHeader: false,
-    onFinding: (f) => told.push(`${f.id}: ${f.message}`),
-  });
-  const ops = recordCalls(proxy);
+  const { proxy, told, ops } = recordingProxy(target.origin, clock);
   try {
     const url = await proxy.start();
     await recordTraffic({ baseUrl: `${url}/v1`, key: target.keys.free, clock, clients: 32, limit: 60, seconds: 200 });
