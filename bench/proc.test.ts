@@ -95,12 +95,23 @@ test('treePeakRssBytes adds up the peaks of a process and its descendants (a she
   try {
     const pid = shell.pid!;
     const children = () => readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-    for (let i = 0; i < 200 && children().length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 25));
-    const [a, b] = children();
-    assert.ok(a && b, 'the shell started its two sleeps');
-    const parts = peakRssBytes(pid) + peakRssBytes(a) + peakRssBytes(b);
-    assert.is(treePeakRssBytes(pid), parts);
-    assert.ok(peakRssBytes(a) >= rssBytes(a) && rssBytes(a) > 0);
+    const comm = (p: number) => readFileSync(`/proc/${p}/comm`, 'utf8').trim();
+    // Until both children have become sleeps (a child is the shell's image until its exec) and the
+    // readings agree twice in a row: the processes are still settling before.
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 25));
+    let parts = -1;
+    let tree = -2;
+    for (let i = 0; i < 200; i++, await settle()) {
+      const [a, b] = children();
+      if (!a || !b || comm(a) !== 'sleep' || comm(b) !== 'sleep') continue;
+      const sum = peakRssBytes(pid) + peakRssBytes(a) + peakRssBytes(b);
+      tree = treePeakRssBytes(pid);
+      if (sum === parts && tree === sum) break;
+      parts = sum;
+    }
+    assert.is(tree, parts, 'the tree is the shell and its two sleeps, added up');
+    const sleeper = children()[0]!;
+    assert.ok(peakRssBytes(sleeper) >= rssBytes(sleeper) && rssBytes(sleeper) > 0);
   } finally {
     // The sleeps first: once the shell is gone they belong to init.
     spawnSync('pkill', ['-KILL', '-P', String(shell.pid)]);
