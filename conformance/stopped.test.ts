@@ -45,10 +45,16 @@ function assertStopped(report: Report): void {
   assert.match(formatJUnit(report), /<property name="stopped" value="the target stopped answering: /);
 }
 
+/**
+ * The per-request timeout: what ends a held request. Long enough that a real answer of the in-process
+ * target comes within it on a busy machine (200 ms did not: the preflight timed out under two busy loops).
+ */
+const TIMEOUT_MS = 2_000;
+
 for (const after of [4, 12]) {
   test(`a target that answers ${after} requests on /pets, then none: the run ends, having sent no more than ${UNANSWERED_IN_A_ROW} it never answered`, async () => {
     target = await startTargetHangingAfter(after);
-    const report = await within(conformOn(target, { timeoutMs: 200 }));
+    const report = await within(conformOn(target, { timeoutMs: TIMEOUT_MS }));
     assertStopped(report);
     assert.ok(target.held() <= UNANSWERED_IN_A_ROW, `${target.held()} requests held`);
   });
@@ -56,7 +62,7 @@ for (const after of [4, 12]) {
 
 test('a target that hangs from the first request Dredd sends: Dredd ends early, and no later phase sends anything', async () => {
   target = await startHangingTarget((req) => /dredd/i.test(req.headers['user-agent'] ?? ''));
-  const report = await within(conformOn(target, { dredd: true, timeoutMs: 200 }));
+  const report = await within(conformOn(target, { dredd: true, timeoutMs: TIMEOUT_MS }));
   assertStopped(report);
   assert.match(report.dredd?.error ?? '', /the target stopped answering/);
   assert.ok(target.held() <= UNANSWERED_IN_A_ROW, `${target.held()} requests held`);
