@@ -228,6 +228,13 @@ if (failing.length) process.stdout.write(`failing: ${failing.join(', ')}\n`);
 const slowest = [...outcomes].sort((a, b) => b.ms - a.ms).slice(0, 10);
 const seconds = (ms: number) => (ms / 1000).toFixed(1).padStart(6);
 process.stdout.write(`slowest (wall, cpu):\n${slowest.map((o) => `  ${seconds(o.ms)} s ${seconds(o.cpuMs)} s  ${o.name}`).join('\n')}\n`);
+const totalCpuMs = outcomes.reduce((s, o) => s + o.cpuMs, 0);
+process.stdout.write(`all files and checks used ${(totalCpuMs / 1000).toFixed(1)} s of CPU\n`);
+if (process.env.TEST_TIMINGS) {
+  // Every file's wall and CPU time, for finding where a run's CPU went (the list above is ten).
+  const timings = outcomes.map((o) => ({ name: o.name, ms: Math.round(o.ms), cpuMs: Math.round(o.cpuMs) })).sort((a, b) => b.cpuMs - a.cpuMs);
+  writeFileSync(process.env.TEST_TIMINGS, JSON.stringify(timings, null, 2) + '\n');
+}
 if (process.argv.includes('--record-times') && filters.length === 0) {
   // Only a whole run's files: a filtered run would leave the others out of the order.
   const times = Object.fromEntries(
