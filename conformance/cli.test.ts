@@ -17,6 +17,7 @@ import { configArguments } from './config.ts';
 import { MOCK_HELP } from './mock.ts';
 import { OPTIONS } from './options.ts';
 import { resolveOptions } from './run.ts';
+import { sourceArgs } from '../lib/testing/run-source.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -28,7 +29,7 @@ function capture() {
 
 function runProcess(script: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...sourceArgs(script), ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));

@@ -13,6 +13,7 @@ import { freePort, spawnChild, stopChild } from '../lib/processes.ts';
 import { main } from './cli.ts';
 import type { DreddOutcome } from './dredd/run.ts';
 import type { ProgressEvent } from './run.ts';
+import { sourceArgs } from '../lib/testing/run-source.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const test = suite('--server and --hookfiles');
@@ -27,7 +28,7 @@ test.after(async () => {
 
 /** The reference server on `port`, as a shell command; `marker` names a background process of the same group. */
 function serverCommand(port: number, marker?: string): string {
-  const server = `exec ${JSON.stringify(process.execPath)} --import tsx ${JSON.stringify(join(root, 'server/cli.ts'))} --port ${port} --memory --quiet`;
+  const server = `exec ${[process.execPath, ...sourceArgs(join(root, 'server/cli.ts'))].map((a) => JSON.stringify(a)).join(' ')} --port ${port} --memory --quiet`;
   return marker ? `sleep ${marker} & ${server}` : server;
 }
 
@@ -123,9 +124,7 @@ test('an interrupted conform stops the --server group too', async () => {
   const child = spawnChild(
     process.execPath,
     [
-      '--import',
-      'tsx',
-      'conformance/cli.ts',
+      ...sourceArgs('conformance/cli.ts'),
       '--base-url',
       `http://127.0.0.1:${port}/v1`,
       '--api-key',

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { KIT_FAILED } from '../lib/kit-failure.ts';
+import { sourceArgs } from '../lib/testing/run-source.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -14,7 +15,7 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 function runProxyWith(preload: string, args: string[]): Promise<{ code: number | null; stderr: string; ms: number }> {
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--import', `data:text/javascript,${encodeURIComponent(preload)}`, 'proxy/cli.ts', ...args], {
+    const child = spawn(process.execPath, [...sourceArgs('proxy/cli.ts', ['--import', `data:text/javascript,${encodeURIComponent(preload)}`]), ...args], {
       cwd: ROOT,
       stdio: ['ignore', 'ignore', 'pipe'],
     });

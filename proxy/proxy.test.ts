@@ -21,6 +21,7 @@ import { MISBEHAVING_KEY, misbehavingClientTimeline, misbehavingRequests, START_
 import type { ProxyReport } from './report.ts';
 import { chromiumAvailable, launchChromium, SCREENSHOTS } from '../lib/testing/chromium.ts';
 import { selfSignedCertificate } from '../lib/testing/tls.ts';
+import { sourceArgs } from '../lib/testing/run-source.ts';
 
 const BAD_KEY = MISBEHAVING_KEY;
 const GOOD_KEY = 'prism-good-client-key-0123456789';
@@ -315,7 +316,7 @@ command('--fail-on must exits 1 after SIGTERM when a must-level finding was seen
     ] as const) {
       const child = spawnChild(
         process.execPath,
-        ['--import', 'tsx', 'bin/adoption-kit.ts', 'proxy', '--target', target.info.uri, '--port', '0', '--faults', '--fail-on', failOn],
+        [...sourceArgs('bin/adoption-kit.ts'), 'proxy', '--target', target.info.uri, '--port', '0', '--faults', '--fail-on', failOn],
         { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
       );
       let out = '';

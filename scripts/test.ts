@@ -4,6 +4,8 @@
 // The last line is `N passed, N failed`, as CI reads it.
 import { availableParallelism } from 'node:os';
 import { spawnChild } from '../lib/processes.ts';
+import { BUNDLE_DIR, bundleTests, ENTRIES } from './test-bundle.ts';
+import { BUNDLES_ENV } from '../lib/testing/run-source.ts';
 import { fileSize, idleCoresSampler, longestFirst, mayStart, readDurations, type AdmissionOptions } from './test-schedule.ts';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -52,6 +54,9 @@ function reapedCpuMs(): number {
 }
 let reapedSoFar = reapedCpuMs();
 
+/** Each test file's bundle (scripts/test-bundle.ts), when the bundling worked and TEST_TSX is unset. */
+let bundles = new Map<string, string>();
+
 function findTestFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];
   const found: string[] = [];
@@ -72,7 +77,7 @@ function run(command: string, args: string[]): Promise<{ code: number; output: s
     const child = spawnChild(command, args, {
       cwd: root,
       group: true,
-      env: { ...process.env, FORCE_COLOR: '0' },
+      env: { ...process.env, FORCE_COLOR: '0', ...(bundles.size > 0 ? { [BUNDLES_ENV]: join(root, BUNDLE_DIR) } : {}) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -109,7 +114,9 @@ async function staticCheck(name: string, command: string, args: string[]): Promi
 }
 
 async function testFile(name: string): Promise<Outcome> {
-  const { code, output, ms, cpuMs } = await run(process.execPath, ['--import', 'tsx', join(root, name)]);
+  const bundle = bundles.get(name);
+  const args = bundle ? ['--enable-source-maps', bundle] : ['--import', 'tsx', join(root, name)];
+  const { code, output, ms, cpuMs } = await run(process.execPath, args);
   const count = (label: string) => {
     const matches = [...output.matchAll(new RegExp(`^\\s*${label}:\\s+(\\d+)`, 'gm'))];
     return matches.reduce((sum, m) => sum + Number(m[1]), 0);
@@ -186,8 +193,17 @@ const found = SEARCHED.flatMap((d) => findTestFiles(join(root, d)))
   .filter((f) => filters.length === 0 || filters.some((p) => f.includes(p)));
 const files = longestFirst(found, readDurations(DURATIONS), (name) => fileSize(join(root, name)));
 
-// Tests of the package and of `npm start` run the compiled code: build it first, once.
-const build = await staticCheck('build (compiled JavaScript and declarations in dist/)', process.execPath, ['scripts/build.mjs']);
+// Tests of the package and of `npm start` run the compiled code: build it first, once; meanwhile
+// the test files are bundled (a bundling that fails leaves every file to tsx, and says why).
+const [build] = await Promise.all([
+  staticCheck('build (compiled JavaScript and declarations in dist/)', process.execPath, ['scripts/build.mjs']),
+  process.env.TEST_TSX
+    ? undefined
+    : bundleTests(root, files, ENTRIES).then(
+        (made) => void (bundles = made),
+        (error: Error) => void process.stdout.write(`test files run through tsx: bundling them failed: ${error.message}\n`),
+      ),
+]);
 record(build);
 
 const statics: Array<() => Promise<Outcome>> = skipStatic

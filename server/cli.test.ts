@@ -7,6 +7,7 @@ import * as assert from 'uvu/assert';
 import { DEFAULT_DB_FILE, parseServeArgs } from './cli.ts';
 import { readFileStore } from './store/database-file.ts';
 import { ROOT, startCli } from './testing/process.ts';
+import { sourceArgs } from '../lib/testing/run-source.ts';
 
 const args = suite('parseServeArgs');
 
@@ -221,7 +222,7 @@ cli('every acknowledged create survives a kill -9 right after the 201s', async (
 cli('a corrupt database stops the start with a clear message and exit 1, and stays untouched', async () => {
   const db = join(mkdtempSync(join(tmpdir(), 'cli-')), 'db.json');
   writeFileSync(db, '{"nextId": 1, "pets": [oops');
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'server/cli.ts', '--port', '0', '--db-file', db], {
+  const run = spawnSync(process.execPath, [...sourceArgs('server/cli.ts'), '--port', '0', '--db-file', db], {
     cwd: ROOT,
     encoding: 'utf8',
     timeout: 20_000,
@@ -233,7 +234,7 @@ cli('a corrupt database stops the start with a clear message and exit 1, and sta
 });
 
 cli('an unreachable database stops the start with exit 1 and one line naming it, without its password', () => {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'server/cli.ts', '--port', '0', '--database', 'postgres://kit:s3cret-pw@127.0.0.1:1/pets'], {
+  const run = spawnSync(process.execPath, [...sourceArgs('server/cli.ts'), '--port', '0', '--database', 'postgres://kit:s3cret-pw@127.0.0.1:1/pets'], {
     cwd: ROOT,
     encoding: 'utf8',
     timeout: 20_000,
@@ -260,7 +261,7 @@ for (const [name, argv, message] of refusedAtStart) {
   cli(`refuses ${name} with exit 2 and one line`, () => {
     const keys = join(dir, 'bad-keys.json');
     writeFileSync(keys, JSON.stringify([{ key: 'my-own-key-2', plan: 'gold' }]));
-    const run = spawnSync(process.execPath, ['--import', 'tsx', 'server/cli.ts', '--memory', ...argv.map((a) => (a === 'KEYS' ? keys : a))], {
+    const run = spawnSync(process.execPath, [...sourceArgs('server/cli.ts'), '--memory', ...argv.map((a) => (a === 'KEYS' ? keys : a))], {
       cwd: ROOT,
       encoding: 'utf8',
       timeout: 20_000,
@@ -273,10 +274,10 @@ for (const [name, argv, message] of refusedAtStart) {
 }
 
 cli('the package command runs it as "adoption-kit serve", and refuses unknown commands', () => {
-  const help = spawnSync(process.execPath, ['--import', 'tsx', 'bin/adoption-kit.ts', 'serve', '--help'], { cwd: ROOT, encoding: 'utf8', timeout: 20_000 });
+  const help = spawnSync(process.execPath, [...sourceArgs('bin/adoption-kit.ts'), 'serve', '--help'], { cwd: ROOT, encoding: 'utf8', timeout: 20_000 });
   assert.is(help.status, 0);
   assert.match(help.stdout, /Usage: adoption-kit serve/);
-  const unknown = spawnSync(process.execPath, ['--import', 'tsx', 'bin/adoption-kit.ts', 'frobnicate'], { cwd: ROOT, encoding: 'utf8', timeout: 20_000 });
+  const unknown = spawnSync(process.execPath, [...sourceArgs('bin/adoption-kit.ts'), 'frobnicate'], { cwd: ROOT, encoding: 'utf8', timeout: 20_000 });
   assert.is(unknown.status, 2);
   assert.match(unknown.stderr, /unknown command "frobnicate"/);
 });

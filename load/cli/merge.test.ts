@@ -14,13 +14,14 @@ import { petsTarget } from '../testing/fake-targets.ts';
 import { captureConsole } from '../testing/k6-shim.ts';
 import { runScript } from '../testing/k6-run.ts';
 import { callerFolder, picturePath } from './merge.ts';
+import { sourceArgs } from '../../lib/testing/run-source.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const dir = mkdtempSync(join(tmpdir(), 'load-merge-cli-'));
 test.after(() => rmSync(dir, { recursive: true, force: true }));
 
 function merge(files: string[], preload?: string) {
-  const args = ['--import', 'tsx', ...(preload ? ['--import', `data:text/javascript,${encodeURIComponent(preload)}`] : []), 'load/cli/merge.ts', ...files];
+  const args = [...sourceArgs('load/cli/merge.ts', preload ? ['--import', `data:text/javascript,${encodeURIComponent(preload)}`] : []), ...files];
   return spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', timeout: 20_000 });
 }
 
@@ -133,15 +134,11 @@ test('an output in a folder that does not exist is a usage error (exit 2), not t
   const folder = mkdtempSync(join(tmpdir(), 'load-merge-out-'));
   try {
     const [a, b] = await halvesIn(folder);
-    const r = spawnSync(
-      process.execPath,
-      ['--import', import.meta.resolve('tsx'), join(ROOT, 'load/cli/merge.ts'), a!, b!, '--svg', 'no/such/folder/chart.svg'],
-      {
-        cwd: folder,
-        encoding: 'utf8',
-        timeout: 20_000,
-      },
-    );
+    const r = spawnSync(process.execPath, [...sourceArgs(join(ROOT, 'load/cli/merge.ts')), a!, b!, '--svg', 'no/such/folder/chart.svg'], {
+      cwd: folder,
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
     assert.is(r.status, 2, r.stderr);
     assert.match(r.stderr, /load-merge: cannot write .*no\/such\/folder\/chart\.svg: ENOENT/);
   } finally {

@@ -8,6 +8,7 @@ import * as assert from 'uvu/assert';
 import { spawnChild } from '../../lib/processes.ts';
 import { ROOT } from '../testing/process.ts';
 import { MAX_REPORT_BYTES } from './cli.ts';
+import { sourceArgs } from '../../lib/testing/run-source.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -23,7 +24,7 @@ function stop(server: Server): Promise<void> {
 }
 
 function command(origin: string): Promise<{ status: number | null; stderr: string }> {
-  const args = ['--import', 'tsx', 'bin/adoption-kit.ts', 'client-report', '--base-url', origin, '--admin-token', 'the-admin-token'];
+  const args = [...sourceArgs('bin/adoption-kit.ts'), 'client-report', '--base-url', origin, '--admin-token', 'the-admin-token'];
   const child = spawnChild(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));

@@ -14,6 +14,7 @@ import { spawnChild } from '../../lib/processes.ts';
 import { ROOT } from '../testing/process.ts';
 import type { ClientReport } from '../../judge/client-obligations.ts';
 import { chromiumAvailable, launchChromium, SCREENSHOTS } from '../../lib/testing/chromium.ts';
+import { sourceArgs } from '../../lib/testing/run-source.ts';
 
 const TOKEN = 'client-report-admin-token';
 const t = suite('the client report');
@@ -56,7 +57,7 @@ async function badlyBehaved(key: string, requests: number): Promise<void> {
 
 /** The package command, run asynchronously: the server it reads runs in this process. */
 async function command(...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawnChild(process.execPath, ['--import', 'tsx', 'bin/adoption-kit.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawnChild(process.execPath, [...sourceArgs('bin/adoption-kit.ts'), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));

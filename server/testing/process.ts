@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { collectOutput, spawnChild, waitForOutput } from '../../lib/processes.ts';
+import { sourceArgs } from '../../lib/testing/run-source.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -13,7 +14,7 @@ export interface ServerProcess {
 
 /** Starts `server/cli.ts` in its own process and resolves once its banner names the URL. */
 export async function startCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
-  const child = spawnChild(process.execPath, ['--import', 'tsx', 'server/cli.ts', ...args], {
+  const child = spawnChild(process.execPath, [...sourceArgs('server/cli.ts'), ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

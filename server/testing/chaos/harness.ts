@@ -13,6 +13,7 @@ import { ROOT } from '../process.ts';
 export { KEY } from './tally.ts';
 import { isErrorBody, KEY, type Checked } from './tally.ts';
 import { bodies } from './leaks.ts';
+import { sourceArgs } from '../../../lib/testing/run-source.ts';
 
 /** One scenario's account, a line of the table. */
 export interface Row {
@@ -73,7 +74,7 @@ export const BOUND_BY_PERMISSIONS = ['setpriv', '--bounding-set', '-dac_override
 
 /** Starts the server on the file store `dbFile`, bound by permission bits when `bound` (root only). */
 export function launch(dbFile: string, bound = false): Launch {
-  const node = [process.execPath, '--import', 'tsx', 'server/cli.ts', '--db-file', dbFile, '--port', '0', '--quiet', '--no-rate-limit'];
+  const node = [process.execPath, ...sourceArgs('server/cli.ts'), '--db-file', dbFile, '--port', '0', '--quiet', '--no-rate-limit'];
   if (bound && spawnSync(BOUND_BY_PERMISSIONS[0], ['--version']).error) {
     throw new Error(`a server bound by permission bits runs under ${BOUND_BY_PERMISSIONS[0]} (util-linux), which is not installed`);
   }
