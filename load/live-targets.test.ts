@@ -3,7 +3,7 @@
 // the Prism mock (`npm run mock`). Short runs, bounded in time and count; requests only to
 // 127.0.0.1. What k6 itself adds is covered by k6.test.ts when k6 is installed.
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -11,6 +11,7 @@ import { startMock, type RunningMock } from '../conformance/mock.ts';
 import { captureConsole } from './testing/k6-shim.ts';
 import { curl } from './testing/curl.ts';
 import { runScript } from './testing/k6-run.ts';
+import { threadImport } from '../lib/testing/run-source.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const script = (name: string) => join(here, name);
@@ -38,9 +39,7 @@ test.before(async () => {
   const source = `
     const { parentPort } = require('node:worker_threads');
     (async () => {
-      // Node 20 does not hand the parent's module hooks to workers: register tsx here too.
-      (await import('tsx/esm/api')).register();
-      const { createServer } = await import(${JSON.stringify(join(here, '..', 'server', 'index.ts'))});
+      const { createServer } = ${threadImport(pathToFileURL(join(here, '..', 'server', 'index.ts')))};
       const keys = [
         { key: 'test-pro-key', plan: 'pro' },
         { key: 'test-enterprise-key', plan: 'enterprise', limits: { perMinute: 100000, perDay: 100000000 } },

@@ -10,13 +10,16 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, transform, type Plugin } from 'esbuild';
-import { launcherOf } from '../lib/testing/run-source.ts';
+import { bundleOf, launcherOf } from '../lib/testing/run-source.ts';
 
 /**
  * The entries tests start in processes of their own (lib/testing/run-source.ts): each is bundled too,
  * with a launcher that runs it as `node --import tsx <entry>` would.
  */
 export const ENTRIES = ['server/cli.ts', 'bin/adoption-kit.ts', 'proxy/cli.ts', 'conformance/cli.ts', 'load/cli/merge.ts'];
+
+/** The modules tests load in worker threads (lib/testing/run-source.ts threadImport): bundled too. */
+export const THREADS = ['conformance/testing/library-server/clocked-thread.ts', 'load/testing/worker-target-thread.ts', 'server/index.ts'];
 
 /** Where the bundles go: under node_modules, so that their imports of packages resolve as the sources' do. */
 export const BUNDLE_DIR = 'node_modules/.cache/adoption-kit-tests';
@@ -55,14 +58,19 @@ function launcher(root: string, entry: string): string {
 }
 
 /**
- * Bundles `files` (test files, relative to `root`) and `entries` into `root`/BUNDLE_DIR, with a
- * launcher for each entry; returns each test file's bundle, by the file's relative path.
+ * Bundles `files` (test files, relative to `root`), `entries` and `threads` into `root`/BUNDLE_DIR,
+ * with a launcher for each entry; returns each test file's bundle, by the file's relative path.
  */
-export async function bundleTests(root: string, files: readonly string[], entries: readonly string[] = []): Promise<Map<string, string>> {
+export async function bundleTests(
+  root: string,
+  files: readonly string[],
+  more: { entries?: readonly string[]; threads?: readonly string[] } = {},
+): Promise<Map<string, string>> {
+  const entries = more.entries ?? [];
   const outdir = join(root, BUNDLE_DIR);
   await build({
     absWorkingDir: root,
-    entryPoints: [...files, ...entries].map((f) => join(root, f)),
+    entryPoints: [...files, ...entries, ...(more.threads ?? [])].map((f) => join(root, f)),
     outbase: root,
     outdir,
     outExtension: { '.js': '.mjs' },
@@ -77,5 +85,5 @@ export async function bundleTests(root: string, files: readonly string[], entrie
     logLevel: 'silent',
   });
   await Promise.all(entries.map((entry) => writeFile(join(outdir, launcherOf(entry)), launcher(root, entry))));
-  return new Map(files.map((f) => [f, join(outdir, f.replace(/\.ts$/, '.mjs'))]));
+  return new Map(files.map((f) => [f, join(outdir, bundleOf(f))]));
 }

@@ -4,7 +4,7 @@
 // The last line is `N passed, N failed`, as CI reads it.
 import { availableParallelism } from 'node:os';
 import { spawnChild } from '../lib/processes.ts';
-import { BUNDLE_DIR, bundleTests, ENTRIES } from './test-bundle.ts';
+import { BUNDLE_DIR, bundleTests, ENTRIES, THREADS } from './test-bundle.ts';
 import { BUNDLES_ENV } from '../lib/testing/run-source.ts';
 import { fileSize, idleCoresSampler, longestFirst, mayStart, readDurations, type AdmissionOptions } from './test-schedule.ts';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -199,7 +199,7 @@ const [build] = await Promise.all([
   staticCheck('build (compiled JavaScript and declarations in dist/)', process.execPath, ['scripts/build.mjs']),
   process.env.TEST_TSX
     ? undefined
-    : bundleTests(root, files, ENTRIES).then(
+    : bundleTests(root, files, { entries: ENTRIES, threads: THREADS }).then(
         (made) => void (bundles = made),
         (error: Error) => void process.stdout.write(`test files run through tsx: bundling them failed: ${error.message}\n`),
       ),

@@ -5,6 +5,7 @@ import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_thread
 import type { LibraryServerOptions } from '../../conformance/testing/library-server/index.ts';
 import type { SecondServerOptions } from '../../conformance/testing/second-server/index.ts';
 import type { FakeRequest, FakeResponse, Handler } from './k6-shim.ts';
+import { threadImport } from '../../lib/testing/run-source.ts';
 
 export type TargetSpec =
   | { kind: 'reference' }
@@ -28,9 +29,8 @@ export interface WorkerTarget {
   close(): Promise<void>;
 }
 
-// Both as URLs resolved here: the eval'd worker would resolve a bare specifier from process.cwd().
-const thread = new URL('./worker-target-thread.ts', import.meta.url).href;
-const tsxApi = import.meta.resolve('tsx/esm/api');
+// The thread's module, loaded in the worker as lib/testing/run-source.ts says (its bundle, or through tsx).
+const thread = new URL('./worker-target-thread.ts', import.meta.url);
 const BATCH_TIMEOUT_MS = 30_000;
 
 /**
@@ -46,9 +46,7 @@ export async function startWorkerTarget(spec: TargetSpec, startMs: number | null
   const source = `
     const { workerData, parentPort } = require('node:worker_threads');
     (async () => {
-      // Node 20 does not hand the parent's module hooks to workers: register tsx here too.
-      (await import(${JSON.stringify(tsxApi)})).register();
-      const { serve } = await import(${JSON.stringify(thread)});
+      const { serve } = ${threadImport(thread)};
       parentPort.postMessage({ baseUrl: await serve(workerData) });
     })().catch((e) => parentPort.postMessage({ error: String(e && e.stack || e) }));`;
   const worker = new Worker(source, { eval: true, workerData: { spec, clock, signal, port: port2 }, transferList: [port2] });

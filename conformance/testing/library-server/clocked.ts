@@ -5,21 +5,19 @@ import { MessageChannel, Worker } from 'node:worker_threads';
 import type { SharedClock } from './clock.ts';
 import type { Started, ThreadInput } from './clocked-thread.ts';
 import type { LibraryServer } from './index.ts';
+import { threadImport } from '../../../lib/testing/run-source.ts';
 
 export { SharedClock } from './clock.ts';
 
-// Resolved here: the eval'd worker would resolve a bare specifier from process.cwd().
-const thread = new URL('./clocked-thread.ts', import.meta.url).href;
-const tsxApi = import.meta.resolve('tsx/esm/api');
+// The thread's module, loaded in the worker as lib/testing/run-source.ts says (its bundle, or through tsx).
+const thread = new URL('./clocked-thread.ts', import.meta.url);
 
 export async function startClockedLibraryServer(options: ThreadInput['options'], clock: SharedClock): Promise<LibraryServer> {
   const { port1, port2 } = new MessageChannel();
   const source = `
     const { workerData, parentPort } = require('node:worker_threads');
     (async () => {
-      // Node 20 does not hand the parent's module hooks to workers: register tsx here too.
-      (await import(${JSON.stringify(tsxApi)})).register();
-      const { serve } = await import(${JSON.stringify(thread)});
+      const { serve } = ${threadImport(thread)};
       parentPort.postMessage({ started: await serve(workerData) });
     })().catch((e) => parentPort.postMessage({ error: String(e && e.stack || e) }));`;
   const workerData = { options, clock: clock.buffer, port: port2 };
