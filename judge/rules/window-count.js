@@ -106,6 +106,12 @@ export function createWindowCount(rec, tol, readings) {
   let previous = null;
   /** Batches settled so far: an answer of a later batch was sent after the earlier answers arrived. */
   let batches = 0;
+  /**
+   * A request of this batch the server may have counted unheard: it was decided at some unknown place in
+   * the batch (arrange() puts it first), so every window the batch reaches may hold it, also one not yet
+   * opened when it was heard (the key's first, a crossing's next).
+   */
+  let uncertainInBatch = false;
   const slots = createHeldSlots(tol);
   rec.onMustViolation(() => {
     if (win) win.faults += 1;
@@ -305,6 +311,7 @@ export function createWindowCount(rec, tol, readings) {
       if (offMinute > tol.roundingSeconds) shapes.clock = false;
       const placed = place(s);
       if (placed === null) return;
+      if (uncertainInBatch) placed.w.uncertain = true;
       if (s.admitted) countAdmitted(s, placed.w, placed.first, placed.freed, early);
       else countRefused(s, placed.w, placed.first);
       if (placed.first) previous = null;
@@ -334,6 +341,7 @@ export function createWindowCount(rec, tol, readings) {
      * @param {Snapshot} s
      */
     uncertain: function (s) {
+      uncertainInBatch = true;
       if (win) win.uncertain = true;
       slots.unknown(s);
     },
@@ -341,6 +349,7 @@ export function createWindowCount(rec, tol, readings) {
     settle: function () {
       const explained = lows.settle();
       batches++;
+      uncertainInBatch = false;
       // As of the answer: the lowest Remaining of the batch counted every admission decided before it
       // was built, so every later request is decided after at least that many.
       const w = win;

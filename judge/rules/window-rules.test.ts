@@ -142,6 +142,33 @@ test('a request that got no response makes the window uncertain instead of accus
   assert.is(r.report.events.transport_error, 1);
 });
 
+// A request the server may have counted unheard (no answer; in the model phase a 400 or 404) was decided
+// at some place in its batch that nothing tells; arrange() puts it first. Every window the batch reaches
+// may hold it: the key's first window, not yet opened when it was heard, and the one a crossing opens.
+const unheard: Array<[string, Array<RecordedResponse | RecordedResponse[]>, string[]]> = [
+  ["in the key's first batch, decided after its admission", [[ok(31, 8, W1, { limit: 10 }), lost(31)], ok(32, 6, W1, { limit: 10 })], []],
+  [
+    'in a batch that straddles the boundary, decided in the new window',
+    [ok(55, 5, W1, { limit: 10 }), [lost(60), ok(59, 4, W1, { limit: 10 }), ok(60, 9, W2, { limit: 10 })], ok(61, 7, W2, { limit: 10 })],
+    [],
+  ],
+  [
+    'a skip in the first batch with no such request is still one',
+    [[ok(31, 8, W1, { limit: 10 }), ok(31, 7, W1, { limit: 10 })], ok(32, 5, W1, { limit: 10 })],
+    ['remaining_skipped'],
+  ],
+  [
+    'a skip in a later window, the batch with such a request long settled, is still one',
+    [[ok(31, 8, W1, { limit: 10 }), lost(31)], ok(32, 6, W1, { limit: 10 }), ok(60, 9, W2, { limit: 10 }), ok(61, 7, W2, { limit: 10 })],
+    ['remaining_skipped'],
+  ],
+];
+for (const [name, sequence, broken] of unheard) {
+  test(`a request the server may have counted unheard, ${name}: breaks ${broken.join(', ') || 'nothing'}`, () => {
+    assert.equal(unique(play(sequence).broken), [...broken].sort());
+  });
+}
+
 test('a ban a burst runs into: the server refused concurrent requests one after the other, before the client saw any 429', () => {
   const sent = { sentBefore: 0.1 };
   const banEnd = T0 + 601;
