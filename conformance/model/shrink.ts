@@ -3,8 +3,8 @@
 // history (no request is sent again), so a part must stay a fair history of its own: a step keeps
 // what it refers to (the create whose pet it reads, the earlier pages of its walk), a store failure
 // keeps every create that overlapped a walk it keeps (else a walk under way would pass for a quiet
-// one), and a window failure keeps every earlier request of its key (a window without some of its
-// requests counts wrong). The result is then sent again (replay) to see that it fails for real.
+// one), and a window failure keeps every request of its key sent in the same round or an earlier one,
+// and any that overlapped them in time (a window without some of its requests counts wrong). The result is then sent again (replay) to see that it fails for real.
 import type { Exchange } from '../../judge/exchange.ts';
 import type { Execution, Sent } from './execute.ts';
 import { keepSteps, type Program } from './program.ts';
@@ -54,8 +54,14 @@ export function closure(execution: Execution, keep: ReadonlySet<number>, check: 
         for (const o of all) if (o.step.request.op === 'create' && o.exchange && overlaps(o.exchange, s.exchange)) add(o.step.id);
       }
       if (family === 'windows' && 'key' in s.step.credentials) {
+        // Not by step id: the requests of a round were in flight together, and the server may have
+        // decided a later step first. Every request of the key in its round or before, and any other
+        // that overlapped it in time, is part of the window it was judged in.
         const key = s.step.credentials.key;
-        for (const o of all) if (o.step.id < s.step.id && 'key' in o.step.credentials && o.step.credentials.key === key) add(o.step.id);
+        for (const o of all) {
+          if (!('key' in o.step.credentials) || o.step.credentials.key !== key) continue;
+          if (o.round <= s.round || (o.exchange && s.exchange && overlaps(o.exchange, s.exchange))) add(o.step.id);
+        }
       }
     }
   }

@@ -156,7 +156,8 @@ function judgeWindow(sent: ReadonlyArray<Sent & { exchange: Exchange }>, ledger:
   const rounds = new Map<number, Array<Sent & { exchange: Exchange }>>();
   for (const s of sent) if (s.exchange.response) rounds.set(s.round, [...(rounds.get(s.round) ?? []), s]);
   // Within a round the server decided in an order no answer states: the order its Remaining values
-  // tell (an answer the limiter may not have counted in its place too), refusals last.
+  // tell, refusals last. An answer the limiter may not have counted has no place the rules can trust
+  // (arrange() puts it first): they take it as decided anywhere in the round (window-count.js).
   const remaining = (s: Sent & { exchange: Exchange }) => parseInteger(header(s.exchange, LOWER_HEADERS.rateLimitRemaining)) ?? -1;
   for (const round of [...rounds.keys()].sort((a, b) => a - b)) {
     const ordered = rounds.get(round)!.sort((a, b) => remaining(b) - remaining(a) || a.exchange.seq - b.exchange.seq);
