@@ -73,11 +73,17 @@ function createScopedCount(create) {
   const byLimit = new Map();
   /** @type {ReturnType<typeof createWindowCount> | null} */
   let latest = null;
+  /** Requests of this batch the server may have counted unheard: a window first seen later in the batch may hold them too. @type {Snapshot[]} */
+  let unheard = [];
   /** @param {Snapshot} s */
   function of(s) {
     const limit = /** @type {number} */ (s.limit);
     let w = byLimit.get(limit);
-    if (!w) byLimit.set(limit, (w = create()));
+    if (!w) {
+      const created = create();
+      unheard.forEach((u) => created.uncertain(u));
+      byLimit.set(limit, (w = created));
+    }
     return w;
   }
   return {
@@ -97,9 +103,11 @@ function createScopedCount(create) {
     },
     /** @param {Snapshot} s */
     uncertain: function (s) {
+      unheard.push(s);
       byLimit.forEach((w) => w.uncertain(s));
     },
     settle: function () {
+      unheard = [];
       byLimit.forEach((w) => w.settle());
     },
     /** @returns {string[]} */

@@ -153,6 +153,12 @@ const unheard: Array<[string, Array<RecordedResponse | RecordedResponse[]>, stri
     [],
   ],
   [
+    // Read as the minute's or the day's window (scope either): the day's is first seen after it, in its batch.
+    'in the batch where a window of the other scope is first seen',
+    [ok(1, 58, W1, { limit: 60 }), [ok(2, 998, T0 + 86400, { limit: 1000 }), lost(2)], ok(3, 996, T0 + 86400, { limit: 1000 })],
+    [],
+  ],
+  [
     'a skip in the first batch with no such request is still one',
     [[ok(31, 8, W1, { limit: 10 }), ok(31, 7, W1, { limit: 10 })], ok(32, 5, W1, { limit: 10 })],
     ['remaining_skipped'],

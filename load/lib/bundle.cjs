@@ -1962,6 +1962,7 @@ function createWindowCount(rec, tol, readings) {
   let win = null;
   let previous = null;
   let batches = 0;
+  let uncertainInBatch = false;
   const slots = createHeldSlots(tol);
   rec.onMustViolation(() => {
     if (win) win.faults += 1;
@@ -2133,6 +2134,7 @@ function createWindowCount(rec, tol, readings) {
       if (offMinute > tol.roundingSeconds) shapes.clock = false;
       const placed = place(s);
       if (placed === null) return;
+      if (uncertainInBatch) placed.w.uncertain = true;
       if (s.admitted) countAdmitted(s, placed.w, placed.first, placed.freed, early);
       else countRefused(s, placed.w, placed.first);
       if (placed.first) previous = null;
@@ -2162,6 +2164,7 @@ function createWindowCount(rec, tol, readings) {
      * @param {Snapshot} s
      */
     uncertain: function(s) {
+      uncertainInBatch = true;
       if (win) win.uncertain = true;
       slots.unknown(s);
     },
@@ -2169,6 +2172,7 @@ function createWindowCount(rec, tol, readings) {
     settle: function() {
       const explained = lows.settle();
       batches++;
+      uncertainInBatch = false;
       const w = win;
       if (atAnswer && explained && w !== null && w.lastRemaining !== null) {
         w.admitted = Math.max(w.admitted, w.limit - w.lastRemaining);
@@ -2733,13 +2737,18 @@ function admittedFirst(arranged) {
 function createScopedCount(create) {
   const byLimit = /* @__PURE__ */ new Map();
   let latest = null;
+  let unheard = [];
   function of(s) {
     const limit = (
       /** @type {number} */
       s.limit
     );
     let w = byLimit.get(limit);
-    if (!w) byLimit.set(limit, w = create());
+    if (!w) {
+      const created = create();
+      unheard.forEach((u) => created.uncertain(u));
+      byLimit.set(limit, w = created);
+    }
     return w;
   }
   return {
@@ -2759,9 +2768,11 @@ function createScopedCount(create) {
     },
     /** @param {Snapshot} s */
     uncertain: function(s) {
+      unheard.push(s);
       byLimit.forEach((w) => w.uncertain(s));
     },
     settle: function() {
+      unheard = [];
       byLimit.forEach((w) => w.settle());
     },
     /** @returns {string[]} */
