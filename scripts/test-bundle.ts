@@ -4,8 +4,10 @@
 // thread: about 1.2 s of CPU for a file that builds a server, 0.35 s for one that imports nothing.
 // Each module keeps its own import.meta.url (its source file's), so a path read from it, a worker it
 // starts and a file it reads are the same as when tsx runs it; a test's stack trace points at the
-// TypeScript through the bundle's source map. A file run alone (`node --import tsx x.test.ts`) is
-// unchanged, and TEST_TSX=1 makes the runner run every file through tsx again.
+// TypeScript through the bundle's source map. One difference: a module loaded by a URL computed at
+// run time (`import(url)`, as k6-run.ts loads a k6 script) is node's own instance, not the bundle's
+// copy, so it shares no module state with what the test imported. A file run alone
+// (`node --import tsx x.test.ts`) is unchanged, and TEST_TSX=1 makes the runner use tsx again.
 import { readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
