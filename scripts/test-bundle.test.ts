@@ -4,11 +4,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { bundleTests } from './test-bundle.ts';
+import { BUNDLE_DIR, bundleTests, runFolder } from './test-bundle.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'test-bundle-'));
 const write = (path: string, text: string) => {
@@ -28,7 +28,7 @@ write(
   ].join('\n'),
 );
 
-const bundles = await bundleTests(root, ['part/a.test.ts']);
+const bundles = await bundleTests(root, join(root, 'bundles'), ['part/a.test.ts']);
 const bundle = bundles.get('part/a.test.ts')!;
 const run = (...args: string[]) => spawnSync(process.execPath, ['--enable-source-maps', bundle, ...args], { encoding: 'utf8', timeout: 60_000 });
 
@@ -51,6 +51,16 @@ test("a failure's stack names the TypeScript file and line it was thrown at", ()
   assert.is.not(out.status, 0);
   assert.match(out.stderr, /failed here/);
   assert.match(out.stderr, /lib\/fail\.ts:2/);
+});
+
+test("a run's folder is its own: folders of runs still running stay, those of runs gone and older layouts go", () => {
+  const base = join(root, BUNDLE_DIR);
+  // A pid no process has (above the kernel's pid_max) and a pid that is running (this test's parent).
+  for (const name of ['4194305', String(process.ppid), 'chunk-OLD.mjs', 'server']) mkdirSync(join(base, name), { recursive: true });
+  const dir = runFolder(root);
+  assert.is(dir, join(base, String(process.pid)));
+  assert.equal(readdirSync(base).sort(), [String(process.ppid)]);
+  assert.not.ok(existsSync(dir), 'made by the bundling, not before');
 });
 
 test.run();

@@ -8,6 +8,7 @@
 // run time (`import(url)`, as k6-run.ts loads a k6 script) is node's own instance, not the bundle's
 // copy, so it shares no module state with what the test imported. A file run alone
 // (`node --import tsx x.test.ts`) is unchanged, and TEST_TSX=1 makes the runner use tsx again.
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -25,6 +26,29 @@ export const THREADS = ['conformance/testing/library-server/clocked-thread.ts', 
 
 /** Where the bundles go: under node_modules, so that their imports of packages resolve as the sources' do. */
 export const BUNDLE_DIR = 'node_modules/.cache/adoption-kit-tests';
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/**
+ * One run's folder under BUNDLE_DIR, named by the runner's pid (two runs in one checkout keep apart)
+ * and removed when the runner exits; what runs that no longer run left there is removed first.
+ */
+export function runFolder(root: string): string {
+  const base = join(root, BUNDLE_DIR);
+  for (const name of existsSync(base) ? readdirSync(base) : []) {
+    if (!/^\d+$/.test(name) || !alive(Number(name))) rmSync(join(base, name), { recursive: true, force: true });
+  }
+  const dir = join(base, String(process.pid));
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
 
 /** A module's `import.meta.url` as its source file's URL, as an expression (not text: a string that mentions it is left alone). */
 function ownUrl(): Plugin {
@@ -60,16 +84,16 @@ function launcher(root: string, entry: string): string {
 }
 
 /**
- * Bundles `files` (test files, relative to `root`), `entries` and `threads` into `root`/BUNDLE_DIR,
- * with a launcher for each entry; returns each test file's bundle, by the file's relative path.
+ * Bundles `files` (test files, relative to `root`), `entries` and `threads` into `outdir`, with a
+ * launcher for each entry; returns each test file's bundle, by the file's relative path.
  */
 export async function bundleTests(
   root: string,
+  outdir: string,
   files: readonly string[],
   more: { entries?: readonly string[]; threads?: readonly string[] } = {},
 ): Promise<Map<string, string>> {
   const entries = more.entries ?? [];
-  const outdir = join(root, BUNDLE_DIR);
   await build({
     absWorkingDir: root,
     entryPoints: [...files, ...entries, ...(more.threads ?? [])].map((f) => join(root, f)),

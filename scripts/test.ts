@@ -4,7 +4,7 @@
 // The last line is `N passed, N failed`, as CI reads it.
 import { availableParallelism } from 'node:os';
 import { spawnChild } from '../lib/processes.ts';
-import { BUNDLE_DIR, bundleTests, ENTRIES, THREADS } from './test-bundle.ts';
+import { bundleTests, ENTRIES, runFolder, THREADS } from './test-bundle.ts';
 import { BUNDLES_ENV } from '../lib/testing/run-source.ts';
 import { fileSize, idleCoresSampler, longestFirst, mayStart, readDurations, type AdmissionOptions } from './test-schedule.ts';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -56,6 +56,7 @@ let reapedSoFar = reapedCpuMs();
 
 /** Each test file's bundle (scripts/test-bundle.ts), when the bundling worked and TEST_TSX is unset. */
 let bundles = new Map<string, string>();
+const bundleDir = runFolder(root);
 
 function findTestFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];
@@ -77,7 +78,7 @@ function run(command: string, args: string[]): Promise<{ code: number; output: s
     const child = spawnChild(command, args, {
       cwd: root,
       group: true,
-      env: { ...process.env, FORCE_COLOR: '0', ...(bundles.size > 0 ? { [BUNDLES_ENV]: join(root, BUNDLE_DIR) } : {}) },
+      env: { ...process.env, FORCE_COLOR: '0', ...(bundles.size > 0 ? { [BUNDLES_ENV]: bundleDir } : {}) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -199,7 +200,7 @@ const [build] = await Promise.all([
   staticCheck('build (compiled JavaScript and declarations in dist/)', process.execPath, ['scripts/build.mjs']),
   process.env.TEST_TSX
     ? undefined
-    : bundleTests(root, files, { entries: ENTRIES, threads: THREADS }).then(
+    : bundleTests(root, bundleDir, files, { entries: ENTRIES, threads: THREADS }).then(
         (made) => void (bundles = made),
         (error: Error) => void process.stdout.write(`test files run through tsx: bundling them failed: ${error.message}\n`),
       ),
