@@ -17,11 +17,15 @@ const SEARCHED = ['lib', 'judge', 'server', 'conformance', 'proxy', 'load', 'ben
 const FILE_TIMEOUT_MS = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 6 * 60_000);
 /** What each file took in a recorded run (`npm test -- --record-times` writes it): the order files start in. */
 const DURATIONS = join(root, 'scripts/test-times.json');
-/** TEST_CONCURRENCY fixes how many files run at once; without it, two, and up to twice the cores while cores stand idle. */
+/**
+ * TEST_CONCURRENCY fixes how many files run at once; without it, two, and up to four times the cores
+ * while cores stand idle: files that wait on k6 or on a window (a few in a run) must not keep the
+ * others out.
+ */
 const FIXED_LANES = process.env.TEST_CONCURRENCY ? Math.max(1, Number(process.env.TEST_CONCURRENCY)) : undefined;
 const ADMISSION: AdmissionOptions = {
   minLanes: FIXED_LANES ?? 2,
-  maxLanes: FIXED_LANES ?? Math.max(2, 2 * availableParallelism()),
+  maxLanes: FIXED_LANES ?? Math.max(2, 4 * availableParallelism()),
   idleCoresToAdmit: 0.75,
   settleMs: 2_000,
 };
@@ -194,6 +198,9 @@ const found = SEARCHED.flatMap((d) => findTestFiles(join(root, d)))
   .filter((f) => filters.length === 0 || filters.some((p) => f.includes(p)));
 const files = longestFirst(found, readDurations(DURATIONS), (name) => fileSize(join(root, name)));
 
+// The type-check needs no build: it starts at once, beside the build, so that no core waits for it.
+const typecheck = skipStatic ? undefined : staticCheck('typecheck (tsc, strict)', 'npx', ['--no-install', 'tsc', '-p', 'tsconfig.json']).then(record);
+
 // Tests of the package and of `npm start` run the compiled code: build it first, once; meanwhile
 // the test files are bundled (a bundling that fails leaves every file to tsx, and says why).
 const [build] = await Promise.all([
@@ -210,7 +217,6 @@ record(build);
 const statics: Array<() => Promise<Outcome>> = skipStatic
   ? []
   : [
-      () => staticCheck('typecheck (tsc, strict)', 'npx', ['--no-install', 'tsc', '-p', 'tsconfig.json']),
       () => staticCheck('typecheck k6 scripts (tsc, checkJs, @types/k6)', 'npx', ['--no-install', 'tsc', '-p', 'load/tsconfig.json']),
       () =>
         staticCheck('format (prettier --check, .prettierrc.json; npm run format fixes it)', 'npx', [
@@ -234,6 +240,7 @@ const statics: Array<() => Promise<Outcome>> = skipStatic
 // The static checks first (each keeps a core busy), then the files, longest first.
 const items: Array<() => Promise<Outcome>> = [...statics, ...files.map((file) => () => testFile(file))];
 const peak = await schedule(items, ADMISSION, (item) => item(), record);
+await typecheck;
 
 const sum = (key: 'passed' | 'failed' | 'skipped') => outcomes.reduce((s, o) => s + o[key], 0);
 const failing = outcomes.filter((o) => o.failed > 0).map((o) => o.name);
