@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { DEFAULT_SPEC_PATH } from '../lib/openapi.ts';
 import { freePort } from '../lib/processes.ts';
 import { mockDescription, PortInUseError, startMock, type RunningMock } from './mock.ts';
+import { START_BOUND_MS } from '../lib/testing/eventually.ts';
 
 const derived = suite('the description Prism reads');
 
@@ -28,7 +29,7 @@ const live = suite('the running mock');
 let mock: RunningMock;
 
 live.before(async () => {
-  mock = await startMock({ port: 0, quiet: true });
+  mock = await startMock({ port: 0, quiet: true, startTimeoutMs: START_BOUND_MS });
 });
 live.after(async () => {
   await mock?.stop();

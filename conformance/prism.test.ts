@@ -12,6 +12,7 @@ import { main } from './cli.ts';
 import { startMock, type RunningMock } from './mock.ts';
 import { runConformance } from './run.ts';
 import { transcript } from './testing/prism-guide.ts';
+import { START_BOUND_MS } from '../lib/testing/eventually.ts';
 
 const test = suite('Prism mock');
 let mock: RunningMock;
@@ -21,7 +22,7 @@ const KEY = 'prism-secret-key-0123456789';
 const UP_FOR_MS = 3_600_000;
 
 test.before(async () => {
-  mock = await startMock({ port: 0, now: () => Date.now() - UP_FOR_MS });
+  mock = await startMock({ port: 0, now: () => Date.now() - UP_FOR_MS, startTimeoutMs: START_BOUND_MS });
 });
 test.after(async () => {
   await mock?.stop();

@@ -12,6 +12,7 @@ import { captureConsole } from './testing/k6-shim.ts';
 import { curl } from './testing/curl.ts';
 import { runScript } from './testing/k6-run.ts';
 import { threadImport } from '../lib/testing/run-source.ts';
+import { START_BOUND_MS } from '../lib/testing/eventually.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const script = (name: string) => join(here, name);
@@ -58,7 +59,7 @@ test.before(async () => {
   });
   if (!baseUrl.startsWith('http')) console.error(baseUrl);
   assert.ok(baseUrl.startsWith('http://127.0.0.1:'), baseUrl);
-  mock = await startMock({ port: 0 });
+  mock = await startMock({ port: 0, startTimeoutMs: START_BOUND_MS });
 });
 
 test.after(async () => {

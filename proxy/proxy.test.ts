@@ -22,6 +22,7 @@ import type { ProxyReport } from './report.ts';
 import { chromiumAvailable, launchChromium, SCREENSHOTS } from '../lib/testing/chromium.ts';
 import { selfSignedCertificate } from '../lib/testing/tls.ts';
 import { sourceArgs } from '../lib/testing/run-source.ts';
+import { START_BOUND_MS } from '../lib/testing/eventually.ts';
 
 const BAD_KEY = MISBEHAVING_KEY;
 const GOOD_KEY = 'prism-good-client-key-0123456789';
@@ -197,7 +198,7 @@ let prismClock: ManualClock;
 prism.before(async () => {
   prismClock = new ManualClock(Date.now());
   prismDir = await mkdtemp(join(tmpdir(), 'proxy-prism-'));
-  mock = await startMock({ port: 0, now: () => prismClock.now() });
+  mock = await startMock({ port: 0, now: () => prismClock.now(), startTimeoutMs: START_BOUND_MS });
 });
 prism.after(async () => {
   await mock?.stop();

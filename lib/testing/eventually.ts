@@ -5,6 +5,9 @@
 /** Long enough that only something that will never happen reaches it. */
 export const HANG_BOUND_MS = 30_000;
 
+/** How long a test waits for a program it starts (Prism) to say it listens: a hang bound too; Prism took over 30 s under busy loops. */
+export const START_BOUND_MS = 180_000;
+
 export async function eventually(condition: () => boolean, what: string, boundMs = HANG_BOUND_MS, everyMs = 10): Promise<void> {
   const until = Date.now() + boundMs;
   while (!condition()) {
