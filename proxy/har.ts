@@ -78,6 +78,11 @@ export class HarWriter {
     return new HarWriter(stream);
   }
 
+  /** Why the file can no longer be written (a full disk), once a write has failed. */
+  get error(): string | undefined {
+    return this.#error?.message;
+  }
+
   add(exchange: Exchange): void {
     if (this.#error || this.#stream.writableLength > MAX_BEHIND_BYTES) {
       this.#skipped++;
