@@ -104,12 +104,20 @@ function onLoopback(url: unknown): boolean {
  * default, which this server may not). The YAML is the file as written but for that block.
  */
 function servedContract(yamlText: string, base: string): (origin: string) => { json: string; yaml: string } {
-  const doc = parseDocument(yamlText);
-  const object = doc.toJS() as { servers?: Array<{ url?: unknown }> };
-  const written = doc.get('servers', true);
-  const keptNodes = isSeq(written) ? written.items.filter((item) => !(isMap(item) && onLoopback(item.get('url')))) : [];
-  const kept = (object.servers ?? []).filter((server) => !onLoopback(server.url));
+  // Parsed when first asked for, not at start: most servers (a test's, a worker's) never serve it,
+  // and the parse is a large part of a start (the contract was already loaded, so it parses).
+  const parse = () => {
+    const doc = parseDocument(yamlText);
+    const object = doc.toJS() as { servers?: Array<{ url?: unknown }> };
+    const written = doc.get('servers', true);
+    const keptNodes = isSeq(written) ? written.items.filter((item) => !(isMap(item) && onLoopback(item.get('url')))) : [];
+    const kept = (object.servers ?? []).filter((server) => !onLoopback(server.url));
+    return { doc, object, written, keptNodes, kept };
+  };
+  let parsed: ReturnType<typeof parse> | undefined;
   return (origin) => {
+    parsed ??= parse();
+    const { doc, object, written, keptNodes, kept } = parsed;
     const here = { url: `${origin}${base}`, description: 'This server: the address this request reached.' };
     const servers = new YAMLSeq();
     servers.items = [doc.createNode(here), ...keptNodes];
@@ -136,6 +144,17 @@ function swaggerDir(): string {
   const built = fileURLToPath(new URL('../docs/swagger-ui/', import.meta.url));
   if (existsSync(built)) return built;
   return dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+}
+
+/**
+ * The Swagger UI files with their ETags, read once per process: they are the package's own and do
+ * not change while it runs, and reading and hashing them (1.9 MB) was half of a server's start. A
+ * Map, not an object: a file named __proto__ or constructor must find nothing, not Object's own.
+ */
+let swaggerFiles: Map<string, Served> | undefined;
+function swaggerAssets(): Map<string, Served> {
+  swaggerFiles ??= new Map(Object.entries(ASSETS).map(([name, type]) => [name, served(readFileSync(join(swaggerDir(), name)), type)]));
+  return swaggerFiles;
 }
 
 export const discoveryPlugin: Plugin<DiscoveryOptions> = {
@@ -170,8 +189,7 @@ export const discoveryPlugin: Plugin<DiscoveryOptions> = {
       page: served(readFileSync(new URL('index.html', PAGE_DIR)), 'text/html; charset=utf-8'),
       init: served(readFileSync(new URL('init.js', PAGE_DIR), 'utf8').replaceAll('__BASE__', base), 'text/javascript; charset=utf-8'),
     };
-    // A Map, not an object: a file named __proto__ or constructor must find nothing, not Object's own.
-    const assets = new Map(Object.entries(ASSETS).map(([name, type]) => [name, served(readFileSync(join(swaggerDir(), name)), type)]));
+    const assets = swaggerAssets();
 
     const send = (h: ResponseToolkit, file: Served, extra: Record<string, string> = {}) => {
       const response = h.response(file.body).type(file.type).etag(file.etag).header('cache-control', 'no-cache');
