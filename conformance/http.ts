@@ -38,6 +38,25 @@ export interface RequestGate {
   after(exchange: Exchange): Promise<boolean>;
 }
 
+/**
+ * Gives `exchange` its replay line, made when first read: only a failure's evidence and the reports
+ * read it, and making one for every request was a few per cent of a run's CPU. Read once, it is kept;
+ * set (Dredd's, whose body is its own), it is that value.
+ */
+function withReplay(exchange: Exchange, line: () => string): Exchange {
+  const keep = (value: string | undefined) => Object.defineProperty(exchange, 'replay', { value, writable: true, enumerable: true, configurable: true });
+  return Object.defineProperty(exchange, 'replay', {
+    enumerable: true,
+    configurable: true,
+    get: () => {
+      const value = line();
+      keep(value);
+      return value;
+    },
+    set: keep,
+  });
+}
+
 /** The target answered nothing at all: it is down, or the base URL is wrong. */
 export class UnreachableError extends KitError {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -182,7 +201,7 @@ export class HttpClient {
   #notSent(options: SendOptions, url: string): Exchange {
     const now = this.#clock.now();
     const request: ExchangeRequest = { method: options.method, url, headers: {} };
-    return {
+    const exchange: Exchange = {
       seq: 0,
       operationId: options.operationId,
       purpose: options.purpose,
@@ -190,8 +209,8 @@ export class HttpClient {
       error: notSentText(url, this.#baseUrl),
       sentAt: now,
       receivedAt: now,
-      replay: this.replay(request),
     };
+    return withReplay(exchange, () => this.replay(request));
   }
 
   async #perform(options: SendOptions, request: ExchangeRequest, bytes: Buffer | undefined): Promise<Exchange> {
@@ -204,8 +223,8 @@ export class HttpClient {
       receivedAt: 0,
       ...(options.outside ? { outside: options.outside } : {}),
       ...(options.phase ? { phase: options.phase } : {}),
-      replay: this.replay(request),
     };
+    withReplay(exchange, () => this.replay(request));
     const started = performance.now();
     try {
       const { connection, ...response } = await this.#transport.send({
