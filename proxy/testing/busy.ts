@@ -22,10 +22,12 @@ export function stallEvery(stallMs: number, everyMs: number): () => void {
 const CLIENTS = `
 const { workerData, parentPort } = require('node:worker_threads');
 const http = require('node:http');
-const { url, key, connections, ms, rounds } = workerData;
+const { url, key, connections, ms, rounds, answers } = workerData;
 let answered = 0;
 let cut = 0;
 let going = true;
+let inRound = 0;
+let endRound = () => {};
 const open = new Set();
 function loop(agent) {
   if (!going) return;
@@ -34,8 +36,12 @@ function loop(agent) {
     res.on('error', () => {});
     res.once('end', () => {
       open.delete(req);
-      if (res.statusCode >= 200 && res.statusCode < 300) answered++;
-      loop(agent);
+      if (res.statusCode >= 200 && res.statusCode < 300) {
+        answered++;
+        inRound++;
+      }
+      if (answers !== undefined && inRound >= answers) endRound();
+      else loop(agent);
     });
   });
   req.on('error', () => open.delete(req));
@@ -44,30 +50,37 @@ function loop(agent) {
 }
 function round(left) {
   going = true;
+  inRound = 0;
   const agents = [];
-  for (let i = 0; i < connections; i++) {
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-    agents.push(agent);
-    loop(agent);
-  }
-  setTimeout(() => {
+  let timer;
+  endRound = () => {
+    if (!going) return;
     going = false;
+    clearTimeout(timer);
     cut += open.size;
     for (const req of open) req.destroy();
     open.clear();
     for (const agent of agents) agent.destroy();
     if (left > 1) setTimeout(() => round(left - 1), 300);
-    else parentPort.postMessage({ answered, cut });
-  }, ms);
+    else parentPort.postMessage({ answered, cut, full: answers === undefined || inRound >= answers });
+  };
+  for (let i = 0; i < connections; i++) {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    agents.push(agent);
+    loop(agent);
+  }
+  timer = setTimeout(() => endRound(), ms);
 }
 round(rounds);
 `;
 
 /**
  * `rounds` rounds of `connections` keep-alive clients sending GET `url` with `key` one after another for
- * `ms`, each round ended at once with its requests in flight; the worker posts `{ answered, cut }` at the end.
+ * `ms`, or (`answers`) until the round had that many 2xx answers, `ms` then only ending a round that
+ * hangs; each round is ended at once with its requests in flight. The worker posts `{ answered, cut,
+ * full }` at the end, `full` false when a round ended at `ms` short of its `answers`.
  */
-export function floodClients(options: { url: string; key: string; connections: number; ms: number; rounds: number }): Worker {
+export function floodClients(options: { url: string; key: string; connections: number; ms: number; rounds: number; answers?: number }): Worker {
   return new Worker(CLIENTS, { eval: true, workerData: options });
 }
 
@@ -75,6 +88,8 @@ export interface BusyRun {
   /** 2xx answers the clients read, and requests their rounds' ends cut in flight. */
   answered: number;
   cut: number;
+  /** With `answers`: whether every round had them (false: one ended at `roundMs` short of them). */
+  full: boolean;
   /** The server's must-level findings the proxy's judge told, as printed. */
   findings: string[];
   /** Exchanges of the key the judge counted. */
@@ -86,9 +101,18 @@ export interface BusyRun {
 /**
  * The reference server (memory store, a process of its own) behind an in-process proxy whose thread
  * stalls `stallMs` every `everyMs`, loaded by `connections` clients of `key` in a worker thread for
- * `rounds` rounds of `roundMs`; everything is stopped before it returns.
+ * `rounds` rounds of `roundMs` (or of `answers` answers each, `roundMs` their hang bound); everything
+ * is stopped before it returns.
  */
-export async function runBusy(o: { connections: number; roundMs: number; rounds: number; stallMs: number; everyMs: number; key?: string }): Promise<BusyRun> {
+export async function runBusy(o: {
+  connections: number;
+  roundMs: number;
+  rounds: number;
+  stallMs: number;
+  everyMs: number;
+  answers?: number;
+  key?: string;
+}): Promise<BusyRun> {
   const key = o.key ?? 'test-load-key';
   let server: ServerProcess | undefined;
   let proxy: TrafficProxy | undefined;
@@ -111,9 +135,16 @@ export async function runBusy(o: { connections: number; roundMs: number; rounds:
     });
     const url = await proxy.start();
     unstall = stallEvery(o.stallMs, o.everyMs);
-    const running = floodClients({ url: `${url}/v1/pets?limit=20`, key, connections: o.connections, ms: o.roundMs, rounds: o.rounds });
+    const running = floodClients({
+      url: `${url}/v1/pets?limit=20`,
+      key,
+      connections: o.connections,
+      ms: o.roundMs,
+      rounds: o.rounds,
+      ...(o.answers === undefined ? {} : { answers: o.answers }),
+    });
     clients = running;
-    const sent = await new Promise<{ answered: number; cut: number }>((resolve, reject) => {
+    const sent = await new Promise<{ answered: number; cut: number; full: boolean }>((resolve, reject) => {
       running.once('message', resolve);
       running.once('error', reject);
     });
