@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { collectOutput, exited, freePort, running, spawnChild, stopChild, waitForOutput } from './processes.ts';
+import { START_BOUND_MS } from './testing/eventually.ts';
 
 test('freePort returns a port that can be listened on', async () => {
   const port = await freePort();
@@ -15,7 +16,7 @@ test('freePort returns a port that can be listened on', async () => {
 test('waitForOutput resolves on the first match and stopChild ends the child', async () => {
   const child = spawnChild(process.execPath, ['-e', 'console.log("ready on 1234"); setInterval(() => {}, 1000)'], { stdio: ['ignore', 'pipe', 'pipe'] });
   const output = collectOutput(child);
-  const match = await waitForOutput(child, output, /ready on (\d+)/, 5000, 'child');
+  const match = await waitForOutput(child, output, /ready on (\d+)/, START_BOUND_MS, 'child');
   assert.is(match[1], '1234');
   await stopChild(child);
   assert.ok(exited(child));
@@ -36,7 +37,7 @@ test('waitForOutput rejects with the output when the child exits first', async (
 test('a grouped child takes its own children with it, and SIGKILL follows an ignored SIGTERM', async () => {
   const script = `process.on('SIGTERM', () => {}); require('node:child_process').spawn(process.execPath, ['-e', 'setInterval(()=>{},1000)'], { stdio: 'ignore' }); console.log('up'); setInterval(() => {}, 1000);`;
   const child = spawnChild(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'pipe'], group: true });
-  await waitForOutput(child, collectOutput(child), /up/, 5000, 'parent');
+  await waitForOutput(child, collectOutput(child), /up/, START_BOUND_MS, 'parent');
   const grandchildren = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
   assert.is(grandchildren.length, 1);
   const started = Date.now();
@@ -55,7 +56,7 @@ test('children die with the process that started them, even on SIGINT', async ()
     console.log('child ' + c.pid);
     setInterval(() => {}, 1000);`;
   const parent = spawnChild(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const match = await waitForOutput(parent, collectOutput(parent), /child (\d+)/, 10_000, 'parent');
+  const match = await waitForOutput(parent, collectOutput(parent), /child (\d+)/, START_BOUND_MS, 'parent');
   const pid = Number(match[1]);
   parent.kill('SIGINT');
   await new Promise((resolve) => parent.once('exit', resolve));

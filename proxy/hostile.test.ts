@@ -14,6 +14,7 @@ import { collectOutput, exited, spawnChild, stopChild, waitForOutput, type Outpu
 import { ensureBuilt } from '../lib/dist-build.ts';
 import { ROOT } from '../server/testing/process.ts';
 import { ENDLESS_PATH, HUGE_PATH, PETS_PATH, startHostileTarget, UPLOAD_PATH, type HostileTarget } from './testing/hostile-target.ts';
+import { START_BOUND_MS } from '../lib/testing/eventually.ts';
 
 // The bounds that proxy/README.md's guide states, in its section on hostile traffic and memory: change them together.
 /** Peak resident memory of the (compiled) proxy while a body of any size passes through it, reports written. */
@@ -41,7 +42,7 @@ const DURATION_S = 6;
 // Limits so that a proxy that hangs fails the test instead of holding it; not measures of speed.
 // What a stop or a cut must come after is asserted as an order or a lower bound, which a busy
 // machine cannot break.
-const START_WITHIN_MS = 30_000;
+const START_WITHIN_MS = START_BOUND_MS;
 /** From SIGTERM, or the end of --duration, to the proxy's exit with its reports written, whatever is in flight. */
 const STOP_WITHIN_MS = 60_000;
 /** From --timeout to the client's connection being cut. */

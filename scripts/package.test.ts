@@ -16,6 +16,7 @@ import { captureConsole } from '../load/testing/k6-shim.ts';
 import { runScript } from '../load/testing/k6-run.ts';
 import { commandLines, guideBlock, shellWords } from './guide-blocks.ts';
 import { assertQuoted, consumer, execFileAsync, installEnv, pack, root, telemetryTrap, type Install, type Trap } from './testing/packed.ts';
+import { START_BOUND_MS } from '../lib/testing/eventually.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'adoption-package-'));
 /** The README's "As a dependency" block: its install lines and the commands it names. */
@@ -93,7 +94,7 @@ t("the server guide's library snippet runs under plain node", () => {
     join(lean, 'snippet.mjs'),
     `${guideBlock('server/README.md', 'server-library')}\nif (res.statusCode !== 200) throw new Error('status ' + res.statusCode);\nconsole.log('snippet ok', res.statusCode);\n`,
   );
-  const out = execFileSync(process.execPath, ['snippet.mjs'], { cwd: lean, encoding: 'utf8', timeout: 30_000 });
+  const out = execFileSync(process.execPath, ['snippet.mjs'], { cwd: lean, encoding: 'utf8', timeout: START_BOUND_MS });
   assert.match(out, /snippet ok 200/);
   writeFileSync(
     join(lean, 'rules.mjs'),
@@ -111,7 +112,7 @@ t("every command the README's npx line names answers --help from the lean instal
   const commands = words.slice(2, -1).filter((w) => w !== '|');
   assert.equal(commands, ['serve', 'conform', 'mock', 'proxy', 'client-report', 'load-merge']);
   for (const command of commands) {
-    const out = execFileSync(join(lean, 'node_modules', '.bin', 'adoption-kit'), [command, '--help'], { cwd: lean, encoding: 'utf8', timeout: 30_000 });
+    const out = execFileSync(join(lean, 'node_modules', '.bin', 'adoption-kit'), [command, '--help'], { cwd: lean, encoding: 'utf8', timeout: START_BOUND_MS });
     assert.match(out, /^Usage: /, command);
   }
   // The server guide's start lines end with the one for a project the kit is installed in.
@@ -123,7 +124,7 @@ t("every command the README's npx line names answers --help from the lean instal
 t('adoption-kit serve serves, and SIGTERM stops it: nothing is left holding the port', async () => {
   const bin = join(lean, 'node_modules', '.bin', 'adoption-kit');
   const server = spawnChild(bin, ['serve', '--memory', '--port', '0', '--quiet'], { cwd: lean, stdio: ['ignore', 'pipe', 'pipe'] });
-  const match = await waitForOutput(server, collectOutput(server), /listening on (http:\/\/\S+\/v1)/, 60_000, 'adoption-kit serve');
+  const match = await waitForOutput(server, collectOutput(server), /listening on (http:\/\/\S+\/v1)/, START_BOUND_MS, 'adoption-kit serve');
   const res = await fetch(`${match[1]}/pets?limit=1`, { headers: { authorization: 'Bearer test-free-key' } });
   assert.is(res.status, 200);
   // The docs page's Swagger UI, from the files the build copied into dist.
@@ -164,7 +165,7 @@ t('without the optional dependencies, mock and the Dredd run of conform say how 
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   try {
-    const base = (await waitForOutput(server, collectOutput(server), /listening on (http:\/\/\S+\/v1)/, 60_000, 'serve'))[1]!;
+    const base = (await waitForOutput(server, collectOutput(server), /listening on (http:\/\/\S+\/v1)/, START_BOUND_MS, 'serve'))[1]!;
     const conform = run(['conform', '--base-url', base, '--api-key', 'test-enterprise-key']);
     assert.match(conform.stderr, /needs dredd, an optional dependency that is not installed: run "npm install dredd", or run conform with --no-dredd/);
   } finally {
@@ -174,7 +175,7 @@ t('without the optional dependencies, mock and the Dredd run of conform say how 
 
 t('npx adoption-kit serve stops on SIGTERM to npx, with every process it started', async () => {
   const npx = spawnChild('npx', ['adoption-kit', 'serve', '--memory', '--port', '0', '--quiet'], { cwd: lean, stdio: ['ignore', 'pipe', 'pipe'] });
-  const origin = (await waitForOutput(npx, collectOutput(npx), /listening on (http:\/\/\S+)\/v1/, 60_000, 'npx adoption-kit serve'))[1]!;
+  const origin = (await waitForOutput(npx, collectOutput(npx), /listening on (http:\/\/\S+)\/v1/, START_BOUND_MS, 'npx adoption-kit serve'))[1]!;
   const tree = [npx.pid!, ...descendants(npx.pid!)];
   npx.kill('SIGTERM');
   assert.equal(await awaitGone(tree, 20_000), [], 'no process of the tree survives');
@@ -211,7 +212,7 @@ if (k6 === null) process.stdout.write('SKIP: k6 not found, so the packaged smoke
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   try {
-    const base = (await waitForOutput(server, collectOutput(server), /listening on (http:\/\/\S+\/v1)/, 60_000, 'serve'))[1]!;
+    const base = (await waitForOutput(server, collectOutput(server), /listening on (http:\/\/\S+\/v1)/, START_BOUND_MS, 'serve'))[1]!;
     execFileSync(
       k6!,
       [

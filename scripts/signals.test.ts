@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { awaitGone, collectOutput, descendants, spawnChild, waitForOutput } from '../lib/processes.ts';
+import { START_BOUND_MS } from '../lib/testing/eventually.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -29,7 +30,7 @@ for (const [name, args, ready, how] of cases) {
   t(`${name}, ${how}: the server stops, nothing is left holding the port`, async () => {
     const npm = spawnChild('npm', args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], group: true });
     const output = collectOutput(npm);
-    const origin = (await waitForOutput(npm, output, ready, 60_000, name))[1]!;
+    const origin = (await waitForOutput(npm, output, ready, START_BOUND_MS, name))[1]!;
     const tree = [npm.pid!, ...descendants(npm.pid!)];
     assert.ok(tree.length >= 3, `npm runs the server through a shell: ${tree.join(', ')}`);
     if (how === 'Ctrl-C') process.kill(-npm.pid!, 'SIGINT');

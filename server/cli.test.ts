@@ -8,6 +8,7 @@ import { DEFAULT_DB_FILE, parseServeArgs } from './cli.ts';
 import { readFileStore } from './store/database-file.ts';
 import { ROOT, startCli } from './testing/process.ts';
 import { sourceArgs } from '../lib/testing/run-source.ts';
+import { START_BOUND_MS } from '../lib/testing/eventually.ts';
 
 const args = suite('parseServeArgs');
 
@@ -225,7 +226,7 @@ cli('a corrupt database stops the start with a clear message and exit 1, and sta
   const run = spawnSync(process.execPath, [...sourceArgs('server/cli.ts'), '--port', '0', '--db-file', db], {
     cwd: ROOT,
     encoding: 'utf8',
-    timeout: 20_000,
+    timeout: START_BOUND_MS,
   });
   assert.is(run.status, 1);
   assert.match(run.stderr, /cannot be used: it is not valid JSON/);
@@ -237,7 +238,7 @@ cli('an unreachable database stops the start with exit 1 and one line naming it,
   const run = spawnSync(process.execPath, [...sourceArgs('server/cli.ts'), '--port', '0', '--database', 'postgres://kit:s3cret-pw@127.0.0.1:1/pets'], {
     cwd: ROOT,
     encoding: 'utf8',
-    timeout: 20_000,
+    timeout: START_BOUND_MS,
   });
   assert.is(run.status, 1, run.stderr);
   assert.match(run.stderr, /could not start: The database postgres:\/\/kit:\*\*\*@127\.0\.0\.1:1\/pets.* is unavailable/);
@@ -264,7 +265,7 @@ for (const [name, argv, message] of refusedAtStart) {
     const run = spawnSync(process.execPath, [...sourceArgs('server/cli.ts'), '--memory', ...argv.map((a) => (a === 'KEYS' ? keys : a))], {
       cwd: ROOT,
       encoding: 'utf8',
-      timeout: 20_000,
+      timeout: START_BOUND_MS,
     });
     assert.is(run.status, 2, run.stderr);
     assert.match(run.stderr, message);
@@ -274,10 +275,10 @@ for (const [name, argv, message] of refusedAtStart) {
 }
 
 cli('the package command runs it as "adoption-kit serve", and refuses unknown commands', () => {
-  const help = spawnSync(process.execPath, [...sourceArgs('bin/adoption-kit.ts'), 'serve', '--help'], { cwd: ROOT, encoding: 'utf8', timeout: 20_000 });
+  const help = spawnSync(process.execPath, [...sourceArgs('bin/adoption-kit.ts'), 'serve', '--help'], { cwd: ROOT, encoding: 'utf8', timeout: START_BOUND_MS });
   assert.is(help.status, 0);
   assert.match(help.stdout, /Usage: adoption-kit serve/);
-  const unknown = spawnSync(process.execPath, [...sourceArgs('bin/adoption-kit.ts'), 'frobnicate'], { cwd: ROOT, encoding: 'utf8', timeout: 20_000 });
+  const unknown = spawnSync(process.execPath, [...sourceArgs('bin/adoption-kit.ts'), 'frobnicate'], { cwd: ROOT, encoding: 'utf8', timeout: START_BOUND_MS });
   assert.is(unknown.status, 2);
   assert.match(unknown.stderr, /unknown command "frobnicate"/);
 });

@@ -13,6 +13,7 @@ import { REDIS_URL, redisForTests } from './testing/services.ts';
 import { running } from '../lib/processes.ts';
 import { ROOT, startCli, type ServerProcess } from './testing/process.ts';
 import { sourceArgs } from '../lib/testing/run-source.ts';
+import { START_BOUND_MS } from '../lib/testing/eventually.ts';
 
 const PREFIX = `adoption-test:multi-instance:${randomUUID()}:`;
 const ENTERPRISE = { authorization: 'Bearer test-enterprise-key', 'content-type': 'application/json' };
@@ -153,7 +154,11 @@ t.run();
 
 const alone = suite('--workers without the shared stores');
 alone('is refused at once with one line saying what is missing', () => {
-  const run = spawnSync(process.execPath, [...sourceArgs('server/cli.ts'), '--memory', '--workers', '2'], { cwd: ROOT, encoding: 'utf8', timeout: 20_000 });
+  const run = spawnSync(process.execPath, [...sourceArgs('server/cli.ts'), '--memory', '--workers', '2'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: START_BOUND_MS,
+  });
   assert.is(run.status, 2);
   assert.match(run.stderr, /--workers: --workers 2 needs the shared stores \(--database <postgres url> and --redis <url>\)/);
 });

@@ -15,6 +15,7 @@ import { captureConsole } from '../testing/k6-shim.ts';
 import { runScript } from '../testing/k6-run.ts';
 import { callerFolder, picturePath } from './merge.ts';
 import { sourceArgs } from '../../lib/testing/run-source.ts';
+import { START_BOUND_MS } from '../../lib/testing/eventually.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const dir = mkdtempSync(join(tmpdir(), 'load-merge-cli-'));
@@ -22,7 +23,7 @@ test.after(() => rmSync(dir, { recursive: true, force: true }));
 
 function merge(files: string[], preload?: string) {
   const args = [...sourceArgs('load/cli/merge.ts', preload ? ['--import', `data:text/javascript,${encodeURIComponent(preload)}`] : []), ...files];
-  return spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', timeout: 20_000 });
+  return spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', timeout: START_BOUND_MS });
 }
 
 const halves = ['0:1/2', '1/2:1'].map((segment, i) => {
@@ -137,7 +138,7 @@ test('an output in a folder that does not exist is a usage error (exit 2), not t
     const r = spawnSync(process.execPath, [...sourceArgs(join(ROOT, 'load/cli/merge.ts')), a!, b!, '--svg', 'no/such/folder/chart.svg'], {
       cwd: folder,
       encoding: 'utf8',
-      timeout: 20_000,
+      timeout: START_BOUND_MS,
     });
     assert.is(r.status, 2, r.stderr);
     assert.match(r.stderr, /load-merge: cannot write .*no\/such\/folder\/chart\.svg: ENOENT/);

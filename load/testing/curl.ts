@@ -2,6 +2,7 @@
 // talk to real servers. curl follows nothing (no -L): redirects are the shim's to follow, as k6's are.
 import { execFileSync } from 'node:child_process';
 import type { FakeRequest, FakeResponse } from './k6-shim.ts';
+import { START_BOUND_MS } from '../../lib/testing/eventually.ts';
 
 export function curl(req: FakeRequest): FakeResponse {
   const args = ['-s', '-i', '--max-time', '10', '-X', req.method];
@@ -11,7 +12,7 @@ export function curl(req: FakeRequest): FakeResponse {
   const started = performance.now();
   let raw: string;
   try {
-    raw = execFileSync('curl', args, { encoding: 'utf8', timeout: 15_000 });
+    raw = execFileSync('curl', args, { encoding: 'utf8', timeout: START_BOUND_MS });
   } catch {
     return { status: 0 };
   }

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { collectOutput, spawnChild, stopChild, waitForOutput, type OutputWatch } from '../../lib/processes.ts';
 import { ROOT } from '../../server/testing/process.ts';
 import { ENDLESS_PATH, HUGE_PATH, PETS_PATH, startHostileTarget, UPLOAD_PATH, type HostileTarget } from './hostile-target.ts';
+import { START_BOUND_MS } from '../../lib/testing/eventually.ts';
 
 export interface FloodSize {
   /** Request bodies that trickle in (a few bytes every 500 ms of a large Content-Length). */
@@ -43,7 +44,7 @@ export interface FloodStop {
 
 const TOKEN = 'flood-view-token-0123456789';
 // Limits so that a proxy that hangs fails instead of holding the run; not measures of speed.
-const START_WITHIN_MS = 30_000;
+const START_WITHIN_MS = START_BOUND_MS;
 const FLOOD_WITHIN_MS = 30_000;
 const EXIT_WITHIN_MS = 60_000;
 

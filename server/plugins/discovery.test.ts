@@ -10,6 +10,7 @@ import { DEFAULT_SPEC_PATH } from '../contract.ts';
 import { createServer } from '../server.ts';
 import type { ServerOptions } from '../options.ts';
 import { chromiumAvailable, launchChromium } from '../../lib/testing/chromium.ts';
+import { START_BOUND_MS } from '../../lib/testing/eventually.ts';
 
 const inject = suite('discovery, in process');
 
@@ -255,7 +256,7 @@ const available = chromiumAvailable('the API reference page is not rendered');
     page.on('request', (request) => requested.push(request.url()));
     await page.goto(`${origin}/docs`);
     for (const summary of ['List animals', 'Add an animal', 'Get an animal (deprecated)']) {
-      await page.getByText(summary, { exact: true }).first().waitFor({ timeout: 15_000 });
+      await page.getByText(summary, { exact: true }).first().waitFor({ timeout: START_BOUND_MS });
     }
     await page
       .getByRole('button', { name: /Authorize/ })
@@ -275,7 +276,7 @@ const available = chromiumAvailable('the API reference page is not rendered');
     assert.is(request.headers().authorization, 'Bearer test-free-key');
     const response = await request.response();
     assert.is(response?.status(), 200);
-    await page.locator('.live-responses-table .response-col_status', { hasText: '200' }).first().waitFor({ timeout: 10_000 });
+    await page.locator('.live-responses-table .response-col_status', { hasText: '200' }).first().waitFor({ timeout: START_BOUND_MS });
     if (process.env.SCREENSHOT_DIR) {
       mkdirSync(process.env.SCREENSHOT_DIR, { recursive: true });
       await page.screenshot({ path: `${process.env.SCREENSHOT_DIR}/docs-page.png`, fullPage: true });

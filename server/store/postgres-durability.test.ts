@@ -6,6 +6,7 @@ import * as assert from 'uvu/assert';
 import { collectOutput, freePort, spawnChild, stopChild, waitForOutput } from '../../lib/processes.ts';
 import { PostgresPetStore } from './postgres-store.ts';
 import { postgresForTests } from '../testing/test-database.ts';
+import { START_BOUND_MS } from '../../lib/testing/eventually.ts';
 
 const CHILD = fileURLToPath(new URL('./postgres-durability.child.ts', import.meta.url));
 const postgres = await postgresForTests('postgres-durability.test.ts');
@@ -43,7 +44,7 @@ it('after kill -9 mid-load, every acknowledged id is in the database and none ap
   // Mid-load: well past the first acknowledgements, with creates in flight on every lane.
   const { child, output, closed, enoughAcks } = startChild(db!.url, schema, 300);
   try {
-    await waitForOutput(child, output, /^ready$/m, 30_000, 'the durability child');
+    await waitForOutput(child, output, /^ready$/m, START_BOUND_MS, 'the durability child');
     const first = await Promise.race([enoughAcks.then(() => 'acks'), closed.then(() => 'exited')]);
     if (first === 'exited') throw new Error(`the durability child exited before 300 acks:\n${output.text().slice(-2000)}`);
   } finally {

@@ -2,6 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { collectOutput, spawnChild, waitForOutput } from '../../lib/processes.ts';
 import { sourceArgs } from '../../lib/testing/run-source.ts';
+import { START_BOUND_MS } from '../../lib/testing/eventually.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -21,6 +22,6 @@ export async function startCli(args: string[], env: NodeJS.ProcessEnv = {}): Pro
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const output = collectOutput(child);
-  const match = await waitForOutput(child, output, /listening on (http:\/\/\S+\/v1)/, 20_000, 'the server');
+  const match = await waitForOutput(child, output, /listening on (http:\/\/\S+\/v1)/, START_BOUND_MS, 'the server');
   return { child, baseUrl: match[1]!, output: output.text, exited };
 }

@@ -14,6 +14,7 @@ export { KEY } from './tally.ts';
 import { isErrorBody, KEY, type Checked } from './tally.ts';
 import { bodies } from './leaks.ts';
 import { sourceArgs } from '../../../lib/testing/run-source.ts';
+import { START_BOUND_MS } from '../../../lib/testing/eventually.ts';
 
 /** One scenario's account, a line of the table. */
 export interface Row {
@@ -86,7 +87,7 @@ export function launch(dbFile: string, bound = false): Launch {
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 : null))));
   const output = collectOutput(child);
-  const ready = waitForOutput(child, output, /listening on (http:\/\/\S+\/v1)/, 30_000, 'the server').then(
+  const ready = waitForOutput(child, output, /listening on (http:\/\/\S+\/v1)/, START_BOUND_MS, 'the server').then(
     (match) => match[1]!,
     () => null,
   );
