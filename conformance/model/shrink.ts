@@ -71,7 +71,8 @@ export function needsOf(execution: Execution, check: ModelCheck): Needs {
       ofKey.push({ id: s.step.id, round: s.round });
       byRound.set(key, ofKey);
       for (const o of all) {
-        if ('key' in o.step.credentials && o.step.credentials.key === key && o.exchange && s.exchange && overlaps(o.exchange, s.exchange)) needed.push(o.step.id);
+        if ('key' in o.step.credentials && o.step.credentials.key === key && o.exchange && s.exchange && overlaps(o.exchange, s.exchange))
+          needed.push(o.step.id);
       }
     }
     if (needed.length > 0) edges.set(s.step.id, needed);
