@@ -19,6 +19,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { setTimeout as delay } from 'node:timers/promises';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { suite } from 'uvu';
@@ -286,13 +287,19 @@ checkout('during a real build, `node dist/server/cli.js --help` keeps starting a
   const finished = new Promise<number | null>((resolve) => build.once('exit', resolve)).finally(() => (building = false));
 
   const failures: string[] = [];
+  // Real starts and packs (a second and three of CPU each), paced so that they do not starve the build
+  // they watch; between them every file the package had is looked for every 50 ms, far finer than a
+  // start or a pack could sample.
+  const pause = (ms: number) => Promise.race([delay(ms), finished]);
   let starts = 0;
   let packs = 0;
+  let looks = 0;
   const starting = (async () => {
     while (building) {
       const help = await run(process.execPath, ['dist/server/cli.js', '--help']);
       starts += 1;
       if (!help.ok || !help.stdout.startsWith('Usage: ')) failures.push(`start ${starts}: ${help.output}`);
+      await pause(1000);
     }
   })();
   const lists: string[][] = [];
@@ -302,22 +309,35 @@ checkout('during a real build, `node dist/server/cli.js --help` keeps starting a
       packs += 1;
       if (typeof list === 'string') failures.push(`pack ${packs}: ${list}`);
       else lists.push(list);
+      await pause(2000);
+    }
+  })();
+  const missing = new Set<string>();
+  const looking = (async () => {
+    while (building) {
+      for (const file of before) if (!existsSync(join(copy, file))) missing.add(file);
+      looks += 1;
+      await pause(50);
     }
   })();
   assert.is(await finished, 0, buildOutput);
-  await Promise.all([starting, packing]);
+  await Promise.all([starting, packing, looking]);
   // Whole: every file the build kept, and nothing that was neither before nor after.
   const after = await packList();
   if (typeof after === 'string') throw new Error(`npm pack after the build: ${after}`);
   const kept = before.filter((f) => after.includes(f));
+  const lost = kept.filter((f) => missing.has(f));
+  if (lost.length > 0) failures.push(`looked for every file ${looks} times: missing at some point ${lost.slice(0, 5).join(', ')}`);
   for (const [i, list] of lists.entries()) {
     const missing = kept.filter((f) => !list.includes(f));
     const strange = list.filter((f) => !before.includes(f) && !after.includes(f));
     if (missing.length + strange.length > 0)
       failures.push(`pack ${i + 1}: ${list.length} files; missing ${missing.slice(0, 5).join(', ')}; unexpected ${strange.slice(0, 5).join(', ')}`);
   }
-  process.stdout.write(`  [build] ${starts} starts and ${packs} packs during a ${((Date.now() - started) / 1000).toFixed(1)} s build\n`);
-  assert.equal(failures.slice(0, 3), [], `${failures.length} failures in ${starts} starts and ${packs} packs`);
+  process.stdout.write(
+    `  [build] ${starts} starts, ${packs} packs and ${looks} looks at every file during a ${((Date.now() - started) / 1000).toFixed(1)} s build\n`,
+  );
+  assert.equal(failures.slice(0, 3), [], `${failures.length} failures in ${starts} starts, ${packs} packs and ${looks} looks`);
   assert.ok(starts >= 3 && packs >= 1, `the build outlasted ${starts} starts and ${packs} packs`);
   assert.ok(statSync(join(copy, 'dist/server/cli.js')).mtimeMs > builtBefore, 'the build replaced dist/');
   assert.equal(
