@@ -10,6 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { countFindings, proxyVerdicts, renderProxyCase, summarizeSeries, type ProxyCaseReport, type ProxyRound } from './proxy-case-report.ts';
 import { findWrk } from './wrk.ts';
+import { sourceArgs } from '../lib/testing/run-source.ts';
 
 const round = (r: Partial<ProxyRound> & Pick<ProxyRound, 'round' | 'via' | 'rps'>): ProxyRound => ({
   connections: 32,
@@ -115,7 +116,7 @@ live('a short real run: every process measured in every round (the bare forwardi
   try {
     const json = join(dir, 'bench.json');
     const args = ['--cases', 'proxy', '--proxy-rounds', '2', '--proxy-duration', '1', '--warmup', '0', '--proxy-connections', '4', '--json', json];
-    const run = spawnSync(process.execPath, ['--import', 'tsx', 'bench/cli.ts', ...args], { cwd: root, encoding: 'utf8', timeout: 180_000 });
+    const run = spawnSync(process.execPath, [...sourceArgs('bench/cli.ts'), ...args], { cwd: root, encoding: 'utf8', timeout: 180_000 });
     assert.is(run.status, 0, `exit ${run.status}\n${run.stdout}\n${run.stderr}`);
     const { proxy } = JSON.parse(readFileSync(json, 'utf8')) as { proxy: ProxyCaseReport };
     assert.is(proxy.skipped, undefined);

@@ -11,9 +11,10 @@ import type { CaseId } from './cases.ts';
 import { ADMIN_URL, postgresService } from '../server/testing/test-database.ts';
 import type { BenchReport } from './report.ts';
 import { commandLine } from './cli.ts';
+import { sourceArgs } from '../lib/testing/run-source.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const bench = (args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'bench/cli.ts', ...args], { cwd: root, encoding: 'utf8', timeout: 180_000 });
+const bench = (args: string[]) => spawnSync(process.execPath, [...sourceArgs('bench/cli.ts'), ...args], { cwd: root, encoding: 'utf8', timeout: 180_000 });
 // A warm-up second each: on a busy machine a cold server can take longer than a one-second round to answer at all.
 const SHORT = ['--duration', '1', '--warmup', '1', '--connections', '4'];
 

@@ -19,7 +19,7 @@ import { bundleOf, launcherOf } from '../lib/testing/run-source.ts';
  * The entries tests start in processes of their own (lib/testing/run-source.ts): each is bundled too,
  * with a launcher that runs it as `node --import tsx <entry>` would.
  */
-export const ENTRIES = ['server/cli.ts', 'bin/adoption-kit.ts', 'proxy/cli.ts', 'conformance/cli.ts', 'load/cli/merge.ts'];
+export const ENTRIES = ['server/cli.ts', 'bin/adoption-kit.ts', 'proxy/cli.ts', 'conformance/cli.ts', 'load/cli/merge.ts', 'bench/cli.ts'];
 
 /** The modules tests load in worker threads (lib/testing/run-source.ts threadImport): bundled too. */
 export const THREADS = ['conformance/testing/library-server/clocked-thread.ts', 'load/testing/worker-target-thread.ts', 'server/index.ts'];
