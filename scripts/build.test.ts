@@ -355,7 +355,7 @@ checkout('--if-stale right after a build says nothing and builds nothing; an unk
   assert.is(statSync(join(copy, 'dist/server/cli.js')).mtimeMs, builtAt);
   const wrong = await run(process.execPath, ['scripts/build.mjs', '--watch']);
   assert.not.ok(wrong.ok);
-  assert.is(wrong.output, 'unknown option --watch\nUsage: node scripts/build.mjs [--if-stale]\n');
+  assert.is(wrong.output, 'unknown option --watch\nUsage: node scripts/build.mjs [--if-stale] [--no-check]\n');
 });
 
 checkout.run();
