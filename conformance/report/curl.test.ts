@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { curlLine } from '../../judge/curl.ts';
+import { HttpClient } from '../http.ts';
 
 const run = promisify(execFile);
 const test = suite('curl replay lines');
@@ -51,5 +52,27 @@ for (const method of ['HEAD', 'GET']) {
     assert.match(stdout, /^HTTP\/1\.1 200/);
   });
 }
+
+// The client makes an exchange's line when it is first read: it must still be there wherever an
+// exchange goes (a copy, the JSON report), be the same each time, and give way to a value set on it.
+test("an exchange's replay line, made when first read, is in its copies and its JSON, and a line set on it wins", async () => {
+  const http = new HttpClient({ baseUrl: `${origin}/v1`, apiKey: 'secret-key-123', clock: { now: () => Date.now() }, timeoutMs: 30_000 });
+  try {
+    const exchange = await http.send({ operationId: 'listPets', purpose: 'list', method: 'GET', path: '/pets' });
+    const expected = curlLine(exchange.request, { CONFORMANCE_API_KEY: 'secret-key-123' });
+    assert.is({ ...exchange }.replay, expected);
+    assert.is((JSON.parse(JSON.stringify(exchange)) as { replay: string }).replay, expected);
+    assert.is(exchange.replay, expected);
+    assert.match(expected, /"authorization: Bearer \$CONFORMANCE_API_KEY"/);
+    assert.not.match(expected, /secret-key-123/);
+    exchange.replay = 'curl set-by-dredd';
+    assert.is(exchange.replay, 'curl set-by-dredd');
+    const unread = await http.send({ operationId: 'listPets', purpose: 'list', method: 'GET', path: '/pets' });
+    unread.replay = 'set before any read';
+    assert.is(JSON.parse(JSON.stringify(unread)).replay, 'set before any read');
+  } finally {
+    http.close();
+  }
+});
 
 test.run();
