@@ -42,7 +42,6 @@ const DURATION_S = 6;
 // Limits so that a proxy that hangs fails the test instead of holding it; not measures of speed.
 // What a stop or a cut must come after is asserted as an order or a lower bound, which a busy
 // machine cannot break.
-const START_WITHIN_MS = START_BOUND_MS;
 /** From SIGTERM, or the end of --duration, to the proxy's exit with its reports written, whatever is in flight. */
 const STOP_WITHIN_MS = 60_000;
 /** From --timeout to the client's connection being cut. */
@@ -125,7 +124,7 @@ async function startProxy(target: HostileTarget, extra: string[] = []): Promise<
   }, 100);
   void exit.then(() => clearInterval(sampler));
   const output = collectOutput(child);
-  const match = await waitForOutput(child, output, /^proxy: (http:\/\/\S+) ->/m, START_WITHIN_MS, 'the proxy');
+  const match = await waitForOutput(child, output, /^proxy: (http:\/\/\S+) ->/m, START_BOUND_MS, 'the proxy');
   return { child, url: match[1]!, startedAt: Date.now(), output, exit, peakRssMb: () => peak, reports };
 }
 

@@ -44,7 +44,6 @@ export interface FloodStop {
 
 const TOKEN = 'flood-view-token-0123456789';
 // Limits so that a proxy that hangs fails instead of holding the run; not measures of speed.
-const START_WITHIN_MS = START_BOUND_MS;
 const FLOOD_WITHIN_MS = 30_000;
 const EXIT_WITHIN_MS = 60_000;
 
@@ -68,7 +67,7 @@ export async function floodThenStop(size: FloodSize, proxyJs = join(ROOT, 'dist/
       proxyChild.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })),
     );
     const output: OutputWatch = collectOutput(child);
-    const url = (await waitForOutput(child, output, /^proxy: (http:\/\/\S+) ->/m, START_WITHIN_MS, 'the proxy'))[1]!;
+    const url = (await waitForOutput(child, output, /^proxy: (http:\/\/\S+) ->/m, START_BOUND_MS, 'the proxy'))[1]!;
 
     // Each client on a connection of its own; what the stop does to it is no error of the flood.
     const open = (path: string, options: { method?: string; headers?: Record<string, string> } = {}, onAnswer?: () => void): ClientRequest => {
