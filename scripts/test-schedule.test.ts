@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { idleCoresSampler, longestFirst, mayStart, readDurations, type AdmissionOptions } from './test-schedule.ts';
+import { durationsOf, expectedCores, idleCoresSampler, longestFirst, mayStart, readRecord, type AdmissionOptions } from './test-schedule.ts';
 
 const order = suite('longestFirst');
 
@@ -34,26 +34,42 @@ order('with no record at all, the biggest file first', () => {
 order.run();
 
 const admission = suite('mayStart');
-const options: AdmissionOptions = { minLanes: 2, maxLanes: 4, idleCoresToAdmit: 0.75, settleMs: 2_000 };
+const options: AdmissionOptions = { minLanes: 2, maxLanes: 6, maxCores: 4, idleCoresToAdmit: 0.75, settleMs: 2_000 };
 
-const cases: Array<[string, { running: number; idleCores: number; msSinceLastStart: number }, boolean]> = [
-  ['below the minimum: always, however busy the machine', { running: 1, idleCores: 0, msSinceLastStart: 0 }, true],
-  ['at the minimum on a busy machine: no', { running: 2, idleCores: 0.2, msSinceLastStart: 10_000 }, false],
-  ['at the minimum with a core idle: yes', { running: 2, idleCores: 1, msSinceLastStart: 10_000 }, true],
-  ['a core idle, but the last file started a moment ago: not yet', { running: 2, idleCores: 1.5, msSinceLastStart: 500 }, false],
-  ['at the maximum: never', { running: 4, idleCores: 2, msSinceLastStart: 10_000 }, false],
+type State = Parameters<typeof mayStart>[1];
+const at = (state: Partial<State>): State => ({ running: 2, cores: 2, nextCores: 1, idleCores: 1, msSinceLastStart: 10_000, ...state });
+const cases: Array<[string, State, boolean]> = [
+  ['below the minimum: always, however busy the machine', at({ running: 1, cores: 1, idleCores: 0, msSinceLastStart: 0 }), true],
+  ['at the minimum on a busy machine: no', at({ idleCores: 0.2 }), false],
+  ['at the minimum with a core idle: yes', at({}), true],
+  ['a core idle, but the last file started a moment ago: not yet', at({ idleCores: 1.5, msSinceLastStart: 500 }), false],
+  ['at the most files: never', at({ running: 6, cores: 0.6, idleCores: 2 }), false],
+  ['four whole cores expected busy: no fifth file', at({ running: 4, cores: 4, idleCores: 2 }), false],
+  ['four files that mostly wait, cores idle: a fifth', at({ running: 4, cores: 0.8, idleCores: 1.5 }), true],
+  ['a file that would take the expected load past the most cores: not yet', at({ running: 3, cores: 3.5, idleCores: 1 }), false],
+  ['the same with a file that mostly waits: yes', at({ running: 3, cores: 3.5, nextCores: 0.2, idleCores: 1 }), true],
+  ['the expected load low but the machine busy (other work): no', at({ running: 3, cores: 0.3, idleCores: 0.1 }), false],
 ];
 for (const [name, state, expected] of cases) admission(name, () => assert.is(mayStart(options, state), expected));
 
 admission('a fixed count (TEST_CONCURRENCY) is both the minimum and the maximum', () => {
-  const fixed = { ...options, minLanes: 3, maxLanes: 3 };
-  assert.ok(mayStart(fixed, { running: 2, idleCores: 0, msSinceLastStart: 0 }));
-  assert.not.ok(mayStart(fixed, { running: 3, idleCores: 2, msSinceLastStart: 60_000 }));
+  const fixed = { ...options, minLanes: 3, maxLanes: 3, maxCores: 3 };
+  assert.ok(mayStart(fixed, at({ running: 2, cores: 2, idleCores: 0, msSinceLastStart: 0 })));
+  assert.not.ok(mayStart(fixed, at({ running: 3, cores: 0.3, idleCores: 2, msSinceLastStart: 60_000 })));
+});
+
+admission('a file is expected to keep busy the cores its record says, within a tenth and one', () => {
+  assert.is(expectedCores({ ms: 100_000, cpuMs: 7_000 }), 0.1);
+  assert.is(expectedCores({ ms: 100_000, cpuMs: 40_000 }), 0.4);
+  assert.is(expectedCores({ ms: 40_000, cpuMs: 50_000 }), 1);
+  assert.is(expectedCores({ ms: 100_000, cpuMs: 1_000 }), 0.1);
+  assert.is(expectedCores({ ms: 100_000 }), 1, 'no CPU on record: a whole core');
+  assert.is(expectedCores(undefined), 1, 'no record: a whole core');
 });
 
 admission.run();
 
-const machine = suite('idleCoresSampler and readDurations');
+const machine = suite('idleCoresSampler and readRecord');
 
 machine('idle cores between two looks at /proc/stat; nothing from the first look or an unreadable one', () => {
   // user nice system idle iowait irq softirq steal, for the machine, then each of two cpus.
@@ -66,14 +82,26 @@ machine('idle cores between two looks at /proc/stat; nothing from the first look
   assert.is(idle(), undefined);
 });
 
-machine('a record missing, unreadable or holding other than durations counts for nothing', () => {
+machine('a record missing, unreadable or holding other than times counts for nothing; older bare numbers are wall times', () => {
   const dir = mkdtempSync(join(tmpdir(), 'test-times-'));
   try {
-    assert.equal(readDurations(join(dir, 'none.json')), {});
+    assert.equal(readRecord(join(dir, 'none.json')), {});
     writeFileSync(join(dir, 'bad.json'), '{');
-    assert.equal(readDurations(join(dir, 'bad.json')), {});
-    writeFileSync(join(dir, 'mixed.json'), JSON.stringify({ 'a.test.ts': 1200, 'b.test.ts': 'slow', 'c.test.ts': -1 }));
-    assert.equal(readDurations(join(dir, 'mixed.json')), { 'a.test.ts': 1200 });
+    assert.equal(readRecord(join(dir, 'bad.json')), {});
+    writeFileSync(
+      join(dir, 'mixed.json'),
+      JSON.stringify({
+        'a.test.ts': 1200,
+        'b.test.ts': 'slow',
+        'c.test.ts': -1,
+        'd.test.ts': { ms: 5000, cpuMs: 2500 },
+        'e.test.ts': { ms: 800, cpuMs: 'lots' },
+        'f.test.ts': { cpuMs: 10 },
+      }),
+    );
+    const record = readRecord(join(dir, 'mixed.json'));
+    assert.equal(record, { 'a.test.ts': { ms: 1200 }, 'd.test.ts': { ms: 5000, cpuMs: 2500 }, 'e.test.ts': { ms: 800 } });
+    assert.equal(durationsOf(record), { 'a.test.ts': 1200, 'd.test.ts': 5000, 'e.test.ts': 800 });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -6,7 +6,7 @@ import { availableParallelism } from 'node:os';
 import { spawnChild } from '../lib/processes.ts';
 import { bundleTests, ENTRIES, runFolder, THREADS } from './test-bundle.ts';
 import { BUNDLES_ENV } from '../lib/testing/run-source.ts';
-import { fileSize, idleCoresSampler, longestFirst, mayStart, readDurations, type AdmissionOptions } from './test-schedule.ts';
+import { durationsOf, expectedCores, fileSize, idleCoresSampler, longestFirst, mayStart, readRecord, type AdmissionOptions } from './test-schedule.ts';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,17 +15,23 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 /** Every part that holds tests; scripts/fan.test.ts fails when a part of the fan is missing here. */
 const SEARCHED = ['lib', 'judge', 'server', 'conformance', 'proxy', 'load', 'bench', 'fixtures', 'scripts', 'spec'];
 const FILE_TIMEOUT_MS = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 6 * 60_000);
-/** What each file took in a recorded run (`npm test -- --record-times` writes it): the order files start in. */
+/**
+ * What each file took in a recorded run, wall and CPU (`npm test -- --record-times` writes it): the
+ * order files start in, and the cores each is expected to keep busy.
+ */
 const DURATIONS = join(root, 'scripts/test-times.json');
 /**
- * TEST_CONCURRENCY fixes how many files run at once; without it, two, and up to twice the cores while
- * cores stand idle. Four times was tried: the files' CPU grew with the contention (1,184 s to 1,240 s)
- * and the run took no less (706 s, 720 s).
+ * TEST_CONCURRENCY fixes how many files run at once; without it, two, and more while cores stand idle:
+ * as many as keep twice the cores busy by their record (a file waiting on k6 counts for the little it
+ * uses), and never more than three files a core. Four lanes a core, counted as whole cores, was tried:
+ * the files' CPU grew with the contention (1,184 s to 1,240 s) and the run took no less (706 s, 720 s).
  */
 const FIXED_LANES = process.env.TEST_CONCURRENCY ? Math.max(1, Number(process.env.TEST_CONCURRENCY)) : undefined;
+const CORES = availableParallelism();
 const ADMISSION: AdmissionOptions = {
   minLanes: FIXED_LANES ?? 2,
-  maxLanes: FIXED_LANES ?? Math.max(2, 2 * availableParallelism()),
+  maxLanes: FIXED_LANES ?? Math.max(2, 3 * CORES),
+  maxCores: FIXED_LANES ?? Math.max(2, 2 * CORES),
   idleCoresToAdmit: 0.75,
   settleMs: 2_000,
 };
@@ -139,28 +145,40 @@ async function testFile(name: string): Promise<Outcome> {
   return { name, passed, failed, skipped, reasons, output, ms, cpuMs };
 }
 
+/** A file or check to run, with the cores it is expected to keep busy. */
+interface Item {
+  run: () => Promise<Outcome>;
+  cores: number;
+}
+
 /**
  * Runs every item, at least `minLanes` at once and more while cores stand idle (`mayStart`), in the
  * order given; `done` hears each as it ends. Returns the most that ran at once.
  */
-async function schedule<T, R>(items: readonly T[], options: AdmissionOptions, work: (item: T) => Promise<R>, done: (r: R) => void): Promise<number> {
+async function schedule(items: readonly Item[], options: AdmissionOptions, done: (r: Outcome) => void): Promise<number> {
   const idleCores = idleCoresSampler();
   idleCores();
   let next = 0;
   let running = 0;
+  let cores = 0;
   let peak = 0;
   let lastStart = 0;
   return new Promise((resolve) => {
     const look = (idle: number | undefined) => {
-      while (next < items.length && mayStart(options, { running, idleCores: idle ?? 0, msSinceLastStart: Date.now() - lastStart })) {
+      while (
+        next < items.length &&
+        mayStart(options, { running, cores, nextCores: items[next]!.cores, idleCores: idle ?? 0, msSinceLastStart: Date.now() - lastStart })
+      ) {
         const item = items[next++]!;
         running++;
+        cores += item.cores;
         peak = Math.max(peak, running);
         lastStart = Date.now();
         // One at a time past the minimum: the next look sees what this one does to the machine.
         idle = 0;
-        void work(item).then((result) => {
+        void item.run().then((result) => {
           running--;
+          cores -= item.cores;
           done(result);
           if (next >= items.length && running === 0) {
             clearInterval(timer);
@@ -196,7 +214,8 @@ const record = (o: Outcome) => {
 const found = SEARCHED.flatMap((d) => findTestFiles(join(root, d)))
   .map((f) => relative(root, f))
   .filter((f) => filters.length === 0 || filters.some((p) => f.includes(p)));
-const files = longestFirst(found, readDurations(DURATIONS), (name) => fileSize(join(root, name)));
+const recorded = readRecord(DURATIONS);
+const files = longestFirst(found, durationsOf(recorded), (name) => fileSize(join(root, name)));
 
 // The type-check needs no build: it starts at once, beside the build, so that no core waits for it.
 const typecheck = skipStatic ? undefined : staticCheck('typecheck (tsc, strict)', 'npx', ['--no-install', 'tsc', '-p', 'tsconfig.json']).then(record);
@@ -239,14 +258,18 @@ const statics: Array<() => Promise<Outcome>> = skipStatic
     ];
 
 // The static checks first (each keeps a core busy), then the files, longest first.
-const items: Array<() => Promise<Outcome>> = [...statics, ...files.map((file) => () => testFile(file))];
-const peak = await schedule(items, ADMISSION, (item) => item(), record);
+// A static check keeps a core busy; a file counts for what its record says it used.
+const items: Item[] = [
+  ...statics.map((run) => ({ run, cores: 1 })),
+  ...files.map((file) => ({ run: () => testFile(file), cores: expectedCores(recorded[file]) })),
+];
+const peak = await schedule(items, ADMISSION, record);
 await typecheck;
 
 const sum = (key: 'passed' | 'failed' | 'skipped') => outcomes.reduce((s, o) => s + o[key], 0);
 const failing = outcomes.filter((o) => o.failed > 0).map((o) => o.name);
 process.stdout.write(
-  `\n${outcomes.length} files and checks in ${((Date.now() - started) / 1000).toFixed(1)} s (at most ${peak} at once; ${ADMISSION.minLanes} to ${ADMISSION.maxLanes} allowed)\n`,
+  `\n${outcomes.length} files and checks in ${((Date.now() - started) / 1000).toFixed(1)} s (at most ${peak} at once; ${ADMISSION.minLanes} to ${ADMISSION.maxLanes} allowed, up to ${ADMISSION.maxCores} cores' worth by their record)\n`,
 );
 if (failing.length) process.stdout.write(`failing: ${failing.join(', ')}\n`);
 // Where the time went: the ten slowest files and checks, so a file that grows slow is seen.
@@ -266,7 +289,7 @@ if (process.argv.includes('--record-times') && filters.length === 0) {
     outcomes
       .filter((o) => o.name.endsWith('.test.ts'))
       .sort((a, b) => a.name.localeCompare(b.name))
-      .map((o) => [o.name, Math.round(o.ms)]),
+      .map((o) => [o.name, { ms: Math.round(o.ms), cpuMs: Math.round(o.cpuMs) }]),
   );
   writeFileSync(DURATIONS, JSON.stringify(times, null, 2) + '\n');
   process.stdout.write(`recorded the files' durations in ${relative(root, DURATIONS)}\n`);
