@@ -274,78 +274,81 @@ checkout("the command's entry is executable, so `npx adoption-kit` runs in the r
   assert.not.throws(() => accessSync(join(root, 'dist/bin/adoption-kit.js'), constants.X_OK));
 });
 
-checkout('during a real build, `node dist/server/cli.js --help` keeps starting and `npm pack` lists the whole package', async () => {
-  const before = await packList();
-  if (typeof before === 'string') throw new Error(`npm pack before the build: ${before}`);
-  const builtBefore = statSync(join(copy, 'dist/server/cli.js')).mtimeMs;
-  const started = Date.now();
-  const build = spawn(process.execPath, ['scripts/build.mjs'], { cwd: copy, stdio: ['ignore', 'pipe', 'pipe'] });
-  let buildOutput = '';
-  build.stdout.on('data', (chunk: Buffer) => (buildOutput += chunk.toString()));
-  build.stderr.on('data', (chunk: Buffer) => (buildOutput += chunk.toString()));
-  let building = true;
-  const finished = new Promise<number | null>((resolve) => build.once('exit', resolve)).finally(() => (building = false));
+checkout(
+  'during a real build (--no-check, as npm test builds), `node dist/server/cli.js --help` keeps starting and `npm pack` lists the whole package',
+  async () => {
+    const before = await packList();
+    if (typeof before === 'string') throw new Error(`npm pack before the build: ${before}`);
+    const builtBefore = statSync(join(copy, 'dist/server/cli.js')).mtimeMs;
+    const started = Date.now();
+    const build = spawn(process.execPath, ['scripts/build.mjs', '--no-check'], { cwd: copy, stdio: ['ignore', 'pipe', 'pipe'] });
+    let buildOutput = '';
+    build.stdout.on('data', (chunk: Buffer) => (buildOutput += chunk.toString()));
+    build.stderr.on('data', (chunk: Buffer) => (buildOutput += chunk.toString()));
+    let building = true;
+    const finished = new Promise<number | null>((resolve) => build.once('exit', resolve)).finally(() => (building = false));
 
-  const failures: string[] = [];
-  // Real starts and packs (a second and three of CPU each), paced so that they do not starve the build
-  // they watch; between them every file the package had is looked for every 50 ms, far finer than a
-  // start or a pack could sample.
-  const pause = (ms: number) => Promise.race([delay(ms), finished]);
-  let starts = 0;
-  let packs = 0;
-  let looks = 0;
-  const starting = (async () => {
-    while (building) {
-      const help = await run(process.execPath, ['dist/server/cli.js', '--help']);
-      starts += 1;
-      if (!help.ok || !help.stdout.startsWith('Usage: ')) failures.push(`start ${starts}: ${help.output}`);
-      await pause(1000);
+    const failures: string[] = [];
+    // Real starts and packs (a second and three of CPU each), paced so that they do not starve the build
+    // they watch; between them every file the package had is looked for every 50 ms, far finer than a
+    // start or a pack could sample.
+    const pause = (ms: number) => Promise.race([delay(ms), finished]);
+    let starts = 0;
+    let packs = 0;
+    let looks = 0;
+    const starting = (async () => {
+      while (building) {
+        const help = await run(process.execPath, ['dist/server/cli.js', '--help']);
+        starts += 1;
+        if (!help.ok || !help.stdout.startsWith('Usage: ')) failures.push(`start ${starts}: ${help.output}`);
+        await pause(1000);
+      }
+    })();
+    const lists: string[][] = [];
+    const packing = (async () => {
+      while (building) {
+        const list = await packList();
+        packs += 1;
+        if (typeof list === 'string') failures.push(`pack ${packs}: ${list}`);
+        else lists.push(list);
+        await pause(2000);
+      }
+    })();
+    const missing = new Set<string>();
+    const looking = (async () => {
+      while (building) {
+        for (const file of before) if (!existsSync(join(copy, file))) missing.add(file);
+        looks += 1;
+        await pause(50);
+      }
+    })();
+    assert.is(await finished, 0, buildOutput);
+    await Promise.all([starting, packing, looking]);
+    // Whole: every file the build kept, and nothing that was neither before nor after.
+    const after = await packList();
+    if (typeof after === 'string') throw new Error(`npm pack after the build: ${after}`);
+    const kept = before.filter((f) => after.includes(f));
+    const lost = kept.filter((f) => missing.has(f));
+    if (lost.length > 0) failures.push(`looked for every file ${looks} times: missing at some point ${lost.slice(0, 5).join(', ')}`);
+    for (const [i, list] of lists.entries()) {
+      const missing = kept.filter((f) => !list.includes(f));
+      const strange = list.filter((f) => !before.includes(f) && !after.includes(f));
+      if (missing.length + strange.length > 0)
+        failures.push(`pack ${i + 1}: ${list.length} files; missing ${missing.slice(0, 5).join(', ')}; unexpected ${strange.slice(0, 5).join(', ')}`);
     }
-  })();
-  const lists: string[][] = [];
-  const packing = (async () => {
-    while (building) {
-      const list = await packList();
-      packs += 1;
-      if (typeof list === 'string') failures.push(`pack ${packs}: ${list}`);
-      else lists.push(list);
-      await pause(2000);
-    }
-  })();
-  const missing = new Set<string>();
-  const looking = (async () => {
-    while (building) {
-      for (const file of before) if (!existsSync(join(copy, file))) missing.add(file);
-      looks += 1;
-      await pause(50);
-    }
-  })();
-  assert.is(await finished, 0, buildOutput);
-  await Promise.all([starting, packing, looking]);
-  // Whole: every file the build kept, and nothing that was neither before nor after.
-  const after = await packList();
-  if (typeof after === 'string') throw new Error(`npm pack after the build: ${after}`);
-  const kept = before.filter((f) => after.includes(f));
-  const lost = kept.filter((f) => missing.has(f));
-  if (lost.length > 0) failures.push(`looked for every file ${looks} times: missing at some point ${lost.slice(0, 5).join(', ')}`);
-  for (const [i, list] of lists.entries()) {
-    const missing = kept.filter((f) => !list.includes(f));
-    const strange = list.filter((f) => !before.includes(f) && !after.includes(f));
-    if (missing.length + strange.length > 0)
-      failures.push(`pack ${i + 1}: ${list.length} files; missing ${missing.slice(0, 5).join(', ')}; unexpected ${strange.slice(0, 5).join(', ')}`);
-  }
-  process.stdout.write(
-    `  [build] ${starts} starts, ${packs} packs and ${looks} looks at every file during a ${((Date.now() - started) / 1000).toFixed(1)} s build\n`,
-  );
-  assert.equal(failures.slice(0, 3), [], `${failures.length} failures in ${starts} starts, ${packs} packs and ${looks} looks`);
-  assert.ok(starts >= 3 && packs >= 1, `the build outlasted ${starts} starts and ${packs} packs`);
-  assert.ok(statSync(join(copy, 'dist/server/cli.js')).mtimeMs > builtBefore, 'the build replaced dist/');
-  assert.equal(
-    readdirSync(copy).filter((name) => name.startsWith(`.dist-build-${build.pid}-`)),
-    [],
-    'the build leaves nothing beside dist/',
-  );
-});
+    process.stdout.write(
+      `  [build] ${starts} starts, ${packs} packs and ${looks} looks at every file during a ${((Date.now() - started) / 1000).toFixed(1)} s build\n`,
+    );
+    assert.equal(failures.slice(0, 3), [], `${failures.length} failures in ${starts} starts, ${packs} packs and ${looks} looks`);
+    assert.ok(starts >= 3 && packs >= 1, `the build outlasted ${starts} starts and ${packs} packs`);
+    assert.ok(statSync(join(copy, 'dist/server/cli.js')).mtimeMs > builtBefore, 'the build replaced dist/');
+    assert.equal(
+      readdirSync(copy).filter((name) => name.startsWith(`.dist-build-${build.pid}-`)),
+      [],
+      'the build leaves nothing beside dist/',
+    );
+  },
+);
 
 checkout('--if-stale right after a build says nothing and builds nothing; an unknown option is refused with the usage', async () => {
   const builtAt = statSync(join(copy, 'dist/server/cli.js')).mtimeMs;
@@ -356,6 +359,24 @@ checkout('--if-stale right after a build says nothing and builds nothing; an unk
   const wrong = await run(process.execPath, ['scripts/build.mjs', '--watch']);
   assert.not.ok(wrong.ok);
   assert.is(wrong.output, 'unknown option --watch\nUsage: node scripts/build.mjs [--if-stale] [--no-check]\n');
+});
+
+checkout('without --no-check the build type-checks: a type error fails it, dist/ stays as it was and nothing is left beside it', async () => {
+  // The real build above emits without checking, as npm test's does (the typecheck beside it checks
+  // everything); here the default is shown to check, on a project of one file.
+  const builtAt = statSync(join(copy, 'dist/server/cli.js')).mtimeMs;
+  writeFileSync(join(copy, 'bin/wrong-type.ts'), "export const count: number = 'three';\n");
+  const config = JSON.parse(readFileSync(join(copy, 'tsconfig.build.json'), 'utf8')) as { include: string[] };
+  writeFileSync(join(copy, 'tsconfig.build.json'), JSON.stringify({ ...config, include: ['bin/wrong-type.ts'] }));
+  const failed = await run(process.execPath, ['scripts/build.mjs']);
+  assert.not.ok(failed.ok, failed.output);
+  assert.match(failed.output, /bin\/wrong-type\.ts.*error TS2322/);
+  assert.match(failed.output, /the build failed/);
+  assert.is(statSync(join(copy, 'dist/server/cli.js')).mtimeMs, builtAt);
+  assert.equal(
+    readdirSync(copy).filter((name) => name.startsWith('.dist-build-')),
+    [],
+  );
 });
 
 checkout.run();
