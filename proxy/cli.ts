@@ -131,11 +131,12 @@ export async function runProxy(options: ProxyCliOptions, controls: RunControls):
     specPath: options.specPath,
     maxQueued: options.judgeQueue,
     clock,
-    onExchange: (exchange, redacted) => {
+    onFinished: (error) => {
       requests++;
-      if (exchange.error && /^(ETIMEDOUT|ECUTSHORT|ECLIENTGONE)/.test(exchange.error)) cutShort++;
-      har?.add(redacted());
+      if (error && /^(ETIMEDOUT|ECUTSHORT|ECLIENTGONE)/.test(error)) cutShort++;
     },
+    // Only the HAR needs each exchange built in this thread (with a judge in a worker, it costs the forwarding).
+    ...(har ? { onExchange: (_exchange, redacted) => har.add(redacted()) } : {}),
     dateHeader: controls.dateHeader ?? true,
     clockToleranceSeconds: options.clockToleranceSeconds,
     onFinding: (f) => {

@@ -1,6 +1,5 @@
 // How one exchange of the proxy is cut short (its --timeout, the proxy's stop, its client gone), and why.
 import type { ServerResponse } from 'node:http';
-import type { Exchange } from '../judge/index.ts';
 
 /** Why an exchange was cut short. */
 export class Cut {
@@ -13,18 +12,19 @@ export class Cut {
 /** What cuts one exchange short (its --timeout, the stop, the client gone): lighter than an AbortController per request. */
 export class Cutter {
   reason: Cut | undefined;
-  #then: Array<() => void> = [];
+  /** Made when first needed: most exchanges have one thing to cut, or none. */
+  #then: Array<() => void> | undefined;
 
   cut(reason: Cut): void {
     if (this.reason) return;
     this.reason = reason;
-    for (const then of this.#then) then();
+    for (const then of this.#then ?? []) then();
   }
 
   /** Runs `then` when the exchange is cut (at once if it was). */
   onCut(then: () => void): void {
     if (this.reason) then();
-    else this.#then.push(then);
+    else (this.#then ??= []).push(then);
   }
 }
 
@@ -32,7 +32,7 @@ export class Cutter {
 export type Verdict = 'judge' | 'injected' | 'abandon';
 
 /** The client's exchange ends without an answer from the target: 502 or 504 when nothing was sent yet. */
-export function cutShort(res: ServerResponse, exchange: Exchange, reason: Cut, nowMs: number): 'judge' | 'abandon' {
+export function cutShort(res: ServerResponse, exchange: { receivedAt: number; error?: string | undefined }, reason: Cut, nowMs: number): 'judge' | 'abandon' {
   exchange.receivedAt = nowMs;
   exchange.error = `${reason.code}: ${reason.message}`;
   if (!res.headersSent && !res.destroyed) {

@@ -1,15 +1,17 @@
-// What the proxy keeps of one exchange: the request as recorded when it arrives (every key its headers
-// carry learnt first, then redacted), and each body's first --capture bytes as they stream through.
-import type { IncomingMessage } from 'node:http';
+// The Exchange the judge reads, built from what the forwarding thread kept of it (raw-exchange.ts):
+// the request as recorded when it arrived (every key its headers carry learnt first), then its answer
+// and each body's first --capture bytes once it finished. Built where the judge runs: in its worker
+// from what the proxy's thread posts, or in the proxy's thread for an inline judge (and for the HAR).
 import { bodyText, type Contract, type Exchange } from '../judge/index.ts';
-import { BodyCapture } from '../lib/http-message.ts';
+import { flatRawHeaders } from '../lib/http-message.ts';
 import { isSecretName, redactHeaders, redactUrl, secretsOf, type KnownKeys } from '../spec/rules/redact.js';
 import { OperationIndex } from './operations.ts';
+import { keyOf } from './request.ts';
+import type { RawExchange } from './raw-exchange.ts';
 
 /** A captured body as text; a cut one may end inside a character, which is left out rather than shown as bytes. */
-export function capturedText(capture: BodyCapture): string {
-  const bytes = capture.bytes();
-  if (capture.truncated) {
+export function capturedText(bytes: Buffer, truncated: boolean): string {
+  if (truncated) {
     try {
       return new TextDecoder('utf-8', { fatal: true }).decode(bytes, { stream: true });
     } catch {
@@ -23,11 +25,10 @@ export function capturedText(capture: BodyCapture): string {
 const FIRST_ONLY_SECRETS = new Set(['authorization', 'proxy-authorization']);
 
 /**
- * The request's headers as forwarded: `flat` (Node's, each once) with every value of a credentials header
- * sent more than once, joined with ", "; and every secret they carry learnt as a key.
+ * The request's headers as forwarded: the raw ones flat (each name once, as Node keeps them) with every
+ * value of a credentials header sent more than once joined with ", "; and every secret they carry learnt as a key.
  */
-function learnForwarded(req: IncomingMessage, flat: Record<string, string>, keys: KnownKeys): Record<string, string> {
-  const raw = req.rawHeaders;
+function learnForwarded(raw: readonly string[], flat: Record<string, string>, keys: KnownKeys): Record<string, string> {
   let repeated: Map<string, string[]> | undefined;
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i]!.toLowerCase();
@@ -39,38 +40,106 @@ function learnForwarded(req: IncomingMessage, flat: Record<string, string>, keys
     if (values) values.push(value);
     else repeated.set(name, [value]);
   }
-  let shown = flat;
-  for (const [name, values] of repeated ?? []) if (values.length > 1) shown = { ...shown, [name]: values.join(', ') };
-  return shown;
+  for (const [name, values] of repeated ?? []) if (values.length > 1) flat[name] = values.join(', ');
+  return flat;
+}
+
+/** A body as the forwarding thread captured it: its kept bytes, every byte it counted, and whether it ended before its end. */
+export interface CapturedBody {
+  bytes: Buffer;
+  total: number;
+  /** The answer was cut before it ended (not only past the capture). */
+  cut?: boolean;
+}
+
+/** How an exchange ended, as the judge reads it: its answer, if one came, and each body as captured. */
+export interface Finished {
+  receivedAt: number;
+  error: string | undefined;
+  tlsError: boolean;
+  /** 0 when no answer came. */
+  status: number;
+  responseRaw: readonly string[] | undefined;
+  response: CapturedBody | undefined;
+  /** The request body, when one came and ended. */
+  request: CapturedBody | undefined;
+}
+
+/** What a RawExchange of this thread says of its end. */
+export function finishedOf(raw: RawExchange): Finished {
+  const req = raw.requestKept;
+  const res = raw.responseBody;
+  return {
+    receivedAt: raw.receivedAt,
+    error: raw.error,
+    tlsError: raw.tlsError,
+    status: raw.status,
+    responseRaw: raw.responseRaw,
+    response: res ? { bytes: res.bytes(), total: res.total, cut: raw.responseCut } : undefined,
+    request: req ? { bytes: req.bytes(), total: req.total } : undefined,
+  };
 }
 
 /**
- * Records each arriving request as an Exchange, numbered in arrival order, every key it carries learnt.
- * Its URL and headers are redacted here, unless `redacted` is false: a judge in a worker thread redacts
- * them there (recordedShown), off the forwarding thread.
+ * Builds each Exchange as the judge reads it: numbered in arrival order, its operation found, every key
+ * it carries learnt, and (for a judge in this thread) its URL and headers redacted as it arrives.
  */
-export function exchangeRecorder(contract: Contract, origin: string, keys: KnownKeys, redacted = true) {
-  const operations = new OperationIndex(contract);
-  let seq = 0;
-  return (req: IncomingMessage, url: string, headers: Record<string, string>, sentAt: number): Exchange => {
-    const path = url.slice(origin.length).split('?', 1)[0]!;
-    const operationId = operations.of(req.method ?? 'GET', path);
-    const forwarded = learnForwarded(req, headers, keys);
-    const request = redacted
-      ? { method: req.method ?? 'GET', url: redactUrl(url, keys), headers: redactHeaders(forwarded, keys) }
-      : { method: req.method ?? 'GET', url, headers: forwarded };
-    return {
-      // Taken last: a request that could not be recorded takes no turn in the judge's order.
-      seq: ++seq,
+export class ExchangeRecorder {
+  readonly #operations: OperationIndex;
+  readonly #origin: string;
+  readonly #keys: KnownKeys;
+  readonly #redacted: boolean;
+
+  /** `redacted` false: the URL and headers stay as they came (a worker redacts them when it judges: recordedShown). */
+  constructor(contract: Contract, origin: string, keys: KnownKeys, redacted = true) {
+    this.#operations = new OperationIndex(contract);
+    this.#origin = origin;
+    this.#keys = keys;
+    this.#redacted = redacted;
+  }
+
+  /** The exchange as its request arrived (`path` follows the origin: the target's prefix, the client's path and query), and its key. */
+  arrived(seq: number, sentAt: number, method: string, path: string, raw: readonly string[]): { exchange: Exchange; key: string | undefined } {
+    const url = `${this.#origin}${path}`;
+    const bare = path.split('?', 1)[0]!;
+    const operationId = this.#operations.of(method, bare);
+    const flat = flatRawHeaders(raw);
+    // Node keeps the first Authorization: its key names the request's window.
+    const key = keyOf(flat.authorization);
+    const forwarded = learnForwarded(raw, flat, this.#keys);
+    const request = this.#redacted
+      ? { method, url: redactUrl(url, this.#keys), headers: redactHeaders(forwarded, this.#keys) }
+      : { method, url, headers: forwarded };
+    const exchange: Exchange = {
+      seq,
       // Exchange wants an operation; one outside the description is marked `outside`, which every check reads first.
       operationId: operationId ?? 'listPets',
-      purpose: `${req.method} ${path}`,
+      purpose: `${method} ${bare}`,
       request,
       sentAt,
       receivedAt: sentAt,
       ...(operationId ? {} : { outside: 'not an operation of the description' }),
     };
-  };
+    return { exchange, key };
+  }
+
+  /** The exchange once it finished: its bodies as captured, its answer if one came, why it ended short. */
+  finished(exchange: Exchange, f: Finished): Exchange {
+    if (f.request) {
+      exchange.request.body = capturedText(f.request.bytes, f.request.total > f.request.bytes.length);
+      if (f.request.total > f.request.bytes.length) exchange.request.truncatedFrom = f.request.total;
+    }
+    exchange.receivedAt = f.receivedAt;
+    if (f.responseRaw) {
+      const body = f.response;
+      const truncated = body !== undefined && body.total > body.bytes.length;
+      exchange.response = { status: f.status, headers: flatRawHeaders(f.responseRaw), body: body ? capturedText(body.bytes, truncated) : '' };
+      if (truncated || body?.cut) exchange.response.truncatedFrom = body?.total ?? 0;
+    }
+    if (f.error !== undefined) exchange.error = f.error;
+    if (f.tlsError) exchange.tlsError = true;
+    return exchange;
+  }
 }
 
 /** A request recorded with `redacted` false, as the recorder would have shown it: its URL and headers redacted (in place). */
@@ -78,36 +147,4 @@ export function recordedShown(exchange: Exchange, keys: KnownKeys): Exchange {
   exchange.request.url = redactUrl(exchange.request.url, keys);
   exchange.request.headers = redactHeaders(exchange.request.headers, keys);
   return exchange;
-}
-
-const NO_BODY = { ended: Promise.resolve() };
-
-/**
- * The request body as it streams in: captured up to `captureBytes`, the capture put on the exchange
- * when it ends. A request that names no body (neither Content-Length nor Transfer-Encoding: RFC 9112
- * §6.3) has none to capture.
- */
-export function captureRequestBody(req: IncomingMessage, exchange: Exchange, captureBytes: number): { ended: Promise<void> } {
-  if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return NO_BODY;
-  const capture = new BodyCapture(captureBytes);
-  req.on('data', (chunk: Buffer) => capture.add(chunk));
-  // Held until it is forwarded (pipe resumes it) or dropped (resume): flowing now, the body would
-  // stream into the capture alone while Prefer: delay holds the request, and never reach the target.
-  req.pause();
-  const ended = new Promise<void>((resolve) => {
-    let finished = false;
-    // 'close' follows 'end' on every request that ends: the capture is decoded once.
-    const finish = () => {
-      if (finished) return;
-      finished = true;
-      if (capture.total > 0) {
-        exchange.request.body = capturedText(capture);
-        if (capture.truncated) exchange.request.truncatedFrom = capture.total;
-      }
-      resolve();
-    };
-    req.once('end', finish);
-    req.once('close', finish);
-  });
-  return { ended };
 }

@@ -2,9 +2,10 @@
 // contract's injected answers (x-fault-injection), the ones the reference server gives. Other codes
 // and named examples go on to the target.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Clock, Exchange } from '../judge/index.ts';
+import type { Clock } from '../judge/index.ts';
 import { isInjectable, requestedFault, type InjectableCode } from '../lib/prefer.ts';
 import type { Cut, Cutter } from './cutter.ts';
+import { ChunkCapture, type RawExchange } from './raw-exchange.ts';
 import { INJECTED_ANSWERS, LOWER_HEADERS } from '../spec/rules/contract.js';
 
 /** The longest Prefer: delay the proxy holds a request for. */
@@ -41,8 +42,8 @@ export interface FaultRequest {
   req: IncomingMessage;
   res: ServerResponse;
   incoming: Record<string, string>;
-  exchange: Exchange;
-  cutter: Cutter;
+  /** The exchange as the proxy keeps it, which is also what cuts it short. */
+  exchange: RawExchange;
   /** Resolves when the request body has been read (and captured). */
   bodyEnded: Promise<void>;
   /** The key's last window, read once the fault is answered. */
@@ -59,8 +60,8 @@ export async function answerRequestedFault(r: FaultRequest): Promise<'injected' 
   const fault = requestedFault(r.incoming, MAX_DELAY_MS);
   // A Prefer that is not a fault this proxy injects goes on unchanged: the server says what it thinks of it.
   if (typeof fault === 'string') return undefined;
-  if (fault.delayMs) await r.sleep(fault.delayMs, r.cutter);
-  if (r.cutter.reason) return r.cutter.reason;
+  if (fault.delayMs) await r.sleep(fault.delayMs, r.exchange);
+  if (r.exchange.reason) return r.exchange.reason;
   // Another status or a named example (Prism's convention) is the target's to answer, if it can.
   if (!isInjectable(fault.code)) return undefined;
   r.req.resume();
@@ -69,6 +70,10 @@ export async function answerRequestedFault(r: FaultRequest): Promise<'injected' 
   r.res.writeHead(fault.code, answer.headers);
   r.res.end(answer.body);
   r.exchange.receivedAt = r.clock.now();
-  r.exchange.response = { status: fault.code, headers: answer.headers, body: answer.body };
+  r.exchange.status = fault.code;
+  r.exchange.responseRaw = Object.entries(answer.headers).flat();
+  const body = new ChunkCapture(Infinity);
+  body.add(Buffer.from(answer.body));
+  r.exchange.responseBody = body;
   return 'injected';
 }

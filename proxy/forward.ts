@@ -2,13 +2,42 @@
 // --header values added), both bodies streamed through, the answer's first --capture bytes kept.
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { type Clock, type Exchange } from '../judge/index.ts';
+import type { Clock } from '../judge/index.ts';
 import { tlsExplanation, type TlsSettings } from '../lib/tls.ts';
-import { BodyCapture, flatRawHeaders } from '../lib/http-message.ts';
-import { capturedText } from './exchange-record.ts';
-import { cutShort, type Cutter } from './cutter.ts';
+import { cutShort } from './cutter.ts';
+import { ChunkCapture, type RawExchange } from './raw-exchange.ts';
 
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+/**
+ * Whether a header stays on its hop: connection, keep-alive, proxy-connection, proxy-authorization, te,
+ * trailer, transfer-encoding, upgrade (and, for a request, host). By its length first: most names are
+ * none of these, and are not lower-cased to find it out.
+ */
+function hopByHop(name: string, host: boolean): boolean {
+  switch (name.length) {
+    case 2:
+      return name.toLowerCase() === 'te';
+    case 4:
+      return host && name.toLowerCase() === 'host';
+    case 7: {
+      const lower = name.toLowerCase();
+      return lower === 'trailer' || lower === 'upgrade';
+    }
+    case 10: {
+      const lower = name.toLowerCase();
+      return lower === 'connection' || lower === 'keep-alive';
+    }
+    case 16:
+      return name.toLowerCase() === 'proxy-connection';
+    case 17:
+      return name.toLowerCase() === 'transfer-encoding';
+    case 19:
+      return name.toLowerCase() === 'proxy-authorization';
+    default:
+      return false;
+  }
+}
+
+const ignore = () => {};
 
 export interface ForwardOptions {
   target: URL;
@@ -19,15 +48,9 @@ export interface ForwardOptions {
   clock: Clock;
 }
 
-export interface OneForward {
-  url: string;
-  incoming: Record<string, string>;
-  exchange: Exchange;
-  cutter: Cutter;
-}
-
 export interface Forwarder {
-  forward(req: IncomingMessage, res: ServerResponse, one: OneForward): Promise<'judge' | 'abandon'>;
+  /** Forwards the request and streams the answer back, keeping on `raw` what the judge reads; it is `raw` that cuts it short. */
+  forward(req: IncomingMessage, res: ServerResponse, raw: RawExchange): Promise<'judge' | 'abandon'>;
   /** Closes the kept-alive connections to the target. */
   destroy(): void;
 }
@@ -40,20 +63,22 @@ export function createForwarder({ target, tls, headers: extra, captureBytes, clo
   // Options, not a URL string: a string is parsed again for every request.
   const targetOptions = { protocol: target.protocol, hostname: target.hostname.replace(/^\[|\]$/g, ''), port: target.port || (secure ? 443 : 80) };
 
-  function forward(req: IncomingMessage, res: ServerResponse, { url, incoming, exchange, cutter }: OneForward): Promise<'judge' | 'abandon'> {
+  const added = Object.entries(extra ?? {});
+
+  function forward(req: IncomingMessage, res: ServerResponse, raw: RawExchange): Promise<'judge' | 'abandon'> {
     const headers: Record<string, string | string[]> = {};
-    for (let i = 0; i < req.rawHeaders.length; i += 2) {
-      const name = req.rawHeaders[i]!;
-      const lower = name.toLowerCase();
-      if (HOP_BY_HOP.has(lower) || lower === 'host') continue;
-      const value = req.rawHeaders[i + 1]!;
+    const rawHeaders = req.rawHeaders;
+    for (let i = 0; i < rawHeaders.length; i += 2) {
+      const name = rawHeaders[i]!;
+      if (hopByHop(name, true)) continue;
+      const value = rawHeaders[i + 1]!;
       const had = headers[name];
       headers[name] = had === undefined ? value : Array.isArray(had) ? [...had, value] : [had, value];
     }
-    for (const [name, value] of Object.entries(extra ?? {})) headers[name] = value;
+    for (const [name, value] of added) headers[name] = value;
     headers.host = target.host;
-    // Without a length the body goes chunked, as it came; with one, the length is the client's.
-    if (incoming['content-length'] === undefined && incoming['transfer-encoding'] === undefined) headers['content-length'] = '0';
+    // Without a length the body goes chunked, as it came; with one, the length is the client's (Node read both already).
+    if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) headers['content-length'] = '0';
 
     return new Promise((resolve) => {
       let settled = false;
@@ -65,46 +90,43 @@ export function createForwarder({ target, tls, headers: extra, captureBytes, clo
       };
       const bodyless = headers['content-length'] === '0';
       const send = (retry: boolean): ClientRequest => {
-        const upstream = (secure ? httpsRequest : httpRequest)(
-          { ...targetOptions, path: url.slice(target.origin.length), method: req.method, headers, agent },
-          (answer) => {
-            started = true;
-            // Errors of a cut answer are read from 'close'; one unlistened would end the process.
-            answer.on('error', () => {});
-            const raw: string[] = [];
-            for (let i = 0; i < answer.rawHeaders.length; i += 2) {
-              if (HOP_BY_HOP.has(answer.rawHeaders[i]!.toLowerCase())) continue;
-              raw.push(answer.rawHeaders[i]!, answer.rawHeaders[i + 1]!);
-            }
-            res.writeHead(answer.statusCode ?? 502, answer.statusMessage, raw);
-            const capture = new BodyCapture(captureBytes);
-            answer.on('data', (chunk: Buffer) => capture.add(chunk));
-            answer.pipe(res);
-            const answered = () => {
-              exchange.receivedAt = clock.now();
-              // From the raw headers: Node's own object would be built for this alone.
-              exchange.response = { status: answer.statusCode ?? 0, headers: flatRawHeaders(answer.rawHeaders), body: capturedText(capture) };
-              if (capture.truncated || !answer.complete) exchange.response.truncatedFrom = capture.total;
-            };
-            answer.once('end', () => {
-              answered();
-              settle('judge');
-            });
-            answer.once('close', () => {
-              if (settled) return;
-              // Cut before its end: judged on what came (the headers, a part of the body), as cut short.
-              answered();
-              const reason = cutter.reason;
-              exchange.error = reason ? `${reason.code}: ${reason.message}` : 'ECONNRESET: the target closed the connection before the answer ended';
-              res.destroy();
-              settle(reason && reason.code !== 'ETIMEDOUT' ? 'abandon' : 'judge');
-            });
-          },
-        );
+        const upstream = (secure ? httpsRequest : httpRequest)({ ...targetOptions, path: raw.path, method: req.method, headers, agent }, (answer) => {
+          started = true;
+          // Errors of a cut answer are read from 'close'; one unlistened would end the process.
+          answer.on('error', ignore);
+          const answerRaw = answer.rawHeaders;
+          const passed: string[] = [];
+          for (let i = 0; i < answerRaw.length; i += 2) if (!hopByHop(answerRaw[i]!, false)) passed.push(answerRaw[i]!, answerRaw[i + 1]!);
+          res.writeHead(answer.statusCode ?? 502, answer.statusMessage, passed);
+          const capture = new ChunkCapture(captureBytes);
+          answer.on('data', (chunk: Buffer) => capture.add(chunk));
+          answer.pipe(res);
+          // Its headers as Node read them, and its chunks by reference: the judge makes what it reads of them where it runs.
+          const answered = () => {
+            raw.receivedAt = clock.now();
+            raw.status = answer.statusCode ?? 0;
+            raw.responseRaw = answerRaw;
+            raw.responseBody = capture;
+            raw.responseCut = !answer.complete;
+          };
+          answer.once('end', () => {
+            answered();
+            settle('judge');
+          });
+          answer.once('close', () => {
+            if (settled) return;
+            // Cut before its end: judged on what came (the headers, a part of the body), as cut short.
+            answered();
+            const reason = raw.reason;
+            raw.error = reason ? `${reason.code}: ${reason.message}` : 'ECONNRESET: the target closed the connection before the answer ended';
+            res.destroy();
+            settle(reason && reason.code !== 'ETIMEDOUT' ? 'abandon' : 'judge');
+          });
+        });
         upstream.on('error', (error) => {
           if (settled) return;
-          if (cutter.reason) {
-            if (!started) settle(cutShort(res, exchange, cutter.reason, clock.now()));
+          if (raw.reason) {
+            if (!started) settle(cutShort(res, raw, raw.reason, clock.now()));
             return;
           }
           const code = (error as { code?: string }).code ?? error.message;
@@ -115,13 +137,13 @@ export function createForwarder({ target, tls, headers: extra, captureBytes, clo
             return;
           }
           const tls = tlsExplanation(code);
-          exchange.receivedAt = clock.now();
-          exchange.error = tls ? `TLS: ${tls} (${code})` : code;
-          if (tls) exchange.tlsError = true;
+          raw.receivedAt = clock.now();
+          raw.error = tls ? `TLS: ${tls} (${code})` : code;
+          if (tls) raw.tlsError = true;
           // The one answer the proxy writes itself: the target gave none.
           if (!res.headersSent) {
             res.writeHead(502, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
-            res.end(`adoption-kit proxy: no answer from ${target.origin}: ${exchange.error}\n`);
+            res.end(`adoption-kit proxy: no answer from ${target.origin}: ${raw.error}\n`);
           } else res.destroy();
           settle('judge');
         });
@@ -131,7 +153,7 @@ export function createForwarder({ target, tls, headers: extra, captureBytes, clo
         return upstream;
       };
       let current = send(false);
-      cutter.onCut(() => current.destroy(new Error(cutter.reason!.message)));
+      raw.onCut(() => current.destroy(new Error(raw.reason!.message)));
     });
   }
 

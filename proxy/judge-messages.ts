@@ -9,6 +9,8 @@ import type { JudgeResults } from './judging.ts';
 /** What the worker is started with: how to judge, and the keys known from the start. */
 export interface WorkerSetup {
   specPath: string;
+  /** The target's origin, put before each recorded request's path (the proxy's raw records name only the path). */
+  origin?: string;
   dateHeader: boolean;
   tolerances?: Partial<Tolerances>;
   limits?: Partial<JudgeLimits>;
@@ -21,7 +23,6 @@ export type JudgeOp =
   | { op: 'observe'; exchange: Exchange; key: string | undefined; injected: boolean }
   /** `lost`: one the proxy did not queue (the worker was too far behind), only its place and its key told. */
   | { op: 'abandoned'; exchange: Exchange; key: string | undefined; reachedTarget: boolean; lost?: boolean }
-  | { op: 'learnt'; secret: string }
   | { op: 'watch' }
   | { op: 'results'; id: number; unjudged: number }
   | { op: 'report'; id: number; label: string };
@@ -36,6 +37,33 @@ export type WorkerReply =
   | { t: 'judged'; exchanges: number; bytes: number; findings: Finding[]; changed?: Array<[string, number]> }
   | { t: 'results'; id: number; results: JudgeResults }
   | { t: 'report'; id: number; label: string; report: JudgedKeyReport | undefined };
+
+/**
+ * A batch as the proxy's thread posts it: `items` in turn, each a JudgeOp object or one of the proxy's
+ * raw records (raw-exchange.ts) as a tag and its fields; the captured bodies of the batch's records in
+ * `bytes`, one buffer transferred with the message (no copy), each body named by its offset and length.
+ * No object graph per exchange is cloned, and the forwarding thread builds none.
+ */
+export interface JudgeBatch {
+  items: unknown[];
+  bytes: ArrayBuffer | undefined;
+}
+
+/** A request arrived: ARRIVED, seq, sentAt, method, path (after the origin), the raw headers. */
+export const ARRIVED = 0;
+/**
+ * An exchange finished: FINISHED, seq, how (HOW_*), reachedTarget, receivedAt, error (or null), tlsError,
+ * status (0: no answer), the answer's raw headers (or null), then per body (the answer's, the request's)
+ * its offset in `bytes` (-1: none), its kept length, every byte counted, and (the answer's) whether it was cut.
+ */
+export const FINISHED = 1;
+export const FINISHED_FIELDS = 16;
+export const ARRIVED_FIELDS = 6;
+export const HOW_OBSERVE = 0;
+export const HOW_INJECTED = 1;
+export const HOW_ABANDONED = 2;
+/** Not judged: the worker was too far behind; only its place and its key are told. */
+export const HOW_LOST = 3;
 
 /** About what an exchange weighs on its way to the worker: its bodies as captured, and a little for the rest. */
 export function weightOf(exchange: Exchange): number {

@@ -2,13 +2,28 @@
 // the TrafficJudge, and does each batch of work the proxy's thread posts, in order. Each batch is
 // acknowledged with what it found, so the proxy knows how far behind the judge is.
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import { loadContract } from '../judge/index.ts';
+import { loadContract, type Exchange } from '../judge/index.ts';
 import { KnownKeys } from '../spec/rules/redact.js';
-import { recordedShown } from './exchange-record.ts';
+import { ExchangeRecorder, recordedShown, type CapturedBody } from './exchange-record.ts';
 import { TrafficJudge } from './judge.ts';
 import { resultsOf } from './judging.ts';
 import type { Finding } from './findings.ts';
-import { weightOf, type JudgeOp, type WorkerReply, type WorkerSetup } from './judge-messages.ts';
+import {
+  ARRIVED,
+  ARRIVED_FIELDS,
+  FINISHED,
+  FINISHED_FIELDS,
+  HOW_ABANDONED,
+  HOW_INJECTED,
+  HOW_LOST,
+  weightOf,
+  type JudgeBatch,
+  type JudgeOp,
+  type WorkerReply,
+  type WorkerSetup,
+} from './judge-messages.ts';
+
+const EMPTY = Buffer.alloc(0);
 
 async function serve(port: MessagePort, setup: WorkerSetup): Promise<void> {
   const contract = await loadContract(setup.specPath);
@@ -37,7 +52,8 @@ async function serve(port: MessagePort, setup: WorkerSetup): Promise<void> {
     bytes = 0;
   };
 
-  function run(op: JudgeOp): number {
+  /** Does one op; `weight`: what the proxy's thread counted it as (its raw record's), else weightOf. */
+  function run(op: JudgeOp, weight?: number): number {
     switch (op.op) {
       case 'arrived':
         recordedShown(op.exchange, keys);
@@ -46,7 +62,7 @@ async function serve(port: MessagePort, setup: WorkerSetup): Promise<void> {
       case 'observe':
         // The inline judge shares the proxy's ring, which learnt the key as the request arrived.
         keys.add(op.key);
-        bytes += weightOf(op.exchange);
+        bytes += weight ?? weightOf(op.exchange);
         recordedShown(op.exchange, keys);
         judge.observe({ exchange: op.exchange, key: op.key, ...(op.injected ? { injected: true } : {}) });
         return 1;
@@ -55,11 +71,8 @@ async function serve(port: MessagePort, setup: WorkerSetup): Promise<void> {
         recordedShown(op.exchange, keys);
         judge.abandoned(op);
         if (op.lost) return 0;
-        bytes += weightOf(op.exchange);
+        bytes += weight ?? weightOf(op.exchange);
         return 1;
-      case 'learnt':
-        keys.add(op.secret);
-        return 0;
       case 'watch':
         if (!changed) {
           changed = new Map();
@@ -91,11 +104,93 @@ async function serve(port: MessagePort, setup: WorkerSetup): Promise<void> {
     }
   }
 
-  port.on('message', (batch: JudgeOp[]) => {
-    for (const op of batch) {
-      // Read after run(): an answer in the batch says what was judged before it, and starts the count again.
-      const judgedNow = run(op);
-      exchanges += judgedNow;
+  const recorder = new ExchangeRecorder(contract, setup.origin ?? '', keys, false);
+  /** Each request arrived and not yet finished, as recorded (URL and headers as they came), with its key. */
+  const underWay = new Map<number, { exchange: Exchange; key: string | undefined }>();
+
+  /** An exchange the proxy's thread kept as a raw record: built here, then judged as the object ops are. */
+  function arrivedRaw(items: unknown[], i: number): void {
+    const recorded = recorder.arrived(items[i + 1] as number, items[i + 2] as number, items[i + 3] as string, items[i + 4] as string, items[i + 5] as string[]);
+    underWay.set(recorded.exchange.seq, recorded);
+    const { seq, sentAt, receivedAt, operationId, purpose, outside, request } = recorded.exchange;
+    // What the judge reads as a request arrives, apart from the exchange it will judge: of its headers only Prefer.
+    const prefer = request.headers.prefer;
+    const arrival: Exchange = {
+      seq,
+      sentAt,
+      receivedAt,
+      operationId,
+      purpose,
+      request: { method: request.method, url: request.url, headers: prefer === undefined ? {} : { prefer } },
+    };
+    if (outside !== undefined) arrival.outside = outside;
+    run({ op: 'arrived', exchange: arrival, key: recorded.key });
+  }
+
+  function finishedRaw(items: unknown[], i: number, buffer: Buffer | undefined): number {
+    const seq = items[i + 1] as number;
+    const recorded = underWay.get(seq);
+    if (!recorded) throw new Error(`the proxy finished exchange ${seq}, which never arrived`);
+    underWay.delete(seq);
+    const { exchange, key } = recorded;
+    const how = items[i + 2] as number;
+    const reachedTarget = items[i + 3] as boolean;
+    if (how === HOW_LOST) {
+      const { sentAt, operationId, purpose, outside } = exchange;
+      const bare: Exchange = {
+        seq,
+        sentAt,
+        receivedAt: items[i + 4] as number,
+        operationId,
+        purpose,
+        request: { method: exchange.request.method, url: exchange.request.url, headers: {} },
+      };
+      if (outside) bare.outside = outside;
+      bare.error = 'not judged: the judge fell behind';
+      return run({ op: 'abandoned', exchange: bare, key, reachedTarget, lost: true });
+    }
+    const part = (at: number, cut?: boolean): CapturedBody | undefined => {
+      const offset = items[at] as number;
+      const total = items[at + 2] as number;
+      if (offset < 0 && total === 0) return undefined;
+      const kept = items[at + 1] as number;
+      const body = offset < 0 || !buffer ? EMPTY : buffer.subarray(offset, offset + kept);
+      return cut === undefined ? { bytes: body, total } : { bytes: body, total, cut };
+    };
+    const status = items[i + 7] as number;
+    const responseRaw = items[i + 8] as string[] | null;
+    recorder.finished(exchange, {
+      receivedAt: items[i + 4] as number,
+      error: (items[i + 5] as string | null) ?? undefined,
+      tlsError: items[i + 6] as boolean,
+      status,
+      responseRaw: responseRaw ?? undefined,
+      response: responseRaw ? (part(i + 9, items[i + 12] as boolean) ?? { bytes: EMPTY, total: 0, cut: items[i + 12] as boolean }) : undefined,
+      request: part(i + 13),
+    });
+    // As the proxy's thread weighed it (RawExchange.weight): the bytes kept of an answer and of a request body.
+    const weight = 1_024 + (responseRaw ? (items[i + 10] as number) : 0) + (items[i + 14] as number);
+    if (how === HOW_ABANDONED) return run({ op: 'abandoned', exchange, key, reachedTarget }, weight);
+    return run({ op: 'observe', exchange, key, injected: how === HOW_INJECTED }, weight);
+  }
+
+  port.on('message', (batch: JudgeBatch) => {
+    const { items } = batch;
+    const buffer = batch.bytes ? Buffer.from(batch.bytes) : undefined;
+    let i = 0;
+    while (i < items.length) {
+      const item = items[i];
+      // Read after each: an answer in the batch says what was judged before it, and starts the count again.
+      if (item === ARRIVED) {
+        arrivedRaw(items, i);
+        i += ARRIVED_FIELDS;
+      } else if (item === FINISHED) {
+        exchanges += finishedRaw(items, i, buffer);
+        i += FINISHED_FIELDS;
+      } else {
+        exchanges += run(item as JudgeOp);
+        i++;
+      }
     }
     judged();
   });

@@ -128,6 +128,72 @@ t('32 concurrent clients on a racy limiter: the same must findings, in the same 
   );
 });
 
+t(
+  'the proxy judging in a worker, which builds each exchange from what the forwarding thread posts: the same findings and reports as judging inline',
+  async () => {
+    async function through(judging: 'inline' | 'worker') {
+      const clock = new ManualClock(Date.UTC(2030, 0, 1));
+      const server = await createServer({ host: '127.0.0.1', port: 0, storage: { type: 'memory' }, logger: false, clock });
+      await server.start();
+      const told: string[] = [];
+      const proxy = createTrafficProxy({
+        target: server.info.uri,
+        host: '127.0.0.1',
+        port: 0,
+        contract,
+        timeoutMs: 10_000,
+        clock,
+        dateHeader: false,
+        judging,
+        specPath: DEFAULT_SPEC_PATH,
+        onFinding: (f) => told.push(`${f.id}: ${f.message}`),
+      });
+      let url = '';
+      try {
+        url = await proxy.start();
+        for (let i = 0; i < 40; i++) {
+          // A secret in a cookie, to be learnt and hidden in the query and the bodies; creates; a path outside the description.
+          const headers = {
+            authorization: 'Bearer test-free-key',
+            'content-type': 'application/json',
+            ...(i % 7 === 0 ? { cookie: 'apikey=cookie-secret-0123456789; theme=dark' } : {}),
+          };
+          const res =
+            i % 5 === 0
+              ? await fetch(`${url}/v1/pets`, {
+                  method: 'POST',
+                  headers,
+                  body: JSON.stringify({ name: `Rex ${i} cookie-secret-0123456789`, species: 'dog', status: 'available' }),
+                })
+              : await fetch(`${url}/v1/${i % 9 === 0 ? 'healthz' : i % 4 === 0 ? 'pets/1' : 'pets?limit=2&api_key=cookie-secret-0123456789'}`, { headers });
+          await res.arrayBuffer();
+          clock.advance(100);
+        }
+      } finally {
+        await proxy.stop();
+        await server.stop();
+      }
+      try {
+        // Each run has its own ports: named alike, the rest must be equal.
+        const text = JSON.stringify(said(await proxy.judging.results()))
+          .replaceAll(new URL(server.info.uri).host, 'target')
+          .replaceAll(new URL(url).host, 'proxy');
+        return { results: JSON.parse(text) as unknown, told };
+      } finally {
+        await proxy.judging.close();
+      }
+    }
+    const inline = await through('inline');
+    const worker = await through('worker');
+    assert.equal(worker.results, inline.results);
+    assert.equal(worker.told, inline.told, 'the worker tells each finding as the inline judge does');
+    const shown = JSON.stringify(worker.results);
+    assert.match(shown, /"requests":40,/);
+    assert.ok(!shown.includes('cookie-secret-0123456789'), 'the secret learnt from the cookie is hidden');
+    assert.ok(shown.includes('Rex 35 cook…(24 chars)'), 'and named by its label in the bodies');
+  },
+);
+
 t('a worker that falls behind past its bound: what it could not take is counted, and --fail-on never passes the run', async () => {
   const worker = workerJudging({ specPath: DEFAULT_SPEC_PATH, dateHeader: false, keys: [], maxQueued: 3 });
   try {

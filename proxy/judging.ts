@@ -34,8 +34,6 @@ export interface Judging extends LiveJudge {
   observe(observed: Observed): void;
   /** An exchange that will never be judged (cut by its client or the stop). */
   abandoned(observed: Pick<Observed, 'exchange' | 'key'> & { reachedTarget: boolean }): void;
-  /** A secret seen passing besides the keys of `Authorization` (a cookie, X-Auth): redacted from now on. */
-  learnt(secret: string): void;
   /** The window the key's last answer from the server named (for an injected 429), read at once. */
   lastWindow(key: string | undefined): LastWindow;
   /** What the judge says once everything handed to it so far is judged. */
@@ -52,8 +50,6 @@ export function inlineJudging(judge: TrafficJudge): Judging & { judge: TrafficJu
     arrived: (o) => judge.arrived(o),
     observe: (o) => judge.observe(o),
     abandoned: (o) => judge.abandoned(o),
-    // The inline judge shares the proxy's ring of keys: it learnt the secret when the proxy did.
-    learnt: () => {},
     lastWindow: (key) => judge.lastWindow(key),
     subscribe: (listener) => judge.subscribe(listener),
     keyReport: (label) => judge.keyReport(label),

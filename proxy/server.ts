@@ -9,11 +9,12 @@ import { DEFAULT_SPEC_PATH, type Clock, type Contract, type Exchange } from '../
 import type { TlsSettings } from '../lib/tls.ts';
 import { KnownKeys, redactExchange, secretsOf } from '../spec/rules/redact.js';
 import { flatHeaders } from '../lib/http-message.ts';
-import { Cut, Cutter, cutShort, type Verdict } from './cutter.ts';
+import { Cut, cutShort, type Cutter, type Verdict } from './cutter.ts';
 import { Deadlines } from './deadlines.ts';
-import { captureRequestBody, exchangeRecorder } from './exchange-record.ts';
-import { createForwarder, type OneForward } from './forward.ts';
+import { ExchangeRecorder, finishedOf } from './exchange-record.ts';
+import { createForwarder } from './forward.ts';
 import { answerRequestedFault } from './faults.ts';
+import { ChunkCapture, RawExchange, type RawFeed } from './raw-exchange.ts';
 import { keyOf, originForm } from './request.ts';
 import { TrafficJudge, type JudgeLimits } from './judge.ts';
 import { inlineJudging, type Judging, type JudgingMode } from './judging.ts';
@@ -48,9 +49,12 @@ export interface ProxyOptions {
   /**
    * Every finished exchange as it is handed to the judge (bodies as captured; URL and headers redacted
    * when the judge runs in this thread, as they came when it runs in a worker), with the copy whose URL,
-   * headers and bodies are redacted, made only when asked (the HAR asks; counting does not).
+   * headers and bodies are redacted, made only when asked (the HAR asks). With a judge in a worker, asking
+   * for it makes this thread build each exchange (and learn each key) as well: count with onFinished.
    */
   onExchange?: (exchange: Exchange, redacted: () => Exchange) => void;
+  /** Every finished exchange, in turn, by the error it ended with (none for an answer that came whole): costs nothing to build. */
+  onFinished?: (error: string | undefined) => void;
   /** Requests the proxy answers itself instead of forwarding (the live view); true when it did. */
   own?: (req: IncomingMessage, res: ServerResponse) => boolean;
   /** Waits that many ms (Prefer: delay); tests pass one that moves their clock. */
@@ -87,16 +91,6 @@ export interface TrafficProxy extends JudgingProxy {
   readonly judge: TrafficJudge;
 }
 
-/** Tells the worker's judge of each secret the proxy learns as it is learnt (the inline judge shares the ring). */
-class TellingKeys extends KnownKeys {
-  tell: (secret: string) => void = () => {};
-
-  override add(key: string | undefined | null): void {
-    if (typeof key === 'string' && key !== '' && !this._fixed.has(key) && !this._learned.has(key)) this.tell(key);
-    super.add(key);
-  }
-}
-
 export function createTrafficProxy(options: ProxyOptions & { judging?: 'inline' }): TrafficProxy;
 export function createTrafficProxy(options: ProxyOptions): JudgingProxy;
 export function createTrafficProxy(options: ProxyOptions): JudgingProxy {
@@ -107,9 +101,7 @@ export function createTrafficProxy(options: ProxyOptions): JudgingProxy {
   const forwarder = createForwarder({ target, tls: options.tls, headers: options.headers, captureBytes, clock });
   // Every key the proxy is told of or sees, redacted wherever it appears in what the proxy keeps and shows.
   const given = [...secretsOf(options.headers ?? {}), ...(options.keys ?? [])];
-  const keys = new TellingKeys(given);
-  // A judge in a worker redacts what it is sent there; the HAR (onExchange) redacts its own copy.
-  const record = exchangeRecorder(options.contract, target.origin, keys, options.judging !== 'worker');
+  const keys = new KnownKeys(given);
   const how = {
     dateHeader: options.dateHeader ?? true,
     ...(options.clockToleranceSeconds !== undefined ? { tolerances: { clockSkewSeconds: options.clockToleranceSeconds } } : {}),
@@ -117,26 +109,37 @@ export function createTrafficProxy(options: ProxyOptions): JudgingProxy {
   };
   let judge: TrafficJudge | undefined;
   let judging: Judging;
+  let feed: RawFeed;
   if (options.judging === 'worker') {
-    judging = workerJudging({
+    // The worker builds each exchange from what this thread posts, learns the keys and redacts.
+    const worker = workerJudging({
       ...how,
       specPath: options.specPath ?? DEFAULT_SPEC_PATH,
+      origin: target.origin,
       keys: given,
       lastWindows: options.faults === true,
       ...(options.maxQueued !== undefined ? { maxQueued: options.maxQueued } : {}),
       ...(options.onFinding ? { onFinding: options.onFinding } : {}),
     });
-    keys.tell = (secret) => judging.learnt(secret);
+    judging = worker;
+    // The HAR (onExchange) redacts its own copy, built here: its keys learnt here as the requests arrive.
+    feed = options.onExchange ? recordingFeed(new ExchangeRecorder(options.contract, target.origin, keys, false), worker) : worker;
   } else {
     judge = new TrafficJudge({ contract: options.contract, ...how, ...(options.onFinding ? { onFinding: options.onFinding } : {}), keys });
     judging = inlineJudging(judge);
+    feed = inlineFeed(new ExchangeRecorder(options.contract, target.origin, keys), judging);
   }
   // Exchanges are judged in the order their requests arrived, even when answers come back out of order.
   const turns = new Turns();
-  const deadlines = new Deadlines(options.timeoutMs);
-  const pending = new Set<Promise<void>>();
-  /** Each exchange under way, by the function that cuts it short. */
-  const inFlight = new Set<(cut: Cut) => void>();
+  const deadlines = new Deadlines<RawExchange>(options.timeoutMs);
+  /** Requests being handled, and what to call when none is (stop() waits for it). */
+  let handling = 0;
+  let idle: (() => void) | undefined;
+  const handled = () => {
+    if (--handling === 0) idle?.();
+  };
+  /** Each exchange under way (each is what cuts it short). */
+  const inFlight = new Set<RawExchange>();
 
   function sleep(ms: number, cutter: Cutter): Promise<void> {
     if (options.sleep) return options.sleep(ms);
@@ -149,6 +152,9 @@ export function createTrafficProxy(options: ProxyOptions): JudgingProxy {
     });
   }
 
+  let seq = 0;
+  const expire = (raw: RawExchange) => raw.cut(new Cut(`no complete exchange within --timeout ${options.timeoutMs} ms`, 'ETIMEDOUT'));
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const sentAt = clock.now();
     const path = originForm(req.url ?? '/');
@@ -157,62 +163,59 @@ export function createTrafficProxy(options: ProxyOptions): JudgingProxy {
       res.end('adoption-kit proxy: the request target must be a path (or an absolute URL, whose path is used)\n');
       return;
     }
-    const url = `${target.origin}${prefix}${path}`;
-    const incoming = flatHeaders(req);
-    const key = keyOf(incoming.authorization);
-    // Every secret its headers carry is learnt as it is recorded (exchange-record.ts).
     // Its seq is its turn in the judge's order: from here, the finally below always takes that turn.
-    const exchange = record(req, url, incoming, sentAt);
-    const cutter = new Cutter();
-    const cut = (reason: Cut) => cutter.cut(reason);
+    const raw = new RawExchange(++seq, sentAt, req.method ?? 'GET', `${prefix}${path}`, req.rawHeaders);
     let verdict: Verdict = 'abandon';
-    const one = { url, incoming, key, exchange, cutter, reachedTarget: false };
     try {
-      judging.arrived({ exchange, key });
-      inFlight.add(cut);
-      deadlines.add(cutter, () => cut(new Cut(`no complete exchange within --timeout ${options.timeoutMs} ms`, 'ETIMEDOUT')));
+      if (options.faults) raw.key = keyOf(req.headers.authorization);
+      feed.arrivedRaw(raw);
+      inFlight.add(raw);
+      deadlines.add(raw, expire);
       // A client that goes away takes its exchange with it: an endless answer is not read for nobody.
       res.once('close', () => {
-        if (!res.writableFinished) cut(new Cut('the client closed the connection before the answer ended', 'ECLIENTGONE'));
+        if (!res.writableFinished) raw.cut(new Cut('the client closed the connection before the answer ended', 'ECLIENTGONE'));
       });
-      verdict = await pass(req, res, one);
+      verdict = await pass(req, res, raw);
     } finally {
-      deadlines.clear(cutter);
-      inFlight.delete(cut);
-      turns.done(exchange.seq, () => {
+      deadlines.clear(raw);
+      inFlight.delete(raw);
+      turns.done(raw.seq, () => {
         try {
-          if (verdict === 'abandon') judging.abandoned({ exchange, key, reachedTarget: one.reachedTarget });
-          else judging.observe({ exchange, key, ...(verdict === 'injected' ? { injected: true } : {}) });
+          feed.finishedRaw(raw, verdict);
         } finally {
+          options.onFinished?.(raw.error);
           // The judge reads the bodies as they came; what leaves for the HAR has the keys out of them too.
-          options.onExchange?.(exchange, () => redactExchange(exchange, keys));
+          const recorded = raw.recorded;
+          if (options.onExchange && recorded) options.onExchange(recorded.exchange, () => redactExchange(recorded.exchange, keys));
         }
       });
     }
   }
 
   /** Answers a fault (with --faults) or forwards the request, and says how the exchange is to be judged. */
-  async function pass(req: IncomingMessage, res: ServerResponse, one: OneForward & { key: string | undefined; reachedTarget: boolean }): Promise<Verdict> {
-    const body = captureRequestBody(req, one.exchange, captureBytes);
+  async function pass(req: IncomingMessage, res: ServerResponse, raw: RawExchange): Promise<Verdict> {
+    const body = captureRequestBody(req, raw, captureBytes);
     if (options.faults) {
-      const lastWindow = () => judging.lastWindow(one.key);
-      const answered = await answerRequestedFault({ req, res, ...one, bodyEnded: body.ended, lastWindow, clock, sleep });
+      const lastWindow = () => judging.lastWindow(raw.key);
+      const incoming = flatHeaders(req);
+      const answered = await answerRequestedFault({ req, res, incoming, exchange: raw, bodyEnded: body, lastWindow, clock, sleep });
       if (answered === 'injected') return answered;
-      if (answered) return cutShort(res, one.exchange, answered, clock.now());
+      if (answered) return cutShort(res, raw, answered, clock.now());
     }
     // From here the target may decide it (and its limiter count it), whatever becomes of the exchange.
-    one.reachedTarget = true;
-    return forwarder.forward(req, res, one);
+    raw.reachedTarget = true;
+    return forwarder.forward(req, res, raw);
   }
 
   const server: Server = createHttpServer((req, res) => {
     if (options.own?.(req, res)) return;
-    const work = handle(req, res).catch((error: unknown) => {
+    handling++;
+    // A count rather than a set of promises: the one promise per request is handle's own.
+    handle(req, res).then(handled, (error: unknown) => {
+      handled();
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
       res.end(`adoption-kit proxy: ${(error as Error).message}\n`);
     });
-    pending.add(work);
-    void work.finally(() => pending.delete(work));
   });
 
   return {
@@ -229,17 +232,79 @@ export function createTrafficProxy(options: ProxyOptions): JudgingProxy {
     stop: async (graceMs = DEFAULT_STOP_GRACE_MS) => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
-      const finished = Promise.all([...pending]);
+      const finished = handling === 0 ? Promise.resolve() : new Promise<void>((resolve) => (idle = resolve));
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([finished, new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
       clearTimeout(timer);
-      for (const cut of [...inFlight]) cut(new Cut('the proxy stopped before the exchange ended', 'ECUTSHORT'));
+      for (const raw of [...inFlight]) raw.cut(new Cut('the proxy stopped before the exchange ended', 'ECUTSHORT'));
       // Every connection goes with the cuts, not after their exchanges are judged: under a flood
       // (issue 42) a 502 written to each of 1,200 clients still sending their bodies cost 0.5 s more.
       server.closeAllConnections();
       await finished;
       await closed;
       forwarder.destroy();
+    },
+  };
+}
+
+/**
+ * The request body as it streams in: captured up to `captureBytes` on the exchange, which marks when it
+ * has ended. A request that names no body (neither Content-Length nor Transfer-Encoding: RFC 9112 §6.3)
+ * has none to capture. Resolves when it has ended.
+ */
+function captureRequestBody(req: IncomingMessage, raw: RawExchange, captureBytes: number): Promise<void> {
+  if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) {
+    raw.requestEnded = true;
+    return NO_BODY;
+  }
+  const capture = new ChunkCapture(captureBytes);
+  raw.requestBody = capture;
+  req.on('data', (chunk: Buffer) => capture.add(chunk));
+  // Held until it is forwarded (pipe resumes it) or dropped (resume): flowing now, the body would
+  // stream into the capture alone while Prefer: delay holds the request, and never reach the target.
+  req.pause();
+  return new Promise<void>((resolve) => {
+    // 'close' follows 'end' on every request that ends.
+    const finish = () => {
+      raw.requestEnded = true;
+      resolve();
+    };
+    req.once('end', finish);
+    req.once('close', finish);
+  });
+}
+
+const NO_BODY = Promise.resolve();
+
+/** An inline judge's feed: each exchange built in this thread, its URL and headers redacted as it arrives. */
+function inlineFeed(recorder: ExchangeRecorder, judging: Judging): RawFeed {
+  return {
+    arrivedRaw: (raw) => {
+      raw.recorded = recorder.arrived(raw.seq, raw.sentAt, raw.method, raw.path, raw.requestRaw);
+      judging.arrived(raw.recorded);
+    },
+    finishedRaw: (raw, verdict) => {
+      const recorded = raw.recorded;
+      // A request that could not be recorded was never handed to the judge.
+      if (!recorded) return;
+      if (!raw.requestEnded) raw.requestBody = undefined;
+      recorder.finished(recorded.exchange, finishedOf(raw));
+      if (verdict === 'abandon') judging.abandoned({ ...recorded, reachedTarget: raw.reachedTarget });
+      else judging.observe({ ...recorded, ...(verdict === 'injected' ? { injected: true } : {}) });
+    },
+  };
+}
+
+/** A worker's feed that also builds each exchange here, as it came, for onExchange (the HAR). */
+function recordingFeed(recorder: ExchangeRecorder, worker: RawFeed): RawFeed {
+  return {
+    arrivedRaw: (raw) => {
+      raw.recorded = recorder.arrived(raw.seq, raw.sentAt, raw.method, raw.path, raw.requestRaw);
+      worker.arrivedRaw(raw);
+    },
+    finishedRaw: (raw, verdict) => {
+      worker.finishedRaw(raw, verdict);
+      if (raw.recorded) recorder.finished(raw.recorded.exchange, finishedOf(raw));
     },
   };
 }

@@ -9,7 +9,22 @@ import { Listeners } from '../lib/live/source.ts';
 import { readSnapshot } from '../spec/rules/snapshot.js';
 import type { LastWindow } from './faults.ts';
 import type { Finding } from './findings.ts';
-import { weightOf, type JudgeOp, type JudgedKeyReport, type WorkerReply, type WorkerSetup } from './judge-messages.ts';
+import { flatRawHeaders } from '../lib/http-message.ts';
+import {
+  ARRIVED,
+  FINISHED,
+  HOW_ABANDONED,
+  HOW_INJECTED,
+  HOW_LOST,
+  HOW_OBSERVE,
+  weightOf,
+  type JudgeBatch,
+  type JudgeOp,
+  type JudgedKeyReport,
+  type WorkerReply,
+  type WorkerSetup,
+} from './judge-messages.ts';
+import type { ChunkCapture, RawExchange, RawFeed } from './raw-exchange.ts';
 import type { JudgeResults, Judging } from './judging.ts';
 import { WorkerReports } from './worker-reports.ts';
 
@@ -43,10 +58,9 @@ function startWorker(setup: WorkerSetup): Worker {
   return new Worker(boot, { eval: true, workerData: setup });
 }
 
-export function workerJudging(options: WorkerJudgingOptions): Judging {
+export function workerJudging(options: WorkerJudgingOptions): Judging & RawFeed {
   const { maxQueued = DEFAULT_MAX_QUEUED, onFinding, lastWindows: keepWindows, ...setup } = options;
   const worker = startWorker(setup);
-  let batch: JudgeOp[] = [];
   let flushing = false;
   /** Exchanges posted and not yet acknowledged. */
   let queued = 0;
@@ -62,22 +76,61 @@ export function workerJudging(options: WorkerJudgingOptions): Judging {
   const reports = new WorkerReports((label) => ask({ op: 'report', id: 0, label }));
 
   let timer: NodeJS.Timeout | undefined;
+  /** The batch's items (JudgeBatch), and the bodies whose bytes go with it, each with where its offset goes. */
+  let items: unknown[] = [];
+  let bodies: Array<ChunkCapture | number> = [];
+  let bodyBytes = 0;
   const flush = () => {
     flushing = false;
     clearTimeout(timer);
-    if (batch.length === 0) return;
-    worker.postMessage(batch);
-    batch = [];
+    if (items.length === 0) return;
+    let bytes: ArrayBuffer | undefined;
+    if (bodyBytes > 0) {
+      // One buffer for every body of the batch, handed over with the message rather than copied by it.
+      const all = Buffer.allocUnsafeSlow(bodyBytes);
+      let at = 0;
+      for (let i = 0; i < bodies.length; i += 2) {
+        const capture = bodies[i] as ChunkCapture;
+        items[bodies[i + 1] as number] = at;
+        for (const chunk of capture.chunks) {
+          all.set(chunk, at);
+          at += chunk.length;
+        }
+      }
+      bytes = all.buffer as ArrayBuffer;
+    }
+    const batch: JudgeBatch = { items, bytes };
+    worker.postMessage(batch, bytes ? [bytes] : []);
+    items = [];
+    bodies = [];
+    bodyBytes = 0;
+    ops = 0;
   };
   // A message costs the forwarding thread far more than the exchanges in it (the worker is woken for
   // each): posted every BATCH_MS, or at BATCH_OPS, or at once when an answer is awaited.
-  const post = (op: JudgeOp) => {
-    batch.push(op);
-    if (batch.length >= BATCH_OPS) flush();
-    else if (!flushing) {
+  let ops = 0;
+  const posted = () => {
+    if (++ops >= BATCH_OPS) {
+      ops = 0;
+      flush();
+    } else if (!flushing) {
       flushing = true;
       timer = setTimeout(flush, BATCH_MS);
     }
+  };
+  const post = (op: JudgeOp) => {
+    items.push(op);
+    posted();
+  };
+  /** A body's place in the batch: its offset is written at `items.length` once the batch's buffer is filled. */
+  const body = (capture: ChunkCapture | undefined) => {
+    if (!capture || capture.kept === 0) {
+      items.push(-1, 0, capture?.total ?? 0);
+      return;
+    }
+    bodies.push(capture, items.length);
+    bodyBytes += capture.kept;
+    items.push(-1, capture.kept, capture.total);
   };
   // The worker holds the process open only while an answer is awaited from it.
   worker.unref();
@@ -149,6 +202,43 @@ export function workerJudging(options: WorkerJudgingOptions): Judging {
 
   return {
     mode: 'worker',
+    arrivedRaw: (raw) => {
+      items.push(ARRIVED, raw.seq, raw.sentAt, raw.method, raw.path, raw.requestRaw);
+      posted();
+    },
+    finishedRaw: (raw, verdict) => {
+      // The judge reads a request body once it has ended; one still coming is not read.
+      if (!raw.requestEnded) raw.requestBody = undefined;
+      if (keepWindows && verdict === 'judge' && raw.responseRaw) rememberRawWindow(lastWindows, raw);
+      const abandon = verdict === 'abandon';
+      const reachedTarget = abandon ? raw.reachedTarget : true;
+      let how = abandon ? HOW_ABANDONED : verdict === 'injected' ? HOW_INJECTED : HOW_OBSERVE;
+      if (full()) {
+        // One that never reached the target is judged by nobody in either thread: not counted.
+        if (reachedTarget) unjudged++;
+        how = HOW_LOST;
+      } else {
+        queued++;
+        queuedBytes += raw.weight;
+      }
+      const lostOne = how === HOW_LOST;
+      const answered = !lostOne && raw.responseRaw !== undefined;
+      items.push(
+        FINISHED,
+        raw.seq,
+        how,
+        reachedTarget,
+        raw.receivedAt,
+        raw.error ?? null,
+        raw.tlsError,
+        answered ? raw.status : 0,
+        answered ? raw.responseRaw : null,
+      );
+      body(answered ? raw.responseBody : undefined);
+      items.push(raw.responseCut);
+      body(lostOne ? undefined : raw.requestKept);
+      posted();
+    },
     arrived: ({ exchange, key }) => post({ op: 'arrived', exchange: arrival(exchange), key }),
     observe: ({ exchange, key, injected }) => {
       if (keepWindows && !injected && exchange.response) rememberWindow(lastWindows, key, exchange);
@@ -161,7 +251,6 @@ export function workerJudging(options: WorkerJudgingOptions): Judging {
       take(exchange);
       post({ op: 'abandoned', exchange, key, reachedTarget });
     },
-    learnt: (secret) => post({ op: 'learnt', secret }),
     lastWindow: (key) => lastWindows.get(key ?? '') ?? {},
     subscribe: (listener) => {
       if (!watching) post({ op: 'watch' });
@@ -207,9 +296,19 @@ function arrival(exchange: Exchange): Exchange {
   return arrived;
 }
 
+/** rememberWindow of an answer as the forwarding thread kept it (read only with --faults). */
+function rememberRawWindow(windows: Map<string, LastWindow>, raw: RawExchange): void {
+  const { reset, limit } = readSnapshot({ status: raw.status, headers: flatRawHeaders(raw.responseRaw!), receivedAtMs: raw.receivedAt });
+  remember(windows, raw.key, reset, limit);
+}
+
 /** The key's window as its last answer named it, kept as the inline judge keeps it. */
 function rememberWindow(windows: Map<string, LastWindow>, key: string | undefined, exchange: Exchange): void {
   const { reset, limit } = readSnapshot({ status: exchange.response!.status, headers: exchange.response!.headers, receivedAtMs: exchange.receivedAt });
+  remember(windows, key, reset, limit);
+}
+
+function remember(windows: Map<string, LastWindow>, key: string | undefined, reset: number | null, limit: number | null): void {
   if (reset === null && limit === null) return;
   const id = key ?? '';
   // Most recently answered last; as many keys as the judge keeps in full, and more.
