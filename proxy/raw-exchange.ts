@@ -60,6 +60,8 @@ export class RawExchange extends Cutter {
   tlsError = false;
   /** Whether the target may have decided it (its limiter counted it), whatever became of the exchange. */
   reachedTarget = false;
+  /** How it is to be judged, once it is over. */
+  verdict: Verdict | undefined;
   /** Its key, read here only when something in this thread needs it (--faults' last window). */
   key: string | undefined;
   /** The exchange as an inline judge (or the HAR) reads it, built in this thread only for them. */

@@ -155,7 +155,34 @@ export function createTrafficProxy(options: ProxyOptions): JudgingProxy {
   let seq = 0;
   const expire = (raw: RawExchange) => raw.cut(new Cut(`no complete exchange within --timeout ${options.timeoutMs} ms`, 'ETIMEDOUT'));
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /** The exchange is over: its turn is taken (once), and it goes to the judge when every earlier one has. */
+  function finish(raw: RawExchange, verdict: Verdict): void {
+    if (raw.verdict !== undefined) return;
+    raw.verdict = verdict;
+    deadlines.clear(raw);
+    inFlight.delete(raw);
+    turns.done(raw.seq, () => {
+      try {
+        feed.finishedRaw(raw, verdict);
+      } finally {
+        options.onFinished?.(raw.error);
+        // The judge reads the bodies as they came; what leaves for the HAR has the keys out of them too.
+        const recorded = raw.recorded;
+        if (options.onExchange && recorded) options.onExchange(recorded.exchange, () => redactExchange(recorded.exchange, keys));
+      }
+    });
+    handled();
+  }
+
+  /** The proxy's own failure on one request (a bug): 500, and the exchange abandoned. */
+  function failed(raw: RawExchange | undefined, res: ServerResponse, error: unknown): void {
+    if (raw) finish(raw, 'abandon');
+    if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+    res.end(`adoption-kit proxy: ${(error as Error).message}\n`);
+  }
+
+  // Callbacks, not a chain of promises: forwarding the request is the whole of what this thread must do.
+  function handle(req: IncomingMessage, res: ServerResponse): void {
     const sentAt = clock.now();
     const path = originForm(req.url ?? '/');
     if (path === undefined) {
@@ -163,59 +190,45 @@ export function createTrafficProxy(options: ProxyOptions): JudgingProxy {
       res.end('adoption-kit proxy: the request target must be a path (or an absolute URL, whose path is used)\n');
       return;
     }
-    // Its seq is its turn in the judge's order: from here, the finally below always takes that turn.
+    // Its seq is its turn in the judge's order: from here, finish() always takes that turn.
     const raw = new RawExchange(++seq, sentAt, req.method ?? 'GET', `${prefix}${path}`, req.rawHeaders);
-    let verdict: Verdict = 'abandon';
+    handling++;
     try {
       if (options.faults) raw.key = keyOf(req.headers.authorization);
       feed.arrivedRaw(raw);
       inFlight.add(raw);
       deadlines.add(raw, expire);
       // A client that goes away takes its exchange with it: an endless answer is not read for nobody.
-      res.once('close', () => {
+      res.on('close', () => {
         if (!res.writableFinished) raw.cut(new Cut('the client closed the connection before the answer ended', 'ECLIENTGONE'));
       });
-      verdict = await pass(req, res, raw);
-    } finally {
-      deadlines.clear(raw);
-      inFlight.delete(raw);
-      turns.done(raw.seq, () => {
-        try {
-          feed.finishedRaw(raw, verdict);
-        } finally {
-          options.onFinished?.(raw.error);
-          // The judge reads the bodies as they came; what leaves for the HAR has the keys out of them too.
-          const recorded = raw.recorded;
-          if (options.onExchange && recorded) options.onExchange(recorded.exchange, () => redactExchange(recorded.exchange, keys));
-        }
-      });
+      const body = captureRequestBody(req, raw, captureBytes);
+      if (options.faults) {
+        passFault(req, res, raw, body).catch((error: unknown) => failed(raw, res, error));
+        return;
+      }
+      // From here the target may decide it (and its limiter count it), whatever becomes of the exchange.
+      raw.reachedTarget = true;
+      forwarder.forward(req, res, raw, finish);
+    } catch (error) {
+      failed(raw, res, error);
     }
   }
 
-  /** Answers a fault (with --faults) or forwards the request, and says how the exchange is to be judged. */
-  async function pass(req: IncomingMessage, res: ServerResponse, raw: RawExchange): Promise<Verdict> {
-    const body = captureRequestBody(req, raw, captureBytes);
-    if (options.faults) {
-      const lastWindow = () => judging.lastWindow(raw.key);
-      const incoming = flatHeaders(req);
-      const answered = await answerRequestedFault({ req, res, incoming, exchange: raw, bodyEnded: body, lastWindow, clock, sleep });
-      if (answered === 'injected') return answered;
-      if (answered) return cutShort(res, raw, answered, clock.now());
-    }
-    // From here the target may decide it (and its limiter count it), whatever becomes of the exchange.
+  /** Answers a fault the request asks for (with --faults), or forwards it. */
+  async function passFault(req: IncomingMessage, res: ServerResponse, raw: RawExchange, body: Promise<void>): Promise<void> {
+    const lastWindow = () => judging.lastWindow(raw.key);
+    const incoming = flatHeaders(req);
+    const answered = await answerRequestedFault({ req, res, incoming, exchange: raw, bodyEnded: body, lastWindow, clock, sleep });
+    if (answered === 'injected') return finish(raw, answered);
+    if (answered) return finish(raw, cutShort(res, raw, answered, clock.now()));
     raw.reachedTarget = true;
-    return forwarder.forward(req, res, raw);
+    forwarder.forward(req, res, raw, finish);
   }
 
   const server: Server = createHttpServer((req, res) => {
     if (options.own?.(req, res)) return;
-    handling++;
-    // A count rather than a set of promises: the one promise per request is handle's own.
-    handle(req, res).then(handled, (error: unknown) => {
-      handled();
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
-      res.end(`adoption-kit proxy: ${(error as Error).message}\n`);
-    });
+    handle(req, res);
   });
 
   return {
