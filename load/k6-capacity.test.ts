@@ -77,8 +77,12 @@ if (k6 === null) {
     expectPass(r);
     assert.is(r.summary!.extra.keyLimited, null);
     assert.match(readFileSync(r.summaryPath.replace(/\.json$/, '.svg'), 'utf8'), /class="cap-knee"|class="cap-step/, 'the chart lands beside the JSON');
-    assert.match(r.output, /bound found: none up to 100\/s/);
-    assert.match(r.output, /held 50\/s: .* k6: VUs busy at most \d+ of 40, \d+ dropped, iteration [\d.]+ ms for a [\d.]+ ms request/);
+    // What bounds the search is the machine's to say: on a quiet one nothing up to 100/s; on a busy one
+    // k6 may fall behind (the generator's ceiling) or the server's answers slow down (its knee). The
+    // key never binds: the load key's limits are far above these rates.
+    assert.match(r.output, /bound found: (none up to 100\/s|the generator's ceiling at|the server's knee, between)/, r.output);
+    assert.not.match(r.output, /the key binds|the key's limit/, r.output);
+    assert.match(r.output, /(held|MISSED) 50\/s: .* k6: VUs busy at most \d+ of 40, \d+ dropped, iteration [\d.]+ ms for a [\d.]+ ms request/, r.output);
     const after = await fetch(`${baseUrl}/pets?limit=1`, { headers: { authorization: 'Bearer test-load-key' } });
     assert.is(after.status, 200, 'the load key is neither limited nor banned');
   });
