@@ -93,7 +93,9 @@ export async function consumer(work: string, name: string, tarball: string, omit
   const dir = join(work, name);
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `consumer-${name}`, private: true, type: 'module' }));
-  const args = ['install', tarball, ...(omitOptional ? ['--omit=optional'] : []), '--no-audit', '--no-fund', '--loglevel=warn'];
+  // --prefer-offline: the registry's metadata npm already holds is used without asking again (the same
+  // CPU, half the wall time here: 44 s to 23 s for the full install); what is missing is still fetched.
+  const args = ['install', tarball, ...(omitOptional ? ['--omit=optional'] : []), '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=warn'];
   const said = await execFileAsync('npm', args, { cwd: dir, encoding: 'utf8', env: installEnv(trap.port), maxBuffer: 16 * 1024 * 1024 });
   const mb = folderBytes(join(dir, 'node_modules')) / 1e6;
   process.stdout.write(`  [install] ${name}: ${packages(dir)} packages, ${mb.toFixed(1)} MB in node_modules\n`);
