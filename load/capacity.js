@@ -47,14 +47,16 @@ import {
   missedRate,
   behindPlan,
   plannedBefore,
+  createPet,
+  listPets,
+  probe,
 } from './lib/bundle.cjs';
-import { createPet, listPets, probe } from './lib/requests.js';
 
 /** The reference server's fixture key whose limits do not bind (fixtures/api-keys.json). */
 export const LOAD_KEY = 'test-load-key';
 /** This script's path as k6 was given it (or absolute), for the `next:` command: the installed package's is not load/capacity.js. */
 const SCRIPT = scriptPathFrom(new Error().stack, __ENV.PWD, 'load/capacity.js');
-const target = { baseUrl: baseUrl(__ENV), apiKey: stringEnv(__ENV, 'API_KEY', LOAD_KEY) };
+const target = { baseUrl: baseUrl(__ENV), apiKey: stringEnv(__ENV, 'API_KEY', LOAD_KEY), http: http };
 const FIXED = stringEnv(__ENV, 'RATES', '');
 const BETWEEN = stringEnv(__ENV, 'BETWEEN', '');
 const START_RATE = numberEnv(__ENV, 'START_RATE', 50, { integer: true, min: 1 });

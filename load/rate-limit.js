@@ -52,10 +52,13 @@ import {
   rateLimitOverrideRefusal,
   runLength,
   MAX_CLIENTS,
+  listPets,
+  listPetsBatchRequest,
+  noteRedirect,
+  probe,
 } from './lib/bundle.cjs';
-import { listPets, listPetsBatchRequest, noteRedirect, probe } from './lib/requests.js';
 
-const target = { baseUrl: baseUrl(__ENV), apiKey: stringEnv(__ENV, 'API_KEY', 'test-free-key') };
+const target = { baseUrl: baseUrl(__ENV), apiKey: stringEnv(__ENV, 'API_KEY', 'test-free-key'), http: http };
 const expected = expectedLimit(__ENV);
 const OVERDRIVE = numberEnv(__ENV, 'OVERDRIVE', 1.5, { min: 1.05, max: 100 });
 // Requests per minute to offer when the limit is only learned at run time (no PLAN or LIMIT).

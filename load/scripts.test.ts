@@ -11,10 +11,8 @@ import * as assert from 'uvu/assert';
 const here = dirname(fileURLToPath(import.meta.url));
 const SCRIPTS = ['smoke.js', 'rate-limit.js', 'capacity.js'];
 const LIB = readdirSync(join(here, 'lib')).filter((f) => f.endsWith('.js'));
-/** What k6 loads besides the scripts and requests.js: generated from lib/bundle.js (load/bundle.ts). */
+/** What k6 loads besides the scripts: generated from lib/bundle.js (load/bundle.ts), requests.js included. */
 const BUNDLE = 'lib/bundle.cjs';
-/** The only ES modules k6 loads, each run through Babel by k6 v0.47: the scripts and requests.js. */
-const K6_LOADS = [...SCRIPTS, 'lib/requests.js'];
 /** The shared rules the scripts import: k6 loads them like any local file. */
 const RULES = readdirSync(join(here, '..', 'spec', 'rules')).filter((f) => f.endsWith('.js'));
 /** The judge's rule engine (judge/rules): plain ES modules too, bundled for k6 with load/lib. */
@@ -251,15 +249,12 @@ function localImports(file: string): string[] {
   return importsOf(source(file)).filter((spec) => !K6_MODULES.has(spec));
 }
 
-for (const file of K6_LOADS) {
-  test(`${file} imports no ES module but requests.js: the rest comes from the bundle, which k6 compiles without Babel`, () => {
+for (const file of SCRIPTS) {
+  test(`${file} imports no ES module: what it needs besides k6 comes from the bundle, which k6 compiles without Babel`, () => {
     const from = dirname(join(here, file));
     for (const spec of localImports(file)) {
       const to = join(from, spec);
-      assert.ok(
-        to === join(here, BUNDLE) || to === join(here, 'lib/requests.js'),
-        `${file} imports ${spec}: k6 v0.47 would run it through Babel (add it to lib/bundle.js)`,
-      );
+      assert.ok(to === join(here, BUNDLE), `${file} imports ${spec}: k6 v0.47 would run it through Babel (add it to lib/bundle.js)`);
     }
   });
 }
@@ -288,9 +283,9 @@ test('the bundle check can fail: an ES module is refused', () => {
   );
 });
 
-test('the bundle offers every name the scripts and requests.js import from it', () => {
+test('the bundle offers every name the scripts import from it', () => {
   const offered = new Set(importsOfNames(source('lib/bundle.js')).map((n) => n.name));
-  for (const file of K6_LOADS)
+  for (const file of SCRIPTS)
     for (const n of importsOfNames(source(file)))
       if (/bundle\.cjs$/.test(n.from)) assert.ok(offered.has(n.name), `${file} imports ${n.name}, which lib/bundle.js does not export`);
 });

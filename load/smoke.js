@@ -4,6 +4,7 @@
 // offered rate (RATE x 4 requests/min) under the key's limit.
 
 import { check, fail, sleep } from 'k6';
+import http from 'k6/http';
 import exec from 'k6/execution';
 import {
   PET_STATUSES,
@@ -27,10 +28,13 @@ import {
   smokeThresholds,
   k6Override,
   overrideFlags,
+  createPet,
+  getPet,
+  listPets,
+  probe,
 } from './lib/bundle.cjs';
-import { createPet, getPet, listPets, probe } from './lib/requests.js';
 
-const target = { baseUrl: baseUrl(__ENV), apiKey: stringEnv(__ENV, 'API_KEY', 'test-pro-key') };
+const target = { baseUrl: baseUrl(__ENV), apiKey: stringEnv(__ENV, 'API_KEY', 'test-pro-key'), http: http };
 const VUS = numberEnv(__ENV, 'VUS', 2, { integer: true, min: 1, max: 50 });
 const DURATION_S = durationEnv(__ENV, 'DURATION', '30s');
 // Iterations per minute; each makes four requests with the key (and a VU's first one more without).
@@ -155,7 +159,7 @@ export function smoke(data) {
   // Once per VU: requests without a key may be limited per client address, and smoke must stay
   // under every limit.
   if (exec.vu.iterationInScenario === 0) {
-    const anonymous = listPets({ baseUrl: target.baseUrl, apiKey: '' }, { limit: 1 }, { read: true, expect: 401 });
+    const anonymous = listPets({ baseUrl: target.baseUrl, apiKey: '', http: http }, { limit: 1 }, { read: true, expect: 401 });
     check(anonymous, {
       'listPets without a key 401': (r) => r.status === 401,
       '401 has an Error body': (r) => isErrorBody(jsonBody(r.body), 401),

@@ -40,13 +40,16 @@ __export(bundle_exports, {
   bucketSeconds: () => bucketSeconds,
   capacitySvg: () => capacitySvg,
   capacityThresholds: () => capacityThresholds,
+  checkedUrl: () => checkedUrl,
   clientsEnv: () => clientsEnv,
   createJudge: () => createJudge,
   createPacer: () => createPacer,
+  createPet: () => createPet,
   doublingRates: () => doublingRates,
   durationEnv: () => durationEnv,
   eventMetric: () => eventMetric,
   expectedLimit: () => expectedLimit,
+  getPet: () => getPet,
   headerValue: () => headerValue,
   isErrorBody: () => isErrorBody,
   isPet: () => isPet,
@@ -64,18 +67,24 @@ __export(bundle_exports, {
   keyLimitLine: () => keyLimitLine,
   keyLimitSamples: () => keyLimitSamples,
   limitShortfalls: () => limitShortfalls,
+  listPets: () => listPets,
+  listPetsBatchRequest: () => listPetsBatchRequest,
+  listPetsUrl: () => listPetsUrl,
   metricValue: () => metricValue,
   missedRate: () => missedRate,
   nextLine: () => nextLine,
   nextPass: () => nextPass,
+  noteRedirect: () => noteRedirect,
   numberEnv: () => numberEnv,
   onOrigin: () => onOrigin,
   overrideFlags: () => overrideFlags,
   overrideReport: () => overrideReport,
   overwhelmed: () => overwhelmed,
+  params: () => params,
   parseBetween: () => parseBetween,
   parseRates: () => parseRates,
   plannedBefore: () => plannedBefore,
+  probe: () => probe,
   rateLimitHeaderProblems: () => rateLimitHeaderProblems,
   rateLimitOverrideRefusal: () => rateLimitOverrideRefusal,
   rateLimitThresholds: () => rateLimitThresholds,
@@ -3917,6 +3926,83 @@ function pct(share) {
   return (share * 100).toFixed(2) + "%";
 }
 
+// load/lib/requests.js
+function params(target, name, ask) {
+  const a = ask || {};
+  const all = Object.assign({ name }, a.tags || {});
+  const headers = { Accept: "application/json" };
+  if (target.apiKey !== "") headers.Authorization = "Bearer " + target.apiKey;
+  const p = { headers, tags: all, redirects: 0, responseType: a.read ? "text" : "none" };
+  if (a.expect !== void 0) p.responseCallback = target.http.expectedStatuses(a.expect);
+  return p;
+}
+function checkedUrl(target, url) {
+  const resolved = onOrigin(target.baseUrl, url);
+  if (resolved === null) throw new Error("refused to send API_KEY to " + url + ": not on the origin of BASE_URL " + target.baseUrl);
+  return resolved;
+}
+var told = /* @__PURE__ */ new WeakMap();
+function noteRedirect(target, res) {
+  if (res.status < 300 || res.status > 399) return;
+  const location = headerValue(res.headers, HEADERS.location);
+  if (location === void 0) return;
+  const foreign = onOrigin(target.baseUrl, location) === null;
+  const kind = res.status + (foreign ? " elsewhere" : " here");
+  const said = told.get(target) || {};
+  told.set(target, said);
+  if (said[kind]) return;
+  said[kind] = true;
+  console.warn(
+    "the target answered " + res.status + " with Location " + location + (foreign ? ", another origin than BASE_URL: not followed, API_KEY goes only to " + target.baseUrl : ": not followed (maxRedirects: 0)") + "; judged as the answer it is"
+  );
+}
+function send(target, method, url, body, p) {
+  const res = target.http.request(method, checkedUrl(target, url), body, p);
+  noteRedirect(target, res);
+  return res;
+}
+function queryString(query) {
+  if (!query) return "";
+  const parts = [];
+  const keys = Object.keys(query);
+  for (let i = 0; i < keys.length; i++) {
+    const v = query[keys[i]];
+    if (v !== void 0) parts.push(encodeURIComponent(keys[i]) + "=" + encodeURIComponent(String(v)));
+  }
+  return parts.length === 0 ? "" : "?" + parts.join("&");
+}
+function listPetsUrl(target, query) {
+  return target.baseUrl + "/pets" + queryString(query);
+}
+function listPets(target, query, ask) {
+  return send(target, "GET", listPetsUrl(target, query), null, params(target, "listPets", ask));
+}
+function createPet(target, pet, ask) {
+  const p = params(target, "createPet", ask);
+  p.headers["Content-Type"] = "application/json";
+  return send(target, "POST", target.baseUrl + "/pets", JSON.stringify(pet), p);
+}
+function getPet(target, id, ask) {
+  return send(target, "GET", target.baseUrl + "/pets/" + encodeURIComponent(String(id)), null, params(target, "getPet", ask));
+}
+function listPetsBatchRequest(target, query, ask) {
+  return { method: "GET", url: checkedUrl(target, listPetsUrl(target, query)), params: params(target, "listPets", ask) };
+}
+function probe(target) {
+  const res = send(target, "GET", listPetsUrl(target, { limit: 1 }), null, params(target, "listPets", { tags: { phase: "setup" } }));
+  if (res.status === 0) {
+    throw new Error("target " + target.baseUrl + " is not answering (" + (res.error || "no response") + "); start it or set BASE_URL");
+  }
+  if (res.status === 401) throw new Error("target " + target.baseUrl + " refused API_KEY (401); set API_KEY to a key it knows");
+  if (res.status !== 200 && res.status !== 429) {
+    throw new Error("target " + target.baseUrl + " answered GET /pets?limit=1 with " + res.status + "; is BASE_URL the address ending in /v1?");
+  }
+  if (headerValue(res.headers, HEADERS.rateLimitLimit) === void 0) {
+    console.warn("the target sends no X-RateLimit-Limit header; the rate-limit checks will fail");
+  }
+  return res;
+}
+
 // load/lib/pacing.js
 function createPacer(options) {
   let perSecond = options.perSecond;
@@ -4053,13 +4139,16 @@ function banProbeTimes(ban) {
   bucketSeconds,
   capacitySvg,
   capacityThresholds,
+  checkedUrl,
   clientsEnv,
   createJudge,
   createPacer,
+  createPet,
   doublingRates,
   durationEnv,
   eventMetric,
   expectedLimit,
+  getPet,
   headerValue,
   isErrorBody,
   isPet,
@@ -4077,18 +4166,24 @@ function banProbeTimes(ban) {
   keyLimitLine,
   keyLimitSamples,
   limitShortfalls,
+  listPets,
+  listPetsBatchRequest,
+  listPetsUrl,
   metricValue,
   missedRate,
   nextLine,
   nextPass,
+  noteRedirect,
   numberEnv,
   onOrigin,
   overrideFlags,
   overrideReport,
   overwhelmed,
+  params,
   parseBetween,
   parseRates,
   plannedBefore,
+  probe,
   rateLimitHeaderProblems,
   rateLimitOverrideRefusal,
   rateLimitThresholds,

@@ -17,6 +17,7 @@ export { keyLimit, keyLimitFromGauges, keyLimitLine, keyLimitSamples, KEY_LIMIT_
 export { metricValue, summaryOutputs } from "./summary.js";
 export { nextLine, scriptPathFrom } from "./next-run.js";
 export { k6Override, overrideFlags, overrideReport, rateLimitOverrideRefusal, runLength } from "./overrides.js";
+export { checkedUrl, createPet, getPet, listPets, listPetsBatchRequest, listPetsUrl, noteRedirect, params, probe } from "./requests.js";
 export { refusal, setupStop } from "./outcome.js";
 export { answerOf, banProbeTimes, createPacer } from "./pacing.js";
 export { VIOLATIONS_METRIC, createJudge, eventMetric, reportLines, zeroSamples } from "./verdict.js";

@@ -1,5 +1,6 @@
 /**
- * @typedef {{ baseUrl: string, apiKey: string }} Target
+ * @typedef {Pick<typeof import('k6/http').default, 'request' | 'expectedStatuses'>} Http the script's `k6/http`
+ * @typedef {{ baseUrl: string, apiKey: string, http: Http }} Target
  * @typedef {Record<string, string>} Tags
  * @typedef {{ tags?: Tags, expect?: number, read?: boolean }} Ask how a request is sent: `tags`
  *   besides its name; `expect`, a status it is meant to get although it is an error (a deliberate
@@ -41,19 +42,19 @@ export function listPetsUrl(target: Target, query?: Record<string, string | numb
  * @param {Record<string, string | number | undefined>} [query]
  * @param {Ask} [ask]
  */
-export function listPets(target: Target, query?: Record<string, string | number | undefined>, ask?: Ask): http.RefinedResponse<"none" | "text">;
+export function listPets(target: Target, query?: Record<string, string | number | undefined>, ask?: Ask): import("k6/http").RefinedResponse<"none" | "text">;
 /**
  * @param {Target} target
  * @param {unknown} pet the NewPet to send (smoke.js also sends an invalid one on purpose)
  * @param {Ask} [ask]
  */
-export function createPet(target: Target, pet: unknown, ask?: Ask): http.RefinedResponse<"none" | "text">;
+export function createPet(target: Target, pet: unknown, ask?: Ask): import("k6/http").RefinedResponse<"none" | "text">;
 /**
  * @param {Target} target
  * @param {number} id taken from an answer (the created pet's), so it goes into the path encoded
  * @param {Ask} [ask]
  */
-export function getPet(target: Target, id: number, ask?: Ask): http.RefinedResponse<"none" | "text">;
+export function getPet(target: Target, id: number, ask?: Ask): import("k6/http").RefinedResponse<"none" | "text">;
 /**
  * The request for http.batch that lists pets, for scripts that send several at once.
  * @param {Target} target
@@ -69,9 +70,14 @@ export function listPetsBatchRequest(target: Target, query?: Record<string, stri
  * @returns {Answer}
  */
 export function probe(target: Target): Answer;
+/**
+ * the script's `k6/http`
+ */
+export type Http = Pick<typeof import("k6/http").default, "request" | "expectedStatuses">;
 export type Target = {
     baseUrl: string;
     apiKey: string;
+    http: Http;
 };
 export type Tags = Record<string, string>;
 /**
@@ -86,4 +92,3 @@ export type Ask = {
     read?: boolean;
 };
 export type Answer = import("k6/http").RefinedResponse<"text" | "none">;
-import http from 'k6/http';

@@ -1,13 +1,17 @@
 // @ts-check
 // Request builders shared by every script. Each request carries a `name` tag (the operationId) so
 // k6 groups URLs with ids together; the key goes only to BASE_URL's origin, and a body is kept only
-// when asked (`read`): k6 has no cap on how much of a body it buffers.
+// when asked (`read`): k6 has no cap on how much of a body it buffers. k6's http module comes with
+// the target (`target.http`, the script's import), so this module imports nothing of k6 and is
+// bundled into bundle.cjs with the rest: k6 compiles it without Babel.
 
-import http from 'k6/http';
-import { HEADERS, headerValue, onOrigin } from './bundle.cjs';
+import { HEADERS } from '../../spec/rules/contract.js';
+import { headerValue } from '../../spec/rules/fields.js';
+import { onOrigin } from './origin.js';
 
 /**
- * @typedef {{ baseUrl: string, apiKey: string }} Target
+ * @typedef {Pick<typeof import('k6/http').default, 'request' | 'expectedStatuses'>} Http the script's `k6/http`
+ * @typedef {{ baseUrl: string, apiKey: string, http: Http }} Target
  * @typedef {Record<string, string>} Tags
  * @typedef {{ tags?: Tags, expect?: number, read?: boolean }} Ask how a request is sent: `tags`
  *   besides its name; `expect`, a status it is meant to get although it is an error (a deliberate
@@ -30,7 +34,7 @@ export function params(target, name, ask) {
   if (target.apiKey !== '') headers.Authorization = 'Bearer ' + target.apiKey;
   /** @type {import('k6/http').RefinedParams<'text' | 'none'>} */
   const p = { headers: headers, tags: all, redirects: 0, responseType: a.read ? 'text' : 'none' };
-  if (a.expect !== undefined) p.responseCallback = http.expectedStatuses(a.expect);
+  if (a.expect !== undefined) p.responseCallback = target.http.expectedStatuses(a.expect);
   return p;
 }
 
@@ -85,7 +89,7 @@ export function noteRedirect(target, res) {
  * @returns {Answer}
  */
 function send(target, method, url, body, p) {
-  const res = http.request(method, checkedUrl(target, url), body, p);
+  const res = target.http.request(method, checkedUrl(target, url), body, p);
   noteRedirect(target, res);
   return res;
 }
