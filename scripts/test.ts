@@ -32,7 +32,7 @@ const ADMISSION: AdmissionOptions = {
   minLanes: FIXED_LANES ?? 2,
   maxLanes: FIXED_LANES ?? Math.max(2, 3 * CORES),
   maxCores: FIXED_LANES ?? Math.max(2, 2 * CORES),
-  idleCoresToAdmit: 0.75,
+  idleCoresToAdmit: 0.5,
   settleMs: 2_000,
 };
 /** How often the runner looks at the machine's idle cores. */
@@ -47,6 +47,8 @@ interface Outcome {
   reasons: string[];
   output: string;
   ms: number;
+  /** When it started (Date.now()), for TEST_TIMINGS' timeline. */
+  startedAt: number;
   /** CPU time of the file's process and the children it waited for, in ms (Linux; 0 elsewhere). */
   cpuMs: number;
 }
@@ -80,7 +82,7 @@ function findTestFiles(dir: string): string[] {
   return found;
 }
 
-function run(command: string, args: string[]): Promise<{ code: number; output: string; ms: number; cpuMs: number }> {
+function run(command: string, args: string[]): Promise<{ code: number; output: string; ms: number; startedAt: number; cpuMs: number }> {
   const started = Date.now();
   return new Promise((resolve) => {
     // Each file in a process group of its own, remembered by lib/processes.ts: interrupting the
@@ -114,20 +116,20 @@ function run(command: string, args: string[]): Promise<{ code: number; output: s
       const reaped = reapedCpuMs();
       const cpuMs = reaped - reapedSoFar;
       reapedSoFar = reaped;
-      resolve({ code: code ?? 1, output, ms: Date.now() - started, cpuMs });
+      resolve({ code: code ?? 1, output, ms: Date.now() - started, startedAt: started, cpuMs });
     });
   });
 }
 
 async function staticCheck(name: string, command: string, args: string[]): Promise<Outcome> {
-  const { code, output, ms, cpuMs } = await run(command, args);
-  return { name, passed: code === 0 ? 1 : 0, failed: code === 0 ? 0 : 1, skipped: 0, reasons: [], output, ms, cpuMs };
+  const { code, output, ms, startedAt, cpuMs } = await run(command, args);
+  return { name, passed: code === 0 ? 1 : 0, failed: code === 0 ? 0 : 1, skipped: 0, reasons: [], output, ms, startedAt, cpuMs };
 }
 
 async function testFile(name: string): Promise<Outcome> {
   const bundle = bundles.get(name);
   const args = bundle ? ['--enable-source-maps', bundle] : ['--import', 'tsx', join(root, name)];
-  const { code, output, ms, cpuMs } = await run(process.execPath, args);
+  const { code, output, ms, startedAt, cpuMs } = await run(process.execPath, args);
   const count = (label: string) => {
     const matches = [...output.matchAll(new RegExp(`^\\s*${label}:\\s+(\\d+)`, 'gm'))];
     return matches.reduce((sum, m) => sum + Number(m[1]), 0);
@@ -142,7 +144,7 @@ async function testFile(name: string): Promise<Outcome> {
   if (total === 0 && skipped === 0 && code === 0) failed = 1;
   // A file that skips says why, on a line of its own: `SKIP: <reason>`.
   const reasons = [...output.matchAll(/^SKIP: (.+)$/gm)].map((m) => m[1]!);
-  return { name, passed, failed, skipped, reasons, output, ms, cpuMs };
+  return { name, passed, failed, skipped, reasons, output, ms, startedAt, cpuMs };
 }
 
 /** A file or check to run, with the cores it is expected to keep busy. */
@@ -279,8 +281,11 @@ process.stdout.write(`slowest (wall, cpu):\n${slowest.map((o) => `  ${seconds(o.
 const totalCpuMs = outcomes.reduce((s, o) => s + o.cpuMs, 0);
 process.stdout.write(`all files and checks used ${(totalCpuMs / 1000).toFixed(1)} s of CPU\n`);
 if (process.env.TEST_TIMINGS) {
-  // Every file's wall and CPU time, for finding where a run's CPU went (the list above is ten).
-  const timings = outcomes.map((o) => ({ name: o.name, ms: Math.round(o.ms), cpuMs: Math.round(o.cpuMs) })).sort((a, b) => b.cpuMs - a.cpuMs);
+  // Every file's wall and CPU time, and when it started in the run: where the CPU went (the list above
+  // is ten) and when cores stood idle.
+  const timings = outcomes
+    .map((o) => ({ name: o.name, ms: Math.round(o.ms), cpuMs: Math.round(o.cpuMs), startMs: o.startedAt - started }))
+    .sort((a, b) => b.cpuMs - a.cpuMs);
   writeFileSync(process.env.TEST_TIMINGS, JSON.stringify(timings, null, 2) + '\n');
 }
 if (process.argv.includes('--record-times') && filters.length === 0) {
