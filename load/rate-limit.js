@@ -11,10 +11,8 @@ import {
   keyLabel,
   DEFAULT_TOLERANCES,
   REFUSAL_STATUSES,
-  isRefusalStatus,
   readSnapshot,
   timelineSvg,
-  EVENTS,
   baseUrl,
   boolEnv,
   clientsEnv,
@@ -29,8 +27,7 @@ import {
   unreachableReason,
   refusal,
   setupStop,
-  answerOf,
-  banProbeTimes,
+  answersOf,
   createPacer,
   isWhole,
   segmentOf,
@@ -40,12 +37,9 @@ import {
   WARNING_ONLY,
   bucketSeconds,
   isTimelineMetric,
-  TIMELINE_METRICS,
   timelinePoints,
   timelineSamples,
-  VIOLATIONS_METRIC,
   createJudge,
-  eventMetric,
   reportLines,
   zeroSamples,
   k6Override,
@@ -56,6 +50,8 @@ import {
   listPetsBatchRequest,
   noteRedirect,
   probe,
+  metricRecorder,
+  banProbePlan,
 } from './lib/bundle.cjs';
 
 const target = { baseUrl: baseUrl(__ENV), apiKey: stringEnv(__ENV, 'API_KEY', 'test-free-key'), http: http };
@@ -94,19 +90,7 @@ const BAN_RATE = banPerMinute(targetPerMinute);
 const TOTAL_S = DURATION_S + 10 + (BAN ? 15 + BAN_DURATION_S : 0);
 const BUCKET_S = bucketSeconds(TOTAL_S);
 
-/** @type {Record<string, Counter | Trend>} */
-const metrics = {};
-metrics[VIOLATIONS_METRIC] = new Counter(VIOLATIONS_METRIC);
-for (let i = 0; i < EVENTS.length; i++) metrics[eventMetric(EVENTS[i])] = new Counter(eventMetric(EVENTS[i]));
-for (const field of Object.keys(TIMELINE_METRICS)) {
-  const spec = TIMELINE_METRICS[/** @type {keyof typeof TIMELINE_METRICS} */ (field)];
-  metrics[spec[0]] = spec[1] === 'count' ? new Counter(spec[0]) : new Trend(spec[0]);
-}
-
-/** @param {Array<{ metric: string, value: number, tags: Record<string, string> }>} samples */
-function add(samples) {
-  for (let i = 0; i < samples.length; i++) metrics[samples[i].metric].add(samples[i].value, samples[i].tags);
-}
+const add = metricRecorder({ Counter: Counter, Trend: Trend });
 
 // A refusal (429, or 403 from a server that bans with it) is an answer this script provokes on purpose, not a failed request.
 http.setResponseCallback(http.expectedStatuses(200, ...REFUSAL_STATUSES));
@@ -238,21 +222,10 @@ function begin(mode, data) {
   if (mode === 'window') {
     const judged = run.judge.observe([data.first]);
     // The pacer starts from what setup's answer said remains: the first burst stays within it.
-    run.pacer.after(answers(run, judged.snapshots), data.first.receivedAtMs);
+    run.pacer.after(answersOf(judged.snapshots, run.judge.tolerances), data.first.receivedAtMs);
     record(run, judged);
   }
   return run;
-}
-
-/**
- * What the pacer learns from a batch's answers.
- * @param {Run} run
- * @param {import('../spec/rules/snapshot.js').Snapshot[]} snapshots
- */
-function answers(run, snapshots) {
-  return snapshots.map(function (s) {
-    return answerOf(s, run.judge.tolerances);
-  });
 }
 
 /**
@@ -310,7 +283,7 @@ function drive(mode, data) {
       return { status: r.status, headers: r.headers, receivedAtMs: now, sentAtMs: sentAtMs };
     })
   );
-  const answered = answers(run, judged.snapshots);
+  const answered = answersOf(judged.snapshots, run.judge.tolerances);
   run.pacer.after(answered, now);
   record(run, judged);
   for (let i = 0; i < judged.snapshots.length; i++) {
@@ -330,29 +303,20 @@ function drive(mode, data) {
  * @param {number} now
  */
 function planBanProbes(run, answered, detected, now) {
-  let banDueMs = 0;
-  for (let i = 0; i < answered.length; i++) {
-    const a = answered[i];
-    if (detected && isRefusalStatus(a.status) && a.waitMs !== null) banDueMs = Math.max(banDueMs, now + a.waitMs);
-    if (!detected && a.resetInMs !== undefined && a.resetInMs !== null) run.windowEndMs = now + a.resetInMs;
-  }
-  if (!detected || banDueMs === 0) return;
-  const plan = banProbeTimes({ detectedMs: now, banDueMs: banDueMs, windowEndMs: run.windowEndMs, slackMs: (SKEW_S + 1) * 1000 });
-  run.probes = plan.times;
-  console.log(
-    'ban announced for ' +
-      Math.round((banDueMs - now) / 1000) +
-      ' s; probes at ' +
-      plan.times
-        .map(function (t) {
-          return '+' + Math.round((t - now) / 1000) + ' s';
-        })
-        .join(', ') +
-      (plan.pastReset ? '' : ' (the ban ends with its window: no boundary to cross while it lasts)')
-  );
-  if (plan.times[plan.times.length - 1] > exec.scenario.startTime + BAN_DURATION_S * 1000) {
-    console.warn('the ban outlasts the ban scenario (BAN_DURATION=' + BAN_DURATION_S + ' s): raise BAN_DURATION to see it lift');
-  }
+  const scenarioEndMs = exec.scenario.startTime + BAN_DURATION_S * 1000;
+  const plan = banProbePlan({
+    answered,
+    detected,
+    nowMs: now,
+    windowEndMs: run.windowEndMs,
+    slackMs: (SKEW_S + 1) * 1000,
+    scenarioEndMs,
+    banDurationS: BAN_DURATION_S,
+  });
+  run.windowEndMs = plan.windowEndMs;
+  run.probes = plan.probes;
+  if (plan.said !== null) console.log(plan.said);
+  if (plan.warning !== null) console.warn(plan.warning);
 }
 
 /** @param {SetupData} data */

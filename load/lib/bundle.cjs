@@ -32,6 +32,8 @@ __export(bundle_exports, {
   VIOLATIONS_METRIC: () => VIOLATIONS_METRIC,
   WARNING_ONLY: () => WARNING_ONLY,
   answerOf: () => answerOf,
+  answersOf: () => answersOf,
+  banProbePlan: () => banProbePlan,
   banProbeTimes: () => banProbeTimes,
   baseUrl: () => baseUrl,
   behindPlan: () => behindPlan,
@@ -70,6 +72,7 @@ __export(bundle_exports, {
   listPets: () => listPets,
   listPetsBatchRequest: () => listPetsBatchRequest,
   listPetsUrl: () => listPetsUrl,
+  metricRecorder: () => metricRecorder,
   metricValue: () => metricValue,
   missedRate: () => missedRate,
   nextLine: () => nextLine,
@@ -3145,6 +3148,21 @@ function timelinePoints(valueOf, run) {
   }
   return points;
 }
+function metricRecorder(k6Metrics) {
+  const metrics = {};
+  metrics[VIOLATIONS_METRIC] = new k6Metrics.Counter(VIOLATIONS_METRIC);
+  for (let i = 0; i < EVENTS.length; i++) metrics[eventMetric(EVENTS[i])] = new k6Metrics.Counter(eventMetric(EVENTS[i]));
+  for (const field of Object.keys(TIMELINE_METRICS)) {
+    const spec = TIMELINE_METRICS[
+      /** @type {Field} */
+      field
+    ];
+    metrics[spec[0]] = spec[1] === "count" ? new k6Metrics.Counter(spec[0]) : new k6Metrics.Trend(spec[0]);
+  }
+  return function(samples) {
+    for (let i = 0; i < samples.length; i++) metrics[samples[i].metric].add(samples[i].value, samples[i].tags);
+  };
+}
 
 // load/lib/thresholds.js
 var WARNING_ONLY = "count>=0";
@@ -4101,6 +4119,11 @@ function createPacer(options) {
 function answerOf(s, tolerances) {
   return { status: s.status, waitMs: retryWaitMs(s, tolerances), remaining: s.remaining, resetInMs: s.reset === null ? null : s.reset * 1e3 - s.serverNowMs };
 }
+function answersOf(snapshots, tolerances) {
+  return snapshots.map(function(s) {
+    return answerOf(s, tolerances);
+  });
+}
 function banProbeTimes(ban) {
   const length = ban.banDueMs - ban.detectedMs;
   const third = ban.detectedMs + length / 3;
@@ -4118,6 +4141,27 @@ function banProbeTimes(ban) {
   times.push(lift);
   return { times: times.map(Math.round), pastReset };
 }
+function banProbePlan(batch) {
+  const now = batch.nowMs;
+  let windowEndMs = batch.windowEndMs;
+  let banDueMs = 0;
+  for (let i = 0; i < batch.answered.length; i++) {
+    const a = batch.answered[i];
+    if (batch.detected && isRefusalStatus(a.status) && a.waitMs !== null) banDueMs = Math.max(banDueMs, now + a.waitMs);
+    if (!batch.detected && a.resetInMs !== void 0 && a.resetInMs !== null) windowEndMs = now + a.resetInMs;
+  }
+  if (!batch.detected || banDueMs === 0) return { windowEndMs, probes: null, said: null, warning: null };
+  const plan = banProbeTimes({ detectedMs: now, banDueMs, windowEndMs, slackMs: batch.slackMs });
+  const offsets = plan.times.map(function(t) {
+    return "+" + Math.round((t - now) / 1e3) + " s";
+  });
+  return {
+    windowEndMs,
+    probes: plan.times,
+    said: "ban announced for " + Math.round((banDueMs - now) / 1e3) + " s; probes at " + offsets.join(", ") + (plan.pastReset ? "" : " (the ban ends with its window: no boundary to cross while it lasts)"),
+    warning: plan.times[plan.times.length - 1] > batch.scenarioEndMs ? "the ban outlasts the ban scenario (BAN_DURATION=" + batch.banDurationS + " s): raise BAN_DURATION to see it lift" : null
+  };
+}
 // Annotate the CommonJS export names for ESM import in node:
 0 && (module.exports = {
   DEFAULT_TOLERANCES,
@@ -4131,6 +4175,8 @@ function banProbeTimes(ban) {
   VIOLATIONS_METRIC,
   WARNING_ONLY,
   answerOf,
+  answersOf,
+  banProbePlan,
   banProbeTimes,
   baseUrl,
   behindPlan,
@@ -4169,6 +4215,7 @@ function banProbeTimes(ban) {
   listPets,
   listPetsBatchRequest,
   listPetsUrl,
+  metricRecorder,
   metricValue,
   missedRate,
   nextLine,

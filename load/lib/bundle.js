@@ -14,7 +14,7 @@ export { capacitySvg } from '../../spec/rules/capacity-svg.js';
 export { timelineSvg } from '../../spec/rules/timeline-svg.js';
 export { MAX_CLIENTS, baseUrl, boolEnv, clientsEnv, durationEnv, expectedLimit, numberEnv, stringEnv, summaryPath } from './config.js';
 export { behindPlan, boundLine, judgeSteps, missedRate, nextPass, overwhelmed, plannedBefore, stepLine, stepStats } from './knee.js';
-export { bucketSeconds, isTimelineMetric, TIMELINE_METRICS, timelinePoints, timelineSamples } from './timeline.js';
+export { bucketSeconds, isTimelineMetric, metricRecorder, TIMELINE_METRICS, timelinePoints, timelineSamples } from './timeline.js';
 export { capacityThresholds, rateLimitThresholds, smokeThresholds, WARNING_ONLY } from './thresholds.js';
 export { doublingRates, isStepMetric, parseBetween, parseRates, refineRates, stepPlan, stepScenarios, withBaseline } from './phases.js';
 export { isErrorBody, isPet, isPetList, jsonBody } from './shapes.js';
@@ -36,5 +36,5 @@ export { k6Override, overrideFlags, overrideReport, rateLimitOverrideRefusal, ru
 export { onOrigin } from './origin.js';
 export { checkedUrl, createPet, getPet, listPets, listPetsBatchRequest, listPetsUrl, noteRedirect, params, probe } from './requests.js';
 export { refusal, setupStop } from './outcome.js';
-export { answerOf, banProbeTimes, createPacer } from './pacing.js';
+export { answerOf, answersOf, banProbePlan, banProbeTimes, createPacer } from './pacing.js';
 export { VIOLATIONS_METRIC, createJudge, eventMetric, reportLines, zeroSamples } from './verdict.js';

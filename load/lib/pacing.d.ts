@@ -45,6 +45,13 @@ export function createPacer(options: {
  */
 export function answerOf(s: import("../../spec/rules/snapshot.js").Snapshot, tolerances: import("../../spec/rules/snapshot.js").Tolerances): Answer;
 /**
+ * What the pacer learns from a batch's answers.
+ * @param {import('../../spec/rules/snapshot.js').Snapshot[]} snapshots
+ * @param {import('../../spec/rules/snapshot.js').Tolerances} tolerances
+ * @returns {Answer[]}
+ */
+export function answersOf(snapshots: import("../../spec/rules/snapshot.js").Snapshot[], tolerances: import("../../spec/rules/snapshot.js").Tolerances): Answer[];
+/**
  * When rate-limit.js probes a ban it has provoked, client clock in ms (load/README.md). The first
  * waits for the window the ban began in to end, so that a refusal is the ban's, not that window's.
  * @param {{ detectedMs: number, banDueMs: number, windowEndMs: number | null, slackMs: number }} ban
@@ -58,6 +65,28 @@ export function banProbeTimes(ban: {
 }): {
     times: number[];
     pastReset: boolean;
+};
+/**
+ * What rate-limit.js's ban scenario does with a batch's answers: follows the end of the window it is
+ * in until a ban is announced, then plans the ban's probes (banProbeTimes) and says when they go.
+ * @param {{ answered: Answer[], detected: boolean, nowMs: number, windowEndMs: number | null, slackMs: number, scenarioEndMs: number, banDurationS: number }} batch
+ *   `answered`: the batch's answers, all received at `nowMs`; `detected`: the batch announced the ban;
+ *   `scenarioEndMs`: when the ban scenario ends
+ * @returns {{ windowEndMs: number | null, probes: number[] | null, said: string | null, warning: string | null }}
+ */
+export function banProbePlan(batch: {
+    answered: Answer[];
+    detected: boolean;
+    nowMs: number;
+    windowEndMs: number | null;
+    slackMs: number;
+    scenarioEndMs: number;
+    banDurationS: number;
+}): {
+    windowEndMs: number | null;
+    probes: number[] | null;
+    said: string | null;
+    warning: string | null;
 };
 /**
  * what the pacer learns from one response

@@ -130,6 +130,18 @@ export function answerOf(s, tolerances) {
 }
 
 /**
+ * What the pacer learns from a batch's answers.
+ * @param {import('../../spec/rules/snapshot.js').Snapshot[]} snapshots
+ * @param {import('../../spec/rules/snapshot.js').Tolerances} tolerances
+ * @returns {Answer[]}
+ */
+export function answersOf(snapshots, tolerances) {
+  return snapshots.map(function (s) {
+    return answerOf(s, tolerances);
+  });
+}
+
+/**
  * When rate-limit.js probes a ban it has provoked, client clock in ms (load/README.md). The first
  * waits for the window the ban began in to end, so that a refusal is the ban's, not that window's.
  * @param {{ detectedMs: number, banDueMs: number, windowEndMs: number | null, slackMs: number }} ban
@@ -152,4 +164,42 @@ export function banProbeTimes(ban) {
   }
   times.push(lift);
   return { times: times.map(Math.round), pastReset: pastReset };
+}
+
+/**
+ * What rate-limit.js's ban scenario does with a batch's answers: follows the end of the window it is
+ * in until a ban is announced, then plans the ban's probes (banProbeTimes) and says when they go.
+ * @param {{ answered: Answer[], detected: boolean, nowMs: number, windowEndMs: number | null, slackMs: number, scenarioEndMs: number, banDurationS: number }} batch
+ *   `answered`: the batch's answers, all received at `nowMs`; `detected`: the batch announced the ban;
+ *   `scenarioEndMs`: when the ban scenario ends
+ * @returns {{ windowEndMs: number | null, probes: number[] | null, said: string | null, warning: string | null }}
+ */
+export function banProbePlan(batch) {
+  const now = batch.nowMs;
+  let windowEndMs = batch.windowEndMs;
+  let banDueMs = 0;
+  for (let i = 0; i < batch.answered.length; i++) {
+    const a = batch.answered[i];
+    if (batch.detected && isRefusalStatus(a.status) && a.waitMs !== null) banDueMs = Math.max(banDueMs, now + a.waitMs);
+    if (!batch.detected && a.resetInMs !== undefined && a.resetInMs !== null) windowEndMs = now + a.resetInMs;
+  }
+  if (!batch.detected || banDueMs === 0) return { windowEndMs: windowEndMs, probes: null, said: null, warning: null };
+  const plan = banProbeTimes({ detectedMs: now, banDueMs: banDueMs, windowEndMs: windowEndMs, slackMs: batch.slackMs });
+  const offsets = plan.times.map(function (t) {
+    return '+' + Math.round((t - now) / 1000) + ' s';
+  });
+  return {
+    windowEndMs: windowEndMs,
+    probes: plan.times,
+    said:
+      'ban announced for ' +
+      Math.round((banDueMs - now) / 1000) +
+      ' s; probes at ' +
+      offsets.join(', ') +
+      (plan.pastReset ? '' : ' (the ban ends with its window: no boundary to cross while it lasts)'),
+    warning:
+      plan.times[plan.times.length - 1] > batch.scenarioEndMs
+        ? 'the ban outlasts the ban scenario (BAN_DURATION=' + batch.banDurationS + ' s): raise BAN_DURATION to see it lift'
+        : null,
+  };
 }

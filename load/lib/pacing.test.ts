@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DEFAULT_TOLERANCES, readSnapshot } from '../../spec/rules/snapshot.js';
-import { answerOf, banProbeTimes, createPacer } from './pacing.js';
+import { answerOf, answersOf, banProbePlan, banProbeTimes, createPacer } from './pacing.js';
 
 const ok = { status: 200, waitMs: null };
 const refused = (seconds: number | null) => ({ status: 429, waitMs: seconds === null ? null : seconds * 1000 });
@@ -131,6 +131,38 @@ test('a ban is probed after the window it began in, at two thirds, and after it 
   assert.equal(banProbeTimes({ detectedMs: 0, banDueMs: 90_000, windowEndMs: 50_000, slackMs: 2_000 }).times, [53_000, 60_000, 93_000]);
   // A ban that ends with its window cannot be seen past a boundary.
   assert.equal(banProbeTimes({ detectedMs: 0, banDueMs: 30_000, windowEndMs: 29_000, slackMs: 2_000 }), { times: [10_000, 20_000, 33_000], pastReset: false });
+});
+
+test('answersOf reads each snapshot of a batch as answerOf does, in order', () => {
+  const at = Date.UTC(2026, 10, 22, 10, 0, 0);
+  const snaps = [200, 429].map((status) =>
+    readSnapshot({ status, headers: { Date: new Date(at).toUTCString(), 'X-RateLimit-Reset': String(at / 1000 + 30), 'Retry-After': '30' }, receivedAtMs: at }),
+  );
+  assert.equal(
+    answersOf(snaps, DEFAULT_TOLERANCES),
+    snaps.map((s) => answerOf(s, DEFAULT_TOLERANCES)),
+  );
+});
+
+const BAN = { nowMs: 100_000, slackMs: 2_000, scenarioEndMs: 1_000_000, banDurationS: 720 };
+
+test('banProbePlan: before the ban it follows the window end; a batch announcing it plans the probes and says when', () => {
+  const before = banProbePlan({ ...BAN, answered: [{ status: 200, waitMs: null, resetInMs: 40_000 }], detected: false, windowEndMs: null });
+  assert.equal(before, { windowEndMs: 140_000, probes: null, said: null, warning: null });
+  const announced = banProbePlan({ ...BAN, answered: [{ status: 429, waitMs: 600_000, resetInMs: 40_000 }], detected: true, windowEndMs: 140_000 });
+  assert.equal(announced.probes, banProbeTimes({ detectedMs: 100_000, banDueMs: 700_000, windowEndMs: 140_000, slackMs: 2_000 }).times);
+  assert.is(announced.windowEndMs, 140_000, 'the window the ban began in, not the answer announcing it');
+  assert.is(announced.said, 'ban announced for 600 s; probes at +200 s, +400 s, +603 s');
+  assert.is(announced.warning, null);
+});
+
+test('banProbePlan: a ban that ends with its window says so; one that outlasts the scenario warns; no wait, no plan', () => {
+  const short = banProbePlan({ ...BAN, answered: [{ status: 429, waitMs: 30_000 }], detected: true, windowEndMs: 129_000 });
+  assert.match(short.said!, /\(the ban ends with its window: no boundary to cross while it lasts\)$/);
+  const long = banProbePlan({ ...BAN, scenarioEndMs: 500_000, answered: [{ status: 429, waitMs: 600_000 }], detected: true, windowEndMs: null });
+  assert.is(long.warning, 'the ban outlasts the ban scenario (BAN_DURATION=720 s): raise BAN_DURATION to see it lift');
+  const unsaid = banProbePlan({ ...BAN, answered: [{ status: 429, waitMs: null }], detected: true, windowEndMs: null });
+  assert.equal(unsaid, { windowEndMs: null, probes: null, said: null, warning: null });
 });
 
 test.run();

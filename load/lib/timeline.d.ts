@@ -50,6 +50,25 @@ export function timelinePoints(valueOf: (metric: string, stat: string) => number
     startMs: number;
     totalS: number;
 }): import("../../spec/rules/timeline-svg.js").TimelinePoint[];
+/**
+ * @typedef {{ add(value: number, tags?: Record<string, string>): void }} K6Metric
+ * @typedef {new (name: string) => K6Metric} K6MetricType
+ */
+/**
+ * Every metric rate-limit.js records (broken rules, events, the timeline's buckets), made with k6's
+ * own types, which the script hands in (this module imports nothing of k6); returns what files a
+ * sample under its metric.
+ * @param {{ Counter: K6MetricType, Trend: K6MetricType }} k6Metrics
+ * @returns {(samples: Array<{ metric: string, value: number, tags: Record<string, string> }>) => void}
+ */
+export function metricRecorder(k6Metrics: {
+    Counter: K6MetricType;
+    Trend: K6MetricType;
+}): (samples: Array<{
+    metric: string;
+    value: number;
+    tags: Record<string, string>;
+}>) => void;
 /** Buckets a run is cut into at most: a few hundred thresholds, a picture sharp enough for minute windows. */
 export const MAX_BUCKETS: 60;
 export namespace TIMELINE_METRICS {
@@ -66,3 +85,7 @@ export namespace TIMELINE_METRICS {
     let kind: string[];
 }
 export type Field = keyof typeof TIMELINE_METRICS;
+export type K6Metric = {
+    add(value: number, tags?: Record<string, string>): void;
+};
+export type K6MetricType = new (name: string) => K6Metric;

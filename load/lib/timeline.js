@@ -2,7 +2,8 @@
 // rate-limit.js's timeline picture. handleSummary sees only aggregated metrics, so the VU files what
 // each response showed under a time bucket (tag `tl`, kept by an always-true threshold) and
 // handleSummary rebuilds the points from the buckets, at their resolution.
-import { KINDS } from './verdict.js';
+import { EVENTS } from '../../judge/rules/rules.js';
+import { KINDS, VIOLATIONS_METRIC, eventMetric } from './verdict.js';
 
 /** Buckets a run is cut into at most: a few hundred thresholds, a picture sharp enough for minute windows. */
 export const MAX_BUCKETS = 60;
@@ -139,4 +140,30 @@ export function timelinePoints(valueOf, run) {
     }
   }
   return points;
+}
+
+/**
+ * @typedef {{ add(value: number, tags?: Record<string, string>): void }} K6Metric
+ * @typedef {new (name: string) => K6Metric} K6MetricType
+ */
+
+/**
+ * Every metric rate-limit.js records (broken rules, events, the timeline's buckets), made with k6's
+ * own types, which the script hands in (this module imports nothing of k6); returns what files a
+ * sample under its metric.
+ * @param {{ Counter: K6MetricType, Trend: K6MetricType }} k6Metrics
+ * @returns {(samples: Array<{ metric: string, value: number, tags: Record<string, string> }>) => void}
+ */
+export function metricRecorder(k6Metrics) {
+  /** @type {Record<string, K6Metric>} */
+  const metrics = {};
+  metrics[VIOLATIONS_METRIC] = new k6Metrics.Counter(VIOLATIONS_METRIC);
+  for (let i = 0; i < EVENTS.length; i++) metrics[eventMetric(EVENTS[i])] = new k6Metrics.Counter(eventMetric(EVENTS[i]));
+  for (const field of Object.keys(TIMELINE_METRICS)) {
+    const spec = TIMELINE_METRICS[/** @type {Field} */ (field)];
+    metrics[spec[0]] = spec[1] === 'count' ? new k6Metrics.Counter(spec[0]) : new k6Metrics.Trend(spec[0]);
+  }
+  return function (samples) {
+    for (let i = 0; i < samples.length; i++) metrics[samples[i].metric].add(samples[i].value, samples[i].tags);
+  };
 }

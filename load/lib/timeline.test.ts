@@ -1,7 +1,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readSnapshot } from '../../spec/rules/snapshot.js';
-import { timelinePoints, timelineSamples } from './timeline.js';
+import { metricRecorder, TIMELINE_METRICS, timelinePoints, timelineSamples } from './timeline.js';
+import { EVENTS } from '../../judge/rules/rules.js';
+import { VIOLATIONS_METRIC, eventMetric } from './verdict.js';
 
 const START = Date.UTC(2026, 10, 26, 12, 0, 0);
 
@@ -40,6 +42,35 @@ test('a Reset read back from the buckets is the instant the server named', () =>
   const points = timelinePoints((metric, stat) => (stat === 'count' ? (values.has(metric) ? 1 : 0) : values.get(metric)), { startMs: START, totalS: 10 });
   assert.is(points.length, 1);
   assert.is(points[0]!.resetAtMs, reset * 1000);
+});
+
+test('metricRecorder makes every metric with the type handed in, and files each sample under its own', () => {
+  const made: Array<{ type: string; name: string; added: Array<[number, Record<string, string> | undefined]> }> = [];
+  const type = (kind: string) =>
+    class {
+      added: Array<[number, Record<string, string> | undefined]> = [];
+      constructor(name: string) {
+        made.push({ type: kind, name, added: this.added });
+      }
+      add(value: number, tags?: Record<string, string>) {
+        this.added.push([value, tags]);
+      }
+    };
+  const add = metricRecorder({ Counter: type('Counter'), Trend: type('Trend') });
+  const remaining = TIMELINE_METRICS.remaining[0]!;
+  const expected = [VIOLATIONS_METRIC, ...EVENTS.map(eventMetric), ...Object.values(TIMELINE_METRICS).map(([name]) => name)];
+  assert.equal(
+    made.map((m) => m.name),
+    expected,
+  );
+  assert.equal(made.find((m) => m.name === remaining)!.type, 'Trend');
+  assert.equal(made.find((m) => m.name === TIMELINE_METRICS.admitted[0])!.type, 'Counter');
+  add([
+    { metric: VIOLATIONS_METRIC, value: 1, tags: { kind: 'x' } },
+    { metric: remaining, value: 7, tags: { tl: '3' } },
+  ]);
+  assert.equal(made.find((m) => m.name === VIOLATIONS_METRIC)!.added, [[1, { kind: 'x' }]]);
+  assert.equal(made.find((m) => m.name === remaining)!.added, [[7, { tl: '3' }]]);
 });
 
 test.run();
