@@ -47,15 +47,22 @@ const BATCH_OPS = 512;
 /** Keys whose last window is kept for --faults (the judge keeps --max-keys in full, 1,000 by default). */
 const MAX_WINDOWS = 10_000;
 
+/**
+ * The worker's young generation, at most (V8's default lets it grow to 48 MB, three 16 MB semi-spaces):
+ * what the judge keeps is bounded, what it makes of a batch dies young, and a young generation growing
+ * to its default under load was the proxy's RSS growing from round to round of the benchmark.
+ */
+const WORKER_LIMITS = { maxYoungGenerationSizeMb: 12 };
+
 /** The worker's module: compiled beside this one, or (run from source, as the tests are) TypeScript loaded through tsx. */
 function startWorker(setup: WorkerSetup): Worker {
   const source = import.meta.url.endsWith('.ts');
   const module = new URL(source ? './judge-worker.ts' : './judge-worker.js', import.meta.url);
-  if (!source) return new Worker(module, { workerData: setup });
+  if (!source) return new Worker(module, { workerData: setup, resourceLimits: WORKER_LIMITS });
   // Node 20 does not hand the parent's module hooks to a worker: tsx is registered in it first.
   const tsx = import.meta.resolve('tsx/esm/api');
   const boot = `import(${JSON.stringify(tsx)}).then((t) => { t.register(); return import(${JSON.stringify(module.href)}); });`;
-  return new Worker(boot, { eval: true, workerData: setup });
+  return new Worker(boot, { eval: true, workerData: setup, resourceLimits: WORKER_LIMITS });
 }
 
 export function workerJudging(options: WorkerJudgingOptions): Judging & RawFeed {
