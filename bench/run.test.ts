@@ -1,7 +1,7 @@
 // Smoke of `npm run bench`: short real runs, checked through their JSON output and the results file
 // they append to. They prove the harness measures what it says; the figures belong to the benchmark.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,11 +18,29 @@ const bench = (args: string[]) => spawnSync(process.execPath, [...sourceArgs('be
 // A warm-up second each: on a busy machine a cold server can take longer than a one-second round to answer at all.
 const SHORT = ['--duration', '1', '--warmup', '1', '--connections', '4'];
 
+/**
+ * What the benchmark voids a round for when nothing was answered within it: on a busy machine the
+ * server can be descheduled for a whole one-second round. That is the machine's speed, not the
+ * benchmark's fault; every other reason (a non-2xx, a socket error, a lost create) is.
+ */
+const STALLED = 'no expected response';
+
 function runAndRead(args: string[], dir: string): { report: BenchReport; stdout: string } {
   const jsonFile = join(dir, 'out', 'bench.json');
-  const run = bench([...SHORT, ...args, '--json', jsonFile]);
-  assert.is(run.status, 0, `exit ${run.status}\n${run.stdout}\n${run.stderr}`);
-  return { report: JSON.parse(readFileSync(jsonFile, 'utf8')) as BenchReport, stdout: run.stdout };
+  for (let attempt = 1; ; attempt++) {
+    rmSync(jsonFile, { force: true });
+    const run = bench([...SHORT, ...args, '--json', jsonFile]);
+    const report = existsSync(jsonFile) ? (JSON.parse(readFileSync(jsonFile, 'utf8')) as BenchReport) : undefined;
+    const voids = (report?.cases ?? []).flatMap((c) => c.summary?.voidRounds ?? []);
+    // A case left with no clean round only because its rounds stalled exits 1, as it should (no figure
+    // of it can be used): measured once more, and said.
+    if (run.status !== 0 && attempt === 1 && voids.length > 0 && voids.every((v) => v.reason === STALLED)) {
+      process.stdout.write(`  [bench] nothing was answered within a round (the machine stalled the server): run again\n${run.stdout}\n`);
+      continue;
+    }
+    assert.is(run.status, 0, `exit ${run.status}\n${run.stdout}\n${run.stderr}`);
+    return { report: report!, stdout: run.stdout };
+  }
 }
 
 function assertClean(report: BenchReport, rounds: number) {
@@ -30,7 +48,13 @@ function assertClean(report: BenchReport, rounds: number) {
     assert.is(c.skipped, undefined, `${c.id}: ${c.skipped}`);
     const s = c.summary!;
     assert.ok(s.requests > 0 && s.rps > 0, `${c.id} measured nothing`);
-    assert.is(s.cleanRounds, rounds, `${c.id}: ${JSON.stringify(s.voidRounds)}`);
+    // Every round clean, or voided only because nothing was answered within it (STALLED); one clean at least.
+    assert.equal(
+      s.voidRounds.filter((v) => v.reason !== STALLED),
+      [],
+      c.id,
+    );
+    assert.ok(s.cleanRounds >= 1 && s.cleanRounds + s.voidRounds.length === rounds, `${c.id}: ${JSON.stringify(s.voidRounds)}`);
     assert.equal(s.unexpected, {}, c.id);
     assert.ok(s.p50 > 0 && s.p50 <= s.p99, `${c.id} p50 ${s.p50} p99 ${s.p99}`);
     assert.ok(c.peakRssBytes! > 20e6, `${c.id} rss ${c.peakRssBytes}`);
