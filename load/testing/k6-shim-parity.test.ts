@@ -17,17 +17,17 @@ import { captureConsole, type Handler } from './k6-shim.ts';
 import { startWorkerTarget, type TargetSpec } from './worker-target.ts';
 
 const load = join(dirname(fileURLToPath(import.meta.url)), '..');
-// Short: the limit is reached within seconds at ten times the free plan's 60 a minute, and no window
+// Short: the limit is reached within 6 s at ten times the free plan's 60 a minute, and no window
 // boundary is required; the racy build's first burst of 32 already overlaps.
-const SHORT = { PLAN: 'free', OVERDRIVE: '10', DURATION: '20s', CROSS_WINDOWS: '0' };
+const SHORT = { PLAN: 'free', OVERDRIVE: '10', DURATION: '10s', CROSS_WINDOWS: '0' };
 /** The latest second of a minute a real run starts at: it then ends, k6's start included, within that minute. */
-const LATEST_START_S = 25;
+const LATEST_START_S = 35;
 /** Where in its minute the shim's run starts: where the real runs did, else 17.3 s, part-way as a real run usually joins. */
 let startInMinuteMs = 17_300;
 const shimStart = () => Date.UTC(2026, 10, 22, 10, 0, 0) + startInMinuteMs;
 
 /**
- * Waits, at most 36 s, until the wall clock is early enough in its minute for a SHORT run to end
+ * Waits, at most 26 s, until the wall clock is early enough in its minute for a SHORT run to end
  * within it. The fake limiters and the second implementation count per clock minute: a window
  * boundary one run crosses and the other does not would make the verdicts differ for that alone.
  */
