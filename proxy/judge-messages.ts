@@ -69,3 +69,23 @@ export const HOW_LOST = 3;
 export function weightOf(exchange: Exchange): number {
   return 1_024 + (exchange.request.body?.length ?? 0) + (exchange.response?.body.length ?? 0);
 }
+
+/**
+ * What the judge reads of a request as it arrives (its place among its key's requests, and whether it
+ * may be a create), copied now: the proxy goes on filling the exchange before the batch leaves. Of its
+ * headers only Prefer, which makes an answer not the store's (judge/history/operations.ts).
+ */
+export function arrival(exchange: Exchange): Exchange {
+  const { seq, sentAt, receivedAt, operationId, purpose, outside, request } = exchange;
+  const prefer = request.headers.prefer;
+  const arrived: Exchange = {
+    seq,
+    sentAt,
+    receivedAt,
+    operationId,
+    purpose,
+    request: { method: request.method, url: request.url, headers: prefer === undefined ? {} : { prefer } },
+  };
+  if (outside !== undefined) arrived.outside = outside;
+  return arrived;
+}

@@ -9,6 +9,7 @@ import { TrafficJudge } from './judge.ts';
 import { resultsOf } from './judging.ts';
 import type { Finding } from './findings.ts';
 import {
+  arrival,
   ARRIVED,
   ARRIVED_FIELDS,
   FINISHED,
@@ -112,19 +113,8 @@ async function serve(port: MessagePort, setup: WorkerSetup): Promise<void> {
   function arrivedRaw(items: unknown[], i: number): void {
     const recorded = recorder.arrived(items[i + 1] as number, items[i + 2] as number, items[i + 3] as string, items[i + 4] as string, items[i + 5] as string[]);
     underWay.set(recorded.exchange.seq, recorded);
-    const { seq, sentAt, receivedAt, operationId, purpose, outside, request } = recorded.exchange;
-    // What the judge reads as a request arrives, apart from the exchange it will judge: of its headers only Prefer.
-    const prefer = request.headers.prefer;
-    const arrival: Exchange = {
-      seq,
-      sentAt,
-      receivedAt,
-      operationId,
-      purpose,
-      request: { method: request.method, url: request.url, headers: prefer === undefined ? {} : { prefer } },
-    };
-    if (outside !== undefined) arrival.outside = outside;
-    run({ op: 'arrived', exchange: arrival, key: recorded.key });
+    // What the judge reads as a request arrives, apart from the exchange it will judge.
+    run({ op: 'arrived', exchange: arrival(recorded.exchange), key: recorded.key });
   }
 
   function finishedRaw(items: unknown[], i: number, buffer: Buffer | undefined): number {

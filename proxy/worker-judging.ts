@@ -11,6 +11,7 @@ import type { LastWindow } from './faults.ts';
 import type { Finding } from './findings.ts';
 import { flatRawHeaders } from '../lib/http-message.ts';
 import {
+  arrival,
   ARRIVED,
   FINISHED,
   HOW_ABANDONED,
@@ -281,26 +282,6 @@ export function workerJudging(options: WorkerJudgingOptions): Judging & RawFeed 
       await worker.terminate();
     },
   };
-}
-
-/**
- * What the judge reads of a request as it arrives (its place among its key's requests, and whether it
- * may be a create), copied now: the proxy goes on filling the exchange before the batch leaves. Of its
- * headers only Prefer, which makes an answer not the store's (judge/history/operations.ts).
- */
-function arrival(exchange: Exchange): Exchange {
-  const { seq, sentAt, receivedAt, operationId, purpose, outside, request } = exchange;
-  const prefer = request.headers.prefer;
-  const arrived: Exchange = {
-    seq,
-    sentAt,
-    receivedAt,
-    operationId,
-    purpose,
-    request: { method: request.method, url: request.url, headers: prefer === undefined ? {} : { prefer } },
-  };
-  if (outside !== undefined) arrived.outside = outside;
-  return arrived;
 }
 
 /** rememberWindow of an answer as the forwarding thread kept it (read only with --faults). */
