@@ -14,7 +14,7 @@ import { TrafficJudge, type Observed } from './judge.ts';
 import { inlineJudging, type JudgeResults, type Judging } from './judging.ts';
 import { buildReport, formatConsole } from './report.ts';
 import { proxyLiveSource } from './live.ts';
-import { createTrafficProxy, type TrafficProxy } from './server.ts';
+import { createTrafficProxy, type ProxyOptions, type TrafficProxy } from './server.ts';
 import { playMisbehavingClient, START_MS } from './testing/pictures.ts';
 import { workerJudging } from './worker-judging.ts';
 import { Deadlines } from './deadlines.ts';
@@ -39,10 +39,9 @@ function recordCalls(proxy: TrafficProxy): Op[] {
   return ops;
 }
 
-/** A proxy judging in its own thread on `clock`, its judge's calls recorded and its findings told. */
-function recordingProxy(target: string, clock: ManualClock): { proxy: TrafficProxy; told: string[]; ops: Op[] } {
-  const told: string[] = [];
-  const proxy = createTrafficProxy({
+/** What every proxy of these tests is started with: on `target` and `clock`, its findings told into `told`. */
+function proxyOptions(target: string, clock: ManualClock, told: string[]): ProxyOptions {
+  return {
     target,
     host: '127.0.0.1',
     port: 0,
@@ -51,7 +50,13 @@ function recordingProxy(target: string, clock: ManualClock): { proxy: TrafficPro
     clock,
     dateHeader: false,
     onFinding: (f) => told.push(`${f.id}: ${f.message}`),
-  });
+  };
+}
+
+/** A proxy judging in its own thread on `clock`, its judge's calls recorded and its findings told. */
+function recordingProxy(target: string, clock: ManualClock): { proxy: TrafficProxy; told: string[]; ops: Op[] } {
+  const told: string[] = [];
+  const proxy = createTrafficProxy({ ...proxyOptions(target, clock, told), judging: 'inline' });
   return { proxy, told, ops: recordCalls(proxy) };
 }
 
@@ -136,18 +141,7 @@ t(
       const server = await createServer({ host: '127.0.0.1', port: 0, storage: { type: 'memory' }, logger: false, clock });
       await server.start();
       const told: string[] = [];
-      const proxy = createTrafficProxy({
-        target: server.info.uri,
-        host: '127.0.0.1',
-        port: 0,
-        contract,
-        timeoutMs: 10_000,
-        clock,
-        dateHeader: false,
-        judging,
-        specPath: DEFAULT_SPEC_PATH,
-        onFinding: (f) => told.push(`${f.id}: ${f.message}`),
-      });
+      const proxy = createTrafficProxy({ ...proxyOptions(server.info.uri, clock, told), judging, specPath: DEFAULT_SPEC_PATH });
       let url = '';
       try {
         url = await proxy.start();
