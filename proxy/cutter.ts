@@ -21,6 +21,11 @@ export class Cutter {
     for (const then of this.#then ?? []) then();
   }
 
+  /** The exchange is over: nothing is cut any more, and what was to be run is let go (with what it holds: a request, an answer). */
+  release(): void {
+    this.#then = undefined;
+  }
+
   /** Runs `then` when the exchange is cut (at once if it was). */
   onCut(then: () => void): void {
     if (this.reason) then();

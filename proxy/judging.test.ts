@@ -17,8 +17,6 @@ import { proxyLiveSource } from './live.ts';
 import { createTrafficProxy, type ProxyOptions, type TrafficProxy } from './server.ts';
 import { playMisbehavingClient, START_MS } from './testing/pictures.ts';
 import { workerJudging } from './worker-judging.ts';
-import { Deadlines } from './deadlines.ts';
-import { Turns } from './turns.ts';
 
 const contract = await loadContract(DEFAULT_SPEC_PATH);
 const t = suite('proxy: the judge in a worker thread and in the proxy thread');
@@ -245,30 +243,6 @@ t('the live view of a judge in a worker: each judged exchange told, and the key 
   } finally {
     await worker.close();
   }
-});
-
-t('turns: finished exchanges are handed on in the order their requests arrived', () => {
-  const turns = new Turns();
-  const order: number[] = [];
-  for (const seq of [3, 1, 5, 2, 4]) turns.done(seq, () => order.push(seq));
-  assert.equal(order, [1, 2, 3, 4, 5]);
-  assert.is(turns.waiting, 0);
-  turns.done(7, () => order.push(7));
-  assert.is(turns.waiting, 1, 'seq 7 waits for seq 6');
-});
-
-t('deadlines: an exchange past the timeout is expired once, one cleared before it never is', async () => {
-  const deadlines = new Deadlines(20);
-  const expired: string[] = [];
-  const [slow, quick, later] = [{}, {}, {}];
-  deadlines.add(slow, () => expired.push('slow'));
-  deadlines.add(quick, () => expired.push('quick'));
-  deadlines.clear(quick);
-  await new Promise((resolve) => setTimeout(resolve, 100));
-  deadlines.add(later, () => expired.push('later'));
-  deadlines.clear(later);
-  await new Promise((resolve) => setTimeout(resolve, 100));
-  assert.equal(expired, ['slow']);
 });
 
 t.run();

@@ -4,6 +4,7 @@
 // worker, so that the forwarding thread builds no header objects, decodes no body and learns no key.
 import type { Exchange } from '../judge/index.ts';
 import { Cutter, type Verdict } from './cutter.ts';
+import type { UnderWayEntry } from './under-way.ts';
 
 /** The first bytes of a body as they stream past, kept by reference (a chunk past the cap is cut in a copy). */
 export class ChunkCapture {
@@ -36,8 +37,12 @@ export class ChunkCapture {
   }
 }
 
-/** One exchange under way, and what cuts it short (it is its own Cutter: one object per request). */
-export class RawExchange extends Cutter {
+/** One exchange under way, and what cuts it short (it is its own Cutter and its own entry on the list under way: one object per request). */
+export class RawExchange extends Cutter implements UnderWayEntry {
+  prevArrived: UnderWayEntry | undefined = undefined;
+  nextArrived: UnderWayEntry | undefined = undefined;
+  dueAtMs = 0;
+  over = false;
   /** Its turn in the judge's order. */
   readonly seq: number;
   readonly sentAt: number;

@@ -10,7 +10,6 @@ import type { TlsSettings } from '../lib/tls.ts';
 import { KnownKeys, redactExchange, secretsOf } from '../spec/rules/redact.js';
 import { flatHeaders } from '../lib/http-message.ts';
 import { Cut, cutShort, type Cutter, type Verdict } from './cutter.ts';
-import { Deadlines } from './deadlines.ts';
 import { ExchangeRecorder, finishedOf } from './exchange-record.ts';
 import { createForwarder } from './forward.ts';
 import { answerRequestedFault } from './faults.ts';
@@ -18,7 +17,7 @@ import { ChunkCapture, RawExchange, type RawFeed } from './raw-exchange.ts';
 import { keyOf, originForm } from './request.ts';
 import { TrafficJudge, type JudgeLimits } from './judge.ts';
 import { inlineJudging, type Judging, type JudgingMode } from './judging.ts';
-import { Turns } from './turns.ts';
+import { UnderWay } from './under-way.ts';
 import { workerJudging } from './worker-judging.ts';
 import { type Finding } from './findings.ts';
 
@@ -129,17 +128,12 @@ export function createTrafficProxy(options: ProxyOptions): JudgingProxy {
     judging = inlineJudging(judge);
     feed = inlineFeed(new ExchangeRecorder(options.contract, target.origin, keys), judging);
   }
-  // Exchanges are judged in the order their requests arrived, even when answers come back out of order.
-  const turns = new Turns();
-  const deadlines = new Deadlines<RawExchange>(options.timeoutMs);
   /** Requests being handled, and what to call when none is (stop() waits for it). */
   let handling = 0;
   let idle: (() => void) | undefined;
   const handled = () => {
     if (--handling === 0) idle?.();
   };
-  /** Each exchange under way (each is what cuts it short). */
-  const inFlight = new Set<RawExchange>();
 
   function sleep(ms: number, cutter: Cutter): Promise<void> {
     if (options.sleep) return options.sleep(ms);
@@ -153,24 +147,27 @@ export function createTrafficProxy(options: ProxyOptions): JudgingProxy {
   }
 
   let seq = 0;
-  const expire = (raw: RawExchange) => raw.cut(new Cut(`no complete exchange within --timeout ${options.timeoutMs} ms`, 'ETIMEDOUT'));
-
-  /** The exchange is over: its turn is taken (once), and it goes to the judge when every earlier one has. */
-  function finish(raw: RawExchange, verdict: Verdict): void {
-    if (raw.verdict !== undefined) return;
-    raw.verdict = verdict;
-    deadlines.clear(raw);
-    inFlight.delete(raw);
-    turns.done(raw.seq, () => {
+  /** Each exchange under way, in arrival order: cut at --timeout, cut at stop, handed to the judge in that order. */
+  const underWay = new UnderWay<RawExchange>(options.timeoutMs, {
+    expire: (raw) => raw.cut(new Cut(`no complete exchange within --timeout ${options.timeoutMs} ms`, 'ETIMEDOUT')),
+    handOn: (raw) => {
       try {
-        feed.finishedRaw(raw, verdict);
+        feed.finishedRaw(raw, raw.verdict!);
       } finally {
         options.onFinished?.(raw.error);
         // The judge reads the bodies as they came; what leaves for the HAR has the keys out of them too.
         const recorded = raw.recorded;
         if (options.onExchange && recorded) options.onExchange(recorded.exchange, () => redactExchange(recorded.exchange, keys));
       }
-    });
+    },
+  });
+
+  /** The exchange is over (once): it goes to the judge when every earlier one has. */
+  function finish(raw: RawExchange, verdict: Verdict): void {
+    if (raw.verdict !== undefined) return;
+    raw.verdict = verdict;
+    raw.release();
+    underWay.finished(raw);
     handled();
   }
 
@@ -190,14 +187,13 @@ export function createTrafficProxy(options: ProxyOptions): JudgingProxy {
       res.end('adoption-kit proxy: the request target must be a path (or an absolute URL, whose path is used)\n');
       return;
     }
-    // Its seq is its turn in the judge's order: from here, finish() always takes that turn.
+    // Its place in the judge's order is taken now: from here, finish() always ends it.
     const raw = new RawExchange(++seq, sentAt, req.method ?? 'GET', `${prefix}${path}`, req.rawHeaders);
     handling++;
+    underWay.arrived(raw);
     try {
       if (options.faults) raw.key = keyOf(req.headers.authorization);
       feed.arrivedRaw(raw);
-      inFlight.add(raw);
-      deadlines.add(raw, expire);
       // A client that goes away takes its exchange with it: an endless answer is not read for nobody.
       res.on('close', () => {
         if (!res.writableFinished) raw.cut(new Cut('the client closed the connection before the answer ended', 'ECLIENTGONE'));
@@ -249,7 +245,7 @@ export function createTrafficProxy(options: ProxyOptions): JudgingProxy {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([finished, new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
       clearTimeout(timer);
-      for (const raw of [...inFlight]) raw.cut(new Cut('the proxy stopped before the exchange ended', 'ECUTSHORT'));
+      for (const raw of underWay.openOnes()) raw.cut(new Cut('the proxy stopped before the exchange ended', 'ECUTSHORT'));
       // Every connection goes with the cuts, not after their exchanges are judged: under a flood
       // (issue 42) a 502 written to each of 1,200 clients still sending their bodies cost 0.5 s more.
       server.closeAllConnections();
