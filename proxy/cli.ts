@@ -1,10 +1,11 @@
 // `adoption-kit proxy --target <url>` and `npm run proxy`: options validated once, here; runProxy is the
 // same run from code (tests pass their clock and say when to stop). Exit 0, or 1 with --fail-on when a
 // finding of that level was seen; 2 for a usage error or a port that cannot be listened on; 3
-// (KIT_FAILED) when the proxy itself fails: never 1, which is a verdict.
+// (KIT_FAILED) when the proxy itself fails, its judge among it: never 1, which is a verdict.
 import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import type { ResourceLimits } from 'node:worker_threads';
 import { isEntryPoint } from '../lib/entry.ts';
 import { DEFAULT_SPEC_PATH, loadContract, type Clock } from '../judge/index.ts';
 import { parseOptions } from '../lib/cli-options.ts';
@@ -104,6 +105,8 @@ export interface RunControls {
   /** False when the target's Date header is not its clock (a test server on a manual clock). */
   dateHeader?: boolean;
   sleep?: (ms: number) => Promise<void>;
+  /** Over the judge worker's own resource limits (tests make it run out of memory). */
+  judgeResourceLimits?: ResourceLimits;
 }
 
 /** Starts the proxy, tells of each finding as it happens, and at the end writes the reports asked for. */
@@ -130,6 +133,10 @@ export async function runProxy(options: ProxyCliOptions, controls: RunControls):
     judging: options.inlineJudge ? 'inline' : 'worker',
     specPath: options.specPath,
     maxQueued: options.judgeQueue,
+    // The clients go on through the proxy; the run that could not judge them ends as the kit's failure.
+    onJudgeFailure: (error) =>
+      controls.stdout(`proxy: ${error.message.split('\n')[0]}; exchanges from here are forwarded, not judged; the run will end with exit 3\n`),
+    ...(controls.judgeResourceLimits ? { judgeResourceLimits: controls.judgeResourceLimits } : {}),
     clock,
     onFinished: (error) => {
       requests++;
@@ -169,7 +176,8 @@ export async function runProxy(options: ProxyCliOptions, controls: RunControls):
       view?.close();
       await proxy.stop();
     }
-    // Everything the proxy saw is in the judge's queue by now: its answer counts all of it.
+    // Everything the proxy saw is in the judge's queue by now: its answer counts all of it. A judge that
+    // failed rejects, once the proxy has stopped listening and (below) the judge is closed: exit 3, never a pass.
     judged = await proxy.judging.results();
   } finally {
     await proxy.judging.close();

@@ -5,6 +5,7 @@
 // server's createServer.
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { ResourceLimits } from 'node:worker_threads';
 import { DEFAULT_SPEC_PATH, type Clock, type Contract, type Exchange } from '../judge/index.ts';
 import type { TlsSettings } from '../lib/tls.ts';
 import { KnownKeys, redactExchange, secretsOf } from '../spec/rules/redact.js';
@@ -67,6 +68,10 @@ export interface ProxyOptions {
   specPath?: string;
   /** A worker's queue: exchanges not yet judged, at most; past it they are counted as not judged. */
   maxQueued?: number;
+  /** A judge in a worker failed or stopped: told once, at once; the proxy forwards on and judges nothing more. */
+  onJudgeFailure?: (error: Error) => void;
+  /** Over a judge worker's own resource limits (tests make it run out of memory). */
+  judgeResourceLimits?: ResourceLimits;
 }
 
 /** A proxy whose judge runs wherever it was asked to. */
@@ -119,6 +124,8 @@ export function createTrafficProxy(options: ProxyOptions): JudgingProxy {
       lastWindows: options.faults === true,
       ...(options.maxQueued !== undefined ? { maxQueued: options.maxQueued } : {}),
       ...(options.onFinding ? { onFinding: options.onFinding } : {}),
+      ...(options.onJudgeFailure ? { onFailure: options.onJudgeFailure } : {}),
+      ...(options.judgeResourceLimits ? { resourceLimits: options.judgeResourceLimits } : {}),
     });
     judging = worker;
     // The HAR (onExchange) redacts its own copy, built here: its keys learnt here as the requests arrive.

@@ -2,8 +2,9 @@
 // finished (already captured, its keys learnt), posted in batches (every 10 ms at most); findings come
 // back with each batch's acknowledgement, reports when asked. The queue to the worker is bounded: past
 // `maxQueued` exchanges not yet acknowledged, an exchange is not judged, only counted (and its key's
-// window told that an answer was lost), and the results say how many.
-import { Worker } from 'node:worker_threads';
+// window told that an answer was lost), and the results say how many. A worker that fails or stops
+// before close() judges nothing more: the proxy forwards on, posts nothing, and the results reject.
+import { Worker, type ResourceLimits } from 'node:worker_threads';
 import type { Exchange } from '../judge/index.ts';
 import { Listeners } from '../lib/live/source.ts';
 import { readSnapshot } from '../spec/rules/snapshot.js';
@@ -37,8 +38,12 @@ export const MAX_QUEUED_BYTES = 64 * 1024 * 1024;
 export interface WorkerJudgingOptions extends WorkerSetup {
   maxQueued?: number;
   onFinding?: (finding: Finding) => void;
+  /** Told once, at once, when the worker failed or stopped before close(): nothing is judged from then on. */
+  onFailure?: (error: Error) => void;
   /** Keep the window each key's last answer named (read by --faults' injected 429s). */
   lastWindows?: boolean;
+  /** Over the worker's own limits (WORKER_LIMITS); tests make it run out of memory with a small old generation. */
+  resourceLimits?: ResourceLimits;
 }
 
 /** How long exchanges wait to be posted together, and how many at most. */
@@ -56,19 +61,20 @@ const MAX_WINDOWS = 10_000;
 const WORKER_LIMITS = { maxYoungGenerationSizeMb: 12 };
 
 /** The worker's module: compiled beside this one, or (run from source, as the tests are) TypeScript loaded through tsx. */
-function startWorker(setup: WorkerSetup): Worker {
+function startWorker(setup: WorkerSetup, limits: ResourceLimits | undefined): Worker {
   const source = import.meta.url.endsWith('.ts');
   const module = new URL(source ? './judge-worker.ts' : './judge-worker.js', import.meta.url);
-  if (!source) return new Worker(module, { workerData: setup, resourceLimits: WORKER_LIMITS });
+  const resourceLimits = { ...WORKER_LIMITS, ...limits };
+  if (!source) return new Worker(module, { workerData: setup, resourceLimits });
   // Node 20 does not hand the parent's module hooks to a worker: tsx is registered in it first.
   const tsx = import.meta.resolve('tsx/esm/api');
   const boot = `import(${JSON.stringify(tsx)}).then((t) => { t.register(); return import(${JSON.stringify(module.href)}); });`;
-  return new Worker(boot, { eval: true, workerData: setup, resourceLimits: WORKER_LIMITS });
+  return new Worker(boot, { eval: true, workerData: setup, resourceLimits });
 }
 
 export function workerJudging(options: WorkerJudgingOptions): Judging & RawFeed {
-  const { maxQueued = DEFAULT_MAX_QUEUED, onFinding, lastWindows: keepWindows, ...setup } = options;
-  const worker = startWorker(setup);
+  const { maxQueued = DEFAULT_MAX_QUEUED, onFinding, onFailure, lastWindows: keepWindows, resourceLimits, ...setup } = options;
+  const worker = startWorker(setup, resourceLimits);
   let flushing = false;
   /** Exchanges posted and not yet acknowledged. */
   let queued = 0;
@@ -81,7 +87,10 @@ export function workerJudging(options: WorkerJudgingOptions): Judging & RawFeed 
   const listeners = new Listeners();
   let watching = false;
   const lastWindows = new Map<string, LastWindow>();
-  const reports = new WorkerReports((label) => ask({ op: 'report', id: 0, label }));
+  // A report the failed judge cannot give is no report: the view reads the key as gone rather than waiting.
+  const reports = new WorkerReports((label) =>
+    ask({ op: 'report', id: 0, label }).catch((): WorkerReply => ({ t: 'report', id: 0, label, report: undefined })),
+  );
 
   let timer: NodeJS.Timeout | undefined;
   /** The batch's items (JudgeBatch), and the bodies whose bytes go with it, each with where its offset goes. */
@@ -127,6 +136,7 @@ export function workerJudging(options: WorkerJudgingOptions): Judging & RawFeed 
     }
   };
   const post = (op: JudgeOp) => {
+    if (failure) return;
     items.push(op);
     posted();
   };
@@ -167,22 +177,40 @@ export function workerJudging(options: WorkerJudgingOptions): Judging & RawFeed 
       if (waiting.size === 0 && !closing) worker.unref();
       answered?.resolve(reply);
     } else if (reply.t === 'failed') {
-      // The judge could not start (the description unreadable): the kit's failure, never a verdict.
-      failure = new Error(`the proxy's judge failed: ${reply.error}`);
-      throw failure;
+      // The judge could not start (the description unreadable).
+      fail(new Error(`the proxy's judge failed: ${reply.error}`));
     }
   });
-  // A judge that throws is the kit's failure (exit 3), never a verdict.
-  worker.on('error', (error) => {
-    throw error;
+  // A judge that throws or runs out of memory is the kit's failure (exit 3), never a verdict; thrown here,
+  // it would end the proxy and every connection its clients have open.
+  worker.on('error', (error: Error & { code?: string }) => {
+    fail(new Error(`the proxy's judge failed: ${error.code ? `${error.code}: ` : ''}${error.message}`, { cause: error }));
   });
-  // A worker gone before it was closed answers nothing more: what awaits it fails rather than waits forever.
   worker.on('exit', (code) => {
-    if (closing) return;
-    failure ??= new Error(`the proxy's judge stopped (exit code ${code})`);
+    if (!closing) fail(new Error(`the proxy's judge stopped (exit code ${code})`));
+  });
+  /**
+   * The first failure, kept: the batch being gathered is dropped and nothing more is posted (the feed
+   * costs next to nothing from here), what awaits the worker fails rather than waits forever, and
+   * results() rejects with it. Told once.
+   */
+  function fail(error: Error): void {
+    if (failure) return;
+    failure = error;
+    clearTimeout(timer);
+    flushing = false;
+    items = [];
+    bodies = [];
+    bodyBytes = 0;
+    ops = 0;
     for (const { reject } of waiting.values()) reject(failure);
     waiting.clear();
-  });
+    onFailure?.(failure);
+  }
+  /** An exchange finished after the judge failed: counted as not judged when the target may have decided it. */
+  const notJudged = (reachedTarget: boolean) => {
+    if (reachedTarget) unjudged++;
+  };
 
   const full = () => queued >= maxQueued || queuedBytes >= MAX_QUEUED_BYTES;
   const take = (exchange: Exchange) => {
@@ -211,6 +239,7 @@ export function workerJudging(options: WorkerJudgingOptions): Judging & RawFeed 
   return {
     mode: 'worker',
     arrivedRaw: (raw) => {
+      if (failure) return;
       items.push(ARRIVED, raw.seq, raw.sentAt, raw.method, raw.path, raw.requestRaw);
       posted();
     },
@@ -218,6 +247,7 @@ export function workerJudging(options: WorkerJudgingOptions): Judging & RawFeed 
       // The judge reads a request body once it has ended; one still coming is not read.
       if (!raw.requestEnded) raw.requestBody = undefined;
       if (keepWindows && verdict === 'judge' && raw.responseRaw) rememberRawWindow(lastWindows, raw);
+      if (failure) return notJudged(verdict !== 'abandon' || raw.reachedTarget);
       const abandon = verdict === 'abandon';
       const reachedTarget = abandon ? raw.reachedTarget : true;
       let how = abandon ? HOW_ABANDONED : verdict === 'injected' ? HOW_INJECTED : HOW_OBSERVE;
@@ -247,14 +277,18 @@ export function workerJudging(options: WorkerJudgingOptions): Judging & RawFeed 
       body(lostOne ? undefined : raw.requestKept);
       posted();
     },
-    arrived: ({ exchange, key }) => post({ op: 'arrived', exchange: arrival(exchange), key }),
+    arrived: ({ exchange, key }) => {
+      if (!failure) post({ op: 'arrived', exchange: arrival(exchange), key });
+    },
     observe: ({ exchange, key, injected }) => {
       if (keepWindows && !injected && exchange.response) rememberWindow(lastWindows, key, exchange);
+      if (failure) return notJudged(true);
       if (full()) return lost(exchange, key);
       take(exchange);
       post({ op: 'observe', exchange, key, injected: injected === true });
     },
     abandoned: ({ exchange, key, reachedTarget }) => {
+      if (failure) return notJudged(reachedTarget);
       if (full()) return lost(exchange, key, reachedTarget);
       take(exchange);
       post({ op: 'abandoned', exchange, key, reachedTarget });
