@@ -13,7 +13,7 @@ import { DEFAULT_SPEC_PATH, type JsonObject } from '../lib/openapi.ts';
 import { contractFacts } from '../spec/contract-facts.ts';
 import { HEADERS, INJECTED_ANSWERS } from '../spec/rules/contract.js';
 import { DEFAULT_TOLERANCES } from '../spec/rules/snapshot.js';
-import { collectOutput, freePort, spawnChild, stopChild, stopWithParent, waitForOutput } from '../lib/processes.ts';
+import { collectOutput, spawnChild, stopChild, stopWithParent, waitForOutput } from '../lib/processes.ts';
 import { isEntryPoint } from '../lib/entry.ts';
 import type { ChildProcess } from 'node:child_process';
 
@@ -155,8 +155,10 @@ function portFree(host: string, port: number): Promise<boolean> {
 export async function startMock(options: MockOptions = {}): Promise<RunningMock> {
   const prism = prismEntry();
   const host = options.host ?? '127.0.0.1';
-  const port = options.port === undefined ? 4010 : options.port === 0 ? await freePort(host) : options.port;
-  if (!(await portFree(host, port))) throw new PortInUseError(host, port);
+  const asked = options.port ?? 4010;
+  // Port 0 goes to Prism as it is: it listens where the system puts it and says where. A port picked
+  // here and handed on could be taken by another process first (seen under a busy test run).
+  if (asked !== 0 && !(await portFree(host, asked))) throw new PortInUseError(host, asked);
   const specPath = options.specPath ?? DEFAULT_SPEC_PATH;
   const source = parseYaml(await readFile(specPath, 'utf8')) as JsonObject;
   const dir = await mkdtemp(join(tmpdir(), 'adoption-mock-'));
@@ -168,7 +170,7 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
     '-h',
     host,
     '-p',
-    String(port),
+    String(asked),
     ...(options.dynamic ? ['--dynamic'] : []),
     ...(options.seed !== undefined ? ['--seed', options.seed] : []),
     ...(options.errors ? ['--errors'] : []),
@@ -183,13 +185,15 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
   // Prism says it is listening at info level, so it always logs at info; quiet drops the rest here.
   const log = options.log && options.quiet ? (line: string) => /warn|error|fatal|listening/i.test(line) && options.log!(line) : options.log;
   const output = collectOutput(child, log);
+  let port: number;
   try {
-    await waitForOutput(child, output, /Prism is listening on/, options.startTimeoutMs ?? 30_000, 'Prism');
+    const listening = await waitForOutput(child, output, /Prism is listening on \S*:(\d+)/, options.startTimeoutMs ?? 30_000, 'Prism');
+    port = Number(listening[1]);
   } catch (error) {
     await stop();
     throw error;
   }
-  const url = `http://${host}:${port}`;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   return { url, baseUrl: `${url}${contractFacts(source).basePath}`, port, child, stop };
 }
 
