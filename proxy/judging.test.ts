@@ -15,6 +15,7 @@ import { inlineJudging, type JudgeResults, type Judging } from './judging.ts';
 import { buildReport, formatConsole } from './report.ts';
 import { proxyLiveSource } from './live.ts';
 import { createTrafficProxy, type ProxyOptions, type TrafficProxy } from './server.ts';
+import { listedExchange } from './testing/exchanges.ts';
 import { playMisbehavingClient, START_MS } from './testing/pictures.ts';
 import { workerJudging } from './worker-judging.ts';
 
@@ -191,15 +192,7 @@ t('a worker that falls behind past its bound: what it could not take is counted,
   try {
     // Ten answers in one turn of the event loop: the worker acknowledges none of them before the fourth.
     for (let seq = 1; seq <= 10; seq++) {
-      const exchange = {
-        seq,
-        operationId: 'listPets' as const,
-        purpose: 'GET /v1/pets',
-        request: { method: 'GET', url: 'http://t/v1/pets', headers: {} },
-        response: { status: 200, headers: { 'content-type': 'application/json' }, body: '[]' },
-        sentAt: 1_000 + seq,
-        receivedAt: 1_001 + seq,
-      };
+      const exchange = listedExchange(seq);
       worker.arrived({ exchange, key: 'k-0123456789abcdef' });
       worker.observe({ exchange, key: 'k-0123456789abcdef' });
     }

@@ -12,6 +12,7 @@ import { createServer } from '../server/server.ts';
 import { parseProxyCli, runProxy } from './cli.ts';
 import { RawExchange } from './raw-exchange.ts';
 import { createTrafficProxy } from './server.ts';
+import { listedExchange } from './testing/exchanges.ts';
 import { workerJudging } from './worker-judging.ts';
 
 const contract = await loadContract(DEFAULT_SPEC_PATH);
@@ -46,19 +47,6 @@ function answered(seq: number): RawExchange {
   raw.status = 200;
   raw.responseRaw = ['Content-Type', 'application/json'];
   return raw;
-}
-
-/** An exchange as the judge's object ops read it. */
-function exchange(seq: number) {
-  return {
-    seq,
-    operationId: 'listPets' as const,
-    purpose: 'GET /v1/pets',
-    request: { method: 'GET', url: 'http://t/v1/pets', headers: {} },
-    response: { status: 200, headers: { 'content-type': 'application/json' }, body: '[]' },
-    sentAt: 1_000 + seq,
-    receivedAt: 1_001 + seq,
-  };
 }
 
 const direct = suite('proxy: a judge worker that fails, fed directly');
@@ -105,9 +93,9 @@ for (const { name, resourceLimits, fail, cause } of failures) {
       for (let seq = 100; seq < 110; seq++) {
         worker.arrivedRaw(answered(seq));
         worker.finishedRaw(answered(seq), seq % 2 ? 'judge' : 'abandon');
-        worker.arrived({ exchange: exchange(seq + 100), key: KEY });
-        worker.observe({ exchange: exchange(seq + 100), key: KEY });
-        worker.abandoned({ exchange: exchange(seq + 200), key: KEY, reachedTarget: true });
+        worker.arrived({ exchange: listedExchange(seq + 100), key: KEY });
+        worker.observe({ exchange: listedExchange(seq + 100), key: KEY });
+        worker.abandoned({ exchange: listedExchange(seq + 200), key: KEY, reachedTarget: true });
       }
       worker.subscribe(() => {});
       assert.is(worker.keyReport('test…(13 chars)'), undefined);
