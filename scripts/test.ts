@@ -129,7 +129,9 @@ async function staticCheck(name: string, command: string, args: string[]): Promi
 async function testFile(name: string): Promise<Outcome> {
   const bundle = bundles.get(name);
   const args = bundle ? ['--enable-source-maps', bundle] : ['--import', 'tsx', join(root, name)];
-  const { code, output, ms, startedAt, cpuMs } = await run(process.execPath, args);
+  const ran = await run(process.execPath, args);
+  const { code, ms, startedAt, cpuMs } = ran;
+  let { output } = ran;
   const count = (label: string) => {
     const matches = [...output.matchAll(new RegExp(`^\\s*${label}:\\s+(\\d+)`, 'gm'))];
     return matches.reduce((sum, m) => sum + Number(m[1]), 0);
@@ -142,6 +144,10 @@ async function testFile(name: string): Promise<Outcome> {
   // A file that crashed, hung or never reported still fails the run.
   if (code !== 0 && failed === 0) failed = 1;
   if (total === 0 && skipped === 0 && code === 0) failed = 1;
+  // uvu drops an error thrown by a before or after hook (it returns from a finally): the suite's tests
+  // count as failed, it exits 0, and nothing says why.
+  if (failed > 0 && code === 0 && !/ FAIL /.test(output))
+    output += `\nuvu printed no error for these failures: a before or after hook threw, and uvu drops a hook's error; run the file alone with that hook in a try/catch to see it\n`;
   // A file that skips says why, on a line of its own: `SKIP: <reason>`.
   const reasons = [...output.matchAll(/^SKIP: (.+)$/gm)].map((m) => m[1]!);
   return { name, passed, failed, skipped, reasons, output, ms, startedAt, cpuMs };
