@@ -6,6 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DEFAULT_SPEC_PATH, loadContract } from '../judge/contract.ts';
 import { KIT_FAILED } from '../lib/kit-failure.ts';
+import { HANG_BOUND_MS, START_BOUND_MS, within } from '../lib/testing/eventually.ts';
 import { sourceArgs } from '../lib/testing/run-source.ts';
 import { ROOT } from '../server/testing/process.ts';
 import { createServer } from '../server/server.ts';
@@ -21,17 +22,10 @@ const KEY = 'test-free-key';
 const TOO_LITTLE = { maxOldGenerationSizeMb: 8 };
 const OUT_OF_MEMORY = /^the proxy's judge failed: ERR_WORKER_OUT_OF_MEMORY/;
 
-/** `promise`, or a failure naming `what` if it has not settled within `ms`: a hang fails the test rather than the run. */
-function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: still waiting after ${ms} ms`)), ms)));
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
-
 /** The error `promise` rejects with (a failure if it resolves). */
 async function rejection(promise: Promise<unknown>, what: string): Promise<Error> {
   try {
-    await within(promise, 10_000, what);
+    await within(promise, HANG_BOUND_MS, what);
   } catch (error) {
     return error as Error;
   }
@@ -88,7 +82,7 @@ for (const { name, resourceLimits, fail, cause } of failures) {
       // Asked before the failure is known: rejected with it rather than waiting forever.
       const asked = worker.results();
       assert.match((await rejection(asked, 'results asked before the failure')).message, cause);
-      const error = await within(first, 10_000, 'onFailure');
+      const error = await within(first, HANG_BOUND_MS, 'onFailure');
       assert.match(error.message, cause);
       for (let seq = 100; seq < 110; seq++) {
         worker.arrivedRaw(answered(seq));
@@ -103,7 +97,7 @@ for (const { name, resourceLimits, fail, cause } of failures) {
       assert.not.ok(worker.pending!('test…(13 chars)'), 'a report the failed judge cannot give is not awaited');
       assert.is(await rejection(worker.results(), 'results after the failure'), error, 'the results reject with the failure');
     } finally {
-      await within(worker.close(), 10_000, 'close');
+      await within(worker.close(), HANG_BOUND_MS, 'close');
     }
     assert.is(told.length, 1, 'told once, though the worker also exited');
   });
@@ -139,7 +133,7 @@ proxied('the clients are answered by the reference server through the proxy; the
     };
     // Some while the worker is still loading, then more once it has died.
     const before = await Promise.all([get(), get(), get()]);
-    await within(failure, 10_000, 'onJudgeFailure');
+    await within(failure, HANG_BOUND_MS, 'onJudgeFailure');
     const after: number[] = [];
     for (let i = 0; i < 10; i++) after.push(await get());
     assert.equal([...before, ...after], Array(13).fill(200));
@@ -152,7 +146,7 @@ proxied('the clients are answered by the reference server through the proxy; the
   try {
     assert.match((await rejection(proxy.judging.results(), 'results')).message, OUT_OF_MEMORY);
   } finally {
-    await within(proxy.judging.close(), 10_000, 'close');
+    await within(proxy.judging.close(), HANG_BOUND_MS, 'close');
   }
 });
 
@@ -174,7 +168,7 @@ proxied('runProxy says at once that the judge stopped, stops listening, and ends
       judgeResourceLimits: TOO_LITTLE,
       until: async (url) => {
         proxyUrl = url;
-        await within(saidFailure, 10_000, 'the line saying the judge stopped');
+        await within(saidFailure, HANG_BOUND_MS, 'the line saying the judge stopped');
         const res = await fetch(`${url}/v1/pets`, { headers: { authorization: `Bearer ${KEY}` } });
         await res.arrayBuffer();
         assert.is(res.status, 200, 'still forwarded');
@@ -236,7 +230,7 @@ command('exits 3 (the kit failed) with the judge named, after one line saying it
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   try {
-    const code = await within(exited, 20_000, 'the command');
+    const code = await within(exited, START_BOUND_MS, 'the command');
     assert.is(code, KIT_FAILED, stderr);
     assert.match(stdout, /^proxy: the proxy's judge failed: ERR_WORKER_OUT_OF_MEMORY: .*; the run will end with exit 3$/m);
     assert.match(stderr, /^proxy: the kit failed .*the proxy's judge failed: ERR_WORKER_OUT_OF_MEMORY/m);

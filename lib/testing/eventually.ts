@@ -15,3 +15,10 @@ export async function eventually(condition: () => boolean, what: string, boundMs
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }
+
+/** `promise`, or a failure naming `what` once `ms` have passed with it unsettled: a hang fails the test (or round) rather than the run. */
+export function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: still waiting after ${ms} ms`)), ms)));
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}

@@ -8,6 +8,7 @@ import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@hapi/hapi';
 import { freePort } from '../../../lib/processes.ts';
+import { within } from '../../../lib/testing/eventually.ts';
 import { killRedis, startRedis } from '../private-redis.ts';
 import { ManualClock } from '../../clock.ts';
 import type { FailoverCounters } from '../../rate-limit/failover-counters.ts';
@@ -38,12 +39,6 @@ export interface RedisEmptyRound {
   /** Answers other than 200 and 429 (a 5xx would say the outage reached the API). */
   other: number;
   checks: Record<string, boolean>;
-}
-
-function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const bound = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} within ${ms} ms`)), ms)));
-  return Promise.race([promise, bound]).finally(() => clearTimeout(timer));
 }
 
 export async function redisRestartedEmpty(): Promise<RedisEmptyRound> {
